@@ -1,0 +1,57 @@
+/**
+ * Every audit command accepts a store or anything importable. A store is opened
+ * as is; anything else is imported on the fly into DuckDB temporary tables (no
+ * files written) and presented through the same OpenStore interface.
+ */
+import { importSources, type ImportResult } from '../import/index.ts';
+import type { ImportOptions, SkippedRecord } from '../import/types.ts';
+import { isStoreFolder, openStore, type OpenStore } from '../store/readStore.ts';
+import { SCHEMA_VERSION, STORE_TABLES, TABLES, type StoreManifest, type TableName } from '../store/schema.ts';
+import { stageTable, type TableSource } from '../store/writeStore.ts';
+
+export interface LoadedSource {
+  store: OpenStore;
+  skipped: SkippedRecord[];
+  unrecognised: ImportResult['unrecognised'];
+}
+
+export async function loadSource(paths: readonly string[], options: ImportOptions): Promise<LoadedSource> {
+  if (paths.length === 1 && (await isStoreFolder(paths[0]!))) {
+    return { store: await openStore(paths[0]!), skipped: [], unrecognised: [] };
+  }
+  const imported = await importSources(paths, options);
+  const manifest: StoreManifest = {
+    schema_version: SCHEMA_VERSION,
+    created_by: 'lmaudit (imported on the fly)',
+    runs: imported.runs.map((r) => r.provenance),
+  };
+  const staged = await stageUnion(imported.runs.map((r) => r.tables));
+  return {
+    store: {
+      location: paths.join(', '),
+      manifest,
+      local: false,
+      table(name: TableName): string {
+        const table = staged[name as (typeof STORE_TABLES)[number]];
+        if (table === undefined) throw new Error(`no staged table '${name}' for an on-the-fly source`);
+        return table;
+      },
+    },
+    skipped: imported.runs.flatMap((r) => r.skipped),
+    unrecognised: imported.unrecognised,
+  };
+}
+
+/** Stages every run's tables and returns, per store table, one SQL expression over all of them. */
+export async function stageUnion(
+  runs: readonly Partial<Record<(typeof STORE_TABLES)[number], TableSource>>[],
+): Promise<Record<(typeof STORE_TABLES)[number], string>> {
+  const out = {} as Record<(typeof STORE_TABLES)[number], string>;
+  for (const table of STORE_TABLES) {
+    const names: string[] = [];
+    for (const run of runs) names.push(await stageTable(table, run[table] ?? { rows: [] }));
+    const columns = TABLES[table].map((c) => `"${c.name}"`).join(', ');
+    out[table] = names.length === 1 ? names[0]! : `(${names.map((n) => `SELECT ${columns} FROM ${n}`).join(' UNION ALL ')})`;
+  }
+  return out;
+}

@@ -1,0 +1,47 @@
+import type { Command } from 'commander';
+import { importSources } from '../../import/index.ts';
+import { stageUnion } from '../../audit/source.ts';
+import { writeStore } from '../../store/writeStore.ts';
+import { SCHEMA_VERSION } from '../../store/schema.ts';
+import { importOptionsFrom, addImportFlags, type ImportFlags } from '../importFlags.ts';
+import { printJson, printLines } from '../output.ts';
+
+export function registerImport(program: Command): void {
+  addImportFlags(
+    program
+      .command('import')
+      .description('Import lm-eval outputs, Inspect logs or generic JSONL/CSV/Parquet records into a run store')
+      .argument('<sources...>', 'files or folders to import')
+      .requiredOption('--out <store>', 'store folder to create')
+      .option('--replace', 'replace an existing store at --out', false)
+      .option('--json', 'print a JSON summary', false),
+  ).action(async (sources: string[], flags: ImportFlags & { out: string; replace: boolean; json: boolean }) => {
+    const imported = await importSources(sources, importOptionsFrom(flags));
+    const staged = await stageUnion(imported.runs.map((r) => r.tables));
+    await writeStore(
+      flags.out,
+      { schema_version: SCHEMA_VERSION, created_by: 'lmaudit import', runs: imported.runs.map((r) => r.provenance) },
+      Object.fromEntries(Object.entries(staged).map(([t, sql]) => [t, { sql: `SELECT * FROM ${sql}` }])),
+      { replace: flags.replace },
+    );
+    const summary = {
+      store: flags.out,
+      runs: imported.runs.map((r) => ({
+        run_id: r.provenance.run_id,
+        label: r.provenance.label,
+        format: r.provenance.source_format,
+        tasks: Object.keys(r.provenance.tasks),
+        skipped: r.skipped.length,
+      })),
+      skipped: imported.runs.flatMap((r) => r.skipped),
+      unrecognised: imported.unrecognised,
+    };
+    if (flags.json) return printJson(summary);
+    printLines([
+      `Imported ${summary.runs.length} run(s) into ${flags.out}`,
+      ...summary.runs.map((r) => `  ${r.run_id}  ${r.format}  ${r.label}  tasks: ${r.tasks.join(', ')}${r.skipped ? `  skipped records: ${r.skipped}` : ''}`),
+      ...summary.skipped.slice(0, 20).map((s) => `  skipped ${s.file}${s.line ? `:${s.line}` : ''}${s.field ? ` field '${s.field}'` : ''}: ${s.reason}`),
+      ...summary.unrecognised.map((u) => `  not imported: ${u.path} (${u.reason})`),
+    ]);
+  });
+}

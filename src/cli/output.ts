@@ -1,0 +1,25 @@
+/** Printing for the CLI (the only layer that writes to stdout). */
+
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, jsonReplacer, 2)}\n`);
+}
+
+export function printLines(lines: readonly string[]): void {
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** Non-finite numbers have no JSON form; they are printed as the strings Python would write. */
+export function jsonReplacer(_key: string, value: unknown): unknown {
+  if (typeof value === 'number' && !Number.isFinite(value)) return Number.isNaN(value) ? 'NaN' : value > 0 ? 'Infinity' : '-Infinity';
+  if (typeof value === 'bigint') return Number(value);
+  return value;
+}
+
+/** A plain fixed-width table: a header row, a rule, then rows. Numbers are right-aligned. */
+export function formatTable(header: readonly string[], rows: readonly (readonly (string | number)[])[]): string[] {
+  const cells = rows.map((r) => r.map((c) => String(c)));
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]?.length ?? 0)));
+  const line = (r: readonly string[], raw?: readonly (string | number)[]) =>
+    r.map((c, i) => (typeof raw?.[i] === 'number' ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map((r, i) => line(r, rows[i]))];
+}

@@ -1,0 +1,86 @@
+/**
+ * The line-by-line reader for generic JSON records: slower than the DuckDB bulk
+ * path, but it names the exact line and field of a bad record, and with
+ * --skip-bad it counts and reports what it skipped instead of failing.
+ */
+import { readFile } from 'node:fs/promises';
+import { BadInputError } from '../../errors.ts';
+import { isPlainObject, parsePythonJson } from '../../util/json.ts';
+import { readLines } from '../../util/lines.ts';
+import type { ImportOptions, SkippedRecord } from '../types.ts';
+import type { ResolvedFields } from './genericImporter.ts';
+
+export interface GenericRecord {
+  line: number;
+  id: string;
+  output: string;
+  gold: string;
+  group: string | null;
+}
+
+function asText(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value === 'boolean') return value ? 'True' : 'False';
+  return null;
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'missing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'number') return `the number ${String(value)}`;
+  return `of type ${typeof value}`;
+}
+
+export async function readGenericRecordsJs(
+  file: string,
+  shape: 'jsonl' | 'json',
+  fields: ResolvedFields,
+  options: ImportOptions,
+): Promise<{ rows: GenericRecord[]; skipped: SkippedRecord[] }> {
+  const rows: GenericRecord[] = [];
+  const skipped: SkippedRecord[] = [];
+  const seen = new Set<string>();
+  const fail = (line: number, field: string | undefined, reason: string) => {
+    if (!options.skipBad) throw new BadInputError(reason, { file, line, field });
+    skipped.push({ file, line, field, reason });
+  };
+  const take = (line: number, record: unknown) => {
+    if (!isPlainObject(record)) return fail(line, undefined, `expected a JSON object, got ${describe(record)}`);
+    const output = asText(record[fields.output]);
+    if (output === null) return fail(line, fields.output, `output is ${describe(record[fields.output])}; expected text`);
+    const gold = asText(record[fields.gold]);
+    if (gold === null) return fail(line, fields.gold, `gold answer is ${describe(record[fields.gold])}; expected text or a number`);
+    const id = fields.id === null ? String(line) : asText(record[fields.id]);
+    if (id === null) return fail(line, fields.id ?? 'id', `id is ${describe(record[fields.id ?? 'id'])}`);
+    if (seen.has(id)) return fail(line, fields.id ?? 'id', `duplicate id '${id}'`);
+    seen.add(id);
+    const group = fields.group === null ? null : asText(record[fields.group]);
+    rows.push({ line, id, output, gold, group });
+  };
+
+  const head = (await readFile(file, { encoding: 'utf8', flag: 'r' }).catch((e: Error) => {
+    throw new BadInputError(`cannot read (${e.message})`, { file });
+  })).trimStart();
+  if (shape === 'json' || head.startsWith('[')) {
+    // A JSON array (some tools write one and call it .jsonl): element i is reported as line i+1.
+    const parsed = parsePythonJson(head, { file });
+    if (!Array.isArray(parsed)) throw new BadInputError('expected a JSON array of records', { file, line: 1 });
+    parsed.forEach((record, i) => take(i + 1, record));
+    return { rows, skipped };
+  }
+  for await (const { line, text } of readLines(file)) {
+    if (text.trim() === '') continue;
+    let record: unknown;
+    try {
+      record = parsePythonJson(text, { file, line });
+    } catch (error) {
+      if (!options.skipBad) throw error;
+      skipped.push({ file, line, reason: 'malformed JSON' });
+      continue;
+    }
+    take(line, record);
+  }
+  return { rows, skipped };
+}

@@ -1,0 +1,99 @@
+/**
+ * Import dispatch: probe every file named (walking folders), let each importer
+ * claim what it reads, and list every file nobody claimed, with the reason —
+ * never skip silently. Importers are tried in this order; the first claim wins.
+ */
+import { open, readdir, stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { BadInputError } from '../errors.ts';
+import type { FileProbe, ImportOptions, ImportedRun, Importer } from './types.ts';
+import { genericImporter } from './generic/genericImporter.ts';
+
+/** The one list of importers (more specific formats first; generic records last). */
+const IMPORTERS: readonly Importer[] = [genericImporter];
+
+export interface Unrecognised {
+  path: string;
+  reason: string;
+}
+
+export interface ImportResult {
+  runs: ImportedRun[];
+  unrecognised: Unrecognised[];
+}
+
+const HEAD_BYTES = 64 * 1024;
+
+export async function importSources(paths: readonly string[], options: ImportOptions): Promise<ImportResult> {
+  const probes: FileProbe[] = [];
+  for (const path of paths) {
+    let info;
+    try {
+      info = await stat(path);
+    } catch {
+      throw new BadInputError('no such file or folder', { file: path });
+    }
+    if (info.isDirectory()) {
+      for (const file of await walk(path)) probes.push(await probe(file, false));
+    } else {
+      probes.push(await probe(path, true));
+    }
+  }
+  const claimed = new Map<Importer, FileProbe[]>();
+  const unrecognised: Unrecognised[] = [];
+  for (const p of probes) {
+    const importer = IMPORTERS.find((i) => i.claims(p));
+    if (importer === undefined) {
+      if (p.explicit) {
+        throw new BadInputError(
+          `not a file lmaudit can import (${describeUnknown(p)}); expected an lm-eval results/samples file, an Inspect log, or JSONL/CSV/Parquet records`,
+          { file: p.path },
+        );
+      }
+      unrecognised.push({ path: p.path, reason: describeUnknown(p) });
+      continue;
+    }
+    claimed.set(importer, [...(claimed.get(importer) ?? []), p]);
+  }
+  const runs: ImportedRun[] = [];
+  for (const [importer, files] of claimed) runs.push(...(await importer.importFiles(files, options)));
+  if (runs.length === 0) {
+    throw new BadInputError(`nothing importable found (${unrecognised.length} file(s) not recognised)`, {
+      file: paths.join(', '),
+    });
+  }
+  return { runs, unrecognised };
+}
+
+async function walk(dir: string): Promise<string[]> {
+  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
+  const files: string[] = [];
+  for (const entry of entries) {
+    if (entry.name.startsWith('.')) continue;
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) files.push(...(await walk(path)));
+    else if (entry.isFile()) files.push(path);
+  }
+  return files;
+}
+
+async function probe(path: string, explicit: boolean): Promise<FileProbe> {
+  const handle = await open(path, 'r').catch((error: Error) => {
+    throw new BadInputError(`cannot open (${error.message})`, { file: path });
+  });
+  try {
+    const buffer = Buffer.alloc(HEAD_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, HEAD_BYTES, 0);
+    return { path, name: basename(path), head: buffer.subarray(0, bytesRead).toString('utf8'), explicit };
+  } finally {
+    await handle.close();
+  }
+}
+
+function describeUnknown(p: FileProbe): string {
+  const text = p.head.trimStart();
+  if (text.length === 0) return 'empty file';
+  if (p.head.includes('\u0000')) return 'binary file of an unknown kind';
+  if (!text.startsWith('{') && !text.startsWith('[')) return 'plain text, not JSON (e.g. a console log)';
+  return 'JSON whose keys match no known output format';
+}

@@ -1,0 +1,55 @@
+/**
+ * The importer seam. Each importer (lm-eval, Inspect, generic) claims the files it
+ * recognises and turns them into runs: a provenance block plus the store tables.
+ * Importers never write; `importSources` stages and the store writer persists.
+ */
+import type { RunProvenance } from '../store/schema.ts';
+import type { TableSource } from '../store/writeStore.ts';
+import type { STORE_TABLES } from '../store/schema.ts';
+
+export interface FieldMap {
+  id?: string;
+  output?: string;
+  gold?: string;
+  group?: string;
+}
+
+export interface ImportOptions {
+  /** Count and report bad records instead of failing on the first one. */
+  skipBad: boolean;
+  /** Field names for generic records (`--id-field` …). */
+  fields: FieldMap;
+}
+
+/** A record the importer could not use, counted in the denominator line. */
+export interface SkippedRecord {
+  file: string;
+  line?: number;
+  member?: string;
+  field?: string;
+  reason: string;
+}
+
+export interface ImportedRun {
+  provenance: RunProvenance;
+  tables: Partial<Record<(typeof STORE_TABLES)[number], TableSource>>;
+  skipped: SkippedRecord[];
+}
+
+/** What the importer saw of a file before claiming it: its path, name and first bytes. */
+export interface FileProbe {
+  path: string;
+  name: string;
+  /** Up to the first 64 KiB, as UTF-8 text (binary files read as mojibake, which is fine for sniffing). */
+  head: string;
+  /** The file was named on the command line (not found by walking a folder). */
+  explicit: boolean;
+}
+
+export interface Importer {
+  readonly name: string;
+  /** True when this importer reads the file. Cheap: looks at the name and head only. */
+  claims(probe: FileProbe): boolean;
+  /** Reads the claimed files (all of one import call at once, so results and samples can be paired). */
+  importFiles(files: readonly FileProbe[], options: ImportOptions): Promise<ImportedRun[]>;
+}

@@ -1,0 +1,43 @@
+/**
+ * One in-process DuckDB per CLI invocation. Everything that reads or writes
+ * Parquet, CSV or JSON at volume goes through here.
+ */
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+
+let connection: Promise<DuckDBConnection> | undefined;
+
+export function duck(): Promise<DuckDBConnection> {
+  connection ??= (async () => {
+    const instance = await DuckDBInstance.create(':memory:');
+    const conn = await instance.connect();
+    // Spill to a temporary folder instead of growing without bound (10M-record stores must stay under 2 GiB).
+    await conn.run("SET memory_limit = '1GB'; SET preserve_insertion_order = true;");
+    return conn;
+  })();
+  return connection;
+}
+
+/** A SQL string literal. */
+export function sqlString(value: string): string {
+  return `'${value.replaceAll("'", "''")}'`;
+}
+
+/** A quoted SQL identifier. */
+export function sqlIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** Runs a query and returns its rows as plain JS objects (BIGINT as number where safe). */
+export async function queryRows<T = Record<string, unknown>>(sql: string): Promise<T[]> {
+  const conn = await duck();
+  const reader = await conn.runAndReadAll(sql);
+  return reader.getRowObjectsJS().map((row) => normalizeBigInts(row) as T);
+}
+
+function normalizeBigInts(row: Record<string, unknown>): Record<string, unknown> {
+  for (const key of Object.keys(row)) {
+    const v = row[key];
+    if (typeof v === 'bigint') row[key] = Number(v);
+  }
+  return row;
+}

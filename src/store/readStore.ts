@@ -1,0 +1,96 @@
+/**
+ * Opening a run store for the audit stage. The manifest is validated with the
+ * schema module; every Parquet file's columns and schema version are checked
+ * before any query runs. A store at any location DuckDB can read works: local
+ * paths are read from disk, URLs (s3://, https://) through DuckDB itself.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { StoreError } from '../errors.ts';
+import { queryRows, sqlString } from './duck.ts';
+import { SCHEMA_VERSION, STORE_TABLES, StoreManifest, TABLES, type TableName } from './schema.ts';
+
+export interface OpenStore {
+  /** Where the store is (a folder path or a URL prefix). */
+  readonly location: string;
+  readonly manifest: StoreManifest;
+  /** A DuckDB table expression for one table, e.g. `read_parquet('…/instances.parquet')`. */
+  table(name: TableName): string;
+  /** Whether the store is on the local file system (rescores can be appended). */
+  readonly local: boolean;
+}
+
+function isUrl(location: string): boolean {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(location);
+}
+
+function joinLocation(location: string, file: string): string {
+  return isUrl(location) ? `${location.replace(/\/+$/, '')}/${file}` : join(location, file);
+}
+
+/** True when `path` is a local folder that holds a store manifest. */
+export async function isStoreFolder(path: string): Promise<boolean> {
+  if (isUrl(path)) return path.endsWith('/') || !/\.[a-z]+$/i.test(path);
+  try {
+    return (await stat(join(path, 'provenance.json'))).isFile() && (await stat(join(path, 'instances.parquet'))).isFile();
+  } catch {
+    return false;
+  }
+}
+
+export async function openStore(location: string): Promise<OpenStore> {
+  const manifestPath = joinLocation(location, 'provenance.json');
+  let text: string;
+  try {
+    text = isUrl(location)
+      ? String((await queryRows<{ content: string }>(`SELECT content FROM read_text(${sqlString(manifestPath)})`))[0]?.content)
+      : await readFile(manifestPath, 'utf8');
+  } catch (error) {
+    throw new StoreError(`${manifestPath}: cannot read the store manifest (${(error as Error).message})`, { cause: error });
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new StoreError(`${manifestPath}: not valid JSON (${(error as Error).message})`);
+  }
+  const version = (json as { schema_version?: unknown })?.schema_version;
+  if (version !== SCHEMA_VERSION) {
+    throw new StoreError(`${manifestPath}: schema_version ${String(version)}, this lmaudit reads ${SCHEMA_VERSION}`);
+  }
+  const parsed = StoreManifest.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new StoreError(`${manifestPath}: field '${issue.path.join('.')}': ${issue.message}`);
+  }
+  const paths = Object.fromEntries(
+    (Object.keys(TABLES) as TableName[]).map((t) => [t, joinLocation(location, `${t}.parquet`)]),
+  ) as Record<TableName, string>;
+  for (const table of STORE_TABLES) await checkColumns(paths[table], table);
+  return {
+    location,
+    manifest: parsed.data,
+    local: !isUrl(location),
+    table(name: TableName): string {
+      if (name === 'rescores') {
+        return `read_parquet(${sqlString(joinLocation(location, 'rescores/*.parquet'))}, union_by_name = true)`;
+      }
+      return `read_parquet(${sqlString(paths[name])})`;
+    },
+  };
+}
+
+async function checkColumns(path: string, table: TableName): Promise<void> {
+  let described: { column_name: string; column_type: string }[];
+  try {
+    described = await queryRows(`DESCRIBE SELECT * FROM read_parquet(${sqlString(path)})`);
+  } catch (error) {
+    throw new StoreError(`${path}: cannot read (${(error as Error).message.split('\n')[0]})`, { cause: error });
+  }
+  const have = new Map(described.map((d) => [d.column_name, d.column_type]));
+  for (const column of TABLES[table]) {
+    const type = have.get(column.name);
+    if (type === undefined) throw new StoreError(`${path}: missing column '${column.name}'`);
+    if (type !== column.type) throw new StoreError(`${path}: column '${column.name}' is ${type}, expected ${column.type}`);
+  }
+}

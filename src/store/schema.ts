@@ -1,0 +1,275 @@
+/**
+ * The run-store schema: the one place that says what a store holds. Every writer
+ * and reader validates against it (rows by their column specs, the provenance
+ * block by its zod schema). Bump SCHEMA_VERSION on any incompatible change.
+ *
+ * A store is a directory: provenance.json, instances.parquet, responses.parquet,
+ * scores.parquet, filtered.parquet and rescores/<id>.parquet. A store may hold
+ * several runs (importing an lm-eval folder with three results files gives three);
+ * every table carries run_id.
+ */
+import { z } from 'zod';
+
+export const SCHEMA_VERSION = 1;
+
+export type ColumnType = 'VARCHAR' | 'BIGINT' | 'DOUBLE' | 'BOOLEAN';
+
+export interface ColumnSpec {
+  readonly name: string;
+  readonly type: ColumnType;
+  readonly nullable: boolean;
+  /** What the column means, for readers of the Parquet files. */
+  readonly doc: string;
+}
+
+function col(name: string, type: ColumnType, nullable: boolean, doc: string): ColumnSpec {
+  return { name, type, nullable, doc };
+}
+
+export const TABLES = {
+  /** One row per request sent (or that the source says was sent). */
+  instances: [
+    col('run_id', 'VARCHAR', false, 'run this row belongs to'),
+    col('task', 'VARCHAR', false, 'task name as the source named it'),
+    col('doc_id', 'VARCHAR', false, "document id as the source recorded it (lm-eval's integer as text)"),
+    col('group', 'VARCHAR', true, 'subject/subtask used by macro aggregation; null = the task'),
+    col('request_idx', 'BIGINT', false, 'position of the request within the document (choice index)'),
+    col('request_type', 'VARCHAR', false, 'loglikelihood | loglikelihood_rolling | generate_until | unknown'),
+    col('arg_context', 'VARCHAR', true, 'the context (prompt) bytes'),
+    col('arg_continuation', 'VARCHAR', true, 'the continuation scored (loglikelihood requests)'),
+    col('gen_kwargs_json', 'VARCHAR', true, 'generation settings sent with the request, as JSON'),
+    col('doc_json', 'VARCHAR', true, 'the document as JSON (as the source stored it)'),
+    col('doc_hash', 'VARCHAR', false, "stable hash of the document: lm-eval's doc_hash when recorded, else sha256 of doc_json or id"),
+    col('prompt_hash', 'VARCHAR', true, 'sha256 of the first request context'),
+    col('target', 'VARCHAR', true, 'gold answer as text (lm-eval: str(doc_to_target))'),
+    col('choices_json', 'VARCHAR', true, 'answer choices as a JSON array of strings, when known'),
+    col('fewshot_doc_ids', 'VARCHAR', true, 'ids of the few-shot documents as a JSON array, when known'),
+  ],
+  /** One row per response received. */
+  responses: [
+    col('run_id', 'VARCHAR', false, 'run'),
+    col('task', 'VARCHAR', false, 'task'),
+    col('doc_id', 'VARCHAR', false, 'document id'),
+    col('request_idx', 'BIGINT', false, 'request within the document'),
+    col('repeat', 'BIGINT', false, 'repeat index (0-based)'),
+    col('text', 'VARCHAR', true, 'raw generated text (generate_until)'),
+    col('logprob', 'DOUBLE', true, 'summed log-probability of the continuation (loglikelihood)'),
+    col('is_greedy', 'BOOLEAN', true, 'whether the continuation is the greedy one'),
+    col('finish_reason', 'VARCHAR', true, 'why generation stopped, when recorded'),
+    col('tokens_in', 'BIGINT', true, 'prompt tokens'),
+    col('tokens_out', 'BIGINT', true, 'generated tokens'),
+    col('latency_ms', 'DOUBLE', true, 'request latency'),
+    col('attempt', 'BIGINT', true, 'attempt number that succeeded'),
+    col('from_cache', 'BOOLEAN', true, 'served from a response cache'),
+    col('error', 'VARCHAR', true, 'error text when the request failed'),
+  ],
+  /** One row per (document, filter, metric) as the source recorded it. */
+  scores: [
+    col('run_id', 'VARCHAR', false, 'run'),
+    col('task', 'VARCHAR', false, 'task'),
+    col('doc_id', 'VARCHAR', false, 'document id'),
+    col('filter', 'VARCHAR', false, "filter pipeline name ('none' when the source has one reading)"),
+    col('metric', 'VARCHAR', false, 'metric name'),
+    col('value', 'DOUBLE', true, 'numeric value (NaN and ±Infinity kept); null when not a number'),
+    col('value_json', 'VARCHAR', false, 'the value exactly as recorded, as JSON (pairs, strings, null)'),
+  ],
+  /**
+   * One row per (document, filter) as the source recorded it: the filtered response
+   * the metrics were computed from. Not in DESIGN.md's first table list; added because
+   * reproducing "as recorded" needs the source's own filtered value to name the item
+   * where we disagree.
+   */
+  filtered: [
+    col('run_id', 'VARCHAR', false, 'run'),
+    col('task', 'VARCHAR', false, 'task'),
+    col('doc_id', 'VARCHAR', false, 'document id'),
+    col('filter', 'VARCHAR', false, 'filter pipeline name'),
+    col('line', 'BIGINT', false, 'line (or array index) in the source file, 1-based'),
+    col('filtered_json', 'VARCHAR', true, 'filtered_resps exactly as recorded, as JSON'),
+    col('metrics_json', 'VARCHAR', true, "the record's metric list, when recorded"),
+  ],
+  /** One row per (document, rescoring cell): appended by `rescore --out`, never rewriting the above. */
+  rescores: [
+    col('run_id', 'VARCHAR', false, 'run'),
+    col('task', 'VARCHAR', false, 'task'),
+    col('doc_id', 'VARCHAR', false, 'document id'),
+    col('extractor', 'VARCHAR', false, 'extractor name'),
+    col('normalizer', 'VARCHAR', false, 'normaliser name'),
+    col('extracted', 'VARCHAR', true, 'the span the extractor read as the answer'),
+    col('value', 'DOUBLE', true, 'per-item score'),
+  ],
+} as const satisfies Record<string, readonly ColumnSpec[]>;
+
+export type TableName = keyof typeof TABLES;
+export const STORE_TABLES = ['instances', 'responses', 'scores', 'filtered'] as const satisfies readonly TableName[];
+
+type TsOf<T extends ColumnType> = T extends 'VARCHAR' ? string : T extends 'BOOLEAN' ? boolean : number;
+type RowOf<Cols extends readonly ColumnSpec[]> = {
+  [C in Cols[number] as C['name']]: C['nullable'] extends true ? TsOf<C['type']> | null : TsOf<C['type']>;
+};
+export type InstanceRow = RowOf<typeof TABLES.instances>;
+export type ResponseRow = RowOf<typeof TABLES.responses>;
+export type ScoreRow = RowOf<typeof TABLES.scores>;
+export type FilteredRow = RowOf<typeof TABLES.filtered>;
+export type RescoreRow = RowOf<typeof TABLES.rescores>;
+export interface TableRows {
+  instances: InstanceRow[];
+  responses: ResponseRow[];
+  scores: ScoreRow[];
+  filtered: FilteredRow[];
+}
+
+// ---------------------------------------------------------------- provenance
+
+/**
+ * What a source says about one setting. `recorded`: the source wrote it down;
+ * `inferred`: we derived it from the records (with how); `unknown`: nobody recorded it.
+ */
+export const Fact = z.discriminatedUnion('status', [
+  z.object({ status: z.literal('recorded'), value: z.unknown(), from: z.string().optional() }),
+  z.object({ status: z.literal('inferred'), value: z.unknown(), how: z.string() }),
+  z.object({ status: z.literal('unknown') }),
+]);
+export type Fact = z.infer<typeof Fact>;
+
+/** Two values per setting: what was configured, and what actually reached the model. */
+export const Setting = z.object({ configured: Fact, used: Fact });
+export type Setting = z.infer<typeof Setting>;
+
+/**
+ * The twelve disclosure items of DESIGN.md and the fields each must carry. Every
+ * field is present in every block; `unknown` when the source did not record it.
+ */
+export const DISCLOSURE_FIELDS = {
+  harness: ['name', 'version', 'commit', 'dirty', 'runtime'],
+  task: ['name', 'version', 'dataset_path', 'dataset_name', 'dataset_split', 'dataset_hash'],
+  scoring: ['output_type', 'scoring_path', 'metrics', 'filters'],
+  chat_template: ['applied', 'text', 'sha256', 'fewshot_as_multiturn'],
+  system: ['instruction', 'description', 'message_sent'],
+  fewshot: ['count', 'sampler', 'seed', 'split'],
+  generation: ['settings', 'stop_sequences', 'max_tokens', 'backend_additions'],
+  repeats: ['repeats', 'reducer', 'aggregation', 'group_weighting'],
+  samples: ['limit', 'document_count', 'document_ids'],
+  failures: ['errors', 'empty_answers', 'truncations', 'in_denominator'],
+  model: ['backend', 'model_id', 'dtype', 'revision', 'args', 'batch_size', 'device'],
+  records: ['files'],
+} as const;
+export type DisclosureItem = keyof typeof DISCLOSURE_FIELDS;
+export const DISCLOSURE_ITEMS = Object.keys(DISCLOSURE_FIELDS) as DisclosureItem[];
+
+/** Items that hold per task (the others hold for the whole run). */
+export const PER_TASK_ITEMS = [
+  'task',
+  'scoring',
+  'chat_template',
+  'system',
+  'fewshot',
+  'generation',
+  'repeats',
+  'samples',
+  'failures',
+] as const satisfies readonly DisclosureItem[];
+export const PER_RUN_ITEMS = ['harness', 'model', 'records'] as const satisfies readonly DisclosureItem[];
+export type PerTaskItem = (typeof PER_TASK_ITEMS)[number];
+export type PerRunItem = (typeof PER_RUN_ITEMS)[number];
+
+const SettingsGroup = z.record(z.string(), Setting);
+
+export const TaskProvenance = z.object({
+  task: SettingsGroup,
+  scoring: SettingsGroup,
+  chat_template: SettingsGroup,
+  system: SettingsGroup,
+  fewshot: SettingsGroup,
+  generation: SettingsGroup,
+  repeats: SettingsGroup,
+  samples: SettingsGroup,
+  failures: SettingsGroup,
+});
+export type TaskProvenance = z.infer<typeof TaskProvenance>;
+
+export const SourceFile = z.object({ path: z.string(), sha256: z.string(), role: z.string() });
+export type SourceFile = z.infer<typeof SourceFile>;
+
+/** A consistency problem the importer found inside the records themselves. */
+export const RecordNote = z.object({
+  task: z.string().nullable(),
+  kind: z.string(),
+  message: z.string(),
+  evidence: z.array(z.string()).default([]),
+});
+export type RecordNote = z.infer<typeof RecordNote>;
+
+export const RunProvenance = z.object({
+  run_id: z.string(),
+  label: z.string(),
+  source_kind: z.enum(['lmaudit', 'lm-eval', 'inspect', 'generic']),
+  source_format: z.string(),
+  harness: SettingsGroup,
+  model: SettingsGroup,
+  records: SettingsGroup,
+  tasks: z.record(z.string(), TaskProvenance),
+  /** The source's own aggregate numbers, verbatim: {task: {"metric,filter": value}}. */
+  reported: z.record(z.string(), z.record(z.string(), z.unknown())),
+  notes: z.array(RecordNote),
+});
+export type RunProvenance = z.infer<typeof RunProvenance>;
+
+export const StoreManifest = z.object({
+  schema_version: z.literal(SCHEMA_VERSION),
+  created_by: z.string(),
+  runs: z.array(RunProvenance),
+});
+export type StoreManifest = z.infer<typeof StoreManifest>;
+
+export const UNKNOWN: Fact = { status: 'unknown' };
+
+export function recorded(value: unknown, from?: string): Fact {
+  if (value === undefined) return UNKNOWN;
+  return from === undefined ? { status: 'recorded', value } : { status: 'recorded', value, from };
+}
+
+export function inferred(value: unknown, how: string): Fact {
+  return { status: 'inferred', value, how };
+}
+
+/** A setting whose configured and used values are the same fact. */
+export function same(fact: Fact): Setting {
+  return { configured: fact, used: fact };
+}
+
+function unknownGroup(fields: readonly string[]): Record<string, Setting> {
+  return Object.fromEntries(fields.map((f) => [f, { configured: UNKNOWN, used: UNKNOWN }]));
+}
+
+/** A task block with every field present and unknown; importers fill in what they know. */
+export function emptyTaskProvenance(): TaskProvenance {
+  return Object.fromEntries(PER_TASK_ITEMS.map((item) => [item, unknownGroup(DISCLOSURE_FIELDS[item])])) as TaskProvenance;
+}
+
+export function emptyRunProvenance(
+  init: Pick<RunProvenance, 'run_id' | 'label' | 'source_kind' | 'source_format'>,
+): RunProvenance {
+  return {
+    ...init,
+    harness: unknownGroup(DISCLOSURE_FIELDS.harness),
+    model: unknownGroup(DISCLOSURE_FIELDS.model),
+    records: unknownGroup(DISCLOSURE_FIELDS.records),
+    tasks: {},
+    reported: {},
+    notes: [],
+  };
+}
+
+/** Sets one field of a group, refusing names the schema does not list (a typo would silently add a field). */
+export function setField<I extends DisclosureItem>(
+  group: Record<string, Setting>,
+  item: I,
+  field: (typeof DISCLOSURE_FIELDS)[I][number],
+  setting: Setting,
+): void {
+  if (!(DISCLOSURE_FIELDS[item] as readonly string[]).includes(field)) {
+    throw new Error(`provenance: '${field}' is not a field of disclosure item '${item}'`);
+  }
+  group[field] = setting;
+}

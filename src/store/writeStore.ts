@@ -1,0 +1,194 @@
+/**
+ * Writing a run store. Every table goes through its column spec; every file is
+ * written under a temporary name and renamed into place, and a whole new store is
+ * built in a sibling temporary folder and renamed in last, so a crash or kill never
+ * leaves a half-written store and never touches one that exists.
+ */
+import { mkdir, rename, rm, stat, writeFile, readdir } from 'node:fs/promises';
+import { dirname, join, basename } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { DuckDBAppender } from '@duckdb/node-api';
+import { StoreError } from '../errors.ts';
+import { duck, sqlIdent, sqlString } from './duck.ts';
+import {
+  SCHEMA_VERSION,
+  STORE_TABLES,
+  StoreManifest,
+  TABLES,
+  type ColumnSpec,
+  type TableName,
+} from './schema.ts';
+
+/** A table's content: rows built in JS, or a SELECT DuckDB runs (for bulk imports). */
+export type TableSource = { rows: readonly Record<string, unknown>[] } | { sql: string };
+
+export interface WriteStoreOptions {
+  /** Replace an existing store at the path (the old one is removed only after the new one is in place). */
+  replace?: boolean;
+}
+
+export async function writeStore(
+  dir: string,
+  manifest: StoreManifest,
+  tables: Partial<Record<(typeof STORE_TABLES)[number], TableSource>>,
+  options: WriteStoreOptions = {},
+): Promise<void> {
+  const checked = StoreManifest.parse(manifest);
+  const existing = await pathKind(dir);
+  if (existing === 'file') throw new StoreError(`${dir}: exists and is a file, not a store folder`);
+  if (existing === 'dir' && !options.replace) {
+    throw new StoreError(`${dir}: already exists and is not empty (nothing was changed; pass --replace to overwrite it)`);
+  }
+  await mkdir(dirname(dir), { recursive: true });
+  const staging = join(dirname(dir), `.${basename(dir)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+  await mkdir(join(staging, 'rescores'), { recursive: true });
+  try {
+    const metadata = parquetMetadata(checked);
+    for (const table of STORE_TABLES) {
+      await writeTable(join(staging, `${table}.parquet`), table, tables[table] ?? { rows: [] }, metadata);
+    }
+    await writeFile(join(staging, 'provenance.json'), `${JSON.stringify(checked, null, 2)}\n`);
+    if (existing === 'dir') {
+      const old = `${staging}.old`;
+      await rename(dir, old);
+      await rename(staging, dir);
+      await rm(old, { recursive: true, force: true });
+    } else {
+      if (existing === 'dir-empty') await rm(dir, { recursive: true, force: true });
+      await rename(staging, dir);
+    }
+  } catch (error) {
+    await rm(staging, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Appends a rescoring table to `rescores/<id>.parquet` of an existing store. */
+export async function appendRescores(
+  storeDir: string,
+  id: string,
+  rows: readonly Record<string, unknown>[],
+  provenanceJson: string,
+): Promise<string> {
+  const target = join(storeDir, 'rescores', `${id}.parquet`);
+  if ((await pathKind(target)) !== 'missing') throw new StoreError(`${target}: already exists; rescores are never overwritten`);
+  await mkdir(join(storeDir, 'rescores'), { recursive: true });
+  const staging = `${target}.tmp-${process.pid}`;
+  try {
+    await writeTable(staging, 'rescores', { rows }, {
+      lmaudit_schema_version: String(SCHEMA_VERSION),
+      lmaudit_rescore: provenanceJson,
+    });
+    await rename(staging, target);
+  } catch (error) {
+    await rm(staging, { force: true });
+    throw error;
+  }
+  return target;
+}
+
+function parquetMetadata(manifest: StoreManifest): Record<string, string> {
+  return {
+    lmaudit_schema_version: String(SCHEMA_VERSION),
+    lmaudit_provenance: JSON.stringify(manifest.runs),
+  };
+}
+
+/**
+ * Loads a table's content into a DuckDB temporary table typed by the schema and
+ * returns its name. The column specs are the validation: JS rows are checked value
+ * by value; SQL sources are cast and must satisfy the NOT NULL constraints.
+ */
+export async function stageTable(table: TableName, source: TableSource): Promise<string> {
+  const conn = await duck();
+  const spec: readonly ColumnSpec[] = TABLES[table];
+  const staging = `staged_${table}_${randomBytes(6).toString('hex')}`;
+  const columns = spec.map((c) => `${sqlIdent(c.name)} ${c.type}${c.nullable ? '' : ' NOT NULL'}`).join(', ');
+  await conn.run(`CREATE TEMP TABLE ${staging} (${columns})`);
+  try {
+    if ('rows' in source) {
+      const appender = await conn.createAppender(staging);
+      source.rows.forEach((row, index) => appendRow(appender, spec, row, table, index));
+      appender.flushSync();
+      appender.closeSync();
+    } else {
+      const select = spec.map((c) => `CAST(${sqlIdent(c.name)} AS ${c.type})`).join(', ');
+      await conn.run(`INSERT INTO ${staging} SELECT ${select} FROM (${source.sql})`);
+    }
+  } catch (error) {
+    await conn.run(`DROP TABLE IF EXISTS ${staging}`);
+    if (error instanceof StoreError) throw error;
+    throw new StoreError(`${table}: ${(error as Error).message.split('\n')[0]}`, { cause: error });
+  }
+  return staging;
+}
+
+async function writeTable(
+  path: string,
+  table: TableName,
+  source: TableSource,
+  metadata: Record<string, string>,
+): Promise<void> {
+  const conn = await duck();
+  const staging = await stageTable(table, source);
+  try {
+    const kv = Object.entries(metadata)
+      .map(([k, v]) => `${k}: ${sqlString(v)}`)
+      .join(', ');
+    await conn.run(`COPY ${staging} TO ${sqlString(path)} (FORMAT parquet, COMPRESSION zstd, KV_METADATA {${kv}})`);
+  } finally {
+    await conn.run(`DROP TABLE IF EXISTS ${staging}`);
+  }
+}
+
+function appendRow(
+  appender: DuckDBAppender,
+  spec: readonly ColumnSpec[],
+  row: Record<string, unknown>,
+  table: string,
+  index: number,
+): void {
+  for (const column of spec) {
+    const value = row[column.name];
+    if (value === null || value === undefined) {
+      if (!column.nullable) throw new StoreError(`${table} row ${index}: column '${column.name}' must not be null`);
+      appender.appendNull();
+      continue;
+    }
+    switch (column.type) {
+      case 'VARCHAR':
+        if (typeof value !== 'string') throw typeError(table, index, column, value);
+        appender.appendVarchar(value);
+        break;
+      case 'BIGINT':
+        if (typeof value !== 'number' || !Number.isInteger(value)) throw typeError(table, index, column, value);
+        appender.appendBigInt(BigInt(value));
+        break;
+      case 'DOUBLE':
+        if (typeof value !== 'number') throw typeError(table, index, column, value);
+        appender.appendDouble(value);
+        break;
+      case 'BOOLEAN':
+        if (typeof value !== 'boolean') throw typeError(table, index, column, value);
+        appender.appendBoolean(value);
+        break;
+    }
+  }
+  appender.endRow();
+}
+
+function typeError(table: string, index: number, column: ColumnSpec, value: unknown): StoreError {
+  return new StoreError(
+    `${table} row ${index}: column '${column.name}' expects ${column.type}, got ${typeof value} ${JSON.stringify(value)?.slice(0, 60)}`,
+  );
+}
+
+async function pathKind(path: string): Promise<'missing' | 'file' | 'dir' | 'dir-empty'> {
+  try {
+    const s = await stat(path);
+    if (!s.isDirectory()) return 'file';
+    return (await readdir(path)).length === 0 ? 'dir-empty' : 'dir';
+  } catch {
+    return 'missing';
+  }
+}

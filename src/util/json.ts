@@ -1,0 +1,79 @@
+/**
+ * JSON as Python writes it: `json.dumps` emits bare NaN, Infinity and -Infinity,
+ * which JSON.parse rejects. These tokens are rewritten (outside strings only) to
+ * marker strings that a reviver turns back into numbers. Errors name file and line.
+ */
+import { BadInputError, type InputLocation } from '../errors.ts';
+
+const MARK = '\u0000lmaudit:';
+const TOKENS: Record<string, number> = { NaN: Number.NaN, Infinity: Number.POSITIVE_INFINITY, '-Infinity': Number.NEGATIVE_INFINITY };
+
+function revive(_key: string, value: unknown): unknown {
+  if (typeof value === 'string' && value.startsWith(MARK)) return TOKENS[value.slice(MARK.length)];
+  return value;
+}
+
+/** Rewrites bare NaN/Infinity tokens outside strings; returns null when there are none. */
+function rewriteNonFinite(text: string): string | null {
+  if (!text.includes('NaN') && !text.includes('Infinity')) return null;
+  let out = '';
+  let last = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \ */) i++;
+      else if (c === 34 /* " */) inString = false;
+      continue;
+    }
+    if (c === 34) {
+      inString = true;
+      continue;
+    }
+    for (const token of ['-Infinity', 'Infinity', 'NaN']) {
+      if (text.startsWith(token, i)) {
+        out += `${text.slice(last, i)}"${MARK}${token}"`;
+        i += token.length - 1;
+        last = i + 1;
+        break;
+      }
+    }
+  }
+  return out + text.slice(last);
+}
+
+/** Parses JSON that may contain Python's NaN/Infinity tokens. `where.line` is the line the text starts on. */
+export function parsePythonJson(text: string, where: InputLocation = {}): unknown {
+  try {
+    const rewritten = rewriteNonFinite(text);
+    return rewritten === null ? JSON.parse(text) : JSON.parse(rewritten, revive);
+  } catch (error) {
+    const message = (error as Error).message;
+    const position = /position (\d+)/.exec(message);
+    let line = where.line;
+    if (position !== null) {
+      const offset = Number(position[1]);
+      const before = text.slice(0, offset);
+      line = (where.line ?? 1) + (before.match(/\n/g)?.length ?? 0);
+    }
+    throw new BadInputError(`malformed JSON (${message.replace(/\s+/g, ' ').slice(0, 160)})`, { ...where, line });
+  }
+}
+
+/** Serialises a parsed value back to JSON text, keeping NaN/Infinity as Python's tokens. */
+export function toPythonJson(value: unknown): string {
+  let hasNonFinite = false;
+  const text = JSON.stringify(value, (_k, v) => {
+    if (typeof v === 'number' && !Number.isFinite(v)) {
+      hasNonFinite = true;
+      return `${MARK}${Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity'}`;
+    }
+    return v;
+  });
+  if (!hasNonFinite) return text ?? 'null';
+  return text.replace(/"\\u0000lmaudit:(NaN|-?Infinity)"/g, '$1');
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

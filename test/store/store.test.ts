@@ -1,0 +1,53 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { writeStore } from '../../src/store/writeStore.ts';
+import { openStore } from '../../src/store/readStore.ts';
+import { queryRows } from '../../src/store/duck.ts';
+import { SCHEMA_VERSION, emptyRunProvenance } from '../../src/store/schema.ts';
+import { StoreError } from '../../src/errors.ts';
+
+const manifest = {
+  schema_version: SCHEMA_VERSION,
+  created_by: 'test',
+  runs: [emptyRunProvenance({ run_id: 'r1', label: 'x', source_kind: 'generic', source_format: 'jsonl' })],
+};
+const instance = {
+  run_id: 'r1', task: 't', doc_id: '0', group: null, request_idx: 0, request_type: 'generate_until',
+  arg_context: 'Q?', arg_continuation: null, gen_kwargs_json: null, doc_json: '{}', doc_hash: 'h',
+  prompt_hash: null, target: 'A', choices_json: null, fewshot_doc_ids: null,
+};
+
+test('a store round-trips through Parquet with the provenance in the key-value metadata', async () => {
+  const dir = join(await mkdtemp(join(tmpdir(), 'lmaudit-')), 'store');
+  await writeStore(dir, manifest, { instances: { rows: [instance] } });
+  const store = await openStore(dir);
+  assert.equal(store.manifest.runs[0]!.run_id, 'r1');
+  const rows = await queryRows(`SELECT doc_id, target FROM ${store.table('instances')}`);
+  assert.deepEqual(rows, [{ doc_id: '0', target: 'A' }]);
+  const meta = await queryRows<{ key: string; value: string }>(
+    `SELECT decode(key) AS key, decode(value) AS value FROM parquet_kv_metadata('${join(dir, 'instances.parquet')}')`,
+  );
+  assert.equal(meta.find((m) => m.key === 'lmaudit_schema_version')?.value, String(SCHEMA_VERSION));
+  assert.equal(JSON.parse(meta.find((m) => m.key === 'lmaudit_provenance')!.value)[0].run_id, 'r1');
+});
+
+test('a bad row fails the write and leaves neither a store nor a temporary folder', async () => {
+  const parent = await mkdtemp(join(tmpdir(), 'lmaudit-'));
+  const dir = join(parent, 'store');
+  await assert.rejects(
+    writeStore(dir, manifest, { instances: { rows: [{ ...instance, request_idx: 'zero' }] } }),
+    (e: unknown) => e instanceof StoreError && /request_idx/.test((e as Error).message),
+  );
+  assert.deepEqual(await readdir(parent), []);
+});
+
+test('an existing store is never overwritten without replace', async () => {
+  const dir = join(await mkdtemp(join(tmpdir(), 'lmaudit-')), 'store');
+  await writeStore(dir, manifest, { instances: { rows: [instance] } });
+  await assert.rejects(writeStore(dir, manifest, {}), StoreError);
+  const store = await openStore(dir);
+  assert.equal((await queryRows(`SELECT count(*) AS n FROM ${store.table('instances')}`))[0]!.n, 1);
+});
