@@ -1,0 +1,53 @@
+/**
+ * The rescoring seam. A cell of the matrix is (extractor × normaliser × aggregation).
+ * An extractor reads one stored answer against its gold under a normaliser and
+ * says what it took as the answer and the item's score. Extractors and normalisers
+ * register by name (src/score/registry.ts); Inspect's scorers and lm-eval's filter
+ * pipelines plug in through the same interfaces.
+ */
+
+/** What an extractor may look at for one item. */
+export interface ItemView {
+  readonly docId: string;
+  /** Raw model output (first repeat). */
+  readonly text: string;
+  /** Gold answer as text. */
+  readonly gold: string;
+  /** Answer choices, when the source recorded them. */
+  readonly choices: readonly string[] | null;
+}
+
+export interface Reading {
+  /** The span taken as the answer (null: nothing found). */
+  extracted: string | null;
+  /** The item's score in [0, 1]. */
+  value: number;
+}
+
+export interface Extractor {
+  readonly name: string;
+  readonly description: string;
+  read(item: ItemView, normalizer: Normalizer): Reading;
+}
+
+export interface Normalizer {
+  readonly name: string;
+  readonly description: string;
+  normalize(text: string): string;
+}
+
+/** Builds a parameterised extractor from the text after `name:` (e.g. `regex:<pattern>[:group]`). */
+export type ExtractorFactory = (argument: string) => Extractor;
+
+/** A span extractor scores 1 when the normalised span equals the normalised gold. */
+export function spanExtractor(name: string, description: string, span: (text: string, item: ItemView) => string | null): Extractor {
+  return {
+    name,
+    description,
+    read(item, normalizer) {
+      const extracted = span(item.text, item);
+      const value = extracted !== null && normalizer.normalize(extracted) === normalizer.normalize(item.gold) ? 1 : 0;
+      return { extracted, value };
+    },
+  };
+}
