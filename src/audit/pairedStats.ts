@@ -1,0 +1,147 @@
+/**
+ * Paired statistics on the items two runs share: the difference in mean score
+ * (B − A), a paired percentile-bootstrap 95% interval on it, and for 0/1 scores
+ * the exact McNemar test. Paired, because both runs answered the same items:
+ * the variance of a difference of correlated means is much smaller than the
+ * unpaired z-test (lm-eval's model_comparator) assumes.
+ *
+ * The bootstrap draws indices with CPython's `random.Random(seed).randrange(n)`
+ * (src/prompt/pyrandom.ts), so a few lines of Python reproduce an interval to
+ * the last digit (test/audit/reference/paired_reference.py).
+ */
+import { PyRandom } from '../prompt/pyrandom.ts';
+
+export interface PairedOptions {
+  /** Bootstrap resamples (default 10 000). */
+  iterations: number;
+  /** Seed of the bootstrap's random.Random (default 1234). */
+  seed: number;
+  /** Two-sided level of the interval and of the test (default 0.05 → 95%). */
+  alpha: number;
+}
+
+export const DEFAULT_PAIRED_OPTIONS: PairedOptions = { iterations: 10_000, seed: 1234, alpha: 0.05 };
+
+export interface McNemar {
+  /** Items right in A and wrong in B. */
+  aOnly: number;
+  /** Items wrong in A and right in B. */
+  bOnly: number;
+  /** Exact two-sided p-value: 2·P(X ≤ min(b, c)) for X ~ Binomial(b + c, 1/2), capped at 1. */
+  p: number;
+}
+
+export interface PairedResult {
+  n: number;
+  meanA: number;
+  meanB: number;
+  /** meanB − meanA. */
+  difference: number;
+  /** Percentile bootstrap interval on the difference. */
+  ci: [number, number];
+  iterations: number;
+  seed: number;
+  /** Present only when every score is 0 or 1. */
+  mcnemar: McNemar | null;
+  /** Which test decided `distinguishable`. */
+  decidedBy: 'mcnemar' | 'bootstrap';
+  distinguishable: boolean;
+  /** The plain sentence for people. */
+  sentence: string;
+}
+
+/** Paired comparison of per-item scores `a[i]`, `b[i]` on the same items (NaN-free, same length). */
+export function pairedComparison(a: readonly number[], b: readonly number[], options: Partial<PairedOptions> = {}): PairedResult {
+  const { iterations, seed, alpha } = { ...DEFAULT_PAIRED_OPTIONS, ...options };
+  if (a.length !== b.length) throw new RangeError(`paired samples differ in length (${a.length} vs ${b.length})`);
+  const n = a.length;
+  const meanA = mean(a);
+  const meanB = mean(b);
+  const diffs = a.map((x, i) => b[i]! - x);
+  const difference = meanB - meanA;
+  const ci = bootstrapInterval(diffs, iterations, seed, alpha);
+  const binary = n > 0 && [...a, ...b].every((v) => v === 0 || v === 1);
+  const mcnemar = binary ? mcnemarExact(a, b) : null;
+  const decidedBy = mcnemar !== null ? 'mcnemar' : 'bootstrap';
+  const distinguishable = n > 0 && (mcnemar !== null ? mcnemar.p < alpha : ci[0] > 0 || ci[1] < 0);
+  return { n, meanA, meanB, difference, ci, iterations, seed, mcnemar, decidedBy, distinguishable, sentence: sentenceFor(n, difference, distinguishable, mcnemar, ci, alpha) };
+}
+
+function sentenceFor(n: number, difference: number, distinguishable: boolean, mcnemar: McNemar | null, ci: [number, number], alpha: number): string {
+  if (n === 0) return 'There are no shared items, so the difference cannot be tested.';
+  const level = `${Math.round((1 - alpha) * 100)}%`;
+  const evidence =
+    mcnemar !== null
+      ? `McNemar exact p = ${formatP(mcnemar.p)} on ${mcnemar.aOnly + mcnemar.bOnly} discordant item(s) (${mcnemar.aOnly} right only in A, ${mcnemar.bOnly} right only in B)`
+      : `the paired bootstrap ${level} interval [${ci[0].toPrecision(3)}, ${ci[1].toPrecision(3)}] ${distinguishable ? 'excludes' : 'includes'} 0`;
+  return `The difference (B − A = ${signed(difference)}) ${distinguishable ? 'is' : 'is not'} distinguishable from noise at n = ${n}: ${evidence}.`;
+}
+
+function signed(x: number): string {
+  const s = Number(x.toPrecision(4)).toString();
+  return x > 0 ? `+${s}` : s;
+}
+
+export function formatP(p: number): string {
+  return p >= 0.001 ? Number(p.toPrecision(3)).toString() : p.toExponential(2);
+}
+
+function mean(xs: readonly number[]): number {
+  if (xs.length === 0) return Number.NaN;
+  let sum = 0;
+  for (const x of xs) sum += x;
+  return sum / xs.length;
+}
+
+/** Exact McNemar: only discordant pairs carry information; under H0 each is A-only or B-only with probability 1/2. */
+export function mcnemarExact(a: readonly number[], b: readonly number[]): McNemar {
+  let aOnly = 0;
+  let bOnly = 0;
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] === 1 && b[i] === 0) aOnly++;
+    else if (a[i] === 0 && b[i] === 1) bOnly++;
+  }
+  return { aOnly, bOnly, p: mcnemarP(aOnly, bOnly) };
+}
+
+export function mcnemarP(aOnly: number, bOnly: number): number {
+  const m = aOnly + bOnly;
+  if (m === 0) return 1;
+  const k = Math.min(aOnly, bOnly);
+  // Sum in log space: m can be in the thousands, where 2^-m underflows.
+  const logHalfM = -m * Math.LN2;
+  let tail = 0;
+  let logC = 0; // log C(m, 0)
+  for (let i = 0; i <= k; i++) {
+    if (i > 0) logC += Math.log(m - i + 1) - Math.log(i);
+    tail += Math.exp(logC + logHalfM);
+  }
+  return Math.min(1, 2 * tail);
+}
+
+/**
+ * Percentile bootstrap of the mean of `diffs`: each resample draws n indices
+ * with `randrange(n)`; the interval is the alpha/2 and 1 − alpha/2 quantiles
+ * (numpy's default linear interpolation) of the resampled means.
+ */
+export function bootstrapInterval(diffs: readonly number[], iterations: number, seed: number, alpha: number): [number, number] {
+  const n = diffs.length;
+  if (n === 0 || iterations <= 0) return [Number.NaN, Number.NaN];
+  const rng = new PyRandom(seed);
+  const means = new Float64Array(iterations);
+  for (let it = 0; it < iterations; it++) {
+    let sum = 0;
+    for (let j = 0; j < n; j++) sum += diffs[rng.randbelow(n)]!;
+    means[it] = sum / n;
+  }
+  means.sort();
+  return [quantileLinear(means, alpha / 2), quantileLinear(means, 1 - alpha / 2)];
+}
+
+/** numpy.percentile's default ("linear", Hyndman–Fan type 7) on sorted values. */
+export function quantileLinear(sorted: ArrayLike<number>, q: number): number {
+  const h = (sorted.length - 1) * q;
+  const lo = Math.floor(h);
+  const hi = Math.min(lo + 1, sorted.length - 1);
+  return sorted[lo]! + (h - lo) * (sorted[hi]! - sorted[lo]!);
+}

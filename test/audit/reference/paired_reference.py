@@ -1,0 +1,45 @@
+"""Reference values for test/audit/pairedStats.test.ts.
+
+McNemar exact p from scipy's binomial test, and the paired percentile bootstrap
+redone with CPython's random.Random(seed).randrange(n) and numpy.percentile.
+Run: python3 test/audit/reference/paired_reference.py
+"""
+import json
+import random
+
+import numpy as np
+from scipy.stats import binomtest
+
+
+def bootstrap(diffs, iterations, seed, alpha=0.05):
+    rng = random.Random(seed)
+    n = len(diffs)
+    means = []
+    for _ in range(iterations):
+        s = 0.0
+        for _ in range(n):
+            s += diffs[rng.randrange(n)]
+        means.append(s / n)
+    return [float(np.percentile(means, 100 * alpha / 2)), float(np.percentile(means, 100 * (1 - alpha / 2)))]
+
+
+# Binary scores: 40 items, 9 right only in A, 2 right only in B.
+a = [1] * 20 + [0] * 9 + [1] * 9 + [0] * 2
+b = [1] * 20 + [0] * 9 + [0] * 9 + [1] * 2
+diffs = [float(y - x) for x, y in zip(a, b)]
+out = {
+    "binary": {
+        "a": a,
+        "b": b,
+        "mcnemar_p": binomtest(min(9, 2), 11, 0.5).pvalue,
+        "ci": bootstrap(diffs, 2000, 1234),
+    },
+    # Continuous scores (e.g. BLEU-like), seed 7, 500 resamples.
+    "continuous": {},
+    "mcnemar_large": binomtest(480, 1000, 0.5).pvalue,
+    "mcnemar_wide": binomtest(30, 1000, 0.5).pvalue,
+}
+ca = [round(0.37 * i % 1.0, 6) for i in range(1, 31)]
+cb = [round((0.37 * i + 0.05 * (i % 3)) % 1.0, 6) for i in range(1, 31)]
+out["continuous"] = {"a": ca, "b": cb, "ci": bootstrap([y - x for x, y in zip(ca, cb)], 500, 7)}
+print(json.dumps(out, indent=1))
