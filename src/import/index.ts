@@ -8,9 +8,10 @@ import { basename, join } from 'node:path';
 import { BadInputError } from '../errors.ts';
 import type { FileProbe, ImportOptions, ImportedRun, Importer } from './types.ts';
 import { genericImporter } from './generic/genericImporter.ts';
+import { lmevalImporter } from './lmeval/lmevalImporter.ts';
 
 /** The one list of importers (more specific formats first; generic records last). */
-const IMPORTERS: readonly Importer[] = [genericImporter];
+const IMPORTERS: readonly Importer[] = [lmevalImporter, genericImporter];
 
 export interface Unrecognised {
   path: string;

@@ -1,0 +1,135 @@
+/**
+ * Records of the formats before lm-eval 0.4, read into the common SampleLine shape:
+ * v0.3 `--write_out` arrays ({doc_id, prompt_i, logit_i, truth, <metrics as strings>})
+ * and the 2022 BigScience fork's `examples-*.jsonl` ({pred, target, ctx, prompt_*}).
+ * Neither records the document, the continuation or is_greedy: those stay null.
+ */
+import { readFile } from 'node:fs/promises';
+import { BadInputError } from '../../errors.ts';
+import { readLines } from '../../util/lines.ts';
+import type { ImportOptions, SkippedRecord } from '../types.ts';
+import { member, parseOrdered, parseOrderedArray, type PyNode } from './orderedJson.ts';
+import { kindName, type SampleLine } from './sampleLine.ts';
+
+export async function readWriteOutFile(file: string, options: ImportOptions, skipped: SkippedRecord[]): Promise<SampleLine[]> {
+  const text = await readFile(file, 'utf8').catch((e: Error) => {
+    throw new BadInputError(`cannot read (${e.message})`, { file });
+  });
+  const out: SampleLine[] = [];
+  for (const { node, line } of parseOrderedArray(text, { file })) {
+    try {
+      out.push(writeOutLine(node, file, line));
+    } catch (error) {
+      if (!options.skipBad || !(error instanceof BadInputError)) throw error;
+      skipped.push({ file, line, field: error.where.field, reason: error.detail });
+    }
+  }
+  return out;
+}
+
+function writeOutLine(node: PyNode, file: string, line: number): SampleLine {
+  if (node.k !== 'obj') throw new BadInputError(`expected a JSON object, got ${kindName(node)}`, { file, line });
+  const docId = member(node, 'doc_id');
+  if (docId?.k !== 'num') throw new BadInputError(docId === undefined ? 'missing field' : `expected an integer, got ${kindName(docId)}`, { file, line, field: 'doc_id' });
+  const prompts: string[] = [];
+  const logits: PyNode[] = [];
+  for (let i = 0; ; i++) {
+    const p = member(node, `prompt_${i}`);
+    const l = member(node, `logit_${i}`);
+    if (p === undefined && l === undefined) break;
+    if (p?.k !== 'str') throw new BadInputError(p === undefined ? 'missing field' : `expected a string, got ${kindName(p)}`, { file, line, field: `prompt_${i}` });
+    if (l === undefined || (l.k !== 'num' && l.k !== 'str')) throw new BadInputError(l === undefined ? 'missing field' : `expected a log-probability or the generated text, got ${kindName(l)}`, { file, line, field: `logit_${i}` });
+    prompts.push(p.v);
+    logits.push(l);
+  }
+  if (prompts.length === 0) throw new BadInputError('missing field', { file, line, field: 'prompt_0' });
+  const fixed = new Set(['doc_id', 'truth']);
+  const metricValues = node.entries.filter(([k]) => !fixed.has(k) && !/^(prompt|logit)_\d+$/.test(k)) as [string, PyNode][];
+  return {
+    file,
+    line,
+    docId: docId.raw,
+    doc: null,
+    target: member(node, 'truth') ?? null,
+    requests: prompts.map((context) => ({ context, continuation: null, genKwargs: null, shape: 'write_out prompt_i' })),
+    resps: logits.map((l) => [l]),
+    filteredResps: null,
+    filter: null,
+    metricsList: null,
+    metricValues,
+    extras: [],
+    docHash: null,
+    promptHash: null,
+    targetHash: null,
+  };
+}
+
+/** Per-template fields of a BigScience example; they describe the prompt, not the item. */
+export const BIGSCIENCE_TEMPLATE_FIELDS = [
+  'prompt_name', 'prompt_id', 'prompt_jinja', 'prompt_original_task', 'comment', 'fixed_answer_choice_list', 'dataset_path', 'dataset_name', 'subset',
+] as const;
+
+export interface BigscienceLine {
+  sample: SampleLine;
+  /** `<dataset_name>+<prompt_name>`: each promptsource template is its own evaluation. */
+  task: string;
+  template: Record<string, PyNode>;
+  fewshotIds: PyNode | null;
+}
+
+export async function readBigscienceExamples(file: string, options: ImportOptions, skipped: SkippedRecord[]): Promise<BigscienceLine[]> {
+  const out: BigscienceLine[] = [];
+  for await (const { line, text } of readLines(file)) {
+    if (text.trim() === '') continue;
+    try {
+      out.push(bigscienceLine(parseOrdered(text, { file, line }), file, line));
+    } catch (error) {
+      if (!options.skipBad || !(error instanceof BadInputError)) throw error;
+      skipped.push({ file, line, field: error.where.field, reason: error.detail });
+    }
+  }
+  return out;
+}
+
+function bigscienceLine(node: PyNode, file: string, line: number): BigscienceLine {
+  if (node.k !== 'obj') throw new BadInputError(`expected a JSON object, got ${kindName(node)}`, { file, line });
+  const need = (key: string, kind: PyNode['k']) => {
+    const v = member(node, key);
+    if (v === undefined) throw new BadInputError('missing field', { file, line, field: key });
+    if (v.k !== kind) throw new BadInputError(`expected ${kind === 'str' ? 'a string' : kind === 'num' ? 'a number' : kind}, got ${kindName(v)}`, { file, line, field: key });
+    return v;
+  };
+  const pred = need('pred', 'str') as { v: string };
+  const ctx = need('ctx', 'str') as { v: string };
+  const docId = need('doc_id', 'num') as { raw: string };
+  const promptName = need('prompt_name', 'str') as { v: string };
+  const dataset = member(node, 'dataset_name');
+  const template: Record<string, PyNode> = {};
+  for (const key of BIGSCIENCE_TEMPLATE_FIELDS) {
+    const v = member(node, key);
+    if (v !== undefined) template[key] = v;
+  }
+  const known = new Set<string>(['pred', 'ctx', 'doc_id', 'target', 'fewshot_idx', ...BIGSCIENCE_TEMPLATE_FIELDS]);
+  return {
+    task: `${dataset?.k === 'str' ? dataset.v : 'unknown'}+${promptName.v}`,
+    template,
+    fewshotIds: member(node, 'fewshot_idx') ?? null,
+    sample: {
+      file,
+      line,
+      docId: docId.raw,
+      doc: null,
+      target: member(node, 'target') ?? null,
+      requests: [{ context: ctx.v, continuation: null, genKwargs: null, shape: 'bigscience ctx' }],
+      resps: [[{ k: 'str', v: pred.v }]],
+      filteredResps: null,
+      filter: null,
+      metricsList: null,
+      metricValues: [],
+      extras: node.entries.filter(([k]) => !known.has(k)) as [string, PyNode][],
+      docHash: null,
+      promptHash: null,
+      targetHash: null,
+    },
+  };
+}

@@ -1,0 +1,215 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { importSources } from '../../../src/import/index.ts';
+import { openStore } from '../../../src/store/readStore.ts';
+import { queryRows } from '../../../src/store/duck.ts';
+import { BadInputError } from '../../../src/errors.ts';
+import type { ImportedRun } from '../../../src/import/types.ts';
+
+const EXTERNAL = fileURLToPath(new URL('../../../../shared/data/external/', import.meta.url));
+const LMEVAL = join(EXTERNAL, 'lm-evaluation-harness');
+const PYTHIA = join(EXTERNAL, 'pythia');
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const opts = { skipBad: false, fields: {} };
+// src/import/index.ts skips names starting with '.' when walking a folder, and this adapter's
+// folder is literally named '..__prompt-pursuit…' (a relative model path, sanitised): passed explicitly.
+const DOT_FOLDER_RESULTS = join(LMEVAL, 'pr2236-asdiv/asdiv/..__prompt-pursuit__results__aug17__gsm8k_8shot_pursue_numq_1000_r16_lr1e-6__epoch_20/results_2024-08-21T04-37-55.218014.json');
+const ALL = [LMEVAL, PYTHIA, DOT_FOLDER_RESULTS];
+
+async function walk(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...(await walk(p)));
+    else out.push(p);
+  }
+  return out.sort();
+}
+
+/** JSON.parse after turning Python's bare NaN/Infinity values into null (enough for counting). */
+function parseLoose(text: string): unknown {
+  return JSON.parse(text.replace(/(?<=[:[,]\s*)(-?Infinity|NaN)(?=\s*[,}\]])/g, 'null'));
+}
+
+/** Counts read independently of the importer: records, requests, repeats, metric values. */
+async function sourceCounts(file: string): Promise<{ lines: number; requests: number; responses: number; metrics: number }> {
+  const text = await readFile(file, 'utf8');
+  const records = (text.trimStart().startsWith('[')
+    ? (parseLoose(text) as Record<string, unknown>[])
+    : text.split('\n').filter((l) => l.trim() !== '').map((l) => parseLoose(l) as Record<string, unknown>));
+  let requests = 0;
+  let responses = 0;
+  let metrics = 0;
+  const seen = new Set<unknown>();
+  const FORMAT = ['doc_id', 'doc', 'target', 'arguments', 'resps', 'filtered_resps', 'filter', 'metrics', 'doc_hash', 'prompt_hash', 'target_hash', 'truth', 'pred', 'ctx', 'fewshot_idx',
+    'prompt_name', 'prompt_id', 'prompt_jinja', 'prompt_original_task', 'comment', 'fixed_answer_choice_list', 'dataset_path', 'dataset_name', 'subset'];
+  for (const r of records) {
+    metrics += Object.keys(r).filter((k) => !FORMAT.includes(k) && !/^(prompt|logit)_\d+$/.test(k)).length;
+    const key = `${String(r.prompt_name ?? '')}/${String(r.doc_id)}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    if (Array.isArray(r.resps)) {
+      const args = r.arguments;
+      const nArgs = Array.isArray(args) ? (args.every(Array.isArray) ? args.length : 1) : Object.keys(args as object).length;
+      requests += Math.max(r.resps.length, nArgs);
+      responses += (r.resps as unknown[][]).reduce((n, reps) => n + reps.length, 0);
+    } else if ('pred' in r) {
+      requests += 1;
+      responses += 1;
+    } else {
+      const n = Object.keys(r).filter((k) => /^prompt_\d+$/.test(k)).length;
+      requests += n;
+      responses += n;
+    }
+  }
+  return { lines: records.length, requests, responses, metrics };
+}
+
+function tableRows(run: ImportedRun, table: 'instances' | 'responses' | 'scores' | 'filtered'): Record<string, unknown>[] {
+  const t = run.tables[table];
+  return t !== undefined && 'rows' in t ? [...t.rows] : [];
+}
+
+test('every lm-eval and pythia file is imported or listed with a reason, and the store counts match the sources', async () => {
+  const result = await importSources(ALL, opts);
+  const all = [...(await walk(LMEVAL)), ...(await walk(PYTHIA))];
+  const sources = result.runs.flatMap((r) => (r.provenance.records.files.used as { value: { path: string; role: string }[] }).value);
+  const imported = new Set(sources.map((f) => f.path));
+  for (const file of all) {
+    if (file.endsWith('.txt')) {
+      assert.deepEqual(result.unrecognised.find((u) => u.path === file)?.reason, 'plain text, not JSON (e.g. a console log)', file);
+    } else assert.ok(imported.has(file), `${file} was not imported`);
+  }
+  assert.equal(result.unrecognised.length, 4);
+  assert.equal(result.runs.length, 27);
+
+  for (const run of result.runs) {
+    const files = (run.provenance.records.files.used as { value: { path: string; role: string }[] }).value;
+    const records = files.filter((f) => /^(samples|write_out|examples)/.test(f.role));
+    let expected = { lines: 0, requests: 0, responses: 0, metrics: 0 };
+    for (const f of records) {
+      const c = await sourceCounts(f.path);
+      expected = { lines: expected.lines + c.lines, requests: expected.requests + c.requests, responses: expected.responses + c.responses, metrics: expected.metrics + c.metrics };
+    }
+    const label = run.provenance.label;
+    assert.equal(tableRows(run, 'filtered').length, expected.lines, `${label}: filtered rows`);
+    assert.equal(tableRows(run, 'instances').length, expected.requests, `${label}: instance rows`);
+    assert.equal(tableRows(run, 'responses').length, expected.responses, `${label}: response rows`);
+    assert.equal(tableRows(run, 'scores').length, expected.metrics, `${label}: score rows`);
+  }
+});
+
+test('run ids are stable hashes of the source bytes', async () => {
+  const a = await importSources([join(LMEVAL, 'pr2236-asdiv')], opts);
+  const b = await importSources([join(LMEVAL, 'pr2236-asdiv')], opts);
+  assert.deepEqual(a.runs.map((r) => r.provenance.run_id), b.runs.map((r) => r.provenance.run_id));
+  assert.equal(new Set(a.runs.map((r) => r.provenance.run_id)).size, a.runs.length);
+});
+
+test('asdiv: folder layout paired by timestamp, string-encoded responses, hashes verified, provenance recorded', async () => {
+  const { runs } = await importSources([join(LMEVAL, 'pr2236-asdiv')], opts);
+  const run = runs.find((r) => r.provenance.label.endsWith('results_2024-08-21T03-44-09.494230.json'))!;
+  const p = run.provenance;
+  assert.equal(p.source_format, 'lm-eval results+samples');
+  assert.deepEqual(p.reported.asdiv, { alias: 'asdiv', 'acc,none': 0.92, 'acc_stderr,none': 0.0387561713321444 });
+  assert.ok(p.notes.some((n) => n.kind === 'task_hash_verified'));
+  assert.ok(!p.notes.some((n) => /mismatch/.test(n.kind)));
+  assert.deepEqual(p.harness.version.used.status, 'inferred');
+  assert.deepEqual(p.model.batch_size.configured, { status: 'recorded', value: '8', from: 'config.batch_size' });
+  assert.deepEqual(p.tasks.asdiv!.chat_template.sha256.configured, {
+    status: 'recorded', value: 'ba03a121d097859c7b5b9cd03af99aafe95275210d2876f642ad9929a150f122', from: 'chat_template_sha',
+  });
+  assert.equal((p.tasks.asdiv!.chat_template.fewshot_as_multiturn.used as { value: unknown }).value, true);
+  assert.equal((p.tasks.asdiv!.fewshot.count.used as { value: unknown }).value, 8);
+  const first = tableRows(run, 'responses')[0]!;
+  assert.equal(first.logprob, -9.536740890325746e-7);
+  assert.equal(first.is_greedy, true);
+  const inst = tableRows(run, 'instances')[0]!;
+  assert.equal(inst.doc_hash, '4efe64e23e3ffe503da34bc4cfd8d55071042dae013b9e782b8d7040750c48fe');
+  assert.equal(inst.target, '9');
+  assert.equal(inst.request_type, 'loglikelihood');
+  assert.deepEqual(tableRows(run, 'scores')[0], { run_id: p.run_id, task: 'asdiv', doc_id: '0', filter: 'none', metric: 'acc', value: 1, value_json: '1' });
+});
+
+test('wmdp (0.4.2): a pretty-printed JSON array, list-of-lists arguments, the list target kept as str(target)', async () => {
+  const { runs } = await importSources([join(LMEVAL, 'pr1668-wmdp')], opts);
+  assert.equal(runs.length, 1);
+  const run = runs[0]!;
+  const inst = tableRows(run, 'instances');
+  assert.equal(inst.length, 100);
+  assert.equal(inst[0]!.target, "['A', 'B', 'C', 'D']");
+  assert.equal(inst[0]!.gen_kwargs_json, '{"until": ".", "do_sample": false, "max_gen_toks": 10}');
+  assert.deepEqual(run.provenance.reported.wmdp, { 'exact_match,none': 1.0, 'exact_match_stderr,none': 0.0, alias: 'wmdp' });
+  assert.equal((run.provenance.harness.version.used as { value: unknown }).value, '≤0.4.2');
+  // doc_hash is not recorded by 0.4.2: recomputed the Python way.
+  assert.match(String(inst[0]!.doc_hash), /^[0-9a-f]{64}$/);
+});
+
+test('tgpred: bare Infinity/NaN kept, chat messages as a JSON string become the context', async () => {
+  const { runs } = await importSources([join(LMEVAL, 'pr3144-tgpred')], opts);
+  const run = runs[0]!;
+  assert.deepEqual(run.provenance.reported.polymer_tg_prediction, { alias: 'polymer_tg_prediction', 'mae,none': 'Infinity', 'mae_stderr,none': 'NaN' });
+  const scores = tableRows(run, 'scores');
+  assert.equal(scores.filter((s) => s.value === Infinity).length, 17);
+  assert.equal(scores.filter((s) => s.value_json === 'Infinity').length, 17);
+  const inst = tableRows(run, 'instances')[0]!;
+  assert.match(String(inst.arg_context), /^\[\{"role": "user"/);
+});
+
+test('the CLI writes a store whose Parquet counts match the import', async () => {
+  const out = join(await mkdtemp(join(tmpdir(), 'lmaudit-lmeval-')), 'store');
+  const cli = spawnSync(process.execPath, ['bin/lmaudit.mjs', 'import', ...ALL, '--out', out, '--json'], {
+    cwd: ROOT, env: { ...process.env, LMAUDIT_FROM_SOURCE: '1' }, encoding: 'utf8',
+  });
+  assert.equal(cli.status, 0, cli.stderr);
+  const summary = JSON.parse(cli.stdout);
+  assert.equal(summary.runs.length, 27);
+  assert.equal(summary.unrecognised.length, 4);
+  const store = await openStore(out);
+  const count = async (t: 'instances' | 'responses' | 'scores' | 'filtered') =>
+    (await queryRows<{ n: number }>(`SELECT count(*) AS n FROM ${store.table(t)}`))[0]!.n;
+  const imported = await importSources(ALL, opts);
+  for (const t of ['instances', 'responses', 'scores', 'filtered'] as const) {
+    assert.equal(await count(t), imported.runs.reduce((n, r) => n + tableRows(r, t).length, 0), t);
+  }
+  const tg = await queryRows<{ n: number }>(`SELECT count(*) AS n FROM ${store.table('scores')} WHERE metric = 'mae' AND value = 'Infinity'::DOUBLE`);
+  assert.equal(tg[0]!.n, 17);
+});
+
+async function badFile(name: string, content: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'lmaudit-bad-'));
+  const path = join(dir, name);
+  await writeFile(path, content);
+  return path;
+}
+
+const GOOD = '{"doc_id": 0, "doc": {"q": "x"}, "target": "a", "arguments": {"gen_args_0": {"arg_0": "Q", "arg_1": {"until": ["\\n"]}}}, "resps": [["a"]], "filtered_resps": ["a"], "filter": "none", "metrics": ["exact_match"], "exact_match": 1.0}';
+
+test('bad input names file, line and field; --skip-bad counts what it skips', async () => {
+  const malformed = await badFile('samples_t_2025-01-01T00-00-00.000000.jsonl', `${GOOD}\n{"doc_id": 1, "resps": [[\n`);
+  await assert.rejects(importSources([malformed], opts), (e: unknown) => e instanceof BadInputError && e.where.file === malformed && e.where.line === 2);
+  const skipped = await importSources([malformed], { ...opts, skipBad: true });
+  assert.equal(skipped.runs[0]!.skipped.length, 1);
+  assert.equal(skipped.runs[0]!.skipped[0]!.line, 2);
+
+  const wrongType = await badFile('samples_t_2025-01-01T00-00-00.000000.jsonl', `${GOOD}\n${GOOD.replace('"resps": [["a"]]', '"resps": "a"')}\n`);
+  await assert.rejects(importSources([wrongType], opts), (e: unknown) => e instanceof BadInputError && e.where.line === 2 && e.where.field === 'resps');
+
+  const missing = await badFile('samples_t_2025-01-01T00-00-00.000000.jsonl', `${GOOD.replace('"doc_id": 0, ', '')}\n`);
+  await assert.rejects(importSources([missing], opts), (e: unknown) => e instanceof BadInputError && e.where.line === 1 && e.where.field === 'doc_id');
+
+  const badResp = await badFile('samples_t_2025-01-01T00-00-00.000000.jsonl', `${GOOD.replace('"resps": [["a"]]', '"resps": [[["x", "True"]]]')}\n`);
+  const r = await importSources([badResp], { ...opts, skipBad: false }).catch((e: unknown) => e);
+  assert.ok(r instanceof BadInputError && r.where.field === 'resps', String(r));
+
+  const unlisted = await badFile('samples_t_2025-01-01T00-00-00.000000.jsonl', `${GOOD.replace('"exact_match": 1.0', '"f1": 1.0')}\n`);
+  await assert.rejects(importSources([unlisted], opts), (e: unknown) => e instanceof BadInputError && e.where.field === 'exact_match');
+
+  const badResults = await badFile('results_2025-01-01T00-00-00.000000.json', '{"results": {"t": {"acc,none": 0.5,}}}');
+  await assert.rejects(importSources([badResults], opts), (e: unknown) => e instanceof BadInputError && e.where.file === badResults && e.where.line === 1);
+});
