@@ -8,10 +8,11 @@ import { basename, join } from 'node:path';
 import { BadInputError } from '../errors.ts';
 import type { FileProbe, ImportOptions, ImportedRun, Importer } from './types.ts';
 import { genericImporter } from './generic/genericImporter.ts';
+import { inspectImporter } from './inspect/inspectImporter.ts';
 import { lmevalImporter } from './lmeval/lmevalImporter.ts';
 
 /** The one list of importers (more specific formats first; generic records last). */
-const IMPORTERS: readonly Importer[] = [lmevalImporter, genericImporter];
+const IMPORTERS: readonly Importer[] = [inspectImporter, lmevalImporter, genericImporter];
 
 export interface Unrecognised {
   path: string;

@@ -1,0 +1,84 @@
+/**
+ * The Inspect importer: `.eval` archives and `.json` EvalLogs. One log is one
+ * run with one task (an Inspect log holds exactly one task).
+ */
+import { createReadStream } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { extname } from 'node:path';
+import { inferred, same, type RecordNote } from '../../store/schema.ts';
+import type { FileProbe, ImportedRun, Importer } from '../types.ts';
+import { mapTables } from './mapping.ts';
+import { obj } from './migrate.ts';
+import { runProvenance, taskProvenance } from './provenance.ts';
+import { readInspectLog } from './readLog.ts';
+
+/** A JSON head that starts like an EvalLog: `version` then `status`/`eval` near the top. */
+function looksLikeEvalLog(head: string): boolean {
+  const text = head.trimStart();
+  if (!text.startsWith('{')) return false;
+  const top = text.slice(0, 2000);
+  return /"version"\s*:\s*\d/.test(top) && /"eval"\s*:\s*\{/.test(text) && /"(task|run_id|task_id)"\s*:/.test(text);
+}
+
+export const inspectImporter: Importer = {
+  name: 'inspect',
+  claims(probe: FileProbe): boolean {
+    const ext = extname(probe.name).toLowerCase();
+    if (ext === '.eval') return true;
+    return ext === '.json' && looksLikeEvalLog(probe.head);
+  },
+  async importFiles(files) {
+    const runs: ImportedRun[] = [];
+    for (const file of files) runs.push(await importLog(file.path));
+    return runs;
+  },
+};
+
+async function sha256File(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+export async function importLog(path: string): Promise<ImportedRun> {
+  const log = await readInspectLog(path);
+  const sha = await sha256File(path);
+  const runId = `inspect-${sha.slice(0, 16)}`;
+  const provenance = runProvenance(log, runId, sha);
+  const spec = obj(log.header.eval)!;
+  const task = String(spec.task ?? 'unknown');
+  const taskBlock = taskProvenance(log);
+  const tables = mapTables(log, runId, task);
+  taskBlock.failures.empty_answers = same(inferred(tables.emptyAnswers, 'sample × epoch completions that are empty'));
+  provenance.tasks[task] = taskBlock;
+
+  const notes: RecordNote[] = [];
+  if (log.rebuiltFromJournal) {
+    notes.push({
+      task,
+      kind: 'inspect_rebuilt_from_journal',
+      message: 'no header.json: the eval was still running or crashed; header rebuilt from _journal/start.json (status "started", no results)',
+      evidence: [path],
+    });
+  }
+  if (log.migrations.length > 0) {
+    notes.push({ task, kind: 'inspect_legacy_log', message: 'legacy log shapes migrated on read', evidence: log.migrations });
+  }
+  if (tables.summaryOnly.length > 0) {
+    notes.push({ task, kind: 'inspect_summary_only', message: 'samples known only from (thinned) summaries: scores imported, no output', evidence: tables.summaryOnly });
+  }
+  if (log.header.status !== 'success' && !log.rebuiltFromJournal) {
+    notes.push({ task, kind: 'inspect_status', message: `log status is '${String(log.header.status)}'`, evidence: [path] });
+  }
+  provenance.notes.push(...notes);
+  return {
+    provenance,
+    tables: {
+      instances: { rows: tables.instances },
+      responses: { rows: tables.responses },
+      scores: { rows: tables.scores },
+      filtered: { rows: tables.filtered },
+    },
+    skipped: [],
+  };
+}

@@ -1,0 +1,150 @@
+/**
+ * One Inspect log, `.eval` or `.json`, read into one shape: the header (an
+ * EvalLog without samples), the samples sorted as Inspect sorts them, the
+ * reductions, and what had to be done to read it (legacy migrations, a header
+ * rebuilt from the journal). Sample id and epoch always come from the JSON body.
+ */
+import { open, readFile } from 'node:fs/promises';
+import { BadInputError } from '../../errors.ts';
+import { isPlainObject, parsePythonJson } from '../../util/json.ts';
+import { openEvalArchive, readMemberJson, type ArchiveOptions } from './evalArchive.ts';
+import { rebuildFromJournal } from './journal.ts';
+import { arr, migrateHeader, migrateSample, obj, type Json } from './migrate.ts';
+
+/** The newest log schema this reader knows (Inspect's LOG_SCHEMA_VERSION). */
+export const LOG_SCHEMA_VERSION = 2;
+
+export interface InspectLog {
+  file: string;
+  format: 'eval' | 'json';
+  header: Json;
+  samples: Json[];
+  /** Reduced per-sample scores as the log recorded them (null: none recorded). */
+  reductions: Json[] | null;
+  /** Per-(id, epoch) summaries, used for samples whose body is missing. */
+  summaries: Json[];
+  /** Set when there was no header.json: the eval was running or crashed. */
+  rebuiltFromJournal: boolean;
+  migrations: string[];
+}
+
+export async function readInspectLog(file: string, options: ArchiveOptions = {}): Promise<InspectLog> {
+  const format = (await isZip(file)) ? 'eval' : 'json';
+  const log = format === 'eval' ? await readEval(file, options) : await readJson(file);
+  const version = log.header.version;
+  if (typeof version === 'number' && version > LOG_SCHEMA_VERSION) {
+    throw new BadInputError(`log schema version ${version} is newer than this reader knows (${LOG_SCHEMA_VERSION})`, { file, field: 'version' });
+  }
+  if (!isPlainObject(log.header.eval)) throw new BadInputError("not an Inspect log: no 'eval' object", { file, field: 'eval' });
+  return log;
+}
+
+async function isZip(file: string): Promise<boolean> {
+  const handle = await open(file, 'r').catch((e: Error) => {
+    throw new BadInputError(`cannot open (${e.message})`, { file });
+  });
+  try {
+    const head = Buffer.alloc(4);
+    const { bytesRead } = await handle.read(head, 0, 4, 0);
+    return bytesRead === 4 && head.readUInt32LE(0) === 0x04034b50;
+  } finally {
+    await handle.close();
+  }
+}
+
+async function readJson(file: string): Promise<InspectLog> {
+  const text = await readFile(file, 'utf8');
+  const root = parsePythonJson(text, { file });
+  if (!isPlainObject(root)) throw new BadInputError('expected one EvalLog JSON object', { file, line: 1 });
+  const { samples, reductions, ...header } = root;
+  return finish(file, 'json', header, arr(samples) ?? [], arr(reductions), [], false);
+}
+
+const CHUNKED_SHELL = /^samples\/(.+_epoch_\d+)\/sample\.json$/;
+
+async function readEval(file: string, options: ArchiveOptions): Promise<InspectLog> {
+  const archive = await openEvalArchive(file, options);
+  try {
+    let header: Json;
+    let rebuilt = false;
+    let summaries: Json[] = [];
+    if (archive.has('header.json')) {
+      const parsed = await readMemberJson(archive, 'header.json');
+      if (!isPlainObject(parsed)) throw new BadInputError('expected a JSON object', { file, member: 'header.json' });
+      header = parsed;
+    } else if (archive.has('_journal/start.json')) {
+      ({ header, summaries } = await rebuildFromJournal(archive));
+      rebuilt = true;
+    } else {
+      throw new BadInputError('neither header.json nor _journal/start.json: not an Inspect .eval log', { file });
+    }
+    if (archive.has('summaries.json')) summaries = asObjects(await readMemberJson(archive, 'summaries.json'), file, 'summaries.json');
+    // The internal chunked layout keeps a sample as a folder; its shell holds output, scores, target and choices.
+    const chunkedDirs = archive.names.map((n) => CHUNKED_SHELL.exec(n)?.[1]).filter((d): d is string => d !== undefined);
+    const insideChunked = (name: string) => chunkedDirs.some((d) => name.startsWith(`samples/${d}/`));
+    const samples: Json[] = [];
+    for (const name of archive.names) {
+      if (!name.startsWith('samples/') || !name.endsWith('.json')) continue;
+      if (insideChunked(name) && !CHUNKED_SHELL.test(name)) continue;
+      const sample = await readMemberJson(archive, name);
+      if (!isPlainObject(sample)) throw new BadInputError('expected an EvalSample JSON object', { file, member: name });
+      samples.push(sample);
+    }
+    let reductions: unknown[] | undefined;
+    if (archive.has('reductions.json')) reductions = asObjects(await readMemberJson(archive, 'reductions.json'), file, 'reductions.json');
+    return finish(file, 'eval', header, samples, reductions, summaries, rebuilt);
+  } finally {
+    archive.close();
+  }
+}
+
+function asObjects(value: unknown, file: string, member: string): Json[] {
+  if (!Array.isArray(value) || !value.every(isPlainObject)) {
+    throw new BadInputError('expected a JSON array of objects', { file, member });
+  }
+  return value;
+}
+
+function finish(
+  file: string,
+  format: 'eval' | 'json',
+  header: Json,
+  rawSamples: unknown[],
+  reductions: unknown[] | undefined,
+  summaries: Json[],
+  rebuilt: boolean,
+): InspectLog {
+  const { applied, legacyReductions } = migrateHeader(header);
+  const firstScorer = obj(arr(obj(header.results)?.scores)?.[0])?.name;
+  const sampleMigrations = new Set<string>();
+  const samples = rawSamples.map((s, i) => {
+    if (!isPlainObject(s)) throw new BadInputError('expected an EvalSample object', { file, field: `samples[${i}]` });
+    for (const key of ['id', 'epoch'] as const) {
+      const v = s[key];
+      if (!(typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)))) {
+        throw new BadInputError(`sample ${key} is ${JSON.stringify(v) ?? 'missing'}`, { file, field: `samples[${i}].${key}` });
+      }
+    }
+    migrateSample(s, typeof firstScorer === 'string' ? firstScorer : undefined, sampleMigrations);
+    return s;
+  });
+  sortSamples(samples);
+  // Python attaches reductions only to a log with results.
+  const allReductions = (reductions ?? legacyReductions ?? null) as Json[] | null;
+  return {
+    file,
+    format,
+    header,
+    samples,
+    reductions: header.results === undefined ? null : allReductions,
+    summaries,
+    rebuiltFromJournal: rebuilt,
+    migrations: [...applied, ...sampleMigrations],
+  };
+}
+
+/** Inspect's order: by epoch, then id (integer ids as 20-digit zero-padded text). */
+export function sortSamples<T extends Json>(samples: T[]): void {
+  const key = (s: Json) => (typeof s.id === 'string' ? s.id : String(s.id).padStart(20, '0'));
+  samples.sort((a, b) => (Number(a.epoch) - Number(b.epoch)) || (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}

@@ -1,0 +1,68 @@
+/**
+ * `choice()` re-derived. Inspect's choice scorer reads per-choice `correct` flags
+ * that the multiple_choice solver set from its own parse of the completion;
+ * those flags are not in the log, so Inspect's own `inspect score --scorer
+ * choice` marks every sample INCORRECT. Here the solver's parse
+ * (solver/_multiple_choice.py parse_answers, 0.3.260) is re-run on the stored
+ * completion and the scorer's comparison applied to its result.
+ */
+import { pyFindAllGroup1, pyRegex } from './pyRegex.ts';
+import { pyStrip } from './python.ts';
+import type { InspectScore } from './scorers.ts';
+
+const STRICT = pyRegex('(?i)^ANSWER\\s*:\\s*([A-Za-z\\d ,]+)\\s*(?:$|\\n|\\.)', { multiline: true });
+const LOOSE = pyRegex('(?i)ANSWER\\s*:\\s*([A-Za-z\\d ,]+)(?:[^\\w]|\\n|$|\\.)');
+
+export function answerCharacter(index: number): string {
+  return index < 26 ? String.fromCharCode(65 + index) : String(index - 25);
+}
+
+/** Index of an answer character; null where Python's answer_index raises. */
+export function answerIndex(char: string): number | null {
+  if (/^\p{L}$/u.test(char)) return char.toUpperCase().charCodeAt(0) - 65;
+  if (/^\p{N}$/u.test(char) && /^\d$/.test(char)) return 25 + Number(char);
+  return null;
+}
+
+/** The letters multiple_choice would mark as chosen (empty: nothing parsed). */
+export function parseChoiceAnswers(completion: string, choiceCount: number, multipleCorrect: boolean): Set<string> {
+  let matches = pyFindAllGroup1(STRICT, completion);
+  if (matches.length === 0) matches = pyFindAllGroup1(LOOSE, completion);
+  if (matches.length === 0) return new Set();
+  const matched = pyStrip(matches[matches.length - 1]!).replace(/\.+$/, '').toUpperCase();
+  const allowed = new Set(Array.from({ length: choiceCount }, (_, i) => answerCharacter(i)));
+  if (multipleCorrect) {
+    const compact = matched.replaceAll(' AND ', ',').replaceAll(' ', '');
+    const byComma = new Set(compact.split(',').filter((x) => x !== ''));
+    if ([...byComma].every((x) => allowed.has(x))) return byComma;
+    const byChar = new Set(compact);
+    if ([...byChar].every((x) => allowed.has(x))) return byChar;
+    return new Set();
+  }
+  const tokens = matched.split(',').filter((t) => t !== '');
+  return tokens.length === 1 && allowed.has(tokens[0]!) ? new Set(tokens) : new Set();
+}
+
+/**
+ * Score as `choice()` would have with the solver's flags. `targets` is the
+ * Target list; its concatenated text gives the target letters.
+ */
+export function choiceScore(completion: string, targets: readonly string[], choiceCount: number, multipleCorrect = false): InspectScore {
+  const chosen = parseChoiceAnswers(completion, choiceCount, multipleCorrect);
+  const selected = [...chosen].map(answerIndex).filter((i): i is number => i !== null && i < choiceCount).sort((a, b) => a - b);
+  const targetPositions: number[] = [];
+  for (const ch of targets.join('')) {
+    if (ch === ',' || ch === ' ') continue;
+    const index = answerIndex(ch);
+    if (index !== null) targetPositions.push(index);
+  }
+  targetPositions.sort((a, b) => a - b);
+  const same = selected.length === targetPositions.length && selected.every((v, i) => v === targetPositions[i]);
+  return { value: same ? 'C' : 'I', answer: selected.map(answerCharacter).join(', '), explanation: completion };
+}
+
+/** What `inspect score --scorer choice` records on a log: the flags are gone, so nothing is selected. */
+export function choiceScoreWithoutFlags(completion: string, targets: readonly string[]): InspectScore {
+  const anyTarget = [...targets.join('')].some((ch) => ch !== ',' && ch !== ' ');
+  return { value: anyTarget ? 'I' : 'C', answer: '', explanation: completion };
+}
