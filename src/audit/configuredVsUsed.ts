@@ -1,0 +1,232 @@
+/**
+ * Configured vs used: the recorded configuration checked against what actually
+ * reached the model, one check per way the two are known to drift apart. Each
+ * mismatch carries evidence — the doc id and the offending bytes — and each
+ * check that cannot be decided says why (no samples, no results file, …).
+ */
+import type { DisclosureItem, RunProvenance } from '../store/schema.ts';
+import type { DocRecord } from './itemJoin.ts';
+import { multiturnShots, plainShots, systemMessage } from './promptShape.ts';
+import { valueOf } from './provenanceView.ts';
+import { rawResults, taskConfig, type RawResults } from './recordFiles.ts';
+
+export type CheckStatus = 'ok' | 'mismatch' | 'unknown' | 'not applicable';
+
+export const CHECKS = {
+  target_delimiter: { item: 'chat_template', title: 'target delimiter configured vs the one in the scored continuations' },
+  fewshot_count: { item: 'fewshot', title: 'few-shot count configured (n-shot) vs visible in the prompt' },
+  system_message: { item: 'system', title: 'system message in the prompt vs system_instruction' },
+  limit_vs_samples: { item: 'samples', title: 'limit vs the document count the results claim (n-samples)' },
+  samples_in_file: { item: 'samples', title: 'documents in the samples file vs the count the results claim' },
+  tokenizer_model: { item: 'model', title: "tokenizer's special tokens vs the model family" },
+  target_shape: { item: 'scoring', title: 'targets that cannot be right (a list where one answer is expected)' },
+  multiturn_without_template: { item: 'chat_template', title: 'fewshot_as_multiturn without a chat template' },
+} as const satisfies Record<string, { item: DisclosureItem; title: string }>;
+export type CheckId = keyof typeof CHECKS;
+
+export interface Evidence {
+  docId: string | null;
+  /** The offending bytes, JSON-quoted so whitespace and control characters show. */
+  bytes: string;
+}
+
+export interface CheckResult {
+  id: CheckId;
+  item: DisclosureItem;
+  title: string;
+  task: string;
+  status: CheckStatus;
+  configured: string;
+  used: string;
+  /** The used side reduced to what must agree between two runs (the falsifier compares this). */
+  observed: string;
+  message: string;
+  evidence: Evidence[];
+}
+
+const MAX_EVIDENCE = 3;
+const show = (v: unknown) => (v === undefined ? 'unknown' : JSON.stringify(v));
+const snippet = (s: string, max = 160) => JSON.stringify(s.length > max ? `${s.slice(0, max - 1)}…` : s);
+
+function result(id: CheckId, task: string, status: CheckStatus, configured: string, used: string, message: string, evidence: Evidence[] = [], observed = used): CheckResult {
+  return { id, item: CHECKS[id].item, title: CHECKS[id].title, task, status, configured, used, observed, message, evidence: evidence.slice(0, MAX_EVIDENCE) };
+}
+
+interface Context {
+  run: RunProvenance;
+  task: string;
+  docs: readonly DocRecord[];
+  raw: RawResults;
+  cfg: Record<string, unknown> | null;
+}
+
+type Check = (c: Context) => CheckResult;
+
+const chatApplied = (c: Context) => valueOf(c.run, c.task, 'chat_template.applied') === true;
+
+const targetDelimiter: Check = (c) => {
+  const id = 'target_delimiter';
+  const withContinuations = c.docs.filter((d) => d.requests.some((r) => r.continuation !== null && r.continuation !== ''));
+  if (withContinuations.length === 0) return result(id, c.task, 'not applicable', '-', '-', 'no scored continuations (not a loglikelihood task, or no samples)');
+  const configured = c.cfg === null ? undefined : 'target_delimiter' in c.cfg ? c.cfg.target_delimiter : ' ';
+  const leading = (s: string) => /^\s*/.exec(s)![0];
+  const seen = new Map<string, Evidence>();
+  for (const d of withContinuations) {
+    for (const r of d.requests) {
+      if (r.continuation === null || r.continuation === '') continue;
+      const lead = leading(r.continuation);
+      if (!seen.has(lead)) seen.set(lead, { docId: d.docId, bytes: `continuation ${snippet(r.continuation, 60)}` });
+    }
+  }
+  const used = [...seen.keys()];
+  const usedText = used.map((u) => JSON.stringify(u)).join(' or ');
+  if (configured === undefined) return result(id, c.task, 'unknown', 'unknown', usedText, `the configured delimiter is not recorded (${c.raw.status === 'unavailable' ? c.raw.why : 'no configs entry'})`);
+  if (used.length === 1 && used[0] === configured) return result(id, c.task, 'ok', show(configured), usedText, 'every scored continuation starts with the configured delimiter');
+  const bad = [...seen.entries()].filter(([lead]) => lead !== configured).map(([, e]) => e);
+  const why = chatApplied(c) ? ' A chat template was applied, and lm-eval empties the target delimiter under chat templates: the answer is scored without the configured separator.' : '';
+  return result(id, c.task, 'mismatch', show(configured), usedText, `the continuations do not start with the configured delimiter ${show(configured)}.${why}`, bad);
+};
+
+const fewshotCount: Check = (c) => {
+  const id = 'fewshot_count';
+  const configured = valueOf(c.run, c.task, 'fewshot.count');
+  const prompts = c.docs.map((d) => d.prompt).filter((p): p is string => p !== null);
+  if (prompts.length === 0) return result(id, c.task, 'unknown', show(configured), 'unknown', 'no prompts recorded');
+  const multi = prompts.map((p) => multiturnShots(p));
+  let visible: { count: number; how: string } | null = null;
+  let evidence: Evidence[] = [];
+  if (multi.every((m) => m !== null)) {
+    const counts = multi.map((m) => m!.count);
+    visible = { count: counts.sort((a, b) => a - b)[Math.floor(counts.length / 2)]!, how: multi[0]!.how };
+    evidence = c.docs.filter((d, i) => d.prompt !== null && multi[i]?.count !== Number(configured)).map((d) => ({ docId: d.docId, bytes: snippet(d.prompt!.slice(-200)) }));
+  } else {
+    const delimiter = typeof c.cfg?.fewshot_delimiter === 'string' ? c.cfg.fewshot_delimiter : '\n\n';
+    visible = plainShots(prompts, delimiter);
+    if (visible !== null) evidence = c.docs.slice(0, 1).filter((d) => d.prompt !== null).map((d) => ({ docId: d.docId, bytes: snippet(d.prompt!.slice(0, 200)) }));
+  }
+  if (visible === null) return result(id, c.task, 'unknown', show(configured), 'unknown', 'too few prompts to tell examples from template text');
+  if (configured === undefined || configured === null) return result(id, c.task, 'unknown', show(configured), String(visible.count), `n-shot not recorded; ${visible.count} visible (${visible.how})`);
+  if (Number(configured) === visible.count) return result(id, c.task, 'ok', show(configured), String(visible.count), `${visible.count} example(s) visible (${visible.how})`);
+  return result(id, c.task, 'mismatch', show(configured), String(visible.count), `n-shot says ${show(configured)} but ${visible.count} example(s) are visible (${visible.how})`, evidence);
+};
+
+const systemMessageCheck: Check = (c) => {
+  const id = 'system_message';
+  const instruction = valueOf(c.run, c.task, 'system.instruction');
+  const prompts = c.docs.filter((d) => d.prompt !== null);
+  if (prompts.length === 0) return result(id, c.task, 'unknown', show(instruction), 'unknown', 'no prompts recorded');
+  const withSystem = prompts.map((d) => ({ d, s: systemMessage(d.prompt!) })).filter((x) => x.s !== null);
+  const used = withSystem.length === 0 ? 'none' : `${withSystem.length} of ${prompts.length} prompts carry one`;
+  if (withSystem.length === 0) return result(id, c.task, 'ok', show(instruction), used, 'no system message in the prompts', [], 'none');
+  const evidence = withSystem.map((x) => ({ docId: x.d.docId, bytes: snippet(x.s!) }));
+  if (instruction === undefined) return result(id, c.task, 'unknown', 'unknown', used, 'a system message reached the model, and the configured system instruction is not recorded', evidence);
+  if (instruction === null || instruction === '') {
+    return result(id, c.task, 'mismatch', show(instruction), used, 'system_instruction is null, yet the prompts carry a system message (a chat template default, or a description sent as system)', evidence, `system message ${withSystem[0]!.s!.slice(0, 200)}`);
+  }
+  const sent = withSystem.every((x) => x.s!.includes(String(instruction)));
+  return result(id, c.task, sent ? 'ok' : 'mismatch', snippet(String(instruction)), used, sent ? 'the configured instruction is in the system message' : 'the system message does not contain the configured instruction', sent ? [] : evidence);
+};
+
+/** lm-eval's rule (§4.6): limit < 1 is a fraction (ceil), else int(limit) documents. */
+export function expectedDocs(limit: number | null, original: number): number {
+  if (limit === null) return original;
+  return limit < 1 ? Math.ceil(original * limit) : Math.min(Math.trunc(limit), original);
+}
+
+function nSamples(c: Context): { original: number; effective: number } | null {
+  const v = c.run.tasks[c.task]?.samples.document_count.configured;
+  if (v === undefined || v.status === 'unknown') return null;
+  const o = v.value as { original?: unknown; effective?: unknown };
+  return typeof o?.original === 'number' && typeof o?.effective === 'number' ? { original: o.original, effective: o.effective } : null;
+}
+
+const limitVsSamples: Check = (c) => {
+  const id = 'limit_vs_samples';
+  const limit = valueOf(c.run, c.task, 'samples.limit');
+  const ns = nSamples(c);
+  if (limit === undefined || ns === null) return result(id, c.task, 'unknown', show(limit), ns === null ? 'unknown' : String(ns.effective), 'limit or n-samples not recorded');
+  const expected = expectedDocs(typeof limit === 'number' ? limit : null, ns.original);
+  const used = `n-samples effective ${ns.effective} of ${ns.original}`;
+  if (expected === ns.effective) return result(id, c.task, 'ok', show(limit), used, `limit ${show(limit)} over ${ns.original} documents gives ${expected}, as recorded`);
+  return result(id, c.task, 'mismatch', show(limit), used, `limit ${show(limit)} over ${ns.original} documents should give ${expected}, but n-samples says ${ns.effective}`);
+};
+
+const samplesInFile: Check = (c) => {
+  const id = 'samples_in_file';
+  const ns = nSamples(c);
+  const claimed = ns?.effective;
+  if (c.docs.length === 0) return result(id, c.task, 'not applicable', show(claimed), '-', 'no samples recorded');
+  const used = `${c.docs.length} documents`;
+  if (claimed === undefined) return result(id, c.task, 'unknown', 'unknown', used, 'the results do not say how many documents were scored');
+  if (claimed === c.docs.length) return result(id, c.task, 'ok', String(claimed), used, 'the samples hold as many documents as the results claim');
+  const last = c.docs[c.docs.length - 1]!;
+  return result(id, c.task, 'mismatch', String(claimed), used, `the results claim ${claimed} documents, the samples hold ${c.docs.length}`, [{ docId: last.docId, bytes: `last document in the samples: doc_id ${last.docId}` }]);
+};
+
+/** Special tokens by model family (tokenizer.json of each family's public checkpoints). */
+const TOKENIZER_FAMILIES: readonly { family: string; model: RegExp; tokens: readonly string[] }[] = [
+  { family: 'Llama 3', model: /llama-?3/i, tokens: ['<|begin_of_text|>', '<|end_of_text|>', '<|eot_id|>', '<|finetune_right_pad_id|>'] },
+  { family: 'Qwen', model: /qwen/i, tokens: ['<|endoftext|>', '<|im_start|>', '<|im_end|>'] },
+  { family: 'GPT-2 / GPT-Neo(X) / Pythia', model: /pythia|gpt-?neo|gpt2|gpt-j|gpt-neox/i, tokens: ['<|endoftext|>', '<|padding|>'] },
+  { family: 'Llama 2 / Mistral', model: /mistral|mixtral|llama-?2|vicuna/i, tokens: ['<s>', '</s>', '<unk>'] },
+  { family: 'Gemma', model: /gemma/i, tokens: ['<bos>', '<eos>', '<pad>', '<end_of_turn>'] },
+];
+
+const tokenizerModel: Check = (c) => {
+  const id = 'tokenizer_model';
+  const model = valueOf(c.run, null, 'model.model_id');
+  const raw = c.raw.status === 'read' ? c.raw.json : null;
+  const tokens = ['tokenizer_eos_token', 'tokenizer_bos_token', 'tokenizer_pad_token']
+    .map((k) => ({ key: k, v: raw?.[k] }))
+    .filter((t) => Array.isArray(t.v) && typeof t.v[0] === 'string') as { key: string; v: [string, unknown] }[];
+  if (typeof model !== 'string' || tokens.length === 0) return result(id, c.task, 'unknown', show(model), 'unknown', raw === null ? `tokenizer tokens unavailable (${c.raw.status === 'unavailable' ? c.raw.why : ''})` : 'the results record no tokenizer tokens, or no model id');
+  const family = TOKENIZER_FAMILIES.find((f) => f.model.test(model));
+  const used = tokens.map((t) => `${t.key.replace('tokenizer_', '')} ${JSON.stringify(t.v[0])}`).join(', ');
+  if (family === undefined) return result(id, c.task, 'unknown', model, used, 'no known tokenizer family for this model id');
+  const foreign = tokens.filter((t) => !family.tokens.includes(t.v[0]));
+  if (foreign.length === 0) return result(id, c.task, 'ok', `${model} (${family.family})`, used, `special tokens belong to the ${family.family} tokenizer`);
+  return result(id, c.task, 'mismatch', `${model} (${family.family})`, used, `special tokens not of the ${family.family} tokenizer: the tokenizer may not belong to the model`, foreign.map((t) => ({ docId: null, bytes: `${t.key}: ${JSON.stringify(t.v)}` })));
+};
+
+const LIST_REPR = /^\s*\[\s*(?:'[^']*'|"[^"]*"|-?\d+)(?:\s*,\s*(?:'[^']*'|"[^"]*"|-?\d+))+\s*\]\s*$/;
+
+const targetShape: Check = (c) => {
+  const id = 'target_shape';
+  const outputType = valueOf(c.run, c.task, 'scoring.output_type');
+  const withTarget = c.docs.filter((d) => d.target !== null);
+  if (withTarget.length === 0) return result(id, c.task, 'not applicable', show(outputType), '-', 'no targets recorded');
+  const listy = withTarget.filter((d) => LIST_REPR.test(d.target!));
+  const generative = typeof outputType === 'string' ? /generate|greedy/.test(outputType) : Array.isArray(outputType) && outputType.some((t) => /generate/.test(String(t)));
+  const used = `${listy.length} of ${withTarget.length} targets are lists`;
+  if (listy.length === 0) return result(id, c.task, 'ok', show(outputType), used, 'every target is a single answer', [], 'single answers');
+  if (!generative) return result(id, c.task, 'ok', show(outputType), used, 'list targets under a loglikelihood task (several gold choices) can be right', [], 'lists (loglikelihood)');
+  return result(id, c.task, 'mismatch', show(outputType), used, 'a generated answer is compared against a whole list (e.g. every choice letter): any answer in the list can score as correct', listy.map((d) => ({ docId: d.docId, bytes: `target ${snippet(d.target!)}` })), 'lists');
+};
+
+const multiturnWithoutTemplate: Check = (c) => {
+  const id = 'multiturn_without_template';
+  const multiturn = valueOf(c.run, c.task, 'chat_template.fewshot_as_multiturn');
+  const applied = valueOf(c.run, c.task, 'chat_template.applied');
+  if (multiturn !== true) return result(id, c.task, multiturn === undefined ? 'unknown' : 'ok', show(multiturn), show(applied), multiturn === undefined ? 'fewshot_as_multiturn not recorded' : 'fewshot_as_multiturn is off');
+  if (applied === true) return result(id, c.task, 'ok', 'true', 'chat template recorded', 'multi-turn few-shot with a recorded chat template');
+  const text = valueOf(c.run, c.task, 'chat_template.text');
+  return result(id, c.task, 'mismatch', 'true', `chat template ${show(text)}`, 'fewshot_as_multiturn is true but no chat template is recorded: the chat formatting the number depends on cannot be checked or reproduced', [{ docId: null, bytes: `chat_template: ${show(text)}, chat_template_sha: ${show(valueOf(c.run, c.task, 'chat_template.sha256'))}` }]);
+};
+
+const ALL_CHECKS: Record<CheckId, Check> = {
+  target_delimiter: targetDelimiter,
+  fewshot_count: fewshotCount,
+  system_message: systemMessageCheck,
+  limit_vs_samples: limitVsSamples,
+  samples_in_file: samplesInFile,
+  tokenizer_model: tokenizerModel,
+  target_shape: targetShape,
+  multiturn_without_template: multiturnWithoutTemplate,
+};
+
+/** Runs every configured-vs-used check for one task of one run. `docs` may be empty (results-only sources). */
+export async function checkConfiguredVsUsed(run: RunProvenance, task: string, docs: readonly DocRecord[]): Promise<CheckResult[]> {
+  const raw = await rawResults(run);
+  const context: Context = { run, task, docs, raw, cfg: taskConfig(raw, task) };
+  return (Object.keys(ALL_CHECKS) as CheckId[]).map((id) => ALL_CHECKS[id](context));
+}

@@ -1,0 +1,229 @@
+/**
+ * `diff A B` as data: for each paired run and task, the settings side by
+ * side, the configured-vs-used checks of each side, the item join, paired
+ * statistics for every score both record, flip attribution and the falsifier.
+ * Printing and report formats read this structure; nothing here prints.
+ */
+import { BadInputError } from '../errors.ts';
+import type { OpenStore } from '../store/readStore.ts';
+import type { RunProvenance } from '../store/schema.ts';
+import { checkConfiguredVsUsed, type CheckResult } from './configuredVsUsed.ts';
+import { buildFalsifier, type Falsifier } from './falsifier.ts';
+import { attributeFlips, type FlipAttribution } from './flips.ts';
+import { describeDifferences, joinDocs, loadDocs, type DocRecord, type ItemDifferences, type JoinKey } from './itemJoin.ts';
+import { DEFAULT_PAIRED_OPTIONS, pairedComparison, type PairedOptions, type PairedResult } from './pairedStats.ts';
+import { describeRun, pairRuns, selectRuns } from './runPairs.ts';
+import { diffSettings, type SettingsDiff } from './settingsDiff.ts';
+
+export interface DiffOptions extends PairedOptions {
+  runA?: string;
+  runB?: string;
+  /** How many examples (prompt diffs, flips) to show per kind. */
+  examples: number;
+}
+
+export const DEFAULT_DIFF_OPTIONS: DiffOptions = { ...DEFAULT_PAIRED_OPTIONS, examples: 3 };
+
+export interface ItemsSection {
+  key: JoinKey;
+  pairsByKey: Record<JoinKey, number>;
+  /** Which key was used and why, in words. */
+  keyNote: string;
+  docsA: number;
+  docsB: number;
+  shared: number;
+  onlyA: number;
+  onlyB: number;
+  onlyAIds: string[];
+  onlyBIds: string[];
+  differences: ItemDifferences;
+}
+
+export interface PairedScore {
+  /** 'metric,filter' as the source recorded it. */
+  score: string;
+  /** Items dropped from the pairing because a side has no numeric value (NaN, null). */
+  dropped: number;
+  result: PairedResult;
+}
+
+export interface ReportedScore {
+  score: string;
+  a: unknown;
+  b: unknown;
+  stderrA: unknown;
+  stderrB: unknown;
+}
+
+export interface TaskComparison {
+  taskA: string;
+  taskB: string;
+  settings: SettingsDiff;
+  checks: { a: CheckResult[]; b: CheckResult[] };
+  /** Null when neither side recorded per-item samples. */
+  items: ItemsSection | null;
+  /** Why paired statistics are absent, when they are. */
+  pairedNote: string | null;
+  paired: PairedScore[];
+  flips: FlipAttribution[];
+  reported: ReportedScore[];
+  falsifier: Falsifier;
+}
+
+export interface RunSummary {
+  run_id: string;
+  label: string;
+  source_kind: string;
+  source_format: string;
+}
+
+export interface RunComparison {
+  a: RunSummary;
+  b: RunSummary;
+  tasks: TaskComparison[];
+  tasksOnlyInA: string[];
+  tasksOnlyInB: string[];
+}
+
+export interface DiffResult {
+  a: { location: string; runs: RunSummary[] };
+  b: { location: string; runs: RunSummary[] };
+  comparisons: RunComparison[];
+  unpairedA: RunSummary[];
+  unpairedB: RunSummary[];
+  options: { iterations: number; seed: number; alpha: number };
+}
+
+export function summary(run: RunProvenance): RunSummary {
+  return { run_id: run.run_id, label: run.label, source_kind: run.source_kind, source_format: run.source_format };
+}
+
+export async function diffStores(storeA: OpenStore, storeB: OpenStore, options: Partial<DiffOptions> = {}): Promise<DiffResult> {
+  const o = { ...DEFAULT_DIFF_OPTIONS, ...options };
+  const runsA = selectRuns(storeA.manifest.runs, o.runA, 'A');
+  const runsB = selectRuns(storeB.manifest.runs, o.runB, 'B');
+  const pairing = pairRuns(runsA, runsB);
+  if (pairing.pairs.length === 0) {
+    throw new BadInputError(
+      `no run of A shares a task with a run of B (A: ${runsA.map(describeRun).join('; ')}; B: ${runsB.map(describeRun).join('; ')}); choose runs with --run-a/--run-b`,
+    );
+  }
+  const comparisons: RunComparison[] = [];
+  for (const pair of pairing.pairs) {
+    const tasks: TaskComparison[] = [];
+    for (const t of pair.tasks) tasks.push(await compareTask(storeA, pair.a, t.a, storeB, pair.b, t.b, o));
+    comparisons.push({ a: summary(pair.a), b: summary(pair.b), tasks, tasksOnlyInA: pair.onlyInA, tasksOnlyInB: pair.onlyInB });
+  }
+  return {
+    a: { location: storeA.location, runs: runsA.map(summary) },
+    b: { location: storeB.location, runs: runsB.map(summary) },
+    comparisons,
+    unpairedA: pairing.unpairedA.map(summary),
+    unpairedB: pairing.unpairedB.map(summary),
+    options: { iterations: o.iterations, seed: o.seed, alpha: o.alpha },
+  };
+}
+
+const KEY_NOTE: Record<JoinKey, string> = {
+  doc_hash: 'joined on doc_hash',
+  doc_content: 'joined on the document content (doc_hash paired fewer items: the two sources hash documents differently)',
+  doc_id: 'joined on doc_id (neither doc_hash nor the document content paired more items; doc_id is an index, so check the prompts)',
+};
+
+export async function compareTask(
+  storeA: OpenStore,
+  runA: RunProvenance,
+  taskA: string,
+  storeB: OpenStore,
+  runB: RunProvenance,
+  taskB: string,
+  o: DiffOptions,
+): Promise<TaskComparison> {
+  const settings = diffSettings(runA, taskA, runB, taskB);
+  const docsA = await loadDocs(storeA, runA.run_id, taskA);
+  const docsB = await loadDocs(storeB, runB.run_id, taskB);
+  const checks = { a: await checkConfiguredVsUsed(runA, taskA, docsA), b: await checkConfiguredVsUsed(runB, taskB, docsB) };
+  const reported = reportedScores(runA, taskA, runB, taskB);
+  if (docsA.length === 0 || docsB.length === 0) {
+    const missing = docsA.length === 0 && docsB.length === 0 ? 'neither run' : docsA.length === 0 ? 'A' : 'B';
+    return {
+      taskA,
+      taskB,
+      settings,
+      checks,
+      items: null,
+      pairedNote: `no per-item samples in ${missing}: paired statistics need the same items scored in both runs; only the reported aggregates can be set side by side`,
+      paired: [],
+      flips: [],
+      reported,
+      falsifier: buildFalsifier(settings, checks, null),
+    };
+  }
+  const join = joinDocs(docsA, docsB);
+  const items: ItemsSection = {
+    key: join.key,
+    pairsByKey: join.pairsByKey,
+    keyNote: KEY_NOTE[join.key],
+    docsA: docsA.length,
+    docsB: docsB.length,
+    shared: join.pairs.length,
+    onlyA: join.onlyA.length,
+    onlyB: join.onlyB.length,
+    onlyAIds: join.onlyA.slice(0, 10).map((d) => d.docId),
+    onlyBIds: join.onlyB.slice(0, 10).map((d) => d.docId),
+    differences: describeDifferences(join.pairs, o.examples),
+  };
+  const paired = pairedScores(join.pairs, o);
+  const flips = paired.filter((p) => p.result.mcnemar !== null).map((p) => attributeFlips(join.pairs, p.score, o.examples));
+  const coverage = { shared: items.shared, onlyA: items.onlyA, onlyB: items.onlyB };
+  const setsDiffer = items.onlyA > 0 || items.onlyB > 0;
+  return {
+    taskA,
+    taskB,
+    settings,
+    checks,
+    items,
+    pairedNote: setsDiffer
+      ? `the item sets differ (${items.onlyA} only in A, ${items.onlyB} only in B): paired statistics use only the ${items.shared} shared items`
+      : paired.length === 0
+        ? 'the two runs record no score under the same metric and filter'
+        : null,
+    paired,
+    flips,
+    reported,
+    falsifier: buildFalsifier(settings, checks, coverage),
+  };
+}
+
+function pairedScores(pairs: readonly [DocRecord, DocRecord][], o: DiffOptions): PairedScore[] {
+  const keys = new Set<string>();
+  for (const [x, y] of pairs) for (const k of x.scores.keys()) if (y.scores.has(k)) keys.add(k);
+  const out: PairedScore[] = [];
+  for (const score of [...keys].sort()) {
+    const a: number[] = [];
+    const b: number[] = [];
+    let dropped = 0;
+    for (const [x, y] of pairs) {
+      const va = x.scores.get(score);
+      const vb = y.scores.get(score);
+      if (typeof va !== 'number' || typeof vb !== 'number' || !Number.isFinite(va) || !Number.isFinite(vb)) {
+        dropped++;
+        continue;
+      }
+      a.push(va);
+      b.push(vb);
+    }
+    if (a.length === 0) continue;
+    out.push({ score, dropped, result: pairedComparison(a, b, o) });
+  }
+  return out;
+}
+
+function reportedScores(runA: RunProvenance, taskA: string, runB: RunProvenance, taskB: string): ReportedScore[] {
+  const ra = runA.reported[taskA] ?? {};
+  const rb = runB.reported[taskB] ?? {};
+  const isStderr = (k: string) => /_stderr(,|$)/.test(k);
+  const stderrKey = (k: string) => (k.includes(',') ? k.replace(',', '_stderr,') : `${k}_stderr`);
+  const keys = Object.keys(ra).filter((k) => k in rb && !isStderr(k) && (typeof ra[k] === 'number' || typeof rb[k] === 'number'));
+  return keys.sort().map((score) => ({ score, a: ra[score], b: rb[score], stderrA: ra[stderrKey(score)], stderrB: rb[stderrKey(score)] }));
+}

@@ -1,0 +1,159 @@
+/**
+ * The falsifier: the sentence naming the settings that must agree for a
+ * comparison to hold, with each clause's status — holds, violated, unknown —
+ * computed from the settings diff, the configured-vs-used checks and the item
+ * join, never written by hand.
+ */
+import type { CheckId, CheckResult } from './configuredVsUsed.ts';
+import type { FieldRow, SettingsDiff } from './settingsDiff.ts';
+import { brief } from './settingsDiff.ts';
+
+export type ClauseStatus = 'holds' | 'violated' | 'unknown';
+
+export interface ClauseSpec {
+  /** Stable name, usable in a declared falsifier's `must_agree`. */
+  name: string;
+  /** Plural noun phrase for the sentence: "different <phrase>". */
+  phrase: string;
+  /** Disclosure fields ('item.field') that must agree. */
+  fields: readonly string[];
+  /** Configured-vs-used checks whose observed value must agree too. */
+  checks: readonly CheckId[];
+}
+
+/** The default clauses: the settings known to move benchmark numbers (DESIGN.md's disclosure items). */
+export const DEFAULT_CLAUSES: readonly ClauseSpec[] = [
+  { name: 'task', phrase: 'task versions or datasets', fields: ['task.version', 'task.dataset_path', 'task.dataset_name', 'task.dataset_split'], checks: [] },
+  { name: 'fewshot', phrase: 'few-shot counts', fields: ['fewshot.count'], checks: ['fewshot_count'] },
+  { name: 'chat_template', phrase: 'chat-template settings', fields: ['chat_template.applied', 'chat_template.sha256', 'chat_template.fewshot_as_multiturn'], checks: ['target_delimiter'] },
+  { name: 'system', phrase: 'system instructions', fields: ['system.instruction', 'system.description'], checks: ['system_message'] },
+  { name: 'scoring', phrase: 'extraction rules or metrics', fields: ['scoring.output_type', 'scoring.metrics', 'scoring.filters'], checks: ['target_shape'] },
+  { name: 'generation', phrase: 'generation settings', fields: ['generation.settings', 'generation.stop_sequences', 'generation.max_tokens'], checks: [] },
+  { name: 'documents', phrase: 'document sets', fields: ['samples.limit'], checks: [] },
+  { name: 'precision', phrase: 'numeric precisions (dtype)', fields: ['model.dtype'], checks: [] },
+  { name: 'harness', phrase: 'harness versions', fields: ['harness.version'], checks: [] },
+];
+
+export interface Clause {
+  name: string;
+  phrase: string;
+  status: ClauseStatus;
+  /** What was found, e.g. "few-shot count differs (5 vs 0)". */
+  finding: string;
+}
+
+export interface Falsifier {
+  clauses: Clause[];
+  /** violated when any clause is violated; unknown when none is but some are unknown. */
+  status: ClauseStatus;
+  sentence: string;
+}
+
+/** What the item join found, for the documents clause. */
+export interface DocumentCoverage {
+  shared: number;
+  onlyA: number;
+  onlyB: number;
+}
+
+function fieldRows(diff: SettingsDiff): Map<string, FieldRow> {
+  return new Map(diff.items.flatMap((i) => i.fields.map((f) => [`${i.item}.${f.field}`, f] as const)));
+}
+
+const pretty = (path: string) => path.replace('.', ' ').replace(/_/g, ' ');
+
+export function evaluateClause(
+  spec: ClauseSpec,
+  diff: SettingsDiff,
+  checks: { a: readonly CheckResult[]; b: readonly CheckResult[] } | null,
+  documents: DocumentCoverage | null,
+): Clause {
+  const rows = fieldRows(diff);
+  const violated: string[] = [];
+  const unknown: string[] = [];
+  const unknownBoth: string[] = [];
+  let known = 0;
+  for (const path of spec.fields) {
+    const row = rows.get(path);
+    if (row === undefined || row.verdict === 'unknown in both') {
+      unknownBoth.push(`${pretty(path)} unknown in both`);
+      continue;
+    }
+    if (row.verdict === 'differs') violated.push(`${pretty(path)} differs (${brief(row.a.value, 40)} vs ${brief(row.b.value, 40)})`);
+    else if (row.verdict === 'unknown in A' || row.verdict === 'unknown in B') unknown.push(`${pretty(path)} ${row.verdict}`);
+    else known++;
+  }
+  for (const id of spec.checks) {
+    const a = checks?.a.find((c) => c.id === id);
+    const b = checks?.b.find((c) => c.id === id);
+    if (a === undefined || b === undefined) continue;
+    if (a.status === 'not applicable' || b.status === 'not applicable' || a.status === 'unknown' || b.status === 'unknown') continue;
+    if (a.observed !== b.observed) violated.push(`${a.title}: A ${a.used}, B ${b.used}`);
+    else known++;
+  }
+  if (spec.name === 'documents' && documents !== null) {
+    if (documents.onlyA > 0 || documents.onlyB > 0) {
+      violated.push(`the documents differ (${documents.shared} shared, ${documents.onlyA} only in A, ${documents.onlyB} only in B)`);
+    } else known++;
+  }
+  // A field recorded on one side only leaves the clause open; one nobody recorded only matters when nothing else was.
+  const status: ClauseStatus = violated.length > 0 ? 'violated' : unknown.length > 0 || known === 0 ? 'unknown' : 'holds';
+  const finding =
+    violated.length > 0
+      ? violated.join('; ')
+      : status === 'unknown'
+        ? [...unknown, ...(known === 0 ? unknownBoth : [])].join('; ') || 'not recorded'
+        : unknownBoth.length > 0
+          ? `agree (${unknownBoth.join('; ')})`
+          : 'agree';
+  return { name: spec.name, phrase: spec.phrase, status, finding };
+}
+
+export function buildFalsifier(
+  diff: SettingsDiff,
+  checks: { a: readonly CheckResult[]; b: readonly CheckResult[] } | null,
+  documents: DocumentCoverage | null,
+  specs: readonly ClauseSpec[] = DEFAULT_CLAUSES,
+  subject = 'This comparison',
+): Falsifier {
+  const clauses = specs.map((s) => evaluateClause(s, diff, checks, documents));
+  const status: ClauseStatus = clauses.some((c) => c.status === 'violated') ? 'violated' : clauses.some((c) => c.status === 'unknown') ? 'unknown' : 'holds';
+  return { clauses, status, sentence: falsifierSentence(subject, clauses) };
+}
+
+function listPhrase(items: readonly string[]): string {
+  if (items.length <= 1) return items.join('');
+  return `${items.slice(0, -1).join(', ')}, or ${items.at(-1)}`;
+}
+
+export function falsifierSentence(subject: string, clauses: readonly Clause[]): string {
+  const head = `${subject} is void if the two runs used different ${listPhrase(clauses.map((c) => c.phrase))}`;
+  const violated = clauses.filter((c) => c.status === 'violated');
+  const unknown = clauses.filter((c) => c.status === 'unknown');
+  const parts: string[] = [];
+  if (violated.length > 0) parts.push(`here ${violated.map((c) => c.finding).join('; ')}`);
+  if (unknown.length > 0) parts.push(`the records cannot tell whether the ${listPhrase(unknown.map((c) => c.phrase))} agree`);
+  if (parts.length === 0) parts.push('here all of them agree');
+  return `${head}; ${parts.join('; and ')}.`;
+}
+
+/** A single-run falsifier (report without --against): which settings a reader must match to compare against this run. */
+export function singleRunFalsifier(diff: SettingsDiff, specs: readonly ClauseSpec[] = DEFAULT_CLAUSES): Falsifier {
+  const rows = fieldRows(diff);
+  const clauses: Clause[] = specs.map((spec) => {
+    const values = spec.fields
+      .map((path) => ({ path, row: rows.get(path) }))
+      .filter((x) => x.row !== undefined && x.row.a.status !== 'unknown')
+      .map((x) => `${pretty(x.path)} ${brief(x.row!.a.value, 40)}`);
+    const status: ClauseStatus = values.length > 0 ? 'holds' : 'unknown';
+    return { name: spec.name, phrase: spec.phrase, status, finding: values.length > 0 ? `recorded: ${values.join(', ')}` : 'not recorded' };
+  });
+  const recordedList = clauses.filter((c) => c.status === 'holds').map((c) => c.finding.replace(/^recorded: /, ''));
+  const unknown = clauses.filter((c) => c.status === 'unknown').map((c) => c.phrase);
+  const sentence =
+    `A number from this run is comparable only to a run with the same ${listPhrase(specs.map((s) => s.phrase))}` +
+    (recordedList.length > 0 ? `; this run recorded ${recordedList.join('; ')}` : '') +
+    (unknown.length > 0 ? `; it did not record its ${listPhrase(unknown)}, so a comparison cannot check them` : '') +
+    '.';
+  return { clauses, status: unknown.length > 0 ? 'unknown' : 'holds', sentence };
+}

@@ -1,0 +1,252 @@
+/**
+ * The item join: one record per document of a (run, task), and the pairing of
+ * two such lists. Documents pair on `doc_hash` when that key finds as many
+ * pairs as any other, then on the document's content (its JSON with keys
+ * sorted), then on doc_id — and the result says which key it used and what
+ * each key would have found, because lm-eval's doc_id is an index that
+ * `--samples` can mislabel, while a hash from another hashing scheme pairs nothing.
+ */
+import { createTwoFilesPatch } from 'diff';
+import type { OpenStore } from '../store/readStore.ts';
+import { queryRows, sqlString } from '../store/duck.ts';
+
+export interface ResponseView {
+  requestIdx: number;
+  repeat: number;
+  text: string | null;
+  logprob: number | null;
+  isGreedy: boolean | null;
+}
+
+export interface DocRecord {
+  docId: string;
+  docHash: string;
+  /** Document JSON with keys sorted (null when the source stored no document). */
+  content: string | null;
+  /** Context of the first request: the bytes the model saw. */
+  prompt: string | null;
+  promptHash: string | null;
+  /** All request contexts and continuations, in request order (for "prompt bytes changed"). */
+  requests: { context: string | null; continuation: string | null }[];
+  target: string | null;
+  responses: ResponseView[];
+  /** Per-item scores as recorded: key 'metric,filter'. */
+  scores: Map<string, number | null>;
+}
+
+export type JoinKey = 'doc_hash' | 'doc_content' | 'doc_id';
+
+export interface ItemJoin {
+  key: JoinKey;
+  /** Pairs each key would find (the reason for the choice). */
+  pairsByKey: Record<JoinKey, number>;
+  pairs: [DocRecord, DocRecord][];
+  onlyA: DocRecord[];
+  onlyB: DocRecord[];
+}
+
+interface InstanceSql {
+  doc_id: string;
+  doc_hash: string;
+  doc_json: string | null;
+  request_idx: number;
+  arg_context: string | null;
+  arg_continuation: string | null;
+  prompt_hash: string | null;
+  target: string | null;
+}
+
+/** Loads every document of one task of one run, with its requests, responses and recorded scores. */
+export async function loadDocs(store: OpenStore, runId: string, task: string): Promise<DocRecord[]> {
+  const where = `run_id = ${sqlString(runId)} AND task = ${sqlString(task)}`;
+  const instances = await queryRows<InstanceSql>(
+    `SELECT doc_id, doc_hash, doc_json, request_idx, arg_context, arg_continuation, prompt_hash, target
+     FROM ${store.table('instances')} WHERE ${where} ORDER BY doc_id, request_idx`,
+  );
+  const responses = await queryRows<{ doc_id: string; request_idx: number; repeat: number; text: string | null; logprob: number | null; is_greedy: boolean | null }>(
+    `SELECT doc_id, request_idx, "repeat", text, logprob, is_greedy FROM ${store.table('responses')} WHERE ${where} ORDER BY doc_id, request_idx, "repeat"`,
+  );
+  const scores = await queryRows<{ doc_id: string; filter: string; metric: string; value: number | null }>(
+    `SELECT doc_id, filter, metric, value FROM ${store.table('scores')} WHERE ${where}`,
+  );
+  const docs = new Map<string, DocRecord>();
+  for (const row of instances) {
+    let doc = docs.get(row.doc_id);
+    if (doc === undefined) {
+      doc = {
+        docId: row.doc_id,
+        docHash: row.doc_hash,
+        content: canonicalDoc(row.doc_json),
+        prompt: row.arg_context,
+        promptHash: row.prompt_hash,
+        requests: [],
+        target: row.target,
+        responses: [],
+        scores: new Map(),
+      };
+      docs.set(row.doc_id, doc);
+    }
+    doc.requests.push({ context: row.arg_context, continuation: row.arg_continuation });
+  }
+  for (const r of responses) {
+    docs.get(r.doc_id)?.responses.push({ requestIdx: r.request_idx, repeat: r.repeat, text: r.text, logprob: r.logprob, isGreedy: r.is_greedy });
+  }
+  for (const s of scores) docs.get(s.doc_id)?.scores.set(`${s.metric},${s.filter}`, s.value);
+  return [...docs.values()].sort((x, y) => naturalCompare(x.docId, y.docId));
+}
+
+function naturalCompare(a: string, b: string): number {
+  const na = Number(a);
+  const nb = Number(b);
+  if (Number.isFinite(na) && Number.isFinite(nb)) return na - nb;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function canonicalDoc(json: string | null): string | null {
+  if (json === null) return null;
+  try {
+    return JSON.stringify(sortKeys(JSON.parse(json)));
+  } catch {
+    return json;
+  }
+}
+
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v !== null && typeof v === 'object') {
+    return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
+  }
+  return v;
+}
+
+const KEY_OF: Record<JoinKey, (d: DocRecord) => string | null> = {
+  doc_hash: (d) => d.docHash,
+  doc_content: (d) => d.content,
+  doc_id: (d) => d.docId,
+};
+
+/** Pairs by one key; duplicates of a key pair in order (the k-th A copy with the k-th B copy). */
+function pairBy(a: readonly DocRecord[], b: readonly DocRecord[], key: JoinKey): ItemJoin {
+  const of = KEY_OF[key];
+  const waiting = new Map<string, DocRecord[]>();
+  for (const d of b) {
+    const k = of(d);
+    if (k === null) continue;
+    waiting.set(k, [...(waiting.get(k) ?? []), d]);
+  }
+  const pairs: [DocRecord, DocRecord][] = [];
+  const onlyA: DocRecord[] = [];
+  const paired = new Set<DocRecord>();
+  for (const d of a) {
+    const k = of(d);
+    const match = k === null ? undefined : waiting.get(k)?.shift();
+    if (match === undefined) onlyA.push(d);
+    else {
+      pairs.push([d, match]);
+      paired.add(match);
+    }
+  }
+  return { key, pairsByKey: { doc_hash: 0, doc_content: 0, doc_id: 0 }, pairs, onlyA, onlyB: b.filter((d) => !paired.has(d)) };
+}
+
+export function joinDocs(a: readonly DocRecord[], b: readonly DocRecord[]): ItemJoin {
+  const order: JoinKey[] = ['doc_hash', 'doc_content', 'doc_id'];
+  const tries = order.map((key) => pairBy(a, b, key));
+  const pairsByKey = Object.fromEntries(tries.map((t) => [t.key, t.pairs.length])) as Record<JoinKey, number>;
+  const best = Math.max(...tries.map((t) => t.pairs.length));
+  const chosen = tries.find((t) => t.pairs.length === best)!;
+  return { ...chosen, pairsByKey };
+}
+
+// ---------------------------------------------------------------- differences on the shared items
+
+export interface PromptDifference {
+  docIdA: string;
+  docIdB: string;
+  /** Unified diff, A → B, of the first request's context. */
+  patch: string;
+}
+
+export interface ItemDifferences {
+  promptsDiffer: number;
+  promptExamples: PromptDifference[];
+  responsesDiffer: number;
+  responseExamples: { docIdA: string; docIdB: string; a: string; b: string }[];
+  /** For log-prob responses: largest absolute difference and the fewest agreeing significant digits. */
+  logprob: { compared: number; differ: number; maxAbsDiff: number; minAgreeingDigits: number | null } | null;
+}
+
+/** Whether any request context differs byte-wise (what the model saw). */
+export function promptChanged(x: DocRecord, y: DocRecord): boolean {
+  if (x.requests.length !== y.requests.length) return true;
+  return x.requests.some((r, i) => r.context !== y.requests[i]!.context || r.continuation !== y.requests[i]!.continuation);
+}
+
+/** The raw responses as one comparable text. */
+export function responseText(d: DocRecord): string {
+  return JSON.stringify(d.responses.map((r) => [r.requestIdx, r.repeat, r.text, r.logprob, r.isGreedy]));
+}
+
+export function describeDifferences(pairs: readonly [DocRecord, DocRecord][], examples = 3): ItemDifferences {
+  const out: ItemDifferences = { promptsDiffer: 0, promptExamples: [], responsesDiffer: 0, responseExamples: [], logprob: null };
+  let compared = 0;
+  let differ = 0;
+  let maxAbsDiff = 0;
+  let minDigits: number | null = null;
+  for (const [x, y] of pairs) {
+    if (promptChanged(x, y)) {
+      out.promptsDiffer++;
+      if (out.promptExamples.length < examples) {
+        out.promptExamples.push({ docIdA: x.docId, docIdB: y.docId, patch: unifiedPatch(x, y) });
+      }
+    }
+    if (responseText(x) !== responseText(y)) {
+      out.responsesDiffer++;
+      if (out.responseExamples.length < examples) {
+        out.responseExamples.push({ docIdA: x.docId, docIdB: y.docId, a: shortResponse(x), b: shortResponse(y) });
+      }
+    }
+    const n = Math.min(x.responses.length, y.responses.length);
+    let docDiffers = false;
+    let docHasLogprob = false;
+    for (let i = 0; i < n; i++) {
+      const la = x.responses[i]!.logprob;
+      const lb = y.responses[i]!.logprob;
+      if (la === null || lb === null) continue;
+      docHasLogprob = true;
+      if (la !== lb) {
+        docDiffers = true;
+        maxAbsDiff = Math.max(maxAbsDiff, Math.abs(la - lb));
+        const digits = agreeingDigits(la, lb);
+        minDigits = minDigits === null ? digits : Math.min(minDigits, digits);
+      }
+    }
+    if (docHasLogprob) compared++;
+    if (docDiffers) differ++;
+  }
+  if (compared > 0) out.logprob = { compared, differ, maxAbsDiff, minAgreeingDigits: minDigits };
+  return out;
+}
+
+/** Leading significant digits two numbers share (0 when they differ in the first). */
+export function agreeingDigits(a: number, b: number): number {
+  const sa = Math.abs(a).toExponential(15).replace('.', '');
+  const sb = Math.abs(b).toExponential(15).replace('.', '');
+  if (sa.split('e')[1] !== sb.split('e')[1]) return 0;
+  let k = 0;
+  while (k < 16 && sa[k] === sb[k]) k++;
+  return k;
+}
+
+function shortResponse(d: DocRecord): string {
+  const text = d.responses.map((r) => (r.text !== null ? r.text : r.logprob !== null ? String(r.logprob) : '')).join(' | ');
+  return text.length > 300 ? `${text.slice(0, 299)}…` : text;
+}
+
+function unifiedPatch(x: DocRecord, y: DocRecord): string {
+  const a = x.requests.map((r) => `${r.context ?? ''}${r.continuation !== null ? `⟨${r.continuation}⟩` : ''}`).join('\n---\n');
+  const b = y.requests.map((r) => `${r.context ?? ''}${r.continuation !== null ? `⟨${r.continuation}⟩` : ''}`).join('\n---\n');
+  const patch = createTwoFilesPatch(`A doc ${x.docId}`, `B doc ${y.docId}`, a, b, '', '', { context: 2 });
+  const lines = patch.split('\n').slice(1);
+  return (lines.length > 60 ? [...lines.slice(0, 60), `… (${lines.length - 60} more lines)`] : lines).join('\n');
+}

@@ -1,0 +1,123 @@
+/**
+ * What a prompt's bytes say about how it was built: which chat format (if any)
+ * wrapped it, its turns, whether a system message is in it, and how many
+ * few-shot examples it visibly holds. Everything here is inferred from bytes,
+ * so every answer carries how it was inferred.
+ */
+
+export interface ChatFormat {
+  name: string;
+  user: string;
+  assistant: string;
+  system: string | null;
+}
+
+/** Turn markers of the chat templates lm-eval runs meet most (the marker opens a turn of that role). */
+export const CHAT_FORMATS: readonly ChatFormat[] = [
+  { name: 'llama-3', user: '<|start_header_id|>user<|end_header_id|>', assistant: '<|start_header_id|>assistant<|end_header_id|>', system: '<|start_header_id|>system<|end_header_id|>' },
+  { name: 'chatml', user: '<|im_start|>user', assistant: '<|im_start|>assistant', system: '<|im_start|>system' },
+  { name: 'gemma', user: '<start_of_turn>user', assistant: '<start_of_turn>model', system: null },
+  { name: 'phi-3', user: '<|user|>', assistant: '<|assistant|>', system: '<|system|>' },
+  { name: 'llama-2/mistral', user: '[INST]', assistant: '[/INST]', system: '<<SYS>>' },
+];
+
+export interface Message {
+  role: string;
+  content: string;
+}
+
+export type PromptShape =
+  | { kind: 'messages'; messages: Message[] }
+  | { kind: 'chat'; format: ChatFormat; users: number; assistants: number; systemAt: number | null; endsWithGenerationPrompt: boolean }
+  | { kind: 'plain' };
+
+/** API chat models log the messages as a JSON string (lm-eval) — sometimes inside a one-element array. */
+function parseMessages(prompt: string): Message[] | null {
+  const text = prompt.trimStart();
+  if (!text.startsWith('[') && !text.startsWith('{')) return null;
+  try {
+    let value: unknown = JSON.parse(text);
+    if (Array.isArray(value) && value.length === 1 && typeof value[0] === 'string') value = JSON.parse(value[0]);
+    if (!Array.isArray(value) || value.length === 0) return null;
+    if (!value.every((m) => m !== null && typeof m === 'object' && typeof (m as Message).role === 'string')) return null;
+    return value.map((m) => ({ role: (m as Message).role, content: typeof (m as Message).content === 'string' ? (m as Message).content : JSON.stringify((m as Message).content) }));
+  } catch {
+    return null;
+  }
+}
+
+function count(text: string, marker: string): number {
+  let n = 0;
+  for (let i = text.indexOf(marker); i !== -1; i = text.indexOf(marker, i + marker.length)) n++;
+  return n;
+}
+
+export function promptShape(prompt: string): PromptShape {
+  const messages = parseMessages(prompt);
+  if (messages !== null) return { kind: 'messages', messages };
+  for (const format of CHAT_FORMATS) {
+    const users = count(prompt, format.user);
+    if (users === 0) continue;
+    const assistants = count(prompt, format.assistant);
+    const systemAt = format.system !== null ? prompt.indexOf(format.system) : -1;
+    const trimmed = prompt.replace(/\s+$/, '');
+    return { kind: 'chat', format, users, assistants, systemAt: systemAt === -1 ? null : systemAt, endsWithGenerationPrompt: trimmed.endsWith(format.assistant) };
+  }
+  return { kind: 'plain' };
+}
+
+/** The system message's bytes when the prompt carries one (null: none found). */
+export function systemMessage(prompt: string): string | null {
+  const shape = promptShape(prompt);
+  if (shape.kind === 'messages') return shape.messages.find((m) => m.role === 'system' || m.role === 'developer')?.content ?? null;
+  if (shape.kind !== 'chat' || shape.systemAt === null || shape.format.system === null) return null;
+  const start = shape.systemAt;
+  const nextTurn = [shape.format.user, shape.format.assistant]
+    .map((m) => prompt.indexOf(m, start + shape.format.system!.length))
+    .filter((i) => i !== -1);
+  const end = nextTurn.length > 0 ? Math.min(...nextTurn) : Math.min(prompt.length, start + 400);
+  return prompt.slice(start, end);
+}
+
+export interface VisibleShots {
+  count: number;
+  how: string;
+}
+
+/**
+ * Few-shot examples visible in multi-turn prompts: every user turn before the
+ * last is an example (lm-eval's fewshot_as_multiturn puts each shot in its own
+ * user/assistant pair). Null when the prompt is not multi-turn.
+ */
+export function multiturnShots(prompt: string): VisibleShots | null {
+  const shape = promptShape(prompt);
+  if (shape.kind === 'messages') {
+    const users = shape.messages.filter((m) => m.role === 'user').length;
+    const assistants = shape.messages.filter((m) => m.role === 'assistant').length;
+    if (assistants === 0) return null;
+    return { count: Math.max(0, users - 1), how: `${users} user messages in the logged chat messages; all but the last are examples` };
+  }
+  if (shape.kind === 'chat' && shape.assistants > (shape.endsWithGenerationPrompt ? 1 : 0)) {
+    return { count: Math.max(0, shape.users - 1), how: `${shape.users} ${shape.format.name} user turns in the prompt; all but the last are examples` };
+  }
+  return null;
+}
+
+/**
+ * Few-shot examples visible in plain prompts: lm-eval joins examples and the
+ * question with the few-shot delimiter. Leading segments that are identical in
+ * every prompt are template text (truthfulqa_gen's six fixed QA pairs), not
+ * sampled examples, so they are not counted; with a deterministic sampler
+ * (first_n) this would undercount, and the `how` says so.
+ */
+export function plainShots(prompts: readonly string[], delimiter: string): VisibleShots | null {
+  if (prompts.length < 2 || delimiter === '') return null;
+  const segmented = prompts.map((p) => p.split(delimiter));
+  const minLen = Math.min(...segmented.map((s) => s.length));
+  let constant = 0;
+  while (constant < minLen - 1 && segmented.every((s) => s[constant] === segmented[0]![constant])) constant++;
+  const counts = segmented.map((s) => s.length - 1 - constant).sort((a, b) => a - b);
+  const median = counts[Math.floor(counts.length / 2)]!;
+  const fixed = constant > 0 ? `; ${constant} leading segment(s) identical in every prompt counted as template text` : '';
+  return { count: Math.max(0, median), how: `segments between ${JSON.stringify(delimiter)} delimiters before the question (median over ${prompts.length} prompts)${fixed}` };
+}

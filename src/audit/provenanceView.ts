@@ -1,0 +1,76 @@
+/**
+ * Reading the provenance block for the audit: the value a setting effectively
+ * had (what was used when known, else what was configured), whether the record
+ * contradicts itself, and how many of the twelve disclosure items a source recorded.
+ */
+import {
+  DISCLOSURE_FIELDS,
+  DISCLOSURE_ITEMS,
+  PER_RUN_ITEMS,
+  type DisclosureItem,
+  type Fact,
+  type RunProvenance,
+  type Setting,
+} from '../store/schema.ts';
+
+export function isKnown(fact: Fact | undefined): fact is Exclude<Fact, { status: 'unknown' }> {
+  return fact !== undefined && fact.status !== 'unknown';
+}
+
+/** The fact that best says what the setting was: `used` when recorded or inferred, else `configured`. */
+export function effectiveFact(setting: Setting | undefined): Fact {
+  if (setting === undefined) return { status: 'unknown' };
+  return isKnown(setting.used) ? setting.used : setting.configured;
+}
+
+export function factValue(fact: Fact): unknown {
+  return isKnown(fact) ? fact.value : undefined;
+}
+
+export function isPerRunItem(item: DisclosureItem): boolean {
+  return (PER_RUN_ITEMS as readonly string[]).includes(item);
+}
+
+/** The settings of one disclosure item for a run (and a task, for per-task items). */
+export function itemGroup(run: RunProvenance, task: string | null, item: DisclosureItem): Record<string, Setting> {
+  if (isPerRunItem(item)) return run[item as 'harness' | 'model' | 'records'];
+  if (task === null) return {};
+  const block = run.tasks[task];
+  return block === undefined ? {} : (block as Record<string, Record<string, Setting>>)[item] ?? {};
+}
+
+/** A setting by `item.field` (e.g. 'fewshot.count'). */
+export function setting(run: RunProvenance, task: string | null, path: `${DisclosureItem}.${string}`): Setting | undefined {
+  const [item, field] = path.split('.') as [DisclosureItem, string];
+  return itemGroup(run, task, item)[field];
+}
+
+/** The effective value of `item.field`, or undefined when unknown. */
+export function valueOf(run: RunProvenance, task: string | null, path: `${DisclosureItem}.${string}`): unknown {
+  return factValue(effectiveFact(setting(run, task, path)));
+}
+
+export interface DisclosureCount {
+  item: DisclosureItem;
+  /** Fields with a recorded or inferred value. */
+  known: number;
+  fields: number;
+  recorded: boolean;
+}
+
+/** Per disclosure item, how many fields the source recorded (or we inferred); an item counts as recorded when any field is known. */
+export function disclosureCounts(run: RunProvenance, task: string | null): DisclosureCount[] {
+  return DISCLOSURE_ITEMS.map((item) => {
+    const group = itemGroup(run, task, item);
+    const fields = DISCLOSURE_FIELDS[item].length;
+    const known = DISCLOSURE_FIELDS[item].filter((f) => isKnown(group[f]?.configured) || isKnown(group[f]?.used)).length;
+    return { item, known, fields, recorded: known > 0 };
+  });
+}
+
+/** Extra fields an importer added beyond the schema's list (kept in the diff: they are settings too). */
+export function fieldsOf(item: DisclosureItem, a: Record<string, Setting>, b: Record<string, Setting>): string[] {
+  const listed = DISCLOSURE_FIELDS[item] as readonly string[];
+  const extra = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((f) => !listed.includes(f)).sort();
+  return [...listed, ...extra];
+}

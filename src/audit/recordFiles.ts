@@ -1,0 +1,57 @@
+/**
+ * The source's own results file, read back from the records item (disclosure
+ * item 12). Some settings that decide what reached the model — the target
+ * delimiter, the few-shot delimiter, the tokenizer's special tokens — are not
+ * disclosure fields of their own, so the configured-vs-used checks read them
+ * where the source wrote them. The file is used only when its sha256 still
+ * matches the one recorded at import; otherwise the check says it cannot tell.
+ */
+import { readFile } from 'node:fs/promises';
+import type { RunProvenance } from '../store/schema.ts';
+import { sha256Hex } from '../util/hash.ts';
+import { isPlainObject, parsePythonJson } from '../util/json.ts';
+import { valueOf } from './provenanceView.ts';
+
+export type RawResults = { status: 'read'; path: string; json: Record<string, unknown> } | { status: 'unavailable'; why: string };
+
+const cache = new Map<string, Promise<RawResults>>();
+
+export function rawResults(run: RunProvenance): Promise<RawResults> {
+  let entry = cache.get(run.run_id);
+  if (entry === undefined) {
+    entry = readRaw(run);
+    cache.set(run.run_id, entry);
+  }
+  return entry;
+}
+
+async function readRaw(run: RunProvenance): Promise<RawResults> {
+  const files = valueOf(run, null, 'records.files');
+  if (!Array.isArray(files)) return { status: 'unavailable', why: 'the records item lists no files' };
+  const file = files.find((f) => isPlainObject(f) && typeof f.role === 'string' && f.role.startsWith('results')) as
+    | { path: string; sha256: string }
+    | undefined;
+  if (file === undefined) return { status: 'unavailable', why: 'the run has no results file' };
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file.path);
+  } catch {
+    return { status: 'unavailable', why: `${file.path} is no longer readable` };
+  }
+  if (sha256Hex(bytes) !== file.sha256) return { status: 'unavailable', why: `${file.path} changed since it was imported (sha256 differs)` };
+  try {
+    const json = parsePythonJson(bytes.toString('utf8'), { file: file.path });
+    return isPlainObject(json) ? { status: 'read', path: file.path, json } : { status: 'unavailable', why: `${file.path} is not a JSON object` };
+  } catch {
+    return { status: 'unavailable', why: `${file.path} is not valid JSON` };
+  }
+}
+
+/** `configs[task]` of an lm-eval results file, or null. */
+export function taskConfig(raw: RawResults, task: string): Record<string, unknown> | null {
+  if (raw.status !== 'read') return null;
+  const configs = raw.json.configs;
+  if (!isPlainObject(configs)) return null;
+  const cfg = configs[task];
+  return isPlainObject(cfg) ? cfg : null;
+}

@@ -1,0 +1,180 @@
+/**
+ * Settings side by side: one row per disclosure item (with its fields beneath),
+ * the value in A, the value in B and a verdict. Values are compared under the
+ * noise rules (src/audit/noise.ts); a record whose configured and used values
+ * disagree contradicts itself, which is its own verdict.
+ */
+import { DISCLOSURE_ITEMS, type DisclosureItem, type Fact, type RunProvenance, type Setting } from '../store/schema.ts';
+import { compareValues, NOISE_RULES, type NoiseRuleName } from './noise.ts';
+import { effectiveFact, fieldsOf, isKnown, isPerRunItem, itemGroup } from './provenanceView.ts';
+
+export type FieldVerdict = 'same' | 'differs' | 'contradicts' | 'unknown in A' | 'unknown in B' | 'unknown in both';
+export type ItemVerdict = FieldVerdict | 'unknown in A and B';
+
+export interface ShownFact {
+  status: Fact['status'];
+  value?: unknown;
+  /** How an inferred value was derived, or where a recorded one came from. */
+  how?: string;
+}
+
+export interface FieldRow {
+  item: DisclosureItem;
+  field: string;
+  a: ShownFact;
+  b: ShownFact;
+  verdict: FieldVerdict;
+  /** Noise rules that made two different spellings the same value. */
+  rules: NoiseRuleName[];
+  /** Set when a record contradicts itself: which side, configured vs used. */
+  contradiction?: { side: 'A' | 'B' | 'A and B'; detail: string };
+}
+
+export interface ItemRow {
+  item: DisclosureItem;
+  /** Null for run-level items (harness, model, records). */
+  task: string | null;
+  verdict: ItemVerdict;
+  fields: FieldRow[];
+  knownInA: number;
+  knownInB: number;
+}
+
+export interface SettingsDiff {
+  taskA: string | null;
+  taskB: string | null;
+  items: ItemRow[];
+  /** Rules that were applied anywhere, with their descriptions, so the reader sees every rule used. */
+  rulesApplied: { name: NoiseRuleName; description: string }[];
+}
+
+function shown(fact: Fact): ShownFact {
+  if (fact.status === 'unknown') return { status: 'unknown' };
+  if (fact.status === 'inferred') return { status: 'inferred', value: fact.value, how: fact.how };
+  return fact.from === undefined ? { status: 'recorded', value: fact.value } : { status: 'recorded', value: fact.value, how: fact.from };
+}
+
+/**
+ * Record files identify a run rather than configure it: their paths, names and
+ * hashes always differ between two runs, so they compare by role only (both
+ * have results and samples, or not).
+ */
+function comparableValue(item: DisclosureItem, field: string, value: unknown): unknown {
+  if (item === 'records' && field === 'files' && Array.isArray(value)) {
+    return value.map((f) => String((f as { role?: string }).role ?? '?')).sort();
+  }
+  return value;
+}
+
+const OUTPUT_TYPE_REQUESTS: Record<string, string> = {
+  multiple_choice: 'loglikelihood',
+  greedy_until: 'generate_until',
+};
+
+/**
+ * Sources record configured and used values in different shapes (a metric list
+ * of objects vs the metric names seen; n-samples {original, effective} vs a
+ * document count). The configured value is projected onto the used value's
+ * shape; when no projection fits, the two are not comparable and no
+ * contradiction is claimed.
+ */
+function projectConfigured(item: DisclosureItem, field: string, configured: unknown, used: unknown): { comparable: boolean; value: unknown } {
+  let value = configured;
+  // lm-eval merges the CLI's --gen_kwargs over the task's generation_kwargs.
+  if (item === 'generation' && field === 'settings' && value !== null && typeof value === 'object' && 'task' in value) {
+    const v = value as { task?: unknown; cli?: unknown };
+    value = { ...(v.task as object | null), ...(v.cli as object | null) };
+  }
+  if (item === 'scoring' && field === 'output_type' && typeof value === 'string') value = OUTPUT_TYPE_REQUESTS[value] ?? value;
+  if (Array.isArray(used) && used.every((u) => typeof u === 'string') && Array.isArray(value)) {
+    value = value.map((v) => (v !== null && typeof v === 'object' ? ((v as Record<string, unknown>).name ?? (v as Record<string, unknown>).metric ?? v) : v));
+  }
+  if (Array.isArray(used) && used.length === 1 && !Array.isArray(value)) value = [value];
+  if (typeof used === 'number' && value !== null && typeof value === 'object' && 'effective' in value) value = (value as { effective: unknown }).effective;
+  const shape = (v: unknown) => (Array.isArray(v) ? 'array' : v === null ? 'null' : typeof v);
+  const comparable = shape(value) === shape(used) || (typeof used === 'number' && typeof value === 'string') || (typeof used === 'string' && typeof value === 'number');
+  return { comparable, value };
+}
+
+function selfContradiction(item: DisclosureItem, field: string, s: Setting | undefined): string | null {
+  if (s === undefined || !isKnown(s.configured) || !isKnown(s.used)) return null;
+  const projected = projectConfigured(item, field, s.configured.value, s.used.value);
+  if (!projected.comparable) return null;
+  const hubId = item === 'model' && field === 'model_id';
+  const c = compareValues(comparableValue(item, field, projected.value), comparableValue(item, field, s.used.value), { hubId });
+  if (c.equal) return null;
+  return `configured ${brief(s.configured.value)}, used ${brief(s.used.value)}`;
+}
+
+export function brief(value: unknown, max = 80): string {
+  const text = typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? String(value);
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+export function compareField(item: DisclosureItem, field: string, sa: Setting | undefined, sb: Setting | undefined): FieldRow {
+  const fa = effectiveFact(sa);
+  const fb = effectiveFact(sb);
+  const row: FieldRow = { item, field, a: shown(fa), b: shown(fb), verdict: 'same', rules: [] };
+  const ca = selfContradiction(item, field, sa);
+  const cb = selfContradiction(item, field, sb);
+  if (ca !== null || cb !== null) {
+    row.contradiction = {
+      side: ca !== null && cb !== null ? 'A and B' : ca !== null ? 'A' : 'B',
+      detail: [ca !== null ? `A: ${ca}` : null, cb !== null ? `B: ${cb}` : null].filter(Boolean).join('; '),
+    };
+  }
+  if (!isKnown(fa) || !isKnown(fb)) {
+    row.verdict = !isKnown(fa) && !isKnown(fb) ? 'unknown in both' : !isKnown(fa) ? 'unknown in A' : 'unknown in B';
+    return row;
+  }
+  const c = compareValues(comparableValue(item, field, fa.value), comparableValue(item, field, fb.value), {
+    hubId: item === 'model' && field === 'model_id',
+  });
+  row.rules = c.rules;
+  row.verdict = !c.equal ? 'differs' : row.contradiction !== undefined ? 'contradicts' : 'same';
+  return row;
+}
+
+function itemVerdict(fields: readonly FieldRow[]): ItemVerdict {
+  const has = (v: FieldVerdict) => fields.some((f) => f.verdict === v);
+  if (has('differs')) return 'differs';
+  if (has('contradicts')) return 'contradicts';
+  const unknownA = has('unknown in A');
+  const unknownB = has('unknown in B');
+  if (unknownA && unknownB) return 'unknown in A and B';
+  if (unknownA) return 'unknown in A';
+  if (unknownB) return 'unknown in B';
+  if (has('same')) return 'same';
+  return 'unknown in both';
+}
+
+/** Diffs every disclosure item of run A (task `taskA`) against run B (task `taskB`). */
+export function diffSettings(runA: RunProvenance, taskA: string | null, runB: RunProvenance, taskB: string | null): SettingsDiff {
+  const items: ItemRow[] = [];
+  const used = new Set<NoiseRuleName>();
+  for (const item of DISCLOSURE_ITEMS) {
+    const ga = itemGroup(runA, taskA, item);
+    const gb = itemGroup(runB, taskB, item);
+    const fields = fieldsOf(item, ga, gb).map((field) => compareField(item, field, ga[field], gb[field]));
+    for (const f of fields) for (const r of f.rules) used.add(r);
+    items.push({
+      item,
+      task: isPerRunItem(item) ? null : taskA,
+      verdict: itemVerdict(fields),
+      fields,
+      knownInA: fields.filter((f) => f.a.status !== 'unknown').length,
+      knownInB: fields.filter((f) => f.b.status !== 'unknown').length,
+    });
+  }
+  return {
+    taskA,
+    taskB,
+    items,
+    rulesApplied: [...used].sort().map((name) => ({ name, description: NOISE_RULES[name].description })),
+  };
+}
+
+/** Every field row whose verdict is `differs`, as 'item.field'. */
+export function differingFields(diff: SettingsDiff): string[] {
+  return diff.items.flatMap((i) => i.fields.filter((f) => f.verdict === 'differs').map((f) => `${i.item}.${f.field}`));
+}
