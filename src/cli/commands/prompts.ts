@@ -1,0 +1,103 @@
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import type { Command } from 'commander';
+import { BadInputError } from '../../errors.ts';
+import { buildPrompts, promptLine } from '../../prompt/prompts.ts';
+import { printJson, printLines, formatTable } from '../output.ts';
+
+interface PromptFlags {
+  tasks: string;
+  includePath?: string[];
+  numFewshot?: string;
+  limit?: string;
+  applyChatTemplate?: string | boolean;
+  fewshotAsMultiturn?: string;
+  systemInstruction?: string;
+  seed?: string;
+  genKwargs?: string;
+  out: string;
+  json: boolean;
+}
+
+function parseBool(text: string | undefined, flag: string): boolean | null {
+  if (text === undefined) return null;
+  if (/^(true|1|yes)$/i.test(text)) return true;
+  if (/^(false|0|no)$/i.test(text)) return false;
+  throw new BadInputError(`${flag} takes true or false, got '${text}'`);
+}
+
+function parseNumber(text: string | undefined, flag: string): number | null {
+  if (text === undefined) return null;
+  const n = Number(text);
+  if (text.trim() === '' || Number.isNaN(n) || n < 0) throw new BadInputError(`${flag} takes a non-negative number, got '${text}'`);
+  return n;
+}
+
+/** lm-eval's `--gen_kwargs a=1,b=x` (values as Python literals where they parse). */
+function parseGenKwargs(text: string | undefined): Record<string, unknown> | null {
+  if (!text) return null;
+  const out: Record<string, unknown> = {};
+  for (const pair of text.split(',')) {
+    const [key, ...rest] = pair.split('=');
+    if (!key || rest.length === 0) throw new BadInputError(`--gen_kwargs expects key=value pairs, got '${pair}'`);
+    const value = rest.join('=');
+    out[key.trim()] = /^-?\d+$/.test(value) ? Number(value) : /^(true|false)$/i.test(value) ? value.toLowerCase() === 'true' : value;
+  }
+  return out;
+}
+
+export function registerPrompts(program: Command): void {
+  program
+    .command('prompts')
+    .description('Build every request of lm-eval-compatible tasks without a model, one JSON line per document')
+    .requiredOption('--tasks <names>', 'comma-separated task, group or tag names, or task YAML paths')
+    .option('--include_path <dir...>', 'extra task folders (override the shipped ones)')
+    .option('--num_fewshot <n>', 'few-shot examples per prompt (a YAML num_fewshot of 0 wins, as in lm-eval)')
+    .option('--limit <n>', 'first N documents of each task (a fraction below 1 takes that share)')
+    .option('--apply_chat_template [template]', 'render with a chat template: tokenizer_config.json or template file path, or llama3 / qwen3')
+    .option('--fewshot_as_multiturn <bool>', 'few-shot examples as chat turns (default true with a chat template)')
+    .option('--system_instruction <text>', 'system instruction placed before the description')
+    .option('--seed <seeds>', "lm-eval's --seed: one value or random,numpy,torch[,fewshot]", '0,1234,1234,1234')
+    .option('--gen_kwargs <pairs>', 'generation kwargs merged into the task’s (k=v,...)')
+    .requiredOption('--out <file>', 'JSONL file to write')
+    .option('--json', 'print a JSON summary', false)
+    .action(async (flags: PromptFlags) => {
+      const chat = flags.applyChatTemplate;
+      if (chat === true) throw new BadInputError('--apply_chat_template needs a template here (no model is loaded): a tokenizer_config.json, a template file, llama3 or qwen3');
+      const { built, chatTemplate, seeds } = await buildPrompts({
+        tasks: flags.tasks.split(',').map((s) => s.trim()).filter(Boolean),
+        includePaths: flags.includePath,
+        numFewshot: parseNumber(flags.numFewshot, '--num_fewshot'),
+        limit: parseNumber(flags.limit, '--limit'),
+        applyChatTemplate: typeof chat === 'string' ? chat : null,
+        fewshotAsMultiturn: parseBool(flags.fewshotAsMultiturn, '--fewshot_as_multiturn'),
+        systemInstruction: flags.systemInstruction ?? null,
+        seed: flags.seed,
+        genKwargs: parseGenKwargs(flags.genKwargs),
+      });
+      const out = createWriteStream(flags.out, { encoding: 'utf8' });
+      for (const task of built) {
+        for (const record of task.docs) if (!out.write(`${promptLine(record)}\n`)) await once(out, 'drain');
+      }
+      out.end();
+      await once(out, 'finish');
+      const summary = {
+        out: flags.out,
+        chat_template: chatTemplate ? { origin: chatTemplate.origin, name: chatTemplate.name, sha256: chatTemplate.sha256 } : null,
+        fewshot_seed: seeds.fewshot,
+        tasks: built.map((t) => ({
+          task: t.config.task,
+          num_fewshot: t.numFewshot,
+          fewshot_as_multiturn: t.fewshotAsMultiturn,
+          docs: t.docs.length,
+          eval_docs: t.evalDocCount,
+          requests: t.docs.reduce((n, d) => n + d.arguments.length, 0),
+        })),
+      };
+      if (flags.json) return printJson(summary);
+      printLines([
+        `Wrote ${summary.tasks.reduce((n, t) => n + t.docs, 0)} document(s) to ${flags.out}`,
+        ...formatTable(['task', 'shots', 'docs', 'of', 'requests'], summary.tasks.map((t) => [t.task, t.num_fewshot, t.docs, t.eval_docs, t.requests])),
+      ]);
+    });
+}

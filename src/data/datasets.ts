@@ -1,0 +1,149 @@
+/**
+ * Dataset loading for task configs. `dataset_path` is either a local folder/file or a
+ * Hugging Face dataset id. For ids, a local copy is looked up first (the shipped
+ * `fixtures/benchmarks/<id>/<config>/<split>.jsonl`, then `$LMAUDIT_DATASETS` with the
+ * same layout), and otherwise the hub's Parquet conversion is read through DuckDB
+ * (`hf://datasets/<id>@~parquet/<config>/<split>/*.parquet`), as `datasets` would.
+ * Rows keep the file's column order and Python's int/float distinction.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { extname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BadInputError } from '../errors.ts';
+import { duck, sqlString } from '../store/duck.ts';
+import { PyFloat } from '../prompt/jinja/values.ts';
+import { parsePyJson } from './pyjson.ts';
+
+export type Doc = Record<string, unknown>;
+
+export interface DatasetRef {
+  path: string | null;
+  name: string | null;
+  kwargs: Record<string, unknown> | null;
+}
+
+const EXTENSIONS = ['.jsonl', '.json', '.csv', '.parquet'];
+
+/** Folders holding `<dataset id>/<config>/<split>.<ext>` copies, searched in order. */
+export function localDatasetRoots(): string[] {
+  const roots: string[] = [];
+  if (process.env.LMAUDIT_DATASETS) roots.push(...process.env.LMAUDIT_DATASETS.split(':').filter(Boolean));
+  for (const rel of ['../../fixtures/benchmarks', '../fixtures/benchmarks']) {
+    const path = fileURLToPath(new URL(rel, import.meta.url));
+    if (existsSync(path)) {
+      roots.push(path);
+      break;
+    }
+  }
+  return roots;
+}
+
+/** Where a split's rows come from: a local file, or a hub URL for DuckDB. */
+export function locateSplit(ref: DatasetRef, split: string, baseDir?: string): { file: string } | { url: string } {
+  const dataFiles = ref.kwargs?.data_files;
+  if (dataFiles !== undefined && dataFiles !== null) {
+    const chosen = typeof dataFiles === 'string' || Array.isArray(dataFiles) ? (split === 'train' ? dataFiles : undefined) : (dataFiles as Record<string, unknown>)[split];
+    const first = Array.isArray(chosen) ? chosen[0] : chosen;
+    if (typeof first !== 'string') throw new BadInputError(`dataset_kwargs.data_files has no file for split '${split}'`, { field: 'dataset_kwargs' });
+    const file = resolve(baseDir ?? '.', first);
+    if (!existsSync(file)) throw new BadInputError(`data file not found for split '${split}'`, { file });
+    return { file };
+  }
+  if (ref.path === null) throw new BadInputError('the task has no dataset_path', { field: 'dataset_path' });
+  const config = ref.name ?? 'default';
+  const local = resolve(baseDir ?? '.', ref.path);
+  if (existsSync(local)) {
+    if (statSync(local).isFile()) return { file: local };
+    for (const dir of [join(local, config), local]) {
+      for (const ext of EXTENSIONS) if (existsSync(join(dir, split + ext))) return { file: join(dir, split + ext) };
+    }
+    throw new BadInputError(`no file for split '${split}' (looked for ${split}{${EXTENSIONS.join(',')}})`, { file: local });
+  }
+  for (const root of localDatasetRoots()) {
+    for (const ext of EXTENSIONS) {
+      const file = join(root, ref.path, config, split + ext);
+      if (existsSync(file)) return { file };
+    }
+  }
+  return { url: `hf://datasets/${ref.path}@~parquet/${config}/${split}/*.parquet` };
+}
+
+export async function loadSplit(ref: DatasetRef, split: string, baseDir?: string): Promise<Doc[]> {
+  const where = locateSplit(ref, split, baseDir);
+  if ('url' in where) {
+    try {
+      return await duckRows(`SELECT * FROM read_parquet(${sqlString(where.url)})`);
+    } catch (error) {
+      throw new BadInputError(
+        `dataset ${ref.path}${ref.name ? ` (${ref.name})` : ''} split '${split}' has no local copy and the hub could not be read (${(error as Error).message.split('\n')[0]})`,
+        { field: 'dataset_path' },
+        { cause: error },
+      );
+    }
+  }
+  return loadFile(where.file);
+}
+
+export async function loadFile(file: string): Promise<Doc[]> {
+  const ext = extname(file).toLowerCase();
+  if (ext === '.jsonl') return readJsonl(file);
+  if (ext === '.json') {
+    const value = parsePyJson(readFileSync(file, 'utf8'), { file });
+    if (Array.isArray(value)) return value.map((row, i) => asDoc(row, file, i + 1));
+    throw new BadInputError('a JSON dataset must be an array of objects', { file });
+  }
+  if (ext === '.csv') return duckRows(`SELECT * FROM read_csv(${sqlString(file)}, header = true)`);
+  if (ext === '.parquet') return duckRows(`SELECT * FROM read_parquet(${sqlString(file)})`);
+  throw new BadInputError(`unsupported dataset file type '${ext}' (use ${EXTENSIONS.join(', ')})`, { file });
+}
+
+function readJsonl(file: string): Doc[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new BadInputError(`cannot read (${(error as Error).message})`, { file });
+  }
+  const docs: Doc[] = [];
+  let line = 0;
+  for (const row of text.split('\n')) {
+    line++;
+    if (row.trim() === '') continue;
+    docs.push(asDoc(parsePyJson(row, { file, line }), file, line));
+  }
+  return docs;
+}
+
+function asDoc(value: unknown, file: string, line: number): Doc {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new BadInputError('a dataset row must be a JSON object', { file, line });
+  return value as Doc;
+}
+
+async function duckRows(sql: string): Promise<Doc[]> {
+  const conn = await duck();
+  const reader = await conn.runAndReadAll(sql);
+  const names = reader.columnNames();
+  const types = reader.columnTypes().map((t) => String(t));
+  const rows = reader.getRowsJS();
+  return rows.map((row) => {
+    const doc: Doc = {};
+    names.forEach((name, i) => {
+      doc[name] = fromDuck(row[i], types[i]!);
+    });
+    return doc;
+  });
+}
+
+/** DuckDB JS values → the Python values `datasets` would give (floats kept as floats). */
+function fromDuck(value: unknown, type: string): unknown {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value;
+  if (typeof value === 'number') return /^(DOUBLE|FLOAT|REAL|DECIMAL)/.test(type) || !Number.isInteger(value) ? new PyFloat(value) : value;
+  if (Array.isArray(value)) return value.map((v) => fromDuck(v, ''));
+  if (typeof value === 'object') {
+    const out: Doc = {};
+    for (const [k, v] of Object.entries(value as Doc)) out[k] = fromDuck(v, '');
+    return out;
+  }
+  return value;
+}

@@ -1,0 +1,86 @@
+/**
+ * The `lmaudit prompts` pipeline as a library call: resolve task names, build every
+ * request, and give one record per document (the same records feed `lmaudit run` and
+ * the store's instances table).
+ */
+import { BadInputError } from '../errors.ts';
+import { dumpsPy } from '../data/pyjson.ts';
+import { TaskIndex } from '../tasks/index.ts';
+import { buildTask, type BuiltTask, type DocRequests } from './build.ts';
+import { loadChatTemplate, type ChatTemplate } from './chatTemplate.ts';
+
+export interface PromptOptions {
+  tasks: string[];
+  includePaths?: string[];
+  numFewshot?: number | null;
+  limit?: number | null;
+  applyChatTemplate?: string | null;
+  fewshotAsMultiturn?: boolean | null;
+  systemInstruction?: string | null;
+  /** lm-eval's `--seed`: one value for all four seeds, or 3–4 comma-separated; `None` means unseeded. */
+  seed?: string | null;
+  genKwargs?: Record<string, unknown> | null;
+}
+
+export interface Seeds {
+  random: number | null;
+  numpy: number | null;
+  torch: number | null;
+  fewshot: number | null;
+}
+
+/** lm-eval's `--seed` parsing (default "0,1234,1234,1234"). */
+export function parseSeed(text: string | null | undefined): Seeds {
+  const defaults = [0, 1234, 1234, 1234];
+  if (text === null || text === undefined) return { random: 0, numpy: 1234, torch: 1234, fewshot: 1234 };
+  const parts = text.split(',').map((s) => s.trim());
+  const value = (s: string): number | null => {
+    if (s === 'None') return null;
+    if (!/^-?\d+$/.test(s)) throw new BadInputError(`--seed values must be integers or None, got '${s}'`, { field: 'seed' });
+    return Number(s);
+  };
+  if (parts.length === 1) {
+    const v = value(parts[0]!);
+    return { random: v, numpy: v, torch: v, fewshot: v };
+  }
+  if (parts.length < 3 || parts.length > 4) throw new BadInputError('--seed takes one value or 3–4 comma-separated values', { field: 'seed' });
+  const [r, n, t, f] = [0, 1, 2, 3].map((i) => (parts[i] === undefined ? defaults[i]! : value(parts[i]!)));
+  return { random: r!, numpy: n!, torch: t!, fewshot: f! };
+}
+
+export async function buildPrompts(options: PromptOptions): Promise<{ built: BuiltTask[]; chatTemplate: ChatTemplate | null; seeds: Seeds }> {
+  const index = TaskIndex.withShipped(options.includePaths ?? []);
+  const resolved = index.resolve(options.tasks);
+  const chatTemplate = options.applyChatTemplate ? loadChatTemplate(options.applyChatTemplate) : null;
+  const seeds = parseSeed(options.seed);
+  const built: BuiltTask[] = [];
+  for (const config of resolved.tasks) {
+    built.push(
+      await buildTask(config, {
+        roots: index.roots,
+        numFewshot: options.numFewshot,
+        limit: options.limit,
+        chatTemplate,
+        fewshotAsMultiturn: options.fewshotAsMultiturn,
+        systemInstruction: options.systemInstruction,
+        fewshotSeed: seeds.fewshot,
+        genKwargs: options.genKwargs,
+      }),
+    );
+  }
+  return { built, chatTemplate, seeds };
+}
+
+/** One output line, in Python's JSON spelling (floats keep `1.0`; key order as the dataset). */
+export function promptLine(record: DocRequests): string {
+  return dumpsPy({
+    task: record.task,
+    doc_id: record.doc_id,
+    doc: record.doc,
+    target: record.target,
+    arguments: record.arguments,
+    request_type: record.request_type,
+    doc_hash: record.doc_hash,
+    prompt_hash: record.prompt_hash,
+  });
+}

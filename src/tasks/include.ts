@@ -1,0 +1,40 @@
+/**
+ * lm-eval's `load_yaml` include resolution (lmeval-prompts.md §3.3): `include` paths
+ * resolve against the directory of the file that names them; included files are
+ * merged in list order (later wins, `task_list` dropped), then the file's own keys win.
+ * The merge is top-level only. One "seen" set is shared by the whole recursion, so a
+ * diamond (one file reached twice) is reported as a cycle, as lm-eval does.
+ */
+import { dirname, resolve } from 'node:path';
+import { BadInputError } from '../errors.ts';
+import { parseYamlFile } from './yaml.ts';
+
+export function loadYamlWithIncludes(file: string, seen: string[] = []): Record<string, unknown> {
+  const path = resolve(file);
+  if (seen.includes(path)) {
+    throw new BadInputError(`include cycle: ${[...seen, path].join(' -> ')}`, { file: seen.at(-1) ?? path, field: 'include' });
+  }
+  seen.push(path);
+  const own = { ...parseYamlFile(path) };
+  if (!('include' in own)) return own;
+  const include = own.include;
+  delete own.include;
+  const list = typeof include === 'string' ? [include] : include;
+  if (!Array.isArray(list) || list.some((x) => typeof x !== 'string')) {
+    throw new BadInputError('include must be a path or a list of paths', { file: path, field: 'include' });
+  }
+  const merged: Record<string, unknown> = {};
+  for (const name of list as string[]) {
+    const target = resolve(dirname(path), name);
+    let included: Record<string, unknown>;
+    try {
+      included = loadYamlWithIncludes(target, seen);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new BadInputError(`included file not found: ${name}`, { file: path, field: 'include' });
+      throw error;
+    }
+    delete included.task_list;
+    Object.assign(merged, included);
+  }
+  return Object.assign(merged, own);
+}

@@ -1,0 +1,187 @@
+/**
+ * The task index (lm-eval's TaskIndex/TaskManager, lmeval-prompts.md §3.4–3.5): every
+ * `.yaml` file below the roots, sorted by path, classified as group, task or template
+ * fragment; `tag:` entries collect tasks. Names resolve to leaf task configs, with
+ * group overrides applied. The first file in sorted order wins within a root; later
+ * roots (`--include_path`) override earlier ones.
+ */
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BadInputError, UnknownNameError } from '../errors.ts';
+import { GROUP_KEYS, checkKeys, toTaskConfig, type TaskConfig } from './config.ts';
+import { loadYamlWithIncludes } from './include.ts';
+
+export interface GroupNode {
+  group: string;
+  group_alias: string | null;
+  children: (GroupNode | string)[];
+  aggregate_metric_list: Record<string, unknown>[] | null;
+  metadata: Record<string, unknown> | null;
+  source: string;
+}
+
+export interface ResolvedTasks {
+  /** Leaf tasks in load order (a task reached twice is kept once). */
+  tasks: TaskConfig[];
+  /** Groups named on the command line or reached through them. */
+  groups: GroupNode[];
+}
+
+type Entry = { kind: 'task' | 'group'; file: string; raw: Record<string, unknown> };
+
+/** The shipped task library: `tasks/` beside `src/` (running from source) or beside `dist/` (bundled). */
+export function shippedTasksRoot(): string {
+  for (const rel of ['../../tasks', '../tasks']) {
+    const path = fileURLToPath(new URL(rel, import.meta.url));
+    if (existsSync(join(path, 'mmlu'))) return path;
+  }
+  throw new BadInputError('the shipped task library (tasks/) was not found next to lmaudit');
+}
+
+function yamlFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string): void => {
+    for (const name of readdirSync(d).sort()) {
+      if (name === '__pycache__' || name === '.ipynb_checkpoints') continue;
+      const path = join(d, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (name.endsWith('.yaml')) out.push(path);
+    }
+  };
+  walk(dir);
+  return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+export class TaskIndex {
+  private readonly entries = new Map<string, Entry>();
+  private readonly tags = new Map<string, Set<string>>();
+
+  constructor(readonly roots: readonly string[]) {
+    for (const root of roots) this.indexRoot(resolve(root));
+  }
+
+  static withShipped(includePaths: readonly string[] = []): TaskIndex {
+    return new TaskIndex([shippedTasksRoot(), ...includePaths.map((p) => resolve(p))]);
+  }
+
+  private indexRoot(root: string): void {
+    if (!existsSync(root)) throw new BadInputError('task folder not found', { file: root });
+    const seenHere = new Set<string>();
+    for (const file of yamlFiles(root)) this.addFile(file, seenHere);
+  }
+
+  private addFile(file: string, seenHere: Set<string>): void {
+    const raw = loadYamlWithIncludes(file);
+    if ('class' in raw) return;
+    const name = 'group' in raw && raw.group !== undefined && 'task' in raw && Array.isArray(raw.task) ? raw.group : raw.task;
+    const kind = name === raw.group && Array.isArray(raw.task) ? 'group' : 'task';
+    if (typeof name !== 'string') return;
+    if (seenHere.has(name)) return;
+    seenHere.add(name);
+    this.entries.set(name, { kind, file, raw });
+    if (kind === 'task') {
+      const tags = raw.tag === undefined || raw.tag === null ? [] : Array.isArray(raw.tag) ? raw.tag : [raw.tag];
+      for (const tag of tags.map(String)) {
+        if (!this.tags.has(tag)) this.tags.set(tag, new Set());
+        this.tags.get(tag)!.add(name);
+      }
+    }
+  }
+
+  names(): string[] {
+    return [...this.entries.keys(), ...this.tags.keys()].sort();
+  }
+
+  /** Resolves task, group and tag names, or paths to task YAML files, into leaf task configs. */
+  resolve(names: readonly string[]): ResolvedTasks {
+    const out: ResolvedTasks = { tasks: [], groups: [] };
+    const seen = new Set<string>();
+    const addTask = (config: TaskConfig): void => {
+      if (seen.has(config.task)) return;
+      seen.add(config.task);
+      out.tasks.push(config);
+    };
+    for (const name of names) this.resolveOne(name, {}, addTask, out.groups);
+    return out;
+  }
+
+  private resolveOne(
+    name: string | Record<string, unknown>,
+    overrides: Record<string, unknown>,
+    addTask: (c: TaskConfig) => void,
+    groups: GroupNode[],
+  ): GroupNode | string | null {
+    if (typeof name !== 'string') return this.resolveInline(name, overrides, addTask, groups);
+    if (name.endsWith('.yaml') && existsSync(name)) {
+      const raw = loadYamlWithIncludes(name);
+      return this.resolveRaw(raw, resolve(name), overrides, addTask, groups);
+    }
+    const entry = this.entries.get(name);
+    if (entry !== undefined) return this.resolveRaw(entry.raw, entry.file, overrides, addTask, groups);
+    const tagged = this.tags.get(name);
+    if (tagged !== undefined) {
+      for (const task of [...tagged].sort()) this.resolveOne(task, overrides, addTask, groups);
+      return name;
+    }
+    throw new UnknownNameError('task', name, this.names());
+  }
+
+  private resolveInline(
+    raw: Record<string, unknown>,
+    overrides: Record<string, unknown>,
+    addTask: (c: TaskConfig) => void,
+    groups: GroupNode[],
+  ): GroupNode | string | null {
+    // An inline child that names an indexed task overrides that task's config.
+    const base = typeof raw.task === 'string' && this.entries.get(raw.task)?.kind === 'task' ? this.entries.get(raw.task)! : null;
+    const merged = base === null ? raw : { ...base.raw, ...raw };
+    return this.resolveRaw(merged, base?.file ?? '<inline>', overrides, addTask, groups);
+  }
+
+  private resolveRaw(
+    raw: Record<string, unknown>,
+    file: string,
+    overrides: Record<string, unknown>,
+    addTask: (c: TaskConfig) => void,
+    groups: GroupNode[],
+  ): GroupNode | string {
+    if ('group' in raw && Array.isArray(raw.task)) return this.resolveGroup(raw, file, overrides, addTask, groups);
+    const config = { ...raw, ...overrides };
+    delete config.group;
+    delete config.task_list;
+    const task = toTaskConfig(config, file);
+    addTask(task);
+    return task.task;
+  }
+
+  private resolveGroup(
+    raw: Record<string, unknown>,
+    file: string,
+    overrides: Record<string, unknown>,
+    addTask: (c: TaskConfig) => void,
+    groups: GroupNode[],
+  ): GroupNode {
+    const groupFields: Record<string, unknown> = {};
+    const childOverrides: Record<string, unknown> = { ...overrides };
+    for (const [key, value] of Object.entries(raw)) {
+      if ((GROUP_KEYS as readonly string[]).includes(key)) groupFields[key] = value;
+      else childOverrides[key] = value;
+    }
+    checkKeys(groupFields, GROUP_KEYS, file);
+    const node: GroupNode = {
+      group: String(raw.group),
+      group_alias: typeof raw.group_alias === 'string' ? raw.group_alias : null,
+      children: [],
+      aggregate_metric_list: (raw.aggregate_metric_list as Record<string, unknown>[]) ?? null,
+      metadata: (raw.metadata as Record<string, unknown>) ?? null,
+      source: file,
+    };
+    groups.push(node);
+    for (const child of raw.task as (string | Record<string, unknown>)[]) {
+      const resolved = this.resolveOne(child, childOverrides, addTask, groups);
+      if (resolved !== null) node.children.push(resolved);
+    }
+    return node;
+  }
+}

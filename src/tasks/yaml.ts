@@ -1,0 +1,66 @@
+/**
+ * Task YAML parsing with PyYAML's semantics: the YAML 1.1 schema (`yes`/`on` are
+ * booleans, `0777` is octal), floats kept as `PyFloat` so `1.0` stays a float, and
+ * lm-eval's `!function module.name` tag, which becomes a `FunctionRef` resolved later
+ * against lmaudit's registry of ports (src/tasks/functions.ts).
+ */
+import { readFileSync } from 'node:fs';
+import { NOT_RESOLVED, YAML11_SCHEMA, YAMLException, defineScalarTag, floatYaml11Tag, load, type Schema } from 'js-yaml';
+import { BadInputError } from '../errors.ts';
+import { PyFloat } from '../prompt/jinja/values.ts';
+
+/** A `!function` reference: the dotted name as written and the YAML file that wrote it. */
+export class FunctionRef {
+  constructor(
+    readonly name: string,
+    readonly file: string,
+  ) {}
+  toString(): string {
+    return `!function ${this.name}`;
+  }
+}
+
+const pyFloatTag = defineScalarTag(floatYaml11Tag.tagName, {
+  ...floatYaml11Tag,
+  resolve: (source, explicit, tagName) => {
+    const value = floatYaml11Tag.resolve(source, explicit, tagName);
+    return value === NOT_RESOLVED ? value : new PyFloat(value as number);
+  },
+});
+
+function schemaFor(file: string): Schema {
+  const functionTag = defineScalarTag('!function', {
+    resolve: (source) => new FunctionRef(source.trim(), file),
+    identify: (value) => value instanceof FunctionRef,
+    represent: (value) => (value as FunctionRef).name,
+  });
+  return YAML11_SCHEMA.withTags(pyFloatTag, functionTag);
+}
+
+/** Parses one YAML file into a plain mapping; malformed YAML is a BadInputError with file and line. */
+export function parseYamlFile(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new BadInputError(`cannot read task file (${(error as Error).message})`, { file }, { cause: error });
+  }
+  return parseYamlText(text, file);
+}
+
+export function parseYamlText(text: string, file: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = text.trim() === '' ? {} : load(text, { schema: schemaFor(file), filename: file });
+  } catch (error) {
+    if (error instanceof YAMLException) {
+      const mark = (error as YAMLException & { mark?: { line: number } }).mark;
+      const reason = (error as YAMLException & { reason?: string }).reason ?? error.message;
+      throw new BadInputError(`malformed YAML: ${reason}`, { file, line: mark ? mark.line + 1 : undefined }, { cause: error });
+    }
+    throw error;
+  }
+  if (value === null || value === undefined) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) throw new BadInputError('a task file must be a YAML mapping', { file });
+  return value as Record<string, unknown>;
+}
