@@ -1,0 +1,68 @@
+import type { Command } from 'commander';
+import { evaluateDeclared, loadDeclaredFalsifier, type DeclaredFalsifierResult } from '../../audit/declaredFalsifier.ts';
+import { diffStores } from '../../audit/diff.ts';
+import { loadSource } from '../../audit/source.ts';
+import { BadInputError, FalsifierViolatedError } from '../../errors.ts';
+import { diffLines } from '../../report/diffText.ts';
+import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
+import { printJson, printLines } from '../output.ts';
+
+export interface AuditFlags extends ImportFlags {
+  runA?: string;
+  runB?: string;
+  iterations: string;
+  seed: string;
+  examples: string;
+  falsifier?: string;
+  json: boolean;
+}
+
+export function positiveInt(value: string, flag: string, min = 1): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new BadInputError(`${flag} must be an integer ≥ ${min}, got '${value}'`, { field: flag });
+  return n;
+}
+
+/** Options shared by diff and report (the paired statistics and the declared falsifier). */
+export function addAuditFlags(command: Command): Command {
+  return command
+    .option('--run-a <selector>', 'compare only runs of A whose id, label, file name or task contains this')
+    .option('--run-b <selector>', 'compare only runs of B whose id, label, file name or task contains this')
+    .option('--iterations <n>', 'paired bootstrap resamples', '10000')
+    .option('--seed <n>', 'seed of the paired bootstrap (CPython random.Random)', '1234')
+    .option('--examples <n>', 'examples to show per kind (prompt diffs, flips)', '3')
+    .option('--falsifier <yaml>', 'a declared falsifier (audits/falsifiers/*.yaml); exit 1 when it is violated');
+}
+
+export function diffOptionsFrom(flags: AuditFlags) {
+  return {
+    runA: flags.runA,
+    runB: flags.runB,
+    iterations: positiveInt(flags.iterations, '--iterations'),
+    seed: positiveInt(flags.seed, '--seed', 0),
+    examples: positiveInt(flags.examples, '--examples', 0),
+  };
+}
+
+export function registerDiff(program: Command): void {
+  addImportFlags(
+    addAuditFlags(
+      program
+        .command('diff')
+        .description('Compare two runs: settings side by side, configured vs used, items, paired statistics, flips and the falsifier')
+        .argument('<A>', 'store, lm-eval output folder/file, Inspect log or generic records')
+        .argument('<B>', 'the same kinds of source (may be the same folder, with --run-a/--run-b)'),
+    ).option('--json', 'print the diff as JSON', false),
+  ).action(async (a: string, b: string, flags: AuditFlags) => {
+    const options = diffOptionsFrom(flags);
+    const spec = flags.falsifier !== undefined ? await loadDeclaredFalsifier(flags.falsifier) : null;
+    const importOptions = importOptionsFrom(flags);
+    const sourceA = await loadSource([a], importOptions);
+    const sourceB = b === a ? sourceA : await loadSource([b], importOptions);
+    const diff = await diffStores(sourceA.store, sourceB.store, options);
+    const declared: DeclaredFalsifierResult | null = spec !== null ? evaluateDeclared(flags.falsifier!, spec, diff) : null;
+    if (flags.json) printJson({ ...diff, declared_falsifier: declared, skipped: { a: sourceA.skipped.length, b: sourceB.skipped.length } });
+    else printLines(diffLines(diff, declared));
+    if (declared?.status === 'violated') throw new FalsifierViolatedError(declared.sentence);
+  });
+}

@@ -1,0 +1,127 @@
+/**
+ * The readable form of a diff for a terminal: lines, not printing (only
+ * src/cli prints). Run-level settings once per run pair; per task, only what
+ * is not plainly the same, so a 79-task comparison stays readable.
+ */
+import type { DeclaredFalsifierResult } from '../audit/declaredFalsifier.ts';
+import type { DiffResult, TaskComparison } from '../audit/diff.ts';
+import { FLIP_CAUSE_TEXT, type FlipCause } from '../audit/flips.ts';
+import { formatP } from '../audit/pairedStats.ts';
+import type { FieldRow, ItemRow } from '../audit/settingsDiff.ts';
+import { cell, clip, fmt, table } from './textTable.ts';
+
+function fieldLine(f: FieldRow): string[] {
+  return [
+    `  ${f.field}`,
+    f.verdict,
+    f.a.status === 'unknown' ? '—' : cell(f.a.value),
+    f.b.status === 'unknown' ? '—' : cell(f.b.value),
+    [f.rules.length > 0 ? `noise: ${f.rules.join(', ')}` : '', f.contradiction ? `record contradicts itself (${f.contradiction.detail})` : ''].filter(Boolean).join('; '),
+  ];
+}
+
+function settingsRows(items: readonly ItemRow[], onlyChanged: boolean): string[][] {
+  const rows: string[][] = [];
+  for (const item of items) {
+    const interesting = item.fields.filter((f) => f.verdict !== 'same' || f.rules.length > 0 || f.contradiction);
+    const shownFields = onlyChanged ? item.fields.filter((f) => f.verdict === 'differs' || f.verdict === 'contradicts' || f.verdict === 'unknown in A' || f.verdict === 'unknown in B') : interesting.filter((f) => f.verdict !== 'unknown in both');
+    if (onlyChanged && shownFields.length === 0) continue;
+    rows.push([item.item, item.verdict, `${item.knownInA} known`, `${item.knownInB} known`, '']);
+    for (const f of shownFields) rows.push(fieldLine(f));
+  }
+  return rows;
+}
+
+function taskLines(t: TaskComparison, r: DiffResult): string[] {
+  const out: string[] = [];
+  const title = t.taskA === t.taskB ? t.taskA : `${t.taskA} (A) vs ${t.taskB} (B)`;
+  out.push('', `-- task ${title}`);
+  const perTask = t.settings.items.filter((i) => i.task !== null);
+  const rows = settingsRows(perTask, true);
+  out.push(rows.length === 0 ? 'Settings (per task): every recorded setting is the same.' : 'Settings (per task), where they are not the same:');
+  if (rows.length > 0) out.push(...table(['item / field', 'verdict', 'A', 'B', 'note'], rows));
+  out.push('', 'Configured vs used:');
+  out.push(
+    ...table(
+      ['check', 'A', 'B'],
+      t.checks.a.map((ca, i) => {
+        const cb = t.checks.b[i]!;
+        return [ca.id, `${ca.status}: ${clip(ca.used, 40)}`, `${cb.status}: ${clip(cb.used, 40)}`];
+      }),
+    ),
+  );
+  for (const [side, checks] of [['A', t.checks.a], ['B', t.checks.b]] as const) {
+    for (const c of checks.filter((x) => x.status === 'mismatch')) {
+      out.push(`  ${side} ${c.id}: ${c.message}`);
+      for (const e of c.evidence) out.push(`      ${e.docId !== null ? `doc ${e.docId}: ` : ''}${e.bytes}`);
+    }
+  }
+  if (t.items !== null) {
+    const i = t.items;
+    const d = i.differences;
+    out.push(
+      '',
+      `Items: ${i.keyNote} (pairs by doc_hash ${i.pairsByKey.doc_hash}, by content ${i.pairsByKey.doc_content}, by doc_id ${i.pairsByKey.doc_id}).`,
+      `  ${i.shared} shared, ${i.onlyA} only in A${i.onlyA > 0 ? ` (${i.onlyAIds.join(', ')}${i.onlyA > i.onlyAIds.length ? ', …' : ''})` : ''}, ${i.onlyB} only in B${i.onlyB > 0 ? ` (${i.onlyBIds.join(', ')}${i.onlyB > i.onlyBIds.length ? ', …' : ''})` : ''}.`,
+      `  Prompts that differ byte-wise: ${d.promptsDiffer} of ${i.shared}. Responses that differ: ${d.responsesDiffer} of ${i.shared}.` +
+        (d.logprob !== null && d.logprob.differ > 0 ? ` Log-probs differ in ${d.logprob.differ} of ${d.logprob.compared} items (largest |Δ| ${fmt(d.logprob.maxAbsDiff)}).` : ''),
+    );
+    for (const p of d.promptExamples) out.push(`  prompt diff, A doc ${p.docIdA} → B doc ${p.docIdB}:`, ...p.patch.split('\n').map((l) => `    ${l}`));
+    for (const e of d.responseExamples) out.push(`  response, doc ${e.docIdA}: A ${cell(e.a, 70)} | B ${cell(e.b, 70)}`);
+  }
+  out.push('');
+  if (t.pairedNote !== null) out.push(`Paired statistics: ${t.pairedNote}.`);
+  if (t.paired.length > 0) {
+    out.push(
+      ...table(
+        ['score', 'n', 'A', 'B', 'B − A', `${Math.round((1 - r.options.alpha) * 100)}% CI (bootstrap)`, 'McNemar (A-only/B-only, p)', 'distinguishable'],
+        t.paired.map((p) => [
+          p.score,
+          String(p.result.n),
+          fmt(p.result.meanA),
+          fmt(p.result.meanB),
+          fmt(p.result.difference),
+          `[${fmt(p.result.ci[0])}, ${fmt(p.result.ci[1])}]`,
+          p.result.mcnemar ? `${p.result.mcnemar.aOnly}/${p.result.mcnemar.bOnly}, p=${formatP(p.result.mcnemar.p)}` : '—',
+          p.result.distinguishable ? 'yes' : 'no',
+        ]),
+      ),
+    );
+    for (const p of t.paired) out.push(`  ${p.score}: ${p.result.sentence}${p.dropped > 0 ? ` (${p.dropped} item(s) without a numeric value on one side left out)` : ''}`);
+  }
+  for (const f of t.flips.filter((x) => x.flips > 0)) {
+    const causes = (Object.keys(f.byCause) as FlipCause[]).filter((c) => f.byCause[c] > 0);
+    out.push(`Flips in ${f.score}: ${f.flips} (${f.lost} right only in A, ${f.gained} right only in B): ${causes.map((c) => `${f.byCause[c]} ${FLIP_CAUSE_TEXT[c]}`).join('; ')}.`);
+    for (const c of causes) for (const e of f.examples[c]) out.push(`    doc ${e.docIdA}: ${e.a} → ${e.b}; ${e.detail}`);
+  }
+  if (t.reported.length > 0 && t.items === null) {
+    out.push('Reported aggregates (the sources’ own numbers; not a paired test):');
+    out.push(...table(['score', 'A', 'B', 'stderr A', 'stderr B'], t.reported.map((s) => [s.score, cell(s.a), cell(s.b), cell(s.stderrA), cell(s.stderrB)])));
+  }
+  out.push('', `Falsifier (${t.falsifier.status}): ${t.falsifier.sentence}`);
+  out.push(...table(['clause', 'status', 'finding'], t.falsifier.clauses.map((c) => [c.name, c.status, clip(c.finding, 110)])));
+  return out;
+}
+
+export function diffLines(r: DiffResult, declared: DeclaredFalsifierResult | null): string[] {
+  const out: string[] = [];
+  out.push(`A: ${r.a.location}`, `B: ${r.b.location}`);
+  out.push(`Paired statistics: percentile bootstrap of B − A with ${r.options.iterations} resamples (seed ${r.options.seed}); exact McNemar for 0/1 scores.`);
+  for (const c of r.comparisons) {
+    out.push('', `== run ${c.a.run_id} (${c.a.label}) vs ${c.b.run_id} (${c.b.label})`);
+    if (c.tasksOnlyInA.length > 0) out.push(`Tasks only in A (${c.tasksOnlyInA.length}): ${c.tasksOnlyInA.slice(0, 12).join(', ')}${c.tasksOnlyInA.length > 12 ? ', …' : ''}`);
+    if (c.tasksOnlyInB.length > 0) out.push(`Tasks only in B (${c.tasksOnlyInB.length}): ${c.tasksOnlyInB.slice(0, 12).join(', ')}${c.tasksOnlyInB.length > 12 ? ', …' : ''}`);
+    const first = c.tasks[0];
+    if (first !== undefined) {
+      out.push('', 'Settings (run level):');
+      out.push(...table(['item / field', 'verdict', 'A', 'B', 'note'], settingsRows(first.settings.items.filter((i) => i.task === null), false)));
+      const rules = first.settings.rulesApplied;
+      if (rules.length > 0) out.push('Noise ignored:', ...rules.map((x) => `  ${x.name}: ${x.description}`));
+    }
+    for (const t of c.tasks) out.push(...taskLines(t, r));
+  }
+  for (const u of r.unpairedA) out.push(`Run of A with no partner in B: ${u.run_id} (${u.label})`);
+  for (const u of r.unpairedB) out.push(`Run of B with no partner in A: ${u.run_id} (${u.label})`);
+  if (declared !== null) out.push('', declared.sentence);
+  return out;
+}
