@@ -1,0 +1,168 @@
+/**
+ * `diff` on the real pairs of ../shared/data/external (SOURCES.md there). The
+ * expectations were checked by hand against the files (python3 json, diff of
+ * the pretty-printed results, line-by-line comparison of the samples).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { loadSource } from '../../src/audit/source.ts';
+import { diffStores, type DiffResult, type TaskComparison } from '../../src/audit/diff.ts';
+import { differingFields } from '../../src/audit/settingsDiff.ts';
+
+const EXTERNAL = fileURLToPath(new URL('../../../shared/data/external/', import.meta.url));
+const LMEVAL = `${EXTERNAL}lm-evaluation-harness/`;
+const OPTIONS = { skipBad: false, fields: {} };
+
+async function diffPaths(a: string, b: string, o: { runA?: string; runB?: string } = {}): Promise<DiffResult> {
+  const A = await loadSource([a], OPTIONS);
+  const B = a === b ? A : await loadSource([b], OPTIONS);
+  return diffStores(A.store, B.store, { iterations: 1000, ...o });
+}
+
+function field(t: TaskComparison, path: string) {
+  const [item, name] = path.split('.');
+  return t.settings.items.find((i) => i.item === item)!.fields.find((f) => f.field === name)!;
+}
+
+test('asdiv at batch size 8 vs 1: only the batch size differs; same prompts; 16 of 50 log-probs move; accuracy identical', async () => {
+  const d = await diffPaths(`${LMEVAL}pr2236-asdiv/asdiv/meta-llama__Meta-Llama-3-8B-Instruct`, `${LMEVAL}pr2236-asdiv/asdiv_cot/meta-llama__Meta-Llama-3-8B-Instruct`);
+  assert.equal(d.comparisons.length, 1);
+  // The asdiv folder also holds the asdiv_cot_llama run (04-27), which has no partner in B.
+  assert.equal(d.unpairedA.length, 1);
+  const t = d.comparisons[0]!.tasks[0]!;
+  assert.equal(t.taskA, 'asdiv');
+  assert.deepEqual(differingFields(t.settings), ['model.batch_size']);
+  assert.deepEqual([field(t, 'model.batch_size').a.value, field(t, 'model.batch_size').b.value], ['8', '1']);
+  assert.equal(field(t, 'model.dtype').verdict, 'same');
+  assert.equal(field(t, 'fewshot.count').verdict, 'same');
+
+  const items = t.items!;
+  assert.equal(items.key, 'doc_hash');
+  assert.deepEqual([items.shared, items.onlyA, items.onlyB], [50, 0, 0]);
+  assert.equal(items.differences.promptsDiffer, 0);
+  assert.equal(items.differences.responsesDiffer, 16);
+  assert.equal(items.differences.logprob!.differ, 16);
+  assert.equal(items.differences.logprob!.compared, 50);
+  // doc 31: -3.661421775817871 (batch 8) vs -3.599076986312866 (batch 1), the largest move.
+  assert.equal(items.differences.logprob!.maxAbsDiff, Math.abs(-3.661421775817871 - -3.599076986312866));
+  assert.deepEqual(items.differences.responseExamples[0], { docIdA: '1', docIdB: '1', a: '-0.008627207018435001', b: '-0.007617858704179525' });
+
+  assert.equal(t.paired.length, 1);
+  const acc = t.paired[0]!;
+  assert.equal(acc.score, 'acc,none');
+  assert.equal(acc.result.n, 50);
+  assert.equal(acc.result.meanA, 0.92);
+  assert.equal(acc.result.difference, 0);
+  assert.deepEqual(acc.result.mcnemar, { aOnly: 0, bOnly: 0, p: 1 });
+  assert.equal(acc.result.distinguishable, false);
+  assert.equal(t.flips[0]!.flips, 0);
+
+  // Configured vs used: the chat template emptied the target delimiter; 8 shots as 8 user turns before the question.
+  const delimiter = t.checks.a.find((c) => c.id === 'target_delimiter')!;
+  assert.equal(delimiter.status, 'mismatch');
+  assert.equal(delimiter.configured, '" "');
+  assert.deepEqual(delimiter.evidence[0], { docId: '0', bytes: 'continuation "9"' });
+  const shots = t.checks.a.find((c) => c.id === 'fewshot_count')!;
+  assert.deepEqual([shots.status, shots.used], ['ok', '8']);
+  assert.equal(t.checks.a.find((c) => c.id === 'tokenizer_model')!.status, 'ok');
+  assert.equal(t.falsifier.status, 'holds');
+});
+
+test('truthfulqa_gen full run vs --limit 20: the limit and the document set differ; the 20 shared items are identical', async () => {
+  const dir = `${LMEVAL}pr3032-truthfulqa-gen`;
+  const d = await diffPaths(dir, dir, { runA: '13-51-32', runB: '14-30-51' });
+  const t = d.comparisons[0]!.tasks[0]!;
+  const differing = differingFields(t.settings);
+  assert.ok(differing.includes('samples.limit'), differing.join());
+  assert.deepEqual([field(t, 'samples.limit').a.value, field(t, 'samples.limit').b.value], [null, 20]);
+  assert.equal(field(t, 'fewshot.count').verdict, 'same');
+  assert.equal(field(t, 'generation.settings').verdict, 'same');
+  const items = t.items!;
+  assert.equal(items.key, 'doc_hash');
+  assert.deepEqual([items.docsA, items.docsB, items.shared, items.onlyA, items.onlyB], [817, 20, 20, 797, 0]);
+  assert.equal(items.differences.promptsDiffer, 0);
+  assert.equal(items.differences.responsesDiffer, 0);
+  assert.match(t.pairedNote!, /only the 20 shared items/);
+  assert.equal(t.paired.length, 12);
+  for (const p of t.paired) {
+    assert.equal(p.result.n, 20);
+    assert.equal(p.result.difference, 0);
+  }
+  // The headline bleu_acc moves from 0.3917 (817 docs) to 0.5 (20 docs) only because the documents differ.
+  assert.equal(t.paired.find((p) => p.score === 'bleu_acc,none')!.result.meanA, 0.5);
+  const documents = t.falsifier.clauses.find((c) => c.name === 'documents')!;
+  assert.equal(documents.status, 'violated');
+  assert.match(documents.finding, /20 shared, 797 only in A, 0 only in B/);
+  assert.equal(t.falsifier.status, 'violated');
+  assert.equal(t.checks.b.find((c) => c.id === 'limit_vs_samples')!.status, 'ok');
+});
+
+test('Qwen2.5-7B "0.4.3" vs "0.4.8": what differs is the dtype, not the version the folder names claim', async () => {
+  const dir = `${LMEVAL}pr2809-qwen-versions`;
+  const d = await diffPaths(`${dir}/results-0.4.3`, `${dir}/results-0.4.8`);
+  assert.equal(d.comparisons.length, 2);
+  const main = d.comparisons.find((c) => c.tasks.length === 15)!;
+  assert.equal(main.tasksOnlyInA.length, 64);
+  for (const t of main.tasks) {
+    const dtype = field(t, 'model.dtype');
+    assert.equal(dtype.verdict, 'differs', t.taskA);
+    assert.deepEqual([dtype.a.value, dtype.b.value], ['torch.bfloat16', 'torch.float32']);
+    // "Qwen/Qwen2.5-7B" vs "qwen/qwen2.5-7B": the same Hub model, and the same model_sha.
+    assert.equal(field(t, 'model.model_id').verdict, 'same');
+    assert.deepEqual(field(t, 'model.model_id').rules, ['hub_id_case']);
+    // Neither file records lm_eval_version: the "0.4.3"/"0.4.8" exist only in folder names.
+    assert.equal(field(t, 'harness.version').a.status, 'inferred');
+    assert.equal(field(t, 'harness.version').b.status, 'inferred');
+    assert.equal(field(t, 'fewshot.count').verdict, 'same');
+    assert.equal(t.items, null);
+    assert.equal(t.falsifier.clauses.find((c) => c.name === 'precision')!.status, 'violated');
+    assert.equal(t.falsifier.clauses.find((c) => c.name === 'fewshot')!.status, 'holds');
+  }
+  const arcEasy = main.tasks.find((t) => t.taskA === 'arc_easy')!;
+  const acc = arcEasy.reported.find((r) => r.score === 'acc,none')!;
+  assert.deepEqual([acc.a, acc.b], [0.8038720538720538, 0.8042929292929293]);
+  const piqa = main.tasks.find((t) => t.taskA === 'piqa')!;
+  assert.deepEqual(differingFields(piqa.settings).filter((f) => f.startsWith('task.')), ['task.dataset_path']);
+  // The multilingual pair: float32 on both sides.
+  const multi = d.comparisons.find((c) => c !== main)!;
+  for (const t of multi.tasks) assert.equal(field(t, 'model.dtype').verdict, 'same', t.taskA);
+});
+
+test('pythia-160m 0-shot vs 5-shot: the few-shot count differs on every shared task', async () => {
+  const d = await diffPaths(`${EXTERNAL}pythia/zero-shot/160m_step143000.json`, `${EXTERNAL}pythia/five-shot/160m-5shot_step143000.json`);
+  const c = d.comparisons[0]!;
+  assert.equal(c.tasks.length, 65);
+  assert.equal(c.tasksOnlyInA.length, 22);
+  for (const t of c.tasks) {
+    const shots = field(t, 'fewshot.count');
+    assert.deepEqual([shots.verdict, shots.a.value, shots.b.value], ['differs', 0, 5], t.taskA);
+    assert.equal(t.falsifier.status, 'violated');
+  }
+  const lambada = c.tasks.find((t) => t.taskA === 'lambada_openai')!;
+  assert.match(lambada.falsifier.sentence, /is void if the two runs used different .*few-shot counts.*; here fewshot count differs \(0 vs 5\)/);
+  assert.deepEqual(lambada.reported.find((r) => r.score === 'acc')!.b, 0.25732582961381717);
+  assert.deepEqual(differingFields(lambada.settings), ['fewshot.count', 'model.batch_size', 'model.device']);
+});
+
+test('big-refactor winogrande: default model vs pythia-2.8b on 2 shared items; the one flip comes from the raw response', async () => {
+  const dir = `${LMEVAL}bigrefactor-2023-06`;
+  const d = await diffPaths(dir, dir, { runA: 'w.json', runB: 'pythia-2.8b_winogrande' });
+  const t = d.comparisons[0]!.tasks[0]!;
+  assert.equal(t.taskA, 'winogrande');
+  const items = t.items!;
+  assert.deepEqual([items.shared, items.onlyA, items.onlyB], [2, 0, 2]);
+  assert.deepEqual(items.onlyBIds, ['2', '3']);
+  assert.equal(items.differences.promptsDiffer, 0);
+  assert.equal(items.differences.responsesDiffer, 2);
+  const acc = t.paired.find((p) => p.score === 'acc,none')!;
+  assert.equal(acc.result.n, 2);
+  assert.deepEqual([acc.result.meanA, acc.result.meanB], [0.5, 0]);
+  assert.deepEqual(acc.result.mcnemar, { aOnly: 1, bOnly: 0, p: 1 });
+  const flips = t.flips.find((f) => f.score === 'acc,none')!;
+  assert.equal(flips.flips, 1);
+  assert.equal(flips.byCause.response, 1);
+  assert.equal(flips.examples.response[0]!.docIdA, '0');
+  assert.equal(t.falsifier.clauses.find((c) => c.name === 'documents')!.status, 'violated');
+  assert.equal(field(t, 'model.model_id').verdict, field(t, 'model.model_id').b.status === 'unknown' ? 'unknown in B' : 'differs');
+});
