@@ -1,0 +1,246 @@
+/**
+ * A tokenizer with Jinja2's lexing rules, emitting `@huggingface/jinja`'s
+ * `Token`s so its parser can build the AST.
+ *
+ * Its own `tokenize` differs from Jinja2 where lm-eval prompts notice:
+ * it drops a trailing newline (lm-eval sets keep_trailing_newline), keeps
+ * `\r\n`, decodes string escapes the JavaScript way (Jinja2 uses Python's
+ * `unicode-escape`, so `'\d'` stays `\d`), strips with JS whitespace, and
+ * reads `1e5` as an int. Jinja2 3.1 `lexer.py` is the reference for the rules
+ * below.
+ */
+import { Token, TOKEN_TYPES, type TokenType } from './hf.ts';
+import { isPySpace } from './pystr.ts';
+
+export class TemplateSyntaxError extends Error {
+  constructor(
+    message: string,
+    readonly lineno: number,
+  ) {
+    super(`${message} (line ${lineno})`);
+  }
+}
+
+// Longest first, as Jinja2's operator regex orders them.
+const OPERATORS: [string, TokenType][] = [
+  ['**', TOKEN_TYPES.ExponentiationBinaryOperator],
+  ['//', TOKEN_TYPES.MultiplicativeBinaryOperator],
+  ['==', TOKEN_TYPES.ComparisonBinaryOperator],
+  ['!=', TOKEN_TYPES.ComparisonBinaryOperator],
+  ['>=', TOKEN_TYPES.ComparisonBinaryOperator],
+  ['<=', TOKEN_TYPES.ComparisonBinaryOperator],
+  ['>', TOKEN_TYPES.ComparisonBinaryOperator],
+  ['<', TOKEN_TYPES.ComparisonBinaryOperator],
+  ['+', TOKEN_TYPES.AdditiveBinaryOperator],
+  ['-', TOKEN_TYPES.AdditiveBinaryOperator],
+  ['~', TOKEN_TYPES.AdditiveBinaryOperator],
+  ['*', TOKEN_TYPES.MultiplicativeBinaryOperator],
+  ['/', TOKEN_TYPES.MultiplicativeBinaryOperator],
+  ['%', TOKEN_TYPES.MultiplicativeBinaryOperator],
+  ['=', TOKEN_TYPES.Equals],
+  ['(', TOKEN_TYPES.OpenParen],
+  [')', TOKEN_TYPES.CloseParen],
+  ['[', TOKEN_TYPES.OpenSquareBracket],
+  [']', TOKEN_TYPES.CloseSquareBracket],
+  ['{', TOKEN_TYPES.OpenCurlyBracket],
+  ['}', TOKEN_TYPES.CloseCurlyBracket],
+  [',', TOKEN_TYPES.Comma],
+  ['.', TOKEN_TYPES.Dot],
+  [':', TOKEN_TYPES.Colon],
+  ['|', TOKEN_TYPES.Pipe],
+];
+
+const FLOAT_RE = /(\d+_)*\d+((\.(\d+_)*\d+)?[eE][+-]?(\d+_)*\d+|\.(\d+_)*\d+)/y;
+const INT_RE = /(0[bB](_?[01])+|0[oO](_?[0-7])+|0[xX](_?[\da-fA-F])+|[1-9](_?\d)*|0(_?0)*)/y;
+const NAME_RE = /[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}]*/uy;
+const STRING_RE = /'([^'\\]*(?:\\.[^'\\]*)*)'|"([^"\\]*(?:\\.[^"\\]*)*)"/sy;
+const RAW_BEGIN_RE = /\{%([-+]?)\s*raw\s*([-+]?)%\}/y;
+const RAW_END_RE = /\{%([-+]?)\s*endraw\s*([-+]?)%\}/g;
+
+function rstripPy(s: string): string {
+  let end = s.length;
+  while (end > 0 && isPySpace(s.charCodeAt(end - 1))) end--;
+  return s.slice(0, end);
+}
+
+function skipPySpace(s: string, pos: number): number {
+  while (pos < s.length && isPySpace(s.charCodeAt(pos))) pos++;
+  return pos;
+}
+
+export function tokenizeJinja(source: string): Token[] {
+  // Jinja2 normalises every newline of the template text to "\n" before lexing.
+  const src = source.replace(/\r\n|\r/g, '\n');
+  const tokens: Token[] = [];
+  const lineAt = (pos: number): number => src.slice(0, pos).split('\n').length;
+  let pos = 0;
+  let stripNextText = false;
+
+  const pushText = (text: string): void => {
+    if (text.length > 0) tokens.push(new Token(text, TOKEN_TYPES.Text));
+  };
+
+  while (pos < src.length) {
+    const open = src.slice(pos).search(/\{[{%#]/);
+    const tagAt = open < 0 ? src.length : pos + open;
+    let text = src.slice(pos, tagAt);
+    if (stripNextText) text = text.slice(skipPySpace(text, 0));
+    stripNextText = false;
+    if (tagAt >= src.length) {
+      pushText(text);
+      break;
+    }
+    const kind = src[tagAt + 1]!;
+    const sign = src[tagAt + 2];
+    if (sign === '-') text = rstripPy(text);
+
+    RAW_BEGIN_RE.lastIndex = tagAt;
+    const raw = RAW_BEGIN_RE.exec(src);
+    if (raw) {
+      pushText(text);
+      RAW_END_RE.lastIndex = RAW_BEGIN_RE.lastIndex;
+      const end = RAW_END_RE.exec(src);
+      if (!end) throw new TemplateSyntaxError('Missing end of raw directive', lineAt(tagAt));
+      let body = src.slice(RAW_BEGIN_RE.lastIndex, end.index);
+      if (raw[2] === '-') body = body.slice(skipPySpace(body, 0));
+      if (end[1] === '-') body = rstripPy(body);
+      pushText(body);
+      pos = end.index + end[0].length;
+      stripNextText = end[2] === '-';
+      continue;
+    }
+    pushText(text);
+
+    let cursor = tagAt + 2 + (sign === '-' || sign === '+' ? 1 : 0);
+    if (kind === '#') {
+      const close = src.indexOf('#}', cursor);
+      if (close < 0) throw new TemplateSyntaxError('Missing end of comment tag', lineAt(tagAt));
+      stripNextText = src[close - 1] === '-' && close - 1 >= cursor;
+      tokens.push(new Token(src.slice(cursor, stripNextText ? close - 1 : close), TOKEN_TYPES.Comment));
+      pos = close + 2;
+      continue;
+    }
+    const isBlock = kind === '%';
+    tokens.push(new Token(isBlock ? '{%' : '{{', isBlock ? TOKEN_TYPES.OpenStatement : TOKEN_TYPES.OpenExpression));
+    const endTag = isBlock ? '%}' : '}}';
+    const brackets: string[] = [];
+    for (;;) {
+      cursor = skipPySpace(src, cursor);
+      if (cursor >= src.length) throw new TemplateSyntaxError(`unexpected end of template, expected '${endTag}'`, lineAt(tagAt));
+      if (brackets.length === 0) {
+        const stripped = src.startsWith(`-${endTag}`, cursor);
+        if (stripped || src.startsWith(endTag, cursor)) {
+          tokens.push(new Token(endTag, isBlock ? TOKEN_TYPES.CloseStatement : TOKEN_TYPES.CloseExpression));
+          cursor += endTag.length + (stripped ? 1 : 0);
+          stripNextText = stripped;
+          break;
+        }
+      }
+      const [token, next] = readToken(src, cursor, lineAt);
+      if ('([{'.includes(token.value) && token.type !== TOKEN_TYPES.StringLiteral) brackets.push(token.value);
+      else if (')]}'.includes(token.value) && token.type !== TOKEN_TYPES.StringLiteral) {
+        const expected = { ')': '(', ']': '[', '}': '{' }[token.value];
+        if (brackets.pop() !== expected) throw new TemplateSyntaxError(`unexpected '${token.value}'`, lineAt(cursor));
+      }
+      tokens.push(token);
+      cursor = next;
+    }
+    pos = cursor;
+  }
+  return tokens;
+}
+
+function readToken(src: string, at: number, lineAt: (pos: number) => number): [Token, number] {
+  const match = (re: RegExp): RegExpExecArray | null => {
+    re.lastIndex = at;
+    return re.exec(src);
+  };
+  const ch = src[at]!;
+  if (/\d/.test(ch)) {
+    // Jinja2's float rule refuses a match right after '.', so `x.0.1` stays item access.
+    const f = src[at - 1] === '.' ? null : match(FLOAT_RE);
+    if (f) {
+      const text = f[0].replace(/_/g, '');
+      const normalised = text.includes('.') ? text : text.replace(/[eE]/, '.0e');
+      return [new Token(normalised, TOKEN_TYPES.NumericLiteral), at + f[0].length];
+    }
+    const i = match(INT_RE);
+    if (i) {
+      const digits = i[0].replace(/_/g, '');
+      const value = /^0[bBoOxX]/.test(digits) ? BigInt(digits.toLowerCase()).toString() : String(Number(digits));
+      return [new Token(value, TOKEN_TYPES.NumericLiteral), at + i[0].length];
+    }
+  }
+  if (ch === "'" || ch === '"') {
+    const s = match(STRING_RE);
+    if (!s) throw new TemplateSyntaxError('unexpected char ' + JSON.stringify(ch), lineAt(at));
+    const body = s[1] ?? s[2] ?? '';
+    return [new Token(decodeUnicodeEscape(body, lineAt(at)), TOKEN_TYPES.StringLiteral), at + s[0].length];
+  }
+  const name = match(NAME_RE);
+  if (name) return [new Token(name[0], TOKEN_TYPES.Identifier), at + name[0].length];
+  for (const [op, type] of OPERATORS) {
+    if (src.startsWith(op, at)) return [new Token(op, type), at + op.length];
+  }
+  throw new TemplateSyntaxError(`unexpected char ${JSON.stringify(ch)}`, lineAt(at));
+}
+
+const SIMPLE_ESCAPES: Record<string, string> = {
+  '\n': '',
+  '\\': '\\',
+  "'": "'",
+  '"': '"',
+  a: '\x07',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+};
+
+/**
+ * Jinja2 decodes string literals with `.encode('ascii', 'backslashreplace')
+ * .decode('unicode-escape')`. Non-ASCII text survives (it is escaped, then
+ * unescaped), except right after a lone backslash, where Python's quirk turns
+ * `\é` into the four characters `\xe9`; unknown escapes keep their backslash.
+ */
+export function decodeUnicodeEscape(body: string, lineno: number): string {
+  let ascii = '';
+  for (const ch of body) {
+    const cp = ch.codePointAt(0)!;
+    if (cp < 0x80) ascii += ch;
+    else if (cp < 0x100) ascii += `\\x${cp.toString(16).padStart(2, '0')}`;
+    else if (cp < 0x10000) ascii += `\\u${cp.toString(16).padStart(4, '0')}`;
+    else ascii += `\\U${cp.toString(16).padStart(8, '0')}`;
+  }
+  let out = '';
+  for (let i = 0; i < ascii.length; i++) {
+    const c = ascii[i]!;
+    if (c !== '\\') {
+      out += c;
+      continue;
+    }
+    const e = ascii[++i];
+    if (e === undefined) throw new TemplateSyntaxError('\\ at end of string', lineno);
+    if (e in SIMPLE_ESCAPES) out += SIMPLE_ESCAPES[e];
+    else if (/[0-7]/.test(e)) {
+      let digits = e;
+      while (digits.length < 3 && /[0-7]/.test(ascii[i + 1] ?? '')) digits += ascii[++i];
+      out += String.fromCodePoint(parseInt(digits, 8));
+    } else if (e === 'x' || e === 'u' || e === 'U') {
+      const width = e === 'x' ? 2 : e === 'u' ? 4 : 8;
+      const hex = ascii.slice(i + 1, i + 1 + width);
+      if (!new RegExp(`^[0-9a-fA-F]{${width}}$`).test(hex)) {
+        throw new TemplateSyntaxError(`truncated \\${e}${'X'.repeat(width)} escape`, lineno);
+      }
+      const cp = parseInt(hex, 16);
+      if (cp > 0x10ffff) throw new TemplateSyntaxError('illegal Unicode character', lineno);
+      out += String.fromCodePoint(cp);
+      i += width;
+    } else if (e === 'N') {
+      throw new TemplateSyntaxError('\\N{...} escapes (Unicode character names) are not supported', lineno);
+    } else out += `\\${e}`;
+  }
+  return out;
+}

@@ -1,0 +1,63 @@
+/**
+ * Jinja2's built-in tests (`x is defined`, `x is none`…). Type tests look at
+ * the value without touching it, so they answer false for StrictUndefined
+ * instead of raising, as in Jinja2; tests that read the value raise.
+ */
+import { UnsupportedError } from '../../errors.ts';
+import {
+  PyCallable, PyDict, PyFloat, PyRange, PyTuple, PyUndefined, failUndefined, numberOf, pyEquals, pyIter, pyStr,
+  type PyValue,
+} from './values.ts';
+import { pyLower, pyUpper } from './pystr.ts';
+
+type Test = (value: PyValue, args: PyValue[]) => boolean;
+
+const isNumberValue = (v: PyValue): boolean => typeof v === 'number' || typeof v === 'boolean' || v instanceof PyFloat;
+const intValue = (v: PyValue): number => {
+  if (v instanceof PyUndefined) failUndefined(v);
+  const n = numberOf(v);
+  if (n === undefined) throw new UnsupportedError(`test expects a number, got ${pyStr(v)}`);
+  return n;
+};
+const hasCased = (s: string): boolean => /[\p{Lu}\p{Ll}\p{Lt}]/u.test(s);
+
+export const TESTS: Record<string, Test> = {
+  defined: (v) => !(v instanceof PyUndefined),
+  undefined: (v) => v instanceof PyUndefined,
+  none: (v) => v === null,
+  boolean: (v) => typeof v === 'boolean',
+  true: (v) => v === true,
+  false: (v) => v === false,
+  integer: (v) => typeof v === 'number' && Number.isInteger(v),
+  float: (v) => v instanceof PyFloat || (typeof v === 'number' && !Number.isInteger(v)),
+  number: isNumberValue,
+  string: (v) => typeof v === 'string',
+  mapping: (v) => v instanceof PyDict,
+  sequence: (v) => typeof v === 'string' || Array.isArray(v) || v instanceof PyTuple || v instanceof PyRange || v instanceof PyDict,
+  iterable: (v) => (pyIter(v), true),
+  callable: (v) => v instanceof PyCallable,
+  odd: (v) => Math.abs(intValue(v) % 2) === 1,
+  even: (v) => intValue(v) % 2 === 0,
+  lower: (v) => {
+    const s = pyStr(v);
+    return hasCased(s) && pyLower(s) === s;
+  },
+  upper: (v) => {
+    const s = pyStr(v);
+    return hasCased(s) && pyUpper(s) === s;
+  },
+  escaped: () => false,
+  divisibleby: (v, [n]) => intValue(v) % intValue(n ?? null) === 0,
+  sameas: (v, [other]) => v === other,
+  eq: (v, [other]) => pyEquals(v, other ?? null),
+  ne: (v, [other]) => !pyEquals(v, other ?? null),
+};
+TESTS['=='] = TESTS['eq']!;
+TESTS['!='] = TESTS['ne']!;
+TESTS['equalto'] = TESTS['eq']!;
+
+export function runTest(name: string, value: PyValue, args: PyValue[] = []): boolean {
+  const t = Object.hasOwn(TESTS, name) ? TESTS[name] : undefined;
+  if (!t) throw new UnsupportedError(`No test named '${name}'.`);
+  return t(value, args);
+}
