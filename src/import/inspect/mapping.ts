@@ -22,7 +22,6 @@
  */
 import { sha256Hex } from '../../util/hash.ts';
 import { isPlainObject, toPythonJson } from '../../util/json.ts';
-import type { FilteredRow, InstanceRow, ResponseRow, ScoreRow } from '../../store/schema.ts';
 import { valueToFloat } from '../../score/inspect/reducers.ts';
 import type { ScoreValue } from '../../score/inspect/scorers.ts';
 import { arr, obj, type Json } from './migrate.ts';
@@ -30,11 +29,14 @@ import { completionOf, inputText, messageText, promptMessages } from './messages
 import { effectiveGenerateConfig } from './provenance.ts';
 import type { InspectLog } from './readLog.ts';
 
+/** Rows are checked against the column specs when staged (the schema's row types do not model nullable columns). */
+type Row = Record<string, unknown>;
+
 export interface InspectTables {
-  instances: InstanceRow[];
-  responses: ResponseRow[];
-  scores: ScoreRow[];
-  filtered: FilteredRow[];
+  instances: Row[];
+  responses: Row[];
+  scores: Row[];
+  filtered: Row[];
   emptyAnswers: number;
   summaryOnly: string[];
 }
@@ -49,8 +51,8 @@ export function sampleDoc(sample: Json): Json {
   return doc;
 }
 
-function scoreRows(base: { run_id: string; task: string; doc_id: string }, filter: string, key: string, value: ScoreValue): ScoreRow[] {
-  const row = (metric: string, v: ScoreValue): ScoreRow => ({
+function scoreRows(base: { run_id: string; task: string; doc_id: string }, filter: string, key: string, value: ScoreValue): Row[] {
+  const row = (metric: string, v: ScoreValue): Row => ({
     ...base,
     filter,
     metric,

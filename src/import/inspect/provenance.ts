@@ -109,7 +109,7 @@ export function taskProvenance(log: InspectLog): TaskProvenance {
 
   t.scoring.output_type = same(inferred('generate_until', 'Inspect scores generated text'));
   put(t.scoring, 'scoring_path', spec.scorers, 'eval.scorers');
-  const metricNames = (arr(obj(header.results)?.scores) ?? []).map((s) => ({ name: obj(s)?.name, scorer: obj(s)?.scorer, reducer: obj(s)?.reducer, params: obj(s)?.params, metrics: Object.values(obj(obj(s)?.metrics) ?? {}).map((m) => ({ name: obj(m)?.name, params: obj(m)?.params })) }));
+  const metricNames = (arr(obj(header.results)?.scores) ?? []).map((s) => ({ name: obj(s)?.name, scorer: obj(s)?.scorer, reducer: obj(s)?.reducer, params: obj(s)?.params, metrics: Object.entries(obj(obj(s)?.metrics) ?? {}).map(([key, m]) => ({ key, name: obj(m)?.name, params: obj(m)?.params, value: obj(m)?.value })) }));
   if (metricNames.length > 0) t.scoring.metrics = rec(metricNames, 'results.scores');
   else put(t.scoring, 'metrics', spec.metrics, 'eval.metrics');
   t.scoring.filters = same(inferred('none', 'Inspect has no filter stage; each scorer extracts its own answer'));

@@ -1,0 +1,114 @@
+/**
+ * Inspect's scorers as lmaudit extractors, so one log can be read Inspect's way
+ * and lm-eval's way in the same rescore matrix. Each is a factory (called with
+ * '' for its defaults): `inspect-match[:begin|end|any|exact][,numeric][,case][,punct]`,
+ * `inspect-includes[:case]`, `inspect-pattern:<python regex>`,
+ * `inspect-answer:letter|word|line`, `inspect-exact`, `inspect-f1`,
+ * `inspect-choice[:multiple]`. The normaliser is applied to the output and each
+ * target before Inspect's own normalisation; an item scores 1 when Inspect's
+ * value_to_float of the Score is 1 (f1 gives its fraction).
+ */
+import { BadInputError } from '../../errors.ts';
+import type { Extractor, ExtractorFactory, ItemView, Normalizer } from '../types.ts';
+import { choiceScore } from './choice.ts';
+import { valueToFloat } from './reducers.ts';
+import {
+  ANSWER_PATTERNS,
+  answerScore,
+  exactScore,
+  f1Score,
+  includesScore,
+  matchScore,
+  patternScore,
+  type AnswerKind,
+  type InspectScore,
+  type MatchLocation,
+} from './scorers.ts';
+
+/** A list target is stored as its JSON; anything else is one target. */
+export function targetsOfGold(gold: string): string[] {
+  if (gold.startsWith('[')) {
+    try {
+      const parsed: unknown = JSON.parse(gold);
+      if (Array.isArray(parsed) && parsed.every((t) => typeof t === 'string')) return parsed as string[];
+    } catch {
+      // not JSON: a one-element target that happens to start with '['
+    }
+  }
+  return [gold];
+}
+
+function inspectExtractor(name: string, description: string, score: (text: string, targets: string[], item: ItemView) => InspectScore): Extractor {
+  return {
+    name,
+    description,
+    read(item: ItemView, normalizer: Normalizer) {
+      const targets = targetsOfGold(item.gold).map((t) => normalizer.normalize(t));
+      const s = score(normalizer.normalize(item.text), targets, item);
+      const answer = s.answer ?? null;
+      return { extracted: answer === null ? null : String(answer), value: valueToFloat(s.value) };
+    },
+  };
+}
+
+function options(argument: string, allowed: readonly string[], name: string): string[] {
+  const parts = argument === '' ? [] : argument.split(',').map((p) => p.trim());
+  for (const p of parts) {
+    if (!allowed.includes(p)) throw new BadInputError(`${name}: unknown option '${p}' (known: ${allowed.join(', ')})`, { field: 'extractors' });
+  }
+  return parts;
+}
+
+const LOCATIONS: readonly MatchLocation[] = ['begin', 'end', 'any', 'exact'];
+
+const match: ExtractorFactory = (argument) => {
+  const parts = options(argument, [...LOCATIONS, 'numeric', 'case', 'punct'], 'inspect-match');
+  const location = (parts.find((p) => (LOCATIONS as readonly string[]).includes(p)) ?? 'end') as MatchLocation;
+  const opts = { location, numeric: parts.includes('numeric'), ignore_case: !parts.includes('case'), ignore_punctuation: !parts.includes('punct') };
+  return inspectExtractor(
+    argument === '' ? 'inspect-match' : `inspect-match:${argument}`,
+    `Inspect match(location="${location}", ignore_case=${opts.ignore_case ? 'True' : 'False'}, numeric=${opts.numeric ? 'True' : 'False'})`,
+    (text, targets) => matchScore(text, targets, opts),
+  );
+};
+
+const includes: ExtractorFactory = (argument) => {
+  const caseSensitive = options(argument, ['case'], 'inspect-includes').includes('case');
+  return inspectExtractor(argument === '' ? 'inspect-includes' : `inspect-includes:${argument}`, 'Inspect includes(): a target is a substring of the output', (text, targets) =>
+    includesScore(text, targets, !caseSensitive),
+  );
+};
+
+const pattern: ExtractorFactory = (argument) => {
+  if (argument === '') throw new BadInputError('inspect-pattern needs a Python regex: inspect-pattern:<regex>', { field: 'extractors' });
+  return inspectExtractor(`inspect-pattern:${argument}`, `Inspect pattern(${JSON.stringify(argument)})`, (text, targets) => patternScore(text, targets, argument));
+};
+
+const answer: ExtractorFactory = (argument) => {
+  if (!(argument in ANSWER_PATTERNS)) {
+    throw new BadInputError(`inspect-answer needs one of letter, word, line (got '${argument}')`, { field: 'extractors' });
+  }
+  return inspectExtractor(`inspect-answer:${argument}`, `Inspect answer("${argument}")`, (text, targets) => answerScore(text, targets, argument as AnswerKind));
+};
+
+const exact: ExtractorFactory = () => inspectExtractor('inspect-exact', 'Inspect exact(): normalised exact match', (text, targets) => exactScore(text, targets));
+const f1: ExtractorFactory = () => inspectExtractor('inspect-f1', 'Inspect f1(): token-set F1, rounded to 2 places', (text, targets) => f1Score(text, targets));
+
+const choice: ExtractorFactory = (argument) => {
+  const multiple = options(argument, ['multiple'], 'inspect-choice').includes('multiple');
+  return inspectExtractor(
+    argument === '' ? 'inspect-choice' : `inspect-choice:${argument}`,
+    "Inspect choice(), re-deriving the multiple_choice solver's parse of 'ANSWER: X' (the per-choice flags are not logged)",
+    (text, targets, item) => choiceScore(text, targets, item.choices?.length ?? 26, multiple),
+  );
+};
+
+export const INSPECT_EXTRACTORS: Record<string, ExtractorFactory> = {
+  'inspect-match': match,
+  'inspect-includes': includes,
+  'inspect-pattern': pattern,
+  'inspect-answer': answer,
+  'inspect-exact': exact,
+  'inspect-f1': f1,
+  'inspect-choice': choice,
+};

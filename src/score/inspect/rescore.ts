@@ -1,0 +1,232 @@
+/**
+ * "As recorded" for Inspect logs: re-run each log's own scorers on the stored
+ * completions, reduce across epochs with its reducers, and compute its metrics,
+ * then compare with what the log stored, naming every item that differs.
+ *
+ * Two metric computations are reported side by side: from the log's own sample
+ * scores (checks the reduce + metric pipeline against the stored metrics), and
+ * from our rescored sample scores (checks the scorers too). For `choice`, also
+ * what Inspect's own `inspect score --scorer choice` gives: it cannot see the
+ * solver's per-choice flags (not logged), so it marks every sample INCORRECT.
+ */
+import { queryRows, sqlString } from '../../store/duck.ts';
+import type { OpenStore } from '../../store/readStore.ts';
+import type { RunProvenance } from '../../store/schema.ts';
+import { choiceScoreWithoutFlags } from './choice.ts';
+import { targetsOfGold } from './extractors.ts';
+import { bootstrapTolerance, metricByName, type ReducedScore } from './metrics.ts';
+import { recordedScorers, type RecordedScorer, type RecordedView } from './recordedScorers.ts';
+import { isUnscored, reducerByName } from './reducers.ts';
+import type { InspectScore, ScoreValue } from './scorers.ts';
+import { parsePythonJson } from '../../util/json.ts';
+import { explainDifference } from './versionRules.ts';
+
+export interface SampleDifference {
+  doc_id: string;
+  epoch: number;
+  stored: ScoreValue;
+  recomputed: ScoreValue;
+  stored_answer: string | null;
+  recomputed_answer: string | null;
+  why: string;
+}
+
+export interface MetricComparison {
+  metric: string;
+  stored: number | null;
+  /** Reduce + metric over the log's own sample scores. */
+  from_stored_scores: number;
+  /** Reduce + metric over our rescored sample scores (null when the scorer is not re-implemented). */
+  rescored: number | null;
+  comparison: 'exact' | 'tolerance';
+  tolerance: number;
+  reproduced: boolean;
+  note?: string;
+}
+
+export interface InspectRescoreCell {
+  run_id: string;
+  task: string;
+  scorer: string;
+  scorer_name: string;
+  params: Record<string, unknown>;
+  reducer: string;
+  inspect_version: string | null;
+  unsupported?: string;
+  samples: { compared: number; agree: number; differences: SampleDifference[] };
+  reductions: { compared: number; agree: number; differences: { doc_id: string; stored: ScoreValue; recomputed: ScoreValue }[] };
+  metrics: MetricComparison[];
+  /** choice only: what Inspect's own rescoring of this log records. */
+  inspect_own_rescore?: { wrong_samples: string[]; metrics: Record<string, number> };
+}
+
+interface StoredSample {
+  docId: string;
+  epoch: number;
+  score: InspectScore & { value: ScoreValue };
+}
+
+interface Item {
+  completionByEpoch: Map<number, string>;
+  targets: string[];
+  choices: string[] | null;
+  metadata: Record<string, unknown> | null;
+}
+
+/** Python equality for score values (1 == 1.0 == True; NaN is compared as "unscored" on both sides). */
+export function sameValue(a: ScoreValue, b: ScoreValue): boolean {
+  if (typeof a === 'number' && typeof b === 'number') return a === b || (Number.isNaN(a) && Number.isNaN(b));
+  if ((typeof a === 'number' || typeof a === 'boolean') && (typeof b === 'number' || typeof b === 'boolean')) return Number(a) === Number(b);
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+async function loadItems(store: OpenStore, runId: string, task: string): Promise<Map<string, Item>> {
+  const where = `run_id = ${sqlString(runId)} AND task = ${sqlString(task)}`;
+  const instances = await queryRows<{ doc_id: string; doc_json: string | null; target: string | null; choices_json: string | null }>(
+    `SELECT doc_id, doc_json, target, choices_json FROM ${store.table('instances')} WHERE ${where}`,
+  );
+  const items = new Map<string, Item>();
+  for (const row of instances) {
+    const doc = row.doc_json === null ? {} : (parsePythonJson(row.doc_json) as Record<string, unknown>);
+    const target = doc.target ?? row.target ?? '';
+    items.set(row.doc_id, {
+      completionByEpoch: new Map(),
+      targets: typeof target === 'string' ? [target] : Array.isArray(target) ? target.map(String) : targetsOfGold(String(target)),
+      choices: Array.isArray(doc.choices) ? doc.choices.map(String) : row.choices_json === null ? null : (JSON.parse(row.choices_json) as string[]),
+      metadata: typeof doc.metadata === 'object' && doc.metadata !== null ? (doc.metadata as Record<string, unknown>) : null,
+    });
+  }
+  const responses = await queryRows<{ doc_id: string; repeat: bigint | number; text: string | null }>(
+    `SELECT doc_id, "repeat", text FROM ${store.table('responses')} WHERE ${where}`,
+  );
+  for (const r of responses) items.get(r.doc_id)?.completionByEpoch.set(Number(r.repeat) + 1, r.text ?? '');
+  return items;
+}
+
+async function loadStored(store: OpenStore, runId: string, task: string): Promise<{ samples: Map<string, StoredSample[]>; reduced: Map<string, Map<string, ScoreValue>> }> {
+  const rows = await queryRows<{ doc_id: string; filter: string; filtered_json: string | null; line: bigint | number }>(
+    `SELECT doc_id, filter, filtered_json, line FROM ${store.table('filtered')} WHERE run_id = ${sqlString(runId)} AND task = ${sqlString(task)} ORDER BY line`,
+  );
+  const samples = new Map<string, StoredSample[]>();
+  const reduced = new Map<string, Map<string, ScoreValue>>();
+  for (const row of rows) {
+    const m = /^(.*)@(epoch|reduced):(.+)$/.exec(row.filter);
+    if (m === null || row.filtered_json === null) continue;
+    const score = parsePythonJson(row.filtered_json) as InspectScore;
+    if (m[2] === 'epoch') {
+      const list = samples.get(m[1]!) ?? [];
+      list.push({ docId: row.doc_id, epoch: Number(m[3]), score });
+      samples.set(m[1]!, list);
+    } else {
+      const key = `${m[1]}@${m[3]}`;
+      const map = reduced.get(key) ?? new Map<string, ScoreValue>();
+      map.set(row.doc_id, score.value);
+      reduced.set(key, map);
+    }
+  }
+  return { samples, reduced };
+}
+
+/** Reduce per sample id (first-seen order), then drop root NaN, as Inspect's results pipeline does. */
+function reduceAll(scores: { docId: string; value: ScoreValue }[], reducer: string, items: Map<string, Item>): ReducedScore[] {
+  const groups = new Map<string, ScoreValue[]>();
+  for (const s of scores) groups.set(s.docId, [...(groups.get(s.docId) ?? []), s.value]);
+  const reduce = reducerByName(reducer);
+  return [...groups].map(([docId, values]) => ({ sampleId: docId, value: reduce(values), metadata: items.get(docId)?.metadata ?? null }));
+}
+
+function computeMetrics(view: RecordedView, reduced: ReducedScore[]): Map<string, number> {
+  const scored = reduced.filter((r) => !isUnscored(r.value));
+  const out = new Map<string, number>();
+  for (const m of view.metrics) out.set(m.key, scored.length === 0 ? Number.NaN : metricByName(m.name, m.params).metric(scored));
+  return out;
+}
+
+function rescoreView(run: RunProvenance, task: string, scorer: RecordedScorer, view: RecordedView, stored: StoredSample[], reducedStored: Map<string, ScoreValue> | undefined, items: Map<string, Item>): InspectRescoreCell {
+  const version = (run.harness.version?.used as { value?: unknown } | undefined)?.value;
+  const differences: SampleDifference[] = [];
+  const rescored: { docId: string; value: ScoreValue }[] = [];
+  for (const s of stored) {
+    const item = items.get(s.docId);
+    if (scorer.rescore === null || item === undefined) continue;
+    const completion = item.completionByEpoch.get(s.epoch) ?? '';
+    const ours = scorer.rescore({ completion, targets: item.targets, choices: item.choices });
+    rescored.push({ docId: s.docId, value: ours.value });
+    const answerDiffers = s.score.answer !== undefined && (s.score.answer ?? null) !== (ours.answer ?? null);
+    if (!sameValue(s.score.value, ours.value) || answerDiffers) {
+      differences.push({
+        doc_id: s.docId,
+        epoch: s.epoch,
+        stored: s.score.value,
+        recomputed: ours.value,
+        stored_answer: s.score.answer ?? null,
+        recomputed_answer: ours.answer ?? null,
+        why: explainDifference(scorer.name, typeof version === 'string' ? version : null, s.score, ours, completion),
+      });
+    }
+  }
+  const fromStored = reduceAll(stored.map((s) => ({ docId: s.docId, value: s.score.value })), view.reducer, items);
+  const reductionDiffs: InspectRescoreCell['reductions']['differences'] = [];
+  if (reducedStored !== undefined) {
+    for (const r of fromStored) {
+      const logged = reducedStored.get(r.sampleId as string);
+      if (logged !== undefined && !sameValue(logged, r.value)) reductionDiffs.push({ doc_id: String(r.sampleId), stored: logged, recomputed: r.value });
+    }
+  }
+  const metricsStored = computeMetrics(view, fromStored);
+  const metricsRescored = scorer.rescore === null ? null : computeMetrics(view, reduceAll(rescored, view.reducer, items));
+  const metrics: MetricComparison[] = view.metrics.map((m) => {
+    const kind = metricByName(m.name, m.params).kind;
+    const ours = metricsStored.get(m.key)!;
+    const tolerance = kind === 'tolerance' ? bootstrapTolerance(m.stored ?? ours) : 0;
+    const reproduced = m.stored !== null && (kind === 'exact' ? sameValue(m.stored, ours) : Math.abs(m.stored - ours) <= tolerance);
+    return {
+      metric: m.key,
+      stored: m.stored,
+      from_stored_scores: ours,
+      rescored: metricsRescored?.get(m.key) ?? null,
+      comparison: kind,
+      tolerance,
+      reproduced,
+      ...(kind === 'tolerance' ? { note: "Inspect draws bootstrap resamples from NumPy's unseeded global RNG: compared within Monte Carlo error, not bit for bit" } : {}),
+      ...(m.stored === null ? { note: 'the log stored no value for this metric' } : {}),
+    };
+  });
+  const cell: InspectRescoreCell = {
+    run_id: run.run_id,
+    task,
+    scorer: scorer.key,
+    scorer_name: scorer.name,
+    params: scorer.params,
+    reducer: view.reducer,
+    inspect_version: typeof version === 'string' ? version : null,
+    ...(scorer.unsupported === undefined ? {} : { unsupported: scorer.unsupported }),
+    samples: { compared: rescored.length, agree: rescored.length - differences.length, differences },
+    reductions: { compared: reducedStored === undefined ? 0 : fromStored.length, agree: reducedStored === undefined ? 0 : fromStored.length - reductionDiffs.length, differences: reductionDiffs },
+    metrics,
+  };
+  if (scorer.name.replace(/^inspect_ai\//, '') === 'choice') {
+    const theirs = stored.map((s) => ({ docId: s.docId, value: choiceScoreWithoutFlags('', items.get(s.docId)?.targets ?? []).value }));
+    cell.inspect_own_rescore = {
+      wrong_samples: stored.filter((s, i) => !sameValue(s.score.value, theirs[i]!.value)).map((s) => `${s.docId} epoch ${s.epoch}`),
+      metrics: Object.fromEntries(computeMetrics(view, reduceAll(theirs, view.reducer, items))),
+    };
+  }
+  return cell;
+}
+
+export async function rescoreInspectAsRecorded(store: OpenStore): Promise<InspectRescoreCell[]> {
+  const cells: InspectRescoreCell[] = [];
+  for (const run of store.manifest.runs) {
+    if (run.source_kind !== 'inspect') continue;
+    for (const [task, block] of Object.entries(run.tasks)) {
+      const items = await loadItems(store, run.run_id, task);
+      const { samples, reduced } = await loadStored(store, run.run_id, task);
+      for (const scorer of recordedScorers(block)) {
+        const stored = samples.get(scorer.key) ?? [];
+        for (const view of scorer.views) cells.push(rescoreView(run, task, scorer, view, stored, reduced.get(`${scorer.key}@${view.reducer}`), items));
+      }
+    }
+  }
+  return cells;
+}

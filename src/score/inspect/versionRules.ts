@@ -1,0 +1,37 @@
+/**
+ * Inspect's scoring rules changed between releases (reference §11), so a log's
+ * stored score reflects the version that wrote it. When a rescore under the
+ * 0.3.260 rules disagrees, this names the rule change that can explain it, or
+ * says that none does.
+ */
+import type { InspectScore } from './scorers.ts';
+
+/** "0.3.154.dev44+g32a84c8fe" → [0, 3, 154]; null when unparseable. */
+export function parseVersion(version: string | null): [number, number, number] | null {
+  const m = version === null ? null : /^(\d+)\.(\d+)\.(\d+)/.exec(version);
+  return m === null ? null : [Number(m[1]), Number(m[2]), Number(m[3])];
+}
+
+function before(version: [number, number, number] | null, patch: number): boolean {
+  return version !== null && version[0] === 0 && version[1] === 3 && version[2] < patch;
+}
+
+export function explainDifference(scorer: string, version: string | null, stored: InspectScore, ours: InspectScore, completion: string): string {
+  const v = parseVersion(version);
+  const name = scorer.replace(/^inspect_ai\//, '');
+  const reasons: string[] = [];
+  if ((name === 'pattern' || name === 'answer') && (stored.value === 'I' || ours.value === 'I') && (stored.value === 'N' || ours.value === 'N')) {
+    reasons.push("no-match value: 'I' before 0.3.206, 'N' from 0.3.206 (and 'I' again after 0.3.260)");
+  }
+  if (name === 'answer' && before(v, 221)) reasons.push('before 0.3.221 answer(letter|word) bound to the first ANSWER:, now the last');
+  if (name === 'answer' && before(v, 160)) reasons.push('before 0.3.160 answer(line) was not anchored to the end of the text');
+  if (name === 'match' && before(v, 221)) reasons.push('before 0.3.221 match(numeric=True) accepted substring false positives');
+  if (name === 'choice' && before(v, 260)) {
+    reasons.push('multiple_choice parse rules changed in 0.3.221 (last match, uppercasing), 0.3.259 (empty tokens) and 0.3.260 (a stray comma)');
+  }
+  if (completion === '' && before(v, 123)) reasons.push('before 0.3.123 output.completion was not stored; the completion was re-derived from choices[0]');
+  if (reasons.length === 0) {
+    return `not explained by a known rule change between ${version ?? 'an unknown version'} and 0.3.260: a scorer argument not recorded in the log, a custom scorer under a built-in name, or a divergence in this port`;
+  }
+  return `log written by inspect_ai ${version ?? '?'}; ${reasons.join('; ')}`;
+}

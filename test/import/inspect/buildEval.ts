@@ -1,0 +1,57 @@
+/**
+ * Test helper: writes `.eval` archives with yazl (the ZIP writer) and
+ * @bokuweb/zstd-wasm (the zstd compressor). yazl only knows stored and deflate,
+ * so a zstd member is added as stored bytes and its entry is then told the
+ * truth: method 93, the uncompressed size and the CRC-32 of the uncompressed data.
+ */
+import { crc32 } from 'node:zlib';
+import { writeFile } from 'node:fs/promises';
+import yazl from 'yazl';
+import { compress, init } from '@bokuweb/zstd-wasm';
+
+export interface MemberSpec {
+  name: string;
+  data: Buffer | string;
+  method?: 'stored' | 'deflate' | 'zstd' | 'zstd-2-frames';
+  /** Lie about the uncompressed size (zip-bomb tests). */
+  declaredSize?: number;
+}
+
+let zstdReady: Promise<void> | null = null;
+
+interface YazlEntry {
+  uncompressedSize: number;
+  crc32: number;
+  getCompressionMethod(): number;
+}
+
+export async function buildEval(path: string, members: MemberSpec[], options: { zip64?: boolean } = {}): Promise<Buffer> {
+  zstdReady ??= init();
+  await zstdReady;
+  const zip = new yazl.ZipFile();
+  const entries = (zip as unknown as { entries: YazlEntry[] }).entries;
+  for (const m of members) {
+    const raw = Buffer.isBuffer(m.data) ? m.data : Buffer.from(m.data, 'utf8');
+    const method = m.method ?? 'deflate';
+    const zip64 = { forceZip64Format: options.zip64 ?? false };
+    if (method === 'zstd' || method === 'zstd-2-frames') {
+      const half = method === 'zstd' ? raw.length : Math.floor(raw.length / 2);
+      const frames = [compress(raw.subarray(0, half), 3)];
+      if (half < raw.length) frames.push(compress(raw.subarray(half), 3));
+      zip.addBuffer(Buffer.concat(frames.map((f) => Buffer.from(f))), m.name, { compress: false, ...zip64 });
+      const entry = entries[entries.length - 1]!;
+      entry.uncompressedSize = raw.length;
+      entry.crc32 = crc32(raw) >>> 0;
+      entry.getCompressionMethod = () => 93;
+    } else {
+      zip.addBuffer(raw, m.name, { compress: method === 'deflate', ...zip64 });
+    }
+    if (m.declaredSize !== undefined) entries[entries.length - 1]!.uncompressedSize = m.declaredSize;
+  }
+  zip.end({ forceZip64Format: options.zip64 ?? false });
+  const chunks: Buffer[] = [];
+  for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
+  const bytes = Buffer.concat(chunks);
+  await writeFile(path, bytes);
+  return bytes;
+}

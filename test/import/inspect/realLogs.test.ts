@@ -1,0 +1,107 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { importSources } from '../../../src/import/index.ts';
+import { loadSource } from '../../../src/audit/source.ts';
+import { rescoreInspectAsRecorded } from '../../../src/score/inspect/rescore.ts';
+import { queryRows } from '../../../src/store/duck.ts';
+import { sha256Hex } from '../../../src/util/hash.ts';
+
+const DIR = fileURLToPath(new URL('../../../../shared/data/external/inspect/', import.meta.url));
+const LOGS = readdirSync(DIR).filter((f) => f.endsWith('.eval') || f.endsWith('.json')).sort();
+const options = { skipBad: false, fields: {} };
+
+test('every Inspect log in shared/data/external/inspect imports, one run each', async () => {
+  assert.equal(LOGS.length, 7);
+  const { runs } = await importSources([DIR], options);
+  assert.deepEqual(runs.map((r) => r.provenance.label).sort(), LOGS);
+  for (const run of runs) assert.equal(run.provenance.source_kind, 'inspect');
+  const count = (label: string, table: 'instances' | 'responses' | 'scores') => {
+    const run = runs.find((r) => r.provenance.label === label)!;
+    return (run.tables[table] as { rows: unknown[] }).rows.length;
+  };
+  // log_streaming: 2 samples × 2 epochs; scores = 4 epoch rows + 2 reductions.
+  assert.equal(count('log_streaming.eval', 'instances'), 2);
+  assert.equal(count('log_streaming.eval', 'responses'), 4);
+  assert.equal(count('log_streaming.eval', 'scores'), 6);
+  // The unscored popularity log: 10 samples, `scores: {}` everywhere, no reductions.
+  assert.equal(count('2025-02-11T15-17-00-05-00_popularity_dPiJifoWeEQBrfWsAopzWr.eval', 'scores'), 0);
+  assert.equal(count('2025-02-11T15-17-00-05-00_popularity_dPiJifoWeEQBrfWsAopzWr.eval', 'responses'), 10);
+});
+
+test('samples map to instances, responses and scores; the completion and epochs come from the JSON', async () => {
+  const { store } = await loadSource([`${DIR}log_streaming.eval`], options);
+  const responses = await queryRows<{ doc_id: string; repeat: bigint; text: string }>(
+    `SELECT doc_id, "repeat", text FROM ${store.table('responses')} ORDER BY doc_id, "repeat"`,
+  );
+  assert.deepEqual(responses.map((r) => [r.doc_id, Number(r.repeat)]), [['1', 0], ['1', 1], ['2', 0], ['2', 1]]);
+  const scores = await queryRows<{ doc_id: string; filter: string; metric: string; value: number; value_json: string }>(
+    `SELECT doc_id, filter, metric, value, value_json FROM ${store.table('scores')} WHERE filter LIKE 'reduced:%' ORDER BY doc_id`,
+  );
+  // reductions.json holds 0.5 and 1.0 (SOURCES.md).
+  assert.deepEqual(scores.map((s) => [s.doc_id, s.filter, s.metric, s.value]), [['1', 'reduced:mean', 'match', 0.5], ['2', 'reduced:mean', 'match', 1]]);
+  const inst = await queryRows<{ doc_hash: string; target: string; doc_json: string }>(`SELECT doc_hash, target, doc_json FROM ${store.table('instances')} ORDER BY doc_id`);
+  const doc = JSON.parse(inst[0]!.doc_json) as { input: string; target: string };
+  assert.equal(inst[0]!.doc_hash, sha256Hex(doc.input), 'doc_hash is sha256 of the input text (aligns with lm-eval by content)');
+  assert.equal(inst[0]!.target, doc.target);
+});
+
+test('mmlu: choices, the templated prompt, output.completion and the score with its history', async () => {
+  const { store } = await loadSource([`${DIR}mmlu-summary-choices.eval`], options);
+  const [inst] = await queryRows<{ choices_json: string; arg_context: string; target: string }>(`SELECT choices_json, arg_context, target FROM ${store.table('instances')}`);
+  assert.deepEqual(JSON.parse(inst!.choices_json), ['6.0 e', '6.8 eV', '12.2 eV', '13.6 eV']);
+  assert.ok(inst!.arg_context.endsWith('closest to\n\nA) 6.0 e\nB) 6.8 eV\nC) 12.2 eV\nD) 13.6 eV'));
+  assert.equal(inst!.target, 'A');
+  const [resp] = await queryRows<{ text: string; finish_reason: string; tokens_in: bigint }>(`SELECT text, finish_reason, tokens_in FROM ${store.table('responses')}`);
+  assert.deepEqual([resp!.text, resp!.finish_reason, Number(resp!.tokens_in)], ['ANSWER: C', 'stop', 153]);
+  const [filtered] = await queryRows<{ filter: string; filtered_json: string }>(`SELECT filter, filtered_json FROM ${store.table('filtered')} WHERE filter = 'choice@epoch:1'`);
+  assert.deepEqual(JSON.parse(filtered!.filtered_json), { value: 'I', answer: 'C', explanation: 'ANSWER: C', history: [] });
+});
+
+test('the EvalSpec lands in the provenance block; what Inspect did not record is unknown', async () => {
+  const { store } = await loadSource([`${DIR}mmlu-summary-choices.eval`], options);
+  const run = store.manifest.runs[0]!;
+  const t = run.tasks['inspect_evals/mmlu_0_shot']!;
+  assert.deepEqual(run.harness.version!.used, { status: 'recorded', value: '0.3.154.dev44+g32a84c8fe.d20251213', from: 'eval.packages.inspect_ai' });
+  assert.equal((run.harness.dirty!.used as { value: unknown }).value, true);
+  assert.deepEqual(t.task.args, {
+    configured: { status: 'recorded', value: {}, from: 'eval.task_args_passed' },
+    used: { status: 'recorded', value: { language: 'EN_US', subjects: [], cot: false }, from: 'eval.task_args (defaults included)' },
+  });
+  assert.deepEqual((t.samples.document_ids!.used as { value: unknown }).value, [1]);
+  assert.equal((t.samples.shuffled!.used as { value: unknown }).value, false);
+  assert.deepEqual((t.repeats.reducer!.used as { value: unknown }).value, ['mean']);
+  assert.equal((t.failures.fail_on_error!.used as { status: string }).status, 'recorded');
+  assert.equal((t.generation.max_tokens!.used as { value: unknown }).value, 5);
+  assert.deepEqual(t.task.dataset_split!.used, { status: 'unknown' });
+  assert.deepEqual(run.reported['inspect_evals/mmlu_0_shot'], { 'accuracy,choice': 0, 'stderr,choice': 0 });
+  // An old log has no dirty flag and no explicit reducer: unknown / inferred, never invented as recorded.
+  const old = (await loadSource([`${DIR}log_formats.json`], options)).store.manifest.runs[0]!;
+  assert.deepEqual(old.harness.dirty!.used, { status: 'unknown' });
+  assert.equal((old.tasks.popularity!.repeats.reducer!.used as { status: string }).status, 'inferred');
+  assert.ok(old.notes.some((n) => n.kind === 'inspect_legacy_log' && n.evidence.includes('results.sample_reductions -> reductions')));
+});
+
+test('as recorded: Inspect\'s own scorers reproduce every stored sample score and metric exactly', async () => {
+  const { store } = await loadSource([DIR], options);
+  const cells = await rescoreInspectAsRecorded(store);
+  const label = (runId: string) => store.manifest.runs.find((r) => r.run_id === runId)!.label;
+  const summary = Object.fromEntries(
+    cells
+      .filter((c) => c.samples.compared > 0)
+      .map((c) => [label(c.run_id), { scorer: c.scorer, n: c.samples.compared, agree: c.samples.agree, metrics: Object.fromEntries(c.metrics.map((m) => [m.metric, [m.stored, m.from_stored_scores, m.rescored, m.reproduced]])) }]),
+  );
+  assert.deepEqual(summary, {
+    '2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval': { scorer: 'match', n: 10, agree: 10, metrics: { accuracy: [0.8, 0.8, 0.8, true], stderr: [0.13333333333333333, 0.13333333333333333, 0.13333333333333333, true] } },
+    '2025-05-12T20-28-13-04-00_popularity.json': { scorer: 'match', n: 3, agree: 3, metrics: { accuracy: [0.6666666666666666, 0.6666666666666666, 0.6666666666666666, true], stderr: [0.33333333333333337, 0.33333333333333337, 0.33333333333333337, true] } },
+    'log_formats.eval': { scorer: 'match', n: 1, agree: 1, metrics: { accuracy: [0, 0, 0, true], stderr: [0, 0, 0, true] } },
+    'log_formats.json': { scorer: 'match', n: 1, agree: 1, metrics: { accuracy: [0, 0, 0, true], stderr: [0, 0, 0, true] } },
+    'log_streaming.eval': { scorer: 'match', n: 4, agree: 4, metrics: { accuracy: [0.75, 0.75, 0.75, true], stderr: [0.25, 0.25, 0.25, true] } },
+    'mmlu-summary-choices.eval': { scorer: 'choice', n: 1, agree: 1, metrics: { accuracy: [0, 0, 0, true], stderr: [0, 0, 0, true] } },
+  });
+  for (const c of cells.filter((c) => c.samples.compared > 0)) {
+    assert.deepEqual(c.samples.differences, [], label(c.run_id));
+    assert.equal(c.reductions.agree, c.reductions.compared, label(c.run_id));
+  }
+});
