@@ -5,6 +5,7 @@
 import { Command } from 'commander';
 import { reportAndExit } from './exit.ts';
 import { registerImport } from './commands/import.ts';
+import { registerPrompts } from './commands/prompts.ts';
 
 const program = new Command()
   .name('lmaudit')
@@ -14,7 +15,7 @@ const program = new Command()
   .showHelpAfterError();
 
 /** The one list of commands. */
-const COMMANDS: readonly ((program: Command) => void)[] = [registerImport];
+const COMMANDS: readonly ((program: Command) => void)[] = [registerImport, registerPrompts];
 for (const register of COMMANDS) register(program);
 
 program.parseAsync(process.argv).catch(reportAndExit);

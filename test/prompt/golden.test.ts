@@ -14,13 +14,14 @@ import { dumpsPy, parsePyJson } from '../../src/data/pyjson.ts';
 const dir = fileURLToPath(new URL('../../../shared/data/golden-prompts/', import.meta.url));
 const manifest = JSON.parse(readFileSync(`${dir}MANIFEST.json`, 'utf8')) as {
   limit: number;
+  chat_templates: Record<string, { chat_template_sha256: string }>;
   files: { file: string; task: string; num_fewshot: number; chat_template_name: string | null; fewshot_as_multiturn: boolean }[];
 };
 
 for (const entry of manifest.files) {
   test(`golden ${entry.file}`, async () => {
     const lines = readFileSync(dir + entry.file, 'utf8').split('\n').filter(Boolean).map((l) => parsePyJson(l) as Record<string, unknown>);
-    const { built } = await buildPrompts({
+    const { built, chatTemplate } = await buildPrompts({
       tasks: [entry.task],
       numFewshot: entry.num_fewshot,
       limit: manifest.limit,
@@ -28,6 +29,7 @@ for (const entry of manifest.files) {
       fewshotAsMultiturn: entry.chat_template_name ? entry.fewshot_as_multiturn : null,
     });
     assert.equal(built.length, 1);
+    if (entry.chat_template_name) assert.equal(chatTemplate?.sha256, manifest.chat_templates[entry.chat_template_name]!.chat_template_sha256);
     const docs = built[0]!.docs;
     assert.equal(docs.length, lines.length);
     let mismatched = 0;

@@ -7,14 +7,14 @@ import { printJson, printLines, formatTable } from '../output.ts';
 
 interface PromptFlags {
   tasks: string;
-  includePath?: string[];
-  numFewshot?: string;
+  include_path?: string[];
+  num_fewshot?: string;
   limit?: string;
-  applyChatTemplate?: string | boolean;
-  fewshotAsMultiturn?: string;
-  systemInstruction?: string;
+  apply_chat_template?: string | boolean;
+  fewshot_as_multiturn?: string;
+  system_instruction?: string;
   seed?: string;
-  genKwargs?: string;
+  gen_kwargs?: string;
   out: string;
   json: boolean;
 }
@@ -62,18 +62,18 @@ export function registerPrompts(program: Command): void {
     .requiredOption('--out <file>', 'JSONL file to write')
     .option('--json', 'print a JSON summary', false)
     .action(async (flags: PromptFlags) => {
-      const chat = flags.applyChatTemplate;
+      const chat = flags.apply_chat_template;
       if (chat === true) throw new BadInputError('--apply_chat_template needs a template here (no model is loaded): a tokenizer_config.json, a template file, llama3 or qwen3');
       const { built, chatTemplate, seeds } = await buildPrompts({
         tasks: flags.tasks.split(',').map((s) => s.trim()).filter(Boolean),
-        includePaths: flags.includePath,
-        numFewshot: parseNumber(flags.numFewshot, '--num_fewshot'),
+        includePaths: flags.include_path,
+        numFewshot: parseNumber(flags.num_fewshot, '--num_fewshot'),
         limit: parseNumber(flags.limit, '--limit'),
         applyChatTemplate: typeof chat === 'string' ? chat : null,
-        fewshotAsMultiturn: parseBool(flags.fewshotAsMultiturn, '--fewshot_as_multiturn'),
-        systemInstruction: flags.systemInstruction ?? null,
+        fewshotAsMultiturn: parseBool(flags.fewshot_as_multiturn, '--fewshot_as_multiturn'),
+        systemInstruction: flags.system_instruction ?? null,
         seed: flags.seed,
-        genKwargs: parseGenKwargs(flags.genKwargs),
+        genKwargs: parseGenKwargs(flags.gen_kwargs),
       });
       const out = createWriteStream(flags.out, { encoding: 'utf8' });
       for (const task of built) {

@@ -1,0 +1,77 @@
+/**
+ * Bad task input is refused with exit code 2 and an error naming the file, the key or
+ * the document: malformed YAML, unknown keys (with "did you mean"), include cycles,
+ * unknown `!function`s and documents missing a field.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { BadInputError } from '../../src/errors.ts';
+import { TaskIndex } from '../../src/tasks/index.ts';
+import { buildTask } from '../../src/prompt/build.ts';
+
+function folder(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'lmaudit-tasks-'));
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  return dir;
+}
+
+const DATA = '{"q": "one", "a": "x"}\n{"a": "y"}\n';
+const TASK = (extra: string) => `task: t\ndataset_path: .\noutput_type: generate_until\ntest_split: test\ndoc_to_text: "{{q}}"\ndoc_to_target: "{{a}}"\n${extra}`;
+
+function badInput(fn: () => unknown, pattern: RegExp): void {
+  assert.throws(fn, (e: unknown) => e instanceof BadInputError && e.exitCode === 2 && pattern.test(e.message));
+}
+
+test('malformed YAML names the file and line', () => {
+  const dir = folder({ 't.yaml': 'task: t\ndoc_to_text: [unclosed\n' });
+  badInput(() => new TaskIndex([dir]), /t\.yaml, line \d+: malformed YAML/);
+});
+
+test('an unknown key is refused with a did-you-mean', () => {
+  const dir = folder({ 't.yaml': TASK('num_fewshots: 2\n') });
+  badInput(() => new TaskIndex([dir]).resolve(['t']), /t\.yaml, field 'num_fewshots': unknown key 'num_fewshots'\. Did you mean: num_fewshot/);
+});
+
+test('an unknown fewshot_config key is refused', () => {
+  const dir = folder({ 't.yaml': TASK('fewshot_config:\n  sampler: first_n\n  smaples: []\n') });
+  badInput(() => new TaskIndex([dir]).resolve(['t']), /fewshot_config\.smaples.*Did you mean: .*samples/);
+});
+
+test('an include cycle names the files', () => {
+  const dir = folder({ 'a.yaml': 'include: b.yaml\ntask: a\n', 'b.yaml': 'include: a.yaml\n' });
+  badInput(() => new TaskIndex([dir]), /include cycle: .*a\.yaml -> .*b\.yaml -> .*a\.yaml/);
+});
+
+test('an unknown !function names the task and the function', async () => {
+  const dir = folder({ 't.yaml': TASK('process_docs: !function utils.my_process\n'), 'test.jsonl': DATA });
+  const index = new TaskIndex([dir]);
+  const [config] = index.resolve(['t']).tasks;
+  await assert.rejects(buildTask(config!, { roots: index.roots }), (e: unknown) => e instanceof BadInputError && /task 't': !function utils\.my_process .*not one of lmaudit's ported functions/.test(e.message));
+});
+
+test('a document missing a field names the task, document and field', async () => {
+  const dir = folder({ 't.yaml': TASK(''), 'test.jsonl': DATA });
+  const index = new TaskIndex([dir]);
+  const [config] = index.resolve(['t']).tasks;
+  await assert.rejects(buildTask(config!, { roots: index.roots }), (e: unknown) => e instanceof BadInputError && /task 't', doc 1: .*q/.test(e.message) && /doc_to_text/.test(e.message));
+});
+
+test('an unknown task name suggests close names', () => {
+  assert.throws(() => TaskIndex.withShipped().resolve(['arc_esay']), /Unknown task 'arc_esay'\. Did you mean: arc_easy/);
+});
+
+test('the CLI exits 2 and names the file', () => {
+  const dir = folder({ 't.yaml': TASK('doc_to_txt: "x"\n') });
+  const bin = fileURLToPath(new URL('../../bin/lmaudit.mjs', import.meta.url));
+  const r = spawnSync(process.execPath, [bin, 'prompts', '--tasks', 't', '--include_path', dir, '--out', join(dir, 'out.jsonl')], {
+    encoding: 'utf8',
+    env: { ...process.env, LMAUDIT_FROM_SOURCE: '1' },
+  });
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /t\.yaml, field 'doc_to_txt': unknown key 'doc_to_txt'\. Did you mean: doc_to_text/);
+});
