@@ -6,7 +6,8 @@
  */
 import { open, readFile } from 'node:fs/promises';
 import { BadInputError } from '../../errors.ts';
-import { isPlainObject, parsePythonJson } from '../../util/json.ts';
+import { isPlainObject } from '../../util/json.ts';
+import { parseInspectJson } from './pythonJson.ts';
 import { openEvalArchive, readMemberJson, type ArchiveOptions } from './evalArchive.ts';
 import { rebuildFromJournal } from './journal.ts';
 import { arr, migrateHeader, migrateSample, obj, type Json } from './migrate.ts';
@@ -54,7 +55,7 @@ async function isZip(file: string): Promise<boolean> {
 
 async function readJson(file: string): Promise<InspectLog> {
   const text = await readFile(file, 'utf8');
-  const root = parsePythonJson(text, { file });
+  const root = parseInspectJson(text, { file });
   if (!isPlainObject(root)) throw new BadInputError('expected one EvalLog JSON object', { file, line: 1 });
   const { samples, reductions, ...header } = root;
   return finish(file, 'json', header, arr(samples) ?? [], arr(reductions), [], false);

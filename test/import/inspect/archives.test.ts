@@ -1,0 +1,153 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openEvalArchive } from '../../../src/import/inspect/evalArchive.ts';
+import { readInspectLog } from '../../../src/import/inspect/readLog.ts';
+import { importLog } from '../../../src/import/inspect/inspectImporter.ts';
+import { BadInputError } from '../../../src/errors.ts';
+import { buildEval, type MemberSpec } from './buildEval.ts';
+
+const DIR = fileURLToPath(new URL('../../../../shared/data/external/inspect/', import.meta.url));
+
+/** Every member of a real log, in order, as bytes. */
+async function membersOf(file: string): Promise<{ name: string; data: Buffer }[]> {
+  const archive = await openEvalArchive(file);
+  try {
+    const out = [];
+    for (const name of archive.names) out.push({ name, data: await archive.read(name) });
+    return out;
+  } finally {
+    archive.close();
+  }
+}
+
+async function tmp(): Promise<string> {
+  return mkdtemp(join(tmpdir(), 'lmaudit-inspect-'));
+}
+
+function rows(run: Awaited<ReturnType<typeof importLog>>, table: 'instances' | 'responses' | 'scores' | 'filtered'): Record<string, unknown>[] {
+  return (run.tables[table] as { rows: Record<string, unknown>[] }).rows;
+}
+
+test('a .eval with zstd members (one and two frames) and ZIP64 headers imports like the deflate original', async () => {
+  const dir = await tmp();
+  const source = `${DIR}log_streaming.eval`;
+  const members = await membersOf(source);
+  const zstd: MemberSpec[] = members.map((m, i) => ({ name: m.name, data: m.data, method: i % 2 === 0 ? 'zstd' : 'zstd-2-frames' }));
+  const file = join(dir, 'zstd.eval');
+  const bytes = await buildEval(file, zstd, { zip64: true });
+  // The archive really is zstd + ZIP64: method 93 in a local header, a ZIP64 end-of-central-directory record.
+  assert.equal(bytes.readUInt16LE(8), 93);
+  assert.ok(bytes.includes(Buffer.from([0x50, 0x4b, 0x06, 0x06])), 'ZIP64 end of central directory record');
+  const archive = await openEvalArchive(file);
+  for (const m of members) assert.deepEqual(await archive.read(m.name), m.data, m.name);
+  archive.close();
+
+  const original = await importLog(source);
+  const rebuilt = await importLog(file);
+  for (const table of ['instances', 'responses', 'scores', 'filtered'] as const) {
+    const strip = (r: Record<string, unknown>) => ({ ...r, run_id: null });
+    assert.deepEqual(rows(rebuilt, table).map(strip), rows(original, table).map(strip), table);
+  }
+  assert.deepEqual(rebuilt.provenance.reported, original.provenance.reported);
+});
+
+test('a member name that appears twice: the last entry wins', async () => {
+  const dir = await tmp();
+  const members = await membersOf(`${DIR}log_formats.eval`);
+  const sample = members.find((m) => m.name === 'samples/1_epoch_1.json')!;
+  const edited = JSON.parse(sample.data.toString()) as { output: { choices: { message: { content: string } }[] } };
+  edited.output.choices[0]!.message.content = 'Yes (re-queued)';
+  const file = join(dir, 'dup.eval');
+  await buildEval(file, [...members, { name: sample.name, data: JSON.stringify(edited) }]);
+  const log = await readInspectLog(file);
+  assert.equal(log.samples.length, 1);
+  const run = await importLog(file);
+  assert.deepEqual(rows(run, 'responses').map((r) => r.text), ['Yes (re-queued)']);
+});
+
+test('without header.json the header is rebuilt from the journal, and the run says so', async () => {
+  const dir = await tmp();
+  const members = (await membersOf(`${DIR}log_streaming.eval`)).filter((m) => !['header.json', 'summaries.json', 'reductions.json'].includes(m.name));
+  const file = join(dir, 'crashed.eval');
+  await buildEval(file, members);
+  const log = await readInspectLog(file);
+  assert.equal(log.rebuiltFromJournal, true);
+  assert.equal(log.header.status, 'started');
+  assert.equal(log.header.results, undefined);
+  assert.equal(log.summaries.length, 4, 'summaries from _journal/summaries/1.json');
+  const run = await importLog(file);
+  assert.ok(run.provenance.notes.some((n) => n.kind === 'inspect_rebuilt_from_journal'));
+  assert.equal(rows(run, 'responses').length, 4);
+  assert.equal(rows(run, 'scores').filter((s) => String(s.filter).startsWith('epoch:')).length, 4);
+  assert.equal(rows(run, 'scores').filter((s) => String(s.filter).startsWith('reduced:')).length, 0);
+});
+
+/** Runs an import that must fail with exit code 2 and a message matching `pattern`, and writes nothing. */
+async function refuses(file: string, pattern: RegExp): Promise<void> {
+  const dir = join(file, '..');
+  const before = (await readdir(dir)).sort();
+  await assert.rejects(importLog(file), (error: unknown) => {
+    assert.ok(error instanceof BadInputError, String(error));
+    assert.equal(error.exitCode, 2);
+    assert.match(error.message, pattern);
+    return true;
+  });
+  assert.deepEqual((await readdir(dir)).sort(), before, 'nothing written beside the archive');
+}
+
+test('hostile archives: ../ names, a huge declared size, a member that outgrows its size, truncation, non-JSON', async () => {
+  const dir = await tmp();
+  const members = await membersOf(`${DIR}log_formats.eval`);
+
+  const traversal = join(dir, 'traversal.eval');
+  const bytes = await buildEval(traversal, [...members, { name: 'samples/abcdefghij.json', data: '{}' }]);
+  // yazl refuses to write '..' names, so the name is swapped for one of the same length in the written bytes.
+  const swapped = Buffer.from(bytes.toString('latin1').replaceAll('samples/abcdefghij.json', 'samples/../../evil.json'), 'latin1');
+  await writeFile(traversal, swapped);
+  await refuses(traversal, /invalid relative path: samples\/\.\.\/\.\.\/evil\.json/);
+  assert.deepEqual((await readdir(join(dir, '..'))).filter((n) => n === 'evil.json'), []);
+
+  const bomb = join(dir, 'bomb.eval');
+  await buildEval(bomb, members.map((m) => (m.name === 'header.json' ? { ...m, declaredSize: 2 ** 40 } : m)), { zip64: true });
+  await refuses(bomb, /member header\.json: member declares 1099511627776 bytes uncompressed, above the limit/);
+
+  const liar = join(dir, 'liar.eval');
+  await buildEval(liar, members.map((m) => (m.name === 'header.json' ? { ...m, data: Buffer.alloc(5_000_000, 32), declaredSize: 1000 } : m)));
+  await refuses(liar, /member header\.json: .*(too many bytes|more than)/);
+
+  const zstdLiar = join(dir, 'zstd-liar.eval');
+  await buildEval(zstdLiar, members.map((m) => (m.name === 'header.json' ? { ...m, data: Buffer.alloc(5_000_000, 32), method: 'zstd', declaredSize: 1000 } : m)));
+  await refuses(zstdLiar, /member header\.json: zstd frame declares 5000000 bytes, above the member limit of 1000/);
+
+  const truncated = join(dir, 'truncated.eval');
+  const whole = await readFile(`${DIR}log_formats.eval`);
+  await writeFile(truncated, whole.subarray(0, Math.floor(whole.length / 2)));
+  await refuses(truncated, /not a readable ZIP archive .*truncated/);
+
+  const notJson = join(dir, 'not-json.eval');
+  await buildEval(notJson, members.map((m) => (m.name === 'header.json' ? { ...m, data: 'this is not JSON' } : m)));
+  await refuses(notJson, /member header\.json.*malformed JSON/);
+
+  const corrupt = join(dir, 'corrupt.eval');
+  const good = await buildEval(corrupt, members.map((m) => ({ ...m, method: 'stored' })));
+  const at = good.indexOf(Buffer.from('"status"'));
+  good[at + 1] = 'S'.charCodeAt(0);
+  await writeFile(corrupt, good);
+  await refuses(corrupt, /CRC-32 mismatch/);
+});
+
+test('a .json log with bare NaN / Infinity tokens keeps NaN as the unscored sentinel', async () => {
+  const dir = await tmp();
+  const log = JSON.parse(await readFile(`${DIR}2025-05-12T20-28-13-04-00_popularity.json`, 'utf8')) as { samples: { scores: { match: { value: unknown } } }[] };
+  log.samples[2]!.scores.match.value = '__NAN__';
+  const file = join(dir, 'nan.json');
+  await writeFile(file, JSON.stringify(log, null, 2).replace('"__NAN__"', 'NaN').replace('"value": 0.6666666666666666', '"value": Infinity'));
+  const run = await importLog(file);
+  const nan = rows(run, 'scores').find((s) => s.doc_id === '3' && s.filter === 'epoch:1')!;
+  assert.ok(Number.isNaN(nan.value as number));
+  assert.equal(nan.value_json, 'NaN');
+});
