@@ -8,6 +8,7 @@ import type { ImportOptions, SkippedRecord } from '../import/types.ts';
 import { isStoreFolder, openStore, type OpenStore } from '../store/readStore.ts';
 import { SCHEMA_VERSION, STORE_TABLES, TABLES, type StoreManifest, type TableName } from '../store/schema.ts';
 import { stageTable, type TableSource } from '../store/writeStore.ts';
+import { duck } from '../store/duck.ts';
 
 export interface LoadedSource {
   store: OpenStore;
@@ -31,10 +32,11 @@ export async function loadSource(paths: readonly string[], options: ImportOption
       location: paths.join(', '),
       manifest,
       local: false,
-      table(name: TableName): string {
+      table(name: TableName, options?: { rowNumber?: boolean }): string {
         const table = staged[name as (typeof STORE_TABLES)[number]];
         if (table === undefined) throw new Error(`no staged table '${name}' for an on-the-fly source`);
-        return table;
+        // Staged tables keep insertion order, so rowid is the position in the source.
+        return options?.rowNumber ? `(SELECT rowid AS file_row_number, * FROM ${table})` : table;
       },
     },
     skipped: imported.runs.flatMap((r) => r.skipped),
@@ -51,7 +53,14 @@ export async function stageUnion(
     const names: string[] = [];
     for (const run of runs) names.push(await stageTable(table, run[table] ?? { rows: [] }));
     const columns = TABLES[table].map((c) => `"${c.name}"`).join(', ');
-    out[table] = names.length === 1 ? names[0]! : `(${names.map((n) => `SELECT ${columns} FROM ${n}`).join(' UNION ALL ')})`;
+    if (names.length === 1) {
+      out[table] = names[0]!;
+      continue;
+    }
+    // One table (not a view) so that rowid is each row's position, as for a single source.
+    const union = `${names[0]}_all`;
+    await (await duck()).run(`CREATE TEMP TABLE ${union} AS ${names.map((n) => `SELECT ${columns} FROM ${n}`).join(' UNION ALL ')}`);
+    out[table] = union;
   }
   return out;
 }

@@ -14,8 +14,11 @@ export interface OpenStore {
   /** Where the store is (a folder path or a URL prefix). */
   readonly location: string;
   readonly manifest: StoreManifest;
-  /** A DuckDB table expression for one table, e.g. `read_parquet('…/instances.parquet')`. */
-  table(name: TableName): string;
+  /**
+   * A DuckDB table expression for one table, e.g. `read_parquet('…/instances.parquet')`.
+   * With `rowNumber`, it also has a `file_row_number` column: the row's position in the store.
+   */
+  table(name: TableName, options?: { rowNumber?: boolean }): string;
   /** Whether the store is on the local file system (rescores can be appended). */
   readonly local: boolean;
 }
@@ -71,11 +74,11 @@ export async function openStore(location: string): Promise<OpenStore> {
     location,
     manifest: parsed.data,
     local: !isUrl(location),
-    table(name: TableName): string {
+    table(name: TableName, options?: { rowNumber?: boolean }): string {
       if (name === 'rescores') {
         return `read_parquet(${sqlString(joinLocation(location, 'rescores/*.parquet'))}, union_by_name = true)`;
       }
-      return `read_parquet(${sqlString(paths[name])})`;
+      return `read_parquet(${sqlString(paths[name])}${options?.rowNumber ? ', file_row_number = true' : ''})`;
     },
   };
 }

@@ -1,0 +1,118 @@
+import type { Command } from 'commander';
+import { randomBytes } from 'node:crypto';
+import { loadSource } from '../../audit/source.ts';
+import { BadInputError } from '../../errors.ts';
+import { computeMatrix, type ScopeResult } from '../../score/matrix.ts';
+import { AGGREGATIONS, type Aggregation } from '../../score/sweeps.ts';
+import { AS_RECORDED } from '../../score/registry.ts';
+import { rescoreAsRecorded, type AsRecordedSection } from '../../score/asRecorded.ts';
+import { appendRescores } from '../../store/writeStore.ts';
+import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
+import { printJson, printLines } from '../output.ts';
+import { formatMatrix, formatAsRecorded } from '../formatMatrix.ts';
+
+interface RescoreFlags extends ImportFlags {
+  extractors?: string;
+  normalizers?: string;
+  aggregations?: string;
+  json: boolean;
+  out: boolean;
+  flips: string;
+  engine: string;
+}
+
+const list = (value: string | undefined) => value?.split(',').map((s) => s.trim()).filter((s) => s !== '');
+
+export function registerRescore(program: Command): void {
+  addImportFlags(
+    program
+      .command('rescore')
+      .description('Rescore stored outputs under alternate extractors, normalisers and aggregations (no model call)')
+      .argument('<sources...>', 'a run store, or anything `import` reads (imported on the fly)')
+      .option('--extractors <names>', 'comma-separated extractors (default: the sweep for the answer type, from audits/)')
+      .option('--normalizers <names>', 'comma-separated normalisers')
+      .option('--aggregations <names>', `comma-separated aggregations (${AGGREGATIONS.join(', ')})`)
+      .option('--flips <n>', 'how many flipping item ids to list per task', '20')
+      .option('--engine <engine>', 'auto | sql | js (auto: DuckDB when every cell has an exact SQL form)', 'auto')
+      .option('--out', "append per-item results to the store's rescores/ folder", false)
+      .option('--json', 'print one JSON object', false),
+  ).action(async (sources: string[], flags: RescoreFlags) => {
+    const aggregations = list(flags.aggregations);
+    for (const a of aggregations ?? []) {
+      if (!AGGREGATIONS.includes(a as Aggregation)) throw new BadInputError(`unknown aggregation '${a}' (known: ${AGGREGATIONS.join(', ')})`, { field: '--aggregations' });
+    }
+    if (!['auto', 'sql', 'js'].includes(flags.engine)) throw new BadInputError(`--engine must be auto, sql or js`, { field: '--engine' });
+    const flipsLimit = Number(flags.flips);
+    if (!Number.isInteger(flipsLimit) || flipsLimit < 0) throw new BadInputError('--flips must be a whole number', { field: '--flips' });
+
+    const source = await loadSource(sources, importOptionsFrom(flags));
+    if (flags.out && !source.store.local) {
+      throw new BadInputError('--out appends to a run store: import the source first (lmaudit import … --out <store>)', { file: sources.join(', ') });
+    }
+    const extractors = list(flags.extractors);
+    const wantsAsRecorded = extractors?.includes(AS_RECORDED) ?? false;
+    const matrixExtractors = extractors?.filter((e) => e !== AS_RECORDED);
+    const scopes =
+      wantsAsRecorded && matrixExtractors?.length === 0
+        ? []
+        : await computeMatrix(source.store, {
+            extractors: matrixExtractors,
+            normalizers: list(flags.normalizers),
+            aggregations: aggregations as Aggregation[] | undefined,
+            flipsLimit,
+            engine: flags.engine as 'auto' | 'sql' | 'js',
+            keepItems: flags.out,
+          });
+    const asRecorded: AsRecordedSection[] = wantsAsRecorded ? await rescoreAsRecorded(source.store) : [];
+    let written: string | null = null;
+    if (flags.out) written = await appendOut(source.store.location, scopes, sources);
+
+    const report = toReport(scopes, asRecorded, source.skipped, source.unrecognised);
+    if (flags.json) return printJson({ ...report, rescores_written: written });
+    printLines([...formatMatrix(scopes, source.skipped.length), ...formatAsRecorded(asRecorded), ...(written ? [`Per-item results appended to ${written}`] : [])]);
+  });
+}
+
+function toReport(scopes: ScopeResult[], asRecorded: AsRecordedSection[], skipped: unknown[], unrecognised: unknown[]) {
+  const key = (s: ScopeResult) => ({ run_id: s.run_id, task: s.task });
+  return {
+    cells: scopes.flatMap((s) => s.cells),
+    spread: scopes.map((s) => ({ ...key(s), ...s.spread })),
+    disagreement: scopes.flatMap((s) => s.disagreement.map((d) => ({ ...key(s), ...d }))),
+    flips: scopes.map((s) => ({ ...key(s), ...s.flips })),
+    denominator: {
+      items_read: scopes.reduce((a, s) => a + s.denominator.items_read, 0),
+      items_scored: scopes.reduce((a, s) => a + s.denominator.items_scored, 0),
+      records_skipped_on_import: skipped.length,
+      skipped,
+      files_not_recognised: unrecognised,
+      per_task: scopes.map((s) => ({ ...key(s), ...s.denominator })),
+    },
+    scopes: scopes.map(({ cells: _c, items: _i, cellKeys: _k, ...rest }) => rest),
+    as_recorded: asRecorded,
+  };
+}
+
+async function appendOut(storeDir: string, scopes: ScopeResult[], sources: string[]): Promise<string> {
+  const rows = scopes.flatMap((s) =>
+    (s.items ?? []).flatMap((item) =>
+      s.cellKeys.map((cell, k) => ({
+        run_id: s.run_id,
+        task: s.task,
+        doc_id: item.doc_id,
+        extractor: cell.extractor,
+        normalizer: cell.normalizer,
+        extracted: item.extracted[k] ?? null,
+        value: item.values[k]!,
+      })),
+    ),
+  );
+  const id = `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}`;
+  const provenance = JSON.stringify({
+    created_by: 'lmaudit rescore',
+    sources,
+    sweeps: scopes.map((s) => ({ run_id: s.run_id, task: s.task, ...s.sweep })),
+    cells: scopes.flatMap((s) => s.cells.map(({ groups: _g, ...c }) => c)),
+  });
+  return appendRescores(storeDir, id, rows, provenance);
+}

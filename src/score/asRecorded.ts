@@ -1,0 +1,40 @@
+/**
+ * `--extractors as-recorded`: the source's own scoring rules re-applied to the
+ * stored raw outputs and compared with the values the source recorded. Each
+ * source kind has its own reproducer; this table is the one dispatch point.
+ */
+import type { OpenStore } from '../store/readStore.ts';
+import type { RunProvenance } from '../store/schema.ts';
+
+export interface AsRecordedSection {
+  run_id: string;
+  source_kind: RunProvenance['source_kind'];
+  /** Reproduced cells, in the reproducer's own shape (per metric and filter/scorer). */
+  cells: unknown[];
+  note: string | null;
+}
+
+type Reproducer = (store: OpenStore, runIds: readonly string[]) => Promise<AsRecordedSection[]>;
+
+const nothingRecorded = (kind: RunProvenance['source_kind']): Reproducer => async (_store, runIds) =>
+  runIds.map((run_id) => ({
+    run_id,
+    source_kind: kind,
+    cells: [],
+    note: 'the source recorded no scoring rules or per-item scores, so there is nothing to reproduce',
+  }));
+
+const REPRODUCERS: Record<RunProvenance['source_kind'], Reproducer> = {
+  lmaudit: nothingRecorded('lmaudit'),
+  generic: nothingRecorded('generic'),
+  'lm-eval': nothingRecorded('lm-eval'),
+  inspect: nothingRecorded('inspect'),
+};
+
+export async function rescoreAsRecorded(store: OpenStore): Promise<AsRecordedSection[]> {
+  const byKind = new Map<RunProvenance['source_kind'], string[]>();
+  for (const run of store.manifest.runs) byKind.set(run.source_kind, [...(byKind.get(run.source_kind) ?? []), run.run_id]);
+  const sections: AsRecordedSection[] = [];
+  for (const [kind, runIds] of byKind) sections.push(...(await REPRODUCERS[kind](store, runIds)));
+  return sections;
+}

@@ -1,0 +1,150 @@
+/**
+ * Built-in extractors: which span of a model's output is "the answer". Each has
+ * a JS definition (Python semantics: Unicode `\b`, Python strip) and, where an
+ * exactly equivalent DuckDB/RE2 expression exists, a SQL form for the bulk path.
+ */
+import { BadInputError } from '../errors.ts';
+import { sqlString } from '../store/duck.ts';
+import { wordAt, wordBefore } from '../util/pytext.ts';
+import { spanExtractor, type Extractor, type ItemView, type Normalizer } from './types.ts';
+import type { SqlNormalizer } from './normalizers.ts';
+
+/**
+ * SQL forms take SQL expressions for the raw text and gold and the normaliser's
+ * SQL form. Like normalisers' SQL forms they need only be exact on ASCII rows:
+ * the bulk engine sends every other row through the JS definition.
+ */
+export interface SqlExtractor extends Extractor {
+  readonly sql?: (text: string, gold: string, normalizer: SqlNormalizer) => string;
+}
+
+/** A span extractor whose span also has a SQL form (NULL when nothing is found). */
+function sqlSpanExtractor(
+  name: string,
+  description: string,
+  span: (text: string, item: ItemView) => string | null,
+  spanSql: ((text: string) => string) | undefined,
+): SqlExtractor {
+  const base = spanExtractor(name, description, span);
+  if (spanSql === undefined) return base;
+  return {
+    ...base,
+    sql: (text, gold, normalizer) => {
+      const normalize = normalizer.sql!;
+      const s = spanSql(text);
+      return `CASE WHEN (${s}) IS NOT NULL AND ${normalize(`(${s})`)} = ${normalize(gold)} THEN 1 ELSE 0 END`;
+    },
+  };
+}
+
+// ------------------------------------------------------------------ letters
+
+
+function letterSet(argument: string, name: string): string {
+  const letters = argument === '' ? 'ABCD' : argument;
+  if (!/^[A-Za-z]+$/.test(letters)) {
+    throw new BadInputError(`${name}: the letter set must be ASCII letters, got '${argument}'`, { field: 'extractors' });
+  }
+  return [...new Set(letters)].join('');
+}
+
+export function firstLetter(letters: string): (text: string) => string | null {
+  return (text) => {
+    for (let i = 0; i < text.length; i++) {
+      if (letters.includes(text[i]!) && !wordBefore(text, i) && !wordAt(text, i + 1)) return text[i]!;
+    }
+    return null;
+  };
+}
+
+export function lastLetter(letters: string): (text: string) => string | null {
+  return (text) => {
+    for (let i = text.length - 1; i >= 0; i--) {
+      if (letters.includes(text[i]!) && !wordBefore(text, i) && !wordAt(text, i + 1)) return text[i]!;
+    }
+    return null;
+  };
+}
+
+export function firstLetterExtractor(argument: string): SqlExtractor {
+  const letters = letterSet(argument, 'first-letter');
+  // On ASCII text RE2's ASCII \b is Python's \b.
+  const pattern = `\\b([${letters}])\\b`;
+  return sqlSpanExtractor(
+    argument === '' ? 'first-letter' : `first-letter:${letters}`,
+    `the first standalone letter of ${letters} (Python \\b([${letters}])\\b, first match)`,
+    firstLetter(letters),
+    // The same call as last-letter's: DuckDB evaluates a common subexpression once.
+    (text) => `regexp_extract_all(${text}, ${sqlString(pattern)}, 1)[1]`,
+  );
+}
+
+export function lastLetterExtractor(argument: string): SqlExtractor {
+  const letters = letterSet(argument, 'last-letter');
+  const pattern = `\\b([${letters}])\\b`;
+  return sqlSpanExtractor(
+    argument === '' ? 'last-letter' : `last-letter:${letters}`,
+    `the last standalone letter of ${letters} (Python \\b([${letters}])\\b, last match)`,
+    lastLetter(letters),
+    (text) => `regexp_extract_all(${text}, ${sqlString(pattern)}, 1)[-1]`,
+  );
+}
+
+// ------------------------------------------------------------------ numbers
+
+/** lm-eval's GSM8K strict-match pattern and its flexible-extract pattern (one group, same match). */
+const STRICT = /#### (-?[0-9.,]+)/;
+const FLEXIBLE = /(-?[$0-9.,]{2,}|-?[0-9]+)/g;
+
+export const strictNumber = (text: string): string | null => STRICT.exec(text)?.[1] ?? null;
+export const firstNumber = (text: string): string | null => text.match(FLEXIBLE)?.[0] ?? null;
+export const lastNumber = (text: string): string | null => text.match(FLEXIBLE)?.at(-1) ?? null;
+
+// ------------------------------------------------------------------ the table
+
+export const BUILTIN_EXTRACTORS: Record<string, SqlExtractor> = {
+  exact: {
+    ...spanExtractor('exact', 'the whole output is the answer', (text) => text),
+    sql: (text, gold, normalizer) => {
+      const normalize = normalizer.sql!;
+      const equal = `${normalize(text)} = ${normalize(gold)}`;
+      // norm(text) is a substring of text for trimming normalisers, so a cheap containment test rules most rows out.
+      return normalizer.trimsOnly
+        ? `CASE WHEN NOT contains(${text}, ${normalize(gold)}) THEN 0 WHEN ${equal} THEN 1 ELSE 0 END`
+        : `CASE WHEN ${equal} THEN 1 ELSE 0 END`;
+    },
+  },
+  contains: {
+    name: 'contains',
+    description: 'correct when the normalised gold occurs anywhere in the normalised output',
+    read(item: ItemView, normalizer: Normalizer) {
+      const hit = normalizer.normalize(item.text).includes(normalizer.normalize(item.gold));
+      return { extracted: hit ? item.gold : null, value: hit ? 1 : 0 };
+    },
+    sql: (text, gold, normalizer) => {
+      const normalize = normalizer.sql!;
+      const haystack = normalizer.trimsOnly ? text : normalize(text);
+      return `CASE WHEN contains(${haystack}, ${normalize(gold)}) THEN 1 ELSE 0 END`;
+    },
+  },
+  'first-letter': firstLetterExtractor(''),
+  'last-letter': lastLetterExtractor(''),
+  'strict-number': sqlSpanExtractor(
+    'strict-number',
+    "lm-eval GSM8K strict-match: the number after '#### ' (first match)",
+    strictNumber,
+    (text) => `nullif(regexp_extract(${text}, '#### (-?[0-9.,]+)', 1), '')`,
+  ),
+  'first-number': sqlSpanExtractor(
+    'first-number',
+    'the first number, by lm-eval flexible-extract pattern (-?[$0-9.,]{2,})|(-?[0-9]+)',
+    firstNumber,
+    (text) => `nullif(regexp_extract(${text}, '(-?[$0-9.,]{2,}|-?[0-9]+)', 1), '')`,
+  ),
+  'last-number': sqlSpanExtractor(
+    'last-number',
+    'the last number, by lm-eval flexible-extract pattern with group_select -1',
+    lastNumber,
+    (text) => `regexp_extract_all(${text}, '(-?[$0-9.,]{2,}|-?[0-9]+)', 1)[-1]`,
+  ),
+};

@@ -1,0 +1,60 @@
+/**
+ * Multiple-choice scopes scored from stored log-probs: one item per document,
+ * its choices' log-probs in request order, read by lm-eval's argmax rules.
+ */
+import { duck, sqlString } from '../store/duck.ts';
+import type { OpenStore } from '../store/readStore.ts';
+import { goldIndices, readChoiceItem, type LogprobReaderName } from './logprobReaders.ts';
+import { addItem, emptyTally, type Scope, type ScopeTally } from './textTally.ts';
+
+export async function tallyLogprobs(
+  store: OpenStore,
+  scope: Scope,
+  readers: readonly LogprobReaderName[],
+  flipsLimit: number,
+  keepItems = false,
+): Promise<ScopeTally & { choicesInferred: boolean }> {
+  const conn = await duck();
+  const where = `run_id = ${sqlString(scope.run_id)} AND task = ${sqlString(scope.task)}`;
+  const result = await conn.stream(`
+    SELECT i.doc_id, any_value(coalesce(i."group", i.task)) AS grp, any_value(i.target) AS target,
+           any_value(i.choices_json) AS choices_json,
+           list(i.arg_continuation ORDER BY i.request_idx) AS continuations,
+           list(r.logprob ORDER BY i.request_idx) AS logprobs, min(i.ord) AS ord
+    FROM (SELECT file_row_number AS ord, * FROM ${store.table('instances', { rowNumber: true })} WHERE ${where}) i
+    LEFT JOIN (SELECT doc_id, request_idx, logprob FROM ${store.table('responses')} WHERE ${where} AND repeat = 0) r
+      USING (doc_id, request_idx)
+    GROUP BY i.doc_id ORDER BY ord`);
+  const tally = { ...emptyTally(readers.length), choicesInferred: false };
+  if (keepItems) tally.items = [];
+  for await (const rows of result.yieldRowsJs()) {
+    for (const [docId, grp, target, choicesJson, continuations, logprobs] of rows as [
+      string, string, string | null, string | null, (string | null)[], (number | null)[],
+    ][]) {
+      if (target === null) {
+        tally.noGold++;
+        continue;
+      }
+      if (logprobs.some((lp) => lp === null)) tally.noResponse++;
+      let choices: string[];
+      if (choicesJson !== null) choices = JSON.parse(choicesJson) as string[];
+      else {
+        // lm-eval measures the choice without its target delimiter (default " ").
+        const conts = continuations.map((c) => c ?? '');
+        const spaced = conts.every((c) => c.startsWith(' '));
+        choices = spaced ? conts.map((c) => c.slice(1)) : conts;
+        tally.choicesInferred = true;
+      }
+      const item = {
+        docId,
+        choices,
+        logprobs: logprobs.map((lp) => lp ?? Number.NEGATIVE_INFINITY),
+        gold: goldIndices(target, choices),
+      };
+      const values = readers.map((reader) => readChoiceItem(reader, item).value);
+      addItem(tally, grp, docId, values, flipsLimit);
+      tally.items?.push({ doc_id: docId, values, extracted: readers.map((r) => String(readChoiceItem(r, item).predicted)) });
+    }
+  }
+  return tally;
+}

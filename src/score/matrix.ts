@@ -1,0 +1,224 @@
+/**
+ * The rescoring matrix: one stored run, many readings of it, no model call.
+ * For each scope (run × task) it picks the sweep for the answer type (or the
+ * user's), tallies every (extractor × normaliser) cell in one pass, and reports
+ * every aggregation with n, correct, standard error and a 95% interval, plus the
+ * spread, pairwise disagreement, flipping items and the denominator.
+ */
+import { queryRows } from '../store/duck.ts';
+import type { OpenStore } from '../store/readStore.ts';
+import { resolveNormalizer, resolveReader, type ReaderSpec } from './registry.ts';
+import { binaryStderr, ci95, macro } from './stats.ts';
+import { detectAnswerType, loadSweeps, type Aggregation, type AnswerType } from './sweeps.ts';
+import { hasSqlForm, tallyJs, tallySql, type Scope, type ScopeTally, type TextCell } from './textTally.ts';
+import { tallyLogprobs } from './logprobTally.ts';
+import type { LogprobReaderName } from './logprobReaders.ts';
+
+export interface MatrixSpec {
+  extractors?: string[];
+  normalizers?: string[];
+  aggregations?: Aggregation[];
+  /** How many flipping item ids to list per scope. */
+  flipsLimit: number;
+  /** 'auto' uses DuckDB when every cell has an exact SQL form. */
+  engine: 'auto' | 'sql' | 'js';
+  /** Keep per-item values (for `rescore --out`). */
+  keepItems: boolean;
+}
+
+export interface Cell {
+  run_id: string;
+  task: string;
+  answer_type: AnswerType;
+  extractor: string;
+  normalizer: string;
+  aggregation: Aggregation;
+  score: number | null;
+  stderr: number | null;
+  ci95: [number, number] | null;
+  n: number;
+  correct: number;
+  stderr_method: string;
+  groups?: { group: string; n: number; correct: number; score: number }[];
+}
+
+export interface ScopeResult {
+  run_id: string;
+  task: string;
+  answer_type: AnswerType;
+  answer_type_why: string;
+  sweep: { extractors: string[]; normalizers: string[]; aggregations: Aggregation[]; source: string };
+  engine: 'sql' | 'js';
+  cells: Cell[];
+  spread: { lowest: CellRef | null; highest: CellRef | null; difference: number | null };
+  disagreement: { a: string; b: string; between: 'extractors' | 'normalizers' | 'both'; count: number; n: number; rate: number }[];
+  flips: { count: number; ids: string[]; listed_limit: number };
+  denominator: { items_read: number; items_scored: number; no_response: number; no_gold: number; rule: string };
+  notes: string[];
+  items?: { doc_id: string; values: number[]; extracted: (string | null)[] }[];
+  cellKeys: { extractor: string; normalizer: string }[];
+}
+
+export interface CellRef {
+  extractor: string;
+  normalizer: string;
+  aggregation: Aggregation;
+  score: number;
+}
+
+export const DENOMINATOR_RULE =
+  'a missing response is scored as an empty output and stays in the denominator; an item without a gold answer is excluded and counted here';
+
+export async function listScopes(store: OpenStore): Promise<(Scope & { hasLogprobs: boolean })[]> {
+  return queryRows<Scope & { hasLogprobs: boolean }>(`
+    SELECT run_id, task, bool_or(request_type = 'loglikelihood') AS "hasLogprobs"
+    FROM ${store.table('instances')} GROUP BY run_id, task ORDER BY run_id, task`);
+}
+
+async function sampleGolds(store: OpenStore, scope: Scope): Promise<string[]> {
+  const rows = await queryRows<{ target: string }>(`
+    SELECT DISTINCT target FROM ${store.table('instances')}
+    WHERE run_id = '${scope.run_id.replaceAll("'", "''")}' AND task = '${scope.task.replaceAll("'", "''")}'
+      AND request_idx = 0 AND target IS NOT NULL LIMIT 1000`);
+  return rows.map((r) => r.target);
+}
+
+export async function computeMatrix(store: OpenStore, options: Partial<MatrixSpec> = {}): Promise<ScopeResult[]> {
+  const spec: MatrixSpec = { flipsLimit: 20, engine: 'auto', keepItems: false, ...options };
+  const sweeps = loadSweeps();
+  const results: ScopeResult[] = [];
+  for (const scope of await listScopes(store)) {
+    const detected = detectAnswerType(scope.hasLogprobs, scope.hasLogprobs ? [] : await sampleGolds(store, scope));
+    const sweep = sweeps.get(detected.type)!;
+    const extractorNames = spec.extractors ?? sweep.extractors;
+    const normalizerNames = spec.normalizers ?? sweep.normalizers;
+    const aggregations = spec.aggregations ?? sweep.aggregations;
+    const readers = extractorNames.map(resolveReader);
+    const normalizers = normalizerNames.map(resolveNormalizer);
+    const notes: string[] = [];
+    const fits = (r: ReaderSpec) => (scope.hasLogprobs ? r.kind === 'logprob' : r.kind === 'text');
+    for (const r of readers) {
+      if (r.kind !== 'as-recorded' && !fits(r)) {
+        notes.push(`${r.name}: not applicable to ${detected.type} items (skipped)`);
+      }
+    }
+
+    let tally: ScopeTally;
+    let cellKeys: { extractor: string; normalizer: string }[];
+    let engine: 'sql' | 'js' = 'js';
+    if (scope.hasLogprobs) {
+      const names = readers.filter((r) => r.kind === 'logprob').map((r) => r.name as LogprobReaderName);
+      cellKeys = names.map((n) => ({ extractor: n, normalizer: 'none' }));
+      const lp = await tallyLogprobs(store, scope, names, spec.flipsLimit, spec.keepItems);
+      if (lp.choicesInferred) notes.push("choice strings taken from the continuations with the leading ' ' delimiter removed (inferred)");
+      tally = lp;
+    } else {
+      const cells: TextCell[] = [];
+      cellKeys = [];
+      for (const r of readers) {
+        if (r.kind !== 'text') continue;
+        for (const normalizer of normalizers) {
+          cells.push({ extractor: r.extractor, normalizer });
+          cellKeys.push({ extractor: r.name, normalizer: normalizer.name });
+        }
+      }
+      const useSql = !spec.keepItems && spec.engine !== 'js' && hasSqlForm(cells);
+      if (spec.engine === 'sql' && !useSql) notes.push('some cells have no exact SQL form; scored in JS');
+      engine = useSql ? 'sql' : 'js';
+      tally = useSql
+        ? await tallySql(store, scope, cells, spec.flipsLimit)
+        : await tallyJs(store, scope, cells, spec.flipsLimit, spec.keepItems);
+    }
+    results.push(buildScope(scope, detected, { ...sweep, extractors: extractorNames, normalizers: normalizerNames, aggregations }, engine, cellKeys, tally, aggregations, spec, notes));
+  }
+  return results;
+}
+
+function buildScope(
+  scope: Scope,
+  detected: { type: AnswerType; why: string },
+  sweep: { extractors: string[]; normalizers: string[]; aggregations: Aggregation[]; source: string },
+  engine: 'sql' | 'js',
+  cellKeys: { extractor: string; normalizer: string }[],
+  tally: ScopeTally,
+  aggregations: readonly Aggregation[],
+  spec: MatrixSpec,
+  notes: string[],
+): ScopeResult {
+  const groupNames = [...tally.groups.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const groups = groupNames.map((g) => [g, tally.groups.get(g)!] as const);
+  const n = groups.reduce((acc, [, g]) => acc + g.n, 0);
+  const cells: Cell[] = [];
+  cellKeys.forEach((key, k) => {
+    const binary = groups.every(([, g]) => g.squares[k] === g.sums[k]);
+    const stderrOf = (count: number, sum: number, squares: number): number | null => {
+      if (binary) return binaryStderr(count, sum);
+      if (count <= 1) return null;
+      const mu = sum / count;
+      return Math.sqrt(Math.max(0, squares - count * mu * mu) / (count - 1)) / Math.sqrt(count);
+    };
+    for (const aggregation of aggregations) {
+      const base = { run_id: scope.run_id, task: scope.task, answer_type: detected.type, extractor: key.extractor, normalizer: key.normalizer, aggregation };
+      if (aggregation === 'micro') {
+        const correct = groups.reduce((acc, [, g]) => acc + g.sums[k]!, 0);
+        const squares = groups.reduce((acc, [, g]) => acc + g.squares[k]!, 0);
+        const score = n === 0 ? null : correct / n;
+        const stderr = stderrOf(n, correct, squares);
+        cells.push({
+          ...base, score, stderr, ci95: score === null ? null : ci95(score, stderr), n, correct,
+          stderr_method: 'closed form: sample std (n-1) / sqrt(n), as lm-eval mean_stderr',
+        });
+      } else {
+        const perGroup = groups.map(([name, g]) => ({
+          group: name, n: g.n, correct: g.sums[k]!, score: g.sums[k]! / g.n, stderr: stderrOf(g.n, g.sums[k]!, g.squares[k]!),
+        }));
+        const m = perGroup.length === 0 ? null : macro(perGroup.map((g) => ({ mean: g.score, stderr: g.stderr })));
+        cells.push({
+          ...base,
+          score: m?.score ?? null,
+          stderr: m?.stderr ?? null,
+          ci95: m === null ? null : ci95(m.score, m.stderr),
+          n,
+          correct: perGroup.reduce((acc, g) => acc + g.correct, 0),
+          stderr_method: 'closed form: sqrt(sum of per-group stderr^2) / groups (independent group means)',
+          groups: perGroup.map(({ group, n: gn, correct, score }) => ({ group, n: gn, correct, score })),
+        });
+      }
+    }
+  });
+  const scored = cells.filter((c): c is Cell & { score: number } => c.score !== null);
+  const ref = (c: Cell & { score: number }): CellRef => ({ extractor: c.extractor, normalizer: c.normalizer, aggregation: c.aggregation, score: c.score });
+  const lowest = scored.reduce<(Cell & { score: number }) | null>((a, c) => (a === null || c.score < a.score ? c : a), null);
+  const highest = scored.reduce<(Cell & { score: number }) | null>((a, c) => (a === null || c.score > a.score ? c : a), null);
+  const disagreement: ScopeResult['disagreement'] = [];
+  cellKeys.forEach((a, i) =>
+    cellKeys.forEach((b, j) => {
+      if (j <= i) return;
+      const between = a.normalizer === b.normalizer ? 'extractors' : a.extractor === b.extractor ? 'normalizers' : 'both';
+      const count = tally.pairs[i]![j]!;
+      disagreement.push({
+        a: `${a.extractor}/${a.normalizer}`, b: `${b.extractor}/${b.normalizer}`, between, count, n, rate: n === 0 ? 0 : count / n,
+      });
+    }),
+  );
+  return {
+    run_id: scope.run_id,
+    task: scope.task,
+    answer_type: detected.type,
+    answer_type_why: detected.why,
+    sweep,
+    engine,
+    cells,
+    spread: {
+      lowest: lowest && ref(lowest),
+      highest: highest && ref(highest),
+      difference: lowest && highest ? highest.score - lowest.score : null,
+    },
+    disagreement,
+    flips: { count: tally.flipCount, ids: tally.flipIds, listed_limit: spec.flipsLimit },
+    denominator: { items_read: n + tally.noGold, items_scored: n, no_response: tally.noResponse, no_gold: tally.noGold, rule: DENOMINATOR_RULE },
+    notes,
+    items: tally.items,
+    cellKeys,
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * Normalisers: how extracted spans and golds are made comparable. Each has a JS
+ * form (the definition) and, where an exactly equivalent DuckDB expression exists,
+ * a SQL form used by the bulk path; tests hold the two to the same answers.
+ */
+import { PY_PUNCTUATION, pySplit, pyStrip } from '../util/pytext.ts';
+import { sqlString } from '../store/duck.ts';
+import type { Normalizer } from './types.ts';
+
+export interface SqlNormalizer extends Normalizer {
+  /**
+   * A DuckDB expression over `expr` equal to `normalize` on ASCII text. The bulk
+   * engine applies SQL forms only to rows whose text and gold are ASCII (DuckDB's
+   * RE2 has ASCII `\b` and its Unicode classes are unreliable); other rows take the JS form.
+   */
+  readonly sql?: (expr: string) => string;
+  /**
+   * True when the normaliser only removes characters at the ends that a normalised
+   * string can never begin or end with. Then norm(x) is a substring of x, and
+   * contains(norm(t), norm(g)) = contains(t, norm(g)): the bulk engine uses both
+   * facts to skip work.
+   */
+  readonly trimsOnly?: boolean;
+}
+
+/** Python's whitespace characters within ASCII. */
+const ASCII_WHITESPACE = '\t\n\u000b\u000c\r\u001c\u001d\u001e\u001f ';
+
+const PUNCTUATION = new RegExp(`[${PY_PUNCTUATION.replace(/[\\\]^-]/g, '\\$&')}]`, 'g');
+const DIGITS = /[0-9]/g;
+// Python's \b is Unicode-aware; JS's is ASCII-only, hence the explicit look-arounds.
+const ARTICLES = /(?<![\p{L}\p{N}_])(a|an|the)(?![\p{L}\p{N}_])/gu;
+let nanCount = 0;
+
+/** Python's float() literal grammar (decimal, exponent, inf/nan, underscores between digits). */
+const PY_FLOAT =
+  /^[+-]?(?:(?:\d(?:_?\d)*)?\.?\d(?:_?\d)*(?:[eE][+-]?\d(?:_?\d)*)?|\d(?:_?\d)*\.(?:[eE][+-]?\d(?:_?\d)*)?|inf(?:inity)?|nan)$/i;
+
+export const NORMALIZERS = {
+  none: {
+    name: 'none',
+    description: 'compare as is',
+    normalize: (text: string) => text,
+    sql: (expr: string) => expr,
+    trimsOnly: true,
+  },
+  strip: {
+    name: 'strip',
+    description: "Python str.strip(): remove leading/trailing whitespace (Python's whitespace set)",
+    normalize: pyStrip,
+    sql: (expr: string) => `trim(${expr}, ${sqlString(ASCII_WHITESPACE)})`,
+    trimsOnly: true,
+  },
+  'lm-eval-exact-match': {
+    name: 'lm-eval-exact-match',
+    description:
+      "lm-eval exact_match with ignore_case and ignore_punctuation, in its order: lower-case, then delete ASCII punctuation (no whitespace trimming)",
+    normalize: (text: string) => text.toLowerCase().replace(PUNCTUATION, ''),
+  },
+  'lm-eval-exact-match-numbers': {
+    name: 'lm-eval-exact-match-numbers',
+    description: 'lm-eval exact_match with ignore_case, ignore_punctuation and ignore_numbers (digits deleted last)',
+    normalize: (text: string) => text.toLowerCase().replace(PUNCTUATION, '').replace(DIGITS, ''),
+  },
+  squad: {
+    name: 'squad',
+    description: "SQuAD's normalize_answer: lower-case, drop ASCII punctuation, drop articles a/an/the, collapse whitespace",
+    normalize: (text: string) => pySplit(text.toLowerCase().replace(PUNCTUATION, '').replace(ARTICLES, ' ')).join(' '),
+  },
+  numeric: {
+    name: 'numeric',
+    description: "drop ',' and '$', then compare as numbers (Python float()); text that is not a number compares stripped",
+    normalize: (text: string) => {
+      const cleaned = pyStrip(text.replaceAll(',', '').replaceAll('$', ''));
+      if (!PY_FLOAT.test(cleaned)) return cleaned;
+      const value = Number(cleaned.replaceAll('_', '').replace(/^([+-]?)inf(inity)?$/i, '$1Infinity').replace(/^[+-]?nan$/i, 'NaN'));
+      // NaN never equals NaN in Python; a marker that cannot equal anything keeps that.
+      return Number.isNaN(value) ? `\u0000nan:${nanCount++}` : `\u0000num:${value === 0 ? 0 : value}`;
+    },
+  },
+} as const satisfies Record<string, SqlNormalizer>;
+
+export type NormalizerName = keyof typeof NORMALIZERS;

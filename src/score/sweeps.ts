@@ -1,0 +1,87 @@
+/**
+ * Default sweeps per answer type, read from audits/*.yaml (which users may edit or
+ * extend), and the rule that picks an answer type from the stored items.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { load as loadYaml } from 'js-yaml';
+import { BadInputError } from '../errors.ts';
+import { packageRoot } from '../util/packageRoot.ts';
+
+export const ANSWER_TYPES = ['letters', 'numbers', 'free-text', 'logprobs'] as const;
+export type AnswerType = (typeof ANSWER_TYPES)[number];
+
+export interface Sweep {
+  answer_type: AnswerType;
+  description: string;
+  extractors: string[];
+  normalizers: string[];
+  aggregations: Aggregation[];
+  /** Where the sweep came from (a file path). */
+  source: string;
+}
+
+export const AGGREGATIONS = ['micro', 'macro'] as const;
+export type Aggregation = (typeof AGGREGATIONS)[number];
+
+function auditsDir(): string {
+  return process.env.LMAUDIT_AUDITS_DIR ?? join(packageRoot(), 'audits');
+}
+
+function stringList(value: unknown, file: string, field: string): string[] {
+  if (!Array.isArray(value) || value.length === 0 || !value.every((v) => typeof v === 'string')) {
+    throw new BadInputError('expected a non-empty list of names', { file, field });
+  }
+  return value as string[];
+}
+
+/** Loads every sweep file; later files for the same answer type replace earlier ones. */
+export function loadSweeps(dir: string = auditsDir()): Map<AnswerType, Sweep> {
+  const sweeps = new Map<AnswerType, Sweep>();
+  const files = readdirSync(dir).filter((f) => /^sweep-.*\.ya?ml$/.test(f)).sort();
+  for (const name of files) {
+    const file = join(dir, name);
+    let doc: unknown;
+    try {
+      doc = loadYaml(readFileSync(file, 'utf8'));
+    } catch (error) {
+      throw new BadInputError(`malformed YAML (${(error as Error).message.split('\n')[0]})`, { file });
+    }
+    const record = doc as Record<string, unknown>;
+    const type = record?.answer_type;
+    if (!ANSWER_TYPES.includes(type as AnswerType)) {
+      throw new BadInputError(`answer_type must be one of ${ANSWER_TYPES.join(', ')}`, { file, field: 'answer_type' });
+    }
+    const aggregations = stringList(record.aggregations ?? ['micro', 'macro'], file, 'aggregations');
+    for (const a of aggregations) {
+      if (!AGGREGATIONS.includes(a as Aggregation)) {
+        throw new BadInputError(`unknown aggregation '${a}' (known: ${AGGREGATIONS.join(', ')})`, { file, field: 'aggregations' });
+      }
+    }
+    sweeps.set(type as AnswerType, {
+      answer_type: type as AnswerType,
+      description: typeof record.description === 'string' ? record.description : '',
+      extractors: stringList(record.extractors, file, 'extractors'),
+      normalizers: stringList(record.normalizers, file, 'normalizers'),
+      aggregations: aggregations as Aggregation[],
+      source: file,
+    });
+  }
+  return sweeps;
+}
+
+const LETTER = /^\(?[A-Za-z]\)?$/;
+const NUMBER = /^[-+]?[$]?[0-9][0-9,]*(\.[0-9]+)?$|####\s*-?[0-9.,]+\s*$/;
+
+/**
+ * The answer type of a scope: log-probs when the requests are loglikelihood;
+ * otherwise letters when every gold is a single letter, numbers when every gold
+ * is a number (or ends in '#### N'), free text else.
+ */
+export function detectAnswerType(hasLogprobs: boolean, golds: readonly string[]): { type: AnswerType; why: string } {
+  if (hasLogprobs) return { type: 'logprobs', why: 'the requests are loglikelihood requests with stored log-probs' };
+  const trimmed = golds.map((g) => g.trim());
+  if (trimmed.length > 0 && trimmed.every((g) => LETTER.test(g))) return { type: 'letters', why: 'every gold is a single letter' };
+  if (trimmed.length > 0 && trimmed.every((g) => NUMBER.test(g))) return { type: 'numbers', why: "every gold is a number (or ends in '#### N')" };
+  return { type: 'free-text', why: 'golds are neither single letters nor numbers' };
+}

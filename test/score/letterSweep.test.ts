@@ -1,0 +1,93 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { loadSource } from '../../src/audit/source.ts';
+import { computeMatrix } from '../../src/score/matrix.ts';
+import { runCli } from '../helpers/cli.ts';
+
+const records = fileURLToPath(new URL('./fixtures/letter_cases.jsonl', import.meta.url));
+/** Python's own verdicts (fixtures/make_letter_cases.py): strip-equal, substring, first and last \b([A-D])\b. */
+const expected = JSON.parse(readFileSync(new URL('./fixtures/letter_cases.expected.json', import.meta.url), 'utf8')) as Record<string, number | string>[];
+const RULES = ['exact', 'contains', 'first-letter', 'last-letter'] as const;
+
+/** A plain reference implementation of the four rules, written independently of src/. */
+function reference(output: string, gold: string): Record<(typeof RULES)[number], number> {
+  const ws = /^[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
+  const strip = (s: string) => s.replace(ws, '');
+  const found = [...output.matchAll(/(?<![\p{L}\p{N}_])([A-D])(?![\p{L}\p{N}_])/gu)].map((m) => m[1]);
+  return {
+    exact: strip(output) === strip(gold) ? 1 : 0,
+    contains: strip(output).includes(strip(gold)) ? 1 : 0,
+    'first-letter': found.length > 0 && found[0] === gold ? 1 : 0,
+    'last-letter': found.length > 0 && found.at(-1) === gold ? 1 : 0,
+  };
+}
+
+test('the reference implementation in this test agrees with Python on every item', () => {
+  const lines = readFileSync(records, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { output: string; gold: string });
+  lines.forEach((r, i) => {
+    const mine = reference(r.output, r.gold);
+    for (const rule of RULES) assert.equal(mine[rule], expected[i]![rule], `item ${i} rule ${rule}: ${JSON.stringify(r.output)}`);
+  });
+});
+
+for (const engine of ['sql', 'js'] as const) {
+  test(`the four-way letter sweep (${engine} engine) reproduces Python's counts exactly, per group and overall`, async () => {
+    const { store } = await loadSource([records], { skipBad: false, fields: {} });
+    const [scope] = await computeMatrix(store, { engine, flipsLimit: 5000 });
+    assert.equal(scope!.answer_type, 'letters');
+    assert.equal(scope!.engine, engine);
+    for (const rule of RULES) {
+      const micro = scope!.cells.find((c) => c.extractor === rule && c.aggregation === 'micro')!;
+      const correct = expected.reduce((acc, e) => acc + Number(e[rule]), 0);
+      assert.equal(micro.correct, correct, `${rule} micro`);
+      assert.equal(micro.n, expected.length);
+      const macro = scope!.cells.find((c) => c.extractor === rule && c.aggregation === 'macro')!;
+      for (const g of macro.groups!) {
+        const inGroup = expected.filter((_, i) => `g${i % 5}` === g.group);
+        assert.equal(g.correct, inGroup.reduce((acc, e) => acc + Number(e[rule]), 0), `${rule} ${g.group}`);
+      }
+    }
+    // Items that flip: those whose four verdicts are not all equal.
+    const flips = expected.filter((e) => new Set(RULES.map((r) => e[r])).size > 1).map((e) => e.id);
+    assert.equal(scope!.flips.count, flips.length);
+    assert.deepEqual(scope!.flips.ids, flips);
+  });
+}
+
+test('micro stderr is lm-eval mean_stderr and macro is the mean of group means', async () => {
+  const { store } = await loadSource([records], { skipBad: false, fields: {} });
+  const [scope] = await computeMatrix(store, {});
+  const values = expected.map((e) => Number(e['contains']));
+  const n = values.length;
+  const mu = values.reduce((a, b) => a + b, 0) / n;
+  const sd = Math.sqrt(values.reduce((a, v) => a + (v - mu) ** 2, 0) / (n - 1));
+  const micro = scope!.cells.find((c) => c.extractor === 'contains' && c.aggregation === 'micro')!;
+  assert.ok(Math.abs(micro.stderr! - sd / Math.sqrt(n)) < 1e-15);
+  assert.ok(Math.abs(micro.ci95![0] - (mu - 1.959963984540054 * micro.stderr!)) < 1e-15);
+  const macro = scope!.cells.find((c) => c.extractor === 'contains' && c.aggregation === 'macro')!;
+  const groupMeans = [0, 1, 2, 3, 4].map((g) => {
+    const vs = values.filter((_, i) => i % 5 === g);
+    return vs.reduce((a, b) => a + b, 0) / vs.length;
+  });
+  assert.ok(Math.abs(macro.score! - groupMeans.reduce((a, b) => a + b, 0) / 5) < 1e-15);
+});
+
+test('rescore --json from the CLI prints the matrix with spread, disagreement, flips and denominator', () => {
+  const result = runCli(['rescore', records, '--json']);
+  assert.equal(result.status, 0, result.stderr);
+  const report = JSON.parse(result.stdout);
+  assert.deepEqual(Object.keys(report).slice(0, 5), ['cells', 'spread', 'disagreement', 'flips', 'denominator']);
+  assert.equal(report.cells.length, 8);
+  for (const cell of report.cells) {
+    for (const key of ['extractor', 'normalizer', 'aggregation', 'score', 'stderr', 'ci95', 'n', 'correct']) assert.ok(key in cell, key);
+  }
+  const exact = expected.reduce((a, e) => a + Number(e.exact), 0);
+  const contains = expected.reduce((a, e) => a + Number(e.contains), 0);
+  assert.equal(report.spread[0].lowest.score, exact / expected.length);
+  assert.equal(report.spread[0].highest.score, contains / expected.length);
+  const pair = report.disagreement.find((d: { a: string; b: string }) => d.a === 'exact/strip' && d.b === 'contains/strip');
+  assert.equal(pair.count, expected.filter((e) => e.exact !== e.contains).length);
+  assert.equal(report.denominator.items_read, expected.length);
+});
