@@ -75,7 +75,7 @@ export async function buildEval(path: string, members: MemberSpec[], options: { 
       zip.addBuffer(raw, m.name, { compress: method === 'deflate', ...zip64 });
     }
   }
-  zip.end({ forceZip64Format: options.zip64 ?? false });
+  zip.end({ forceZip64Format: options.zip64 ?? false, comment: '' });
   const chunks: Buffer[] = [];
   for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
   const bytes = Buffer.concat(chunks);
