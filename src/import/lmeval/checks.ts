@@ -96,7 +96,7 @@ export function checkSamples(input: CheckInput): RecordNote[] {
 
   const extras = [...new Set(lines.flatMap((l) => l.extras.map(([k]) => k)))];
   if (extras.length > 0) {
-    notes.push(note(task, 'extra_fields', `records carry fields that are neither lm-eval format fields nor listed metrics: ${extras.join(', ')}; stored in the scores table with value null and the recorded JSON in value_json`, []));
+    notes.push(note(task, 'extra_fields', `records carry fields that are neither lm-eval format fields nor listed metrics: ${extras.join(', ')}; stored in the scores table as metric 'field:<name>' with value null and the recorded JSON in value_json`, []));
   }
   return notes;
 }

@@ -31,7 +31,9 @@ export async function importWriteOutRun(group: Extract<RunGroup, { kind: 'write-
   prov.records.files = same(recorded(files, 'the files imported'));
   const t = emptyTaskProvenance();
   t.task.name = same(inferred(task, `file name ${group.file.name} without _write_out_info.json`));
-  t.scoring.output_type = same(inferred(requestType, requestType === 'generate_until' ? 'logit_0 holds generated text' : 'logit_i hold log-probabilities'));
+  const choices = Math.max(0, ...lines.map((l) => l.requests.length));
+  const outputType = requestType === 'generate_until' ? 'generate_until' : choices > 1 ? 'multiple_choice' : 'loglikelihood';
+  t.scoring.output_type = same(inferred(outputType, requestType === 'generate_until' ? 'logit_0 holds generated text' : `logit_i hold log-probabilities of ${choices} request(s) per document`));
   t.scoring.metrics = same(recorded([...new Set(lines.flatMap((l) => l.metricValues.map(([m]) => m)))], 'record fields other than doc_id/prompt_i/logit_i/truth'));
   t.samples.document_count = same(inferred(new Set(lines.map((l) => l.docId)).size, 'records in the file'));
   t.samples.document_ids = same(recorded(lines.map((l) => l.docId), 'doc_id'));

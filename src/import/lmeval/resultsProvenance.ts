@@ -187,7 +187,13 @@ export function taskProvenance(task: string, results: Json, facts: TaskFacts | n
     configured: c('repeats'),
     used: facts?.maxRepeats != null ? inferred(facts.maxRepeats, 'most responses per request in the samples') : UNKNOWN,
   };
-  t.repeats.aggregation = same(metricNames && Array.isArray(cfg.metric_list) ? recorded(Object.fromEntries(cfg.metric_list.map((m) => [String(obj(m).metric), obj(m).aggregation ?? null])), from('metric_list[].aggregation')) : UNKNOWN);
+  // bootstrap_iters decides which stderr lm-eval printed (0/None: "N/A"); kept beside the per-metric aggregations.
+  const perMetric = Array.isArray(cfg.metric_list) ? Object.fromEntries(cfg.metric_list.map((m) => [String(obj(m).metric), obj(m).aggregation ?? null])) : null;
+  t.repeats.aggregation = same(
+    perMetric !== null || has(config, 'bootstrap_iters')
+      ? recorded({ per_metric: perMetric, bootstrap_iters: config.bootstrap_iters ?? null }, `${from('metric_list[].aggregation')}, config.bootstrap_iters`)
+      : UNKNOWN,
+  );
 
   const nsamples = obj(obj(results['n-samples'])[task]);
   t.samples.limit = same(at(config, 'limit', 'config.limit'));

@@ -11,18 +11,21 @@ import { compactJson, kindName, targetText, type SampleLine } from './sampleLine
 
 // Row shapes of src/store/schema.ts TABLES, spelled out: the schema's RowOf<> widens to an
 // index signature (col() returns the wide ColumnSpec), which would check nothing here.
-export interface InstanceRow {
+export type InstanceRow = {
   run_id: string; task: string; doc_id: string; group: string | null; request_idx: number; request_type: string;
   arg_context: string | null; arg_continuation: string | null; gen_kwargs_json: string | null; doc_json: string | null;
   doc_hash: string; prompt_hash: string | null; target: string | null; choices_json: string | null; fewshot_doc_ids: string | null;
-}
-export interface ResponseRow {
+};
+export type ResponseRow = {
   run_id: string; task: string; doc_id: string; request_idx: number; repeat: number; text: string | null;
   logprob: number | null; is_greedy: boolean | null; finish_reason: string | null; tokens_in: number | null;
   tokens_out: number | null; latency_ms: number | null; attempt: number | null; from_cache: boolean | null; error: string | null;
-}
-export interface ScoreRow { run_id: string; task: string; doc_id: string; filter: string; metric: string; value: number | null; value_json: string }
-export interface FilteredRow { run_id: string; task: string; doc_id: string; filter: string; line: number; filtered_json: string | null; metrics_json: string | null }
+};
+export type ScoreRow = { run_id: string; task: string; doc_id: string; filter: string; metric: string; value: number | null; value_json: string };
+export type FilteredRow = { run_id: string; task: string; doc_id: string; filter: string; line: number; filtered_json: string | null; metrics_json: string | null };
+
+/** Marks a scores row that holds a non-metric record field. */
+export const EXTRA_FIELD_PREFIX = 'field:';
 
 export type RequestType = 'loglikelihood' | 'loglikelihood_rolling' | 'generate_until' | 'unknown';
 
@@ -82,9 +85,10 @@ export function buildTaskRows(ctx: TaskContext, lines: readonly SampleLine[]): T
     for (const [metric, node] of line.metricValues) {
       rows.scores.push({ run_id: ctx.runId, task: ctx.task, doc_id: line.docId, filter, metric, value: scoreValue(node), value_json: pyDumps(node) });
     }
-    // Not metrics (e.g. a task's own label field): kept so nothing recorded is lost; value null marks them (see notes).
+    // Not metrics (e.g. a task's own label field): the schema has no column for them, so they are kept in
+    // scores under `field:<name>` with value null, which no aggregation reads as a metric (see the notes).
     for (const [key, node] of line.extras) {
-      rows.scores.push({ run_id: ctx.runId, task: ctx.task, doc_id: line.docId, filter, metric: key, value: null, value_json: pyDumps(node) });
+      rows.scores.push({ run_id: ctx.runId, task: ctx.task, doc_id: line.docId, filter, metric: `${EXTRA_FIELD_PREFIX}${key}`, value: null, value_json: pyDumps(node) });
     }
     if (seenDocs.has(line.docId)) continue;
     seenDocs.add(line.docId);

@@ -1,0 +1,141 @@
+/**
+ * lm-eval's aggregations and standard errors (§4), in the harness's operation order
+ * so the last digit matches: Python `sum` as a left fold (CPython ≤3.11, and numpy
+ * floats on any version) or Neumaier (CPython ≥3.12 on Python floats), Bessel
+ * stddev, the chunked MT19937 bootstrap, numpy's pairwise sum for nanmean, and the
+ * pooled group stderr.
+ */
+import { PyRandom } from '../../prompt/pyrandom.ts';
+
+export type SumMode = 'fold' | 'neumaier';
+export type Stderr = number | 'N/A';
+
+export function pySum(xs: readonly number[], mode: SumMode = 'fold'): number {
+  if (mode === 'fold') {
+    let s = 0;
+    for (const x of xs) s += x;
+    return s;
+  }
+  // CPython 3.12 sum(): Neumaier compensation, the correction added at the end.
+  let s = 0;
+  let c = 0;
+  for (const x of xs) {
+    const t = s + x;
+    if (Math.abs(s) >= Math.abs(x)) c += s - t + x;
+    else c += x - t + s;
+    s = t;
+  }
+  return Number.isFinite(c) ? s + c : s;
+}
+
+export function mean(xs: readonly number[], mode: SumMode = 'fold'): number {
+  return pySum(xs, mode) / xs.length;
+}
+
+/** sample_stddev: μ = sum/n; Σ(x−μ)²; /(n−1); sqrt. */
+export function sampleStddev(xs: readonly number[], mode: SumMode = 'fold'): number {
+  const mu = mean(xs, mode);
+  return Math.sqrt(pySum(xs.map((x) => (x - mu) * (x - mu)), mode) / (xs.length - 1));
+}
+
+export function meanStderr(xs: readonly number[], mode: SumMode = 'fold'): number {
+  return sampleStddev(xs, mode) / Math.sqrt(xs.length);
+}
+
+/** median: the upper middle of the sorted list (≥0.4.12); before 0.4.12 the list was not sorted. */
+export function median(xs: readonly number[], sorts = true): number {
+  const list = sorts ? [...xs].sort((a, b) => a - b) : xs;
+  return list[Math.floor(list.length / 2)]!;
+}
+
+export function perplexity(lls: readonly number[], mode: SumMode = 'fold'): number {
+  return Math.exp(-mean(lls, mode));
+}
+
+/** numpy's pairwise summation (the add.reduce inner loop, blocks of 128 unrolled by 8). */
+export function numpySum(xs: readonly number[], start = 0, n = xs.length): number {
+  if (n < 8) {
+    let s = -0.0;
+    for (let i = 0; i < n; i++) s += xs[start + i]!;
+    return s;
+  }
+  if (n <= 128) {
+    const r = [0, 1, 2, 3, 4, 5, 6, 7].map((k) => xs[start + k]!);
+    let i = 8;
+    for (; i < n - (n % 8); i += 8) for (let k = 0; k < 8; k++) r[k]! += xs[start + i + k]!;
+    let s = (r[0]! + r[1]!) + (r[2]! + r[3]!) + ((r[4]! + r[5]!) + (r[6]! + r[7]!));
+    for (; i < n; i++) s += xs[start + i]!;
+    return s;
+  }
+  let n2 = Math.floor(n / 2);
+  n2 -= n2 % 8;
+  return numpySum(xs, start, n2) + numpySum(xs, start + n2, n - n2);
+}
+
+/** nanmean: NaN for an empty or all-NaN list, else numpy.nanmean (NaNs dropped, pairwise sum). */
+export function nanmean(xs: readonly number[]): number {
+  // numpy replaces NaN by 0 and sums the whole array (the grouping of the pairwise sum depends on length).
+  const count = xs.filter((x) => !Number.isNaN(x)).length;
+  if (count === 0) return Number.NaN;
+  return numpySum(xs.map((x) => (Number.isNaN(x) ? 0 : x))) / count;
+}
+
+/**
+ * bootstrap_stderr(f, xs, iters): chunks of min(1000, iters) replicates, chunk i drawn
+ * with random.Random(i).choices(xs, k=len(xs)); the remainder of iters is dropped.
+ */
+export function bootstrapStderr(f: (sample: number[]) => number, xs: readonly number[], iters: number, mode: SumMode = 'fold'): number {
+  const chunk = Math.min(1000, iters);
+  const chunks = Math.floor(iters / chunk);
+  const replicates: number[] = [];
+  for (let i = 0; i < chunks; i++) {
+    const rng = new PyRandom(i);
+    for (let j = 0; j < chunk; j++) replicates.push(f(rng.choices(xs, xs.length)));
+  }
+  return sampleStddev(replicates, mode);
+}
+
+export type AggregationName = 'mean' | 'median' | 'perplexity' | 'nanmean';
+export const BOOTSTRAPPED = new Set(['median', 'matthews_corrcoef', 'f1', 'perplexity', 'bleu', 'chrf', 'ter', 'nanmean']);
+
+export interface AggregateOptions {
+  mode: SumMode;
+  bootstrapIters: number | null;
+  /** median sorts from 0.4.12 on. */
+  medianSorts: boolean;
+  /** bleu/chrf/ter use at most 100 bootstrap iterations. */
+  metric: string;
+}
+
+/** The aggregate and its stderr as lm-eval computes them (§4.3). */
+export function aggregate(name: AggregationName, xs: readonly number[], o: AggregateOptions): { value: number; stderr: Stderr } {
+  const fn: (s: readonly number[]) => number = {
+    mean: (s: readonly number[]) => mean(s, o.mode),
+    median: (s: readonly number[]) => median(s, o.medianSorts),
+    perplexity: (s: readonly number[]) => perplexity(s, o.mode),
+    nanmean,
+  }[name];
+  const value = fn(xs);
+  let stderr: Stderr = 'N/A';
+  if (o.bootstrapIters !== null && o.bootstrapIters > 0 && xs.length > 1) {
+    if (name === 'mean') stderr = meanStderr(xs, o.mode);
+    else if (BOOTSTRAPPED.has(name)) {
+      const iters = ['bleu', 'chrf', 'ter'].includes(o.metric) ? Math.min(o.bootstrapIters, 100) : o.bootstrapIters;
+      stderr = bootstrapStderr((s) => fn(s), xs, iters, o.mode);
+    }
+  }
+  return { value, stderr };
+}
+
+/** A group's value (size-weighted or not) and pooled_sample_stderr over its leaf tasks (§4.5). */
+export function groupAggregate(
+  tasks: readonly { value: number; stderr: Stderr; n: number }[],
+  weightBySize: boolean,
+): { value: number; stderr: Stderr } {
+  const weights = tasks.map((t) => (weightBySize ? t.n : 1));
+  const value = pySum(tasks.map((t, i) => t.value * weights[i]!)) / pySum(weights);
+  if (tasks.some((t) => t.stderr === 'N/A')) return { value, stderr: 'N/A' };
+  const total = pySum(tasks.map((t) => t.n));
+  const pooled = pySum(tasks.map((t) => (t.n - 1) * ((t.stderr as number) * (t.stderr as number)) * t.n)) / (total - tasks.length);
+  return { value, stderr: Math.sqrt(pooled / total) };
+}

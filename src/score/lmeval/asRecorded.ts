@@ -1,0 +1,241 @@
+/**
+ * `rescore --extractors as-recorded` for lm-eval runs: for every (run, task, filter,
+ * metric) the source recorded per sample, recompute each value from the stored raw
+ * responses with the task's own settings, compare it with the recorded one, aggregate
+ * in file order with the harness's own arithmetic, and compare with the number the
+ * results file printed. Every item not reproduced is named with the reason.
+ */
+import type { OpenStore } from '../../store/readStore.ts';
+import type { RunProvenance } from '../../store/schema.ts';
+import { isPlainObject } from '../../util/json.ts';
+import { aggregate, type AggregationName, type Stderr, type SumMode } from './aggregate.ts';
+import { recomputeItem, taskSettings, type DocRecord, type TaskSettings } from './perItem.ts';
+import { loadDocs, type ScoreItem } from './storeRows.ts';
+import { EXTRA_FIELD_PREFIX } from '../../import/lmeval/sampleRows.ts';
+
+export interface DifferingItem {
+  doc_id: string;
+  recorded: unknown;
+  recomputed: unknown;
+  why: string;
+}
+
+export interface CellWarning {
+  kind: string;
+  message: string;
+  evidence: string[];
+}
+
+export interface AsRecordedCell {
+  run_id: string;
+  task: string;
+  filter: string;
+  metric: string;
+  n: number;
+  aggregation: string | null;
+  /** null when the aggregate cannot be formed (then `why` says why). */
+  value: number | null;
+  stderr: Stderr | null;
+  reported: { value: unknown; stderr: unknown } | null;
+  /** Both value and stderr within 1e-12 of the printed numbers (null: nothing printed). */
+  matches_reported: boolean | null;
+  items: {
+    reproduced: number;
+    /** Items whose value could not be recomputed; the recorded value is used, for this reason. */
+    taken_as_recorded: { count: number; why: string[] } | null;
+    differing: DifferingItem[];
+  };
+  why: string | null;
+  warnings: CellWarning[];
+}
+
+export interface AsRecordedReport {
+  cells: AsRecordedCell[];
+  notes: { run_id: string; task: string | null; message: string }[];
+}
+
+const TOLERANCE = 1e-12;
+const SUPPORTED_AGG = new Set<AggregationName>(['mean', 'median', 'perplexity', 'nanmean']);
+
+export async function rescoreAsRecorded(store: OpenStore, runIds?: readonly string[]): Promise<AsRecordedReport> {
+  const runs = store.manifest.runs.filter((r) => r.source_kind === 'lm-eval' && (runIds === undefined || runIds.includes(r.run_id)));
+  const report: AsRecordedReport = { cells: [], notes: [] };
+  for (const run of runs) {
+    const { docs, scores } = await loadDocs(store, run.run_id);
+    const tasks = [...new Set(scores.map((s) => s.task))];
+    for (const task of tasks) {
+      const settings = taskSettings(run, task);
+      const taskScores = scores.filter((s) => s.task === task);
+      const cells = new Map<string, ScoreItem[]>();
+      for (const s of taskScores) {
+        if (s.metric.startsWith(EXTRA_FIELD_PREFIX) || (s.metricsList !== null && !s.metricsList.includes(s.metric))) continue;
+        const key = `${s.filter}\u0000${s.metric}`;
+        cells.set(key, [...(cells.get(key) ?? []), s]);
+      }
+      for (const [key, items] of cells) {
+        const [filter, metric] = key.split('\u0000') as [string, string];
+        report.cells.push(cell(run, task, filter, metric, settings, items, docs.get(task) ?? new Map()));
+      }
+    }
+    const withSamples = new Set(tasks);
+    const printedOnly = Object.keys(run.reported).filter((t) => !withSamples.has(t));
+    if (printedOnly.length > 0) {
+      report.notes.push({ run_id: run.run_id, task: null, message: `${printedOnly.length} task(s)/group(s) have printed numbers but no per-sample records in the store, so nothing to reproduce: ${printedOnly.slice(0, 12).join(', ')}${printedOnly.length > 12 ? ', …' : ''}` });
+    }
+  }
+  return report;
+}
+
+function cell(
+  run: RunProvenance,
+  task: string,
+  filter: string,
+  metric: string,
+  settings: TaskSettings,
+  items: readonly ScoreItem[],
+  docs: ReadonlyMap<string, DocRecord>,
+): AsRecordedCell {
+  const differing: DifferingItem[] = [];
+  const asRecordedWhy = new Map<string, number>();
+  const values: (number | null)[] = [];
+  const multi: { doc: DocRecord; filtered: unknown; golds: readonly string[] }[] = [];
+  let reproduced = 0;
+  for (const item of items) {
+    const doc = docs.get(item.docId);
+    const result = doc === undefined ? { kind: 'as-recorded' as const, why: 'no stored request for this document' } : recomputeItem(settings, doc, filter, metric);
+    if (result.kind === 'as-recorded') {
+      asRecordedWhy.set(result.why, (asRecordedWhy.get(result.why) ?? 0) + 1);
+      values.push(item.value);
+      continue;
+    }
+    if (result.multiTarget !== undefined) multi.push({ doc: doc!, filtered: result.filtered, golds: result.multiTarget });
+    const recordedFiltered = item.filteredFirst;
+    const filteredDiffers = result.filtered !== undefined && recordedFiltered !== undefined && recordedFiltered !== String(result.filtered);
+    if (!sameNumber(item.value, result.value) || filteredDiffers) {
+      differing.push({
+        doc_id: item.docId,
+        recorded: item.value ?? item.valueJson,
+        recomputed: result.value,
+        why: item.value === null ? `recorded value ${item.valueJson} is not a number`
+          : filteredDiffers ? `filter output differs: recorded ${JSON.stringify(recordedFiltered)}, recomputed ${JSON.stringify(result.filtered)}`
+            : `recomputed ${metric} differs from the recorded value`,
+      });
+    } else reproduced++;
+    values.push(result.value);
+  }
+
+  const agg = aggregationOf(run, task, metric, settings);
+  const reported = reportedOf(run, task, filter, metric);
+  const base = {
+    run_id: run.run_id, task, filter, metric, n: items.length, aggregation: agg.name, reported,
+    items: {
+      reproduced,
+      taken_as_recorded: asRecordedWhy.size === 0 ? null : { count: [...asRecordedWhy.values()].reduce((a, b) => a + b, 0), why: [...asRecordedWhy].map(([w, c]) => `${c} item(s): ${w}`) },
+      differing,
+    },
+    warnings: multi.length > 0 ? [listTargetWarning(multi, items.length)] : [],
+  };
+  if (agg.name === null || !SUPPORTED_AGG.has(agg.name as AggregationName)) {
+    return { ...base, value: null, stderr: null, matches_reported: null, why: `aggregation ${JSON.stringify(agg.name)} is not one lmaudit reproduces (corpus-level or task code)` };
+  }
+  if (values.some((v) => v === null)) {
+    return { ...base, value: null, stderr: null, matches_reported: null, why: 'some per-item values are not numbers, so lm-eval could not have averaged them' };
+  }
+  const { value, stderr } = aggregate(agg.name as AggregationName, values as number[], {
+    mode: agg.sumMode, bootstrapIters: agg.bootstrapIters, medianSorts: agg.medianSorts, metric,
+  });
+  const matches = reported === null ? null : sameNumber(num(reported.value), value, TOLERANCE) && sameStderr(reported.stderr, stderr);
+  return { ...base, value, stderr, matches_reported: matches, why: null };
+}
+
+function listTargetWarning(multi: readonly { doc: DocRecord; filtered: unknown; golds: readonly string[] }[], n: number): CellWarning {
+  const example = JSON.stringify(multi[0]!.golds);
+  let withAnswer = 0;
+  let matchAnswer = 0;
+  const misses: string[] = [];
+  for (const m of multi) {
+    const answer = m.doc.doc?.answer;
+    if (typeof answer !== 'number' || m.golds[answer] === undefined) continue;
+    withAnswer++;
+    if (m.filtered === m.golds[answer]) matchAnswer++;
+    else misses.push(`doc ${m.doc.docId}: answered ${JSON.stringify(m.filtered)}, doc.answer ${answer} → ${JSON.stringify(m.golds[answer])}`);
+  }
+  const answerPart = withAnswer > 0
+    ? ` Reading doc.answer as an index into that list (inferred, not lm-eval's rule), only ${matchAnswer} of ${withAnswer} answers match the gold.`
+    : '';
+  return {
+    kind: 'list_target',
+    message: `${multi.length} of ${n} documents have a list as target (e.g. ${example}); lm-eval scores a document 1 when the answer matches ANY element, so the list choice decides the score.${answerPart}`,
+    evidence: misses.slice(0, 20),
+  };
+}
+
+interface AggregationChoice {
+  name: string | null;
+  bootstrapIters: number | null;
+  sumMode: SumMode;
+  medianSorts: boolean;
+}
+
+function aggregationOf(run: RunProvenance, task: string, metric: string, settings: TaskSettings): AggregationChoice {
+  const recordedAgg = run.tasks[task]?.repeats.aggregation?.configured;
+  const value = recordedAgg && recordedAgg.status !== 'unknown' && isPlainObject(recordedAgg.value) ? recordedAgg.value : {};
+  const perMetric = isPlainObject(value.per_metric) ? value.per_metric : {};
+  const fromList = settings.metricList?.get(metric)?.aggregation;
+  const named = perMetric[metric] ?? fromList;
+  const name = typeof named === 'string' ? named : named === undefined || named === null ? (metric === 'perplexity' ? 'perplexity' : 'mean') : null;
+  const iters = typeof value.bootstrap_iters === 'number' ? value.bootstrap_iters : value.bootstrap_iters === null ? null : 100000;
+  const runtime = run.harness.runtime?.used;
+  const python = runtime && runtime.status !== 'unknown' && isPlainObject(runtime.value) ? String(runtime.value.python ?? '') : '';
+  const [major, minor] = python.split('.').map(Number);
+  // CPython ≥3.12 compensates sum() over Python floats; generate_until exact_match values are numpy floats (plain fold).
+  const compensated = major === 3 && (minor ?? 0) >= 12 && metric !== 'exact_match';
+  const version = run.harness.version?.used;
+  const v = version && version.status !== 'unknown' ? String(version.value) : '';
+  const m = /(\d+)\.(\d+)\.(\d+)/.exec(v);
+  const medianSorts = m !== null && (Number(m[1]) > 0 || Number(m[2]) > 4 || (Number(m[2]) === 4 && Number(m[3]) >= 12));
+  return { name, bootstrapIters: iters, sumMode: compensated ? 'neumaier' : 'fold', medianSorts };
+}
+
+function reportedOf(run: RunProvenance, task: string, filter: string, metric: string): { value: unknown; stderr: unknown } | null {
+  const r = run.reported[task];
+  if (r === undefined) return null;
+  if (`${metric},${filter}` in r) return { value: r[`${metric},${filter}`], stderr: r[`${metric}_stderr,${filter}`] ?? null };
+  // v0.3 results have no filter suffix.
+  if (filter === 'none' && metric in r) return { value: r[metric], stderr: r[`${metric}_stderr`] ?? null };
+  return null;
+}
+
+function num(v: unknown): number | null {
+  if (typeof v === 'number') return v;
+  if (v === 'NaN') return Number.NaN;
+  if (v === 'Infinity') return Number.POSITIVE_INFINITY;
+  if (v === '-Infinity') return Number.NEGATIVE_INFINITY;
+  return null;
+}
+
+function sameNumber(a: number | null, b: number | null, tolerance = 0): boolean {
+  if (a === null || b === null) return false;
+  if (Number.isNaN(a) || Number.isNaN(b)) return Number.isNaN(a) && Number.isNaN(b);
+  if (!Number.isFinite(a) || !Number.isFinite(b)) return a === b;
+  return Math.abs(a - b) <= tolerance;
+}
+
+function sameStderr(reported: unknown, computed: Stderr): boolean {
+  if (reported === 'N/A' || computed === 'N/A') return reported === computed;
+  if (reported === null || reported === undefined) return true;
+  return sameNumber(num(reported), computed, TOLERANCE);
+}
+
+/** The shape src/score/asRecorded.ts dispatches on: one section per run, cells in this module's shape. */
+export async function lmevalAsRecordedSections(
+  store: OpenStore,
+  runIds: readonly string[],
+): Promise<{ run_id: string; source_kind: 'lm-eval'; cells: AsRecordedCell[]; note: string | null }[]> {
+  const report = await rescoreAsRecorded(store, runIds);
+  return runIds.map((run_id) => {
+    const cells = report.cells.filter((c) => c.run_id === run_id);
+    const notes = report.notes.filter((n) => n.run_id === run_id).map((n) => n.message);
+    return { run_id, source_kind: 'lm-eval', cells, note: notes.length > 0 ? notes.join(' ') : cells.length === 0 ? 'no per-sample records to reproduce' : null };
+  });
+}

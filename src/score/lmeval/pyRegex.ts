@@ -1,0 +1,270 @@
+/**
+ * Python `re` patterns (as lm-eval task YAML writes them) translated to JS RegExp
+ * with the same matches, or refused. Differences handled (§2.6): `$` also matches
+ * before a final "\n"; `.` excludes only "\n"; Unicode `\d \w \s \b` (JS's are ASCII,
+ * and JS `\s` adds U+FEFF); inline flags `(?s) (?i) (?m) (?a)`; `(?P<name>…)`;
+ * a `{` that is not a quantifier is a literal; `\,`-style escapes of any punctuation.
+ * Anything without a faithful JS form (verbose mode, scoped flags, conditionals,
+ * atomic groups, possessive quantifiers, `\N{…}`, negated classes inside sets) throws
+ * UnsupportedError naming the pattern: a silently different match would be worse.
+ */
+import { UnsupportedError } from '../../errors.ts';
+
+export interface PyPattern {
+  readonly source: string;
+  /** The translated JS regex, global and Unicode. */
+  readonly regex: RegExp;
+  /** Capturing groups, as Python counts them (findall's shape depends on it). */
+  readonly groups: number;
+}
+
+// Python str.isspace() characters: JS \s lacks \x1c-\x1f and \x85 and adds \ufeff.
+const PY_SPACE = ' \\t\\n\\r\\f\\v\\x1c-\\x1f\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
+const ASCII_SPACE = ' \\t\\n\\r\\f\\v';
+// Python \w on str: str.isalnum() or "_" (letters Lu Ll Lt Lm Lo, and numerics).
+const PY_WORD = '\\p{L}\\p{N}_';
+const ASCII_WORD = 'A-Za-z0-9_';
+const SYNTAX = new Set([...'^$\\.*+?()[]{}|/']);
+
+interface Flags {
+  dotall: boolean;
+  multiline: boolean;
+  ignorecase: boolean;
+  ascii: boolean;
+}
+
+const cache = new Map<string, PyPattern>();
+
+export function compilePython(pattern: string): PyPattern {
+  const hit = cache.get(pattern);
+  if (hit !== undefined) return hit;
+  const refuse = (why: string): never => {
+    throw new UnsupportedError(`Python regex ${JSON.stringify(pattern)} has no faithful JavaScript form: ${why}`);
+  };
+  const flags: Flags = { dotall: false, multiline: false, ignorecase: false, ascii: false };
+  let i = 0;
+  // Global inline flags: Python 3.11 only accepts them at the start.
+  for (let m = /^\(\?([aiLmsux]+)\)/.exec(pattern); m !== null; m = /^\(\?([aiLmsux]+)\)/.exec(pattern.slice(i))) {
+    for (const f of m[1]!) {
+      if (f === 's') flags.dotall = true;
+      else if (f === 'm') flags.multiline = true;
+      else if (f === 'i') flags.ignorecase = true;
+      else if (f === 'a') flags.ascii = true;
+      else if (f === 'u') continue;
+      else refuse(f === 'x' ? 'verbose mode (?x)' : `inline flag (?${f})`);
+    }
+    i += m[0].length;
+  }
+  const word = flags.ascii ? ASCII_WORD : PY_WORD;
+  const space = flags.ascii ? ASCII_SPACE : PY_SPACE;
+  const digit = flags.ascii ? '0-9' : '\\p{Nd}';
+  const boundary = `(?:(?<=[${word}])(?![${word}])|(?<![${word}])(?=[${word}]))`;
+  const notBoundary = `(?:(?<=[${word}])(?=[${word}])|(?<![${word}])(?![${word}]))`;
+  let out = '';
+  let groups = 0;
+  const n = pattern.length;
+
+  const escapeLiteral = (ch: string) => (SYNTAX.has(ch) ? `\\${ch}` : /[\p{L}\p{N}\s]/u.test(ch) ? ch : `\\u{${ch.codePointAt(0)!.toString(16)}}`);
+
+  /** One escape sequence at pattern[i] === '\\'; returns [js, advance]. `inClass` limits what is allowed. */
+  const escape = (at: number, inClass: boolean): [string, number] => {
+    const c = pattern[at + 1];
+    if (c === undefined) return refuse('trailing backslash');
+    const classItem = (body: string) => (inClass ? body : `[${body}]`);
+    switch (c) {
+      case 'd': return [classItem(digit), 2];
+      case 'w': return [classItem(word), 2];
+      case 's': return [classItem(space), 2];
+      case 'D': return inClass ? (flags.ascii ? refuse('\\D inside a set') : ['\\P{Nd}', 2]) : [`[^${digit}]`, 2];
+      case 'W': return inClass ? refuse('\\W inside a set') : [`[^${word}]`, 2];
+      case 'S': return inClass ? refuse('\\S inside a set') : [`[^${space}]`, 2];
+      case 'b': return inClass ? ['\\x08', 2] : [boundary, 2];
+      case 'B': return inClass ? refuse('\\B inside a set') : [notBoundary, 2];
+      case 'A': return inClass ? refuse('\\A inside a set') : ['^', 2];
+      case 'Z': return inClass ? refuse('\\Z inside a set') : ['$', 2];
+      case 'n': return ['\\n', 2];
+      case 't': return ['\\t', 2];
+      case 'r': return ['\\r', 2];
+      case 'f': return ['\\f', 2];
+      case 'v': return ['\\v', 2];
+      case 'a': return ['\\x07', 2];
+      case 'x': {
+        const hex = /^[0-9a-fA-F]{2}/.exec(pattern.slice(at + 2));
+        return hex ? [`\\u{${hex[0]}}`, 4] : refuse('bad \\x escape');
+      }
+      case 'u': {
+        const hex = /^[0-9a-fA-F]{4}/.exec(pattern.slice(at + 2));
+        return hex ? [`\\u{${hex[0]}}`, 6] : refuse('bad \\u escape');
+      }
+      case 'U': {
+        const hex = /^[0-9a-fA-F]{8}/.exec(pattern.slice(at + 2));
+        return hex ? [`\\u{${parseInt(hex[0], 16).toString(16)}}`, 10] : refuse('bad \\U escape');
+      }
+      case 'N': return refuse('named character \\N{…}');
+      default:
+        break;
+    }
+    if (/[0-9]/.test(c)) {
+      const octal = /^(0[0-7]{0,2}|[0-7]{3})/.exec(pattern.slice(at + 1));
+      if (octal !== null && (c === '0' || octal[0].length === 3)) return [`\\u{${parseInt(octal[0], 8).toString(16)}}`, 1 + octal[0].length];
+      if (inClass) return refuse('a back-reference inside a set');
+      const ref = /^[1-9][0-9]?/.exec(pattern.slice(at + 1))!;
+      return [`\\${ref[0]}`, 1 + ref[0].length];
+    }
+    if (/[A-Za-z]/.test(c)) return refuse(`unknown escape \\${c}`);
+    if (inClass && (c === '-' || c === ']' || c === '\\' || c === '^' || c === '[')) return [`\\${c}`, 2];
+    const cp = pattern.codePointAt(at + 1)!;
+    return [escapeLiteral(String.fromCodePoint(cp)), 1 + (cp > 0xffff ? 2 : 1)];
+  };
+
+  while (i < n) {
+    const c = pattern[i]!;
+    if (c === '\\') {
+      const [js, adv] = escape(i, false);
+      out += js;
+      i += adv;
+    } else if (c === '[') {
+      let j = i + 1;
+      let body = '';
+      if (pattern[j] === '^') {
+        body += '^';
+        j++;
+      }
+      if (pattern[j] === ']') {
+        body += '\\]';
+        j++;
+      }
+      for (;;) {
+        const d = pattern[j];
+        if (d === undefined) refuse('unterminated set');
+        if (d === ']') break;
+        if (d === '\\') {
+          const [js, adv] = escape(j, true);
+          body += js;
+          j += adv;
+        } else if (d === '[') {
+          body += '\\[';
+          j++;
+        } else if (d === '&' && pattern[j + 1] === '&') refuse('set operation &&');
+        else if (d === '-' && pattern[j + 1] === '-') refuse('set operation --');
+        else {
+          const cp = pattern.codePointAt(j)!;
+          const ch = String.fromCodePoint(cp);
+          body += ch === '/' || ch === '|' || ch === '{' || ch === '}' || ch === '(' || ch === ')' ? `\\${ch}` : ch;
+          j += ch.length;
+        }
+      }
+      // JS ignore-case inside sets mirrors Python's enough only without flags; same [..] text otherwise.
+      out += `[${body}]`;
+      i = j + 1;
+    } else if (c === '(') {
+      if (pattern[i + 1] !== '?') {
+        groups++;
+        out += '(';
+        i++;
+        continue;
+      }
+      const rest = pattern.slice(i);
+      let m: RegExpExecArray | null;
+      if ((m = /^\(\?P<([A-Za-z_]\w*)>/.exec(rest)) !== null) {
+        groups++;
+        out += `(?<${m[1]}>`;
+        i += m[0].length;
+      } else if ((m = /^\(\?P=([A-Za-z_]\w*)\)/.exec(rest)) !== null) {
+        out += `\\k<${m[1]}>`;
+        i += m[0].length;
+      } else if ((m = /^\(\?#[^)]*\)/.exec(rest)) !== null) {
+        i += m[0].length;
+      } else if ((m = /^\(\?(:|=|!|<=|<!)/.exec(rest)) !== null) {
+        out += m[0];
+        i += m[0].length;
+      } else if (/^\(\?<[A-Za-z_]/.test(rest)) {
+        const named = /^\(\?<([A-Za-z_]\w*)>/.exec(rest)!;
+        groups++;
+        out += named[0];
+        i += named[0].length;
+      } else if (rest.startsWith('(?>')) refuse('atomic group (?>…)');
+      else if (rest.startsWith('(?(')) refuse('conditional (?(…)…)');
+      else refuse(`group syntax ${rest.slice(0, 6)}… (scoped flags or an unknown extension)`);
+    } else if (c === '.') {
+      out += flags.dotall ? '[\\s\\S]' : '[^\\n]';
+      i++;
+    } else if (c === '$') {
+      // Python: end of string or just before a final "\n" (MULTILINE: before any "\n"). JS `$` without m: end only.
+      out += flags.multiline ? '(?=\\n|$)' : '(?=\\n?$)';
+      i++;
+    } else if (c === '^') {
+      out += flags.multiline ? '(?:^|(?<=\\n))' : '^';
+      i++;
+    } else if (c === '{') {
+      const q = /^\{(\d*)(,?)(\d*)\}/.exec(pattern.slice(i));
+      if (q !== null && (q[1] !== '' || (q[2] === ',' && q[3] !== ''))) {
+        out += `{${q[1] === '' ? '0' : q[1]}${q[2]}${q[3]}}`;
+        i += q[0].length;
+      } else {
+        out += '\\{';
+        i++;
+      }
+    } else if (c === '}') {
+      out += '\\}';
+      i++;
+    } else if ((c === '+' || c === '*' || c === '?' || c === '}') && pattern[i + 1] === '+') {
+      refuse('possessive quantifier');
+    } else if (c === '/') {
+      out += '\\/';
+      i++;
+    } else {
+      const cp = pattern.codePointAt(i)!;
+      const ch = String.fromCodePoint(cp);
+      out += ch;
+      i += ch.length;
+    }
+  }
+  let regex: RegExp;
+  try {
+    regex = new RegExp(out, `gu${flags.ignorecase ? 'i' : ''}`);
+  } catch (error) {
+    return refuse(`translated form ${JSON.stringify(out)} is not a valid JS regex (${(error as Error).message})`);
+  }
+  const compiled = { source: pattern, regex, groups };
+  cache.set(pattern, compiled);
+  return compiled;
+}
+
+/** Python `pattern.findall(text)`: whole matches, group 1, or tuples of all groups ('' for unmatched). */
+export function findall(p: PyPattern, text: string): (string | string[])[] {
+  const out: (string | string[])[] = [];
+  for (const m of matches(p, text)) {
+    if (p.groups === 0) out.push(m[0]);
+    else if (p.groups === 1) out.push(m[1] ?? '');
+    else out.push(Array.from({ length: p.groups }, (_, g) => m[g + 1] ?? ''));
+  }
+  return out;
+}
+
+/** Python `re.sub(pattern, "", text)`: every non-overlapping match removed. */
+export function subEmpty(p: PyPattern, text: string): string {
+  let out = '';
+  let last = 0;
+  for (const m of matches(p, text)) {
+    out += text.slice(last, m.index);
+    last = m.index + m[0].length;
+  }
+  return out + text.slice(last);
+}
+
+/** Python 3.7+ iteration: after an empty match the search resumes one character on (as JS does). */
+function* matches(p: PyPattern, text: string): Generator<RegExpExecArray> {
+  const re = new RegExp(p.regex.source, p.regex.flags);
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text)) !== null) {
+    yield m;
+    if (m[0] === '') re.lastIndex = m.index + (text.codePointAt(m.index)! > 0xffff ? 2 : 1);
+  }
+}
+
+/** Python str.strip() with no argument: Unicode whitespace at both ends. */
+export function pyStrip(s: string): string {
+  return s.replace(PY_STRIP, '');
+}
+const PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, 'gu');
