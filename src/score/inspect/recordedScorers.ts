@@ -19,6 +19,8 @@ export type Rescorer = (input: ScorerInput) => InspectScore;
 
 export interface RecordedView {
   reducer: string;
+  /** Dict-valued scores: the value key this view's metrics read (Inspect names the EvalScore after it). */
+  valueKey: string | null;
   /** Whether the log named the reducer (absent = Inspect's implicit mean). */
   reducerRecorded: boolean;
   metrics: { key: string; name: string; params: Record<string, unknown>; stored: number | null }[];
@@ -115,7 +117,8 @@ export function recordedScorers(task: TaskProvenance): RecordedScorer[] {
       params: asObj(m.params),
       stored: typeof m.value === 'number' ? m.value : null,
     }));
-    scorer.views.push({ reducer: typeof r.reducer === 'string' ? r.reducer : 'mean', reducerRecorded: typeof r.reducer === 'string', metrics });
+    const valueKey = r.scorer !== undefined && r.name !== undefined && r.name !== r.scorer ? String(r.name) : null;
+    scorer.views.push({ reducer: typeof r.reducer === 'string' ? r.reducer : 'mean', reducerRecorded: typeof r.reducer === 'string', valueKey, metrics });
   }
   // A scorer the log declared but never summarised (unscored or crashed log): its declared metrics, each reducer.
   for (const scorer of byKey.values()) {
@@ -127,7 +130,7 @@ export function recordedScorers(task: TaskProvenance): RecordedScorer[] {
       params: asObj(m.options),
       stored: null,
     }));
-    for (const reducer of reducers) scorer.views.push({ reducer, reducerRecorded: false, metrics });
+    for (const reducer of reducers) scorer.views.push({ reducer, reducerRecorded: false, valueKey: null, metrics });
   }
   return [...byKey.values()];
 }

@@ -53,7 +53,8 @@ export interface InspectRescoreCell {
   reducer: string;
   inspect_version: string | null;
   unsupported?: string;
-  samples: { compared: number; agree: number; differences: SampleDifference[] };
+  /** rescored: sample × epoch scores recomputed; compared: of those, how many the log had a stored score for. */
+  samples: { rescored: number; compared: number; agree: number; differences: SampleDifference[] };
   reductions: { compared: number; agree: number; differences: { doc_id: string; stored: ScoreValue; recomputed: ScoreValue }[] };
   metrics: MetricComparison[];
   /** choice only: what Inspect's own rescoring of this log records. */
@@ -127,6 +128,10 @@ async function loadStored(store: OpenStore, runId: string, task: string): Promis
   return { samples, reduced };
 }
 
+function leaf(value: ScoreValue, key: string): ScoreValue {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value[key] ?? 0) : value;
+}
+
 /** Reduce per sample id (first-seen order), then drop root NaN, as Inspect's results pipeline does. */
 function reduceAll(scores: { docId: string; value: ScoreValue }[], reducer: string, items: Map<string, Item>): ReducedScore[] {
   const groups = new Map<string, ScoreValue[]>();
@@ -136,22 +141,30 @@ function reduceAll(scores: { docId: string; value: ScoreValue }[], reducer: stri
 }
 
 function computeMetrics(view: RecordedView, reduced: ReducedScore[]): Map<string, number> {
-  const scored = reduced.filter((r) => !isUnscored(r.value));
+  // A dict-metric view reads one value key; a NaN leaf there is unscored, like a root NaN.
+  const values = view.valueKey === null ? reduced : reduced.map((r) => ({ ...r, value: leaf(r.value, view.valueKey!) }));
+  const scored = values.filter((r) => !isUnscored(r.value));
   const out = new Map<string, number>();
   for (const m of view.metrics) out.set(m.key, scored.length === 0 ? Number.NaN : metricByName(m.name, m.params).metric(scored));
   return out;
+}
+
+/** A log with no stored scores (e.g. scored later with `inspect score`): every response is rescored, nothing compared. */
+function unscoredSamples(items: Map<string, Item>): StoredSample[] {
+  return [...items].flatMap(([docId, item]) => [...item.completionByEpoch.keys()].sort((a, b) => a - b).map((epoch) => ({ docId, epoch, score: { value: Number.NaN } })));
 }
 
 function rescoreView(run: RunProvenance, task: string, scorer: RecordedScorer, view: RecordedView, stored: StoredSample[], reducedStored: Map<string, ScoreValue> | undefined, items: Map<string, Item>): InspectRescoreCell {
   const version = (run.harness.version?.used as { value?: unknown } | undefined)?.value;
   const differences: SampleDifference[] = [];
   const rescored: { docId: string; value: ScoreValue }[] = [];
-  for (const s of stored) {
+  for (const s of stored.length > 0 ? stored : unscoredSamples(items)) {
     const item = items.get(s.docId);
     if (scorer.rescore === null || item === undefined) continue;
     const completion = item.completionByEpoch.get(s.epoch) ?? '';
     const ours = scorer.rescore({ completion, targets: item.targets, choices: item.choices });
     rescored.push({ docId: s.docId, value: ours.value });
+    if (stored.length === 0) continue;
     const answerDiffers = s.score.answer !== undefined && (s.score.answer ?? null) !== (ours.answer ?? null);
     if (!sameValue(s.score.value, ours.value) || answerDiffers) {
       differences.push({
@@ -201,7 +214,7 @@ function rescoreView(run: RunProvenance, task: string, scorer: RecordedScorer, v
     reducer: view.reducer,
     inspect_version: typeof version === 'string' ? version : null,
     ...(scorer.unsupported === undefined ? {} : { unsupported: scorer.unsupported }),
-    samples: { compared: rescored.length, agree: rescored.length - differences.length, differences },
+    samples: { rescored: rescored.length, compared: stored.length === 0 ? 0 : rescored.length, agree: stored.length === 0 ? 0 : rescored.length - differences.length, differences },
     reductions: { compared: reducedStored === undefined ? 0 : fromStored.length, agree: reducedStored === undefined ? 0 : fromStored.length - reductionDiffs.length, differences: reductionDiffs },
     metrics,
   };
