@@ -94,6 +94,9 @@ export interface DiffResult {
   options: { iterations: number; seed: number; alpha: number };
 }
 
+/** Doc-id pairs of each task comparison's item join (kept out of the JSON: it can be large). */
+export const JOINED_IDS = new WeakMap<TaskComparison, [string, string][]>();
+
 export function summary(run: RunProvenance): RunSummary {
   return { run_id: run.run_id, label: run.label, source_kind: run.source_kind, source_format: run.source_format };
 }
@@ -177,7 +180,7 @@ export async function compareTask(
   const flips = paired.filter((p) => p.result.mcnemar !== null).map((p) => attributeFlips(join.pairs, p.score, o.examples));
   const coverage = { shared: items.shared, onlyA: items.onlyA, onlyB: items.onlyB };
   const setsDiffer = items.onlyA > 0 || items.onlyB > 0;
-  return {
+  const comparison: TaskComparison = {
     taskA,
     taskB,
     settings,
@@ -193,6 +196,8 @@ export async function compareTask(
     reported,
     falsifier: buildFalsifier(settings, checks, coverage),
   };
+  JOINED_IDS.set(comparison, join.pairs.map(([x, y]) => [x.docId, y.docId]));
+  return comparison;
 }
 
 function pairedScores(pairs: readonly [DocRecord, DocRecord][], o: DiffOptions): PairedScore[] {

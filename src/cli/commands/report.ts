@@ -1,0 +1,83 @@
+import type { Command } from 'commander';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, basename, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { evaluateDeclared, loadDeclaredFalsifier } from '../../audit/declaredFalsifier.ts';
+import { diffStores } from '../../audit/diff.ts';
+import { loadSource } from '../../audit/source.ts';
+import { BadInputError, FalsifierViolatedError, UnknownNameError } from '../../errors.ts';
+import { buildReport } from '../../report/model.ts';
+import { REPORT_FORMATS, renderReport, type ReportFormat } from '../../report/render.ts';
+import { DEFAULT_PAIRED_OPTIONS } from '../../audit/pairedStats.ts';
+import { addImportFlags, importOptionsFrom } from '../importFlags.ts';
+import { printJson } from '../output.ts';
+import { addAuditFlags, diffOptionsFrom, type AuditFlags } from './diff.ts';
+
+interface ReportFlags extends AuditFlags {
+  against?: string;
+  format?: string;
+  out?: string;
+  title?: string;
+}
+
+/** Writes beside the target under a temporary name, then renames: a reader never sees half a report. */
+async function writeAtomic(path: string, text: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true }).catch((error: Error) => {
+    throw new BadInputError(`cannot create the folder for --out (${error.message})`, { file: path });
+  });
+  const temporary = join(dirname(path), `.${basename(path)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+  try {
+    await writeFile(temporary, text);
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw new BadInputError(`cannot write the report (${(error as Error).message})`, { file: path });
+  }
+}
+
+function formatOf(flags: ReportFlags): ReportFormat {
+  const wanted = flags.format ?? (flags.json ? 'json' : (flags.out?.match(/\.(md|tex|html|json)$/)?.[1] ?? 'md'));
+  if (!(REPORT_FORMATS as readonly string[]).includes(wanted)) throw new UnknownNameError('report format', wanted, REPORT_FORMATS);
+  return wanted as ReportFormat;
+}
+
+export function registerReport(program: Command): void {
+  addImportFlags(
+    addAuditFlags(
+      program
+        .command('report')
+        .description('Write an audit appendix: disclosure table, rescoring matrix, falsifier and (with --against) the diff and paired statistics')
+        .argument('<A>', 'store, lm-eval output folder/file, Inspect log or generic records')
+        .option('--against <B>', 'a second run to compare with (diff and paired statistics)')
+        .option('--format <format>', `output format: ${REPORT_FORMATS.join(' | ')} (default: from --out's extension, else md)`)
+        .option('--out <file>', 'write the report here (atomically) instead of stdout')
+        .option('--title <text>', 'report title'),
+    ).option('--json', 'with --out: print a JSON summary; without: the JSON report', false),
+  ).action(async (a: string, flags: ReportFlags) => {
+    const format = formatOf(flags);
+    const options = diffOptionsFrom(flags);
+    const spec = flags.falsifier !== undefined ? await loadDeclaredFalsifier(flags.falsifier) : null;
+    const importOptions = importOptionsFrom(flags);
+    const sourceA = await loadSource([a], importOptions);
+    const sourceB = flags.against === undefined ? null : flags.against === a ? sourceA : await loadSource([flags.against], importOptions);
+    const diff = sourceB === null ? null : await diffStores(sourceA.store, sourceB.store, options);
+    const declared = spec !== null && diff !== null ? evaluateDeclared(flags.falsifier!, spec, diff) : null;
+    if (spec !== null && diff === null) throw new BadInputError('a declared falsifier compares two runs: give --against', { field: '--falsifier' });
+    const data = await buildReport(sourceA.store, diff, sourceB?.store ?? null, declared, {
+      ...DEFAULT_PAIRED_OPTIONS,
+      iterations: options.iterations,
+      seed: options.seed,
+      title: flags.title,
+    });
+    const text = renderReport(data, format);
+    if (flags.out !== undefined) {
+      await writeAtomic(flags.out, text);
+      const summary = { out: flags.out, format, bytes: Buffer.byteLength(text), declared_falsifier: declared?.status ?? null };
+      if (flags.json) printJson(summary);
+      else process.stdout.write(`Wrote ${format} report to ${flags.out}${declared !== null ? ` (declared falsifier: ${declared.status})` : ''}\n`);
+    } else {
+      process.stdout.write(text);
+    }
+    if (declared?.status === 'violated') throw new FalsifierViolatedError(declared.sentence);
+  });
+}

@@ -1,0 +1,160 @@
+/**
+ * What an audit appendix holds, independent of format: the disclosure table
+ * per run and task, the rescoring matrix (cells, standard errors, intervals,
+ * spread), the falsifier, and with --against the diff, paired statistics per
+ * recorded score and per rescoring cell. Every format renders this one object;
+ * JSON is this object.
+ */
+import type { DeclaredFalsifierResult } from '../audit/declaredFalsifier.ts';
+import { JOINED_IDS, summary, type DiffResult, type RunSummary } from '../audit/diff.ts';
+import { singleRunFalsifier, type Falsifier } from '../audit/falsifier.ts';
+import { pairMatrixCells, type CellPair } from '../audit/matrixPairs.ts';
+import { loadDocs } from '../audit/itemJoin.ts';
+import type { PairedOptions } from '../audit/pairedStats.ts';
+import { disclosureCounts, effectiveFact, itemGroup } from '../audit/provenanceView.ts';
+import { diffSettings } from '../audit/settingsDiff.ts';
+import type { OpenStore } from '../store/readStore.ts';
+import { DISCLOSURE_FIELDS, type DisclosureItem, type RunProvenance } from '../store/schema.ts';
+import { computeMatrix, type ScopeResult } from '../score/matrix.ts';
+
+export const REPORT_VERSION = 1;
+
+export interface DisclosureField {
+  field: string;
+  status: 'recorded' | 'inferred' | 'unknown';
+  value?: unknown;
+  how?: string;
+}
+
+export interface DisclosureRow {
+  item: DisclosureItem;
+  recorded: boolean;
+  known: number;
+  fields: number;
+  detail: DisclosureField[];
+}
+
+export interface DisclosureTable {
+  run: RunSummary;
+  task: string | null;
+  /** How many of the twelve items the source recorded (any field known). */
+  recordedItems: number;
+  rows: DisclosureRow[];
+  /** The importer's notes on inconsistencies inside the records. */
+  notes: { kind: string; message: string }[];
+}
+
+export interface ReportData {
+  report_version: number;
+  tool: string;
+  title: string;
+  subject: { location: string; runs: RunSummary[] };
+  disclosure: DisclosureTable[];
+  /** Tasks left out of the detailed disclosure tables (they are in the matrix and JSON). */
+  disclosureOmittedTasks: number;
+  matrix: ScopeResult[];
+  /** A few items per task, as recorded: what the model saw and said (untrusted text, shown escaped). */
+  samples: { run_id: string; task: string; items: { doc_id: string; prompt_tail: string | null; output: string; target: string | null; scores: Record<string, number | null> }[] }[];
+  falsifiers: { run_id: string; task: string; falsifier: Falsifier }[];
+  comparison: (DiffResult & { cellPairs: CellPair[] }) | null;
+  declared: DeclaredFalsifierResult | null;
+  options: { iterations: number; seed: number; alpha: number };
+}
+
+/** Tasks per run shown in full in the disclosure section (the rest are counted). */
+const DISCLOSURE_TASKS = 5;
+/** Items shown per task in the samples section. */
+const SAMPLE_ITEMS = 3;
+
+function disclosureTable(run: RunProvenance, task: string | null): DisclosureTable {
+  const counts = disclosureCounts(run, task);
+  const rows = counts.map((c) => {
+    const group = itemGroup(run, task, c.item);
+    const detail = (DISCLOSURE_FIELDS[c.item] as readonly string[]).map((field): DisclosureField => {
+      const fact = effectiveFact(group[field]);
+      if (fact.status === 'unknown') return { field, status: 'unknown' };
+      return fact.status === 'inferred' ? { field, status: 'inferred', value: fact.value, how: fact.how } : { field, status: 'recorded', value: fact.value, how: fact.from };
+    });
+    return { item: c.item, recorded: c.recorded, known: c.known, fields: c.fields, detail };
+  });
+  return {
+    run: summary(run),
+    task,
+    recordedItems: counts.filter((c) => c.recorded).length,
+    rows,
+    notes: run.notes.filter((n) => n.task === null || n.task === task).map((n) => ({ kind: n.kind, message: n.message })),
+  };
+}
+
+export interface BuildOptions extends PairedOptions {
+  title?: string;
+}
+
+export async function buildReport(
+  store: OpenStore,
+  comparison: DiffResult | null,
+  against: OpenStore | null,
+  declared: DeclaredFalsifierResult | null,
+  options: BuildOptions,
+): Promise<ReportData> {
+  const runs = store.manifest.runs;
+  const disclosure: DisclosureTable[] = [];
+  const falsifiers: ReportData['falsifiers'] = [];
+  let omitted = 0;
+  for (const run of runs) {
+    const tasks = Object.keys(run.tasks);
+    if (tasks.length === 0) disclosure.push(disclosureTable(run, null));
+    tasks.forEach((task, i) => {
+      if (i < DISCLOSURE_TASKS) disclosure.push(disclosureTable(run, task));
+      else omitted++;
+      falsifiers.push({ run_id: run.run_id, task, falsifier: singleRunFalsifier(diffSettings(run, task, run, task)) });
+    });
+  }
+  const samples: ReportData['samples'] = [];
+  for (const run of runs) {
+    for (const task of Object.keys(run.tasks).slice(0, DISCLOSURE_TASKS)) {
+      const docs = (await loadDocs(store, run.run_id, task)).slice(0, SAMPLE_ITEMS);
+      if (docs.length === 0) continue;
+      samples.push({
+        run_id: run.run_id,
+        task,
+        items: docs.map((d) => ({
+          doc_id: d.docId,
+          prompt_tail: d.prompt === null ? null : d.prompt.slice(-300),
+          output: d.responses.map((r) => r.text ?? (r.logprob !== null ? String(r.logprob) : '')).join(' | '),
+          target: d.target,
+          scores: Object.fromEntries(d.scores),
+        })),
+      });
+    }
+  }
+  const matrix = await computeMatrix(store, { keepItems: against !== null });
+  let cellPairs: CellPair[] = [];
+  if (comparison !== null && against !== null) {
+    const matrixB = await computeMatrix(against, { keepItems: true });
+    for (const c of comparison.comparisons) {
+      for (const t of c.tasks) {
+        const scopeA = matrix.find((s) => s.run_id === c.a.run_id && s.task === t.taskA);
+        const scopeB = matrixB.find((s) => s.run_id === c.b.run_id && s.task === t.taskB);
+        const joined = JOINED_IDS.get(t);
+        if (scopeA && scopeB && joined) cellPairs.push(...pairMatrixCells(scopeA, scopeB, joined, options));
+      }
+    }
+    for (const s of matrix) delete s.items;
+  }
+  cellPairs = cellPairs.filter((p) => p.result.n > 0);
+  return {
+    report_version: REPORT_VERSION,
+    tool: 'lmaudit 0.1.0',
+    title: options.title ?? `Audit appendix: ${runs.map((r) => Object.keys(r.tasks).slice(0, 3).join(', ')).join('; ') || store.location}`,
+    subject: { location: store.location, runs: runs.map(summary) },
+    disclosure,
+    disclosureOmittedTasks: omitted,
+    matrix,
+    samples,
+    falsifiers,
+    comparison: comparison === null ? null : { ...comparison, cellPairs },
+    declared,
+    options: { iterations: options.iterations, seed: options.seed, alpha: options.alpha },
+  };
+}

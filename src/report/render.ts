@@ -1,0 +1,93 @@
+/**
+ * Rendering a report in one of the four formats. The templates are ours and
+ * trusted; everything that came from records (model output, task and model
+ * names) is data and is escaped: nunjucks autoescape for HTML, and
+ * Markdown/LaTeX filters that escape and mark their output safe (so
+ * autoescape, still on, does not escape twice).
+ */
+import nunjucks from 'nunjucks';
+import { jsonReplacer } from './json.ts';
+import type { ReportData } from './model.ts';
+import { dotPlot, forestPlot } from './svg.ts';
+import { HTML_TEMPLATE } from './templates/html.ts';
+import { LATEX_TEMPLATE } from './templates/latex.ts';
+import { MARKDOWN_TEMPLATE } from './templates/markdown.ts';
+import { buildView } from './view.ts';
+
+export const REPORT_FORMATS = ['md', 'tex', 'html', 'json'] as const;
+export type ReportFormat = (typeof REPORT_FORMATS)[number];
+
+/** Markdown: HTML-significant characters as entities (GitHub renders inline HTML), table and emphasis syntax escaped. */
+export function escapeMarkdown(text: string): string {
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/([\\`*_[\]|~])/g, '\\$1')
+    .replace(/^([#+-]|\d+\.)/, '\\$1')
+    .replace(/\r?\n/g, ' ');
+}
+
+/** LaTeX text mode: the ten special characters, plus < > | which the OT1 encoding prints wrongly. */
+export function escapeLatex(text: string): string {
+  const map: Record<string, string> = {
+    '\\': '\\textbackslash{}',
+    '{': '\\{',
+    '}': '\\}',
+    $: '\\$',
+    '&': '\\&',
+    '#': '\\#',
+    '%': '\\%',
+    _: '\\_',
+    '~': '\\textasciitilde{}',
+    '^': '\\textasciicircum{}',
+    '<': '\\textless{}',
+    '>': '\\textgreater{}',
+    '|': '\\textbar{}',
+    // Brackets in braces: a row that starts with '[' would be read as the optional argument of the previous '\\\\'.
+    '[': '{[}',
+    ']': '{]}',
+    // lmaudit's own typography, so the fragment also compiles under pdflatex.
+    '…': '\\ldots{}',
+    '–': '--',
+    '−': '\\ensuremath{-}',
+    '·': '\\textperiodcentered{}',
+    'Δ': '\\ensuremath{\\Delta}',
+    '→': '\\ensuremath{\\rightarrow}',
+    '≥': '\\ensuremath{\\geq}',
+    '≤': '\\ensuremath{\\leq}',
+    '’': "'",
+  };
+  return text.replace(/[\\{}$&#%_~^<>|[\]…–−·Δ→≥≤’]/g, (c) => map[c]!).replace(/\r?\n/g, ' ');
+}
+
+function environment(): nunjucks.Environment {
+  const env = new nunjucks.Environment(null, { autoescape: true, throwOnUndefined: true, trimBlocks: true, lstripBlocks: true });
+  env.addFilter('md', (v: unknown) => new nunjucks.runtime.SafeString(escapeMarkdown(String(v ?? ''))));
+  env.addFilter('tex', (v: unknown) => new nunjucks.runtime.SafeString(escapeLatex(String(v ?? ''))));
+  /** A Markdown fenced block: the fence is longer than any backtick run inside, so nothing can close it early. */
+  env.addFilter('mdfence', (v: unknown) => {
+    const text = String(v ?? '');
+    const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+    const fence = '`'.repeat(longest + 1);
+    return new nunjucks.runtime.SafeString(`${fence}diff\n${text.replace(/&/g, '&amp;').replace(/</g, '&lt;')}\n${fence}`);
+  });
+  // Free-text columns wrap; the others stay one line.
+  const wide = new Set(['values', 'finding', 'note', 'output', 'prompt (last 300 characters)', 'A', 'B']);
+  env.addGlobal('colspec', (header: string[]) => header.map((h) => (wide.has(h) ? `p{${(0.8 / header.filter((x) => wide.has(x)).length).toFixed(2)}\\linewidth}` : 'l')).join(''));
+  return env;
+}
+
+export function renderReport(data: ReportData, format: ReportFormat): string {
+  if (format === 'json') return `${JSON.stringify(data, jsonReplacer, 2)}\n`;
+  const view = buildView(data);
+  const env = environment();
+  if (format === 'md') return env.renderString(MARKDOWN_TEMPLATE, { v: view });
+  if (format === 'tex') return env.renderString(LATEX_TEMPLATE, { v: view });
+  const charts = {
+    matrix: view.matrix.filter((m) => m.dots.length > 0).map((m) => new nunjucks.runtime.SafeString(dotPlot(m.title, m.dots))),
+    forests: view.comparisons.filter((c) => c.forest.length > 0).map((c) => new nunjucks.runtime.SafeString(forestPlot(`B − A: ${c.title}`, c.forest))),
+    cellForest: view.cellForest.length > 0 ? new nunjucks.runtime.SafeString(forestPlot('B − A per rescoring cell', view.cellForest)) : null,
+  };
+  return env.renderString(HTML_TEMPLATE, { v: view, charts });
+}

@@ -1,0 +1,201 @@
+/**
+ * ReportData flattened into display rows that the Markdown, LaTeX and HTML
+ * templates share, so the templates only lay out and escape. Values stay raw
+ * strings here: each format escapes them its own way (autoescape for HTML,
+ * filters for Markdown and LaTeX).
+ */
+import { FLIP_CAUSE_TEXT, type FlipCause } from '../audit/flips.ts';
+import { formatP } from '../audit/pairedStats.ts';
+import type { ReportData } from './model.ts';
+import { cell, clip, fmt } from './textTable.ts';
+
+export interface ViewTable {
+  title: string;
+  header: string[];
+  rows: string[][];
+  note?: string;
+}
+
+export interface ComparisonView {
+  title: string;
+  settings: ViewTable;
+  checks: ViewTable;
+  evidence: string[];
+  items: string[];
+  promptDiffs: { title: string; patch: string }[];
+  paired: ViewTable | null;
+  pairedSentences: string[];
+  flips: string[];
+  reported: ViewTable | null;
+  falsifierSentence: string;
+  falsifierStatus: string;
+  clauses: ViewTable;
+  forest: { label: string; value: number; lo: number; hi: number }[];
+}
+
+export interface ReportView {
+  title: string;
+  tool: string;
+  subject: string;
+  runs: string[];
+  disclosure: ViewTable[];
+  disclosureNote: string | null;
+  matrix: (ViewTable & { dots: { label: string; value: number | null; lo: number | null; hi: number | null }[]; spread: string; denominator: string })[];
+  samples: ViewTable[];
+  falsifiers: { title: string; status: string; sentence: string }[];
+  comparisons: ComparisonView[];
+  cellPairs: ViewTable | null;
+  cellForest: { label: string; value: number; lo: number; hi: number }[];
+  declared: { status: string; sentence: string } | null;
+  statsNote: string;
+}
+
+const interval = (ci: [number, number] | null) => (ci === null ? '—' : `[${fmt(ci[0])}, ${fmt(ci[1])}]`);
+
+export function buildView(data: ReportData): ReportView {
+  const disclosure: ViewTable[] = data.disclosure.map((d) => ({
+    title: `${d.run.label}${d.task !== null ? ` · task ${d.task}` : ''}: ${d.recordedItems} of 12 disclosure items recorded`,
+    header: ['item', 'recorded', 'fields known', 'values'],
+    rows: d.rows.map((r) => [
+      r.item,
+      r.recorded ? 'yes' : 'no',
+      `${r.known}/${r.fields}`,
+      clip(
+        r.detail
+          .filter((f) => f.status !== 'unknown')
+          .map((f) => `${f.field}=${cell(f.value, 60)}${f.status === 'inferred' ? ' (inferred)' : ''}`)
+          .join('; ') || 'not recorded',
+        220,
+      ),
+    ]),
+    note: d.notes.length > 0 ? `Record notes: ${d.notes.map((n) => `${n.kind}: ${clip(n.message, 200)}`).join(' | ')}` : undefined,
+  }));
+  const matrix = data.matrix.map((s) => ({
+    title: `Rescoring matrix: ${s.task} (run ${s.run_id}, ${s.answer_type}: ${s.answer_type_why})`,
+    header: ['extractor', 'normaliser', 'aggregation', 'score', 'stderr', '95% CI', 'n'],
+    rows: s.cells.map((c) => [c.extractor, c.normalizer, c.aggregation, fmt(c.score), fmt(c.stderr), interval(c.ci95), String(c.n)]),
+    dots: s.cells.filter((c) => c.aggregation === 'micro').map((c) => ({ label: `${c.extractor} / ${c.normalizer}`, value: c.score, lo: c.ci95?.[0] ?? null, hi: c.ci95?.[1] ?? null })),
+    spread:
+      s.spread.difference === null
+        ? 'spread: no scored cells'
+        : `spread: ${fmt(s.spread.difference)} between the lowest cell (${s.spread.lowest!.extractor}/${s.spread.lowest!.normalizer} = ${fmt(s.spread.lowest!.score)}) and the highest (${s.spread.highest!.extractor}/${s.spread.highest!.normalizer} = ${fmt(s.spread.highest!.score)})`,
+    denominator: `denominator: ${s.denominator.items_scored} of ${s.denominator.items_read} items scored (${s.denominator.no_response} without a response, ${s.denominator.no_gold} without a gold answer); ${s.denominator.rule}`,
+  }));
+  const comparisons: ComparisonView[] = [];
+  const forestRows = (label: string, r: { difference: number; ci: [number, number] }) => ({ label, value: r.difference, lo: r.ci[0], hi: r.ci[1] });
+  for (const c of data.comparison?.comparisons ?? []) {
+    for (const t of c.tasks) {
+      const settingsRows: string[][] = [];
+      for (const item of t.settings.items) {
+        settingsRows.push([item.item, item.verdict, '', '', '']);
+        for (const f of item.fields) {
+          if (f.verdict === 'same' && f.rules.length === 0) continue;
+          if (f.verdict === 'unknown in both') continue;
+          settingsRows.push([
+            `  ${f.field}`,
+            f.verdict,
+            f.a.status === 'unknown' ? '—' : cell(f.a.value, 50),
+            f.b.status === 'unknown' ? '—' : cell(f.b.value, 50),
+            [f.rules.length > 0 ? `noise ignored: ${f.rules.join(', ')}` : '', f.contradiction ? `record contradicts itself: ${f.contradiction.detail}` : ''].filter(Boolean).join('; '),
+          ]);
+        }
+      }
+      const evidence = [...t.checks.a.map((x) => ['A', x] as const), ...t.checks.b.map((x) => ['B', x] as const)]
+        .filter(([, x]) => x.status === 'mismatch')
+        .flatMap(([side, x]) => [`${side} ${x.id}: ${x.message}`, ...x.evidence.map((e) => `    ${e.docId !== null ? `doc ${e.docId}: ` : ''}${e.bytes}`)]);
+      const i = t.items;
+      const items =
+        i === null
+          ? [t.pairedNote ?? 'no per-item samples']
+          : [
+              `${i.keyNote} (pairs by doc_hash ${i.pairsByKey.doc_hash}, by content ${i.pairsByKey.doc_content}, by doc_id ${i.pairsByKey.doc_id})`,
+              `${i.shared} shared items, ${i.onlyA} only in A, ${i.onlyB} only in B`,
+              `prompts that differ byte-wise: ${i.differences.promptsDiffer}; responses that differ: ${i.differences.responsesDiffer}` +
+                (i.differences.logprob && i.differences.logprob.differ > 0 ? `; log-probs differ in ${i.differences.logprob.differ} of ${i.differences.logprob.compared} items (largest |Δ| ${fmt(i.differences.logprob.maxAbsDiff)})` : ''),
+              ...(t.pairedNote !== null ? [t.pairedNote] : []),
+            ];
+      const flips = t.flips
+        .filter((f) => f.flips > 0)
+        .flatMap((f) => {
+          const causes = (Object.keys(f.byCause) as FlipCause[]).filter((k) => f.byCause[k] > 0);
+          return [
+            `${f.score}: ${f.flips} flips (${f.lost} right only in A, ${f.gained} right only in B): ${causes.map((k) => `${f.byCause[k]} ${FLIP_CAUSE_TEXT[k]}`).join('; ')}`,
+            ...causes.flatMap((k) => f.examples[k].map((e) => `    doc ${e.docIdA}: ${e.a} → ${e.b}; ${clip(e.detail, 200)}`)),
+          ];
+        });
+      comparisons.push({
+        title: `${c.a.label} (A) vs ${c.b.label} (B) · task ${t.taskA === t.taskB ? t.taskA : `${t.taskA} / ${t.taskB}`}`,
+        settings: { title: 'Settings side by side', header: ['item / field', 'verdict', 'A', 'B', 'note'], rows: settingsRows },
+        checks: {
+          title: 'Configured vs used',
+          header: ['check', 'A', 'B'],
+          rows: t.checks.a.map((x, k) => [x.id, `${x.status}: ${clip(x.used, 60)}`, `${t.checks.b[k]!.status}: ${clip(t.checks.b[k]!.used, 60)}`]),
+        },
+        evidence,
+        items,
+        promptDiffs: (i?.differences.promptExamples ?? []).map((p) => ({ title: `A doc ${p.docIdA} → B doc ${p.docIdB}`, patch: p.patch })),
+        paired:
+          t.paired.length === 0
+            ? null
+            : {
+                title: 'Paired statistics on the shared items',
+                header: ['score', 'n', 'A', 'B', 'B − A', '95% CI', 'McNemar', 'distinguishable'],
+                rows: t.paired.map((p) => [
+                  p.score,
+                  String(p.result.n),
+                  fmt(p.result.meanA),
+                  fmt(p.result.meanB),
+                  fmt(p.result.difference),
+                  interval(p.result.ci),
+                  p.result.mcnemar ? `${p.result.mcnemar.aOnly}/${p.result.mcnemar.bOnly}, p = ${formatP(p.result.mcnemar.p)}` : '—',
+                  p.result.distinguishable ? 'yes' : 'no',
+                ]),
+              },
+        pairedSentences: t.paired.map((p) => `${p.score}: ${p.result.sentence}`),
+        flips,
+        reported:
+          t.reported.length === 0 || t.items !== null
+            ? null
+            : { title: 'Reported aggregates (the sources’ own numbers, not a paired test)', header: ['score', 'A', 'B', 'stderr A', 'stderr B'], rows: t.reported.map((s) => [s.score, cell(s.a), cell(s.b), cell(s.stderrA), cell(s.stderrB)]) },
+        falsifierSentence: t.falsifier.sentence,
+        falsifierStatus: t.falsifier.status,
+        clauses: { title: 'Falsifier clauses', header: ['clause', 'status', 'finding'], rows: t.falsifier.clauses.map((x) => [x.name, x.status, clip(x.finding, 160)]) },
+        forest: t.paired.filter((p) => Number.isFinite(p.result.ci[0])).map((p) => forestRows(p.score, p.result)),
+      });
+    }
+  }
+  const cellPairs = data.comparison?.cellPairs ?? [];
+  return {
+    title: data.title,
+    tool: data.tool,
+    subject: data.subject.location,
+    runs: data.subject.runs.map((r) => `${r.run_id}: ${r.label} (${r.source_kind}, ${r.source_format})`),
+    disclosure,
+    disclosureNote: data.disclosureOmittedTasks > 0 ? `${data.disclosureOmittedTasks} more task(s) are left out of these tables; the JSON report has every task.` : null,
+    matrix,
+    samples: data.samples.map((s) => ({
+      title: `Sample items: ${s.task} (run ${s.run_id})`,
+      header: ['doc', 'prompt (last 300 characters)', 'output', 'target', 'scores'],
+      rows: s.items.map((i) => [
+        i.doc_id,
+        i.prompt_tail ?? '—',
+        clip(i.output, 400),
+        i.target ?? '—',
+        Object.entries(i.scores).map(([k, x]) => `${k}=${fmt(x)}`).join(', ') || '—',
+      ]),
+    })),
+    falsifiers: data.falsifiers.slice(0, 20).map((f) => ({ title: `${f.run_id} · ${f.task}`, status: f.falsifier.status, sentence: f.falsifier.sentence })),
+    comparisons,
+    cellPairs:
+      cellPairs.length === 0
+        ? null
+        : {
+            title: 'Paired statistics per rescoring cell',
+            header: ['task', 'extractor', 'normaliser', 'n', 'A', 'B', 'B − A', '95% CI', 'McNemar p', 'distinguishable'],
+            rows: cellPairs.map((p) => [p.task, p.extractor, p.normalizer, String(p.result.n), fmt(p.result.meanA), fmt(p.result.meanB), fmt(p.result.difference), interval(p.result.ci), p.result.mcnemar ? formatP(p.result.mcnemar.p) : '—', p.result.distinguishable ? 'yes' : 'no']),
+          },
+    cellForest: cellPairs.filter((p) => Number.isFinite(p.result.ci[0])).map((p) => forestRows(`${p.task}: ${p.extractor} / ${p.normalizer}`, p.result)),
+    declared: data.declared === null ? null : { status: data.declared.status, sentence: data.declared.sentence },
+    statsNote: `Intervals: matrix cells use the closed-form 95% interval of each cell; paired differences use a percentile bootstrap (${data.options.iterations} resamples, seed ${data.options.seed}, CPython random) and the exact McNemar test for 0/1 scores.`,
+  };
+}
