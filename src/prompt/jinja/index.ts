@@ -60,6 +60,11 @@ function checkNames(node: unknown, origin: TemplateOrigin | undefined): void {
     const name = f.type === 'Identifier' ? f.value! : f.callee!.value;
     if (!Object.hasOwn(FILTERS, name)) throw new BadInputError(`template error${describe(origin)}: No filter named '${name}'.`, where(origin));
   }
+  if (n.type === 'Break' || n.type === 'Continue') {
+    // Jinja2 knows these tags only with the loopcontrols extension, which lm-eval does not load.
+    const tag = n.type.toLowerCase();
+    throw new BadInputError(`template syntax error${describe(origin)}: Encountered unknown tag '${tag}'.`, where(origin));
+  }
   if (n.type === 'TestExpression') {
     const name = (n['test'] as { value: string }).value;
     if (!Object.hasOwn(TESTS, name)) throw new BadInputError(`template error${describe(origin)}: No test named '${name}'.`, where(origin));

@@ -10,6 +10,7 @@ import { applyFilter } from './filters.ts';
 import { GLOBALS } from './globals.ts';
 import type * as A from './hf.ts';
 import { pySlice, sliceArray } from './pystr.ts';
+import { TUPLE_CALLEE } from './lexer.ts';
 import { binaryOp, unaryOp } from './operators.ts';
 import { runTest } from './tests.ts';
 import {
@@ -255,6 +256,9 @@ export class Renderer {
   }
 
   private call(n: A.CallNode, scope: Scope): PyValue {
+    if (n.callee.type === 'Identifier' && (n.callee as A.ValueNode<string>).value === TUPLE_CALLEE) {
+      return new PyTuple(n.args.map((a) => this.expr(a, scope)));
+    }
     const callee = this.expr(n.callee, scope);
     if (callee instanceof PyUndefined) failUndefined(callee);
     if (!(callee instanceof PyCallable)) throw new PyTypeError(`'${typeName(callee)}' object is not callable`);

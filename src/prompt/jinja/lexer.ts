@@ -147,7 +147,51 @@ export function tokenizeJinja(source: string): Token[] {
     }
     pos = cursor;
   }
-  return tokens;
+  return markTupleLiterals(tokens);
+}
+
+/**
+ * A name no template can spell (names cannot contain NUL): the evaluator reads
+ * a call to it as a tuple display. The library's parser has no syntax for `()`
+ * or a one-element `(x,)`, but it parses calls with a trailing comma.
+ */
+export const TUPLE_CALLEE = '\u0000tuple';
+
+/** Words after which `(` opens a parenthesised expression, not a call. */
+const KEYWORDS = new Set(['in', 'if', 'else', 'elif', 'and', 'or', 'not', 'is', 'for', 'set', 'filter', 'with']);
+
+function markTupleLiterals(tokens: Token[]): Token[] {
+  const out: Token[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (t.type === TOKEN_TYPES.OpenParen) {
+      const prev = out[out.length - 1];
+      const isCall =
+        prev !== undefined &&
+        (prev.type === TOKEN_TYPES.CloseParen ||
+          prev.type === TOKEN_TYPES.CloseSquareBracket ||
+          prev.type === TOKEN_TYPES.StringLiteral ||
+          prev.type === TOKEN_TYPES.NumericLiteral ||
+          (prev.type === TOKEN_TYPES.Identifier && !KEYWORDS.has(prev.value)));
+      if (!isCall && isTupleDisplay(tokens, i)) out.push(new Token(TUPLE_CALLEE, TOKEN_TYPES.Identifier));
+    }
+    out.push(t);
+  }
+  return out;
+}
+
+/** `()` or a parenthesised group whose last top-level token is a comma. */
+function isTupleDisplay(tokens: Token[], open: number): boolean {
+  let depth = 0;
+  for (let j = open; j < tokens.length; j++) {
+    const type = tokens[j]!.type;
+    if (type === TOKEN_TYPES.OpenParen || type === TOKEN_TYPES.OpenSquareBracket || type === TOKEN_TYPES.OpenCurlyBracket) depth++;
+    else if (type === TOKEN_TYPES.CloseParen || type === TOKEN_TYPES.CloseSquareBracket || type === TOKEN_TYPES.CloseCurlyBracket) {
+      depth--;
+      if (depth === 0) return j === open + 1 || tokens[j - 1]!.type === TOKEN_TYPES.Comma;
+    }
+  }
+  return false;
 }
 
 function readToken(src: string, at: number, lineAt: (pos: number) => number): [Token, number] {

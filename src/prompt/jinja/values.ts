@@ -10,6 +10,7 @@
  * (attribute bags such as `loop`). Templates reach nothing else: no JS object
  * is ever indexed by a template-supplied name.
  */
+import { UnsupportedError } from '../../errors.ts';
 import { pyFloatRepr } from './pyfloat.ts';
 import { compareCodePoints, pyStrRepr } from './pystr.ts';
 
@@ -210,7 +211,7 @@ export function pyRepr(v: PyValue): string {
     return `<Namespace {${[...v.attrs].map(([k, x]) => `${pyStrRepr(k)}: ${pyRepr(x)}`).join(', ')}}>`;
   }
   // Python would print a memory address here; there is no byte-identical output to give.
-  throw new PyTypeError(`cannot render a ${typeName(v)} object as text (Python prints its memory address)`);
+  throw new UnsupportedError(`cannot render a ${typeName(v)} object as text (Python prints its memory address)`);
 }
 
 function intRepr(n: number): string {

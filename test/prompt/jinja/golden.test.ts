@@ -1,0 +1,94 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { BadInputError, UnsupportedError } from '../../../src/errors.ts';
+import { compileTemplate, PyFloat } from '../../../src/prompt/jinja/index.ts';
+
+interface GoldenCase {
+  id: string;
+  template: string;
+  context: unknown;
+  output?: string;
+  error?: string;
+  message?: string;
+}
+
+const golden = JSON.parse(readFileSync(new URL('../../golden/jinja_cases.json', import.meta.url), 'utf8')) as {
+  jinja2: string;
+  cases: GoldenCase[];
+};
+
+/** Contexts carry Python floats as {"$float": repr} (see test/golden/jinja_gen.py). */
+function decode(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(decode);
+  if (v !== null && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    if (typeof o['$float'] === 'string') {
+      const r = o['$float'];
+      return new PyFloat(r === 'nan' ? NaN : r === 'inf' ? Infinity : r === '-inf' ? -Infinity : Number(r));
+    }
+    return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, decode(x)]));
+  }
+  return v;
+}
+
+/**
+ * Cases Jinja2 renders that lmaudit refuses on purpose, with the reason. Every
+ * other case must match byte for byte, or fail where Jinja2 fails.
+ */
+const REFUSED: Record<string, string> = {
+  '{% macro m() %}x{% endmacro %}{{ m() }}': 'macros: unused by the task library',
+  '{{ d.items }}': 'Python prints a memory address',
+};
+
+function run(c: GoldenCase): { output?: string; error?: unknown } {
+  try {
+    return { output: compileTemplate(c.template, { task: 'golden', field: c.id }).render(decode(c.context) as Record<string, unknown>) };
+  } catch (error) {
+    return { error };
+  }
+}
+
+test(`golden renders match Jinja2 ${golden.jinja2} as lm-eval configures it`, () => {
+  const failures: string[] = [];
+  for (const c of golden.cases) {
+    const got = run(c);
+    if (Object.hasOwn(REFUSED, c.template)) {
+      if (!(got.error instanceof UnsupportedError)) failures.push(`${c.id}: expected a refusal (${REFUSED[c.template]})`);
+      continue;
+    }
+    if (c.error === undefined) {
+      if (got.output !== c.output) {
+        failures.push(`${c.id}: ${JSON.stringify(c.template)}\n  want ${JSON.stringify(c.output)}\n  got  ${got.output !== undefined ? JSON.stringify(got.output) : String(got.error)}`);
+      }
+      continue;
+    }
+    if (!(got.error instanceof BadInputError)) {
+      failures.push(`${c.id}: ${JSON.stringify(c.template)}\n  want ${c.error}: ${c.message}\n  got  ${got.output !== undefined ? JSON.stringify(got.output) : String(got.error)}`);
+    } else if (c.error === 'UndefinedError' && !got.error.message.includes(c.message!)) {
+      failures.push(`${c.id}: undefined message\n  want ${c.message}\n  got  ${got.error.message}`);
+    }
+  }
+  assert.equal(failures.length, 0, `${failures.length} of ${golden.cases.length} cases differ:\n${failures.join('\n')}`);
+});
+
+test('every template of the lm-eval task library that Jinja2 compiles also compiles here', () => {
+  const lib = JSON.parse(gunzipSync(readFileSync(new URL('../../golden/jinja_library.json.gz', import.meta.url))).toString('utf8')) as {
+    templates: { template: string; path: string; field: string; compiles: boolean }[];
+  };
+  assert.ok(lib.templates.length > 1800);
+  const failures: string[] = [];
+  for (const t of lib.templates) {
+    let ok = true;
+    let why = '';
+    try {
+      compileTemplate(t.template);
+    } catch (e) {
+      ok = false;
+      why = (e as Error).message;
+    }
+    if (ok !== t.compiles) failures.push(`${t.path} ${t.field}: jinja2 ${t.compiles ? 'compiles' : 'rejects'}, we ${ok ? 'compile' : `reject (${why})`}\n  ${JSON.stringify(t.template).slice(0, 300)}`);
+  }
+  assert.equal(failures.length, 0, `${failures.length} of ${lib.templates.length} differ:\n${failures.slice(0, 30).join('\n')}`);
+});
