@@ -5,6 +5,8 @@
 import { Command } from 'commander';
 import { reportAndExit } from './exit.ts';
 import { registerImport } from './commands/import.ts';
+import { registerDiff } from './commands/diff.ts';
+import { registerReport } from './commands/report.ts';
 import { registerPrompts } from './commands/prompts.ts';
 
 const program = new Command()
@@ -15,7 +17,7 @@ const program = new Command()
   .showHelpAfterError();
 
 /** The one list of commands. */
-const COMMANDS: readonly ((program: Command) => void)[] = [registerImport, registerPrompts];
+const COMMANDS: readonly ((program: Command) => void)[] = [registerImport, registerPrompts, registerDiff, registerReport];
 for (const register of COMMANDS) register(program);
 
 program.parseAsync(process.argv).catch(reportAndExit);
