@@ -21,18 +21,22 @@ const ROW = 20;
 const LABEL_W = 260;
 const PLOT_W = 380;
 const PAD = 12;
+const TITLE_H = 20;
 
 function num(x: number): string {
   return Number(x.toFixed(2)).toString();
 }
 
 function frame(rows: number, title: string, body: string[], kind: string): string {
-  const height = rows * ROW + 46;
+  const height = rows * ROW + 46 + TITLE_H;
   const width = LABEL_W + PLOT_W + PAD * 2;
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" class="chart ${kind}" role="img" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="11">`,
     `<title>${escapeXml(title)}</title>`,
+    `<text x="${PAD}" y="13" font-weight="600" fill="#222">${escapeXml(title.length > 110 ? `${title.slice(0, 109)}…` : title)}</text>`,
+    `<g transform="translate(0, ${TITLE_H})">`,
     ...body,
+    '</g>',
     '</svg>',
   ].join('\n');
 }
