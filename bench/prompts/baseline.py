@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Baseline for the prompt-building benchmark: MMLU 5-shot over all 14,042 test
 documents, rendered with Jinja2 (the engine lm-eval uses, configured as lm-eval
-configures it) and joined the way lm-eval joins few-shot examples. Writes the same
-JSONL lines as `lmaudit prompts` so the two outputs can be compared byte for byte.
+configures it) and joined the way lm-eval joins few-shot examples: like lm-eval, every
+prompt renders its five shots again. Building (data reading, rendering, joining, the
+doc and prompt hashes) is timed; then the same JSONL lines as `lmaudit prompts` are
+written, untimed, so the two outputs can be compared byte for byte. Prints
+{"build_s": ...} on stdout.
 
     python3 bench/prompts/baseline.py <tasks dir> <datasets dir> <out.jsonl>
 """
@@ -10,11 +13,13 @@ import hashlib
 import json
 import os
 import sys
+import time
 
 import yaml
 from jinja2 import BaseLoader, Environment, StrictUndefined
 
 tasks_dir, data_dir, out_path = sys.argv[1:4]
+start = time.perf_counter()
 SHOTS = 5
 env = Environment(loader=BaseLoader(), undefined=StrictUndefined, keep_trailing_newline=True)
 
@@ -46,22 +51,27 @@ def read(subject, split):
 
 
 sha = lambda s: hashlib.sha256(s.encode("utf-8")).hexdigest()
-with open(out_path, "w", encoding="utf-8") as out:
-    for cfg in order:
-        subject = cfg["dataset_name"]
-        description = env.from_string(cfg["description"]).render()
-        shots = read(subject, "dev")[:SHOTS]
+records = []
+for cfg in order:
+    subject = cfg["dataset_name"]
+    description = env.from_string(cfg["description"]).render()
+    shots = read(subject, "dev")[:SHOTS]
+    for doc_id, doc in enumerate(read(subject, "test")):
         fewshot = "".join(doc_to_text.render(**d) + " " + choices[d["answer"]] + "\n\n" for d in shots)
-        for doc_id, doc in enumerate(read(subject, "test")):
-            ctx = description + fewshot + doc_to_text.render(**doc)
-            line = {
-                "task": cfg["task"],
-                "doc_id": doc_id,
-                "doc": doc,
-                "target": doc["answer"],
-                "arguments": [[ctx, " " + c] for c in choices],
-                "request_type": "loglikelihood",
-                "doc_hash": sha(json.dumps(doc, indent=2, ensure_ascii=False)),
-                "prompt_hash": sha(ctx),
-            }
-            out.write(json.dumps(line, ensure_ascii=False) + "\n")
+        ctx = description + fewshot + doc_to_text.render(**doc)
+        records.append({
+            "task": cfg["task"],
+            "doc_id": doc_id,
+            "doc": doc,
+            "target": doc["answer"],
+            "arguments": [[ctx, " " + c] for c in choices],
+            "request_type": "loglikelihood",
+            "doc_hash": sha(json.dumps(doc, indent=2, ensure_ascii=False)),
+            "prompt_hash": sha(ctx),
+        })
+build_s = time.perf_counter() - start
+
+with open(out_path, "w", encoding="utf-8") as out:
+    for line in records:
+        out.write(json.dumps(line, ensure_ascii=False) + "\n")
+print(json.dumps({"build_s": build_s, "docs": len(records)}))

@@ -126,14 +126,32 @@ class Parser {
 
 /** `json.dumps(value, ensure_ascii=False)` (separators ", " and ": "), or with `indent`. */
 export function dumpsPy(value: unknown, indent?: number): string {
+  return dumpsPyParts(value, indent).join('');
+}
+
+/** The pieces `dumpsPy` joins; a repeated long string comes back as the same escaped string object each time. */
+export function dumpsPyParts(value: unknown, indent?: number): string[] {
   const parts: string[] = [];
   write(value, indent, '', parts);
-  return parts.join('');
+  return parts;
+}
+
+/** Multiple-choice requests repeat one long context per choice; escaping it once saves most of the work. */
+let lastString = '';
+let lastEscaped = '""';
+
+function escapeString(s: string): string {
+  if (s.length < 64) return JSON.stringify(s);
+  if (s !== lastString) {
+    lastString = s;
+    lastEscaped = JSON.stringify(s);
+  }
+  return lastEscaped;
 }
 
 function write(value: unknown, indent: number | undefined, pad: string, out: string[]): void {
   if (value === null || value === undefined) out.push('null');
-  else if (typeof value === 'string') out.push(JSON.stringify(value));
+  else if (typeof value === 'string') out.push(escapeString(value));
   else if (typeof value === 'boolean') out.push(value ? 'true' : 'false');
   else if (typeof value === 'number') out.push(Number.isInteger(value) ? String(value) : floatToken(value));
   else if (typeof value === 'bigint') out.push(String(value));
@@ -166,4 +184,28 @@ function floatToken(x: number): string {
   if (x === Infinity) return 'Infinity';
   if (x === -Infinity) return '-Infinity';
   return pyFloatRepr(x);
+}
+
+/** True when `JSON.stringify` spells `value` exactly as Python's json would: only strings, ints, bools, null, lists, dicts. */
+export function isJsonPlain(value: unknown): boolean {
+  if (value === null || typeof value === 'boolean') return true;
+  // JSON.stringify escapes a lone surrogate; Python (ensure_ascii=False) writes it raw.
+  if (typeof value === 'string') return value.isWellFormed();
+  if (typeof value === 'number') return Number.isSafeInteger(value);
+  if (Array.isArray(value)) return value.every(isJsonPlain);
+  if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    for (const key in value) if (!isJsonPlain((value as Record<string, unknown>)[key]) || !key.isWellFormed()) return false;
+    return true;
+  }
+  return false;
+}
+
+/**
+ * `json.dumps(value, indent=2, ensure_ascii=False)`. For plain values `JSON.stringify`
+ * writes the same bytes (same layout, same escapes) natively; anything else (floats,
+ * big ints, lone surrogates) goes through `dumpsPy`.
+ */
+export function dumpsPyIndent2(value: unknown): string {
+  if (isJsonPlain(value)) return JSON.stringify(value, null, 2);
+  return dumpsPy(value, 2);
 }

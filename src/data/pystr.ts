@@ -39,7 +39,11 @@ export function firstChar(s: string): string | undefined {
 const DIGIT = /^[\p{Nd}\u00b2\u00b3\u00b9\u2070\u2074-\u2079\u2080-\u2089\u2460-\u2468\u2474-\u247c\u2488-\u2490\u24ea\u24f5-\u24fd\u24ff\u2776-\u277e\u2780-\u2788\u278a-\u2792\u1369-\u1371\u19da]+$/u;
 
 export function pyIsDigit(s: string): boolean {
-  return s.length > 0 && DIGIT.test(s);
+  if (s.length === 0) return false;
+  const c = s.charCodeAt(0);
+  // Fast refusal: every digit character is 0-9 or outside ASCII.
+  if (c < 128 && (c < 48 || c > 57)) return false;
+  return DIGIT.test(s);
 }
 
 /** `str.capitalize()`: first character title-cased, the rest lower-cased. */

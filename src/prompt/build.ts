@@ -7,7 +7,7 @@ import { randomInt } from 'node:crypto';
 import { dirname } from 'node:path';
 import { BadInputError } from '../errors.ts';
 import { loadSplit, type Doc } from '../data/datasets.ts';
-import { dumpsPy } from '../data/pyjson.ts';
+import { dumpsPyIndent2 } from '../data/pyjson.ts';
 import { resolveFunction } from '../tasks/functions.ts';
 import type { TaskConfig } from '../tasks/config.ts';
 import { FunctionRef } from '../tasks/yaml.ts';
@@ -61,7 +61,7 @@ export const pyStrOf = (v: unknown): string => (typeof v === 'string' ? v : pySt
 
 /** `doc_hash`: sha256 of `json.dumps(doc, indent=2, ensure_ascii=False)`. */
 export function docHash(doc: Doc): string {
-  return sha256Hex(dumpsPy(doc, 2));
+  return sha256Hex(dumpsPyIndent2(doc));
 }
 
 async function processed(config: TaskConfig, ref: FunctionRef | null, docs: Doc[], roots: readonly string[], field: string): Promise<Doc[]> {
@@ -140,6 +140,7 @@ export async function buildTask(config: TaskConfig, options: BuildOptions): Prom
     return chat.render(multiturn ? toChat(messages) : multiturnToSingleturn(messages), !genPrefix);
   };
 
+  const shotTurns = new WeakMap<Doc, Message[]>();
   const docs: DocRequests[] = [];
   for (let docId = 0; docId < limit; docId++) {
     const doc = evalDocs[docId]!;
@@ -152,6 +153,18 @@ export async function buildTask(config: TaskConfig, options: BuildOptions): Prom
     }
   }
 
+  function shotTurn(shot: Doc): Message[] {
+    let q = fields.docToText(shot, fs.doc_to_text, 'fewshot_config.doc_to_text');
+    let c: unknown[] | null = fs.doc_to_choice ? fields.docToChoice(shot, fs.doc_to_choice, 'fewshot_config.doc_to_choice') : null;
+    const a = fields.docToTarget(shot, fs.doc_to_target, 'fewshot_config.doc_to_target');
+    const gp = fields.resolveField(shot, fs.gen_prefix, 'fewshot_config.gen_prefix');
+    if (multipleInput) {
+      q = c!.at(q as number);
+      c = null;
+    }
+    return buildQaTurn({ q, c, a, genPrefix: gp === null ? null : pyStrOf(gp), tgtDelim: fs.target_delimiter, fewDelim: fs.fewshot_delimiter, pyStr: pyStrOf });
+  }
+
   function buildDoc(doc: Doc, docId: number): DocRequests {
     const genPrefixRaw = fields.docToPrefix(doc);
     const genPrefix = genPrefixRaw === null || genPrefixRaw === undefined ? null : pyStrOf(genPrefixRaw);
@@ -160,15 +173,10 @@ export async function buildTask(config: TaskConfig, options: BuildOptions): Prom
     const messages: Message[] = systemPrompt ? [{ role: 'system', content: systemPrompt, delimiter: '' }] : [];
     if (sampler !== null) {
       for (const shot of sampler.sample(numFewshot, passEvalDoc ? doc : null)) {
-        let q = fields.docToText(shot, fs.doc_to_text, 'fewshot_config.doc_to_text');
-        let c: unknown[] | null = fs.doc_to_choice ? fields.docToChoice(shot, fs.doc_to_choice, 'fewshot_config.doc_to_choice') : null;
-        const a = fields.docToTarget(shot, fs.doc_to_target, 'fewshot_config.doc_to_target');
-        const gp = fields.resolveField(shot, fs.gen_prefix, 'fewshot_config.gen_prefix');
-        if (multipleInput) {
-          q = c!.at(q as number);
-          c = null;
-        }
-        messages.push(...buildQaTurn({ q, c, a, genPrefix: gp === null ? null : pyStrOf(gp), tgtDelim: fs.target_delimiter, fewDelim: fs.fewshot_delimiter, pyStr: pyStrOf }));
+        // A shot's turn depends only on the shot doc, so each pool doc is rendered once.
+        let turn = shotTurns.get(shot);
+        if (turn === undefined) shotTurns.set(shot, (turn = shotTurn(shot)));
+        messages.push(...turn);
       }
     }
     const q = fields.docToText(doc);

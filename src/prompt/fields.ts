@@ -32,6 +32,8 @@ export class TaskFields {
   }
 
   render(source: string, doc: Doc, field: string): string {
+    // Text without a tag renders to itself (only "\r" would be normalised).
+    if (!source.includes('{') && !source.includes('\r')) return source;
     let template = this.templates.get(source);
     if (template === undefined) {
       try {

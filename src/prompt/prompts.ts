@@ -3,8 +3,9 @@
  * request, and give one record per document (the same records feed `lmaudit run` and
  * the store's instances table).
  */
+import { closeSync, openSync, writeSync, writevSync } from 'node:fs';
 import { BadInputError } from '../errors.ts';
-import { dumpsPy } from '../data/pyjson.ts';
+import { dumpsPy, dumpsPyParts } from '../data/pyjson.ts';
 import { TaskIndex } from '../tasks/index.ts';
 import { buildTask, type BuiltTask, type DocRequests } from './build.ts';
 import { loadChatTemplate, type ChatTemplate } from './chatTemplate.ts';
@@ -73,7 +74,11 @@ export async function buildPrompts(options: PromptOptions): Promise<{ built: Bui
 
 /** One output line, in Python's JSON spelling (floats keep `1.0`; key order as the dataset). */
 export function promptLine(record: DocRequests): string {
-  return dumpsPy({
+  return dumpsPy(lineValue(record));
+}
+
+function lineValue(record: DocRequests): Record<string, unknown> {
+  return {
     task: record.task,
     doc_id: record.doc_id,
     doc: record.doc,
@@ -82,5 +87,72 @@ export function promptLine(record: DocRequests): string {
     request_type: record.request_type,
     doc_hash: record.doc_hash,
     prompt_hash: record.prompt_hash,
-  });
+  };
+}
+
+const LONG = 1024;
+
+/**
+ * Writes every record as one line. Multiple-choice lines repeat one long context per
+ * choice, so each long escaped string is UTF-8 encoded once and its buffer reused;
+ * output goes out in large synchronous vectored writes.
+ */
+export function writePromptFile(built: readonly BuiltTask[], file: string): number {
+  const fd = openSync(file, 'w');
+  let lines = 0;
+  let buffers: Buffer[] = [];
+  let size = 0;
+  let pending = '';
+  let lastPart = '';
+  let lastBuffer = Buffer.alloc(0);
+  const flushPending = (): void => {
+    if (pending === '') return;
+    const b = Buffer.from(pending, 'utf8');
+    buffers.push(b);
+    size += b.length;
+    pending = '';
+  };
+  try {
+    for (const task of built) {
+      for (const record of task.docs) {
+        for (const part of dumpsPyParts(lineValue(record))) {
+          if (part.length < LONG) {
+            pending += part;
+            continue;
+          }
+          flushPending();
+          if (part !== lastPart) {
+            lastPart = part;
+            lastBuffer = Buffer.from(part, 'utf8');
+          }
+          buffers.push(lastBuffer);
+          size += lastBuffer.length;
+        }
+        pending += '\n';
+        lines++;
+        if (size > 1 << 23) {
+          flushPending();
+          writeAll(fd, buffers);
+          buffers = [];
+          size = 0;
+        }
+      }
+    }
+    flushPending();
+    writeAll(fd, buffers);
+  } finally {
+    closeSync(fd);
+  }
+  return lines;
+}
+
+function writeAll(fd: number, buffers: Buffer[]): void {
+  // writevSync takes at most IOV_MAX (1024) buffers per call.
+  for (let i = 0; i < buffers.length; i += 1024) {
+    const slice = buffers.slice(i, i + 1024);
+    let total = 0;
+    for (const b of slice) total += b.length;
+    const written = writevSync(fd, slice);
+    if (written < total) writeSync(fd, Buffer.concat(slice).subarray(written));
+  }
 }

@@ -1,8 +1,6 @@
-import { createWriteStream } from 'node:fs';
-import { once } from 'node:events';
 import type { Command } from 'commander';
 import { BadInputError } from '../../errors.ts';
-import { buildPrompts, promptLine } from '../../prompt/prompts.ts';
+import { buildPrompts, writePromptFile } from '../../prompt/prompts.ts';
 import { printJson, printLines, formatTable } from '../output.ts';
 
 interface PromptFlags {
@@ -75,12 +73,7 @@ export function registerPrompts(program: Command): void {
         seed: flags.seed,
         genKwargs: parseGenKwargs(flags.gen_kwargs),
       });
-      const out = createWriteStream(flags.out, { encoding: 'utf8' });
-      for (const task of built) {
-        for (const record of task.docs) if (!out.write(`${promptLine(record)}\n`)) await once(out, 'drain');
-      }
-      out.end();
-      await once(out, 'finish');
+      writePromptFile(built, flags.out);
       const summary = {
         out: flags.out,
         chat_template: chatTemplate ? { origin: chatTemplate.origin, name: chatTemplate.name, sha256: chatTemplate.sha256 } : null,
