@@ -186,15 +186,18 @@ function floatToken(x: number): string {
   return pyFloatRepr(x);
 }
 
+/** `String.prototype.isWellFormed` (Node 20 has it; the ES2022 type library does not declare it). */
+const isWellFormed = (s: string): boolean => (s as unknown as { isWellFormed(): boolean }).isWellFormed();
+
 /** True when `JSON.stringify` spells `value` exactly as Python's json would: only strings, ints, bools, null, lists, dicts. */
 export function isJsonPlain(value: unknown): boolean {
   if (value === null || typeof value === 'boolean') return true;
   // JSON.stringify escapes a lone surrogate; Python (ensure_ascii=False) writes it raw.
-  if (typeof value === 'string') return value.isWellFormed();
+  if (typeof value === 'string') return isWellFormed(value);
   if (typeof value === 'number') return Number.isSafeInteger(value);
   if (Array.isArray(value)) return value.every(isJsonPlain);
   if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
-    for (const key in value) if (!isJsonPlain((value as Record<string, unknown>)[key]) || !key.isWellFormed()) return false;
+    for (const key in value) if (!isJsonPlain((value as Record<string, unknown>)[key]) || !isWellFormed(key)) return false;
     return true;
   }
   return false;
