@@ -38,12 +38,65 @@ export function formatMatrix(scopes: readonly ScopeResult[], skippedOnImport: nu
   return lines;
 }
 
+type Row = (string | number)[];
+const num = (x: unknown) => (typeof x === 'number' ? (Number.isFinite(x) ? String(Number(x.toPrecision(12))) : String(x)) : x === null || x === undefined ? 'n/a' : String(x));
+
+/** One table row per reproduced cell; the row's shape depends on the source harness. */
+const AS_RECORDED_ROWS: Record<AsRecordedSection['source_kind'], { header: string[]; row: (cell: never) => Row }> = {
+  'lm-eval': {
+    header: ['task', 'filter', 'metric', 'n', 'value', 'stderr', 'reported', 'matches', 'items reproduced', 'differing', 'why'],
+    row: (c: AsRecordedCellView) => [
+      c.task, c.filter, c.metric, c.n, num(c.value), num(c.stderr),
+      c.reported === null ? 'n/a' : `${num(c.reported.value)} ± ${num(c.reported.stderr)}`,
+      c.matches_reported === null ? 'n/a' : c.matches_reported ? 'yes' : 'NO',
+      c.items.reproduced, c.items.differing.length, c.why ?? '',
+    ],
+  },
+  inspect: {
+    header: ['task', 'scorer', 'reducer', 'samples agree', 'metrics reproduced', 'differences'],
+    row: (c: InspectCellView) => [
+      c.task, c.scorer, c.reducer, `${c.samples.agree}/${c.samples.compared}`,
+      c.metrics.map((m) => `${m.metric} ${num(m.stored)}${m.reproduced ? '' : ` (ours ${num(m.rescored)})`}`).join('; '),
+      c.unsupported ?? c.samples.differences.slice(0, 3).map((d) => `${d.doc_id}: ${d.why}`).join('; '),
+    ],
+  },
+  generic: { header: [], row: () => [] },
+  lmaudit: { header: [], row: () => [] },
+};
+
+interface AsRecordedCellView {
+  task: string; filter: string; metric: string; n: number; value: unknown; stderr: unknown;
+  reported: { value: unknown; stderr: unknown } | null; matches_reported: boolean | null;
+  items: { reproduced: number; differing: { doc_id: string; why: string }[] }; why: string | null;
+}
+interface InspectCellView {
+  task: string; scorer: string; reducer: string; unsupported?: string;
+  samples: { agree: number; compared: number; differences: { doc_id: string; why: string }[] };
+  metrics: { metric: string; stored: unknown; rescored: unknown; reproduced: boolean }[];
+}
+
 export function formatAsRecorded(sections: readonly AsRecordedSection[]): string[] {
   if (sections.length === 0) return [];
-  const lines = ['As recorded (the source\'s own scoring, re-applied):'];
+  const lines = ["As recorded (the source's own scoring rules, re-applied to the stored outputs):"];
   for (const s of sections) {
-    lines.push(`  run ${s.run_id} (${s.source_kind}): ${s.cells.length} cell(s)${s.note ? ` — ${s.note}` : ''}`);
-    for (const cell of s.cells) lines.push(`    ${JSON.stringify(cell)}`);
+    lines.push(`run ${s.run_id} (${s.source_kind})${s.note ? `: ${s.note}` : ''}`);
+    const shape = AS_RECORDED_ROWS[s.source_kind];
+    if (s.cells.length > 0) lines.push(...formatTable(shape.header, s.cells.map((c) => shape.row(c as never))).map((l) => `  ${l}`));
+    type CellDetail = {
+      task?: string;
+      items?: { differing?: { doc_id: string; recorded: unknown; recomputed: unknown; why: string }[] };
+      warnings?: { kind: string; message: string; evidence: string[] }[];
+    };
+    for (const cell of s.cells as CellDetail[]) {
+      for (const d of cell.items?.differing?.slice(0, 5) ?? []) {
+        lines.push(`  item ${d.doc_id}: recorded ${JSON.stringify(d.recorded)}, recomputed ${JSON.stringify(d.recomputed)} — ${d.why}`);
+      }
+      for (const w of cell.warnings ?? []) {
+        lines.push(`  warning (${cell.task}, ${w.kind}): ${w.message}`);
+        if (w.evidence.length > 0) lines.push(`    e.g. ${w.evidence.slice(0, 3).join('; ')}`);
+      }
+    }
+    for (const note of (s.notes ?? []) as { message?: string }[]) if (note.message) lines.push(`  note: ${note.message}`);
   }
   return lines;
 }

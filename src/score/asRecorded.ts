@@ -5,6 +5,8 @@
  */
 import type { OpenStore } from '../store/readStore.ts';
 import type { RunProvenance } from '../store/schema.ts';
+import { rescoreAsRecorded as rescoreLmEval } from './lmeval/asRecorded.ts';
+import { rescoreInspectAsRecorded } from './inspect/rescore.ts';
 
 export interface AsRecordedSection {
   run_id: string;
@@ -12,6 +14,8 @@ export interface AsRecordedSection {
   /** Reproduced cells, in the reproducer's own shape (per metric and filter/scorer). */
   cells: unknown[];
   note: string | null;
+  /** Findings that concern the run or a task as a whole. */
+  notes?: unknown[];
 }
 
 type Reproducer = (store: OpenStore, runIds: readonly string[]) => Promise<AsRecordedSection[]>;
@@ -24,11 +28,33 @@ const nothingRecorded = (kind: RunProvenance['source_kind']): Reproducer => asyn
     note: 'the source recorded no scoring rules or per-item scores, so there is nothing to reproduce',
   }));
 
+const lmEval: Reproducer = async (store, runIds) => {
+  const report = await rescoreLmEval(store, runIds);
+  return runIds.map((run_id) => {
+    const cells = report.cells.filter((c) => c.run_id === run_id);
+    return {
+      run_id,
+      source_kind: 'lm-eval' as const,
+      cells,
+      note: cells.length === 0 ? 'the source recorded no per-sample metric values to reproduce (results only)' : null,
+      notes: report.notes.filter((n) => n.run_id === run_id),
+    };
+  });
+};
+
+const inspect: Reproducer = async (store, runIds) => {
+  const cells = await rescoreInspectAsRecorded(store);
+  return runIds.map((run_id) => {
+    const own = cells.filter((c) => c.run_id === run_id);
+    return { run_id, source_kind: 'inspect' as const, cells: own, note: own.length === 0 ? 'the log recorded no scores' : null };
+  });
+};
+
 const REPRODUCERS: Record<RunProvenance['source_kind'], Reproducer> = {
   lmaudit: nothingRecorded('lmaudit'),
   generic: nothingRecorded('generic'),
-  'lm-eval': nothingRecorded('lm-eval'),
-  inspect: nothingRecorded('inspect'),
+  'lm-eval': lmEval,
+  inspect,
 };
 
 export async function rescoreAsRecorded(store: OpenStore): Promise<AsRecordedSection[]> {

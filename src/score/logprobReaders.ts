@@ -11,6 +11,7 @@ export interface ChoiceItem {
   /** The choice strings without the target delimiter. */
   choices: readonly string[];
   logprobs: readonly number[];
+  isGreedy: readonly (boolean | null)[];
   /** Gold choice indices (several for multi-target tasks); -100 marks an invalid gold, as lm-eval. */
   gold: readonly number[];
 }
@@ -24,15 +25,28 @@ function argmax(values: readonly number[]): number {
   return best;
 }
 
+export interface ChoiceReading {
+  predicted: number;
+  value: number;
+}
+
 export const LOGPROB_READERS = {
+  greedy: {
+    description: "the gold continuation is the model's greedy continuation (lm-eval loglikelihood acc, multiple_choice exact_match)",
+    weight: null,
+  },
   acc: { description: 'argmax of summed log-probs (lm-eval acc)', weight: (_c: string) => 1 },
   acc_norm: { description: 'argmax of log-prob / choice length in code points (lm-eval acc_norm)', weight: pyLen },
   acc_bytes: { description: 'argmax of log-prob / choice length in UTF-8 bytes (lm-eval acc_bytes)', weight: utf8Length },
 } as const;
 export type LogprobReaderName = keyof typeof LOGPROB_READERS;
 
-export function readChoiceItem(reader: LogprobReaderName, item: ChoiceItem): { predicted: number; value: number } {
+export function readChoiceItem(reader: LogprobReaderName, item: ChoiceItem): ChoiceReading {
   const weight = LOGPROB_READERS[reader].weight;
+  if (weight === null) {
+    const value = item.gold.some((g) => item.isGreedy[g] === true) ? 1 : 0;
+    return { predicted: item.gold[0] ?? -100, value };
+  }
   const scores = item.logprobs.map((lp, i) => lp / weight(item.choices[i] ?? ''));
   const predicted = argmax(scores);
   return { predicted, value: item.gold.includes(predicted) ? 1 : 0 };

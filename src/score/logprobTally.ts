@@ -13,23 +13,24 @@ export async function tallyLogprobs(
   readers: readonly LogprobReaderName[],
   flipsLimit: number,
   keepItems = false,
-): Promise<ScopeTally & { choicesInferred: boolean }> {
+): Promise<ScopeTally & { choicesInferred: boolean; goldNotAChoice: number }> {
   const conn = await duck();
   const where = `run_id = ${sqlString(scope.run_id)} AND task = ${sqlString(scope.task)}`;
   const result = await conn.stream(`
     SELECT i.doc_id, any_value(coalesce(i."group", i.task)) AS grp, any_value(i.target) AS target,
            any_value(i.choices_json) AS choices_json,
            list(i.arg_continuation ORDER BY i.request_idx) AS continuations,
-           list(r.logprob ORDER BY i.request_idx) AS logprobs, min(i.ord) AS ord
+           list(r.logprob ORDER BY i.request_idx) AS logprobs, list(r.is_greedy ORDER BY i.request_idx) AS greedy,
+           min(i.ord) AS ord
     FROM (SELECT file_row_number AS ord, * FROM ${store.table('instances', { rowNumber: true })} WHERE ${where}) i
-    LEFT JOIN (SELECT doc_id, request_idx, logprob FROM ${store.table('responses')} WHERE ${where} AND repeat = 0) r
+    LEFT JOIN (SELECT doc_id, request_idx, logprob, is_greedy FROM ${store.table('responses')} WHERE ${where} AND repeat = 0) r
       USING (doc_id, request_idx)
     GROUP BY i.doc_id ORDER BY ord`);
-  const tally = { ...emptyTally(readers.length), choicesInferred: false };
+  const tally = { ...emptyTally(readers.length), choicesInferred: false, goldNotAChoice: 0 };
   if (keepItems) tally.items = [];
   for await (const rows of result.yieldRowsJs()) {
-    for (const [docId, grp, target, choicesJson, continuations, logprobs] of rows as [
-      string, string, string | null, string | null, (string | null)[], (number | null)[],
+    for (const [docId, grp, target, choicesJson, continuations, logprobs, greedy] of rows as [
+      string, string, string | null, string | null, (string | null)[], (number | null)[], (boolean | null)[],
     ][]) {
       if (target === null) {
         tally.noGold++;
@@ -45,11 +46,15 @@ export async function tallyLogprobs(
         choices = spaced ? conts.map((c) => c.slice(1)) : conts;
         tally.choicesInferred = true;
       }
+      // A single loglikelihood request scores its own continuation: the gold is that request.
+      const gold = logprobs.length === 1 ? [0] : goldIndices(target, choices);
+      if (gold.every((g) => g === -100)) tally.goldNotAChoice++;
       const item = {
         docId,
         choices,
         logprobs: logprobs.map((lp) => lp ?? Number.NEGATIVE_INFINITY),
-        gold: goldIndices(target, choices),
+        isGreedy: greedy,
+        gold,
       };
       const values = readers.map((reader) => readChoiceItem(reader, item).value);
       addItem(tally, grp, docId, values, flipsLimit);

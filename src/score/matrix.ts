@@ -69,9 +69,9 @@ export interface CellRef {
 export const DENOMINATOR_RULE =
   'a missing response is scored as an empty output and stays in the denominator; an item without a gold answer is excluded and counted here';
 
-export async function listScopes(store: OpenStore): Promise<(Scope & { hasLogprobs: boolean })[]> {
-  return queryRows<Scope & { hasLogprobs: boolean }>(`
-    SELECT run_id, task, bool_or(request_type = 'loglikelihood') AS "hasLogprobs"
+export async function listScopes(store: OpenStore): Promise<(Scope & { hasLogprobs: boolean; maxRequests: number })[]> {
+  return queryRows<Scope & { hasLogprobs: boolean; maxRequests: number }>(`
+    SELECT run_id, task, bool_or(request_type = 'loglikelihood') AS "hasLogprobs", max(request_idx) + 1 AS "maxRequests"
     FROM ${store.table('instances')} GROUP BY run_id, task ORDER BY run_id, task`);
 }
 
@@ -88,7 +88,7 @@ export async function computeMatrix(store: OpenStore, options: Partial<MatrixSpe
   const sweeps = loadSweeps();
   const results: ScopeResult[] = [];
   for (const scope of await listScopes(store)) {
-    const detected = detectAnswerType(scope.hasLogprobs, scope.hasLogprobs ? [] : await sampleGolds(store, scope));
+    const detected = detectAnswerType(scope, scope.hasLogprobs ? [] : await sampleGolds(store, scope));
     const sweep = sweeps.get(detected.type)!;
     const extractorNames = spec.extractors ?? sweep.extractors;
     const normalizerNames = spec.normalizers ?? sweep.normalizers;
@@ -110,7 +110,14 @@ export async function computeMatrix(store: OpenStore, options: Partial<MatrixSpe
       const names = readers.filter((r) => r.kind === 'logprob').map((r) => r.name as LogprobReaderName);
       cellKeys = names.map((n) => ({ extractor: n, normalizer: 'none' }));
       const lp = await tallyLogprobs(store, scope, names, spec.flipsLimit, spec.keepItems);
-      if (lp.choicesInferred) notes.push("choice strings taken from the continuations with the leading ' ' delimiter removed (inferred)");
+      if (lp.choicesInferred && detected.type === 'logprobs') {
+        notes.push("choice strings taken from the continuations with the leading ' ' delimiter removed (inferred)");
+      }
+      if (lp.goldNotAChoice > 0) {
+        notes.push(
+          `${lp.goldNotAChoice} item(s) whose recorded target is neither a choice index nor a choice text (scored 0, as lm-eval scores a gold of -100); for multiple-input tasks (Winogrande) the gold lives in the document, not the target`,
+        );
+      }
       tally = lp;
     } else {
       const cells: TextCell[] = [];

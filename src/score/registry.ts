@@ -7,7 +7,9 @@ import { UnknownNameError } from '../errors.ts';
 import { BUILTIN_EXTRACTORS, firstLetterExtractor, lastLetterExtractor, type SqlExtractor } from './extractors.ts';
 import { LOGPROB_READERS, type LogprobReaderName } from './logprobReaders.ts';
 import { NORMALIZERS, type SqlNormalizer } from './normalizers.ts';
-import type { Extractor, ExtractorFactory } from './types.ts';
+import type { ExtractorFactory } from './types.ts';
+import { regexExtractor } from './regexExtractor.ts';
+import { INSPECT_EXTRACTORS } from './inspect/extractors.ts';
 
 /** Readers that are not text extractors: the source's own scoring, and log-prob argmax rules. */
 export const AS_RECORDED = 'as-recorded';
@@ -15,14 +17,10 @@ export const AS_RECORDED = 'as-recorded';
 const FACTORIES: Record<string, ExtractorFactory> = {
   'first-letter': firstLetterExtractor,
   'last-letter': lastLetterExtractor,
+  regex: regexExtractor,
+  // Inspect's scorers, so one log can be read Inspect's way and lm-eval's way side by side.
+  ...INSPECT_EXTRACTORS,
 };
-
-/** Extractors contributed by other scoring families (Inspect's scorers), merged in by name. */
-const PLUGGED: Record<string, Extractor | ExtractorFactory> = {};
-
-export function registerExtractors(entries: Record<string, Extractor | ExtractorFactory>): void {
-  Object.assign(PLUGGED, entries);
-}
 
 export type ReaderSpec =
   | { kind: 'text'; name: string; extractor: SqlExtractor }
@@ -32,8 +30,7 @@ export type ReaderSpec =
 export function knownExtractorNames(): string[] {
   return [
     ...Object.keys(BUILTIN_EXTRACTORS),
-    ...Object.keys(FACTORIES).map((f) => `${f}:…`),
-    ...Object.keys(PLUGGED),
+    ...Object.keys(FACTORIES).map((f) => `${f}[:…]`),
     ...Object.keys(LOGPROB_READERS),
     AS_RECORDED,
   ];
@@ -44,19 +41,10 @@ export function resolveReader(spec: string): ReaderSpec {
   if (spec in LOGPROB_READERS) return { kind: 'logprob', name: spec as LogprobReaderName };
   const builtin = BUILTIN_EXTRACTORS[spec];
   if (builtin !== undefined) return { kind: 'text', name: spec, extractor: builtin };
-  const plugged = PLUGGED[spec];
-  if (plugged !== undefined) {
-    return { kind: 'text', name: spec, extractor: typeof plugged === 'function' ? plugged('') : plugged };
-  }
   const colon = spec.indexOf(':');
-  if (colon > 0) {
-    const head = spec.slice(0, colon);
-    const factory = FACTORIES[head] ?? (PLUGGED[head] as ExtractorFactory | undefined);
-    if (typeof factory === 'function') {
-      const extractor = factory(spec.slice(colon + 1));
-      return { kind: 'text', name: spec, extractor };
-    }
-  }
+  const head = colon > 0 ? spec.slice(0, colon) : spec;
+  const factory = FACTORIES[head];
+  if (factory !== undefined) return { kind: 'text', name: spec, extractor: factory(colon > 0 ? spec.slice(colon + 1) : '') };
   throw new UnknownNameError('extractor', spec, knownExtractorNames());
 }
 

@@ -8,7 +8,7 @@ import { load as loadYaml } from 'js-yaml';
 import { BadInputError } from '../errors.ts';
 import { packageRoot } from '../util/packageRoot.ts';
 
-export const ANSWER_TYPES = ['letters', 'numbers', 'free-text', 'logprobs'] as const;
+export const ANSWER_TYPES = ['letters', 'numbers', 'free-text', 'logprobs', 'loglikelihood'] as const;
 export type AnswerType = (typeof ANSWER_TYPES)[number];
 
 export interface Sweep {
@@ -74,12 +74,19 @@ const LETTER = /^\(?[A-Za-z]\)?$/;
 const NUMBER = /^[-+]?[$]?[0-9][0-9,]*(\.[0-9]+)?$|####\s*-?[0-9.,]+\s*$/;
 
 /**
- * The answer type of a scope: log-probs when the requests are loglikelihood;
+ * The answer type of a scope: loglikelihood for one loglikelihood request per
+ * document, log-probs (multiple choice) for several;
  * otherwise letters when every gold is a single letter, numbers when every gold
  * is a number (or ends in '#### N'), free text else.
  */
-export function detectAnswerType(hasLogprobs: boolean, golds: readonly string[]): { type: AnswerType; why: string } {
-  if (hasLogprobs) return { type: 'logprobs', why: 'the requests are loglikelihood requests with stored log-probs' };
+export function detectAnswerType(
+  requests: { hasLogprobs: boolean; maxRequests: number },
+  golds: readonly string[],
+): { type: AnswerType; why: string } {
+  if (requests.hasLogprobs && requests.maxRequests === 1) {
+    return { type: 'loglikelihood', why: 'one loglikelihood request per document (the gold continuation)' };
+  }
+  if (requests.hasLogprobs) return { type: 'logprobs', why: 'several loglikelihood requests per document (multiple choice)' };
   const trimmed = golds.map((g) => g.trim());
   if (trimmed.length > 0 && trimmed.every((g) => LETTER.test(g))) return { type: 'letters', why: 'every gold is a single letter' };
   if (trimmed.length > 0 && trimmed.every((g) => NUMBER.test(g))) return { type: 'numbers', why: "every gold is a number (or ends in '#### N')" };

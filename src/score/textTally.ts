@@ -10,6 +10,7 @@ import type { OpenStore } from '../store/readStore.ts';
 import type { SqlExtractor } from './extractors.ts';
 import type { SqlNormalizer } from './normalizers.ts';
 import type { ItemView } from './types.ts';
+import { goldsOf } from './golds.ts';
 
 export interface TextCell {
   extractor: SqlExtractor;
@@ -70,16 +71,18 @@ export async function tallySql(store: OpenStore, scope: Scope, cells: readonly T
   const conn = await duck();
   const table = `scored_${Math.random().toString(36).slice(2, 10)}`;
   // Computed for every row (wrapping them in CASE would defeat DuckDB's common-subexpression
-  // elimination); only ASCII rows' values are used.
+  // elimination); only bulk-eligible rows' values are used.
   const columns = cells.map((c, i) => `(${c.extractor.sql!('text', 'gold', c.normalizer)})::TINYINT AS c${i}`).join(', ');
-  // One pass over the items. Rows whose text or gold is not ASCII keep their text for the JS
-  // definitions; strlen (bytes) equals length (characters) exactly when a string is ASCII.
+  // One pass over the items. Rows that are not bulk-eligible (text or gold not ASCII, or several golds) keep their
+  // text for the JS definitions; strlen (bytes) equals length (characters) exactly when a string is ASCII.
   await conn.run(`CREATE TEMP TABLE ${table} AS
-    SELECT ord, doc_id, grp, no_gold, text_missing, ascii, ${columns},
-           CASE WHEN NOT ascii THEN text END AS other_text, CASE WHEN NOT ascii AND NOT no_gold THEN gold END AS other_gold,
-           CASE WHEN NOT ascii THEN choices_json END AS other_choices
+    SELECT ord, doc_id, grp, no_gold, text_missing, bulk, ${columns},
+           CASE WHEN NOT bulk THEN text END AS other_text, CASE WHEN NOT bulk AND NOT no_gold THEN gold END AS other_gold,
+           CASE WHEN NOT bulk THEN choices_json END AS other_choices
     FROM (SELECT ord, doc_id, grp, coalesce(gold, '') AS gold, gold IS NULL AS no_gold, coalesce(text, '') AS text, text IS NULL AS text_missing, choices_json,
-                 gold IS NOT NULL AND strlen(coalesce(text, '')) = length(coalesce(text, '')) AND strlen(gold) = length(gold) AS ascii
+                 -- A list-valued gold ('[...]', several acceptable answers) takes the JS path too.
+                 gold IS NOT NULL AND strlen(coalesce(text, '')) = length(coalesce(text, '')) AND strlen(gold) = length(gold)
+                   AND NOT starts_with(gold, '[') AS bulk
           FROM (${itemsSql(store, scope)}))`);
   try {
     const cellIdx = cells.map((_, i) => i);
@@ -88,7 +91,7 @@ export async function tallySql(store: OpenStore, scope: Scope, cells: readonly T
     const spread = cells.length > 1 ? `least(${cellIdx.map((i) => `c${i}`).join(', ')}) <> greatest(${cellIdx.map((i) => `c${i}`).join(', ')})` : 'false';
     const rows = await queryRows<Record<string, number | string | null>>(
       `SELECT grp, count(*) AS n, count(*) FILTER (text_missing) AS missing, count(*) FILTER (${spread}) AS flips, ${sums}${pairs.length ? `, ${pairs.join(', ')}` : ''}
-       FROM ${table} WHERE ascii GROUP BY grp ORDER BY grp`,
+       FROM ${table} WHERE bulk GROUP BY grp ORDER BY grp`,
     );
     const tally = emptyTally(cells.length);
     for (const row of rows) {
@@ -101,10 +104,10 @@ export async function tallySql(store: OpenStore, scope: Scope, cells: readonly T
     }
     const flips: { ord: number; doc_id: string }[] =
       tally.flipCount > 0 && flipsLimit > 0
-        ? await queryRows(`SELECT ord, doc_id FROM ${table} WHERE ascii AND ${spread} ORDER BY ord LIMIT ${flipsLimit}`)
+        ? await queryRows(`SELECT ord, doc_id FROM ${table} WHERE bulk AND ${spread} ORDER BY ord LIMIT ${flipsLimit}`)
         : [];
     const others = await conn.stream(
-      `SELECT ord, doc_id, grp, no_gold, text_missing, other_text, other_gold, other_choices FROM ${table} WHERE NOT ascii ORDER BY ord`,
+      `SELECT ord, doc_id, grp, no_gold, text_missing, other_text, other_gold, other_choices FROM ${table} WHERE NOT bulk ORDER BY ord`,
     );
     for await (const chunk of others.yieldRowsJs()) {
       for (const [ord, docId, grp, noGold, missing, text, gold, choicesJson] of chunk as [
@@ -132,13 +135,20 @@ function parseChoices(json: string | null): string[] | null {
   return json === null ? null : (JSON.parse(json) as string[]);
 }
 
+/** Scores one item under every cell; with several golds the best reading counts (lm-eval's any-match). */
 function scoreItem(cells: readonly TextCell[], item: ItemView): { values: number[]; extracted: (string | null)[] } {
+  const golds = goldsOf(item.gold);
   const values: number[] = [];
   const extracted: (string | null)[] = [];
   for (const cell of cells) {
-    const reading = cell.extractor.read(item, cell.normalizer);
-    values.push(reading.value);
-    extracted.push(reading.extracted);
+    let best = cell.extractor.read({ ...item, gold: golds[0]! }, cell.normalizer);
+    for (const gold of golds.slice(1)) {
+      if (best.value >= 1) break;
+      const reading = cell.extractor.read({ ...item, gold }, cell.normalizer);
+      if (reading.value > best.value) best = reading;
+    }
+    values.push(best.value);
+    extracted.push(best.extracted);
   }
   return { values, extracted };
 }

@@ -11,7 +11,7 @@ export interface ItemView {
   readonly docId: string;
   /** Raw model output (first repeat). */
   readonly text: string;
-  /** Gold answer as text. */
+  /** Gold answer as text (the first gold when there are several). */
   readonly gold: string;
   /** Answer choices, when the source recorded them. */
   readonly choices: readonly string[] | null;

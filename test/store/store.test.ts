@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import { writeStore } from '../../src/store/writeStore.ts';
 import { openStore } from '../../src/store/readStore.ts';
 import { queryRows } from '../../src/store/duck.ts';
-import { SCHEMA_VERSION, emptyRunProvenance } from '../../src/store/schema.ts';
+import { SCHEMA_VERSION, emptyRunProvenance, type StoreManifest } from '../../src/store/schema.ts';
 import { StoreError } from '../../src/errors.ts';
 
-const manifest = {
-  schema_version: SCHEMA_VERSION,
+const manifest: StoreManifest = {
+  schema_version: SCHEMA_VERSION as 1,
   created_by: 'test',
   runs: [emptyRunProvenance({ run_id: 'r1', label: 'x', source_kind: 'generic', source_format: 'jsonl' })],
 };
