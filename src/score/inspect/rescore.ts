@@ -51,10 +51,14 @@ export interface InspectRescoreCell {
   scorer_name: string;
   params: Record<string, unknown>;
   reducer: string;
+  /** Dict-valued scores: the value key this cell's metrics read (null for scalar scores). */
+  value_key: string | null;
   inspect_version: string | null;
   unsupported?: string;
   /** rescored: sample × epoch scores recomputed; compared: of those, how many the log had a stored score for. */
   samples: { rescored: number; compared: number; agree: number; differences: SampleDifference[] };
+  /** Scores edited after scoring (Score.history): the rescore is compared with the original, the metrics use the edit. */
+  edits: { doc_id: string; epoch: number; original: ScoreValue; current: ScoreValue; author: string | null; reason: string | null }[];
   reductions: { compared: number; agree: number; differences: { doc_id: string; stored: ScoreValue; recomputed: ScoreValue }[] };
   metrics: MetricComparison[];
   /** choice only: what Inspect's own rescoring of this log records. */
@@ -149,6 +153,21 @@ function computeMetrics(view: RecordedView, reduced: ReducedScore[]): Map<string
   return out;
 }
 
+type StoredScore = InspectScore & { history?: (Partial<InspectScore> & { provenance?: { author?: string; reason?: string } })[] };
+
+/** The score as the scorer first wrote it: history[0] once a score has been edited ("UNCHANGED" keeps the current field). */
+function originalScore(score: StoredScore): StoredScore {
+  const first = score.history?.[0];
+  if (first === undefined || score.history!.length < 2) return score;
+  const pick = <K extends 'value' | 'answer' | 'explanation'>(k: K) => (first[k] === undefined || first[k] === 'UNCHANGED' ? score[k] : first[k]);
+  return { value: pick('value') as ScoreValue, answer: pick('answer') as string | null | undefined, explanation: pick('explanation') as string | undefined };
+}
+
+function editBy(score: StoredScore): { author: string | null; reason: string | null } {
+  const last = score.history?.[score.history.length - 1]?.provenance;
+  return { author: last?.author ?? null, reason: last?.reason ?? null };
+}
+
 /** A log with no stored scores (e.g. scored later with `inspect score`): every response is rescored, nothing compared. */
 function unscoredSamples(items: Map<string, Item>): StoredSample[] {
   return [...items].flatMap(([docId, item]) => [...item.completionByEpoch.keys()].sort((a, b) => a - b).map((epoch) => ({ docId, epoch, score: { value: Number.NaN } })));
@@ -157,6 +176,7 @@ function unscoredSamples(items: Map<string, Item>): StoredSample[] {
 function rescoreView(run: RunProvenance, task: string, scorer: RecordedScorer, view: RecordedView, stored: StoredSample[], reducedStored: Map<string, ScoreValue> | undefined, items: Map<string, Item>): InspectRescoreCell {
   const version = (run.harness.version?.used as { value?: unknown } | undefined)?.value;
   const differences: SampleDifference[] = [];
+  const edits: InspectRescoreCell['edits'] = [];
   const rescored: { docId: string; value: ScoreValue }[] = [];
   for (const s of stored.length > 0 ? stored : unscoredSamples(items)) {
     const item = items.get(s.docId);
@@ -165,14 +185,16 @@ function rescoreView(run: RunProvenance, task: string, scorer: RecordedScorer, v
     const ours = scorer.rescore({ completion, targets: item.targets, choices: item.choices });
     rescored.push({ docId: s.docId, value: ours.value });
     if (stored.length === 0) continue;
-    const answerDiffers = s.score.answer !== undefined && (s.score.answer ?? null) !== (ours.answer ?? null);
-    if (!sameValue(s.score.value, ours.value) || answerDiffers) {
+    const original = originalScore(s.score);
+    if (original !== s.score) edits.push({ doc_id: s.docId, epoch: s.epoch, original: original.value, current: s.score.value, ...editBy(s.score) });
+    const answerDiffers = original.answer !== undefined && (original.answer ?? null) !== (ours.answer ?? null);
+    if (!sameValue(original.value, ours.value) || answerDiffers) {
       differences.push({
         doc_id: s.docId,
         epoch: s.epoch,
-        stored: s.score.value,
+        stored: original.value,
         recomputed: ours.value,
-        stored_answer: s.score.answer ?? null,
+        stored_answer: original.answer ?? null,
         recomputed_answer: ours.answer ?? null,
         why: explainDifference(scorer.name, typeof version === 'string' ? version : null, s.score, ours, completion),
       });
@@ -212,8 +234,10 @@ function rescoreView(run: RunProvenance, task: string, scorer: RecordedScorer, v
     scorer_name: scorer.name,
     params: scorer.params,
     reducer: view.reducer,
+    value_key: view.valueKey,
     inspect_version: typeof version === 'string' ? version : null,
     ...(scorer.unsupported === undefined ? {} : { unsupported: scorer.unsupported }),
+    edits,
     samples: { rescored: rescored.length, compared: stored.length === 0 ? 0 : rescored.length, agree: stored.length === 0 ? 0 : rescored.length - differences.length, differences },
     reductions: { compared: reducedStored === undefined ? 0 : fromStored.length, agree: reducedStored === undefined ? 0 : fromStored.length - reductionDiffs.length, differences: reductionDiffs },
     metrics,
