@@ -24,7 +24,8 @@ export function escapeMarkdown(text: string): string {
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
     .replace(/([\\`*_[\]|~])/g, '\\$1')
-    .replace(/^([#+-]|\d+\.)/, '\\$1')
+    .replace(/^([#+-])(?=\s|$)/, '\\$1')
+    .replace(/^(\d+)\.(?=\s)/, '$1\\.')
     .replace(/\r?\n/g, ' ');
 }
 

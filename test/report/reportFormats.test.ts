@@ -1,0 +1,99 @@
+/**
+ * `lmaudit report` in all four formats, for a real run (truthfulqa_gen --limit 20)
+ * and a real pair (asdiv at batch 8 vs 1), plus the escaping each format owes
+ * to untrusted strings.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { loadSource } from '../../src/audit/source.ts';
+import { diffStores } from '../../src/audit/diff.ts';
+import { DEFAULT_PAIRED_OPTIONS } from '../../src/audit/pairedStats.ts';
+import { buildReport } from '../../src/report/model.ts';
+import { escapeLatex, escapeMarkdown, renderReport } from '../../src/report/render.ts';
+
+const LMEVAL = fileURLToPath(new URL('../../../shared/data/external/lm-evaluation-harness/', import.meta.url));
+const OPTIONS = { skipBad: false, fields: {} };
+const PAIRED = { ...DEFAULT_PAIRED_OPTIONS, iterations: 300 };
+
+test('single real run: all four formats carry the disclosure count, matrix and falsifier', async () => {
+  const source = await loadSource([`${LMEVAL}pr3032-truthfulqa-gen/samples_truthfulqa_gen_2025-05-31T14-30-51.983293.jsonl`, `${LMEVAL}pr3032-truthfulqa-gen/truthfulqa_gen_neo125_2025-05-31T14-30-51.983293.json`], OPTIONS);
+  const data = await buildReport(source.store, null, null, null, PAIRED);
+  assert.equal(data.disclosure.length, 1);
+  const d = data.disclosure[0]!;
+  assert.equal(d.task, 'truthfulqa_gen');
+  assert.equal(d.recordedItems, d.rows.filter((r) => r.recorded).length);
+  assert.ok(d.recordedItems >= 10 && d.recordedItems <= 12);
+  assert.ok(data.matrix.length > 0 && data.matrix[0]!.cells.every((c) => c.n === 20));
+  assert.equal(data.samples[0]!.items.length, 3);
+  assert.equal(data.comparison, null);
+
+  const json = JSON.parse(renderReport(data, 'json'));
+  assert.equal(json.report_version, 1);
+  assert.equal(json.disclosure[0].recordedItems, d.recordedItems);
+
+  const md = renderReport(data, 'md');
+  assert.match(md, new RegExp(`task truthfulqa\\\\_gen: ${d.recordedItems} of 12 disclosure items recorded`));
+  assert.match(md, /## Rescoring matrix/);
+  assert.match(md, /\| extractor \| normaliser \| aggregation \| score \| stderr \| 95% CI \| n \|/);
+  assert.match(md, /comparable only to a run with the same/);
+
+  const tex = renderReport(data, 'tex');
+  assert.match(tex, /\\begin\{longtable\}/);
+  assert.match(tex, /\\toprule/);
+  assert.match(tex, /\\midrule/);
+  assert.match(tex, /\\bottomrule/);
+  assert.match(tex, /truthfulqa\\_gen/);
+  assert.doesNotMatch(tex, /&amp;|&lt;|&gt;/, 'no HTML escaping leaks into LaTeX');
+  // Every row of every table has as many cells as its column spec.
+  for (const m of tex.matchAll(/\\begin\{longtable\}\{([^\n]*)\}\n\\toprule\n([\s\S]*?)\\bottomrule/g)) {
+    const columns = m[1]!.replace(/p\{[^}]*\}/g, 'p').length;
+    for (const row of m[2]!.split('\n').filter((l) => l.endsWith('\\\\'))) {
+      assert.equal(row.replace(/\\&/g, '').split('&').length, columns, row.slice(0, 80));
+    }
+  }
+
+  const html = renderReport(data, 'html');
+  assert.match(html, /^<!DOCTYPE html>/);
+  assert.match(html, /<svg [^>]*class="chart dot-plot"/);
+  assert.doesNotMatch(html, /<script|https?:\/\/(?!www\.w3\.org\/2000\/svg)/);
+});
+
+test('real pair: the comparison, paired statistics and falsifier appear in every format', async () => {
+  const a = await loadSource([`${LMEVAL}pr2236-asdiv/asdiv/meta-llama__Meta-Llama-3-8B-Instruct`], OPTIONS);
+  const b = await loadSource([`${LMEVAL}pr2236-asdiv/asdiv_cot/meta-llama__Meta-Llama-3-8B-Instruct`], OPTIONS);
+  const diff = await diffStores(a.store, b.store, { iterations: 300 });
+  const data = await buildReport(a.store, diff, b.store, null, PAIRED);
+  assert.ok(data.comparison !== null);
+  assert.ok(data.comparison.cellPairs.length > 0, 'paired statistics per rescoring cell');
+  for (const p of data.comparison.cellPairs) assert.equal(p.result.n, 50);
+  const md = renderReport(data, 'md');
+  assert.match(md, /## Comparison/);
+  assert.match(md, /\|\s+batch\\_size \| differs \| "8" \| "1" \|/);
+  assert.match(md, /\| acc,none \| 50 \| 0\.92 \| 0\.92 \| 0 \| \\\[0, 0\\\] \| 0\/0, p = 1 \| no \|/);
+  assert.match(md, /responses that differ: 16/);
+  assert.match(md, /\*\*Falsifier \(holds\)\*\*/);
+  const tex = renderReport(data, 'tex');
+  assert.match(tex, /\\subsection\*\{Comparison\}/);
+  assert.match(tex, /batch\\_size & differs & "8" & "1"/);
+  const html = renderReport(data, 'html');
+  assert.match(html, /class="chart forest-plot"/);
+  assert.match(html, /Paired statistics on the shared items/);
+  const json = JSON.parse(renderReport(data, 'json'));
+  assert.equal(json.comparison.comparisons[0].tasks[0].paired[0].result.n, 50);
+});
+
+test('escaping: Markdown and LaTeX neutralise what a model may write', () => {
+  assert.equal(escapeMarkdown('a|b <script>`x`*y*_z_'), 'a\\|b &lt;script&gt;\\`x\\`\\*y\\*\\_z\\_');
+  assert.equal(escapeMarkdown('# heading\nnext'), '\\# heading next');
+  assert.equal(escapeLatex('50% of $x_1 & {y}#~^\\'), '50\\% of \\$x\\_1 \\& \\{y\\}\\#\\textasciitilde{}\\textasciicircum{}\\textbackslash{}');
+  assert.equal(escapeLatex('[0, 1] <a|b>'), '{[}0, 1{]} \\textless{}a\\textbar{}b\\textgreater{}');
+  assert.equal(escapeLatex('\\input{/etc/passwd}'), '\\textbackslash{}input\\{/etc/passwd\\}');
+});
+
+test('escaping: Markdown list and heading markers only at the start', () => {
+  assert.equal(escapeMarkdown('1. item'), '1\\. item');
+  assert.equal(escapeMarkdown('0.92'), '0.92');
+  assert.equal(escapeMarkdown('- x'), '\\- x');
+  assert.equal(escapeMarkdown('-0.5'), '-0.5');
+});
