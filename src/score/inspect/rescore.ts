@@ -40,7 +40,8 @@ export interface MetricComparison {
   rescored: number | null;
   comparison: 'exact' | 'tolerance';
   tolerance: number;
-  reproduced: boolean;
+  /** null when the log stored no value to reproduce. */
+  reproduced: boolean | null;
   note?: string;
 }
 
@@ -214,7 +215,7 @@ function rescoreView(run: RunProvenance, task: string, scorer: RecordedScorer, v
     const kind = metricByName(m.name, m.params).kind;
     const ours = metricsStored.get(m.key)!;
     const tolerance = kind === 'tolerance' ? bootstrapTolerance(m.stored ?? ours) : 0;
-    const reproduced = m.stored !== null && (kind === 'exact' ? sameValue(m.stored, ours) : Math.abs(m.stored - ours) <= tolerance);
+    const reproduced = m.stored === null ? null : kind === 'exact' ? sameValue(m.stored, ours) : Math.abs(m.stored - ours) <= tolerance;
     return {
       metric: m.key,
       stored: m.stored,
