@@ -130,6 +130,8 @@ export function taskProvenance(log: InspectLog): TaskProvenance {
   const maxTokens = gen.used.max_tokens ?? obj(mc?.params)?.max_tokens;
   put(t.generation, 'max_tokens', maxTokens, gen.used.max_tokens !== undefined ? 'generate config' : 'plan.steps[multiple_choice].params.max_tokens');
   put(t.generation, 'stop_sequences', gen.used.stop_seqs, 'generate config stop_seqs');
+  // Mid-run retunes change the config the run finished under; kept as recorded, in order, for the diff to apply.
+  put(t.generation, 'config_updates', header.config_updates, 'config_updates');
 
   t.repeats.repeats = config.epochs !== undefined ? rec(config.epochs, 'eval.config.epochs') : same(inferred(1, 'eval.config.epochs absent: Inspect default 1'));
   t.repeats.reducer = config.epochs_reducer !== undefined

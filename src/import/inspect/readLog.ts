@@ -4,7 +4,7 @@
  * reductions, and what had to be done to read it (legacy migrations, a header
  * rebuilt from the journal). Sample id and epoch always come from the JSON body.
  */
-import { open, readFile } from 'node:fs/promises';
+import { open, readFile, stat } from 'node:fs/promises';
 import { BadInputError } from '../../errors.ts';
 import { isPlainObject } from '../../util/json.ts';
 import { parseInspectJson } from './pythonJson.ts';
@@ -53,7 +53,14 @@ async function isZip(file: string): Promise<boolean> {
   }
 }
 
+/** V8 cannot hold a string much above 512 MiB; a larger .json log is refused with the way out. */
+const MAX_JSON_LOG_BYTES = 512 * 1024 * 1024;
+
 async function readJson(file: string): Promise<InspectLog> {
+  const size = (await stat(file)).size;
+  if (size > MAX_JSON_LOG_BYTES) {
+    throw new BadInputError(`a .json log of ${size} bytes is too large to read as one JSON document; convert it with \`inspect log convert --to eval\``, { file });
+  }
   const text = await readFile(file, 'utf8');
   const root = parseInspectJson(text, { file });
   if (!isPlainObject(root)) throw new BadInputError('expected one EvalLog JSON object', { file, line: 1 });

@@ -133,6 +133,11 @@ async function loadStored(store: OpenStore, runId: string, task: string): Promis
   return { samples, reduced };
 }
 
+/** Within four units in the last place: a summation-order difference, not a different number. */
+function lastBits(a: number, b: number): boolean {
+  return Number.isFinite(a) && Number.isFinite(b) && Math.abs(a - b) <= 4 * Number.EPSILON * Math.max(Math.abs(a), Math.abs(b), Number.MIN_VALUE);
+}
+
 function leaf(value: ScoreValue, key: string): ScoreValue {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value[key] ?? 0) : value;
 }
@@ -224,6 +229,7 @@ function rescoreView(run: RunProvenance, task: string, scorer: RecordedScorer, v
       comparison: kind,
       tolerance,
       reproduced,
+      ...(reproduced === false && kind === 'exact' && lastBits(m.stored!, ours) ? { note: 'differs in the last bits only: Inspect sums in sample completion order, which a log does not keep (lmaudit sums in log order)' } : {}),
       ...(kind === 'tolerance' ? { note: "Inspect draws bootstrap resamples from NumPy's unseeded global RNG: compared within Monte Carlo error, not bit for bit" } : {}),
       ...(m.stored === null ? { note: 'the log stored no value for this metric' } : {}),
     };
