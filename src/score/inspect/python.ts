@@ -47,9 +47,22 @@ export function pyLower(s: string): string {
 const FLOAT_SYNTAX = /^[+-]?(?:(?:\d(?:_?\d)*)(?:\.(?:\d(?:_?\d)*)?)?|\.\d(?:_?\d)*)(?:[eE][+-]?\d(?:_?\d)*)?$/;
 const FLOAT_WORDS = /^[+-]?(?:inf|infinity|nan)$/i;
 
-/** Python `float(s)`: null where Python raises ValueError. Non-ASCII decimal digits are read after NFKC. */
+const DECIMAL_DIGIT = /\p{Nd}/u;
+
+/**
+ * The value of a Unicode decimal digit (category Nd). Nd code points come in whole
+ * decades starting at a zero (Unicode stability policy; adjacent decades, as in the
+ * mathematical digits, form longer spans), so the value is the offset into the span mod 10.
+ */
+function digitValue(cp: number): number {
+  let run = 0;
+  while (run < 100 && DECIMAL_DIGIT.test(String.fromCodePoint(cp - run - 1))) run++;
+  return run % 10;
+}
+
+/** Python `float(s)`: null where Python raises ValueError. Like Python, digits of any script count (Nd), nothing else does. */
 export function pyFloat(s: string): number | null {
-  const t = pyStrip(s).normalize('NFKC');
+  const t = [...pyStrip(s)].map((ch) => (ch >= '0' && ch <= '9') || !DECIMAL_DIGIT.test(ch) ? ch : String(digitValue(ch.codePointAt(0)!))).join('');
   if (FLOAT_WORDS.test(t)) {
     const sign = t.startsWith('-') ? -1 : 1;
     return /nan/i.test(t) ? Number.NaN : sign * Number.POSITIVE_INFINITY;
@@ -60,8 +73,8 @@ export function pyFloat(s: string): number | null {
 
 /**
  * Inspect's `_parse_number`: float(), then its Unicode fallback, finite only.
- * The fallback is ported in part (Unicode minus signs, fullwidth and other NFKC
- * digits); vulgar fractions, superscript exponents and CJK numerals are not.
+ * The fallback is ported in part (Unicode minus signs; digits of every script are
+ * already float()'s); vulgar fractions, superscript exponents and CJK numerals are not.
  */
 export function parseFiniteNumber(s: string): number | null {
   for (const candidate of [s, s.replace(/[\u2212\u2012\u2013\uFE63\uFF0D]/g, '-')]) {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { answerScore, exactScore, f1Score, includesScore, matchScore, patternScore, type AnswerKind, type InspectScore, type MatchOptions } from '../../../src/score/inspect/scorers.ts';
 import { choiceScore, choiceScoreWithoutFlags } from '../../../src/score/inspect/choice.ts';
-import { formatG, pyFloatRepr, pyRound } from '../../../src/score/inspect/python.ts';
+import { formatG, pyFloat, pyFloatRepr, pyRound } from '../../../src/score/inspect/python.ts';
 import { exactMean, npMean, npStd, npSum, pyMedian } from '../../../src/score/inspect/numeric.ts';
 import { clusteredStderr, stderr, bootstrapStderr, bootstrapTolerance } from '../../../src/score/inspect/metrics.ts';
 import { reducerByName, valueToFloat } from '../../../src/score/inspect/reducers.ts';
@@ -17,6 +17,7 @@ const reference = JSON.parse(readFileSync(new URL('../../../fixtures/inspect/ref
     vectors: { values: number[]; np_sum: number; np_mean: number; stderr: number; statistics_mean: number; median: number; format_g: string[]; repr: string[]; round2: number[] }[];
     clustered: { values: number[]; clusters: string[]; stderr: number };
     pass_at: { total: number; correct: number; k: number; value: number; pass_k: number }[];
+    py_float: Record<string, number | string | null>;
   };
 };
 
@@ -43,7 +44,7 @@ function run(c: (typeof reference.cases)[number]): InspectScore {
 }
 
 test('each scorer case gives the Score Python gives (value, answer, explanation)', () => {
-  assert.equal(reference.cases.length, 48);
+  assert.equal(reference.cases.length, 49);
   for (const c of reference.cases) {
     const ours = run(c);
     const expected = { ...c.expected };
@@ -61,6 +62,10 @@ test('Python number formatting: format(x, ".5g"), repr(float), round(x, 2)', () 
     assert.deepEqual(v.values.slice(0, 5).map((x) => pyRound(x, 2)), v.round2);
   }
   assert.deepEqual([0.125, 0.375, 2.675, 1.005].map((x) => pyRound(x, 2)), [0.12, 0.38, 2.67, 1]);
+  for (const [text, expected] of Object.entries(reference.numbers.py_float)) {
+    const ours = pyFloat(text);
+    assert.deepEqual(ours === null || Number.isFinite(ours) ? ours : pyFloatRepr(ours), expected, `float(${JSON.stringify(text)})`);
+  }
 });
 
 test("NumPy's pairwise sums, np.std(ddof=1)/sqrt(n) and statistics.mean match bit for bit", () => {
