@@ -51,6 +51,10 @@ export function checkSamples(input: CheckInput): RecordNote[] {
       targetBad.push(at(l, `target_hash ≠ sha256(str(target))`));
     }
   }
+  const unhashed = lines.filter((l) => l.docHash === null && l.doc !== null).length;
+  if (unhashed > 0) {
+    notes.push(note(task, 'doc_hash_inferred', `${unhashed} records carry no doc_hash (before lm-eval 0.4.3); instances.doc_hash is computed the way lm-eval does it, sha256 of json.dumps(doc, indent=2, ensure_ascii=False), from the document with its key order and number spelling as written`, []));
+  }
   if (docBad.length > 0) notes.push(note(task, 'doc_hash_mismatch', `${docBad.length} of ${docChecked} doc_hash values differ from sha256(json.dumps(doc, indent=2, ensure_ascii=False))`, docBad));
   if (promptBad.length > 0) notes.push(note(task, 'prompt_hash_mismatch', `${promptBad.length} prompt_hash values differ from sha256 of the first request's arg_0`, promptBad));
   if (targetBad.length > 0) notes.push(note(task, 'target_hash_mismatch', `${targetBad.length} target_hash values differ from sha256 of the target field`, targetBad));

@@ -28,6 +28,8 @@ export function sniffLmeval(probe: FileProbe): LmevalFileKind | null {
     if (head.startsWith('[') && /"prompt_0"\s*:/.test(head) && /"logit_0"\s*:/.test(head)) return 'write-out';
     // A samples line always carries these; a record without them is somebody else's JSONL.
     if (/"arguments"\s*:/.test(head) || /"resps"\s*:/.test(head)) return 'samples';
+    // A first record longer than the probe (a long document) hides its later keys: the doc key is enough then.
+    if (probe.head.length >= 60_000 && /^\[?\s*\{\s*"doc_id"\s*:\s*\d+\s*,\s*"doc"\s*:/.test(head)) return 'samples';
     return null;
   }
   // A samples file by its lm-eval name, even when its first record is broken (so the error names the field).

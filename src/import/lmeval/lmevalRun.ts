@@ -3,7 +3,7 @@
  * samples files paired with it, or a samples file alone. Builds the store rows, the
  * provenance block, `reported` and the consistency notes.
  */
-import { emptyRunProvenance, inferred, recorded, same, type RecordNote, type SourceFile } from '../../store/schema.ts';
+import { emptyRunProvenance, inferred, recorded, same, UNKNOWN as UNKNOWN_FACT, type RecordNote, type SourceFile } from '../../store/schema.ts';
 import { isPlainObject } from '../../util/json.ts';
 import type { ImportOptions, ImportedRun, SkippedRecord } from '../types.ts';
 import { checkSamples } from './checks.ts';
@@ -71,6 +71,15 @@ export async function importLmevalRun(
       block.task.name = same(inferred(task, `from the samples file name ${s.probe.name}`));
     }
     prov.tasks[task] = block;
+  }
+  // Group structure: kept on the group's own block (repeats.group_weighting), the only per-task home the schema has.
+  for (const [group, subtasks] of Object.entries(obj(res.group_subtasks))) {
+    if (!Array.isArray(subtasks) || subtasks.length === 0) continue;
+    prov.tasks[group] ??= taskProvenance(group, res, null);
+    prov.tasks[group].repeats.group_weighting = {
+      configured: recorded({ subtasks }, `group_subtasks.${group}`),
+      used: UNKNOWN_FACT,
+    };
   }
   for (const [task, values] of Object.entries(obj(res.results))) prov.reported[task] = verbatim(values) as Json;
   const nonFinite = Object.entries(obj(res.results)).flatMap(([task, v]) =>

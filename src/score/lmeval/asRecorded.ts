@@ -12,6 +12,7 @@ import { aggregate, type AggregationName, type Stderr, type SumMode } from './ag
 import { recomputeItem, taskSettings, type DocRecord, type TaskSettings } from './perItem.ts';
 import { loadDocs, type ScoreItem } from './storeRows.ts';
 import { EXTRA_FIELD_PREFIX } from '../../import/lmeval/sampleRows.ts';
+import { groupCells } from './groups.ts';
 
 export interface DifferingItem {
   doc_id: string;
@@ -77,8 +78,9 @@ export async function rescoreAsRecorded(store: OpenStore, runIds?: readonly stri
         report.cells.push(cell(run, task, filter, metric, settings, items, docs.get(task) ?? new Map()));
       }
     }
+    report.cells.push(...groupCells(run, report.cells.filter((c) => c.run_id === run.run_id)));
     const withSamples = new Set(tasks);
-    const printedOnly = Object.keys(run.reported).filter((t) => !withSamples.has(t));
+    const printedOnly = Object.keys(run.reported).filter((t) => !withSamples.has(t) && !report.cells.some((c) => c.run_id === run.run_id && c.task === t));
     if (printedOnly.length > 0) {
       report.notes.push({ run_id: run.run_id, task: null, message: `${printedOnly.length} task(s)/group(s) have printed numbers but no per-sample records in the store, so nothing to reproduce: ${printedOnly.slice(0, 12).join(', ')}${printedOnly.length > 12 ? ', …' : ''}` });
     }

@@ -231,6 +231,77 @@ MC_CASES = [
 ]
 
 
+GSM_KWARGS = {"ignore_case": True, "ignore_punctuation": False, "regexes_to_ignore": [",", "\\$", "(?s).*#### ", "\\.$"]}
+GSM_FILTERS = [
+    {"name": "strict-match", "filter": [{"function": "regex", "regex_pattern": "#### (\\-?[0-9\\.\\,]+)"}, {"function": "take_first"}]},
+    {"name": "flexible-extract", "filter": [{"function": "regex", "group_select": -1, "regex_pattern": "(-?[$0-9.,]{2,})|(-?[0-9]+)"}, {"function": "take_first"}]},
+]
+
+
+def synthetic_run():
+    """A 0.4.12-style results file and samples (two generate_until tasks with two filter
+    pipelines each, under one group), scored the lm-eval way: filters, exact_match,
+    mean / mean_stderr, size-weighted group with pooled stderr."""
+    import hashlib
+    sha = lambda t: hashlib.sha256(t.encode("utf-8")).hexdigest()
+    rng = random.Random(3)
+    answers = ["The total is 12.\n#### 12", "So 1,234 apples.\n#### 1234", "I think $5.", "#### -3", "We get 7 and 8",
+               "caf\u00e9 \u0663 #### 42.", "nothing", "#### 1,000\n", "3 + 4 = 7. #### 7", "value: 0.5 #### .5"]
+    tasks = {"gsm_a": 7, "gsm_b": 12}
+    results, samples, configs, nsamples, hashes = {}, {}, {}, {}, {}
+    for task, n in tasks.items():
+        docs = []
+        golds = ["12", "1234", "5", "-3", "8", "42", "nothing", "1000", "7", ".5"]
+        for i in range(n):
+            gold_num = golds[(i * 7 + len(task)) % len(answers)] if i % 4 else rng.choice(golds)
+            docs.append({"question": f"q{i}?", "answer": f"work\n#### {gold_num}", "idx": i, "score": 1.0 * i})
+        lines = []
+        per = {}
+        for f in GSM_FILTERS:
+            vals = []
+            for i, doc in enumerate(docs):
+                resp = answers[(i * 7 + len(task)) % len(answers)]
+                filtered = regex_filter([resp], f["filter"][0]["regex_pattern"], f["filter"][0].get("group_select", 0))[0]
+                em = exact_match_hf([filtered], [doc["answer"]], **GSM_KWARGS)
+                vals.append(em)
+                prompt = f"Question: {doc['question']}\nAnswer:"
+                line = {"doc_id": i, "doc": doc, "target": doc["answer"],
+                        "arguments": {"gen_args_0": {"arg_0": prompt, "arg_1": {"until": ["Question:"], "do_sample": False}}},
+                        "resps": [[resp]], "filtered_resps": [filtered], "filter": f["name"], "metrics": ["exact_match"],
+                        "doc_hash": sha(json.dumps(doc, indent=2, ensure_ascii=False)), "prompt_hash": sha(prompt),
+                        "target_hash": sha(doc["answer"]), "exact_match": em}
+                lines.append(json.dumps(line, ensure_ascii=False))
+            per[f["name"]] = vals
+        samples[task] = lines
+        hashes[task] = sha("".join(json.loads(l)["doc_hash"] + json.loads(l)["prompt_hash"] + json.loads(l)["target_hash"] for l in lines))
+        res = {"alias": task, "name": task, "sample_len": n}
+        for fname, vals in per.items():
+            res[f"exact_match,{fname}"] = mean(vals)
+            res[f"exact_match_stderr,{fname}"] = mean_stderr(vals)
+        results[task] = res
+        configs[task] = {"task": task, "dataset_path": "synthetic/gsm", "test_split": "test", "output_type": "generate_until",
+                         "generation_kwargs": {"until": ["Question:"], "do_sample": False}, "repeats": 1,
+                         "filter_list": GSM_FILTERS, "num_fewshot": 0, "target_delimiter": " ",
+                         "metric_list": [dict({"metric": "exact_match", "aggregation": "mean", "higher_is_better": True}, **GSM_KWARGS)]}
+        nsamples[task] = {"original": n, "effective": n}
+    group = {"alias": "gsm", "name": "gsm", "sample_len": sum(tasks.values())}
+    for fname in ("strict-match", "flexible-extract"):
+        vals = [results[t][f"exact_match,{fname}"] for t in tasks]
+        ses = [results[t][f"exact_match_stderr,{fname}"] for t in tasks]
+        sizes = list(tasks.values())
+        group[f"exact_match,{fname}"] = sum([v * s for v, s in zip(vals, sizes)]) / sum(sizes)
+        group[f"exact_match_stderr,{fname}"] = float(pooled_sample_stderr(ses, sizes))
+    results["gsm"] = group
+    out = {"results": results, "groups": {"gsm": group}, "group_subtasks": {"gsm": list(tasks)}, "configs": configs,
+           "versions": {t: 1.0 for t in tasks}, "n-shot": {t: 0 for t in tasks}, "n-samples": nsamples,
+           "config": {"model": "hf", "model_args": {"pretrained": "synthetic/model"}, "batch_size": 1, "limit": None,
+                      "bootstrap_iters": 100000, "gen_kwargs": {}},
+           "git_hash": "0000000", "pretty_env_info": "Python version: 3.11.7", "lm_eval_version": "0.4.12",
+           "task_hashes": hashes, "model_source": "hf", "model_name": "synthetic/model", "chat_template": None,
+           "chat_template_sha": None, "fewshot_as_multiturn": None, "system_instruction": None}
+    return {"results_json": json.dumps(out, indent=2, ensure_ascii=False), "samples": samples}
+
+
 def main():
     regex = []
     for pattern, text, group in REGEX_CASES:
@@ -267,7 +338,7 @@ def main():
                    "stderr": float(pooled_sample_stderr([0.04605661864718382, 0.04292596718256982], [100, 135]))},
     }
     json.dump({"regex": regex, "multi_choice_regex": mcr, "exact_match": em, "multiple_choice": mcs,
-               "majority_vote": votes, "aggregation": agg}, sys.stdout, ensure_ascii=False, indent=1,
+               "majority_vote": votes, "aggregation": agg, "synthetic_run": synthetic_run()}, sys.stdout, ensure_ascii=False, indent=1,
               allow_nan=True)
     sys.stdout.write("\n")
 

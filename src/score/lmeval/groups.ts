@@ -1,0 +1,69 @@
+/**
+ * Group numbers (§4.5): a group's value is the (size-weighted or plain) mean of its
+ * leaf tasks' values, its stderr the pooled stderr, and only when every leaf has a
+ * numeric stderr. Reproduced from the leaf cells when every leaf has samples in the
+ * store; otherwise the group cell names the leaves that are missing.
+ */
+import type { RunProvenance } from '../../store/schema.ts';
+import { isPlainObject } from '../../util/json.ts';
+import { groupAggregate } from './aggregate.ts';
+import type { AsRecordedCell } from './asRecorded.ts';
+
+const TOLERANCE = 1e-12;
+
+function subtasksOf(run: RunProvenance, group: string): string[] | null {
+  const fact = run.tasks[group]?.repeats.group_weighting?.configured;
+  if (fact === undefined || fact.status === 'unknown' || !isPlainObject(fact.value) || !Array.isArray(fact.value.subtasks)) return null;
+  return fact.value.subtasks.map(String);
+}
+
+/** Leaf tasks under a group, recursively (groups aggregate leaves, not subgroup results). */
+function leavesOf(run: RunProvenance, group: string, seen = new Set<string>()): string[] {
+  if (seen.has(group)) return [];
+  seen.add(group);
+  const subs = subtasksOf(run, group);
+  if (subs === null) return [group];
+  return subs.flatMap((s) => leavesOf(run, s, seen));
+}
+
+export function groupCells(run: RunProvenance, leafCells: readonly AsRecordedCell[]): AsRecordedCell[] {
+  const out: AsRecordedCell[] = [];
+  for (const group of Object.keys(run.tasks)) {
+    if (subtasksOf(run, group) === null) continue;
+    const reported = run.reported[group] ?? {};
+    const leaves = leavesOf(run, group);
+    for (const key of Object.keys(reported)) {
+      const m = /^(.+),(.+)$/.exec(key);
+      if (m === null || m[1]!.endsWith('_stderr')) continue;
+      const [, metric, filter] = m as unknown as [string, string, string];
+      const printed = { value: reported[key], stderr: reported[`${metric}_stderr,${filter}`] ?? null };
+      const cells = leaves.map((t) => leafCells.find((c) => c.task === t && c.metric === metric && c.filter === filter));
+      const missing = leaves.filter((_, i) => cells[i] === undefined || cells[i]!.value === null);
+      const base: AsRecordedCell = {
+        run_id: run.run_id, task: group, filter, metric, n: 0, aggregation: 'group (pooled stderr)', value: null, stderr: null,
+        reported: printed, matches_reported: null, items: { reproduced: 0, taken_as_recorded: null, differing: [] }, why: null, warnings: [],
+      };
+      if (missing.length > 0) {
+        out.push({ ...base, why: `group over ${leaves.length} leaf task(s); no reproduced cell for ${missing.join(', ')} (no per-sample records in the store)` });
+        continue;
+      }
+      const leafValues = cells.map((c) => ({ value: c!.value!, stderr: c!.stderr ?? 'N/A', n: c!.n }));
+      const weighted = groupAggregate(leafValues, true);
+      const plain = groupAggregate(leafValues, false);
+      const close = (a: unknown, b: number) => typeof a === 'number' && Math.abs(a - b) <= TOLERANCE;
+      // weight_by_size is in the group's YAML, which results files do not carry: try lm-eval's two settings.
+      const pick = close(printed.value, plain.value) && !close(printed.value, weighted.value) ? plain : weighted;
+      const stderrOk = printed.stderr === 'N/A' ? pick.stderr === 'N/A' : pick.stderr !== 'N/A' && close(printed.stderr, pick.stderr);
+      out.push({
+        ...base,
+        n: leafValues.reduce((a, l) => a + l.n, 0),
+        value: pick.value,
+        stderr: pick.stderr,
+        matches_reported: close(printed.value, pick.value) && stderrOk,
+        items: { reproduced: cells.reduce((a, c) => a + c!.items.reproduced, 0), taken_as_recorded: null, differing: cells.flatMap((c) => c!.items.differing) },
+        why: `weight_by_size=${pick === weighted} (the group config is not in the results file; the setting that matches is shown)`,
+      });
+    }
+  }
+  return out;
+}
