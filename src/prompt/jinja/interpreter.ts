@@ -97,6 +97,7 @@ export class Renderer {
     if (items.length === 0) return this.block(n.defaultBlock, scope);
     let out = '';
     for (let i = 0; i < items.length; i++) {
+      this.tick();
       const s = new Scope(scope);
       s.vars.set('loop', loopObject(items, i));
       this.bind(n.loopvar, items[i]!, s);
@@ -142,8 +143,12 @@ export class Renderer {
     this.bind(n.assignee, value, scope);
   }
 
-  expr(node: A.Node, scope: Scope): PyValue {
+  private tick(): void {
     if (++this.steps > MAX_STEPS) throw new UnsupportedError(`template exceeded ${MAX_STEPS} evaluation steps`);
+  }
+
+  expr(node: A.Node, scope: Scope): PyValue {
+    this.tick();
     switch (node.type) {
       case 'StringLiteral':
         return (node as A.ValueNode<string>).value;

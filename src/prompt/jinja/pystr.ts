@@ -40,7 +40,7 @@ const UNASSIGNED = new RangeSet(UNASSIGNED_RANGES);
  * Characters assigned before Unicode 14 whose case mapping changed later
  * (Unicode 16 gave them capitals); CPython 3.11 leaves them alone.
  */
-const CASE_FROZEN = new Set([0x19b, 0x264]);
+const CASE_FROZEN = new Set([0x19b, 0x264, 0xa7d3, 0xa7d5]);
 
 /** `str.isspace()` for one code point (docs §12: includes \x1c-\x1f and \x85, excludes \ufeff). */
 export function isPySpace(cp: number): boolean {
