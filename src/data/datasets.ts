@@ -24,6 +24,16 @@ export interface DatasetRef {
 
 const EXTENSIONS = ['.jsonl', '.json', '.csv', '.parquet'];
 
+/** Legacy hub ids that now redirect to an organisation's copy (older lm-eval configs use them). */
+const HUB_ALIASES: Record<string, string> = {
+  truthful_qa: 'truthfulqa/truthful_qa',
+  winogrande: 'allenai/winogrande',
+  ai2_arc: 'allenai/ai2_arc',
+  gsm8k: 'openai/gsm8k',
+  hellaswag: 'Rowan/hellaswag',
+  super_glue: 'aps/super_glue',
+};
+
 /** Folders holding `<dataset id>/<config>/<split>.<ext>` copies, searched in order. */
 export function localDatasetRoots(): string[] {
   const roots: string[] = [];
@@ -59,13 +69,14 @@ export function locateSplit(ref: DatasetRef, split: string, baseDir?: string): {
     }
     throw new BadInputError(`no file for split '${split}' (looked for ${split}{${EXTENSIONS.join(',')}})`, { file: local });
   }
+  const id = HUB_ALIASES[ref.path] ?? ref.path;
   for (const root of localDatasetRoots()) {
     for (const ext of EXTENSIONS) {
-      const file = join(root, ref.path, config, split + ext);
+      const file = join(root, id, config, split + ext);
       if (existsSync(file)) return { file };
     }
   }
-  return { url: `hf://datasets/${ref.path}@~parquet/${config}/${split}/*.parquet` };
+  return { url: `hf://datasets/${id}@~parquet/${config}/${split}/*.parquet` };
 }
 
 export async function loadSplit(ref: DatasetRef, split: string, baseDir?: string): Promise<Doc[]> {

@@ -190,6 +190,9 @@ export async function buildTask(config: TaskConfig, options: BuildOptions): Prom
       ctx = render(messages, genPrefix);
     }
     const args = constructRequests(ctx, choices, target, doc);
+    // API chat contexts are `JsonChatStr` tuples; the hash is of the JSON text inside.
+    const first = args[0]?.[0];
+    const hashed = chat?.kind === 'api' && Array.isArray(first) ? first[0] : first;
     return {
       task: config.task,
       doc_id: docId,
@@ -198,7 +201,7 @@ export async function buildTask(config: TaskConfig, options: BuildOptions): Prom
       request_type: config.output_type === 'multiple_choice' ? 'loglikelihood' : config.output_type,
       arguments: args,
       doc_hash: docHash(doc),
-      prompt_hash: sha256Hex(pyStrOf(args[0]?.[0] ?? '')),
+      prompt_hash: sha256Hex(pyStrOf(hashed ?? '')),
     };
   }
 
@@ -209,7 +212,7 @@ export async function buildTask(config: TaskConfig, options: BuildOptions): Prom
       case 'loglikelihood_rolling':
         return [[target]];
       case 'generate_until':
-        return [[ctx, deepCopy(genKwargs)]];
+        return [[chat?.kind === 'api' ? [ctx] : ctx, deepCopy(genKwargs)]];
       case 'multiple_choice': {
         let delim = config.target_delimiter;
         if (chat !== null) delim = config.gen_prefix && !endsWithWhitespace(config.gen_prefix) ? config.target_delimiter : '';

