@@ -18,7 +18,7 @@ const labelOf = (c: AsRecordedCell) => store.manifest.runs.find((r) => r.run_id 
 const cellsOf = (labelPart: string) => report.cells.filter((c) => labelOf(c).includes(labelPart));
 
 test('every cell with a printed number matches it (value and stderr within 1e-12)', () => {
-  const printed = report.cells.filter((c) => c.reported !== null);
+  const printed = report.cells.filter((c) => c.reported !== null && c.value !== null);
   assert.equal(printed.length, 1 + 1 + 1 + 2 + 12 + 12 + 1);
   for (const c of printed) assert.equal(c.matches_reported, true, `${labelOf(c)} ${c.task} ${c.metric},${c.filter}: ${c.value} ± ${c.stderr} vs ${JSON.stringify(c.reported)}`);
   for (const c of report.cells) assert.deepEqual(c.items.differing, [], `${labelOf(c)} ${c.metric}`);
@@ -51,6 +51,9 @@ test('wmdp: every doc reproduces as 1.0 under the list target, and the warning s
   assert.match(w.message, /100 of 100 documents have a list as target \(e\.g\. \["A","B","C","D"\]\)/);
   assert.match(w.message, /only 38 of 100 answers match the gold/);
   assert.equal(w.evidence.length, 20);
+  const group = report.cells.find((x) => x.task === 'wmdp')!;
+  assert.equal(group.value, null);
+  assert.match(group.why!, /no reproduced cell for wmdp_chem, wmdp_bio/);
 });
 
 test('explained exceptions: task code (truthfulqa process_results), an unported metric (mae), and winogrande gold from Python doc_to_text', () => {
