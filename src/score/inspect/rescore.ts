@@ -186,8 +186,9 @@ function rescoreView(run: RunProvenance, task: string, scorer: RecordedScorer, v
   const rescored: { docId: string; value: ScoreValue }[] = [];
   for (const s of stored.length > 0 ? stored : unscoredSamples(items)) {
     const item = items.get(s.docId);
-    if (scorer.rescore === null || item === undefined) continue;
-    const completion = item.completionByEpoch.get(s.epoch) ?? '';
+    // No response body (a summary-only sample): its stored score still counts in the metrics; nothing to rescore.
+    const completion = item?.completionByEpoch.get(s.epoch);
+    if (scorer.rescore === null || item === undefined || completion === undefined) continue;
     const ours = scorer.rescore({ completion, targets: item.targets, choices: item.choices });
     rescored.push({ docId: s.docId, value: ours.value });
     if (stored.length === 0) continue;

@@ -151,3 +151,28 @@ test('a .json log with bare NaN / Infinity tokens keeps NaN as the unscored sent
   assert.ok(Number.isNaN(nan.value as number));
   assert.equal(nan.value_json, 'NaN');
 });
+
+test('a sample known only from summaries keeps its scores (noted); a chunked sample is read from its shell', async () => {
+  const dir = await tmp();
+  const members = await membersOf(`${DIR}log_streaming.eval`);
+  const file = join(dir, 'partial.eval');
+  await buildEval(file, members.filter((m) => m.name !== 'samples/2_epoch_2.json'));
+  const run = await importLog(file);
+  assert.equal(rows(run, 'responses').length, 3);
+  assert.deepEqual(
+    rows(run, 'scores').filter((s) => s.doc_id === '2' && s.filter === 'epoch:2').map((s) => s.value_json),
+    ['"C"'],
+  );
+  assert.ok(run.provenance.notes.some((n) => n.kind === 'inspect_summary_only' && n.evidence.includes('2 epoch 2')));
+
+  const chunked = join(dir, 'chunked.eval');
+  const shell = members.find((m) => m.name === 'samples/1_epoch_1.json')!;
+  await buildEval(chunked, [
+    ...members.filter((m) => m.name !== 'samples/1_epoch_1.json'),
+    { name: 'samples/1_epoch_1/sample.json', data: shell.data },
+    { name: 'samples/1_epoch_1/messages/0.json', data: '[]' },
+    { name: 'samples/1_epoch_1/events/stats.json', data: '{}' },
+  ]);
+  const log = await readInspectLog(chunked);
+  assert.deepEqual(log.samples.map((s) => `${s.id}/${s.epoch}`), ['1/1', '2/1', '1/2', '2/2']);
+});
