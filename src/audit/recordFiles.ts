@@ -9,7 +9,8 @@
 import { readFile } from 'node:fs/promises';
 import type { RunProvenance } from '../store/schema.ts';
 import { sha256Hex } from '../util/hash.ts';
-import { isPlainObject, parsePythonJson } from '../util/json.ts';
+import { isPlainObject } from '../util/json.ts';
+import { parseOrdered, toValue } from '../import/lmeval/orderedJson.ts';
 import { valueOf } from './provenanceView.ts';
 
 export type RawResults = { status: 'read'; path: string; json: Record<string, unknown> } | { status: 'unavailable'; why: string };
@@ -40,7 +41,8 @@ async function readRaw(run: RunProvenance): Promise<RawResults> {
   }
   if (sha256Hex(bytes) !== file.sha256) return { status: 'unavailable', why: `${file.path} changed since it was imported (sha256 differs)` };
   try {
-    const json = parsePythonJson(bytes.toString('utf8'), { file: file.path });
+    // The importer's reader: it accepts Python's bare NaN/Infinity, which lm-eval writes.
+    const json = toValue(parseOrdered(bytes.toString('utf8'), { file: file.path }));
     return isPlainObject(json) ? { status: 'read', path: file.path, json } : { status: 'unavailable', why: `${file.path} is not a JSON object` };
   } catch {
     return { status: 'unavailable', why: `${file.path} is not valid JSON` };

@@ -1,0 +1,126 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { checkConfiguredVsUsed, expectedDocs, type CheckResult } from '../../src/audit/configuredVsUsed.ts';
+import type { DocRecord } from '../../src/audit/itemJoin.ts';
+import { loadDocs } from '../../src/audit/itemJoin.ts';
+import { multiturnShots, plainShots, systemMessage } from '../../src/audit/promptShape.ts';
+import { loadSource } from '../../src/audit/source.ts';
+import { emptyRunProvenance, emptyTaskProvenance, recorded, same, type RunProvenance } from '../../src/store/schema.ts';
+
+const LMEVAL = fileURLToPath(new URL('../../../shared/data/external/lm-evaluation-harness/', import.meta.url));
+
+// Qwen2.5's chat template inserts this system message when the conversation has none.
+const QWEN_DEFAULT = '<|im_start|>system\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>\n';
+const chatml = (shots: number, question: string, system = QWEN_DEFAULT) =>
+  system + Array.from({ length: shots }, (_, i) => `<|im_start|>user\nQ${i}<|im_end|>\n<|im_start|>assistant\nA${i}<|im_end|>\n`).join('') + `<|im_start|>user\n${question}<|im_end|>\n<|im_start|>assistant\n`;
+
+function doc(id: string, prompt: string, extra: Partial<DocRecord> = {}): DocRecord {
+  return { docId: id, docHash: id, content: null, prompt, promptHash: null, requests: [{ context: prompt, continuation: null }], target: '7', responses: [], scores: new Map(), ...extra };
+}
+
+function runWith(edit: (r: RunProvenance) => void): RunProvenance {
+  const r = emptyRunProvenance({ run_id: `synthetic-${Math.random()}`, label: 'synthetic', source_kind: 'lm-eval', source_format: 'test' });
+  r.tasks.t = emptyTaskProvenance();
+  edit(r);
+  return r;
+}
+
+const byId = (checks: CheckResult[], id: string) => checks.find((c) => c.id === id)!;
+
+test('prompt shapes: chat turns, system messages, few-shot counts', () => {
+  assert.deepEqual(multiturnShots(chatml(3, 'Q?'))?.count, 3);
+  assert.equal(systemMessage(chatml(0, 'Q?')), '<|im_start|>system\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>\n');
+  assert.equal(systemMessage(chatml(0, 'Q?', '')), null);
+  assert.equal(systemMessage('Question: 2+2?\nAnswer:'), null);
+  const api = JSON.stringify([JSON.stringify([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'x' }, { role: 'assistant', content: 'y' }, { role: 'user', content: 'z' }])]);
+  assert.equal(systemMessage(api), 'Be brief.');
+  assert.equal(multiturnShots(api)?.count, 1);
+  // Six fixed QA pairs in every prompt are template text (truthfulqa_gen), not examples.
+  const fixed = 'Q: a\nA: b\n\nQ: c\nA: d';
+  assert.equal(plainShots([`${fixed}\n\nQ: one?`, `${fixed}\n\nQ: two?`], '\n\n')?.count, 0);
+  assert.equal(plainShots(['Q: x1\nA: 1\n\nQ: x2\nA: 2\n\nQ: one?', 'Q: y1\nA: 3\n\nQ: y2\nA: 4\n\nQ: two?'], '\n\n')?.count, 2);
+});
+
+test('checks flag what reached the model against what was configured, with doc ids and bytes', async () => {
+  const r = runWith((run) => {
+    run.model.model_id = same(recorded('Qwen/Qwen2.5-7B-Instruct'));
+    run.tasks.t!.fewshot.count = same(recorded(5));
+    run.tasks.t!.system.instruction = same(recorded(null));
+    run.tasks.t!.scoring.output_type = same(recorded('generate_until'));
+    run.tasks.t!.samples.limit = same(recorded(2));
+    run.tasks.t!.samples.document_count = { configured: recorded({ original: 100, effective: 3 }), used: recorded(2) };
+    run.tasks.t!.chat_template.fewshot_as_multiturn = same(recorded(true));
+    run.tasks.t!.chat_template.applied = same(recorded(false));
+  });
+  const docs = [doc('0', chatml(3, 'What is 3+4?'), { target: "['A', 'B', 'C', 'D']" }), doc('1', chatml(3, 'What is 1+6?'))];
+  const checks = await checkConfiguredVsUsed(r, 't', docs);
+  const shots = byId(checks, 'fewshot_count');
+  assert.deepEqual([shots.status, shots.configured, shots.used], ['mismatch', '5', '3']);
+  assert.equal(shots.evidence[0]!.docId, '0');
+  const system = byId(checks, 'system_message');
+  assert.equal(system.status, 'mismatch');
+  assert.match(system.evidence[0]!.bytes, /You are Qwen, created by Alibaba Cloud/);
+  const limit = byId(checks, 'limit_vs_samples');
+  assert.equal(limit.status, 'mismatch');
+  assert.match(limit.message, /limit 2 over 100 documents should give 2, but n-samples says 3/);
+  const inFile = byId(checks, 'samples_in_file');
+  assert.deepEqual([inFile.status, inFile.configured, inFile.used], ['mismatch', '3', '2 documents']);
+  const targets = byId(checks, 'target_shape');
+  assert.equal(targets.status, 'mismatch');
+  assert.deepEqual(targets.evidence, [{ docId: '0', bytes: `target "['A', 'B', 'C', 'D']"` }]);
+  assert.equal(byId(checks, 'multiturn_without_template').status, 'mismatch');
+  assert.equal(byId(checks, 'target_delimiter').status, 'not applicable');
+});
+
+test('lm-eval --limit rule: fractions round up, integers truncate', () => {
+  assert.equal(expectedDocs(null, 817), 817);
+  assert.equal(expectedDocs(20, 817), 20);
+  assert.equal(expectedDocs(0.1, 817), 82);
+  assert.equal(expectedDocs(2000, 817), 817);
+});
+
+test('real records: gsm8k multiturn without a chat template; wmdp_cyber compares answers to the whole choice list', async () => {
+  const gsm = await loadSource([`${LMEVAL}pr2251-gsm8k-resps/meta-llama__Meta-Llama-3-8B-Instruct`], { skipBad: false, fields: {} });
+  const run = gsm.store.manifest.runs[0]!;
+  const g = await checkConfiguredVsUsed(run, 'gsm8k_cot_llama', []);
+  const multiturn = byId(g, 'multiturn_without_template');
+  assert.equal(multiturn.status, 'mismatch');
+  assert.deepEqual(multiturn.evidence, [{ docId: null, bytes: 'chat_template: null, chat_template_sha: null' }]);
+  assert.equal(byId(g, 'tokenizer_model').status, 'ok');
+
+  const wmdp = await loadSource([`${LMEVAL}pr1668-wmdp`], { skipBad: false, fields: {} });
+  const w = wmdp.store.manifest.runs.find((r) => 'wmdp_cyber' in r.tasks)!;
+  const docs = await loadDocs(wmdp.store, w.run_id, 'wmdp_cyber');
+  assert.equal(docs.length, 100);
+  const target = byId(await checkConfiguredVsUsed(w, 'wmdp_cyber', docs), 'target_shape');
+  assert.equal(target.status, 'mismatch');
+  assert.equal(target.used, '100 of 100 targets are lists');
+  assert.deepEqual(target.evidence[0], { docId: '0', bytes: `target "['A', 'B', 'C', 'D']"` });
+});
+
+test('a tokenizer whose special tokens are not the model family’s is flagged', async () => {
+  const { mkdtemp, writeFile } = await import('node:fs/promises');
+  const { join } = await import('node:path');
+  const { tmpdir } = await import('node:os');
+  const dir = await mkdtemp(join(tmpdir(), 'lmaudit-tok-'));
+  const results = {
+    results: { arc_easy: { alias: 'arc_easy', 'acc,none': 0.5, 'acc_stderr,none': 0.1 } },
+    configs: { arc_easy: { task: 'arc_easy', output_type: 'multiple_choice', num_fewshot: 0 } },
+    versions: { arc_easy: 1.0 },
+    'n-shot': { arc_easy: 0 },
+    'n-samples': { arc_easy: { original: 2376, effective: 2376 } },
+    config: { model: 'hf', model_args: 'pretrained=meta-llama/Meta-Llama-3-8B', batch_size: 1, limit: null },
+    model_name: 'meta-llama/Meta-Llama-3-8B',
+    tokenizer_eos_token: ['<|endoftext|>', '151643'],
+    tokenizer_pad_token: ['<|endoftext|>', '151643'],
+    tokenizer_bos_token: [null, 'None'],
+    lm_eval_version: '0.4.8',
+  };
+  await writeFile(join(dir, 'results_2025-01-01T00-00-00.000000.json'), JSON.stringify(results, null, 2));
+  const source = await loadSource([dir], { skipBad: false, fields: {} });
+  const tok = byId(await checkConfiguredVsUsed(source.store.manifest.runs[0]!, 'arc_easy', []), 'tokenizer_model');
+  assert.equal(tok.status, 'mismatch');
+  assert.equal(tok.configured, 'meta-llama/Meta-Llama-3-8B (Llama 3)');
+  assert.deepEqual(tok.evidence[0], { docId: null, bytes: 'tokenizer_eos_token: ["<|endoftext|>","151643"]' });
+});
