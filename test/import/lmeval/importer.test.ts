@@ -213,3 +213,18 @@ test('bad input names file, line and field; --skip-bad counts what it skips', as
   const badResults = await badFile('results_2025-01-01T00-00-00.000000.json', '{"results": {"t": {"acc,none": 0.5,}}}');
   await assert.rejects(importSources([badResults], opts), (e: unknown) => e instanceof BadInputError && e.where.file === badResults && e.where.line === 1);
 });
+
+test('the CLI exits 2 on bad input and names file, line and field', async () => {
+  const bad = await badFile('samples_t_2025-01-01T00-00-00.000000.jsonl', `${GOOD}\n${GOOD.replace('"resps": [["a"]]', '"resps": 7')}\n`);
+  const out = join(await mkdtemp(join(tmpdir(), 'lmaudit-lmeval-')), 'store');
+  const cli = spawnSync(process.execPath, ['bin/lmaudit.mjs', 'import', bad, '--out', out], {
+    cwd: ROOT, env: { ...process.env, LMAUDIT_FROM_SOURCE: '1' }, encoding: 'utf8',
+  });
+  assert.equal(cli.status, 2, cli.stderr);
+  assert.match(cli.stderr, new RegExp(`${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, line 2, field 'resps'`));
+  const skip = spawnSync(process.execPath, ['bin/lmaudit.mjs', 'import', bad, '--out', out, '--skip-bad', '--json'], {
+    cwd: ROOT, env: { ...process.env, LMAUDIT_FROM_SOURCE: '1' }, encoding: 'utf8',
+  });
+  assert.equal(skip.status, 0, skip.stderr);
+  assert.equal(JSON.parse(skip.stdout).skipped.length, 1);
+});
