@@ -10,7 +10,7 @@ import { isPlainObject } from '../../util/json.ts';
 import { parseInspectJson } from './pythonJson.ts';
 import { openEvalArchive, readMemberJson, type ArchiveOptions } from './evalArchive.ts';
 import { rebuildFromJournal } from './journal.ts';
-import { arr, migrateHeader, migrateSample, obj, type Json } from './migrate.ts';
+import { arr, migrateHeader, migrateSample, obj, resolveAttachments, type Json } from './migrate.ts';
 
 /** The newest log schema this reader knows (Inspect's LOG_SCHEMA_VERSION). */
 export const LOG_SCHEMA_VERSION = 2;
@@ -96,7 +96,7 @@ async function readEval(file: string, options: ArchiveOptions): Promise<InspectL
       if (insideChunked(name) && !CHUNKED_SHELL.test(name)) continue;
       const sample = await readMemberJson(archive, name);
       if (!isPlainObject(sample)) throw new BadInputError('expected an EvalSample JSON object', { file, member: name });
-      samples.push(sample);
+      samples.push(dropTranscript(sample));
     }
     let reductions: unknown[] | undefined;
     if (archive.has('reductions.json')) reductions = asObjects(await readMemberJson(archive, 'reductions.json'), file, 'reductions.json');
@@ -134,7 +134,7 @@ function finish(
       }
     }
     migrateSample(s, typeof firstScorer === 'string' ? firstScorer : undefined, sampleMigrations);
-    return s;
+    return dropTranscript(s);
   });
   sortSamples(samples);
   // Python attaches reductions only to a log with results.
@@ -149,6 +149,25 @@ function finish(
     rebuiltFromJournal: rebuilt,
     migrations: [...applied, ...sampleMigrations],
   };
+}
+
+/**
+ * The transcript (events, their pools and attachments) is most of a sample's
+ * bytes and nothing downstream reads it: the attachment references in the core
+ * fields are resolved, then it is dropped as each sample is read, so memory
+ * follows the size of the tables, not of the log.
+ */
+function dropTranscript(sample: Json): Json {
+  const transcript = obj(sample.transcript);
+  const attachments = obj(sample.attachments) ?? obj(transcript?.content);
+  if (attachments !== undefined) {
+    for (const field of ['input', 'messages', 'output', 'target', 'choices'] as const) {
+      if (sample[field] !== undefined) sample[field] = resolveAttachments(sample[field], attachments);
+    }
+  }
+  for (const heavy of ['events', 'events_data', 'attachments', 'timelines']) delete sample[heavy];
+  if (transcript !== undefined) sample.transcript = {};
+  return sample;
 }
 
 /** Inspect's order: by epoch, then id (integer ids as 20-digit zero-padded text). */
