@@ -12,12 +12,14 @@ import { obj } from './migrate.ts';
 import { runProvenance, taskProvenance } from './provenance.ts';
 import { readInspectLog } from './readLog.ts';
 
-/** A JSON head that starts like an EvalLog: `version` then `status`/`eval` near the top. */
-function looksLikeEvalLog(head: string): boolean {
-  const text = head.trimStart();
-  if (!text.startsWith('{')) return false;
-  const top = text.slice(0, 2000);
-  return /"version"\s*:\s*\d/.test(top) && /"eval"\s*:\s*\{/.test(text) && /"(task|run_id|task_id)"\s*:/.test(text);
+/**
+ * A JSON head that starts like an EvalLog: pydantic writes `version` first, then
+ * `status` and `eval`. Requiring `version` as the first key keeps Inspect's log
+ * folder index (`logs.json`, keyed by file name) and other JSON out.
+ */
+export function looksLikeEvalLog(head: string): boolean {
+  const text = head.replace(/^\uFEFF/, '').trimStart();
+  return /^\{\s*"version"\s*:\s*\d+\s*,/.test(text) && /"eval"\s*:\s*\{/.test(text) && /"(task|run_id|task_id)"\s*:/.test(text);
 }
 
 export const inspectImporter: Importer = {

@@ -109,3 +109,12 @@ test('as recorded: Inspect\'s own scorers reproduce every stored sample score an
     assert.equal(c.reductions.agree, c.reductions.compared, label(c.run_id));
   }
 });
+
+test("only EvalLog JSON is claimed: not Inspect's logs.json folder index, not lm-eval results", async () => {
+  const { inspectImporter } = await import('../../../src/import/inspect/inspectImporter.ts');
+  const probe = (name: string, head: string) => inspectImporter.claims({ path: name, name, head, explicit: false });
+  assert.equal(probe('x.json', '{\n  "version": 2,\n  "status": "success",\n  "eval": {\n    "run_id": "r", "task": "t"'), true);
+  assert.equal(probe('logs.json', '{\n  "2025-01-01T00-00-00_t_x.eval": {\n    "version": 2,\n    "status": "success",\n    "eval": {\n      "task": "t"'), false);
+  assert.equal(probe('results.json', '{\n  "results": {"arc_easy": {"acc,none": 0.5}},\n  "versions": {"arc_easy": 1},\n  "config": {}'), false);
+  assert.equal(probe('anything.eval', 'PK\u0003\u0004'), true);
+});
