@@ -1,5 +1,6 @@
 /**
- * Two filter pipelines (regex + take_first, GSM8K's strict/flexible) and a group, end
+ * Two filter pipelines (regex + take_first, GSM8K's strict/flexible), a group and a
+ * multiple_choice task (stringified resps, choices from arg_1), end
  * to end: files written by reference/lmeval_reference.py (scored there with Python's
  * re and numpy, lm-eval's way), imported, rescored as recorded, every number matched.
  */
@@ -23,9 +24,9 @@ test('a two-filter, two-task run with a group is reproduced item by item and num
   }
   const { store } = await loadSource([dir], { skipBad: false, fields: {} });
   const prov = store.manifest.runs[0]!;
-  assert.equal(prov.notes.filter((n) => n.kind === 'task_hash_verified').length, 2);
+  assert.equal(prov.notes.filter((n) => n.kind === 'task_hash_verified').length, 3);
   const report = await rescoreAsRecorded(store);
-  assert.equal(report.cells.length, 6);
+  assert.equal(report.cells.length, 8);
   for (const c of report.cells) {
     assert.equal(c.matches_reported, true, `${c.task} ${c.metric},${c.filter}: ${c.value} ± ${c.stderr} vs ${JSON.stringify(c.reported)}`);
     assert.deepEqual(c.items.differing, []);

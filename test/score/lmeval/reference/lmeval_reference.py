@@ -284,6 +284,37 @@ def synthetic_run():
                          "filter_list": GSM_FILTERS, "num_fewshot": 0, "target_delimiter": " ",
                          "metric_list": [dict({"metric": "exact_match", "aggregation": "mean", "higher_is_better": True}, **GSM_KWARGS)]}
         nsamples[task] = {"original": n, "effective": n}
+    # A multiple_choice task: stringified (ll, is_greedy) resps, choices read back from arg_1 minus the delimiter.
+    mc_task, mc_lines, acc, acc_norm = "arc_like", [], [], []
+    choice_sets = [["ice", "steam", "rock", "wood"], ["\u00e9t\u00e9 chaud", "winter", "a", "\U0001F600\U0001F600"]]
+    for i in range(9):
+        choices = choice_sets[i % 2]
+        lls = [round(-rng.uniform(0.5, 9.0), 3) for _ in choices]
+        if i == 4:
+            lls = [-2.0, -2.0, -5.0, -7.0]
+        greedy = [ll == max(lls) for ll in lls]
+        gold = (i * 3) % 4
+        vals = mc(lls, greedy, choices, gold)
+        acc.append(vals["acc"])
+        acc_norm.append(vals["acc_norm"])
+        doc = {"id": f"q{i}", "question": f"Which {i}?", "choices": {"text": choices, "label": list("ABCD")}, "answerKey": "ABCD"[gold]}
+        ctx = f"Question: Which {i}?\nAnswer:"
+        line = {"doc_id": i, "doc": doc, "target": str(gold),
+                "arguments": {f"gen_args_{j}": {"arg_0": ctx, "arg_1": " " + c} for j, c in enumerate(choices)},
+                "resps": [[[str(ll), str(g)]] for ll, g in zip(lls, greedy)],
+                "filtered_resps": [[str(ll), str(g)] for ll, g in zip(lls, greedy)],
+                "filter": "none", "metrics": ["acc", "acc_norm"],
+                "doc_hash": sha(json.dumps(doc, indent=2, ensure_ascii=False)), "prompt_hash": sha(ctx), "target_hash": sha(str(gold)),
+                "acc": vals["acc"], "acc_norm": vals["acc_norm"]}
+        mc_lines.append(json.dumps(line, ensure_ascii=False))
+    samples[mc_task] = mc_lines
+    hashes[mc_task] = sha("".join(json.loads(l)["doc_hash"] + json.loads(l)["prompt_hash"] + json.loads(l)["target_hash"] for l in mc_lines))
+    results[mc_task] = {"alias": mc_task, "name": mc_task, "sample_len": 9, "acc,none": mean(acc), "acc_stderr,none": mean_stderr(acc),
+                        "acc_norm,none": mean(acc_norm), "acc_norm_stderr,none": mean_stderr(acc_norm)}
+    configs[mc_task] = {"task": mc_task, "output_type": "multiple_choice", "target_delimiter": " ", "num_fewshot": 0, "repeats": 1,
+                        "metric_list": [{"metric": "acc", "aggregation": "mean", "higher_is_better": True},
+                                        {"metric": "acc_norm", "aggregation": "mean", "higher_is_better": True}]}
+    nsamples[mc_task] = {"original": 9, "effective": 9}
     group = {"alias": "gsm", "name": "gsm", "sample_len": sum(tasks.values())}
     for fname in ("strict-match", "flexible-extract"):
         vals = [results[t][f"exact_match,{fname}"] for t in tasks]
