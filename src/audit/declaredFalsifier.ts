@@ -82,7 +82,7 @@ function clauseFor(name: string, file: string): ClauseSpec {
 function statsClauses(spec: DeclaredFalsifierSpec, t: TaskComparison): Clause[] {
   const out: Clause[] = [];
   if (spec.same_documents) {
-    const c = evaluateClause({ name: 'documents', phrase: 'document sets', fields: [], checks: [] }, t.settings, null, t.items && { shared: t.items.shared, onlyA: t.items.onlyA, onlyB: t.items.onlyB });
+    const c = evaluateClause({ name: 'documents', phrase: 'document sets', fields: [], checks: [], items: 'documents' }, t.settings, null, t.items && { shared: t.items.shared, onlyA: t.items.onlyA, onlyB: t.items.onlyB, promptsDiffer: t.items.differences.promptsDiffer });
     out.push(t.items === null ? { ...c, status: 'unknown', finding: 'no per-item samples to compare' } : c);
   }
   if (spec.max_abs_difference === undefined && spec.indistinguishable === undefined) return out;
@@ -108,7 +108,7 @@ export function evaluateDeclared(file: string, spec: DeclaredFalsifierSpec, diff
   const clauses: (Clause & { task: string })[] = [];
   for (const comparison of diff.comparisons) {
     for (const t of comparison.tasks) {
-      const coverage = t.items && { shared: t.items.shared, onlyA: t.items.onlyA, onlyB: t.items.onlyB };
+      const coverage = t.items && { shared: t.items.shared, onlyA: t.items.onlyA, onlyB: t.items.onlyB, promptsDiffer: t.items.differences.promptsDiffer };
       for (const name of spec.must_agree) clauses.push({ ...evaluateClause(clauseFor(name, file), t.settings, t.checks, coverage), task: t.taskA });
       for (const c of statsClauses(spec, t)) clauses.push({ ...c, task: t.taskA });
     }

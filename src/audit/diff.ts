@@ -178,7 +178,7 @@ export async function compareTask(
   };
   const paired = pairedScores(join.pairs, o);
   const flips = paired.filter((p) => p.result.mcnemar !== null).map((p) => attributeFlips(join.pairs, p.score, o.examples));
-  const coverage = { shared: items.shared, onlyA: items.onlyA, onlyB: items.onlyB };
+  const coverage = { shared: items.shared, onlyA: items.onlyA, onlyB: items.onlyB, promptsDiffer: items.differences.promptsDiffer };
   const setsDiffer = items.onlyA > 0 || items.onlyB > 0;
   const comparison: TaskComparison = {
     taskA,

@@ -19,6 +19,8 @@ export interface ClauseSpec {
   fields: readonly string[];
   /** Configured-vs-used checks whose observed value must agree too. */
   checks: readonly CheckId[];
+  /** What the item join must show: the same documents, or the same prompt bytes on shared documents. */
+  items?: 'documents' | 'prompts';
 }
 
 /** The default clauses: the settings known to move benchmark numbers (DESIGN.md's disclosure items). */
@@ -29,7 +31,8 @@ export const DEFAULT_CLAUSES: readonly ClauseSpec[] = [
   { name: 'system', phrase: 'system instructions', fields: ['system.instruction', 'system.description'], checks: ['system_message'] },
   { name: 'scoring', phrase: 'extraction rules or metrics', fields: ['scoring.output_type', 'scoring.metrics', 'scoring.filters'], checks: ['target_shape'] },
   { name: 'generation', phrase: 'generation settings', fields: ['generation.settings', 'generation.stop_sequences', 'generation.max_tokens'], checks: [] },
-  { name: 'documents', phrase: 'document sets', fields: ['samples.limit'], checks: [] },
+  { name: 'documents', phrase: 'document sets', fields: ['samples.limit'], checks: [], items: 'documents' },
+  { name: 'prompts', phrase: 'prompt bytes', fields: [], checks: [], items: 'prompts' },
   { name: 'precision', phrase: 'numeric precisions (dtype)', fields: ['model.dtype'], checks: [] },
   { name: 'harness', phrase: 'harness versions', fields: ['harness.version'], checks: [] },
 ];
@@ -54,6 +57,8 @@ export interface DocumentCoverage {
   shared: number;
   onlyA: number;
   onlyB: number;
+  /** Shared documents whose prompt bytes differ. */
+  promptsDiffer: number;
 }
 
 function fieldRows(diff: SettingsDiff): Map<string, FieldRow> {
@@ -91,10 +96,15 @@ export function evaluateClause(
     if (a.observed !== b.observed) violated.push(`${a.title}: A ${a.used}, B ${b.used}`);
     else known++;
   }
-  if (spec.name === 'documents' && documents !== null) {
+  if (spec.items === 'documents' && documents !== null) {
     if (documents.onlyA > 0 || documents.onlyB > 0) {
       violated.push(`the documents differ (${documents.shared} shared, ${documents.onlyA} only in A, ${documents.onlyB} only in B)`);
     } else known++;
+  }
+  if (spec.items === 'prompts') {
+    if (documents === null || documents.shared === 0) unknown.push('no shared per-item prompts to compare');
+    else if (documents.promptsDiffer > 0) violated.push(`the prompts differ byte-wise on ${documents.promptsDiffer} of ${documents.shared} shared documents`);
+    else known++;
   }
   // A field recorded on one side only leaves the clause open; one nobody recorded only matters when nothing else was.
   const status: ClauseStatus = violated.length > 0 ? 'violated' : unknown.length > 0 || known === 0 ? 'unknown' : 'holds';

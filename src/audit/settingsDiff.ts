@@ -78,14 +78,14 @@ const OUTPUT_TYPE_REQUESTS: Record<string, string> = {
  * shape; when no projection fits, the two are not comparable and no
  * contradiction is claimed.
  */
-function projectConfigured(item: DisclosureItem, field: string, configured: unknown, used: unknown): { comparable: boolean; value: unknown } {
+function projectConfigured(item: DisclosureItem, field: string, configured: unknown, used: unknown, renames = true): { comparable: boolean; value: unknown } {
   let value = configured;
   // lm-eval merges the CLI's --gen_kwargs over the task's generation_kwargs.
-  if (item === 'generation' && field === 'settings' && value !== null && typeof value === 'object' && 'task' in value) {
+  if (renames && item === 'generation' && field === 'settings' && value !== null && typeof value === 'object' && 'task' in value) {
     const v = value as { task?: unknown; cli?: unknown };
     value = { ...(v.task as object | null), ...(v.cli as object | null) };
   }
-  if (item === 'scoring' && field === 'output_type' && typeof value === 'string') value = OUTPUT_TYPE_REQUESTS[value] ?? value;
+  if (renames && item === 'scoring' && field === 'output_type' && typeof value === 'string') value = OUTPUT_TYPE_REQUESTS[value] ?? value;
   if (Array.isArray(used) && used.every((u) => typeof u === 'string') && Array.isArray(value)) {
     value = value.map((v) => (v !== null && typeof v === 'object' ? ((v as Record<string, unknown>).name ?? (v as Record<string, unknown>).metric ?? v) : v));
   }
@@ -98,11 +98,14 @@ function projectConfigured(item: DisclosureItem, field: string, configured: unkn
 
 function selfContradiction(item: DisclosureItem, field: string, s: Setting | undefined): string | null {
   if (s === undefined || !isKnown(s.configured) || !isKnown(s.used)) return null;
+  const hubId = item === 'model' && field === 'model_id';
+  const usedValue = comparableValue(item, field, s.used.value);
+  // Equal as recorded, or equal once projected onto the used value's shape: no contradiction.
+  const asIs = projectConfigured(item, field, s.configured.value, s.used.value, false);
+  if (asIs.comparable && compareValues(comparableValue(item, field, asIs.value), usedValue, { hubId }).equal) return null;
   const projected = projectConfigured(item, field, s.configured.value, s.used.value);
   if (!projected.comparable) return null;
-  const hubId = item === 'model' && field === 'model_id';
-  const c = compareValues(comparableValue(item, field, projected.value), comparableValue(item, field, s.used.value), { hubId });
-  if (c.equal) return null;
+  if (compareValues(comparableValue(item, field, projected.value), usedValue, { hubId }).equal) return null;
   return `configured ${brief(s.configured.value)}, used ${brief(s.used.value)}`;
 }
 

@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { loadSource } from '../../src/audit/source.ts';
 import { diffStores, type DiffResult, type TaskComparison } from '../../src/audit/diff.ts';
 import { differingFields } from '../../src/audit/settingsDiff.ts';
@@ -13,6 +14,7 @@ import { differingFields } from '../../src/audit/settingsDiff.ts';
 const EXTERNAL = fileURLToPath(new URL('../../../shared/data/external/', import.meta.url));
 const LMEVAL = `${EXTERNAL}lm-evaluation-harness/`;
 const OPTIONS = { skipBad: false, fields: {} };
+const REFERENCE = JSON.parse(readFileSync(new URL('./reference/paired_reference.json', import.meta.url), 'utf8'));
 
 async function diffPaths(a: string, b: string, o: { runA?: string; runB?: string } = {}): Promise<DiffResult> {
   const A = await loadSource([a], OPTIONS);
@@ -165,4 +167,27 @@ test('big-refactor winogrande: default model vs pythia-2.8b on 2 shared items; t
   assert.equal(flips.examples.response[0]!.docIdA, '0');
   assert.equal(t.falsifier.clauses.find((c) => c.name === 'documents')!.status, 'violated');
   assert.equal(field(t, 'model.model_id').verdict, field(t, 'model.model_id').b.status === 'unknown' ? 'unknown in B' : 'differs');
+});
+
+test('Mistral-7B winogrande, standard vs question-shuffled prompts (v0.3 write_out): every flip is a prompt change', async () => {
+  const dir = `${LMEVAL}pr1567-slurmevals`;
+  const d = await diffPaths(`${dir}/mistral/winogrande_write_out_info.json`, `${dir}/mistralShuffle/question_shuffle_winogrande_write_out_info.json`);
+  const t = d.comparisons[0]!.tasks[0]!;
+  // write_out records neither doc hashes nor documents: the join falls back to doc_id, and says so.
+  assert.equal(t.items!.key, 'doc_id');
+  assert.deepEqual(t.items!.pairsByKey, { doc_hash: 0, doc_content: 0, doc_id: 1267 });
+  assert.match(t.items!.keyNote, /doc_id is an index, so check the prompts/);
+  assert.equal(t.items!.differences.promptsDiffer, 1267);
+  assert.match(t.items!.differences.promptExamples[0]!.patch, /^-People think Samantha is embarassed, because Samantha made snide comments about the shirt Rebecca was wearing\.$/m);
+  const acc = t.paired.find((p) => p.score === 'acc,none')!.result;
+  // SOURCES.md: acc 0.7814 unshuffled vs 0.4807 shuffled; discordant pairs counted in Python: 516 right only in A, 135 only in B.
+  assert.deepEqual([acc.n, acc.meanA, acc.meanB], [1267, 990 / 1267, 609 / 1267]);
+  assert.deepEqual([acc.mcnemar!.aOnly, acc.mcnemar!.bOnly], [516, 135]);
+  // scipy.stats.binomtest(135, 651, 0.5).pvalue, from test/audit/reference/paired_reference.py
+  assert.ok(Math.abs(acc.mcnemar!.p / REFERENCE.mcnemar_winogrande_shuffle - 1) < 1e-9);
+  assert.equal(acc.distinguishable, true);
+  const flips = t.flips.find((f) => f.score === 'acc,none')!;
+  assert.deepEqual([flips.flips, flips.byCause.prompt, flips.byCause.response, flips.byCause.extraction], [651, 651, 0, 0]);
+  assert.equal(t.falsifier.clauses.find((c) => c.name === 'prompts')!.status, 'violated');
+  assert.equal(t.falsifier.status, 'violated');
 });

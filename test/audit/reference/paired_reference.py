@@ -38,6 +38,8 @@ out = {
     "continuous": {},
     "mcnemar_large": binomtest(480, 1000, 0.5).pvalue,
     "mcnemar_wide": binomtest(30, 1000, 0.5).pvalue,
+    # Mistral-7B winogrande standard vs question-shuffled (pr1567): 516 right only in A, 135 only in B.
+    "mcnemar_winogrande_shuffle": binomtest(135, 651, 0.5).pvalue,
 }
 ca = [round(0.37 * i % 1.0, 6) for i in range(1, 31)]
 cb = [round((0.37 * i + 0.05 * (i % 3)) % 1.0, 6) for i in range(1, 31)]
