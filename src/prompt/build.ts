@@ -3,7 +3,7 @@
  * does: eval docs in dataset order, one few-shot RNG per task advanced doc by doc,
  * `fewshot_context` then `construct_requests` (lmeval-prompts.md §1, §7, §8).
  */
-import { randomInt } from 'node:crypto';
+import { hash, randomInt } from 'node:crypto';
 import { dirname } from 'node:path';
 import { BadInputError } from '../errors.ts';
 import { loadSplit, type Doc } from '../data/datasets.ts';
@@ -11,7 +11,6 @@ import { dumpsPyIndent2 } from '../data/pyjson.ts';
 import { resolveFunction } from '../tasks/functions.ts';
 import type { TaskConfig } from '../tasks/config.ts';
 import { FunctionRef } from '../tasks/yaml.ts';
-import { sha256Hex } from '../util/hash.ts';
 import type { ChatTemplate } from './chatTemplate.ts';
 import { PromptShapeError, buildQaTurn, endsWithWhitespace, maybeDelimit, messagesToText, multiturnToSingleturn, toChat, type Message } from './context.ts';
 import { TaskFields } from './fields.ts';
@@ -58,6 +57,9 @@ export interface BuiltTask {
 }
 
 export const pyStrOf = (v: unknown): string => (typeof v === 'string' ? v : pyStr(fromJs(v, new WeakMap())));
+
+/** sha256 hex of the UTF-8 text (one-shot `crypto.hash`: no Hash object per call). */
+const sha256Hex = (text: string): string => hash('sha256', text, 'hex');
 
 /** `doc_hash`: sha256 of `json.dumps(doc, indent=2, ensure_ascii=False)`. */
 export function docHash(doc: Doc): string {
