@@ -18,8 +18,8 @@ import {
   pyIter, pyStr, truthy, typeName, type PyArgs, type PyValue,
 } from './values.ts';
 
-/** Guards against templates that would run (practically) forever. */
-const MAX_STEPS = 50_000_000;
+/** Guards against templates that would run (practically) forever; real task templates take a few hundred steps. */
+const MAX_STEPS = 2_000_000;
 
 class BreakSignal {}
 class ContinueSignal {}

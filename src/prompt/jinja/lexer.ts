@@ -50,6 +50,8 @@ const OPERATORS: [string, TokenType][] = [
   ['|', TOKEN_TYPES.Pipe],
 ];
 
+const MAX_NESTING = 100;
+
 const FLOAT_RE = /(\d+_)*\d+((\.(\d+_)*\d+)?[eE][+-]?(\d+_)*\d+|\.(\d+_)*\d+)/y;
 const INT_RE = /(0[bB](_?[01])+|0[oO](_?[0-7])+|0[xX](_?[\da-fA-F])+|[1-9](_?\d)*|0(_?0)*)/y;
 const NAME_RE = /[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}]*/uy;
@@ -137,7 +139,11 @@ export function tokenizeJinja(source: string): Token[] {
         }
       }
       const [token, next] = readToken(src, cursor, lineAt);
-      if ('([{'.includes(token.value) && token.type !== TOKEN_TYPES.StringLiteral) brackets.push(token.value);
+      if ('([{'.includes(token.value) && token.type !== TOKEN_TYPES.StringLiteral) {
+        // CPython's parser gives up near this depth too (RecursionError); ours would overflow the JS stack.
+        if (brackets.length >= MAX_NESTING) throw new TemplateSyntaxError('brackets nested too deeply', lineAt(cursor));
+        brackets.push(token.value);
+      }
       else if (')]}'.includes(token.value) && token.type !== TOKEN_TYPES.StringLiteral) {
         const expected = { ')': '(', ']': '[', '}': '{' }[token.value];
         if (brackets.pop() !== expected) throw new TemplateSyntaxError(`unexpected '${token.value}'`, lineAt(cursor));
@@ -161,6 +167,7 @@ export const TUPLE_CALLEE = '\u0000tuple';
 const KEYWORDS = new Set(['in', 'if', 'else', 'elif', 'and', 'or', 'not', 'is', 'for', 'set', 'filter', 'with']);
 
 function markTupleLiterals(tokens: Token[]): Token[] {
+  const closeOf = matchBrackets(tokens);
   const out: Token[] = [];
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
@@ -173,25 +180,28 @@ function markTupleLiterals(tokens: Token[]): Token[] {
           prev.type === TOKEN_TYPES.StringLiteral ||
           prev.type === TOKEN_TYPES.NumericLiteral ||
           (prev.type === TOKEN_TYPES.Identifier && !KEYWORDS.has(prev.value)));
-      if (!isCall && isTupleDisplay(tokens, i)) out.push(new Token(TUPLE_CALLEE, TOKEN_TYPES.Identifier));
+      const close = closeOf.get(i);
+      // `()` or a parenthesised group whose last top-level token is a comma.
+      const tuple = close !== undefined && (close === i + 1 || tokens[close - 1]!.type === TOKEN_TYPES.Comma);
+      if (!isCall && tuple) out.push(new Token(TUPLE_CALLEE, TOKEN_TYPES.Identifier));
     }
     out.push(t);
   }
   return out;
 }
 
-/** `()` or a parenthesised group whose last top-level token is a comma. */
-function isTupleDisplay(tokens: Token[], open: number): boolean {
-  let depth = 0;
-  for (let j = open; j < tokens.length; j++) {
-    const type = tokens[j]!.type;
-    if (type === TOKEN_TYPES.OpenParen || type === TOKEN_TYPES.OpenSquareBracket || type === TOKEN_TYPES.OpenCurlyBracket) depth++;
-    else if (type === TOKEN_TYPES.CloseParen || type === TOKEN_TYPES.CloseSquareBracket || type === TOKEN_TYPES.CloseCurlyBracket) {
-      depth--;
-      if (depth === 0) return j === open + 1 || tokens[j - 1]!.type === TOKEN_TYPES.Comma;
-    }
-  }
-  return false;
+/** Index of each opening paren → index of its closing paren (the lexer has already checked the nesting). */
+function matchBrackets(tokens: Token[]): Map<number, number> {
+  const closeOf = new Map<number, number>();
+  const stack: number[] = [];
+  tokens.forEach((t, i) => {
+    if (t.type === TOKEN_TYPES.OpenParen || t.type === TOKEN_TYPES.OpenSquareBracket || t.type === TOKEN_TYPES.OpenCurlyBracket) stack.push(i);
+    else if (t.type === TOKEN_TYPES.CloseParen || t.type === TOKEN_TYPES.CloseSquareBracket || t.type === TOKEN_TYPES.CloseCurlyBracket) {
+      const open = stack.pop();
+      if (open !== undefined) closeOf.set(open, i);
+    } else if (t.type === TOKEN_TYPES.CloseExpression || t.type === TOKEN_TYPES.CloseStatement) stack.length = 0;
+  });
+  return closeOf;
 }
 
 function readToken(src: string, at: number, lineAt: (pos: number) => number): [Token, number] {
