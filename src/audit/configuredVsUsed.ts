@@ -90,19 +90,20 @@ const targetDelimiter: Check = (c) => {
 const fewshotCount: Check = (c) => {
   const id = 'fewshot_count';
   const configured = valueOf(c.run, c.task, 'fewshot.count');
-  const prompts = c.docs.map((d) => d.prompt).filter((p): p is string => p !== null);
+  const withPrompt = c.docs.filter((d): d is DocRecord & { prompt: string } => d.prompt !== null);
+  const prompts = withPrompt.map((d) => d.prompt);
   if (prompts.length === 0) return result(id, c.task, 'unknown', show(configured), 'unknown', 'no prompts recorded');
   const multi = prompts.map((p) => multiturnShots(p));
   let visible: { count: number; how: string } | null = null;
   let evidence: Evidence[] = [];
   if (multi.every((m) => m !== null)) {
-    const counts = multi.map((m) => m!.count);
-    visible = { count: counts.sort((a, b) => a - b)[Math.floor(counts.length / 2)]!, how: multi[0]!.how };
-    evidence = c.docs.filter((d, i) => d.prompt !== null && multi[i]?.count !== Number(configured)).map((d) => ({ docId: d.docId, bytes: snippet(d.prompt!.slice(-200)) }));
+    const counts = multi.map((m) => m!.count).sort((a, b) => a - b);
+    visible = { count: counts[Math.floor(counts.length / 2)]!, how: multi[0]!.how };
+    evidence = withPrompt.filter((_, i) => multi[i]!.count !== Number(configured)).map((d) => ({ docId: d.docId, bytes: snippet(d.prompt.slice(-200)) }));
   } else {
     const delimiter = typeof c.cfg?.fewshot_delimiter === 'string' ? c.cfg.fewshot_delimiter : '\n\n';
     visible = plainShots(prompts, delimiter);
-    if (visible !== null) evidence = c.docs.slice(0, 1).filter((d) => d.prompt !== null).map((d) => ({ docId: d.docId, bytes: snippet(d.prompt!.slice(0, 200)) }));
+    if (visible !== null) evidence = withPrompt.slice(0, 1).map((d) => ({ docId: d.docId, bytes: snippet(d.prompt.slice(0, 200)) }));
   }
   if (visible === null) return result(id, c.task, 'unknown', show(configured), 'unknown', 'too few prompts to tell examples from template text');
   if (configured === undefined || configured === null) return result(id, c.task, 'unknown', show(configured), String(visible.count), `n-shot not recorded; ${visible.count} visible (${visible.how})`);
