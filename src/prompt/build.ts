@@ -46,6 +46,8 @@ export interface DocRequests {
   arguments: unknown[][];
   doc_hash: string;
   prompt_hash: string;
+  /** Positions of the few-shot examples in the few-shot pool, in prompt order. */
+  fewshot_doc_ids: number[];
 }
 
 export interface BuiltTask {
@@ -126,10 +128,13 @@ export async function buildTask(config: TaskConfig, options: BuildOptions): Prom
   const genKwargs = config.generation_kwargs === null ? null : { ...config.generation_kwargs, ...(options.genKwargs ?? {}) };
 
   let sampler: Sampler | null = null;
+  const poolIndex = new Map<Doc, number>();
   if (numFewshot > 0) {
     const seed = options.fewshotSeed === undefined ? 1234 : options.fewshotSeed;
     const rnd = new PyRandom(seed === null ? randomInt(2 ** 47) : seed);
-    sampler = makeSampler(config.fewshot_config.sampler, await fewshotPool(config, options.roots), rnd, config.task);
+    const pool = await fewshotPool(config, options.roots);
+    pool.forEach((d, i) => poolIndex.set(d, i));
+    sampler = makeSampler(config.fewshot_config.sampler, pool, rnd, config.task);
   }
   const passEvalDoc = config.fewshot_config.split === config.test_split;
   const fs = config.fewshot_config;
@@ -172,9 +177,11 @@ export async function buildTask(config: TaskConfig, options: BuildOptions): Prom
     const genPrefix = genPrefixRaw === null || genPrefixRaw === undefined ? null : pyStrOf(genPrefixRaw);
     const description = pyStrOrEmpty(fields.resolveField(doc, config.description, 'description'));
     const systemPrompt = maybeDelimit(options.systemInstruction ?? null, description, config.fewshot_delimiter);
+    const shotIds: number[] = [];
     const messages: Message[] = systemPrompt ? [{ role: 'system', content: systemPrompt, delimiter: '' }] : [];
     if (sampler !== null) {
       for (const shot of sampler.sample(numFewshot, passEvalDoc ? doc : null)) {
+        shotIds.push(poolIndex.get(shot) ?? -1);
         // A shot's turn depends only on the shot doc, so each pool doc is rendered once.
         let turn = shotTurns.get(shot);
         if (turn === undefined) shotTurns.set(shot, (turn = shotTurn(shot)));
@@ -204,6 +211,7 @@ export async function buildTask(config: TaskConfig, options: BuildOptions): Prom
       arguments: args,
       doc_hash: docHash(doc),
       prompt_hash: sha256Hex(pyStrOf(hashed ?? '')),
+      fewshot_doc_ids: shotIds,
     };
   }
 

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { compileChatTemplate } from '../../src/prompt/chatTemplate.ts';
 import { buildQaTurn, messagesToText } from '../../src/prompt/context.ts';
 import { pyStrOf } from '../../src/prompt/build.ts';
+import { instanceRows } from '../../src/prompt/instances.ts';
 import { MOCK_CHAT, buildIn, taskFolder } from './helpers.ts';
 
 const mock = compileChatTemplate(MOCK_CHAT, { origin: 'mock' });
@@ -46,6 +47,18 @@ test('arc 2-shot: shot draws [7,1] [0,1] [9,0] [1,9], continuations, int targets
   assert.deepEqual(conts(docs[0]!), [' option a100', ' option b100', ' option c100', ' option d100']);
   assert.deepEqual(conts(docs[3]!), [' one', ' two', ' three']);
   assert.deepEqual(docs.map((d) => d.target), [0, 1, 2, 1]);
+  assert.deepEqual(docs.map((d) => d.fewshot_doc_ids), [[7, 1], [0, 1], [9, 0], [1, 9]]);
+  const rows = instanceRows(docs[0]!, 'run-1');
+  assert.equal(rows.length, 4);
+  assert.deepEqual(
+    { ...rows[1], doc_json: undefined },
+    {
+      run_id: 'run-1', task: 'arc_spec', doc_id: '0', group: null, request_idx: 1, request_type: 'loglikelihood',
+      arg_context: docs[0]!.arguments[0]![0], arg_continuation: ' option b100', gen_kwargs_json: null, doc_json: undefined,
+      doc_hash: docs[0]!.doc_hash, prompt_hash: docs[0]!.prompt_hash, target: '0',
+      choices_json: '[" option a100", " option b100", " option c100", " option d100"]', fewshot_doc_ids: '[7, 1]',
+    },
+  );
 });
 
 test('arc chat: multiturn, single-turn, no leading space; plain system instruction is glued', async () => {
