@@ -35,8 +35,8 @@ export async function loadSource(paths: readonly string[], options: ImportOption
       table(name: TableName, options?: { rowNumber?: boolean }): string {
         const table = staged[name as (typeof STORE_TABLES)[number]];
         if (table === undefined) throw new Error(`no staged table '${name}' for an on-the-fly source`);
-        // Staged tables keep insertion order, so rowid is the position in the source.
-        return options?.rowNumber ? `(SELECT rowid AS file_row_number, * FROM ${table})` : table;
+        // Staged tables and views keep the source's order, so the row number is the position in it.
+        return options?.rowNumber ? `(SELECT row_number() OVER () - 1 AS file_row_number, * FROM ${table})` : table;
       },
     },
     skipped: imported.runs.flatMap((r) => r.skipped),
@@ -57,7 +57,6 @@ export async function stageUnion(
       out[table] = names[0]!;
       continue;
     }
-    // One table (not a view) so that rowid is each row's position, as for a single source.
     const union = `${names[0]}_all`;
     await (await duck()).run(`CREATE TEMP TABLE ${union} AS ${names.map((n) => `SELECT ${columns} FROM ${n}`).join(' UNION ALL ')}`);
     out[table] = union;

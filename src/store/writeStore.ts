@@ -19,8 +19,12 @@ import {
   type TableName,
 } from './schema.ts';
 
-/** A table's content: rows built in JS, or a SELECT DuckDB runs (for bulk imports). */
-export type TableSource = { rows: readonly Record<string, unknown>[] } | { sql: string };
+/**
+ * A table's content: rows built in JS, or a SELECT DuckDB runs (for bulk imports).
+ * A `lazy` SELECT, whose importer has already validated it, is staged as a typed view
+ * and computed only when read (on-the-fly rescoring reads a few columns of it).
+ */
+export type TableSource = { rows: readonly Record<string, unknown>[] } | { sql: string; lazy?: boolean };
 
 export interface WriteStoreOptions {
   /** Replace an existing store at the path (the old one is removed only after the new one is in place). */
@@ -103,6 +107,11 @@ export async function stageTable(table: TableName, source: TableSource): Promise
   const conn = await duck();
   const spec: readonly ColumnSpec[] = TABLES[table];
   const staging = `staged_${table}_${randomBytes(6).toString('hex')}`;
+  if ('sql' in source && source.lazy) {
+    const select = spec.map((c) => `CAST(${sqlIdent(c.name)} AS ${c.type}) AS ${sqlIdent(c.name)}`).join(', ');
+    await conn.run(`CREATE TEMP VIEW ${staging} AS SELECT ${select} FROM (${source.sql})`);
+    return staging;
+  }
   const columns = spec.map((c) => `${sqlIdent(c.name)} ${c.type}${c.nullable ? '' : ' NOT NULL'}`).join(', ');
   await conn.run(`CREATE TEMP TABLE ${staging} (${columns})`);
   try {
@@ -116,7 +125,7 @@ export async function stageTable(table: TableName, source: TableSource): Promise
       await conn.run(`INSERT INTO ${staging} SELECT ${select} FROM (${source.sql})`);
     }
   } catch (error) {
-    await conn.run(`DROP TABLE IF EXISTS ${staging}`);
+    await dropStaged(staging);
     if (error instanceof StoreError) throw error;
     throw new StoreError(`${table}: ${(error as Error).message.split('\n')[0]}`, { cause: error });
   }
@@ -137,8 +146,14 @@ async function writeTable(
       .join(', ');
     await conn.run(`COPY ${staging} TO ${sqlString(path)} (FORMAT parquet, COMPRESSION zstd, KV_METADATA {${kv}})`);
   } finally {
-    await conn.run(`DROP TABLE IF EXISTS ${staging}`);
+    await dropStaged(staging);
   }
+}
+
+async function dropStaged(name: string): Promise<void> {
+  const conn = await duck();
+  await conn.run(`DROP VIEW IF EXISTS ${name}`).catch(() => undefined);
+  await conn.run(`DROP TABLE IF EXISTS ${name}`).catch(() => undefined);
 }
 
 function appendRow(

@@ -21,7 +21,8 @@ export function registerImport(program: Command): void {
     await writeStore(
       flags.out,
       { schema_version: SCHEMA_VERSION, created_by: 'lmaudit import', runs: imported.runs.map((r) => r.provenance) },
-      Object.fromEntries(Object.entries(staged).map(([t, sql]) => [t, { sql: `SELECT * FROM ${sql}` }])),
+      // Already validated when staged: written straight from the staged relations.
+      Object.fromEntries(Object.entries(staged).map(([t, sql]) => [t, { sql: `SELECT * FROM ${sql}`, lazy: true }])),
       { replace: flags.replace },
     );
     const summary = {

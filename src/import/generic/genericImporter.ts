@@ -10,9 +10,10 @@
  */
 import { basename, extname } from 'node:path';
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { BadInputError } from '../../errors.ts';
-import { queryRows, sqlIdent, sqlString } from '../../store/duck.ts';
+import { duck, queryRows, sqlIdent, sqlString } from '../../store/duck.ts';
 import { emptyRunProvenance, emptyTaskProvenance, inferred, recorded, same } from '../../store/schema.ts';
 import type { FieldMap, FileProbe, ImportOptions, ImportedRun, Importer } from '../types.ts';
 import { readGenericRecordsJs } from './genericJs.ts';
@@ -63,7 +64,7 @@ async function importOne(probe: FileProbe, options: ImportOptions): Promise<Impo
   const columns = await sourceColumns(probe, format);
   const fields = resolveFields(columns, options.fields, probe.path);
   const task = basename(probe.name, extname(probe.name));
-  const sha = createHash('sha256').update(await readFile(probe.path)).digest('hex');
+  const sha = await sha256File(probe.path);
   const runId = `generic-${sha.slice(0, 16)}`;
   const provenance = emptyRunProvenance({ run_id: runId, label: probe.name, source_kind: 'generic', source_format: format });
   provenance.harness.name = same(recorded('unknown harness (generic records)'));
@@ -74,14 +75,15 @@ async function importOne(probe: FileProbe, options: ImportOptions): Promise<Impo
   taskBlock.samples.document_count = same(inferred(null, 'counted at load time'));
   provenance.tasks[task] = taskBlock;
 
-  const bulk = format === 'csv' || format === 'parquet' || !options.skipBad ? await bulkSql(probe.path, format, fields) : null;
+  const bulk = format === 'csv' || format === 'parquet' || !options.skipBad ? await bulkStage(probe.path, format, fields) : null;
   if (bulk !== null) {
-    const bad = await firstBadRow(bulk.source, fields);
+    const bad = await firstBadRow(bulk, fields);
     if (bad === null) {
-      return { provenance, tables: tablesFromSql(runId, task, bulk.source, fields), skipped: [] };
+      return { provenance, tables: tablesFromSql(runId, task, bulk), skipped: [] };
     }
+    await (await duck()).run(`DROP TABLE IF EXISTS ${bulk}`);
     if (format === 'csv' || format === 'parquet') {
-      throw new BadInputError(`${bad.field} is missing or empty`, {
+      throw new BadInputError(bad.reason, {
         file: probe.path,
         line: format === 'csv' ? bad.row + 1 : bad.row,
         field: bad.field,
@@ -171,61 +173,86 @@ export function resolveFields(columns: readonly string[], flags: FieldMap, file:
   return { id: pick('id', false), output: pick('output', true)!, gold: pick('gold', true)!, group: pick('group', false) };
 }
 
-/** A SQL relation with columns _row, id, output, gold, grp (all VARCHAR but _row), or null when DuckDB cannot read it. */
-async function bulkSql(path: string, format: Format, fields: ResolvedFields): Promise<{ source: string } | null> {
+/**
+ * Reads the file once into a temporary table (_row, id, output, gold, grp; all text)
+ * or returns null when DuckDB cannot read it. JSON values that are not strings become
+ * NULL here, which sends the file to the JS path for a precise error.
+ */
+async function bulkStage(path: string, format: Format, fields: ResolvedFields): Promise<string | null> {
   const wanted = [fields.id, fields.output, fields.gold, fields.group].filter((f): f is string => f !== null);
   let reader: string;
   if (format === 'csv') reader = `read_csv(${sqlString(path)}, header = true, all_varchar = true)`;
   else if (format === 'parquet') reader = `read_parquet(${sqlString(path)})`;
   else {
     const struct = wanted.map((f) => `${sqlString(f)}: 'JSON'`).join(', ');
-    reader = `read_json(${sqlString(path)}, format = ${format === 'jsonl' ? "'newline_delimited'" : "'auto'"}, columns = {${struct}}, maximum_object_size = 1073741824)`;
+    reader = `read_json(${sqlString(path)}, format = ${format === 'jsonl' ? "'newline_delimited'" : "'auto'"}, columns = {${struct}})`;
   }
+  const json = format === 'jsonl' || format === 'json';
   const text = (field: string | null) => {
     if (field === null) return 'NULL';
-    if (format === 'jsonl' || format === 'json') {
-      // Only JSON strings take the bulk path; any other type sends the file to the JS path for a precise error.
-      return `CASE WHEN json_type(${sqlIdent(field)}) = 'VARCHAR' THEN json_extract_string(${sqlIdent(field)}, '$') END`;
-    }
-    return `CAST(${sqlIdent(field)} AS VARCHAR)`;
+    const f = sqlIdent(field);
+    return json ? `CASE WHEN json_type(${f}) = 'VARCHAR' THEN json_extract_string(${f}, '$') END` : `CAST(${f} AS VARCHAR)`;
   };
-  const idText = fields.id === null ? 'CAST(_row AS VARCHAR)' : format === 'jsonl' || format === 'json'
-    ? `CASE WHEN json_type(${sqlIdent(fields.id)}) IN ('VARCHAR') THEN json_extract_string(${sqlIdent(fields.id)}, '$') WHEN json_type(${sqlIdent(fields.id)}) IN ('UBIGINT','BIGINT') THEN CAST(${sqlIdent(fields.id)} AS VARCHAR) END`
-    : `CAST(${sqlIdent(fields.id)} AS VARCHAR)`;
-  const source = `(SELECT _row, ${idText} AS id, ${text(fields.output)} AS output, ${text(fields.gold)} AS gold, ${text(fields.group)} AS grp
-    FROM (SELECT *, row_number() OVER () AS _row FROM ${reader}))`;
+  const idText =
+    fields.id === null
+      ? 'CAST(row_number() OVER () AS VARCHAR)'
+      : json
+        ? `CASE WHEN json_type(${sqlIdent(fields.id)}) = 'VARCHAR' THEN json_extract_string(${sqlIdent(fields.id)}, '$')
+                WHEN json_type(${sqlIdent(fields.id)}) IN ('UBIGINT', 'BIGINT') THEN CAST(${sqlIdent(fields.id)} AS VARCHAR) END`
+        : `CAST(${sqlIdent(fields.id)} AS VARCHAR)`;
+  const table = `generic_${randomBytes(6).toString('hex')}`;
   try {
-    await queryRows(`SELECT count(*) AS n FROM ${source}`);
-    return { source };
+    // The table keeps the file's order (insertion order is preserved), so _row is the line or row number.
+    await (await duck()).run(`CREATE TEMP TABLE ${table} AS
+      SELECT row_number() OVER () AS _row, ${idText} AS id, ${text(fields.output)} AS output, ${text(fields.gold)} AS gold, ${text(fields.group)} AS grp
+      FROM ${reader}`);
+    return table;
   } catch {
     return null;
   }
 }
 
-async function firstBadRow(source: string, fields: ResolvedFields): Promise<{ row: number; field: string } | null> {
+async function firstBadRow(table: string, fields: ResolvedFields): Promise<{ row: number; field: string; reason: string } | null> {
   const rows = await queryRows<{ _row: number; id: string | null; output: string | null; gold: string | null }>(
-    `SELECT _row, id, output, gold FROM ${source} WHERE id IS NULL OR output IS NULL OR gold IS NULL ORDER BY _row LIMIT 1`,
+    `SELECT _row, id, output, gold FROM ${table} WHERE id IS NULL OR output IS NULL OR gold IS NULL ORDER BY _row LIMIT 1`,
   );
   const bad = rows[0];
-  if (bad === undefined) return null;
-  const field = bad.output === null ? fields.output : bad.gold === null ? fields.gold : (fields.id ?? 'id');
-  return { row: Number(bad._row), field };
+  if (bad !== undefined) {
+    const field = bad.output === null ? fields.output : bad.gold === null ? fields.gold : (fields.id ?? 'id');
+    return { row: Number(bad._row), field, reason: `${field} is missing, empty or not text` };
+  }
+  const duplicate = await queryRows<{ id: string; row: number }>(
+    `SELECT id, max(_row) AS row FROM ${table} GROUP BY id HAVING count(*) > 1 ORDER BY row LIMIT 1`,
+  );
+  if (duplicate[0] !== undefined) {
+    return { row: Number(duplicate[0].row), field: fields.id ?? 'id', reason: `duplicate id '${duplicate[0].id}'` };
+  }
+  return null;
 }
 
-function tablesFromSql(runId: string, task: string, source: string, _fields: ResolvedFields): ImportedRun['tables'] {
+/** Store tables over the staged records; lazy, so on-the-fly rescoring computes only the columns it reads. */
+function tablesFromSql(runId: string, task: string, table: string): ImportedRun['tables'] {
   const run = sqlString(runId);
   const t = sqlString(task);
   return {
     instances: {
+      lazy: true,
       sql: `SELECT ${run} AS run_id, ${t} AS task, id AS doc_id, grp AS "group", 0 AS request_idx, 'generate_until' AS request_type,
         NULL AS arg_context, NULL AS arg_continuation, NULL AS gen_kwargs_json, NULL AS doc_json,
         sha256(${t} || chr(31) || id) AS doc_hash, NULL AS prompt_hash, gold AS target, NULL AS choices_json, NULL AS fewshot_doc_ids
-        FROM ${source} ORDER BY _row`,
+        FROM ${table}`,
     },
     responses: {
+      lazy: true,
       sql: `SELECT ${run} AS run_id, ${t} AS task, id AS doc_id, 0 AS request_idx, 0 AS repeat, output AS text,
         NULL AS logprob, NULL AS is_greedy, NULL AS finish_reason, NULL AS tokens_in, NULL AS tokens_out, NULL AS latency_ms,
-        NULL AS attempt, NULL AS from_cache, NULL AS error FROM ${source} ORDER BY _row`,
+        NULL AS attempt, NULL AS from_cache, NULL AS error FROM ${table}`,
     },
   };
+}
+
+async function sha256File(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
 }

@@ -1,0 +1,113 @@
+#!/usr/bin/env node
+// Rescoring throughput: the four-way letter sweep over 1,000,000 generated outputs
+// (bench/generate_outputs.py), lmaudit against a plain Python 3 script that loads the
+// JSONL with the stdlib and scores the four rules in loops (bench/rescore_baseline.py).
+// Both are timed as whole fresh processes (start-up, loading and scoring included),
+// 3 runs each, median reported; the counts must be identical, overall and per group.
+//   from a store: the data imported once, then `lmaudit rescore <store>` (no cache of
+//                 earlier rescoring exists: every run scores from the stored outputs);
+//   from JSONL:   `lmaudit rescore big.jsonl` (imported on the fly).
+// `--records N` changes the size; `--memory` also rescores 10,000,000 records from a
+// store and reports the peak resident memory (target: under 2 GiB).
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const out = join(root, 'bench/out');
+const args = process.argv.slice(2);
+const records = Number(args[args.indexOf('--records') + 1] ?? 0) || 1_000_000;
+const RUNS = 3;
+const SWEEP = ['--extractors', 'exact,contains,first-letter,last-letter', '--normalizers', 'strip', '--aggregations', 'micro,macro'];
+const RULE_OF = { exact: 'strip-equal', contains: 'substring', 'first-letter': 'first-letter', 'last-letter': 'last-letter' };
+
+function timed(cmd, cmdArgs) {
+  const started = process.hrtime.bigint();
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', cmd, ...cmdArgs], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 28 });
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  if (r.status !== 0) throw new Error(`${cmd} ${cmdArgs.join(' ')} failed (${r.status}):\n${r.stderr.slice(-2000)}`);
+  const peakKiB = Number(r.stderr.trim().split('\n').at(-1));
+  return { seconds, peakMiB: peakKiB / 1024, stdout: r.stdout };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+function ensureRecords(n) {
+  const file = join(out, `outputs-${n}.jsonl`);
+  if (!existsSync(file)) {
+    console.log(`generating ${n.toLocaleString()} outputs → ${file}`);
+    timed('python3', [join(root, 'bench/generate_outputs.py'), String(n), file]);
+  }
+  return file;
+}
+
+function importStore(file, n) {
+  const store = join(out, `store-${n}`);
+  rmSync(store, { recursive: true, force: true });
+  const r = timed(process.execPath, ['bin/lmaudit.mjs', 'import', file, '--out', store]);
+  return { store, seconds: r.seconds, peakMiB: r.peakMiB };
+}
+
+/** Checks lmaudit's cells against the baseline's counts, overall and per group. */
+function checkCounts(baseline, report) {
+  let checked = 0;
+  for (const cell of report.cells) {
+    const rule = RULE_OF[cell.extractor];
+    if (cell.aggregation === 'micro') {
+      if (cell.correct !== baseline.overall[rule].correct || cell.n !== baseline.n) {
+        throw new Error(`count mismatch for ${rule}: lmaudit ${cell.correct}/${cell.n}, baseline ${baseline.overall[rule].correct}/${baseline.n}`);
+      }
+      checked++;
+    } else {
+      for (const g of cell.groups) {
+        const b = baseline.groups[g.group][rule];
+        if (g.correct !== b.correct || g.n !== b.n) throw new Error(`count mismatch for ${rule} in ${g.group}`);
+        checked++;
+      }
+    }
+  }
+  return checked;
+}
+
+mkdirSync(out, { recursive: true });
+const spawnBuild = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
+if (spawnBuild.status !== 0) process.exit(1);
+const file = ensureRecords(records);
+const imported = importStore(file, records);
+
+const baseTimes = [];
+const storeTimes = [];
+const jsonlTimes = [];
+let baseline;
+let fromStore;
+let fromJsonl;
+for (let i = 0; i < RUNS; i++) {
+  const b = timed('python3', [join(root, 'bench/rescore_baseline.py'), file]);
+  baseTimes.push(b.seconds);
+  baseline = JSON.parse(b.stdout);
+  const s = timed(process.execPath, ['bin/lmaudit.mjs', 'rescore', imported.store, '--json', ...SWEEP]);
+  storeTimes.push(s.seconds);
+  fromStore = { report: JSON.parse(s.stdout), peakMiB: s.peakMiB };
+  const j = timed(process.execPath, ['bin/lmaudit.mjs', 'rescore', file, '--json', ...SWEEP]);
+  jsonlTimes.push(j.seconds);
+  fromJsonl = { report: JSON.parse(j.stdout), peakMiB: j.peakMiB };
+}
+const checked = checkCounts(baseline, fromStore.report) + checkCounts(baseline, fromJsonl.report);
+const base = median(baseTimes);
+console.log(`\nrescoring ${records.toLocaleString()} outputs, four-way letter sweep, micro + macro over 57 groups, with standard errors`);
+console.log(`  counts identical to the baseline: ${checked} (cell, group) counts checked`);
+console.log(`  baseline (python3 stdlib json + re, loops)   ${base.toFixed(3)} s  (runs: ${baseTimes.map((t) => t.toFixed(2)).join(', ')})`);
+console.log(`  import once into a store (not in the ratio)  ${imported.seconds.toFixed(3)} s, peak ${imported.peakMiB.toFixed(0)} MiB`);
+console.log(`  lmaudit rescore <store>                      ${median(storeTimes).toFixed(3)} s  (runs: ${storeTimes.map((t) => t.toFixed(2)).join(', ')}), peak ${fromStore.peakMiB.toFixed(0)} MiB`);
+console.log(`  lmaudit rescore <jsonl> (import on the fly)  ${median(jsonlTimes).toFixed(3)} s  (runs: ${jsonlTimes.map((t) => t.toFixed(2)).join(', ')}), peak ${fromJsonl.peakMiB.toFixed(0)} MiB`);
+console.log(`  ratio from store: ${(base / median(storeTimes)).toFixed(2)}x (target 10x)`);
+console.log(`  ratio from JSONL: ${(base / median(jsonlTimes)).toFixed(2)}x (target 3x)`);
+
+if (args.includes('--memory')) {
+  const big = 10_000_000;
+  const bigFile = ensureRecords(big);
+  const bigStore = importStore(bigFile, big);
+  const r = timed(process.execPath, ['bin/lmaudit.mjs', 'rescore', bigStore.store, '--json', ...SWEEP]);
+  console.log(`\n  10,000,000 records: import ${bigStore.seconds.toFixed(1)} s (peak ${bigStore.peakMiB.toFixed(0)} MiB); rescore from store ${r.seconds.toFixed(1)} s, peak ${r.peakMiB.toFixed(0)} MiB (target < 2048 MiB)`);
+}
