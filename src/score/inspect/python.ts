@@ -5,6 +5,7 @@
  * round(x, 2) (half-to-even on the exact binary value) and str(float).
  */
 import { CASEFOLD_SPECIAL } from './casefoldTable.ts';
+import { unicodeNumberToFloat } from './unicodeNumber.ts';
 
 /** Characters for which Python's str.isspace() is true. */
 export const PY_SPACE = '\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
@@ -71,14 +72,10 @@ export function pyFloat(s: string): number | null {
   return Number(t.replace(/_/g, ''));
 }
 
-/**
- * Inspect's `_parse_number`: float(), then its Unicode fallback, finite only.
- * The fallback is ported in part (Unicode minus signs; digits of every script are
- * already float()'s); vulgar fractions, superscript exponents and CJK numerals are not.
- */
+/** Inspect's `_parse_number`: float(), then its Unicode fallback; finite only. */
 export function parseFiniteNumber(s: string): number | null {
-  for (const candidate of [s, s.replace(/[\u2212\u2012\u2013\uFE63\uFF0D]/g, '-')]) {
-    const value = pyFloat(candidate);
+  for (const parse of [pyFloat, unicodeNumberToFloat]) {
+    const value = parse(s);
     if (value !== null && Number.isFinite(value)) return value;
   }
   return null;

@@ -129,3 +129,16 @@ test('the extractors plug into the matrix seam, factories called with "" for def
   assert.deepEqual(INSPECT_EXTRACTORS['inspect-f1']!('').read({ ...item, text: 'd b', gold: '["b c", "x"]' }, identity), { extracted: 'd b', value: 0.5 });
   assert.throws(() => INSPECT_EXTRACTORS['inspect-answer']!(''), /letter, word, line/);
 });
+
+test("Inspect's Unicode number fallback gives what inspect_ai's own _unicode.py gives", async () => {
+  // fixtures/inspect/unicode_numbers.json: fixtures/inspect/scripts/reference_unicode_numbers.py run on inspect_ai's _unicode.py.
+  const { unicodeNumberToFloat } = await import('../../../src/score/inspect/unicodeNumber.ts');
+  const { parseFiniteNumber } = await import('../../../src/score/inspect/python.ts');
+  const cases = JSON.parse(readFileSync(new URL('../../../fixtures/inspect/unicode_numbers.json', import.meta.url), 'utf8')) as { input: string; unicode_number_to_float: number | string | null; parse_number: number | null }[];
+  assert.equal(cases.length, 53);
+  for (const c of cases) {
+    const ours = unicodeNumberToFloat(c.input);
+    assert.deepEqual(ours === null || Number.isFinite(ours) ? ours : pyFloatRepr(ours), c.unicode_number_to_float, `unicode_number_to_float(${JSON.stringify(c.input)})`);
+    assert.equal(parseFiniteNumber(c.input), c.parse_number, `_parse_number(${JSON.stringify(c.input)})`);
+  }
+});
