@@ -121,7 +121,8 @@ export function taskProvenance(log: InspectLog): TaskProvenance {
     const sent = promptMessages(first).filter((m) => m.role === 'system').map(messageText);
     t.system.message_sent = same(inferred(sent.length > 0 ? sent.join('\n') : null, 'system messages before the first reply in the first sample'));
   }
-  t.chat_template.applied = same(inferred(false, 'Inspect sends chat messages to the provider API; no local chat template'));
+  // Inspect always sends chat messages; whoever renders them (the API provider, or the tokenizer for hf/vllm) applies a template the log does not record.
+  t.chat_template.applied = same(inferred(true, 'Inspect sends chat messages; the provider (or the local tokenizer for hf/vllm) applies its chat template; its text is not in the log'));
   put(t.scoring, 'plan', { steps: arr(obj(header.plan)?.steps), finish: obj(header.plan)?.finish }, 'plan');
 
   const gen = effectiveGenerateConfig(header);
