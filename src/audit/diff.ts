@@ -14,6 +14,7 @@ import { describeDifferences, joinDocs, loadDocs, type DocRecord, type ItemDiffe
 import { DEFAULT_PAIRED_OPTIONS, pairedComparison, type PairedOptions, type PairedResult } from './pairedStats.ts';
 import { describeRun, pairRuns, selectRuns } from './runPairs.ts';
 import { diffSettings, type SettingsDiff } from './settingsDiff.ts';
+import { rescoredValues, RESCORED_PREFIX, type RescoredValues } from './rescored.ts';
 
 export interface DiffOptions extends PairedOptions {
   runA?: string;
@@ -91,11 +92,10 @@ export interface DiffResult {
   comparisons: RunComparison[];
   unpairedA: RunSummary[];
   unpairedB: RunSummary[];
+  /** Why rescoring cells are missing from the paired statistics, when they are (null: they are included). */
+  rescoring: { a: string | null; b: string | null };
   options: { iterations: number; seed: number; alpha: number };
 }
-
-/** Doc-id pairs of each task comparison's item join (kept out of the JSON: it can be large). */
-export const JOINED_IDS = new WeakMap<TaskComparison, [string, string][]>();
 
 export function summary(run: RunProvenance): RunSummary {
   return { run_id: run.run_id, label: run.label, source_kind: run.source_kind, source_format: run.source_format };
@@ -111,10 +111,15 @@ export async function diffStores(storeA: OpenStore, storeB: OpenStore, options: 
       `no run of A shares a task with a run of B (A: ${runsA.map(describeRun).join('; ')}; B: ${runsB.map(describeRun).join('; ')}); choose runs with --run-a/--run-b`,
     );
   }
+  const rescoredA = await rescoredValues(storeA);
+  const rescoredB = storeB === storeA ? rescoredA : await rescoredValues(storeB);
   const comparisons: RunComparison[] = [];
   for (const pair of pairing.pairs) {
     const tasks: TaskComparison[] = [];
-    for (const t of pair.tasks) tasks.push(await compareTask(storeA, pair.a, t.a, storeB, pair.b, t.b, o));
+    for (const t of pair.tasks) {
+      const rescored = { a: rescoredA.byScope.get(`${pair.a.run_id}\u0000${t.a}`), b: rescoredB.byScope.get(`${pair.b.run_id}\u0000${t.b}`) };
+      tasks.push(await compareTask(storeA, pair.a, t.a, storeB, pair.b, t.b, o, rescored));
+    }
     comparisons.push({ a: summary(pair.a), b: summary(pair.b), tasks, tasksOnlyInA: pair.onlyInA, tasksOnlyInB: pair.onlyInB });
   }
   return {
@@ -123,6 +128,7 @@ export async function diffStores(storeA: OpenStore, storeB: OpenStore, options: 
     comparisons,
     unpairedA: pairing.unpairedA.map(summary),
     unpairedB: pairing.unpairedB.map(summary),
+    rescoring: { a: rescoredA.note, b: rescoredB.note },
     options: { iterations: o.iterations, seed: o.seed, alpha: o.alpha },
   };
 }
@@ -141,10 +147,11 @@ export async function compareTask(
   runB: RunProvenance,
   taskB: string,
   o: DiffOptions,
+  rescored: { a?: RescoredValues; b?: RescoredValues } = {},
 ): Promise<TaskComparison> {
   const settings = diffSettings(runA, taskA, runB, taskB);
-  const docsA = await loadDocs(storeA, runA.run_id, taskA);
-  const docsB = await loadDocs(storeB, runB.run_id, taskB);
+  const docsA = withRescored(await loadDocs(storeA, runA.run_id, taskA), rescored.a);
+  const docsB = withRescored(await loadDocs(storeB, runB.run_id, taskB), rescored.b);
   const checks = { a: await checkConfiguredVsUsed(runA, taskA, docsA), b: await checkConfiguredVsUsed(runB, taskB, docsB) };
   const reported = reportedScores(runA, taskA, runB, taskB);
   if (docsA.length === 0 || docsB.length === 0) {
@@ -196,9 +203,17 @@ export async function compareTask(
     reported,
     falsifier: buildFalsifier(settings, checks, coverage),
   };
-  JOINED_IDS.set(comparison, join.pairs.map(([x, y]) => [x.docId, y.docId]));
   return comparison;
 }
+
+/** Rescored per-item values join the recorded scores, so each cell both runs have is paired like a metric. */
+function withRescored(docs: DocRecord[], values: RescoredValues | undefined): DocRecord[] {
+  if (values === undefined) return docs;
+  for (const d of docs) for (const [key, value] of values.get(d.docId) ?? []) d.scores.set(key, value);
+  return docs;
+}
+
+export { RESCORED_PREFIX };
 
 function pairedScores(pairs: readonly [DocRecord, DocRecord][], o: DiffOptions): PairedScore[] {
   const keys = new Set<string>();

@@ -106,7 +106,8 @@ function taskLines(t: TaskComparison, r: DiffResult): string[] {
 export function diffLines(r: DiffResult, declared: DeclaredFalsifierResult | null): string[] {
   const out: string[] = [];
   out.push(`A: ${r.a.location}`, `B: ${r.b.location}`);
-  out.push(`Paired statistics: percentile bootstrap of B − A with ${r.options.iterations} resamples (seed ${r.options.seed}); exact McNemar for 0/1 scores.`);
+  out.push(`Paired statistics: percentile bootstrap of B − A with ${r.options.iterations} resamples (seed ${r.options.seed}); exact McNemar for 0/1 scores; 'rescored:' rows are rescoring-matrix cells (extractor/normaliser).`);
+  for (const [side, note] of [['A', r.rescoring.a], ['B', r.rescoring.b]] as const) if (note !== null) out.push(`Rescoring of ${side}: ${note}`);
   for (const c of r.comparisons) {
     out.push('', `== run ${c.a.run_id} (${c.a.label}) vs ${c.b.run_id} (${c.b.label})`);
     if (c.tasksOnlyInA.length > 0) out.push(`Tasks only in A (${c.tasksOnlyInA.length}): ${c.tasksOnlyInA.slice(0, 12).join(', ')}${c.tasksOnlyInA.length > 12 ? ', …' : ''}`);

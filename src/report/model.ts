@@ -6,9 +6,8 @@
  * JSON is this object.
  */
 import type { DeclaredFalsifierResult } from '../audit/declaredFalsifier.ts';
-import { JOINED_IDS, summary, type DiffResult, type RunSummary } from '../audit/diff.ts';
+import { summary, type DiffResult, type RunSummary } from '../audit/diff.ts';
 import { singleRunFalsifier, type Falsifier } from '../audit/falsifier.ts';
-import { pairMatrixCells, type CellPair } from '../audit/matrixPairs.ts';
 import { loadDocs } from '../audit/itemJoin.ts';
 import type { PairedOptions } from '../audit/pairedStats.ts';
 import { disclosureCounts, effectiveFact, itemGroup } from '../audit/provenanceView.ts';
@@ -56,7 +55,7 @@ export interface ReportData {
   /** A few items per task, as recorded: what the model saw and said (untrusted text, shown escaped). */
   samples: { run_id: string; task: string; items: { doc_id: string; prompt_tail: string | null; output: string; target: string | null; scores: Record<string, number | null> }[] }[];
   falsifiers: { run_id: string; task: string; falsifier: Falsifier }[];
-  comparison: (DiffResult & { cellPairs: CellPair[] }) | null;
+  comparison: DiffResult | null;
   declared: DeclaredFalsifierResult | null;
   options: { iterations: number; seed: number; alpha: number };
 }
@@ -93,7 +92,6 @@ export interface BuildOptions extends PairedOptions {
 export async function buildReport(
   store: OpenStore,
   comparison: DiffResult | null,
-  against: OpenStore | null,
   declared: DeclaredFalsifierResult | null,
   options: BuildOptions,
 ): Promise<ReportData> {
@@ -128,21 +126,7 @@ export async function buildReport(
       });
     }
   }
-  const matrix = await computeMatrix(store, { keepItems: against !== null });
-  let cellPairs: CellPair[] = [];
-  if (comparison !== null && against !== null) {
-    const matrixB = await computeMatrix(against, { keepItems: true });
-    for (const c of comparison.comparisons) {
-      for (const t of c.tasks) {
-        const scopeA = matrix.find((s) => s.run_id === c.a.run_id && s.task === t.taskA);
-        const scopeB = matrixB.find((s) => s.run_id === c.b.run_id && s.task === t.taskB);
-        const joined = JOINED_IDS.get(t);
-        if (scopeA && scopeB && joined) cellPairs.push(...pairMatrixCells(scopeA, scopeB, joined, options));
-      }
-    }
-    for (const s of matrix) delete s.items;
-  }
-  cellPairs = cellPairs.filter((p) => p.result.n > 0);
+  const matrix = await computeMatrix(store);
   return {
     report_version: REPORT_VERSION,
     tool: 'lmaudit 0.1.0',
@@ -153,7 +137,7 @@ export async function buildReport(
     matrix,
     samples,
     falsifiers,
-    comparison: comparison === null ? null : { ...comparison, cellPairs },
+    comparison,
     declared,
     options: { iterations: options.iterations, seed: options.seed, alpha: options.alpha },
   };

@@ -88,7 +88,6 @@ export function renderReport(data: ReportData, format: ReportFormat): string {
   const charts = {
     matrix: view.matrix.filter((m) => m.dots.length > 0).map((m) => new nunjucks.runtime.SafeString(dotPlot(m.title, m.dots))),
     forests: view.comparisons.filter((c) => c.forest.length > 0).map((c) => new nunjucks.runtime.SafeString(forestPlot(`B − A: ${c.title}`, c.forest))),
-    cellForest: view.cellForest.length > 0 ? new nunjucks.runtime.SafeString(forestPlot('B − A per rescoring cell', view.cellForest)) : null,
   };
   return env.renderString(HTML_TEMPLATE, { v: view, charts });
 }

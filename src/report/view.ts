@@ -44,8 +44,6 @@ export interface ReportView {
   samples: ViewTable[];
   falsifiers: { title: string; status: string; sentence: string }[];
   comparisons: ComparisonView[];
-  cellPairs: ViewTable | null;
-  cellForest: { label: string; value: number; lo: number; hi: number }[];
   declared: { status: string; sentence: string } | null;
   statsNote: string;
 }
@@ -164,7 +162,6 @@ export function buildView(data: ReportData): ReportView {
       });
     }
   }
-  const cellPairs = data.comparison?.cellPairs ?? [];
   return {
     title: data.title,
     tool: data.tool,
@@ -186,15 +183,6 @@ export function buildView(data: ReportData): ReportView {
     })),
     falsifiers: data.falsifiers.slice(0, 20).map((f) => ({ title: `${f.run_id} · ${f.task}`, status: f.falsifier.status, sentence: f.falsifier.sentence })),
     comparisons,
-    cellPairs:
-      cellPairs.length === 0
-        ? null
-        : {
-            title: 'Paired statistics per rescoring cell',
-            header: ['task', 'extractor', 'normaliser', 'n', 'A', 'B', 'B − A', '95% CI', 'McNemar p', 'distinguishable'],
-            rows: cellPairs.map((p) => [p.task, p.extractor, p.normalizer, String(p.result.n), fmt(p.result.meanA), fmt(p.result.meanB), fmt(p.result.difference), interval(p.result.ci), p.result.mcnemar ? formatP(p.result.mcnemar.p) : '—', p.result.distinguishable ? 'yes' : 'no']),
-          },
-    cellForest: cellPairs.filter((p) => Number.isFinite(p.result.ci[0])).map((p) => forestRows(`${p.task}: ${p.extractor} / ${p.normalizer}`, p.result)),
     declared: data.declared === null ? null : { status: data.declared.status, sentence: data.declared.sentence },
     statsNote: `Intervals: matrix cells use the closed-form 95% interval of each cell; paired differences use a percentile bootstrap (${data.options.iterations} resamples, seed ${data.options.seed}, CPython random) and the exact McNemar test for 0/1 scores.`,
   };

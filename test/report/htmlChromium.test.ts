@@ -34,7 +34,7 @@ async function hostileReport(): Promise<string> {
   const a = await loadSource([join(dir, 'a.jsonl')], options);
   const b = await loadSource([join(dir, 'b.jsonl')], options);
   const diff = await diffStores(a.store, b.store, { iterations: 200 });
-  const data = await buildReport(a.store, diff, b.store, null, { ...DEFAULT_PAIRED_OPTIONS, iterations: 200, title: 'Hostile <b>title</b> <script>window.__pwned = 5</script>' });
+  const data = await buildReport(a.store, diff, null, { ...DEFAULT_PAIRED_OPTIONS, iterations: 200, title: 'Hostile <b>title</b> <script>window.__pwned = 5</script>' });
   const html = renderReport(data, 'html');
   const file = join(dir, 'report.html');
   await writeFile(file, html);
@@ -62,7 +62,7 @@ test('HTML report: renders in Chromium, charts present, no requests, hostile out
 
     assert.deepEqual(requests, [url], `requests other than the report itself: ${requests.join(', ')}`);
     assert.deepEqual(dialogs, []);
-    assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined);
+    assert.equal(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned), undefined);
     assert.equal(await page.locator('script').count(), 0);
     assert.equal(await page.locator('img').count(), 0);
     assert.equal(await page.locator('[onerror], [onload]').count(), 0);

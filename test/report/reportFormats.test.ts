@@ -18,7 +18,7 @@ const PAIRED = { ...DEFAULT_PAIRED_OPTIONS, iterations: 300 };
 
 test('single real run: all four formats carry the disclosure count, matrix and falsifier', async () => {
   const source = await loadSource([`${LMEVAL}pr3032-truthfulqa-gen/samples_truthfulqa_gen_2025-05-31T14-30-51.983293.jsonl`, `${LMEVAL}pr3032-truthfulqa-gen/truthfulqa_gen_neo125_2025-05-31T14-30-51.983293.json`], OPTIONS);
-  const data = await buildReport(source.store, null, null, null, PAIRED);
+  const data = await buildReport(source.store, null, null, PAIRED);
   assert.equal(data.disclosure.length, 1);
   const d = data.disclosure[0]!;
   assert.equal(d.task, 'truthfulqa_gen');
@@ -63,10 +63,11 @@ test('real pair: the comparison, paired statistics and falsifier appear in every
   const a = await loadSource([`${LMEVAL}pr2236-asdiv/asdiv/meta-llama__Meta-Llama-3-8B-Instruct`], OPTIONS);
   const b = await loadSource([`${LMEVAL}pr2236-asdiv/asdiv_cot/meta-llama__Meta-Llama-3-8B-Instruct`], OPTIONS);
   const diff = await diffStores(a.store, b.store, { iterations: 300 });
-  const data = await buildReport(a.store, diff, b.store, null, PAIRED);
+  const data = await buildReport(a.store, diff, null, PAIRED);
   assert.ok(data.comparison !== null);
-  assert.ok(data.comparison.cellPairs.length > 0, 'paired statistics per rescoring cell');
-  for (const p of data.comparison.cellPairs) assert.equal(p.result.n, 50);
+  const cells = data.comparison.comparisons[0]!.tasks[0]!.paired.filter((p) => p.score.startsWith('rescored:'));
+  assert.ok(cells.length > 0, 'paired statistics per rescoring cell');
+  for (const p of cells) assert.equal(p.result.n, 50);
   const md = renderReport(data, 'md');
   assert.match(md, /## Comparison/);
   assert.match(md, /\|\s+batch\\_size \| differs \| "8" \| "1" \|/);

@@ -63,7 +63,7 @@ export function registerReport(program: Command): void {
     const diff = sourceB === null ? null : await diffStores(sourceA.store, sourceB.store, options);
     const declared = spec !== null && diff !== null ? evaluateDeclared(flags.falsifier!, spec, diff) : null;
     if (spec !== null && diff === null) throw new BadInputError('a declared falsifier compares two runs: give --against', { field: '--falsifier' });
-    const data = await buildReport(sourceA.store, diff, sourceB?.store ?? null, declared, {
+    const data = await buildReport(sourceA.store, diff, declared, {
       ...DEFAULT_PAIRED_OPTIONS,
       iterations: options.iterations,
       seed: options.seed,

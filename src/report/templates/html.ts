@@ -85,8 +85,6 @@ svg.chart { display: block; margin: 0.5rem 0; }
 {% if c.reported %}{{ tbl(c.reported) }}{% endif %}
 </section>
 {% endfor %}
-{% if charts.cellForest %}{{ charts.cellForest }}{% endif %}
-{% if v.cellPairs %}{{ tbl(v.cellPairs) }}{% endif %}
 {% endif %}
 </body>
 </html>

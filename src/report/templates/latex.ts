@@ -104,8 +104,5 @@ No per-item records.
 {{ tbl(c.reported) }}
 {% endif %}
 {% endfor %}
-{% if v.cellPairs %}
-{{ tbl(v.cellPairs) }}
-{% endif %}
 {% endif %}
 `;

@@ -111,8 +111,5 @@ Prompt diff, {{ p.title | md }}:
 {% endif %}
 
 {% endfor %}
-{% if v.cellPairs %}
-{{ tbl(v.cellPairs) }}
-{% endif %}
 {% endif %}
 `;
