@@ -96,7 +96,6 @@ export function formatAsRecorded(sections: readonly AsRecordedSection[]): string
         if (w.evidence.length > 0) lines.push(`    e.g. ${w.evidence.slice(0, 3).join('; ')}`);
       }
     }
-    for (const note of (s.notes ?? []) as { message?: string }[]) if (note.message) lines.push(`  note: ${note.message}`);
   }
   return lines;
 }

@@ -71,7 +71,9 @@ async function walk(dir: string): Promise<string[]> {
   const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
   const files: string[] = [];
   for (const entry of entries) {
-    if (entry.name.startsWith('.')) continue;
+    // Only version-control folders are skipped; a real output folder may start with a dot
+    // (lm-eval names a PEFT model at '../x' as '..__x').
+    if (entry.name === '.git') continue;
     const path = join(dir, entry.name);
     if (entry.isDirectory()) files.push(...(await walk(path)));
     else if (entry.isFile()) files.push(path);

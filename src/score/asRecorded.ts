@@ -5,7 +5,7 @@
  */
 import type { OpenStore } from '../store/readStore.ts';
 import type { RunProvenance } from '../store/schema.ts';
-import { rescoreAsRecorded as rescoreLmEval } from './lmeval/asRecorded.ts';
+import { lmevalAsRecordedSections } from './lmeval/asRecorded.ts';
 import { rescoreInspectAsRecorded } from './inspect/rescore.ts';
 
 export interface AsRecordedSection {
@@ -14,8 +14,6 @@ export interface AsRecordedSection {
   /** Reproduced cells, in the reproducer's own shape (per metric and filter/scorer). */
   cells: unknown[];
   note: string | null;
-  /** Findings that concern the run or a task as a whole. */
-  notes?: unknown[];
 }
 
 type Reproducer = (store: OpenStore, runIds: readonly string[]) => Promise<AsRecordedSection[]>;
@@ -28,20 +26,6 @@ const nothingRecorded = (kind: RunProvenance['source_kind']): Reproducer => asyn
     note: 'the source recorded no scoring rules or per-item scores, so there is nothing to reproduce',
   }));
 
-const lmEval: Reproducer = async (store, runIds) => {
-  const report = await rescoreLmEval(store, runIds);
-  return runIds.map((run_id) => {
-    const cells = report.cells.filter((c) => c.run_id === run_id);
-    return {
-      run_id,
-      source_kind: 'lm-eval' as const,
-      cells,
-      note: cells.length === 0 ? 'the source recorded no per-sample metric values to reproduce (results only)' : null,
-      notes: report.notes.filter((n) => n.run_id === run_id),
-    };
-  });
-};
-
 const inspect: Reproducer = async (store, runIds) => {
   const cells = await rescoreInspectAsRecorded(store);
   return runIds.map((run_id) => {
@@ -53,7 +37,7 @@ const inspect: Reproducer = async (store, runIds) => {
 const REPRODUCERS: Record<RunProvenance['source_kind'], Reproducer> = {
   lmaudit: nothingRecorded('lmaudit'),
   generic: nothingRecorded('generic'),
-  'lm-eval': lmEval,
+  'lm-eval': lmevalAsRecordedSections,
   inspect,
 };
 

@@ -67,7 +67,7 @@ export interface CellRef {
 }
 
 export const DENOMINATOR_RULE =
-  'a missing response is scored as an empty output and stays in the denominator; an item without a gold answer is excluded and counted here';
+  'a missing response is scored as an empty output and stays in the denominator; an item without a usable gold answer (none recorded, or only whitespace) is excluded and counted here';
 
 export async function listScopes(store: OpenStore): Promise<(Scope & { hasLogprobs: boolean; maxRequests: number })[]> {
   return queryRows<Scope & { hasLogprobs: boolean; maxRequests: number }>(`
@@ -135,6 +135,12 @@ export async function computeMatrix(store: OpenStore, options: Partial<MatrixSpe
       tally = useSql
         ? await tallySql(store, scope, cells, spec.flipsLimit)
         : await tallyJs(store, scope, cells, spec.flipsLimit, spec.keepItems);
+      if (tally.multiGold > 0) {
+        notes.push(`${tally.multiGold} item(s) record a list of golds; such an item counts as correct when any gold matches (lm-eval's rule for list targets)`);
+      }
+      if (tally.noGold > 0) {
+        notes.push(`${tally.noGold} item(s) have no usable gold (none, or only whitespace: the task scores them some other way, e.g. against reference answers in the document)`);
+      }
     }
     results.push(buildScope(scope, detected, { ...sweep, extractors: extractorNames, normalizers: normalizerNames, aggregations }, engine, cellKeys, tally, aggregations, spec, notes));
   }

@@ -11,6 +11,7 @@ import type { SqlExtractor } from './extractors.ts';
 import type { SqlNormalizer } from './normalizers.ts';
 import type { ItemView } from './types.ts';
 import { goldsOf } from './golds.ts';
+import { PY_WHITESPACE, pyStrip } from '../util/pytext.ts';
 
 export interface TextCell {
   extractor: SqlExtractor;
@@ -33,8 +34,10 @@ export interface ScopeTally {
   flipIds: string[];
   /** Items with no response text (scored as empty output). */
   noResponse: number;
-  /** Items without a gold answer (not scored). */
+  /** Items without a usable gold answer: none recorded, or only whitespace (not scored). */
   noGold: number;
+  /** Items whose gold is a list of acceptable answers (correct when any matches). */
+  multiGold: number;
   /** Per-item rows, when asked for (rescore --out). */
   items?: { doc_id: string; values: number[]; extracted: (string | null)[] }[];
 }
@@ -64,6 +67,7 @@ function emptyTally(cellCount: number): ScopeTally {
     flipIds: [],
     noResponse: 0,
     noGold: 0,
+    multiGold: 0,
   };
 }
 
@@ -79,9 +83,12 @@ export async function tallySql(store: OpenStore, scope: Scope, cells: readonly T
     SELECT ord, doc_id, grp, no_gold, text_missing, bulk, ${columns},
            CASE WHEN NOT bulk THEN text END AS other_text, CASE WHEN NOT bulk AND NOT no_gold THEN gold END AS other_gold,
            CASE WHEN NOT bulk THEN choices_json END AS other_choices
-    FROM (SELECT ord, doc_id, grp, coalesce(gold, '') AS gold, gold IS NULL AS no_gold, coalesce(text, '') AS text, text IS NULL AS text_missing, choices_json,
+    FROM (SELECT ord, doc_id, grp, coalesce(gold, '') AS gold,
+                 -- A whitespace-only gold (lm-eval's truthfulqa_gen records " ") says nothing to match against.
+                 gold IS NULL OR trim(gold, ${sqlString(PY_WHITESPACE)}) = '' AS no_gold, coalesce(text, '') AS text, text IS NULL AS text_missing, choices_json,
                  -- A list-valued gold ('[...]', several acceptable answers) takes the JS path too.
-                 gold IS NOT NULL AND strlen(coalesce(text, '')) = length(coalesce(text, '')) AND strlen(gold) = length(gold)
+                 gold IS NOT NULL AND trim(gold, ${sqlString(PY_WHITESPACE)}) <> ''
+                   AND strlen(coalesce(text, '')) = length(coalesce(text, '')) AND strlen(gold) = length(gold)
                    AND NOT starts_with(gold, '[') AS bulk
           FROM (${itemsSql(store, scope)}))`);
   try {
@@ -118,6 +125,7 @@ export async function tallySql(store: OpenStore, scope: Scope, cells: readonly T
           continue;
         }
         if (missing) tally.noResponse++;
+        if (goldsOf(gold!).length > 1) tally.multiGold++;
         const values = scoreItem(cells, { docId, text, gold: gold!, choices: parseChoices(choicesJson) }).values;
         const before = tally.flipCount;
         addItem(tally, grp, docId, values, 0);
@@ -166,11 +174,12 @@ export async function tallyJs(
   const result = await conn.stream(`SELECT doc_id, grp, gold, text, choices_json FROM (${itemsSql(store, scope)}) ORDER BY ord`);
   for await (const rows of result.yieldRowsJs()) {
     for (const [docId, grp, gold, text, choicesJson] of rows as [string, string, string | null, string | null, string | null][]) {
-      if (gold === null) {
+      if (gold === null || pyStrip(gold) === '') {
         tally.noGold++;
         continue;
       }
       if (text === null) tally.noResponse++;
+      if (goldsOf(gold).length > 1) tally.multiGold++;
       const { values, extracted } = scoreItem(cells, { docId, text: text ?? '', gold, choices: parseChoices(choicesJson) });
       addItem(tally, grp, docId, values, flipsLimit);
       tally.items?.push({ doc_id: docId, values, extracted });

@@ -22,7 +22,13 @@ export interface ColumnSpec {
   readonly doc: string;
 }
 
-function col(name: string, type: ColumnType, nullable: boolean, doc: string): ColumnSpec {
+/** Keeps the literal name, type and nullability so that row types can be derived from the specs. */
+function col<N extends string, T extends ColumnType, B extends boolean>(
+  name: N,
+  type: T,
+  nullable: B,
+  doc: string,
+): { readonly name: N; readonly type: T; readonly nullable: B; readonly doc: string } {
   return { name, type, nullable, doc };
 }
 

@@ -5,7 +5,9 @@
  */
 import { BadInputError, type InputLocation } from '../errors.ts';
 
+/** The marker as parsed; it is written escaped (JSON forbids a raw control character in a string). */
 const MARK = '\u0000lmaudit:';
+const MARK_ESCAPED = '\\u0000lmaudit:';
 const TOKENS: Record<string, number> = { NaN: Number.NaN, Infinity: Number.POSITIVE_INFINITY, '-Infinity': Number.NEGATIVE_INFINITY };
 
 function revive(_key: string, value: unknown): unknown {
@@ -32,7 +34,7 @@ function rewriteNonFinite(text: string): string | null {
     }
     for (const token of ['-Infinity', 'Infinity', 'NaN']) {
       if (text.startsWith(token, i)) {
-        out += `${text.slice(last, i)}"${MARK}${token}"`;
+        out += `${text.slice(last, i)}"${MARK_ESCAPED}${token}"`;
         i += token.length - 1;
         last = i + 1;
         break;
@@ -49,13 +51,9 @@ export function parsePythonJson(text: string, where: InputLocation = {}): unknow
     return rewritten === null ? JSON.parse(text) : JSON.parse(rewritten, revive);
   } catch (error) {
     const message = (error as Error).message;
-    const position = /position (\d+)/.exec(message);
-    let line = where.line;
-    if (position !== null) {
-      const offset = Number(position[1]);
-      const before = text.slice(0, offset);
-      line = (where.line ?? 1) + (before.match(/\n/g)?.length ?? 0);
-    }
+    // V8 names the position for some errors only; the scanner finds it for all.
+    const offset = syntaxErrorOffset(text);
+    const line = (where.line ?? 1) + (text.slice(0, offset).match(/\n/g)?.length ?? 0);
     throw new BadInputError(`malformed JSON (${message.replace(/\s+/g, ' ').slice(0, 160)})`, { ...where, line });
   }
 }
@@ -76,4 +74,78 @@ export function toPythonJson(value: unknown): string {
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The offset of the first JSON syntax error in `text` (Python's dialect: NaN and
+ * ±Infinity allowed). Used only after JSON.parse has failed, to name the line.
+ */
+export function syntaxErrorOffset(text: string): number {
+  let i = 0;
+  const ws = () => {
+    while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++;
+  };
+  const fail = (): never => {
+    throw i;
+  };
+  const literal = (word: string) => (text.startsWith(word, i) ? (i += word.length) : fail());
+  const string = () => {
+    i++;
+    while (i < text.length && text[i] !== '"') {
+      if (text.charCodeAt(i) < 0x20) fail();
+      i += text[i] === '\\' ? 2 : 1;
+    }
+    if (i >= text.length) fail();
+    i++;
+  };
+  const value = (): void => {
+    ws();
+    const c = text[i];
+    if (c === '{') {
+      i++;
+      ws();
+      if (text[i] === '}') return void i++;
+      for (;;) {
+        ws();
+        if (text[i] !== '"') fail();
+        string();
+        ws();
+        if (text[i] !== ':') fail();
+        i++;
+        value();
+        ws();
+        if (text[i] === ',') i++;
+        else if (text[i] === '}') return void i++;
+        else fail();
+      }
+    }
+    if (c === '[') {
+      i++;
+      ws();
+      if (text[i] === ']') return void i++;
+      for (;;) {
+        value();
+        ws();
+        if (text[i] === ',') i++;
+        else if (text[i] === ']') return void i++;
+        else fail();
+      }
+    }
+    if (c === '"') return string();
+    if (c === 't') return void literal('true');
+    if (c === 'f') return void literal('false');
+    if (c === 'n') return void literal('null');
+    if (c === 'N') return void literal('NaN');
+    if (c === 'I') return void literal('Infinity');
+    const number = /^-?(?:Infinity|(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(text.slice(i, i + 400));
+    if (number === null) fail();
+    i += number![0].length;
+  };
+  try {
+    value();
+    ws();
+    return i < text.length ? i : text.length;
+  } catch (offset) {
+    return typeof offset === 'number' ? Math.min(offset, text.length) : 0;
+  }
 }
