@@ -68,6 +68,28 @@ def enc(v):
     raise TypeError(type(v))
 
 
+def enc_literal(v):
+    """A literal_eval result, with the Python types JSON lacks tagged."""
+    if isinstance(v, tuple):
+        return {"$tuple": [enc_literal(x) for x in v]}
+    if isinstance(v, dict):
+        return {"$dict": [[enc_literal(k), enc_literal(x)] for k, x in v.items()]}
+    if isinstance(v, list):
+        return [enc_literal(x) for x in v]
+    return enc(v)
+
+
+def literal(text):
+    import ast
+
+    try:
+        return {"value": enc_literal(ast.literal_eval(text))}
+    except SyntaxError:
+        return {"error": "SyntaxError"}
+    except ValueError:
+        return {"error": "ValueError"}
+
+
 def render(template, context):
     try:
         return {"output": env.from_string(template).render(**context)}
@@ -183,7 +205,7 @@ def real_cases():
     return cases
 
 
-from jinja_synthetic import SYNTHETIC  # noqa: E402  (the construct-by-construct cases)
+from jinja_synthetic import LITERALS, SYNTHETIC  # noqa: E402  (the construct-by-construct cases)
 
 
 def synthetic_cases():
@@ -220,7 +242,12 @@ def main():
     meta = {"python": sys.version.split()[0], "jinja2": jinja2.__version__}
     out = ROOT / "test" / "golden"
     cases = real_cases() + synthetic_cases()
-    (out / "jinja_cases.json").write_text(json.dumps({**meta, "cases": cases}, indent=1, ensure_ascii=True) + "\n")
+    for c in cases:
+        text = c.get("output", "")
+        if len(text) >= 2 and text[0] + text[-1] in ("[]", "()", "{}"):
+            c["literal"] = literal(text)
+    literals = [{"text": t, **literal(t)} for t in LITERALS]
+    (out / "jinja_cases.json").write_text(json.dumps({**meta, "cases": cases, "literals": literals}, indent=1, ensure_ascii=True) + "\n")
     lib = library_templates()
     payload = json.dumps({**meta, "templates": lib}, ensure_ascii=True) + "\n"
     (out / "jinja_library.json.gz").write_bytes(gzip.compress(payload.encode(), mtime=0))

@@ -16,9 +16,16 @@ import { parseTokens } from './hf.ts';
 import { Renderer } from './interpreter.ts';
 import { TemplateSyntaxError, tokenizeJinja } from './lexer.ts';
 import { TESTS } from './tests.ts';
-import { PyTypeError, PyUndefinedError, PyValueError, fromJs, type PyValue } from './values.ts';
+import { PyTypeError, PyUndefinedError, PyValueError, fromJs, pyStr, type PyValue } from './values.ts';
 
-export { PyFloat, PyTuple } from './values.ts';
+export { PyDict, PyFloat, PyTuple, type PyValue } from './values.ts';
+export { literalEval, LiteralEvalError } from './literal.ts';
+export { pyIsDigit, isPySpace, pyStrip } from './pystr.ts';
+
+/** Python `str()` of a JSON-like document value (wrap floats in PyFloat), e.g. a target read from a column. */
+export function pythonStr(value: unknown): string {
+  return pyStr(fromJs(value, new WeakMap()));
+}
 
 export interface TemplateOrigin {
   task?: string;

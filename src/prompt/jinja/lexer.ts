@@ -259,9 +259,10 @@ const SIMPLE_ESCAPES: Record<string, string> = {
  * unescaped), except right after a lone backslash, where Python's quirk turns
  * `\é` into the four characters `\xe9`; unknown escapes keep their backslash.
  */
-export function decodeUnicodeEscape(body: string, lineno: number): string {
-  let ascii = '';
-  for (const ch of body) {
+export function decodeUnicodeEscape(body: string, lineno: number, pythonSource = false): string {
+  // For a Python source literal (ast.literal_eval) the text is decoded as is, without the ASCII round trip.
+  let ascii = pythonSource ? body : '';
+  for (const ch of pythonSource ? '' : body) {
     const cp = ch.codePointAt(0)!;
     if (cp < 0x80) ascii += ch;
     else if (cp < 0x100) ascii += `\\x${cp.toString(16).padStart(2, '0')}`;

@@ -5,7 +5,7 @@
  * CPython's Unicode 14 (Node ships a newer Unicode), and `repr()` quoting.
  * See docs lmeval-prompts.md §12.
  */
-import { NONPRINTABLE_RANGES, TITLE_EXCEPTIONS, UNASSIGNED_RANGES } from './unicode-data.ts';
+import { DIGIT_RANGES, NONPRINTABLE_RANGES, TITLE_EXCEPTIONS, UNASSIGNED_RANGES } from './unicode-data.ts';
 
 class RangeSet {
   private readonly starts: number[] = [];
@@ -35,6 +35,17 @@ class RangeSet {
 
 const NONPRINTABLE = new RangeSet(NONPRINTABLE_RANGES);
 const UNASSIGNED = new RangeSet(UNASSIGNED_RANGES);
+const DIGITS = new RangeSet(DIGIT_RANGES);
+
+/**
+ * `str.isdigit()`: non-empty and every character a Unicode digit, so `"²"` and
+ * `"١٢"` pass (and then fail `literal_eval`), as lm-eval's coercion sees them.
+ */
+export function pyIsDigit(s: string): boolean {
+  if (s === '') return false;
+  for (const ch of s) if (!DIGITS.has(ch.codePointAt(0)!)) return false;
+  return true;
+}
 
 /**
  * Characters assigned before Unicode 14 whose case mapping changed later

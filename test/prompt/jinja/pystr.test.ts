@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { isPyPrintable, isPySpace, pyCapitalize, pyLower, pyStrRepr, pyUpper } from '../../../src/prompt/jinja/pystr.ts';
+import { isPyPrintable, isPySpace, pyCapitalize, pyIsDigit, pyLower, pyStrRepr, pyUpper } from '../../../src/prompt/jinja/pystr.ts';
 import { pyFloatRepr } from '../../../src/prompt/jinja/pyfloat.ts';
 import { parsePyFloat, parsePyInt, pyRound } from '../../../src/prompt/jinja/pynum.ts';
 
@@ -11,6 +11,7 @@ const facts = JSON.parse(readFileSync(new URL('../../golden/unicode.json', impor
   lower_sha256: string;
   capitalize_sha256: string;
   isprintable_sha256: string;
+  isdigit_sha256: string;
   isspace: number[];
   samples: Record<string, { upper: string; lower: string; capitalize: string; repr: string }>;
 };
@@ -35,6 +36,8 @@ test('case mapping of every code point matches CPython 3.11', () => {
 
 test('isprintable (which drives repr escapes) and isspace match CPython 3.11', () => {
   assert.equal(digest((s) => (isPyPrintable(s.codePointAt(0)!) ? '1' : '0')), facts.isprintable_sha256);
+  assert.equal(digest((s) => (pyIsDigit(s) ? '1' : '0')), facts.isdigit_sha256);
+  assert.deepEqual(['12', '²', '١٢', '', '-1', '1.0', ' 1'].map(pyIsDigit), [true, true, true, false, false, false, false]);
   const spaces: number[] = [];
   for (let c = 0; c < 0x110000; c++) if (isPySpace(c)) spaces.push(c);
   assert.deepEqual(spaces, facts.isspace);

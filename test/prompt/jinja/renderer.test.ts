@@ -91,3 +91,10 @@ test('a document key named __proto__ or constructor is plain data', () => {
   assert.equal(compileTemplate('{{ __proto__ }}|{{ constructor }}').render(doc), "{'polluted': 1}|c");
   assert.equal((Object.prototype as Record<string, unknown>)['polluted'], undefined);
 });
+
+test('pythonStr prints document values as Python str() does', async () => {
+  const { pythonStr } = await import('../../../src/prompt/jinja/index.ts');
+  assert.equal(pythonStr(['a', "it's", 1, new PyFloat(2), null, true, { k: [1.5] }]), `['a', "it's", 1, 2.0, None, True, {'k': [1.5]}]`);
+  assert.equal(pythonStr('text'), 'text');
+  assert.equal(pythonStr(new PyFloat(1e-5)), '1e-05');
+});
