@@ -44,6 +44,7 @@ export async function writeStore(
     throw new StoreError(`${dir}: already exists and is not empty (nothing was changed; pass --replace to overwrite it)`);
   }
   await mkdir(dirname(dir), { recursive: true });
+  await removeAbandonedStaging(dir);
   const staging = join(dirname(dir), `.${basename(dir)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
   await mkdir(join(staging, 'rescores'), { recursive: true });
   try {
@@ -147,6 +148,27 @@ async function writeTable(
     await conn.run(`COPY ${staging} TO ${sqlString(path)} (FORMAT parquet, COMPRESSION zstd, KV_METADATA {${kv}})`);
   } finally {
     await dropStaged(staging);
+  }
+}
+
+/** Staging folders left by a killed writer (its process is gone) are removed before a new write. */
+async function removeAbandonedStaging(dir: string): Promise<void> {
+  const prefix = `.${basename(dir)}.tmp-`;
+  for (const name of await readdir(dirname(dir))) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(name.slice(prefix.length).split('-')[0]);
+    if (Number.isInteger(pid) && pid !== process.pid && !processAlive(pid)) {
+      await rm(join(dirname(dir), name), { recursive: true, force: true });
+    }
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -1,0 +1,93 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { repoRoot, runCli } from '../helpers/cli.ts';
+
+const dir = () => mkdtempSync(join(tmpdir(), 'lmaudit-import-'));
+const good = '{"id": "q1", "output": "B", "gold": "B"}\n';
+
+function file(name: string, text: string): string {
+  const path = join(dir(), name);
+  writeFileSync(path, text);
+  return path;
+}
+
+test('a malformed line is exit 2 with the file and line named, and no store is written', () => {
+  const path = file('bad.jsonl', `${good}{"id": "q2", "output": "A"\n`);
+  const out = join(dir(), 'store');
+  const r = runCli(['import', path, '--out', out]);
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, new RegExp(`${path.replaceAll('/', '\\/')}, line 2: malformed JSON`));
+  assert.equal(existsSync(out), false);
+});
+
+test('a missing field is exit 2 naming file, line and field', () => {
+  const path = file('missing.jsonl', `${good}{"id": "q2", "output": "A"}\n`);
+  const r = runCli(['rescore', path]);
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /missing\.jsonl, line 2, field 'gold': gold answer is missing/);
+});
+
+test('a wrong type is exit 2 naming file, line and field', () => {
+  const path = file('types.jsonl', `${good}{"id": "q2", "output": ["A"], "gold": "A"}\n`);
+  const r = runCli(['rescore', path]);
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /types\.jsonl, line 2, field 'output': output is a list; expected text/);
+});
+
+test('an unreadable source and an unknown extractor are exit 2 with a clear message', () => {
+  const missing = runCli(['rescore', join(dir(), 'nope.jsonl')]);
+  assert.equal(missing.status, 2);
+  assert.match(missing.stderr, /nope\.jsonl: no such file or folder/);
+  const typo = runCli(['rescore', file('ok.jsonl', good), '--extractors', 'frist-letter']);
+  assert.equal(typo.status, 2);
+  assert.match(typo.stderr, /Unknown extractor 'frist-letter'\. Did you mean: first-letter/);
+});
+
+test('--skip-bad counts and reports skipped records in the denominator', () => {
+  const path = file('mixed.jsonl', `${good}not json\n{"id": "q3", "output": 7}\n{"id": "q4", "output": "A", "gold": "B"}\n`);
+  const r = runCli(['rescore', path, '--skip-bad', '--json']);
+  assert.equal(r.status, 0, r.stderr);
+  const report = JSON.parse(r.stdout);
+  assert.equal(report.denominator.items_scored, 2);
+  assert.equal(report.denominator.records_skipped_on_import, 2);
+  assert.deepEqual(
+    report.denominator.skipped.map((s: { line: number; field?: string }) => [s.line, s.field ?? null]),
+    [[2, null], [3, 'gold']],
+  );
+  const text = runCli(['rescore', path, '--skip-bad']);
+  assert.match(text.stdout, /denominator: 2 scored of 2 read; .*; 2 records skipped on import/);
+});
+
+test('a kill during import leaves no store, and never damages an existing one', async () => {
+  const work = dir();
+  const big = join(work, 'big.jsonl');
+  const lines: string[] = [];
+  for (let i = 0; i < 300_000; i++) lines.push(JSON.stringify({ id: `q${i}`, output: `The answer is ${'ABCD'[i % 4]}.`, gold: 'B' }));
+  writeFileSync(big, `${lines.join('\n')}\n`);
+  const out = join(work, 'store');
+  const small = file('small.jsonl', good);
+  assert.equal(runCli(['import', small, '--out', out]).status, 0);
+  const killAfter = async (args: string[], ms: number) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: repoRoot, stdio: 'ignore' });
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.on('exit', resolve));
+  };
+  for (const ms of [400, 900, 1500]) {
+    await killAfter(['import', big, '--out', out, '--replace'], ms);
+    // The old store is whole: it still holds the one small record.
+    const r = runCli(['rescore', out, '--json']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).denominator.items_read, 1);
+  }
+  const fresh = join(work, 'fresh');
+  await killAfter(['import', big, '--out', fresh], 900);
+  assert.equal(existsSync(fresh), false);
+  // The next write clears what the killed writer left behind.
+  assert.equal(runCli(['import', small, '--out', fresh]).status, 0);
+  assert.deepEqual(readdirSync(work).filter((n) => n.includes('.tmp-')), []);
+});
