@@ -5,7 +5,7 @@ configures it) and joined the way lm-eval joins few-shot examples: like lm-eval,
 prompt renders its five shots again. Building (data reading, rendering, joining, the
 doc and prompt hashes) is timed; then the same JSONL lines as `lmaudit prompts` are
 written, untimed, so the two outputs can be compared byte for byte. Prints
-{"build_s": ...} on stdout.
+{"build_s": ..., "cpu_s": ...} on stdout.
 
     python3 bench/prompts/baseline.py <tasks dir> <datasets dir> <out.jsonl>
 """
@@ -20,6 +20,7 @@ from jinja2 import BaseLoader, Environment, StrictUndefined
 
 tasks_dir, data_dir, out_path = sys.argv[1:4]
 start = time.perf_counter()
+cpu_start = time.process_time()
 SHOTS = 5
 env = Environment(loader=BaseLoader(), undefined=StrictUndefined, keep_trailing_newline=True)
 
@@ -70,8 +71,9 @@ for cfg in order:
             "prompt_hash": sha(ctx),
         })
 build_s = time.perf_counter() - start
+cpu_s = time.process_time() - cpu_start
 
 with open(out_path, "w", encoding="utf-8") as out:
     for line in records:
         out.write(json.dumps(line, ensure_ascii=False) + "\n")
-print(json.dumps({"build_s": build_s, "docs": len(records)}))
+print(json.dumps({"build_s": build_s, "cpu_s": cpu_s, "docs": len(records)}))

@@ -4,7 +4,10 @@ import { buildPrompts, writePromptFile } from '../../src/prompt/prompts.ts';
 
 const out = process.argv[2]!;
 const start = performance.now();
+const cpu0 = process.cpuUsage();
 const { built } = await buildPrompts({ tasks: ['mmlu'], numFewshot: 5 });
 const buildS = (performance.now() - start) / 1000;
+const cpu = process.cpuUsage(cpu0);
+const cpuS = (cpu.user + cpu.system) / 1e6;
 const docs = writePromptFile(built, out);
-process.stdout.write(`${JSON.stringify({ build_s: buildS, docs })}\n`);
+process.stdout.write(`${JSON.stringify({ build_s: buildS, cpu_s: cpuS, docs })}\n`);

@@ -10,7 +10,6 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BadInputError } from '../errors.ts';
-import { duck, sqlString } from '../store/duck.ts';
 import { PyFloat } from '../prompt/jinja/values.ts';
 import { parsePyJson } from './pyjson.ts';
 
@@ -83,7 +82,7 @@ export async function loadSplit(ref: DatasetRef, split: string, baseDir?: string
   const where = locateSplit(ref, split, baseDir);
   if ('url' in where) {
     try {
-      return await duckRows(`SELECT * FROM read_parquet(${sqlString(where.url)})`);
+      return await duckRows(`SELECT * FROM read_parquet(${sqlLiteral(where.url)})`);
     } catch (error) {
       throw new BadInputError(
         `dataset ${ref.path}${ref.name ? ` (${ref.name})` : ''} split '${split}' has no local copy and the hub could not be read (${(error as Error).message.split('\n')[0]})`,
@@ -103,10 +102,12 @@ export async function loadFile(file: string): Promise<Doc[]> {
     if (Array.isArray(value)) return value.map((row, i) => asDoc(row, file, i + 1));
     throw new BadInputError('a JSON dataset must be an array of objects', { file });
   }
-  if (ext === '.csv') return duckRows(`SELECT * FROM read_csv(${sqlString(file)}, header = true)`);
-  if (ext === '.parquet') return duckRows(`SELECT * FROM read_parquet(${sqlString(file)})`);
+  if (ext === '.csv') return duckRows(`SELECT * FROM read_csv(${sqlLiteral(file)}, header = true)`);
+  if (ext === '.parquet') return duckRows(`SELECT * FROM read_parquet(${sqlLiteral(file)})`);
   throw new BadInputError(`unsupported dataset file type '${ext}' (use ${EXTENSIONS.join(', ')})`, { file });
 }
+
+const sqlLiteral = (value: string): string => `'${value.replaceAll("'", "''")}'`;
 
 function readJsonl(file: string): Doc[] {
   let text: string;
@@ -149,6 +150,8 @@ function asDoc(value: unknown, file: string, line: number): Doc {
 }
 
 async function duckRows(sql: string): Promise<Doc[]> {
+  // Loaded on demand: the native DuckDB module costs start-up time that JSONL tasks never need.
+  const { duck } = await import('../store/duck.ts');
   const conn = await duck();
   const reader = await conn.runAndReadAll(sql);
   const names = reader.columnNames();

@@ -9,13 +9,28 @@ import { dirname, resolve } from 'node:path';
 import { BadInputError } from '../errors.ts';
 import { parseYamlFile } from './yaml.ts';
 
-export function loadYamlWithIncludes(file: string, seen: string[] = []): Record<string, unknown> {
+/**
+ * Parsed files, so a template included by many tasks (57 MMLU subjects share one) is
+ * parsed once per index. Callers get a shallow copy; nested values are never mutated.
+ */
+export type ParseCache = Map<string, Record<string, unknown>>;
+
+function parseCached(path: string, cache: ParseCache | undefined): Record<string, unknown> {
+  let parsed = cache?.get(path);
+  if (parsed === undefined) {
+    parsed = parseYamlFile(path);
+    cache?.set(path, parsed);
+  }
+  return { ...parsed };
+}
+
+export function loadYamlWithIncludes(file: string, seen: string[] = [], cache?: ParseCache): Record<string, unknown> {
   const path = resolve(file);
   if (seen.includes(path)) {
     throw new BadInputError(`include cycle: ${[...seen, path].join(' -> ')}`, { file: seen.at(-1) ?? path, field: 'include' });
   }
   seen.push(path);
-  const own = { ...parseYamlFile(path) };
+  const own = parseCached(path, cache);
   if (!('include' in own)) return own;
   const include = own.include;
   delete own.include;
@@ -28,7 +43,7 @@ export function loadYamlWithIncludes(file: string, seen: string[] = []): Record<
     const target = resolve(dirname(path), name);
     let included: Record<string, unknown>;
     try {
-      included = loadYamlWithIncludes(target, seen);
+      included = loadYamlWithIncludes(target, seen, cache);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new BadInputError(`included file not found: ${name}`, { file: path, field: 'include' });
       throw error;

@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BadInputError, UnknownNameError } from '../errors.ts';
 import { GROUP_KEYS, checkKeys, toTaskConfig, type TaskConfig } from './config.ts';
-import { loadYamlWithIncludes } from './include.ts';
+import { loadYamlWithIncludes, type ParseCache } from './include.ts';
 
 export interface GroupNode {
   group: string;
@@ -56,6 +56,7 @@ function yamlFiles(dir: string): string[] {
 export class TaskIndex {
   private readonly entries = new Map<string, Entry>();
   private readonly tags = new Map<string, Set<string>>();
+  private readonly parsed: ParseCache = new Map();
 
   constructor(readonly roots: readonly string[]) {
     for (const root of roots) this.indexRoot(resolve(root));
@@ -72,7 +73,7 @@ export class TaskIndex {
   }
 
   private addFile(file: string, seenHere: Set<string>): void {
-    const raw = loadYamlWithIncludes(file);
+    const raw = loadYamlWithIncludes(file, [], this.parsed);
     if ('class' in raw) return;
     const name = 'group' in raw && raw.group !== undefined && 'task' in raw && Array.isArray(raw.task) ? raw.group : raw.task;
     const kind = name === raw.group && Array.isArray(raw.task) ? 'group' : 'task';

@@ -47,3 +47,22 @@ for (const entry of manifest.files) {
     }
   });
 }
+
+test('the CLI writes the same arguments (arc_easy 5-shot chat, first 3 docs) and a summary', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const { mkdtempSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const out = `${mkdtempSync(`${tmpdir()}/lmaudit-cli-`)}/p.jsonl`;
+  const bin = fileURLToPath(new URL('../../bin/lmaudit.mjs', import.meta.url));
+  const r = spawnSync(process.execPath, [bin, 'prompts', '--tasks', 'arc_easy', '--num_fewshot', '5', '--limit', '3', '--apply_chat_template', 'llama3', '--out', out, '--json'], {
+    encoding: 'utf8',
+    env: { ...process.env, LMAUDIT_FROM_SOURCE: '1' },
+  });
+  assert.equal(r.status, 0, r.stderr);
+  const summary = JSON.parse(r.stdout) as { tasks: { task: string; docs: number; fewshot_as_multiturn: boolean }[]; chat_template: { sha256: string } };
+  assert.deepEqual(summary.tasks.map((t) => [t.task, t.docs, t.fewshot_as_multiturn]), [['arc_easy', 3, true]]);
+  const mine = readFileSync(out, 'utf8').split('\n').filter(Boolean).map((l) => parsePyJson(l) as Record<string, unknown>);
+  const golden = readFileSync(`${dir}arc_easy.5shot.chat-llama3.jsonl`, 'utf8').split('\n').slice(0, 3).map((l) => parsePyJson(l) as Record<string, unknown>);
+  assert.deepEqual(mine.map((l) => dumpsPy(l.arguments)), golden.map((l) => dumpsPy(l.arguments)));
+  assert.deepEqual(Object.keys(mine[0]!), ['task', 'doc_id', 'doc', 'target', 'arguments', 'request_type', 'doc_hash', 'prompt_hash']);
+});
