@@ -95,3 +95,15 @@ test('report --format md to stdout, and --json', () => {
   assert.equal(json.code, 0, json.stderr);
   assert.equal(JSON.parse(json.stdout).report_version, 1);
 });
+
+test('report checks a declared falsifier too: violated → the report is written and the exit code is 1', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'lmaudit-report-f-'));
+  const out = join(dir, 'appendix.md');
+  const falsifier = join(ROOT, 'audits/falsifiers/same-documents.yaml');
+  const r = lmaudit('report', TQA, '--against', TQA, '--run-a', '13-51-32', '--run-b', '14-30-51', '--falsifier', falsifier, '--out', out, '--iterations', '200');
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(readFileSync(out, 'utf8'), /\*\*Declared falsifier \(violated\)\*\*/);
+  const alone = lmaudit('report', ASDIV_A, '--falsifier', falsifier);
+  assert.equal(alone.code, 2);
+  assert.match(alone.stderr, /a declared falsifier compares two runs: give --against/);
+});
