@@ -205,6 +205,7 @@ def real_cases():
     return cases
 
 
+from jinja_infer import infer_context  # noqa: E402
 from jinja_synthetic import LITERALS, SYNTHETIC  # noqa: E402  (the construct-by-construct cases)
 
 
@@ -228,12 +229,13 @@ def library_templates():
             for f in fields:
                 v = src.get(f)
                 if isinstance(v, str) and ("{{" in v or "{%" in v) and v not in seen:
+                    entry = {"path": str(p.relative_to(LMEVAL)), "field": f}
                     try:
-                        env.parse(v)
-                        ok = True
+                        context = infer_context(env.parse(v))
+                        entry.update(compiles=True, context=enc(context), **render(v, context))
                     except jinja2.TemplateSyntaxError:
-                        ok = False
-                    seen[v] = {"path": str(p.relative_to(LMEVAL)), "field": f, "compiles": ok}
+                        entry["compiles"] = False
+                    seen[v] = entry
     return [{"template": t, **meta} for t, meta in seen.items()]
 
 

@@ -152,3 +152,9 @@ LITERALS = [
     "[[]]", "(1,2,)", "1, 2", "[1, 'a', \"it's\", 'say \"hi\"']", "['\\n', '\\x41\\u00e9', '\u00e9\\\u00e9']", "{'a': [1, (2,)], 2: None}",
     "[1.0, 2e3, -0.5, 1e+16, 1e-05]", "x", "[1] [2]", "1 +", "'unterminated", "[1, 2", "1 + 2", "[True, False, None]", "",
 ]
+
+SYNTHETIC += [
+    ("{{ [missing] }}|{{ l|map(attribute='nope')|list }}", {"l": ["a"]}),
+    ("{{ [missing] == [1] }}", {}),
+    ("{{ missing|string }}", {}),
+]

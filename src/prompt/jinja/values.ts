@@ -189,7 +189,10 @@ export function failUndefined(v: PyUndefined): never {
 /** Python `str(v)`, as Jinja's output conversion does it. */
 export function pyStr(v: PyValue): string {
   if (typeof v === 'string') return v;
-  if (v instanceof PyUndefined && !v.strict) return '';
+  if (v instanceof PyUndefined) {
+    if (!v.strict) return '';
+    failUndefined(v);
+  }
   return pyRepr(v);
 }
 
@@ -206,7 +209,8 @@ export function pyRepr(v: PyValue): string {
   }
   if (v instanceof PyRange) return v.step === 1 ? `range(${v.start}, ${v.stop})` : `range(${v.start}, ${v.stop}, ${v.step})`;
   if (v instanceof PyDict) return `{${v.items().map(([k, x]) => `${pyRepr(k)}: ${pyRepr(x)}`).join(', ')}}`;
-  if (v instanceof PyUndefined) failUndefined(v);
+  // StrictUndefined fails on str() but not on repr(), so a list holding one prints `[Undefined]`.
+  if (v instanceof PyUndefined) return 'Undefined';
   if (v instanceof PyObject && v.typeLabel === 'Namespace') {
     return `<Namespace {${[...v.attrs].map(([k, x]) => `${pyStrRepr(k)}: ${pyRepr(x)}`).join(', ')}}>`;
   }
