@@ -97,3 +97,40 @@ test('bundled chat templates load offline with their special tokens', () => {
   const qwen = loadChatTemplate('qwen3');
   assert.equal(qwen.render([{ role: 'user', content: 'hi' }], true), '<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n');
 });
+
+test('fewshot_config.samples with first_n and an `is defined` target (gsm8k_cot style)', async () => {
+  const yaml = `task: t
+dataset_path: .
+test_split: test
+doc_to_text: "Q: {{question}}\\nA:"
+doc_to_target: "{{answer.split('####')[-1].strip() if answer is defined else target}}"
+fewshot_config:
+  sampler: first_n
+  samples:
+    - question: s1
+      target: The answer is 1.
+    - question: s2
+      target: The answer is 2.
+num_fewshot: 2
+`;
+  const dir = taskFolder({ 't.yaml': yaml, 'test.jsonl': [{ question: 'Janet?', answer: 'work\n#### 18' }] });
+  const [d] = await buildIn(dir, 't');
+  assert.equal(d!.arguments[0]![0], 'Q: s1\nA: The answer is 1.\n\nQ: s2\nA: The answer is 2.\n\nQ: Janet?\nA:');
+  assert.equal(d!.target, '18');
+  assert.deepEqual(d!.fewshot_doc_ids, [0, 1]);
+});
+
+test('acc_mutual_info adds unconditional requests; loglikelihood_rolling sends the target alone', async () => {
+  const mc = taskFolder({
+    't.yaml': base('doc_to_target: 0\ndoc_to_choice: ["yes", "no"]\nmetric_list:\n  - metric: acc_mutual_info\n'),
+    'test.jsonl': [{ q: 'Q?' }],
+  });
+  assert.deepEqual((await buildIn(mc, 't'))[0]!.arguments, [['Q?', ' yes'], ['Q?', ' no'], ['', ' yes'], ['', ' no']]);
+  const rolling = taskFolder({
+    't.yaml': 'task: t\ndataset_path: .\noutput_type: loglikelihood_rolling\ntest_split: test\ndoc_to_text: ""\ndoc_to_target: "{{page}}"\n',
+    'test.jsonl': [{ page: 'A whole page.' }],
+  });
+  const [r] = await buildIn(rolling, 't');
+  assert.deepEqual(r!.arguments, [['A whole page.']]);
+  assert.equal(r!.request_type, 'loglikelihood_rolling');
+});
