@@ -71,6 +71,31 @@ test('bootstrap choices vectors', () => {
   assert.deepEqual(new PyRandom(0).choices(range(10), 10), [8, 7, 4, 2, 5, 4, 7, 3, 4, 5]);
 });
 
+// The generator driven exactly as lm-eval's bootstrap_stderr drives it (chunks of ≤1000, Random(chunk index)).
+// The metric code here is a minimal stand-in for the test; the real bootstrap lives with the scoring code.
+test('bootstrap_stderr vectors of the scoring reference §4.4', () => {
+  const mean = (a: readonly number[]): number => a.reduce((s, x) => s + x, 0) / a.length;
+  const sampleStddev = (a: readonly number[]): number => {
+    const mu = mean(a);
+    return Math.sqrt(a.reduce((s, x) => s + (x - mu) ** 2, 0) / (a.length - 1));
+  };
+  const perplexity = (a: readonly number[]): number => Math.exp(-mean(a));
+  const median = (a: readonly number[]): number => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)]!;
+  const bootstrapStderr = (f: (a: readonly number[]) => number, xs: readonly number[], iters: number): number => {
+    const chunk = Math.min(1000, iters);
+    const replicates: number[] = [];
+    for (let i = 0; i < Math.floor(iters / chunk); i++) {
+      const rng = new PyRandom(i);
+      for (let j = 0; j < chunk; j++) replicates.push(f(rng.choices(xs, xs.length)));
+    }
+    return sampleStddev(replicates);
+  };
+  const xs = range(50).map((i) => -(i % 7) * 0.37 - 0.1);
+  assert.equal(perplexity(xs), 3.2798575776331313);
+  assert.equal(bootstrapStderr(perplexity, xs, 2000), 0.34304081949031284);
+  assert.equal(bootstrapStderr(median, xs, 1000), 0.21351821849582403);
+});
+
 // Mirrors test/golden/pyrandom_gen.py op for op.
 const RANDBELOW_N = [1, 2, 3, 7, 8, 10, 100, 1000, 2 ** 31, 2 ** 32 - 1, 2 ** 32, 2 ** 32 + 1, 2 ** 40, 10 ** 15];
 const BITS_K = [0, 1, 7, 31, 32, 33, 63, 64, 65, 100];
