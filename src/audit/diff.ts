@@ -15,6 +15,7 @@ import { DEFAULT_PAIRED_OPTIONS, pairedComparison, type PairedOptions, type Pair
 import { describeRun, pairRuns, selectRuns } from './runPairs.ts';
 import { diffSettings, type SettingsDiff } from './settingsDiff.ts';
 import { rescoredValues, RESCORED_PREFIX, type RescoredValues } from './rescored.ts';
+import { diffSourceConfig, type SourceConfigDiff } from './sourceConfig.ts';
 
 export interface DiffOptions extends PairedOptions {
   runA?: string;
@@ -60,6 +61,8 @@ export interface TaskComparison {
   taskA: string;
   taskB: string;
   settings: SettingsDiff;
+  /** The source's own configuration key by key (lm-eval results files), noise recognised. */
+  sourceConfig: SourceConfigDiff;
   checks: { a: CheckResult[]; b: CheckResult[] };
   /** Null when neither side recorded per-item samples. */
   items: ItemsSection | null;
@@ -150,6 +153,7 @@ export async function compareTask(
   rescored: { a?: RescoredValues; b?: RescoredValues } = {},
 ): Promise<TaskComparison> {
   const settings = diffSettings(runA, taskA, runB, taskB);
+  const sourceConfig = await diffSourceConfig(runA, taskA, runB, taskB);
   const docsA = withRescored(await loadDocs(storeA, runA.run_id, taskA), rescored.a);
   const docsB = withRescored(await loadDocs(storeB, runB.run_id, taskB), rescored.b);
   const checks = { a: await checkConfiguredVsUsed(runA, taskA, docsA), b: await checkConfiguredVsUsed(runB, taskB, docsB) };
@@ -160,6 +164,7 @@ export async function compareTask(
       taskA,
       taskB,
       settings,
+      sourceConfig,
       checks,
       items: null,
       pairedNote: `no per-item samples in ${missing}: paired statistics need the same items scored in both runs; only the reported aggregates can be set side by side`,
@@ -191,6 +196,7 @@ export async function compareTask(
     taskA,
     taskB,
     settings,
+    sourceConfig,
     checks,
     items,
     pairedNote: setsDiffer

@@ -32,6 +32,12 @@ function settingsRows(items: readonly ItemRow[], onlyChanged: boolean): string[]
   return rows;
 }
 
+export function sourceRows(rows: TaskComparison['sourceConfig']['rows'], max = 40): string[][] {
+  const shown = rows.slice(0, max).map((x) => [x.key, x.verdict, x.verdict === 'only in B' ? '—' : cell(x.a, 40), x.verdict === 'only in A' ? '—' : cell(x.b, 40), x.rules.join(', ')]);
+  if (rows.length > max) shown.push([`… ${rows.length - max} more`, '', '', '', '']);
+  return shown;
+}
+
 function taskLines(t: TaskComparison, r: DiffResult): string[] {
   const out: string[] = [];
   const title = t.taskA === t.taskB ? t.taskA : `${t.taskA} (A) vs ${t.taskB} (B)`;
@@ -40,6 +46,11 @@ function taskLines(t: TaskComparison, r: DiffResult): string[] {
   const rows = settingsRows(perTask, true);
   out.push(rows.length === 0 ? 'Settings (per task): every recorded setting is the same.' : 'Settings (per task), where they are not the same:');
   if (rows.length > 0) out.push(...table(['item / field', 'verdict', 'A', 'B', 'note'], rows));
+  const sc = t.sourceConfig;
+  if (sc.available) {
+    out.push('', `Source configuration, key by key (${sc.compared} keys of the results files; ${sc.rows.filter((x) => x.verdict === 'same').length} equal only once noise is ignored, ${sc.rows.filter((x) => x.verdict !== 'same').length} differ or are on one side only):`);
+    if (sc.rows.length > 0) out.push(...table(['key', 'verdict', 'A', 'B', 'noise ignored'], sourceRows(sc.rows)));
+  } else out.push('', `Source configuration: not compared (${sc.why}).`);
   out.push('', 'Configured vs used:');
   out.push(
     ...table(

@@ -3,7 +3,8 @@
 /** A value as one short line: strings JSON-quoted (so whitespace shows), long values cut. */
 export function cell(value: unknown, max = 48): string {
   if (value === undefined) return '—';
-  const text = typeof value === 'number' ? fmt(value) : (JSON.stringify(value) ?? String(value));
+  // Recorded numbers keep every digit (a clock reading or an id rounded to 4 digits would mislead).
+  const text = typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? String(value));
   const one = text.replace(/\s+/g, ' ');
   return one.length > max ? `${one.slice(0, max - 1)}…` : one;
 }

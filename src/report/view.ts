@@ -8,6 +8,7 @@ import { FLIP_CAUSE_TEXT, type FlipCause } from '../audit/flips.ts';
 import { formatP } from '../audit/pairedStats.ts';
 import type { ReportData } from './model.ts';
 import { cell, clip, fmt } from './textTable.ts';
+import { sourceRows } from './diffText.ts';
 
 export interface ViewTable {
   title: string;
@@ -19,6 +20,7 @@ export interface ViewTable {
 export interface ComparisonView {
   title: string;
   settings: ViewTable;
+  sourceConfig: ViewTable | null;
   checks: ViewTable;
   evidence: string[];
   items: string[];
@@ -124,6 +126,13 @@ export function buildView(data: ReportData): ReportView {
       comparisons.push({
         title: `${c.a.label} (A) vs ${c.b.label} (B) · task ${t.taskA === t.taskB ? t.taskA : `${t.taskA} / ${t.taskB}`}`,
         settings: { title: 'Settings side by side', header: ['item / field', 'verdict', 'A', 'B', 'note'], rows: settingsRows },
+        sourceConfig: t.sourceConfig.available
+          ? {
+              title: `Source configuration, key by key (${t.sourceConfig.compared} keys; rows not plainly the same)`,
+              header: ['key', 'verdict', 'A', 'B', 'noise ignored'],
+              rows: sourceRows(t.sourceConfig.rows),
+            }
+          : null,
         checks: {
           title: 'Configured vs used',
           header: ['check', 'A', 'B'],

@@ -39,6 +39,15 @@ test('asdiv at batch size 8 vs 1: only the batch size differs; same prompts; 16 
   assert.equal(field(t, 'model.dtype').verdict, 'same');
   assert.equal(field(t, 'fewshot.count').verdict, 'same');
 
+  // The results files key by key: only the batch size differs; the clock readings are recognised as noise.
+  const sc = t.sourceConfig;
+  assert.equal(sc.available, true);
+  assert.deepEqual(sc.rows.filter((r) => r.verdict !== 'same').map((r) => r.key), ['config.batch_size']);
+  assert.deepEqual(
+    sc.rows.filter((r) => r.verdict === 'same').map((r) => [r.key, r.rules]),
+    [['date', ['timestamp']], ['end_time', ['timestamp']], ['start_time', ['timestamp']], ['total_evaluation_time_seconds', ['timestamp']]],
+  );
+
   const items = t.items!;
   assert.equal(items.key, 'doc_hash');
   assert.deepEqual([items.shared, items.onlyA, items.onlyB], [50, 0, 0]);
@@ -129,7 +138,14 @@ test('Qwen2.5-7B "0.4.3" vs "0.4.8": what differs is the dtype, not the version 
   const arcEasy = main.tasks.find((t) => t.taskA === 'arc_easy')!;
   const acc = arcEasy.reported.find((r) => r.score === 'acc,none')!;
   assert.deepEqual([acc.a, acc.b], [0.8038720538720538, 0.8042929292929293]);
+  // Key by key: the tokenizer ids differ only in spelling (151643 vs "151643"), the model name only in case.
+  const sc = new Map(arcEasy.sourceConfig.rows.map((r) => [r.key, r]));
+  assert.deepEqual([sc.get('tokenizer_eos_token')!.verdict, sc.get('tokenizer_eos_token')!.rules], ['same', ['number_format']]);
+  assert.deepEqual([sc.get('model_name')!.verdict, sc.get('model_name')!.rules], ['same', ['hub_id_case']]);
+  assert.deepEqual([sc.get('config.model_dtype')!.a, sc.get('config.model_dtype')!.b], ['torch.bfloat16', 'torch.float32']);
+  assert.equal(sc.get('configs.unsafe_code')!.verdict, 'only in B');
   const piqa = main.tasks.find((t) => t.taskA === 'piqa')!;
+  assert.equal(piqa.sourceConfig.rows.find((r) => r.key === 'configs.dataset_path')!.verdict, 'differs');
   assert.deepEqual(differingFields(piqa.settings).filter((f) => f.startsWith('task.')), ['task.dataset_path']);
   // The multilingual pair: float32 on both sides.
   const multi = d.comparisons.find((c) => c !== main)!;

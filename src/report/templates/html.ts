@@ -75,6 +75,7 @@ svg.chart { display: block; margin: 0.5rem 0; }
 <p><strong>Falsifier</strong> <span class="status-{{ c.falsifierStatus }}">({{ c.falsifierStatus }})</span>: {{ c.falsifierSentence }}</p>
 {{ tbl(c.clauses) }}
 {{ tbl(c.settings) }}
+{% if c.sourceConfig %}{{ tbl(c.sourceConfig) }}{% endif %}
 {{ tbl(c.checks) }}
 {% if c.evidence.length > 0 %}<ul>{% for e in c.evidence %}<li><code>{{ e }}</code></li>{% endfor %}</ul>{% endif %}
 <h4>Items</h4>

@@ -71,6 +71,9 @@ No per-item records.
 
 {{ tbl(c.clauses) }}
 {{ tbl(c.settings) }}
+{% if c.sourceConfig %}
+{{ tbl(c.sourceConfig) }}
+{% endif %}
 {{ tbl(c.checks) }}
 {% if c.evidence.length > 0 %}
 \begin{itemize}

@@ -77,6 +77,10 @@ No per-item records.
 
 {{ tbl(c.settings) }}
 
+{% if c.sourceConfig %}
+{{ tbl(c.sourceConfig) }}
+
+{% endif %}
 {{ tbl(c.checks) }}
 
 {% for e in c.evidence %}
