@@ -31,34 +31,3 @@ export function firstChar(s: string): string | undefined {
   if (s.length === 0) return undefined;
   return String.fromCodePoint(s.codePointAt(0)!);
 }
-
-/**
- * `str.isdigit()`: decimal digits plus the other Numeric_Type=Digit characters
- * (superscripts, circled and subscript digits), which `literal_eval` then rejects.
- */
-const DIGIT = /^[\p{Nd}\u00b2\u00b3\u00b9\u2070\u2074-\u2079\u2080-\u2089\u2460-\u2468\u2474-\u247c\u2488-\u2490\u24ea\u24f5-\u24fd\u24ff\u2776-\u277e\u2780-\u2788\u278a-\u2792\u1369-\u1371\u19da]+$/u;
-
-export function pyIsDigit(s: string): boolean {
-  if (s.length === 0) return false;
-  const c = s.charCodeAt(0);
-  // Fast refusal: every digit character is 0-9 or outside ASCII.
-  if (c < 128 && (c < 48 || c > 57)) return false;
-  return DIGIT.test(s);
-}
-
-/** `str.capitalize()`: first character title-cased, the rest lower-cased. */
-export function pyCapitalize(s: string): string {
-  if (s.length === 0) return s;
-  const first = String.fromCodePoint(s.codePointAt(0)!);
-  return titleCase(first) + s.slice(first.length).toLowerCase();
-}
-
-/** Title case differs from upper case for a few characters (digraphs, ß and ligatures). */
-const TITLE: Record<string, string> = {
-  ǆ: 'ǅ', Ǆ: 'ǅ', ǅ: 'ǅ', ǉ: 'ǈ', Ǉ: 'ǈ', ǈ: 'ǈ', ǌ: 'ǋ', Ǌ: 'ǋ', ǋ: 'ǋ', ǳ: 'ǲ', Ǳ: 'ǲ', ǲ: 'ǲ',
-  ß: 'Ss', ﬀ: 'Ff', ﬁ: 'Fi', ﬂ: 'Fl', ﬃ: 'Ffi', ﬄ: 'Ffl', ﬅ: 'St', ﬆ: 'St',
-};
-
-function titleCase(c: string): string {
-  return TITLE[c] ?? c.toUpperCase();
-}

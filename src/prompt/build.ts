@@ -14,7 +14,7 @@ import { FunctionRef } from '../tasks/yaml.ts';
 import type { ChatTemplate } from './chatTemplate.ts';
 import { PromptShapeError, buildQaTurn, endsWithWhitespace, maybeDelimit, messagesToText, multiturnToSingleturn, toChat, type Message } from './context.ts';
 import { TaskFields } from './fields.ts';
-import { fromJs, pyStr } from './jinja/values.ts';
+import { pythonStr } from './jinja/index.ts';
 import { PyRandom } from './pyrandom.ts';
 import { makeSampler, type Sampler } from './samplers.ts';
 
@@ -58,7 +58,8 @@ export interface BuiltTask {
   docs: DocRequests[];
 }
 
-export const pyStrOf = (v: unknown): string => (typeof v === 'string' ? v : pyStr(fromJs(v, new WeakMap())));
+/** Python `str()` of a document value. */
+export const pyStrOf = (v: unknown): string => (typeof v === 'string' ? v : pythonStr(v));
 
 /** sha256 hex of the UTF-8 text (one-shot `crypto.hash`: no Hash object per call). */
 const sha256Hex = (text: string): string => hash('sha256', text, 'hex');

@@ -5,14 +5,14 @@
  * int when `doc_to_choice` is configured; a rendered `[...]` target is literal_eval'd.
  */
 import { BadInputError } from '../errors.ts';
-import { pyIsDigit } from '../data/pystr.ts';
 import { resolveFunction } from '../tasks/functions.ts';
 import type { FieldSpec, TaskConfig } from '../tasks/config.ts';
 import { FunctionRef } from '../tasks/yaml.ts';
-import { compileTemplate } from './jinja/index.ts';
-import { PyLiteralError, literalEval } from './pyliteral.ts';
+import { LiteralEvalError, compileTemplate, pyIsDigit } from './jinja/index.ts';
+import { literalEval } from './pyliteral.ts';
 
 type Doc = Record<string, unknown>;
+
 type Compiled = { render(context: Record<string, unknown>): string };
 
 export class TaskFields {
@@ -96,7 +96,8 @@ export class TaskFields {
         try {
           return literalEval(text);
         } catch (error) {
-          if (error instanceof PyLiteralError) return text;
+          // lm-eval catches SyntaxError and ValueError only.
+          if (error instanceof LiteralEvalError) return text;
           throw error;
         }
       }

@@ -6,7 +6,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BadInputError } from '../../src/errors.ts';
 import { compileChatTemplate, loadChatTemplate } from '../../src/prompt/chatTemplate.ts';
-import { literalEval } from '../../src/prompt/pyliteral.ts';
 import { parseSeed } from '../../src/prompt/prompts.ts';
 import { PyFloat } from '../../src/prompt/jinja/values.ts';
 import { parseYamlText } from '../../src/tasks/yaml.ts';
@@ -39,14 +38,6 @@ test('a rendered [...] target becomes a list; a column name returns the raw valu
   const [d] = await buildIn(col, 't');
   assert.equal(d!.target, 1);
   assert.deepEqual(d!.arguments, [['x', ' p'], ['x', ' q']]);
-});
-
-test('literal_eval: Python reprs, floats, escapes', () => {
-  assert.deepEqual(literalEval(`['a', "it's", 'x\\ny', 1, -2, True, None]`), ['a', "it's", 'x\ny', 1, -2, true, null]);
-  assert.ok((literalEval('1.0') as PyFloat) instanceof PyFloat);
-  assert.deepEqual(literalEval("{'k': (1, 2)}"), { k: [1, 2] });
-  assert.equal(literalEval("'\\u00e9\\x41'"), 'éA');
-  assert.throws(() => literalEval('03'));
 });
 
 test('YAML 1.1 as PyYAML: yes/on are booleans, 0777 is octal, floats stay floats, single quotes keep \\n', () => {

@@ -1,9 +1,11 @@
 /**
  * Port of lm_eval/tasks/hellaswag/utils.py `process_docs`. Order matters and is
  * Python's: strip, " [title]" -> ". " everywhere, delete `\[.*?\]` (`.` stops at
- * "\n"), then one pass of "  " -> " ", with no final strip.
+ * "\n"), then one pass of "  " -> " ", with no final strip. `capitalize` is the
+ * template engine's Python port (title case of the first character, lower case of the rest).
  */
-import { pyCapitalize, pyStrip } from '../pystr.ts';
+import { pyCapitalize } from '../../prompt/jinja/pystr.ts';
+import { pyStrip } from '../pystr.ts';
 
 export function preprocess(text: string): string {
   let t = pyStrip(text);
