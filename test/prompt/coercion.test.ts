@@ -125,3 +125,24 @@ test('acc_mutual_info adds unconditional requests; loglikelihood_rolling sends t
   assert.deepEqual(r!.arguments, [['A whole page.']]);
   assert.equal(r!.request_type, 'loglikelihood_rolling');
 });
+
+test('chat templates from a tokenizer_config.json (named templates) or a template file; the no-system retry', async () => {
+  const { writeFileSync, mkdtempSync } = await import('node:fs');
+  const dir = mkdtempSync(`${(await import('node:os')).tmpdir()}/lmaudit-chat-`);
+  const config = {
+    bos_token: { content: '<s>', lstrip: false },
+    chat_template: [
+      { name: 'default', template: '{{ bos_token }}{% for m in messages %}[{{ m.role }}]{{ m.content }}{% endfor %}' },
+      { name: 'tool_use', template: 'TOOLS{% for m in messages %}{{ m.content }}{% endfor %}' },
+    ],
+  };
+  writeFileSync(`${dir}/tokenizer_config.json`, JSON.stringify(config));
+  writeFileSync(`${dir}/t.jinja`, "{% if messages[0].role == 'system' %}{{ raise_exception('System role not supported') }}{% endif %}{% for m in messages %}<{{ m.role }}>{{ m.content }}{% endfor %}");
+  const named = loadChatTemplate(`${dir}/tokenizer_config.json`);
+  assert.equal(named.render([{ role: 'user', content: 'hi' }], true), '<s>[user]hi');
+  assert.equal(loadChatTemplate(`${dir}/tokenizer_config.json:tool_use`).render([{ role: 'user', content: 'hi' }], true), 'TOOLShi');
+  // lm-eval's HF model retries without system messages when the template raises.
+  const strict = loadChatTemplate(`${dir}/t.jinja`);
+  assert.equal(strict.render([{ role: 'system', content: 'S' }, { role: 'user', content: 'U' }], true), '<user>U');
+  assert.throws(() => loadChatTemplate('nonesuch'), /Unknown chat template/);
+});
