@@ -33,6 +33,10 @@ class Scope {
   }
 }
 
+const COMPARISONS = new Set(['==', '!=', '<', '>', '<=', '>=', 'in', 'not in']);
+const isComparison = (node: A.Node): boolean =>
+  node.type === 'BinaryExpression' && COMPARISONS.has((node as A.BinaryNode).operator.value);
+
 const CONSTANTS: Record<string, PyValue> = { true: true, True: true, false: false, False: false, none: null, None: null };
 
 export class Renderer {
@@ -177,6 +181,7 @@ export class Renderer {
         const left = this.expr(n.left, scope);
         if (op === 'and') return truthy(left) ? this.expr(n.right, scope) : left;
         if (op === 'or') return truthy(left) ? left : this.expr(n.right, scope);
+        if (COMPARISONS.has(op) && isComparison(n.left)) return this.comparisonChain(n, scope);
         return binaryOp(op, left, this.expr(n.right, scope));
       }
       case 'UnaryExpression': {
@@ -204,6 +209,27 @@ export class Renderer {
       default:
         throw new UnsupportedError(`template construct ${node.type} is not supported`);
     }
+  }
+
+  /**
+   * `a < b < c` is Python's chain (`a < b and b < c`, b evaluated once); the
+   * library's parser nests it as `(a < b) < c`, which no template means.
+   */
+  private comparisonChain(n: A.BinaryNode, scope: Scope): PyValue {
+    const links: { op: string; right: A.Node }[] = [];
+    let first: A.Node = n;
+    while (isComparison(first)) {
+      const b = first as A.BinaryNode;
+      links.unshift({ op: b.operator.value, right: b.right });
+      first = b.left;
+    }
+    let left = this.expr(first, scope);
+    for (const { op, right } of links) {
+      const value = this.expr(right, scope);
+      if (!truthy(binaryOp(op, left, value))) return false;
+      left = value;
+    }
+    return true;
   }
 
   private lookup(name: string, scope: Scope): PyValue {
