@@ -153,7 +153,59 @@ export function tokenizeJinja(source: string): Token[] {
     }
     pos = cursor;
   }
-  return markTupleLiterals(tokens);
+  return markTupleLiterals(groupConcatenations(tokens));
+}
+
+/**
+ * Jinja2 ranks `~` between `+ -` and `* /` (`1 + 2 ~ 'a'` is `1 + (2 ~ 'a')`);
+ * the library's parser puts it level with `+`. Parenthesising each `~` chain
+ * at its bracket depth gives the parser Jinja2's grouping.
+ */
+function groupConcatenations(tokens: Token[]): Token[] {
+  const out: Token[] = [];
+  type Frame = { segStart: number; hasConcat: boolean };
+  let frames: Frame[] = [{ segStart: 0, hasConcat: false }];
+  const top = (): Frame => frames[frames.length - 1]!;
+  const closeSegment = (): void => {
+    const f = top();
+    if (f.hasConcat) {
+      out.splice(f.segStart, 0, new Token('(', TOKEN_TYPES.OpenParen));
+      out.push(new Token(')', TOKEN_TYPES.CloseParen));
+    }
+  };
+  const endsOperand = (t: Token | undefined): boolean =>
+    t !== undefined &&
+    (t.type === TOKEN_TYPES.NumericLiteral || t.type === TOKEN_TYPES.StringLiteral || t.type === TOKEN_TYPES.CloseParen ||
+      t.type === TOKEN_TYPES.CloseSquareBracket || t.type === TOKEN_TYPES.CloseCurlyBracket ||
+      (t.type === TOKEN_TYPES.Identifier && !KEYWORDS.has(t.value)));
+  for (const t of tokens) {
+    const prev = out[out.length - 1];
+    const boundary =
+      (t.type === TOKEN_TYPES.AdditiveBinaryOperator && t.value !== '~' && endsOperand(prev)) ||
+      t.type === TOKEN_TYPES.ComparisonBinaryOperator || t.type === TOKEN_TYPES.Comma || t.type === TOKEN_TYPES.Colon ||
+      t.type === TOKEN_TYPES.Equals ||
+      (t.type === TOKEN_TYPES.Identifier && KEYWORDS.has(t.value) && !(t.value === 'not' && prev?.value === 'is') && t.value !== 'is');
+    if (t.type === TOKEN_TYPES.OpenExpression || t.type === TOKEN_TYPES.OpenStatement) {
+      out.push(t);
+      frames = [{ segStart: out.length, hasConcat: false }];
+    } else if (t.type === TOKEN_TYPES.CloseExpression || t.type === TOKEN_TYPES.CloseStatement ||
+      t.type === TOKEN_TYPES.CloseParen || t.type === TOKEN_TYPES.CloseSquareBracket || t.type === TOKEN_TYPES.CloseCurlyBracket) {
+      closeSegment();
+      if (frames.length > 1) frames.pop();
+      out.push(t);
+    } else if (t.type === TOKEN_TYPES.OpenParen || t.type === TOKEN_TYPES.OpenSquareBracket || t.type === TOKEN_TYPES.OpenCurlyBracket) {
+      out.push(t);
+      frames.push({ segStart: out.length, hasConcat: false });
+    } else if (boundary) {
+      closeSegment();
+      out.push(t);
+      frames[frames.length - 1] = { segStart: out.length, hasConcat: false };
+    } else {
+      if (t.type === TOKEN_TYPES.AdditiveBinaryOperator && t.value === '~') top().hasConcat = true;
+      out.push(t);
+    }
+  }
+  return out;
 }
 
 /**
