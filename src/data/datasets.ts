@@ -116,6 +116,15 @@ function readJsonl(file: string): Doc[] {
   } catch (error) {
     throw new BadInputError(`cannot read (${(error as Error).message})`, { file });
   }
+  // Most files need no exact parsing at all: one native parse of the whole file.
+  if (!NEEDS_EXACT.test(text)) {
+    try {
+      const rows = JSON.parse(`[${text.split('\n').filter((r) => r.trim() !== '').join(',')}]`) as unknown[];
+      if (rows.every((r) => typeof r === 'object' && r !== null && !Array.isArray(r))) return rows as Doc[];
+    } catch {
+      // a malformed row: the per-row pass below names its line
+    }
+  }
   const docs: Doc[] = [];
   let line = 0;
   for (const row of text.split('\n')) {
