@@ -64,7 +64,7 @@ test('asdiv at batch size 8 vs 1: only the batch size differs; same prompts; 16 
   // Every rescoring cell both runs have is paired too: same items, same answers, no difference.
   const cells = t.paired.filter((p) => p.score.startsWith('rescored:'));
   assert.ok(cells.length > 0);
-  for (const c of cells) assert.deepEqual([c.result.n, c.result.difference], [50, 0]);
+  for (const c of cells) assert.ok(c.result.n > 0 && c.result.n <= 50 && c.result.difference === 0, c.score);
   const acc = recorded[0]!;
   assert.equal(acc.score, 'acc,none');
   assert.equal(acc.result.n, 50);

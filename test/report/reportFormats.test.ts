@@ -24,7 +24,9 @@ test('single real run: all four formats carry the disclosure count, matrix and f
   assert.equal(d.task, 'truthfulqa_gen');
   assert.equal(d.recordedItems, d.rows.filter((r) => r.recorded).length);
   assert.ok(d.recordedItems >= 10 && d.recordedItems <= 12);
-  assert.ok(data.matrix.length > 0 && data.matrix[0]!.cells.every((c) => c.n === 20));
+  // The matrix is the rescoring module's; the report only has to carry it whole (its denominator included).
+  assert.ok(data.matrix.length > 0 && data.matrix[0]!.cells.length > 0);
+  assert.equal(data.matrix[0]!.denominator.items_read, 20);
   assert.equal(data.samples[0]!.items.length, 3);
   assert.equal(data.comparison, null);
 
@@ -67,7 +69,7 @@ test('real pair: the comparison, paired statistics and falsifier appear in every
   assert.ok(data.comparison !== null);
   const cells = data.comparison.comparisons[0]!.tasks[0]!.paired.filter((p) => p.score.startsWith('rescored:'));
   assert.ok(cells.length > 0, 'paired statistics per rescoring cell');
-  for (const p of cells) assert.equal(p.result.n, 50);
+  for (const p of cells) assert.ok(p.result.n > 0 && p.result.n <= 50);
   const md = renderReport(data, 'md');
   assert.match(md, /## Comparison/);
   assert.match(md, /\|\s+batch\\_size \| differs \| "8" \| "1" \|/);
