@@ -61,9 +61,11 @@ export interface RunPairing {
 
 export function pairRuns(runsA: readonly RunProvenance[], runsB: readonly RunProvenance[]): RunPairing {
   const candidates: { a: RunProvenance; b: RunProvenance; shared: number }[] = [];
+  // A run is compared with itself only when each side is that one run (`diff X X` on a one-run source).
+  const selfPair = runsA.length === 1 && runsB.length === 1 && runsA[0] === runsB[0];
   for (const a of runsA) {
     for (const b of runsB) {
-      if (a === b) continue;
+      if (a === b && !selfPair) continue;
       const p = pairTasks(a, b);
       if (p.tasks.length > 0) candidates.push({ a, b, shared: p.tasks.length });
     }
@@ -78,7 +80,7 @@ export function pairRuns(runsA: readonly RunProvenance[], runsB: readonly RunPro
     usedB.add(c.b);
     pairs.push({ a: c.a, b: c.b, ...pairTasks(c.a, c.b) });
   }
-  if (pairs.length === 0 && runsA.length === 1 && runsB.length === 1 && runsA[0] !== runsB[0]) {
+  if (pairs.length === 0 && runsA.length === 1 && runsB.length === 1) {
     // Nothing shared: still compare the two runs' settings (their tasks stay listed as unmatched).
     pairs.push({ a: runsA[0]!, b: runsB[0]!, ...pairTasks(runsA[0]!, runsB[0]!) });
     usedA.add(runsA[0]!);
