@@ -7,7 +7,7 @@ import { importSources, type ImportResult } from '../import/index.ts';
 import type { ImportOptions, SkippedRecord } from '../import/types.ts';
 import { isStoreFolder, openStore, type OpenStore } from '../store/readStore.ts';
 import { SCHEMA_VERSION, STORE_TABLES, TABLES, type StoreManifest, type TableName } from '../store/schema.ts';
-import { stageTable, type TableSource } from '../store/writeStore.ts';
+import { stageTable, type Staged, type TableSource } from '../store/writeStore.ts';
 import { duck } from '../store/duck.ts';
 
 export interface LoadedSource {
@@ -35,8 +35,7 @@ export async function loadSource(paths: readonly string[], options: ImportOption
       table(name: TableName, options?: { rowNumber?: boolean }): string {
         const table = staged[name as (typeof STORE_TABLES)[number]];
         if (table === undefined) throw new Error(`no staged table '${name}' for an on-the-fly source`);
-        // Staged tables and views keep the source's order, so the row number is the position in it.
-        return options?.rowNumber ? `(SELECT row_number() OVER () - 1 AS file_row_number, * FROM ${table})` : table;
+        return options?.rowNumber ? table.withRowNumber : table.name;
       },
     },
     skipped: imported.runs.flatMap((r) => r.skipped),
@@ -44,22 +43,22 @@ export async function loadSource(paths: readonly string[], options: ImportOption
   };
 }
 
-/** Stages every run's tables and returns, per store table, one SQL expression over all of them. */
+/** Stages every run's tables and returns, per store table, one relation over all of them. */
 export async function stageUnion(
   runs: readonly Partial<Record<(typeof STORE_TABLES)[number], TableSource>>[],
-): Promise<Record<(typeof STORE_TABLES)[number], string>> {
-  const out = {} as Record<(typeof STORE_TABLES)[number], string>;
+): Promise<Record<(typeof STORE_TABLES)[number], Staged>> {
+  const out = {} as Record<(typeof STORE_TABLES)[number], Staged>;
   for (const table of STORE_TABLES) {
-    const names: string[] = [];
-    for (const run of runs) names.push(await stageTable(table, run[table] ?? { rows: [] }));
-    const columns = TABLES[table].map((c) => `"${c.name}"`).join(', ');
-    if (names.length === 1) {
-      out[table] = names[0]!;
+    const parts: Staged[] = [];
+    for (const run of runs) parts.push(await stageTable(table, run[table] ?? { rows: [] }));
+    if (parts.length === 1) {
+      out[table] = parts[0]!;
       continue;
     }
-    const union = `${names[0]}_all`;
-    await (await duck()).run(`CREATE TEMP TABLE ${union} AS ${names.map((n) => `SELECT ${columns} FROM ${n}`).join(' UNION ALL ')}`);
-    out[table] = union;
+    const columns = TABLES[table].map((c) => `"${c.name}"`).join(', ');
+    const union = `${parts[0]!.name}_all`;
+    await (await duck()).run(`CREATE TEMP TABLE ${union} AS ${parts.map((p) => `SELECT ${columns} FROM ${p.name}`).join(' UNION ALL ')}`);
+    out[table] = { name: union, withRowNumber: `(SELECT rowid AS file_row_number, * FROM ${union})` };
   }
   return out;
 }

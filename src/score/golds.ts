@@ -3,7 +3,7 @@
  * with several acceptable answers (trivia_qa aliases) records a Python list repr;
  * lm-eval counts a document correct when any of them matches, and so do we.
  */
-import { literalEval } from '../prompt/pyliteral.ts';
+import { literalEval } from '../prompt/jinja/literal.ts';
 import { PyFloat } from '../prompt/jinja/values.ts';
 
 /** The golds of a recorded target: the elements of a Python list repr of scalars, else the target itself. */

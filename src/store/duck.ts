@@ -12,7 +12,7 @@ export function duck(): Promise<DuckDBConnection> {
     const conn = await instance.connect();
     // Spill to a temporary folder instead of growing without bound (10M-record stores must stay under 2 GiB).
     await conn.run("SET memory_limit = '1GB'; SET preserve_insertion_order = true;");
-    return conn;
+    return process.env.LMAUDIT_TIMING ? timed(conn) : conn;
   })();
   return connection;
 }
@@ -40,4 +40,20 @@ function normalizeBigInts(row: Record<string, unknown>): Record<string, unknown>
     if (typeof v === 'bigint') row[key] = Number(v);
   }
   return row;
+}
+
+/** LMAUDIT_TIMING=1: every statement's wall time on stderr (for finding slow queries). */
+function timed(conn: DuckDBConnection): DuckDBConnection {
+  for (const method of ['run', 'runAndReadAll', 'stream'] as const) {
+    const original = conn[method].bind(conn) as (sql: string) => Promise<unknown>;
+    (conn as unknown as Record<string, unknown>)[method] = async (sql: string) => {
+      const started = performance.now();
+      try {
+        return await original(sql);
+      } finally {
+        process.stderr.write(`[duckdb ${(performance.now() - started).toFixed(0)} ms] ${sql.replace(/\s+/g, ' ').slice(0, 140)}\n`);
+      }
+    };
+  }
+  return conn;
 }

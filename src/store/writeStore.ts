@@ -24,7 +24,15 @@ import {
  * A `lazy` SELECT, whose importer has already validated it, is staged as a typed view
  * and computed only when read (on-the-fly rescoring reads a few columns of it).
  */
-export type TableSource = { rows: readonly Record<string, unknown>[] } | { sql: string; lazy?: boolean };
+export type TableSource =
+  | { rows: readonly Record<string, unknown>[] }
+  | { sql: string; lazy?: boolean; /** A column of `sql` holding each row's position (kept as file_row_number). */ rowNumber?: string };
+
+/** A staged table or view, and the expression for it with each row's position as file_row_number. */
+export interface Staged {
+  name: string;
+  withRowNumber: string;
+}
 
 export interface WriteStoreOptions {
   /** Replace an existing store at the path (the old one is removed only after the new one is in place). */
@@ -104,14 +112,19 @@ function parquetMetadata(manifest: StoreManifest): Record<string, string> {
  * returns its name. The column specs are the validation: JS rows are checked value
  * by value; SQL sources are cast and must satisfy the NOT NULL constraints.
  */
-export async function stageTable(table: TableName, source: TableSource): Promise<string> {
+export async function stageTable(table: TableName, source: TableSource): Promise<Staged> {
   const conn = await duck();
   const spec: readonly ColumnSpec[] = TABLES[table];
   const staging = `staged_${table}_${randomBytes(6).toString('hex')}`;
   if ('sql' in source && source.lazy) {
     const select = spec.map((c) => `CAST(${sqlIdent(c.name)} AS ${c.type}) AS ${sqlIdent(c.name)}`).join(', ');
-    await conn.run(`CREATE TEMP VIEW ${staging} AS SELECT ${select} FROM (${source.sql})`);
-    return staging;
+    const position = source.rowNumber === undefined ? '' : `, ${sqlIdent(source.rowNumber)} AS file_row_number`;
+    await conn.run(`CREATE TEMP VIEW ${staging} AS SELECT ${select}${position} FROM (${source.sql})`);
+    return {
+      name: staging,
+      // A window function would serialise every query above it; a recorded position does not.
+      withRowNumber: source.rowNumber === undefined ? `(SELECT row_number() OVER () - 1 AS file_row_number, * FROM ${staging})` : staging,
+    };
   }
   const columns = spec.map((c) => `${sqlIdent(c.name)} ${c.type}${c.nullable ? '' : ' NOT NULL'}`).join(', ');
   await conn.run(`CREATE TEMP TABLE ${staging} (${columns})`);
@@ -130,7 +143,7 @@ export async function stageTable(table: TableName, source: TableSource): Promise
     if (error instanceof StoreError) throw error;
     throw new StoreError(`${table}: ${(error as Error).message.split('\n')[0]}`, { cause: error });
   }
-  return staging;
+  return { name: staging, withRowNumber: `(SELECT rowid AS file_row_number, * FROM ${staging})` };
 }
 
 async function writeTable(
@@ -140,12 +153,13 @@ async function writeTable(
   metadata: Record<string, string>,
 ): Promise<void> {
   const conn = await duck();
-  const staging = await stageTable(table, source);
+  const staging = (await stageTable(table, source)).name;
   try {
     const kv = Object.entries(metadata)
       .map(([k, v]) => `${k}: ${sqlString(v)}`)
       .join(', ');
-    await conn.run(`COPY ${staging} TO ${sqlString(path)} (FORMAT parquet, COMPRESSION zstd, KV_METADATA {${kv}})`);
+    const columns = TABLES[table].map((c) => sqlIdent(c.name)).join(', ');
+    await conn.run(`COPY (SELECT ${columns} FROM ${staging}) TO ${sqlString(path)} (FORMAT parquet, COMPRESSION zstd, KV_METADATA {${kv}})`);
   } finally {
     await dropStaged(staging);
   }

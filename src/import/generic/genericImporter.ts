@@ -174,7 +174,7 @@ export function resolveFields(columns: readonly string[], flags: FieldMap, file:
 }
 
 /**
- * Reads the file once into a temporary table (_row, id, output, gold, grp; all text)
+ * Reads the file once into a temporary table (id, output, gold, grp; all text)
  * or returns null when DuckDB cannot read it. JSON values that are not strings become
  * NULL here, which sends the file to the JS path for a precise error.
  */
@@ -191,21 +191,24 @@ async function bulkStage(path: string, format: Format, fields: ResolvedFields): 
   const text = (field: string | null) => {
     if (field === null) return 'NULL';
     const f = sqlIdent(field);
-    return json ? `CASE WHEN json_type(${f}) = 'VARCHAR' THEN json_extract_string(${f}, '$') END` : `CAST(${f} AS VARCHAR)`;
+    // A JSON string's text starts with a quote; anything else (number, list, object, null) is NULL here.
+    return json ? `CASE WHEN starts_with(CAST(${f} AS VARCHAR), '"') THEN json_extract_string(${f}, '$') END` : `CAST(${f} AS VARCHAR)`;
   };
   const idText =
     fields.id === null
-      ? 'CAST(row_number() OVER () AS VARCHAR)'
+      ? 'NULL'
       : json
-        ? `CASE WHEN json_type(${sqlIdent(fields.id)}) = 'VARCHAR' THEN json_extract_string(${sqlIdent(fields.id)}, '$')
+        ? `CASE WHEN starts_with(CAST(${sqlIdent(fields.id)} AS VARCHAR), '"') THEN json_extract_string(${sqlIdent(fields.id)}, '$')
                 WHEN json_type(${sqlIdent(fields.id)}) IN ('UBIGINT', 'BIGINT') THEN CAST(${sqlIdent(fields.id)} AS VARCHAR) END`
         : `CAST(${sqlIdent(fields.id)} AS VARCHAR)`;
   const table = `generic_${randomBytes(6).toString('hex')}`;
   try {
-    // The table keeps the file's order (insertion order is preserved), so _row is the line or row number.
+    // The table keeps the file's order (insertion order is preserved), so rowid + 1 is the record's
+    // number; without an id field that number is the id. No window function: it would serialise the read.
     await (await duck()).run(`CREATE TEMP TABLE ${table} AS
-      SELECT row_number() OVER () AS _row, ${idText} AS id, ${text(fields.output)} AS output, ${text(fields.gold)} AS gold, ${text(fields.group)} AS grp
+      SELECT ${idText} AS id, ${text(fields.output)} AS output, ${text(fields.gold)} AS gold, ${text(fields.group)} AS grp
       FROM ${reader}`);
+    if (fields.id === null) await (await duck()).run(`UPDATE ${table} SET id = CAST(rowid + 1 AS VARCHAR)`);
     return table;
   } catch {
     return null;
@@ -214,7 +217,7 @@ async function bulkStage(path: string, format: Format, fields: ResolvedFields): 
 
 async function firstBadRow(table: string, fields: ResolvedFields): Promise<{ row: number; field: string; reason: string } | null> {
   const rows = await queryRows<{ _row: number; id: string | null; output: string | null; gold: string | null }>(
-    `SELECT _row, id, output, gold FROM ${table} WHERE id IS NULL OR output IS NULL OR gold IS NULL ORDER BY _row LIMIT 1`,
+    `SELECT rowid + 1 AS _row, id, output, gold FROM ${table} WHERE id IS NULL OR output IS NULL OR gold IS NULL ORDER BY rowid LIMIT 1`,
   );
   const bad = rows[0];
   if (bad !== undefined) {
@@ -222,7 +225,7 @@ async function firstBadRow(table: string, fields: ResolvedFields): Promise<{ row
     return { row: Number(bad._row), field, reason: `${field} is missing, empty or not text` };
   }
   const duplicate = await queryRows<{ id: string; row: number }>(
-    `SELECT id, max(_row) AS row FROM ${table} GROUP BY id HAVING count(*) > 1 ORDER BY row LIMIT 1`,
+    `SELECT id, max(rowid) + 1 AS row FROM ${table} GROUP BY id HAVING count(*) > 1 ORDER BY row LIMIT 1`,
   );
   if (duplicate[0] !== undefined) {
     return { row: Number(duplicate[0].row), field: fields.id ?? 'id', reason: `duplicate id '${duplicate[0].id}'` };
@@ -237,14 +240,16 @@ function tablesFromSql(runId: string, task: string, table: string): ImportedRun[
   return {
     instances: {
       lazy: true,
-      sql: `SELECT ${run} AS run_id, ${t} AS task, id AS doc_id, grp AS "group", 0 AS request_idx, 'generate_until' AS request_type,
+      rowNumber: '_position',
+      sql: `SELECT rowid AS _position, ${run} AS run_id, ${t} AS task, id AS doc_id, grp AS "group", 0 AS request_idx, 'generate_until' AS request_type,
         NULL AS arg_context, NULL AS arg_continuation, NULL AS gen_kwargs_json, NULL AS doc_json,
         sha256(${t} || chr(31) || id) AS doc_hash, NULL AS prompt_hash, gold AS target, NULL AS choices_json, NULL AS fewshot_doc_ids
         FROM ${table}`,
     },
     responses: {
       lazy: true,
-      sql: `SELECT ${run} AS run_id, ${t} AS task, id AS doc_id, 0 AS request_idx, 0 AS repeat, output AS text,
+      rowNumber: '_position',
+      sql: `SELECT rowid AS _position, ${run} AS run_id, ${t} AS task, id AS doc_id, 0 AS request_idx, 0 AS repeat, output AS text,
         NULL AS logprob, NULL AS is_greedy, NULL AS finish_reason, NULL AS tokens_in, NULL AS tokens_out, NULL AS latency_ms,
         NULL AS attempt, NULL AS from_cache, NULL AS error FROM ${table}`,
     },
