@@ -170,3 +170,25 @@ SYNTHETIC += [
     ("{{ 'a' ~ 1 + 2 }}", {}),
     ("{% set s = 'a' ~ 'b' %}{{ s }}{% for c in 'x' ~ 'y' %}{{ c }}{% endfor %}{{ f(1 ~ 2) if false else 'ok' }}", {}),
 ]
+
+# Every filter applied to an undefined variable: StrictUndefined decides which raise.
+SYNTHETIC += [
+    ("{{ missing|%s }}|" % f, {})
+    for f in ["upper", "lower", "trim", "int", "float", "string", "length", "list", "join", "first", "last", "title",
+              "capitalize", "replace('a', 'b')", "round", "abs", "sort", "unique", "reverse", "sum", "wordcount", "tojson",
+              "center", "truncate", "indent", "escape", "items", "dictsort", "map('upper')", "select", "max", "min",
+              "attr('x')", "batch(2)" if False else "slice(2)", "count", "e", "d", "default('x', true)"]
+] + [("{{ (missing %s 1) }}" % op, {}) for op in ["+", "-", "*", "/", "//", "%", "**", "~", "==", "!=", "<", "in", "and", "or"]] + [
+    ("{{ missing is %s }}" % t, {}) for t in ["defined", "undefined", "none", "string", "number", "mapping", "iterable", "sequence", "callable", "odd", "lower", "boolean", "true", "false", "integer", "float", "escaped"]
+] + [("{{ not missing }}", {}), ("{{ -missing }}", {}), ("{{ missing() }}", {}), ("{{ missing[0] }}", {}), ("{{ missing[1:] }}", {}), ("{{ [missing]|length }}", {}), ("{% set x = missing %}ok", {}), ("{{ 'abc'[missing] }}", {})]
+
+# Iterators (map/select/unique/items/reverse give generators) and dict views.
+SYNTHETIC += [
+    ("{% set g = l|map('upper') %}{{ g|list }}{{ g|list }}|{{ l|reverse|list }}|{{ l|map('upper')|reverse }}|{{ l|unique|join(',') }}", {"l": ["a", "b", "a"]}),
+    ("{{ d.keys() }}{{ d.values() }}{{ d.items() }}{{ d.keys()|length }}{{ 'a' in d.keys() }}{{ d.items()|list }}{{ d.values()|sum }}", {"d": {"a": 1, "b": 2}}),
+    ("{{ l|map('upper')|length }}", {"l": ["a"]}),
+    ("{{ l|select|last }}", {"l": ["a"]}),
+    ("{{ l|reverse }}", {"l": ["a"]}),
+    ("{{ l|map(attribute='x')|first }}", {"l": [{"x": 3}]}),
+    ("{{ 'x' in l|map('upper') }}{{ 'X' in l|map('upper') }}", {"l": ["x"]}),
+]

@@ -11,8 +11,8 @@ import {
   pyCapitalize, pyCharAt, pyCount, pyFind, pyLen, pyLower, pyReplace, pyRsplit, pySplit, pyStrip, pyUpper,
 } from './pystr.ts';
 import {
-  PyCallable, PyDict, PyFloat, PyObject, PyRange, PyTuple, PyTypeError, PyUndefined, PyValueError, failUndefined, numberOf,
-  pyEquals, pyRepr, pyStr, typeName, type PyArgs, type PyValue,
+  PyCallable, PyDict, PyDictView, PyFloat, PyObject, PyRange, PyTuple, PyTypeError, PyUndefined, PyValueError, failUndefined, numberOf,
+  pyEquals, pyIter, pyRepr, pyStr, typeName, type PyArgs, type PyValue,
 } from './values.ts';
 
 type Method<T> = (self: T, a: PyArgs) => PyValue;
@@ -178,9 +178,9 @@ const DICT_METHODS: Record<string, Method<PyDict>> = {
     const [k, dflt] = bindArgs('get', ['key', 'default'], a, 1);
     return d.has(k!) ? d.get(k!)! : (dflt ?? null);
   },
-  items: (d, a) => (bindArgs('items', [], a), d.items().map(([k, v]) => new PyTuple([k, v]))),
-  keys: (d, a) => (bindArgs('keys', [], a), d.keys()),
-  values: (d, a) => (bindArgs('values', [], a), d.values()),
+  items: (d, a) => (bindArgs('items', [], a), new PyDictView('dict_items', d.items().map(([k, v]) => new PyTuple([k, v])))),
+  keys: (d, a) => (bindArgs('keys', [], a), new PyDictView('dict_keys', d.keys())),
+  values: (d, a) => (bindArgs('values', [], a), new PyDictView('dict_values', d.values())),
   copy: (d, a) => {
     bindArgs('copy', [], a);
     const out = new PyDict();
@@ -208,13 +208,12 @@ function method<T>(kind: keyof typeof PY_METHOD_NAMES, table: Record<string, Met
 }
 
 function iterArg(v: PyValue): PyValue[] {
-  if (Array.isArray(v)) return v;
-  if (v instanceof PyTuple) return [...v.items];
-  if (typeof v === 'string') return Array.from(v);
-  if (v instanceof PyRange) return v.toArray();
-  if (v instanceof PyDict) return v.keys();
-  if (v instanceof PyUndefined) failUndefined(v);
-  throw new PyTypeError(`can only join an iterable`);
+  try {
+    return pyIter(v);
+  } catch (e) {
+    if (e instanceof PyTypeError) throw new PyTypeError('can only join an iterable');
+    throw e;
+  }
 }
 
 function windowOf(s: string, start: number | null, end: number | null): string | null {
@@ -284,7 +283,8 @@ export function getAttribute(obj: PyValue, name: string): PyValue {
 /** Jinja2 `Environment.getitem`: `a[b]`. */
 export function getItem(obj: PyValue, key: PyValue): PyValue {
   if (obj instanceof PyUndefined) failUndefined(obj);
-  if (key instanceof PyUndefined) failUndefined(key);
+  // Hashing StrictUndefined raises; indexing a sequence with it is a TypeError, which Jinja2 turns into undefined.
+  if (key instanceof PyUndefined && obj instanceof PyDict) failUndefined(key);
   const item = pyGetitem(obj, key);
   if (item !== undefined) return item;
   if (typeof key === 'string') {

@@ -11,7 +11,7 @@ import { pyCapitalize, pyLen, pyLower, pyReplace, pyStrip, pyUpper, sliceArray }
 import { parsePyFloat, parsePyInt, pyRound } from './pynum.ts';
 import { runTest } from './tests.ts';
 import {
-  PyDict, PyFloat, PyRange, PyTuple, PyTypeError, PyUndefined, PyValueError, failUndefined, isFloat,
+  PyDict, PyDictView, PyFloat, PyGenerator, PyRange, PyTuple, PyTypeError, PyUndefined, PyValueError, failUndefined, isFloat,
   makeNumber, numberOf, pyCompare, pyEquals, pyIter, pyRepr, pyStr, truthy, typeName, type PyArgs, type PyValue,
 } from './values.ts';
 
@@ -25,6 +25,7 @@ function len(v: PyValue): number {
   if (v instanceof PyTuple) return v.items.length;
   if (v instanceof PyRange) return v.length;
   if (v instanceof PyDict) return v.size;
+  if (v instanceof PyDictView) return v.items.length;
   if (v instanceof PyUndefined) failUndefined(v);
   throw new PyTypeError(`object of type '${typeName(v)}' has no len()`);
 }
@@ -56,7 +57,11 @@ function asNumber(v: PyValue, what: string): number {
   return n;
 }
 
-function select(value: PyValue, a: PyArgs, keep: boolean, byAttr: boolean): PyValue[] {
+function select(value: PyValue, a: PyArgs, keep: boolean, byAttr: boolean): PyValue {
+  return new PyGenerator('generator', () => selectNow(value, a, keep, byAttr));
+}
+
+function selectNow(value: PyValue, a: PyArgs, keep: boolean, byAttr: boolean): PyValue[] {
   const [first, ...rest] = a.args;
   const getter = byAttr ? attrGetter(first) : (x: PyValue) => x;
   const testName = byAttr ? rest[0] : first;
@@ -145,6 +150,7 @@ export const FILTERS: Record<string, Filter> = {
   },
   dictsort: (v, a) => {
     const [caseSensitive, by, reverse] = bindArgs('dictsort', ['case_sensitive', 'by', 'reverse'], a);
+    if (v instanceof PyUndefined) failUndefined(v);
     if (!(v instanceof PyDict)) throw new PyTypeError('dictsort expects a dict');
     const pos = by === undefined || by === 'key' ? 0 : by === 'value' ? 1 : -1;
     if (pos < 0) throw new PyValueError('You can only sort by either "key" or "value"');
@@ -163,6 +169,7 @@ export const FILTERS: Record<string, Filter> = {
   },
   float: (v, a) => {
     const [dflt] = bindArgs('float', ['default'], a);
+    if (v instanceof PyUndefined) failUndefined(v);
     const n = typeof v === 'string' ? parsePyFloat(v) : numberOf(v);
     return n === undefined ? (dflt ?? new PyFloat(0)) : new PyFloat(n);
   },
@@ -178,9 +185,9 @@ export const FILTERS: Record<string, Filter> = {
   },
   items: (v, a) => {
     bindArgs('items', [], a);
-    if (v instanceof PyUndefined) return [];
+    if (v instanceof PyUndefined) return new PyGenerator('generator', () => []);
     if (!(v instanceof PyDict)) throw new PyTypeError(`Can only get item pairs from a mapping.`);
-    return v.items().map(([k, x]) => new PyTuple([k, x]));
+    return new PyGenerator('generator', () => v.items().map(([k, x]) => new PyTuple([k, x])));
   },
   join: (v, a) => {
     const [d, attribute] = bindArgs('join', ['d', 'attribute'], a);
@@ -189,28 +196,14 @@ export const FILTERS: Record<string, Filter> = {
   },
   last: (v, a) => {
     bindArgs('last', [], a);
+    if (v instanceof PyGenerator) throw new PyTypeError("'generator' object is not reversible");
     const items = pyIter(v);
     return items.length > 0 ? items[items.length - 1]! : new PyUndefined('No last item, sequence was empty.');
   },
   length: (v, a) => (bindArgs('length', [], a), len(v)),
   list: (v, a) => (bindArgs('list', [], a), [...pyIter(v)]),
   lower: (v, a) => (bindArgs('lower', [], a), pyLower(pyStr(v))),
-  map: (v, a) => {
-    const items = pyIter(v);
-    if (a.kwargs.has('attribute')) {
-      const get = attrGetter(a.kwargs.get('attribute'));
-      const dflt = a.kwargs.get('default');
-      return items.map((x) => {
-        const r = get(x);
-        return r instanceof PyUndefined && dflt !== undefined ? dflt : r;
-      });
-    }
-    const [name, ...rest] = a.args;
-    if (name === undefined) return items;
-    const f = Object.hasOwn(FILTERS, pyStr(name)) ? FILTERS[pyStr(name)]! : undefined;
-    if (!f) throw new UnsupportedError(`No filter named '${pyStr(name)}'.`);
-    return items.map((x) => f(x, { args: rest, kwargs: a.kwargs }));
-  },
+  map: (v, a) => new PyGenerator('generator', () => mapNow(v, a)),
   max: (v, a) => minMax(v, a, 'max'),
   min: (v, a) => minMax(v, a, 'min'),
   regex_replace: (v, a) => {
@@ -225,7 +218,11 @@ export const FILTERS: Record<string, Filter> = {
   },
   reverse: (v, a) => {
     bindArgs('reverse', [], a);
-    return typeof v === 'string' ? Array.from(v).reverse().join('') : [...pyIter(v)].reverse();
+    if (typeof v === 'string') return Array.from(v).reverse().join('');
+    // reversed() of a list is an iterator; of a generator it fails and Jinja2 falls back to a list.
+    if (v instanceof PyGenerator) return [...pyIter(v)].reverse();
+    if (v instanceof PyUndefined) failUndefined(v);
+    return new PyGenerator('list_reverseiterator', () => [...pyIter(v)].reverse());
   },
   round: (v, a) => {
     const [precision, method] = bindArgs('round', ['precision', 'method'], a);
@@ -238,23 +235,8 @@ export const FILTERS: Record<string, Filter> = {
   },
   select: (v, a) => select(v, a, true, false),
   selectattr: (v, a) => select(v, a, true, true),
-  slice: (v, a) => {
-    const [slicesArg, fill] = bindArgs('slice', ['slices', 'fill_with'], a, 1);
-    const items = pyIter(v);
-    const slices = asNumber(slicesArg!, 'slices');
-    const per = Math.floor(items.length / slices);
-    const extra = items.length % slices;
-    const out: PyValue[][] = [];
-    let offset = 0;
-    for (let i = 0; i < slices; i++) {
-      const start = offset + i * per;
-      if (i < extra) offset++;
-      const tmp = items.slice(start, offset + (i + 1) * per);
-      if (fill !== undefined && i >= extra) tmp.push(fill);
-      out.push(tmp);
-    }
-    return out;
-  },
+  slice: (v, a) => new PyGenerator('generator', () => sliceNow(v, a)),
+  unique: (v, a) => new PyGenerator('generator', () => uniqueNow(v, a)),
   sort: (v, a) => {
     const [reverse, caseSensitive, attribute] = bindArgs('sort', ['reverse', 'case_sensitive', 'attribute'], a);
     const lower = !(caseSensitive !== undefined && truthy(caseSensitive));
@@ -305,20 +287,6 @@ export const FILTERS: Record<string, Filter> = {
     const at = cut.lastIndexOf(' ');
     return (at < 0 ? cut : cut.slice(0, at)) + end;
   },
-  unique: (v, a) => {
-    const [caseSensitive, attribute] = bindArgs('unique', ['case_sensitive', 'attribute'], a);
-    const key = attrGetter(attribute, !(caseSensitive !== undefined && truthy(caseSensitive)));
-    const seen: PyValue[] = [];
-    const out: PyValue[] = [];
-    for (const x of pyIter(v)) {
-      const k = key(x);
-      if (!seen.some((s) => pyEquals(s, k))) {
-        seen.push(k);
-        out.push(x);
-      }
-    }
-    return out;
-  },
   upper: (v, a) => (bindArgs('upper', [], a), pyUpper(pyStr(v))),
   wordcount: (v, a) => {
     bindArgs('wordcount', [], a);
@@ -337,6 +305,56 @@ export const FILTERS: Record<string, Filter> = {
 FILTERS['d'] = FILTERS['default']!;
 FILTERS['e'] = FILTERS['escape']!;
 FILTERS['count'] = FILTERS['length']!;
+
+function sliceNow(v: PyValue, a: PyArgs): PyValue[][] {
+  const [slicesArg, fill] = bindArgs('slice', ['slices', 'fill_with'], a, 1);
+  const items = pyIter(v);
+  const slices = asNumber(slicesArg!, 'slices');
+  const per = Math.floor(items.length / slices);
+  const extra = items.length % slices;
+  const out: PyValue[][] = [];
+  let offset = 0;
+  for (let i = 0; i < slices; i++) {
+    const start = offset + i * per;
+    if (i < extra) offset++;
+    const tmp = items.slice(start, offset + (i + 1) * per);
+    if (fill !== undefined && i >= extra) tmp.push(fill);
+    out.push(tmp);
+  }
+  return out;
+}
+
+function uniqueNow(v: PyValue, a: PyArgs): PyValue[] {
+  const [caseSensitive, attribute] = bindArgs('unique', ['case_sensitive', 'attribute'], a);
+  const key = attrGetter(attribute, !(caseSensitive !== undefined && truthy(caseSensitive)));
+  const seen: PyValue[] = [];
+  const out: PyValue[] = [];
+  for (const x of pyIter(v)) {
+    const k = key(x);
+    if (!seen.some((s) => pyEquals(s, k))) {
+      seen.push(k);
+      out.push(x);
+    }
+  }
+  return out;
+}
+
+function mapNow(v: PyValue, a: PyArgs): PyValue[] {
+  const items = pyIter(v);
+  if (a.kwargs.has('attribute')) {
+    const get = attrGetter(a.kwargs.get('attribute'));
+    const dflt = a.kwargs.get('default');
+    return items.map((x) => {
+      const r = get(x);
+      return r instanceof PyUndefined && dflt !== undefined ? dflt : r;
+    });
+  }
+  const [name, ...rest] = a.args;
+  if (name === undefined) return items;
+  const f = Object.hasOwn(FILTERS, pyStr(name)) ? FILTERS[pyStr(name)]! : undefined;
+  if (!f) throw new UnsupportedError(`No filter named '${pyStr(name)}'.`);
+  return items.map((x) => f(x, { args: rest, kwargs: a.kwargs }));
+}
 
 function minMax(v: PyValue, a: PyArgs, which: 'min' | 'max'): PyValue {
   const [caseSensitive, attribute] = bindArgs(which, ['case_sensitive', 'attribute'], a);

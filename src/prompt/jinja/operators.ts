@@ -6,8 +6,8 @@
  */
 import { UnsupportedError } from '../../errors.ts';
 import {
-  PyDict, PyFloat, PyRange, PyTuple, PyTypeError, PyUndefined, failUndefined, isFloat, makeNumber, numberOf,
-  pyCompare, pyEquals, pyStr, truthy, typeName, type PyValue,
+  PyDict, PyDictView, PyFloat, PyGenerator, PyRange, PyTuple, PyTypeError, PyUndefined, failUndefined, isFloat, makeNumber, numberOf,
+  pyCompare, pyEquals, pyIter, pyStr, truthy, typeName, type PyValue,
 } from './values.ts';
 
 /** Python would build it; a hostile template could exhaust memory, so large products are refused. */
@@ -81,6 +81,7 @@ function contains(container: PyValue, item: PyValue): boolean {
   if (container instanceof PyTuple) return container.items.some((x) => pyEquals(x, item));
   if (container instanceof PyRange) return container.toArray().some((x) => pyEquals(x, item));
   if (container instanceof PyDict) return container.has(item);
+  if (container instanceof PyDictView || container instanceof PyGenerator) return pyIter(container).some((x) => pyEquals(x, item));
   throw new PyTypeError(`argument of type '${typeName(container)}' is not iterable`);
 }
 

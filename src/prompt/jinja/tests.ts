@@ -5,7 +5,7 @@
  */
 import { UnsupportedError } from '../../errors.ts';
 import {
-  PyCallable, PyDict, PyFloat, PyRange, PyTuple, PyUndefined, failUndefined, numberOf, pyEquals, pyIter, pyStr,
+  PyCallable, PyDict, PyDictView, PyFloat, PyRange, PyTuple, PyUndefined, failUndefined, numberOf, pyEquals, pyIter, pyStr,
   type PyValue,
 } from './values.ts';
 import { pyLower, pyUpper } from './pystr.ts';
@@ -33,9 +33,11 @@ export const TESTS: Record<string, Test> = {
   number: isNumberValue,
   string: (v) => typeof v === 'string',
   mapping: (v) => v instanceof PyDict,
-  sequence: (v) => typeof v === 'string' || Array.isArray(v) || v instanceof PyTuple || v instanceof PyRange || v instanceof PyDict,
+  sequence: (v) =>
+    typeof v === 'string' || Array.isArray(v) || v instanceof PyTuple || v instanceof PyRange || v instanceof PyDict || v instanceof PyDictView,
   iterable: (v) => (pyIter(v), true),
-  callable: (v) => v instanceof PyCallable,
+  // StrictUndefined defines __call__ (to raise), so callable() is true for it.
+  callable: (v) => v instanceof PyCallable || v instanceof PyUndefined,
   odd: (v) => Math.abs(intValue(v) % 2) === 1,
   even: (v) => intValue(v) % 2 === 0,
   lower: (v) => {

@@ -73,6 +73,32 @@ export class PyDict {
   }
 }
 
+/**
+ * A Python iterator (what Jinja2's `map`, `select`, `unique`, `items`… return):
+ * evaluated lazily and consumable once, as in Python; printing one would show
+ * a memory address, so that is refused.
+ */
+export class PyGenerator {
+  private consumed = false;
+  constructor(
+    readonly label: string,
+    private readonly produce: () => PyValue[],
+  ) {}
+  consume(): PyValue[] {
+    if (this.consumed) return [];
+    this.consumed = true;
+    return this.produce();
+  }
+}
+
+/** `dict.keys()`, `.values()`, `.items()`: re-iterable, sized, printed as `dict_items([...])`. */
+export class PyDictView {
+  constructor(
+    readonly label: 'dict_keys' | 'dict_values' | 'dict_items',
+    readonly items: readonly PyValue[],
+  ) {}
+}
+
 /** A missing variable or attribute. StrictUndefined: any use other than a definedness test fails. */
 export class PyUndefined {
   /** `strict` false only for the plain Undefined Jinja2 gives `a if b` without an else: it prints '' and is falsy. */
@@ -113,6 +139,8 @@ export type PyValue =
   | PyDict
   | PyUndefined
   | PyCallable
+  | PyGenerator
+  | PyDictView
   | PyObject;
 
 /** A Python exception raised while rendering; the renderer reports it with the template's origin. */
@@ -179,6 +207,8 @@ export function typeName(v: PyValue): string {
   if (v instanceof PyDict) return 'dict';
   if (v instanceof PyUndefined) return 'StrictUndefined';
   if (v instanceof PyCallable) return 'builtin_function_or_method';
+  if (v instanceof PyGenerator) return v.label;
+  if (v instanceof PyDictView) return v.label;
   return v.typeLabel;
 }
 
@@ -209,6 +239,7 @@ export function pyRepr(v: PyValue): string {
   }
   if (v instanceof PyRange) return v.step === 1 ? `range(${v.start}, ${v.stop})` : `range(${v.start}, ${v.stop}, ${v.step})`;
   if (v instanceof PyDict) return `{${v.items().map(([k, x]) => `${pyRepr(k)}: ${pyRepr(x)}`).join(', ')}}`;
+  if (v instanceof PyDictView) return `${v.label}([${v.items.map(pyRepr).join(', ')}])`;
   // StrictUndefined fails on str() but not on repr(), so a list holding one prints `[Undefined]`.
   if (v instanceof PyUndefined) return 'Undefined';
   if (v instanceof PyObject && v.typeLabel === 'Namespace') {
@@ -234,6 +265,7 @@ export function truthy(v: PyValue): boolean {
   if (v instanceof PyTuple) return v.items.length > 0;
   if (v instanceof PyRange) return v.length > 0;
   if (v instanceof PyDict) return v.size > 0;
+  if (v instanceof PyDictView) return v.items.length > 0;
   if (v instanceof PyUndefined) {
     if (!v.strict) return false;
     failUndefined(v);
@@ -286,6 +318,8 @@ export function pyIter(v: PyValue): PyValue[] {
   if (typeof v === 'string') return Array.from(v);
   if (v instanceof PyRange) return v.toArray();
   if (v instanceof PyDict) return v.keys();
+  if (v instanceof PyDictView) return [...v.items];
+  if (v instanceof PyGenerator) return v.consume();
   if (v instanceof PyUndefined) failUndefined(v);
   throw new PyTypeError(`'${typeName(v)}' object is not iterable`);
 }

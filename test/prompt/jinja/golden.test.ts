@@ -39,8 +39,9 @@ function decode(v: unknown): unknown {
  */
 const REFUSED: Record<string, string> = {
   '{% macro m() %}x{% endmacro %}{{ m() }}': 'macros: unused by the task library',
-  '{{ d.items }}': 'Python prints a memory address',
 };
+/** Output Python can only give with an object's address in it (`<generator object … at 0x…>`): refused, never guessed. */
+const ADDRESS = / at 0x[0-9a-f]+>/;
 
 function run(c: GoldenCase): { output?: string; error?: unknown } {
   try {
@@ -54,8 +55,9 @@ test(`golden renders match Jinja2 ${golden.jinja2} as lm-eval configures it`, ()
   const failures: string[] = [];
   for (const c of golden.cases) {
     const got = run(c);
-    if (Object.hasOwn(REFUSED, c.template)) {
-      if (!(got.error instanceof UnsupportedError)) failures.push(`${c.id}: expected a refusal (${REFUSED[c.template]})`);
+    const refusal = Object.hasOwn(REFUSED, c.template) ? REFUSED[c.template] : ADDRESS.test(c.output ?? '') ? 'Python prints a memory address' : undefined;
+    if (refusal !== undefined) {
+      if (!(got.error instanceof UnsupportedError)) failures.push(`${c.id}: expected a refusal (${refusal}), got ${got.output ?? String(got.error)}`);
       continue;
     }
     if (c.error === undefined) {
