@@ -12,7 +12,7 @@ import { resolveFunction } from '../tasks/functions.ts';
 import type { TaskConfig } from '../tasks/config.ts';
 import { FunctionRef } from '../tasks/yaml.ts';
 import type { ChatTemplate } from './chatTemplate.ts';
-import { PromptShapeError, buildQaTurn, endsWithWhitespace, maybeDelimit, messagesToText, multiturnToSingleturn, toChat, type Message } from './context.ts';
+import { PromptShapeError, buildQaTurn, endsWithWhitespace, maybeDelimit, messagesToText, multiturnToSingleturn, toChat, truthy, type Message } from './context.ts';
 import { TaskFields } from './fields.ts';
 import { pythonStr } from './jinja/index.ts';
 import { PyRandom } from './pyrandom.ts';
@@ -163,7 +163,7 @@ export async function buildTask(config: TaskConfig, options: BuildOptions): Prom
 
   function shotTurn(shot: Doc): Message[] {
     let q = fields.docToText(shot, fs.doc_to_text, 'fewshot_config.doc_to_text');
-    let c: unknown[] | null = fs.doc_to_choice ? fields.docToChoice(shot, fs.doc_to_choice, 'fewshot_config.doc_to_choice') : null;
+    let c: unknown[] | null = truthy(fs.doc_to_choice) ? fields.docToChoice(shot, fs.doc_to_choice, 'fewshot_config.doc_to_choice') : null;
     const a = fields.docToTarget(shot, fs.doc_to_target, 'fewshot_config.doc_to_target');
     const gp = fields.resolveField(shot, fs.gen_prefix, 'fewshot_config.gen_prefix');
     if (multipleInput) {
@@ -190,7 +190,7 @@ export async function buildTask(config: TaskConfig, options: BuildOptions): Prom
       }
     }
     const q = fields.docToText(doc);
-    const choices = config.doc_to_choice ? fields.docToChoice(doc) : null;
+    const choices = truthy(config.doc_to_choice) ? fields.docToChoice(doc) : null;
     const target = fields.docToTarget(doc);
     let ctx: string | string[];
     if (multipleInput) {
@@ -199,7 +199,7 @@ export async function buildTask(config: TaskConfig, options: BuildOptions): Prom
       messages.push(...buildQaTurn({ q, c: choices, genPrefix, tgtDelim: config.target_delimiter, fewDelim: '', pyStr: pyStrOf }));
       ctx = render(messages, genPrefix);
     }
-    const args = constructRequests(ctx, choices, target, doc);
+    const args = constructRequests(ctx, choices, target);
     // API chat contexts are `JsonChatStr` tuples; the hash is of the JSON text inside.
     const first = args[0]?.[0];
     const hashed = chat?.kind === 'api' && Array.isArray(first) ? first[0] : first;
@@ -216,7 +216,7 @@ export async function buildTask(config: TaskConfig, options: BuildOptions): Prom
     };
   }
 
-  function constructRequests(ctx: string | string[], choices: unknown[] | null, target: unknown, doc: Doc): unknown[][] {
+  function constructRequests(ctx: string | string[], choices: unknown[] | null, target: unknown): unknown[][] {
     switch (config.output_type) {
       case 'loglikelihood':
         return [[ctx, target]];
@@ -231,7 +231,6 @@ export async function buildTask(config: TaskConfig, options: BuildOptions): Prom
           ? (ctx as string[]).map((c) => [c, `${delim}${pyStrOf(target)}`])
           : choices!.map((choice) => [ctx, `${delim}${pyStrOf(choice)}`]);
         if ((config.metric_list ?? []).some((m) => m.metric === 'acc_mutual_info')) args.push(...choices!.map((choice) => ['', `${delim}${pyStrOf(choice)}`]));
-        void doc;
         return args;
       }
     }

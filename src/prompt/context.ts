@@ -35,7 +35,10 @@ export class PromptShapeError extends Error {}
 
 /** Python truthiness for the values an answer or gen_prefix can take. */
 function truthy(v: unknown): boolean {
-  return !(v === null || v === undefined || v === '' || v === false || v === 0 || (Array.isArray(v) && v.length === 0));
+  if (v === null || v === undefined || v === '' || v === false || v === 0) return false;
+  if (Array.isArray(v)) return v.length > 0;
+  if (typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) return Object.keys(v).length > 0;
+  return true;
 }
 
 export function buildQaTurn(opts: {
