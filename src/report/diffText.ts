@@ -9,6 +9,8 @@ import { FLIP_CAUSE_TEXT, type FlipCause } from '../audit/flips.ts';
 import { formatP } from '../audit/pairedStats.ts';
 import type { FieldRow, ItemRow } from '../audit/settingsDiff.ts';
 import { cell, clip, fmt, table } from './textTable.ts';
+import { shortLabel, sourceRows } from './view.ts';
+import { differingFields } from '../audit/settingsDiff.ts';
 
 function fieldLine(f: FieldRow): string[] {
   return [
@@ -30,12 +32,6 @@ function settingsRows(items: readonly ItemRow[], onlyChanged: boolean): string[]
     for (const f of shownFields) rows.push(fieldLine(f));
   }
   return rows;
-}
-
-export function sourceRows(rows: TaskComparison['sourceConfig']['rows'], max = 40): string[][] {
-  const shown = rows.slice(0, max).map((x) => [x.key, x.verdict, x.verdict === 'only in B' ? '—' : cell(x.a, 40), x.verdict === 'only in A' ? '—' : cell(x.b, 40), x.rules.join(', ')]);
-  if (rows.length > max) shown.push([`… ${rows.length - max} more`, '', '', '', '']);
-  return shown;
 }
 
 function taskLines(t: TaskComparison, r: DiffResult): string[] {
@@ -114,11 +110,34 @@ function taskLines(t: TaskComparison, r: DiffResult): string[] {
   return out;
 }
 
+/** Tasks listed per run pair in the summary. */
+const SUMMARY_TASKS = 30;
+
 export function diffLines(r: DiffResult, declared: DeclaredFalsifierResult | null): string[] {
   const out: string[] = [];
   out.push(`A: ${r.a.location}`, `B: ${r.b.location}`);
   out.push(`Paired statistics: percentile bootstrap of B − A with ${r.options.iterations} resamples (seed ${r.options.seed}); exact McNemar for 0/1 scores; 'rescored:' rows are rescoring-matrix cells (extractor/normaliser).`);
   for (const [side, note] of [['A', r.rescoring.a], ['B', r.rescoring.b]] as const) if (note !== null) out.push(`Rescoring of ${side}: ${note}`);
+  out.push('', 'Summary:');
+  const isRunLevel = (f: string) => /^(harness|model|records)\./.test(f);
+  for (const c of r.comparisons) {
+    const runLevel = c.tasks[0] ? differingFields(c.tasks[0].settings).filter(isRunLevel) : [];
+    out.push(`  ${shortLabel(c.a.label)} vs ${shortLabel(c.b.label)}: ${runLevel.length === 0 ? 'no run-level setting differs' : `run level differs: ${runLevel.join(', ')}`}`);
+    for (const t of c.tasks.slice(0, SUMMARY_TASKS)) {
+      const differing = differingFields(t.settings).filter((f) => !isRunLevel(f));
+      const first = t.paired.find((p) => !p.score.startsWith('rescored:')) ?? t.paired[0];
+      out.push(
+        `    ${t.taskA}: ${differing.length === 0 ? 'no task setting differs' : `differs: ${differing.slice(0, 6).join(', ')}${differing.length > 6 ? ', …' : ''}`}; ` +
+          `falsifier ${t.falsifier.status}` +
+          (first
+            ? `; ${first.score} B − A = ${fmt(first.result.difference)} (${first.result.distinguishable ? 'distinguishable' : 'not distinguishable'} at n = ${first.result.n})`
+            : t.reported[0]
+              ? `; reported ${t.reported[0].score}: A ${cell(t.reported[0].a, 12)}, B ${cell(t.reported[0].b, 12)} (no per-item samples to pair)`
+              : '; no per-item samples'),
+      );
+    }
+    if (c.tasks.length > SUMMARY_TASKS) out.push(`    … ${c.tasks.length - SUMMARY_TASKS} more task(s) below`);
+  }
   for (const c of r.comparisons) {
     out.push('', `== run ${c.a.run_id} (${c.a.label}) vs ${c.b.run_id} (${c.b.label})`);
     if (c.tasksOnlyInA.length > 0) out.push(`Tasks only in A (${c.tasksOnlyInA.length}): ${c.tasksOnlyInA.slice(0, 12).join(', ')}${c.tasksOnlyInA.length > 12 ? ', …' : ''}`);

@@ -6,9 +6,9 @@
  */
 import { FLIP_CAUSE_TEXT, type FlipCause } from '../audit/flips.ts';
 import { formatP } from '../audit/pairedStats.ts';
+import type { TaskComparison } from '../audit/diff.ts';
 import type { ReportData } from './model.ts';
 import { cell, clip, fmt } from './textTable.ts';
-import { sourceRows } from './diffText.ts';
 
 export interface ViewTable {
   title: string;
@@ -48,6 +48,19 @@ export interface ReportView {
   comparisons: ComparisonView[];
   declared: { status: string; sentence: string } | null;
   statsNote: string;
+}
+
+/** The source-configuration rows worth showing (not plainly the same), at most `max`. */
+export function sourceRows(rows: TaskComparison['sourceConfig']['rows'], max = 40): string[][] {
+  const shown = rows.slice(0, max).map((x) => [x.key, x.verdict, x.verdict === 'only in B' ? '—' : cell(x.a, 40), x.verdict === 'only in A' ? '—' : cell(x.b, 40), x.rules.join(', ')]);
+  if (rows.length > max) shown.push([`… ${rows.length - max} more`, '', '', '', '']);
+  return shown;
+}
+
+/** A run label that is a path, shortened to its last two components (the full path is in the run list). */
+export function shortLabel(label: string): string {
+  const parts = label.split(/[\\/]/).filter(Boolean);
+  return parts.length > 2 ? `…/${parts.slice(-2).join('/')}` : label;
 }
 
 const interval = (ci: [number, number] | null) => (ci === null ? '—' : `[${fmt(ci[0])}, ${fmt(ci[1])}]`);
@@ -124,7 +137,7 @@ export function buildView(data: ReportData): ReportView {
           ];
         });
       comparisons.push({
-        title: `${c.a.label} (A) vs ${c.b.label} (B) · task ${t.taskA === t.taskB ? t.taskA : `${t.taskA} / ${t.taskB}`}`,
+        title: `${shortLabel(c.a.label)} (A) vs ${shortLabel(c.b.label)} (B) · task ${t.taskA === t.taskB ? t.taskA : `${t.taskA} / ${t.taskB}`}`,
         settings: { title: 'Settings side by side', header: ['item / field', 'verdict', 'A', 'B', 'note'], rows: settingsRows },
         sourceConfig: t.sourceConfig.available
           ? {
