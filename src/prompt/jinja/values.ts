@@ -163,6 +163,13 @@ export function fromJs(value: unknown, seen: WeakMap<object, PyValue>): PyValue 
       if (value instanceof PyFloat || value instanceof PyTuple || value instanceof PyDict) return value;
       const cached = seen.get(value);
       if (cached !== undefined) return cached;
+      if (value instanceof Map) {
+        // A Map keeps key order as given; plain objects list integer-like keys first (JS property order).
+        const dict = new PyDict();
+        seen.set(value, dict);
+        for (const [k, v] of value) dict.set(fromJs(k, seen), fromJs(v, seen));
+        return dict;
+      }
       if (Array.isArray(value)) {
         const out: PyValue[] = [];
         seen.set(value, out);

@@ -98,3 +98,9 @@ test('pythonStr prints document values as Python str() does', async () => {
   assert.equal(pythonStr('text'), 'text');
   assert.equal(pythonStr(new PyFloat(1e-5)), '1e-05');
 });
+
+test('a Map context value keeps its key order (plain objects put integer-like keys first)', () => {
+  const t = compileTemplate('{{ d }}');
+  assert.equal(t.render({ d: new Map<string, unknown>([['b', 1], ['1', 2]]) }), "{'b': 1, '1': 2}");
+  assert.equal(t.render({ d: { b: 1, '1': 2 } }), "{'1': 2, 'b': 1}");
+});
