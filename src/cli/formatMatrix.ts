@@ -11,10 +11,11 @@ export function formatMatrix(scopes: readonly ScopeResult[], skippedOnImport: nu
     lines.push(`${s.task}  (run ${s.run_id}; answer type: ${s.answer_type} — ${s.answer_type_why}; engine: ${s.engine})`);
     lines.push(
       ...formatTable(
-        ['extractor', 'normalizer', 'aggregation', 'score', 'stderr', '95% CI', 'n', 'correct'],
+        ['extractor', 'normalizer', 'aggregation', 'score', 'stderr', '95% CI', 'n', 'correct', ...(s.cells[0]?.bootstrap ? ['bootstrap se', 'bootstrap 95%'] : [])],
         s.cells.map((c) => [
           c.extractor, c.normalizer, c.aggregation, pct(c.score), pct(c.stderr),
           c.ci95 === null ? 'n/a' : `[${c.ci95[0].toFixed(4)}, ${c.ci95[1].toFixed(4)}]`, c.n, Number(c.correct.toFixed(6)),
+          ...(c.bootstrap ? [pct(c.bootstrap.stderr), c.bootstrap.ci95 ? `[${c.bootstrap.ci95[0].toFixed(4)}, ${c.bootstrap.ci95[1].toFixed(4)}]` : 'n/a'] : []),
         ]),
       ).map((l) => `  ${l}`),
     );

@@ -58,7 +58,7 @@ export async function tallyLogprobs(
       };
       const values = readers.map((reader) => readChoiceItem(reader, item).value);
       addItem(tally, grp, docId, values, flipsLimit);
-      tally.items?.push({ doc_id: docId, values, extracted: readers.map((r) => String(readChoiceItem(r, item).predicted)) });
+      tally.items?.push({ doc_id: docId, group: grp, values, extracted: readers.map((r) => String(readChoiceItem(r, item).predicted)) });
     }
   }
   return tally;

@@ -13,6 +13,7 @@ import { detectAnswerType, loadSweeps, type Aggregation, type AnswerType } from 
 import { hasSqlForm, tallyJs, tallySql, type Scope, type ScopeTally, type TextCell } from './textTally.ts';
 import { tallyLogprobs } from './logprobTally.ts';
 import type { LogprobReaderName } from './logprobReaders.ts';
+import { bootstrapCells, type BootstrapResult } from './bootstrap.ts';
 
 export interface MatrixSpec {
   extractors?: string[];
@@ -24,6 +25,9 @@ export interface MatrixSpec {
   engine: 'auto' | 'sql' | 'js';
   /** Keep per-item values (for `rescore --out`). */
   keepItems: boolean;
+  /** Seeded stratified bootstrap iterations per cell (0: closed forms only). */
+  bootstrap: number;
+  bootstrapSeed: number;
 }
 
 export interface Cell {
@@ -40,6 +44,8 @@ export interface Cell {
   correct: number;
   stderr_method: string;
   groups?: { group: string; n: number; correct: number; score: number }[];
+  /** With --bootstrap: the seeded stratified bootstrap's stderr and percentile interval. */
+  bootstrap?: BootstrapResult;
 }
 
 export interface ScopeResult {
@@ -84,7 +90,8 @@ async function sampleGolds(store: OpenStore, scope: Scope): Promise<string[]> {
 }
 
 export async function computeMatrix(store: OpenStore, options: Partial<MatrixSpec> = {}): Promise<ScopeResult[]> {
-  const spec: MatrixSpec = { flipsLimit: 20, engine: 'auto', keepItems: false, ...options };
+  const spec: MatrixSpec = { flipsLimit: 20, engine: 'auto', keepItems: false, bootstrap: 0, bootstrapSeed: 1234, ...options };
+  const keepItems = spec.keepItems || spec.bootstrap > 0;
   const sweeps = loadSweeps();
   const results: ScopeResult[] = [];
   for (const scope of await listScopes(store)) {
@@ -109,7 +116,7 @@ export async function computeMatrix(store: OpenStore, options: Partial<MatrixSpe
     if (scope.hasLogprobs) {
       const names = readers.filter((r) => r.kind === 'logprob').map((r) => r.name as LogprobReaderName);
       cellKeys = names.map((n) => ({ extractor: n, normalizer: 'none' }));
-      const lp = await tallyLogprobs(store, scope, names, spec.flipsLimit, spec.keepItems);
+      const lp = await tallyLogprobs(store, scope, names, spec.flipsLimit, keepItems);
       if (lp.choicesInferred && detected.type === 'logprobs') {
         notes.push("choice strings taken from the continuations with the leading ' ' delimiter removed (inferred)");
       }
@@ -129,12 +136,12 @@ export async function computeMatrix(store: OpenStore, options: Partial<MatrixSpe
           cellKeys.push({ extractor: r.name, normalizer: normalizer.name });
         }
       }
-      const useSql = !spec.keepItems && spec.engine !== 'js' && hasSqlForm(cells);
+      const useSql = !keepItems && spec.engine !== 'js' && hasSqlForm(cells);
       if (spec.engine === 'sql' && !useSql) notes.push('some cells have no exact SQL form; scored in JS');
       engine = useSql ? 'sql' : 'js';
       tally = useSql
         ? await tallySql(store, scope, cells, spec.flipsLimit)
-        : await tallyJs(store, scope, cells, spec.flipsLimit, spec.keepItems);
+        : await tallyJs(store, scope, cells, spec.flipsLimit, keepItems);
       if (tally.multiGold > 0) {
         notes.push(`${tally.multiGold} item(s) record a list of golds; such an item counts as correct when any gold matches (lm-eval's rule for list targets)`);
       }
@@ -142,6 +149,7 @@ export async function computeMatrix(store: OpenStore, options: Partial<MatrixSpe
         notes.push(`${tally.noGold} item(s) have no usable gold (none, or only whitespace: the task scores them some other way, e.g. against reference answers in the document)`);
       }
     }
+    if (spec.bootstrap > 0) attachBootstrap(tally, cellKeys.length, spec);
     results.push(buildScope(scope, detected, { ...sweep, extractors: extractorNames, normalizers: normalizerNames, aggregations }, engine, cellKeys, tally, aggregations, spec, notes));
   }
   return results;
@@ -158,6 +166,7 @@ function buildScope(
   spec: MatrixSpec,
   notes: string[],
 ): ScopeResult {
+  const boot = (tally as ScopeTally & { boot?: ReturnType<typeof bootstrapCells> }).boot;
   const groupNames = [...tally.groups.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const groups = groupNames.map((g) => [g, tally.groups.get(g)!] as const);
   const n = groups.reduce((acc, [, g]) => acc + g.n, 0);
@@ -180,6 +189,7 @@ function buildScope(
         cells.push({
           ...base, score, stderr, ci95: score === null ? null : ci95(score, stderr), n, correct,
           stderr_method: 'closed form: sample std (n-1) / sqrt(n), as lm-eval mean_stderr',
+          ...(boot ? { bootstrap: boot[k]!.micro } : {}),
         });
       } else {
         const perGroup = groups.map(([name, g]) => ({
@@ -195,6 +205,7 @@ function buildScope(
           correct: perGroup.reduce((acc, g) => acc + g.correct, 0),
           stderr_method: 'closed form: sqrt(sum of per-group stderr^2) / groups (independent group means)',
           groups: perGroup.map(({ group, n: gn, correct, score }) => ({ group, n: gn, correct, score })),
+          ...(boot ? { bootstrap: boot[k]!.macro } : {}),
         });
       }
     }
@@ -231,7 +242,18 @@ function buildScope(
     flips: { count: tally.flipCount, ids: tally.flipIds, listed_limit: spec.flipsLimit },
     denominator: { items_read: n + tally.noGold, items_scored: n, no_response: tally.noResponse, no_gold: tally.noGold, rule: DENOMINATOR_RULE },
     notes,
-    items: tally.items,
+    items: spec.keepItems ? tally.items : undefined,
     cellKeys,
   };
+}
+
+function attachBootstrap(tally: ScopeTally, cellCount: number, spec: MatrixSpec): void {
+  const items = tally.items ?? [];
+  const values = Array.from({ length: cellCount }, (_, c) => items.map((item) => item.values[c]!));
+  (tally as ScopeTally & { boot?: ReturnType<typeof bootstrapCells> }).boot = bootstrapCells(
+    values,
+    items.map((item) => item.group),
+    spec.bootstrap,
+    spec.bootstrapSeed,
+  );
 }

@@ -39,7 +39,7 @@ export interface ScopeTally {
   /** Items whose gold is a list of acceptable answers (correct when any matches). */
   multiGold: number;
   /** Per-item rows, when asked for (rescore --out). */
-  items?: { doc_id: string; values: number[]; extracted: (string | null)[] }[];
+  items?: { doc_id: string; group: string; values: number[]; extracted: (string | null)[] }[];
 }
 
 export interface Scope {
@@ -182,7 +182,7 @@ export async function tallyJs(
       if (goldsOf(gold).length > 1) tally.multiGold++;
       const { values, extracted } = scoreItem(cells, { docId, text: text ?? '', gold, choices: parseChoices(choicesJson) });
       addItem(tally, grp, docId, values, flipsLimit);
-      tally.items?.push({ doc_id: docId, values, extracted });
+      tally.items?.push({ doc_id: docId, group: grp, values, extracted });
     }
   }
   return tally;

@@ -91,3 +91,21 @@ test('rescore --json from the CLI prints the matrix with spread, disagreement, f
   assert.equal(pair.count, expected.filter((e) => e.exact !== e.contains).length);
   assert.equal(report.denominator.items_read, expected.length);
 });
+
+test('--bootstrap reproduces a plain-Python seeded stratified bootstrap (fixtures/make_bootstrap_reference.py)', async () => {
+  const reference = JSON.parse(readFileSync(new URL('./fixtures/bootstrap.expected.json', import.meta.url), 'utf8')) as {
+    iterations: number;
+    seed: number;
+    cells: Record<string, Record<'micro' | 'macro', { stderr: number; ci95: [number, number] }>>;
+  };
+  const { store } = await loadSource([records], { skipBad: false, fields: {} });
+  const [scope] = await computeMatrix(store, { bootstrap: reference.iterations, bootstrapSeed: reference.seed });
+  for (const rule of RULES) {
+    for (const aggregation of ['micro', 'macro'] as const) {
+      const cell = scope!.cells.find((c) => c.extractor === rule && c.aggregation === aggregation)!;
+      const want = reference.cells[rule]![aggregation];
+      assert.ok(Math.abs(cell.bootstrap!.stderr! - want.stderr) < 1e-12, `${rule} ${aggregation} stderr`);
+      assert.deepEqual(cell.bootstrap!.ci95, want.ci95, `${rule} ${aggregation} interval`);
+    }
+  }
+});

@@ -19,6 +19,8 @@ interface RescoreFlags extends ImportFlags {
   out: boolean;
   flips: string;
   engine: string;
+  bootstrap: string;
+  seed: string;
 }
 
 const list = (value: string | undefined) => value?.split(',').map((s) => s.trim()).filter((s) => s !== '');
@@ -34,6 +36,8 @@ export function registerRescore(program: Command): void {
       .option('--aggregations <names>', `comma-separated aggregations (${AGGREGATIONS.join(', ')})`)
       .option('--flips <n>', 'how many flipping item ids to list per task', '20')
       .option('--engine <engine>', 'auto | sql | js (auto: DuckDB when every cell has an exact SQL form)', 'auto')
+      .option('--bootstrap <iterations>', 'also a seeded stratified bootstrap of every cell (stderr and percentile interval)', '0')
+      .option('--seed <n>', 'seed of the bootstrap (CPython random)', '1234')
       .option('--out', "append per-item results to the store's rescores/ folder", false)
       .option('--json', 'print one JSON object', false),
   ).action(async (sources: string[], flags: RescoreFlags) => {
@@ -42,6 +46,10 @@ export function registerRescore(program: Command): void {
       if (!AGGREGATIONS.includes(a as Aggregation)) throw new BadInputError(`unknown aggregation '${a}' (known: ${AGGREGATIONS.join(', ')})`, { field: '--aggregations' });
     }
     if (!['auto', 'sql', 'js'].includes(flags.engine)) throw new BadInputError(`--engine must be auto, sql or js`, { field: '--engine' });
+    const bootstrap = Number(flags.bootstrap);
+    const bootstrapSeed = Number(flags.seed);
+    if (!Number.isInteger(bootstrap) || bootstrap < 0) throw new BadInputError('--bootstrap must be a whole number of iterations', { field: '--bootstrap' });
+    if (!Number.isInteger(bootstrapSeed)) throw new BadInputError('--seed must be an integer', { field: '--seed' });
     const flipsLimit = Number(flags.flips);
     if (!Number.isInteger(flipsLimit) || flipsLimit < 0) throw new BadInputError('--flips must be a whole number', { field: '--flips' });
 
@@ -62,6 +70,8 @@ export function registerRescore(program: Command): void {
             flipsLimit,
             engine: flags.engine as 'auto' | 'sql' | 'js',
             keepItems: flags.out,
+            bootstrap,
+            bootstrapSeed,
           });
     const asRecorded: AsRecordedSection[] = wantsAsRecorded ? await rescoreAsRecorded(source.store) : [];
     let written: string | null = null;
