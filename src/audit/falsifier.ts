@@ -65,7 +65,30 @@ function fieldRows(diff: SettingsDiff): Map<string, FieldRow> {
   return new Map(diff.items.flatMap((i) => i.fields.map((f) => [`${i.item}.${f.field}`, f] as const)));
 }
 
-const pretty = (path: string) => path.replace('.', ' ').replace(/_/g, ' ');
+/** How the sentence names a field; others read as 'item field'. */
+const FIELD_NAMES: Record<string, string> = {
+  'fewshot.count': 'the few-shot count',
+  'model.dtype': 'the dtype',
+  'model.model_id': 'the model',
+  'samples.limit': 'the limit',
+  'harness.version': 'the harness version',
+  'task.version': 'the task version',
+  'task.dataset_path': 'the dataset path',
+  'task.dataset_name': 'the dataset name',
+  'task.dataset_split': 'the dataset split',
+  'chat_template.applied': 'whether a chat template was applied',
+  'chat_template.sha256': 'the chat template',
+  'chat_template.fewshot_as_multiturn': 'fewshot_as_multiturn',
+  'system.instruction': 'the system instruction',
+  'system.description': 'the task description',
+  'scoring.output_type': 'the output type',
+  'scoring.metrics': 'the metrics',
+  'scoring.filters': 'the filters (extraction rules)',
+  'generation.settings': 'the generation settings',
+  'generation.stop_sequences': 'the stop sequences',
+  'generation.max_tokens': 'the token limit',
+};
+const pretty = (path: string) => FIELD_NAMES[path] ?? path.replace('.', ' ').replace(/_/g, ' ');
 
 export function evaluateClause(
   spec: ClauseSpec,

@@ -45,7 +45,7 @@ test('a declared falsifier: holds → exit 0; violated → exit 1 with the reaso
   assert.match(holds.stdout, /Declared falsifier .* holds/);
   const violated = lmaudit('diff', TQA, TQA, '--run-a', '13-51-32', '--run-b', '14-30-51', '--falsifier', join(ROOT, 'audits/falsifiers/same-documents.yaml'), '--iterations', '200');
   assert.equal(violated.code, 1, violated.stderr);
-  assert.match(violated.stderr, /is VIOLATED: truthfulqa_gen: .*samples limit differs \(null vs 20\)/);
+  assert.match(violated.stderr, /is VIOLATED: truthfulqa_gen: .*the limit differs \(null vs 20\)/);
   assert.match(violated.stdout, /Falsifier \(violated\)/, 'the diff is still printed');
 });
 

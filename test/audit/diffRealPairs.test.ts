@@ -163,7 +163,7 @@ test('pythia-160m 0-shot vs 5-shot: the few-shot count differs on every shared t
     assert.equal(t.falsifier.status, 'violated');
   }
   const lambada = c.tasks.find((t) => t.taskA === 'lambada_openai')!;
-  assert.match(lambada.falsifier.sentence, /is void if the two runs used different .*few-shot counts.*; here fewshot count differs \(0 vs 5\)/);
+  assert.match(lambada.falsifier.sentence, /is void if the two runs used different .*few-shot counts.*; here the few-shot count differs \(0 vs 5\)/);
   assert.deepEqual(lambada.reported.find((r) => r.score === 'acc')!.b, 0.25732582961381717);
   assert.deepEqual(differingFields(lambada.settings), ['fewshot.count', 'model.batch_size', 'model.device']);
 });

@@ -83,7 +83,7 @@ test('settings diff and falsifier over a pair of provenance blocks', () => {
   assert.equal(
     f.sentence,
     'This comparison is void if the two runs used different task versions or datasets, few-shot counts, chat-template settings, system instructions, extraction rules or metrics, generation settings, document sets, prompt bytes, numeric precisions (dtype), or harness versions; ' +
-      'here fewshot count differs (5 vs 0); model dtype differs ("torch.bfloat16" vs "torch.float32"); ' +
+      'here the few-shot count differs (5 vs 0); the dtype differs ("torch.bfloat16" vs "torch.float32"); ' +
       'and the records cannot tell whether the task versions or datasets, chat-template settings, system instructions, extraction rules or metrics, generation settings, document sets, prompt bytes, or harness versions agree.',
   );
 });
