@@ -6,7 +6,7 @@
 import { closeSync, openSync, writeSync, writevSync } from 'node:fs';
 import { BadInputError } from '../errors.ts';
 import { dumpsPy, dumpsPyParts } from '../data/pyjson.ts';
-import { TaskIndex } from '../tasks/index.ts';
+import { TaskIndex, type GroupNode } from '../tasks/index.ts';
 import { buildTask, type BuiltTask, type DocRequests } from './build.ts';
 import { loadChatTemplate, type ChatTemplate } from './chatTemplate.ts';
 
@@ -49,7 +49,7 @@ export function parseSeed(text: string | null | undefined): Seeds {
   return { random: r!, numpy: n!, torch: t!, fewshot: f! };
 }
 
-export async function buildPrompts(options: PromptOptions): Promise<{ built: BuiltTask[]; chatTemplate: ChatTemplate | null; seeds: Seeds }> {
+export async function buildPrompts(options: PromptOptions): Promise<{ built: BuiltTask[]; groups: GroupNode[]; chatTemplate: ChatTemplate | null; seeds: Seeds }> {
   const index = TaskIndex.withShipped(options.includePaths ?? []);
   const resolved = index.resolve(options.tasks);
   const chatTemplate = options.applyChatTemplate ? loadChatTemplate(options.applyChatTemplate) : null;
@@ -69,7 +69,7 @@ export async function buildPrompts(options: PromptOptions): Promise<{ built: Bui
       }),
     );
   }
-  return { built, chatTemplate, seeds };
+  return { built, groups: resolved.groups, chatTemplate, seeds };
 }
 
 /** One output line, in Python's JSON spelling (floats keep `1.0`; key order as the dataset). */

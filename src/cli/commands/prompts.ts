@@ -62,7 +62,7 @@ export function registerPrompts(program: Command): void {
     .action(async (flags: PromptFlags) => {
       const chat = flags.apply_chat_template;
       if (chat === true) throw new BadInputError('--apply_chat_template needs a template here (no model is loaded): a tokenizer_config.json, a template file, llama3 or qwen3');
-      const { built, chatTemplate, seeds } = await buildPrompts({
+      const { built, groups, chatTemplate, seeds } = await buildPrompts({
         tasks: flags.tasks.split(',').map((s) => s.trim()).filter(Boolean),
         includePaths: flags.include_path,
         numFewshot: parseNumber(flags.num_fewshot, '--num_fewshot'),
@@ -78,6 +78,11 @@ export function registerPrompts(program: Command): void {
         out: flags.out,
         chat_template: chatTemplate ? { origin: chatTemplate.origin, name: chatTemplate.name, sha256: chatTemplate.sha256 } : null,
         fewshot_seed: seeds.fewshot,
+        groups: groups.map((g) => ({
+          group: g.group,
+          children: g.children.map((c) => (typeof c === 'string' ? c : c.group)),
+          aggregate_metric_list: g.aggregate_metric_list,
+        })),
         tasks: built.map((t) => ({
           task: t.config.task,
           num_fewshot: t.numFewshot,
