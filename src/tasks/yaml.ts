@@ -28,14 +28,16 @@ const pyFloatTag = defineScalarTag(floatYaml11Tag.tagName, {
   },
 });
 
-function schemaFor(file: string): Schema {
-  const functionTag = defineScalarTag('!function', {
-    resolve: (source) => new FunctionRef(source.trim(), file),
-    identify: (value) => value instanceof FunctionRef,
-    represent: (value) => (value as FunctionRef).name,
-  });
-  return YAML11_SCHEMA.withTags(pyFloatTag, functionTag);
-}
+/** The file being parsed, for `FunctionRef.file` (one schema serves every file; parsing is synchronous). */
+let parsingFile = '';
+
+const functionTag = defineScalarTag('!function', {
+  resolve: (source) => new FunctionRef(source.trim(), parsingFile),
+  identify: (value) => value instanceof FunctionRef,
+  represent: (value) => (value as FunctionRef).name,
+});
+
+const SCHEMA: Schema = YAML11_SCHEMA.withTags(pyFloatTag, functionTag);
 
 /** Parses one YAML file into a plain mapping; malformed YAML is a BadInputError with file and line. */
 export function parseYamlFile(file: string): Record<string, unknown> {
@@ -51,7 +53,8 @@ export function parseYamlFile(file: string): Record<string, unknown> {
 export function parseYamlText(text: string, file: string): Record<string, unknown> {
   let value: unknown;
   try {
-    value = text.trim() === '' ? {} : load(text, { schema: schemaFor(file), filename: file });
+    parsingFile = file;
+    value = text.trim() === '' ? {} : load(text, { schema: SCHEMA, filename: file });
   } catch (error) {
     if (error instanceof YAMLException) {
       const mark = (error as YAMLException & { mark?: { line: number } }).mark;
