@@ -14,11 +14,11 @@ import { FILTERS } from './filters.ts';
 import type { Node } from './hf.ts';
 import { parseTokens } from './hf.ts';
 import { Renderer } from './interpreter.ts';
-import { TemplateSyntaxError, tokenizeJinja } from './lexer.ts';
+import { tokenizeJinja } from './lexer.ts';
 import { TESTS } from './tests.ts';
 import { PyTypeError, PyUndefinedError, PyValueError, fromJs, pyStr, type PyValue } from './values.ts';
 
-export { PyDict, PyFloat, PyTuple, type PyValue } from './values.ts';
+export { PyBigInt, PyDict, PyFloat, PyTuple, type PyValue } from './values.ts';
 export { literalEval, LiteralEvalError } from './literal.ts';
 export { pyIsDigit, isPySpace, pyStrip } from './pystr.ts';
 
@@ -84,7 +84,8 @@ export function compileTemplate(source: string, origin?: TemplateOrigin): Compil
   try {
     program = parseTokens(tokenizeJinja(source));
   } catch (e) {
-    const detail = e instanceof TemplateSyntaxError ? e.message : `${(e as Error).message}`;
+    // The library's parser reads past the last token (a TypeError) when a template stops mid-construct.
+    const detail = e instanceof TypeError ? 'unexpected end of template' : (e as Error).message;
     throw new BadInputError(`template syntax error${describe(origin)}: ${detail}`, where(origin), { cause: e });
   }
   checkNames(program, origin);

@@ -19,6 +19,14 @@ export class PyFloat {
   constructor(readonly value: number) {}
 }
 
+/**
+ * A Python int beyond 2^53 (DuckDB hands BIGINT columns over as bigint). It
+ * prints and compares exactly; arithmetic on it is refused rather than rounded.
+ */
+export class PyBigInt {
+  constructor(readonly value: bigint) {}
+}
+
 export class PyTuple {
   constructor(readonly items: readonly PyValue[]) {}
 }
@@ -46,6 +54,7 @@ export class PyDict {
   }
   static hashKey(key: PyValue): unknown {
     if (key instanceof PyFloat) return key.value;
+    if (key instanceof PyBigInt) return `\u0000int:${key.value}`;
     if (typeof key === 'boolean') return key ? 1 : 0;
     if (key instanceof PyTuple) return `\u0000tuple:${key.items.map((k) => String(PyDict.hashKey(k))).join('\u0001')}`;
     if (key === null || typeof key === 'string' || typeof key === 'number') return key;
@@ -133,6 +142,7 @@ export type PyValue =
   | boolean
   | null
   | PyFloat
+  | PyBigInt
   | PyValue[]
   | PyTuple
   | PyRange
@@ -158,9 +168,9 @@ export function fromJs(value: unknown, seen: WeakMap<object, PyValue>): PyValue 
     case 'number':
       return value;
     case 'bigint':
-      return Number(value);
+      return Number.isSafeInteger(Number(value)) ? Number(value) : new PyBigInt(value);
     case 'object': {
-      if (value instanceof PyFloat || value instanceof PyTuple || value instanceof PyDict) return value;
+      if (value instanceof PyFloat || value instanceof PyBigInt || value instanceof PyTuple || value instanceof PyDict) return value;
       const cached = seen.get(value);
       if (cached !== undefined) return cached;
       if (value instanceof Map) {
@@ -195,6 +205,7 @@ export function numberOf(v: PyValue): number | undefined {
   if (typeof v === 'number') return v;
   if (v instanceof PyFloat) return v.value;
   if (typeof v === 'boolean') return v ? 1 : 0;
+  if (v instanceof PyBigInt) throw new UnsupportedError(`arithmetic on the integer ${v.value} (beyond 2^53) is not supported`);
   return undefined;
 }
 
@@ -208,6 +219,7 @@ export function typeName(v: PyValue): string {
   if (typeof v === 'boolean') return 'bool';
   if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'float';
   if (v instanceof PyFloat) return 'float';
+  if (v instanceof PyBigInt) return 'int';
   if (Array.isArray(v)) return 'list';
   if (v instanceof PyTuple) return 'tuple';
   if (v instanceof PyRange) return 'range';
@@ -240,6 +252,7 @@ export function pyRepr(v: PyValue): string {
   if (typeof v === 'boolean') return v ? 'True' : 'False';
   if (typeof v === 'number') return Number.isInteger(v) ? intRepr(v) : pyFloatRepr(v);
   if (v instanceof PyFloat) return pyFloatRepr(v.value);
+  if (v instanceof PyBigInt) return v.value.toString();
   if (Array.isArray(v)) return `[${v.map(pyRepr).join(', ')}]`;
   if (v instanceof PyTuple) {
     return v.items.length === 1 ? `(${pyRepr(v.items[0]!)},)` : `(${v.items.map(pyRepr).join(', ')})`;
@@ -268,6 +281,7 @@ export function truthy(v: PyValue): boolean {
   if (typeof v === 'string') return v.length > 0;
   if (typeof v === 'number') return v !== 0;
   if (v instanceof PyFloat) return v.value !== 0;
+  if (v instanceof PyBigInt) return v.value !== 0n;
   if (Array.isArray(v)) return v.length > 0;
   if (v instanceof PyTuple) return v.items.length > 0;
   if (v instanceof PyRange) return v.length > 0;
@@ -284,6 +298,9 @@ export function truthy(v: PyValue): boolean {
 export function pyEquals(a: PyValue, b: PyValue): boolean {
   if (a instanceof PyUndefined) failUndefined(a);
   if (b instanceof PyUndefined) failUndefined(b);
+  if (a instanceof PyBigInt || b instanceof PyBigInt) {
+    return a instanceof PyBigInt && b instanceof PyBigInt ? a.value === b.value : false; // a safe int never equals one beyond 2^53
+  }
   const x = numberOf(a);
   const y = numberOf(b);
   if (x !== undefined || y !== undefined) return x !== undefined && y !== undefined && x === y;

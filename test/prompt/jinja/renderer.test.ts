@@ -104,3 +104,8 @@ test('a Map context value keeps its key order (plain objects put integer-like ke
   assert.equal(t.render({ d: new Map<string, unknown>([['b', 1], ['1', 2]]) }), "{'b': 1, '1': 2}");
   assert.equal(t.render({ d: { b: 1, '1': 2 } }), "{'1': 2, 'b': 1}");
 });
+
+test('integers beyond 2^53 (DuckDB BIGINT) print exactly; arithmetic on them is refused', () => {
+  assert.equal(compileTemplate('{{ id }} {{ [id] }} {{ id == id }} {{ n }}').render({ id: 9223372036854775807n, n: 12n }), '9223372036854775807 [9223372036854775807] True 12');
+  assert.throws(() => compileTemplate('{{ id + 1 }}').render({ id: 9223372036854775807n }), /beyond 2\^53/);
+});
