@@ -7,7 +7,7 @@
  */
 import { BadInputError } from '../errors.ts';
 import { pyStrip } from '../util/pytext.ts';
-import { compilePython, findall } from './lmeval/pyRegex.ts';
+import { compilePython, findall } from '../util/pyRegex.ts';
 import { spanExtractor, type Extractor } from './types.ts';
 
 export function regexExtractor(argument: string): Extractor {

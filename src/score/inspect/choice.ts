@@ -6,12 +6,12 @@
  * (solver/_multiple_choice.py parse_answers, 0.3.260) is re-run on the stored
  * completion and the scorer's comparison applied to its result.
  */
-import { pyFindAllGroup1, pyRegex } from './pyRegex.ts';
+import { compilePython, findall } from '../../util/pyRegex.ts';
 import { pyStrip } from './python.ts';
 import type { InspectScore } from './scorers.ts';
 
-const STRICT = pyRegex('(?i)^ANSWER\\s*:\\s*([A-Za-z\\d ,]+)\\s*(?:$|\\n|\\.)', { multiline: true });
-const LOOSE = pyRegex('(?i)ANSWER\\s*:\\s*([A-Za-z\\d ,]+)(?:[^\\w]|\\n|$|\\.)');
+const STRICT = compilePython('(?i)^ANSWER\\s*:\\s*([A-Za-z\\d ,]+)\\s*(?:$|\\n|\\.)', { multiline: true });
+const LOOSE = compilePython('(?i)ANSWER\\s*:\\s*([A-Za-z\\d ,]+)(?:[^\\w]|\\n|$|\\.)');
 
 export function answerCharacter(index: number): string {
   return index < 26 ? String.fromCharCode(65 + index) : String(index - 25);
@@ -26,8 +26,8 @@ export function answerIndex(char: string): number | null {
 
 /** The letters multiple_choice would mark as chosen (empty: nothing parsed). */
 export function parseChoiceAnswers(completion: string, choiceCount: number, multipleCorrect: boolean): Set<string> {
-  let matches = pyFindAllGroup1(STRICT, completion);
-  if (matches.length === 0) matches = pyFindAllGroup1(LOOSE, completion);
+  let matches = findall(STRICT, completion) as string[];
+  if (matches.length === 0) matches = findall(LOOSE, completion) as string[];
   if (matches.length === 0) return new Set();
   const matched = pyStrip(matches[matches.length - 1]!).replace(/\.+$/, '').toUpperCase();
   const allowed = new Set(Array.from({ length: choiceCount }, (_, i) => answerCharacter(i)));

@@ -4,7 +4,7 @@
  * Each takes the completion the scorer reads and the target list, and returns
  * the Score Inspect would record: value, answer, explanation.
  */
-import { pyRegex, pySearchGroups } from './pyRegex.ts';
+import { compilePython, searchGroups } from '../../util/pyRegex.ts';
 import {
   ASCII_PUNCTUATION,
   PY_SPACE_RUN,
@@ -112,7 +112,7 @@ export function includesScore(completion: string, targets: readonly string[], ig
 }
 
 export function patternScore(completion: string, targets: readonly string[], pattern: string, ignoreCase = true, matchAll = false): InspectScore {
-  const groups = pySearchGroups(pyRegex(pattern, { ignoreCase }), completion);
+  const groups = searchGroups(compilePython(pattern, { ignoreCase }), completion);
   if (groups === null) return { value: 'N', explanation: `Scoring pattern not matched in output: ${completion}` };
   const lowered = ignoreCase ? targets.map(pyLower) : targets;
   const inTarget = (g: string) => lowered.includes(ignoreCase ? pyLower(g) : g);

@@ -5,7 +5,7 @@
  * element, a string character by character (after take_first, as lm-eval itself does).
  */
 import { UnknownNameError } from '../../errors.ts';
-import { compilePython, findall, pyStrip, subEmpty, type PyPattern } from './pyRegex.ts';
+import { compilePython, findall, pyStrip, subEmpty, type PyPattern } from '../../util/pyRegex.ts';
 
 export type FilterValue = unknown;
 export interface FilterStep {

@@ -3,7 +3,7 @@
  * with HF evaluate's kwargs in their order (and numpy's string-array quirks), the
  * multiple_choice family from log-probabilities, and loglikelihood acc/perplexity.
  */
-import { compilePython, subEmpty } from './pyRegex.ts';
+import { compilePython, subEmpty } from '../../util/pyRegex.ts';
 
 export interface ExactMatchKwargs {
   regexes_to_ignore?: readonly string[];

@@ -12,13 +12,13 @@ test('fixtures/lmeval: every file listed in fixtures/SOURCES.md with the sha256 
   const sources = await readFile(join(ROOT, 'fixtures/SOURCES.md'), 'utf8');
   const section = sources.slice(sources.indexOf('## lmeval/'));
   const rows = [...section.matchAll(/^\| `([^`]+)` \| .* \| `([0-9a-f]{64})` \|$/gm)];
-  assert.equal(rows.length, 8);
+  assert.equal(rows.length, 10);
   for (const [, file, sha] of rows) assert.equal(sha256Hex(await readFile(join(ROOT, 'fixtures/lmeval', file!))), sha, file);
 });
 
-test('fixtures/lmeval imports as four runs, each results file paired with its samples', async () => {
+test('fixtures/lmeval imports as five runs, each results file paired with its samples', async () => {
   const { runs, unrecognised } = await importSources([join(ROOT, 'fixtures/lmeval')], { skipBad: false, fields: {} });
   assert.deepEqual(unrecognised, []);
-  assert.deepEqual(runs.map((r) => r.provenance.source_format), Array(4).fill('lm-eval results+samples'));
-  assert.deepEqual(runs.map((r) => Object.keys(r.provenance.tasks).sort().join(',')).sort(), ['asdiv', 'asdiv', 'truthfulqa_gen', 'wmdp,wmdp_bio,wmdp_chem,wmdp_cyber']);
+  assert.deepEqual(runs.map((r) => r.provenance.source_format), Array(5).fill('lm-eval results+samples'));
+  assert.deepEqual(runs.map((r) => Object.keys(r.provenance.tasks).sort().join(',')).sort(), ['asdiv', 'asdiv', 'boolq-seq2seq', 'truthfulqa_gen', 'wmdp,wmdp_bio,wmdp_chem,wmdp_cyber']);
 });

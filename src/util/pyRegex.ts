@@ -8,7 +8,7 @@
  * atomic groups, possessive quantifiers, `\N{…}`, negated classes inside sets) throws
  * UnsupportedError naming the pattern: a silently different match would be worse.
  */
-import { UnsupportedError } from '../../errors.ts';
+import { UnsupportedError } from '../errors.ts';
 
 export interface PyPattern {
   readonly source: string;
@@ -35,13 +35,26 @@ interface Flags {
 
 const cache = new Map<string, PyPattern>();
 
-export function compilePython(pattern: string): PyPattern {
-  const hit = cache.get(pattern);
+/** Flags passed as Python's `re.compile(pattern, flags)` would (inline flags in the pattern add to them). */
+export interface PyRegexFlags {
+  ignoreCase?: boolean;
+  multiline?: boolean;
+  dotAll?: boolean;
+}
+
+export function compilePython(pattern: string, options: PyRegexFlags = {}): PyPattern {
+  const key = `${options.ignoreCase ? 'i' : ''}${options.multiline ? 'm' : ''}${options.dotAll ? 's' : ''}\u0000${pattern}`;
+  const hit = cache.get(key);
   if (hit !== undefined) return hit;
   const refuse = (why: string): never => {
     throw new UnsupportedError(`Python regex ${JSON.stringify(pattern)} has no faithful JavaScript form: ${why}`);
   };
-  const flags: Flags = { dotall: false, multiline: false, ignorecase: false, ascii: false };
+  const flags: Flags = {
+    dotall: options.dotAll ?? false,
+    multiline: options.multiline ?? false,
+    ignorecase: options.ignoreCase ?? false,
+    ascii: false,
+  };
   let i = 0;
   // Global inline flags: Python 3.11 only accepts them at the start.
   for (let m = /^\(\?([aiLmsux]+)\)/.exec(pattern); m !== null; m = /^\(\?([aiLmsux]+)\)/.exec(pattern.slice(i))) {
@@ -227,7 +240,7 @@ export function compilePython(pattern: string): PyPattern {
     return refuse(`translated form ${JSON.stringify(out)} is not a valid JS regex (${(error as Error).message})`);
   }
   const compiled = { source: pattern, regex, groups };
-  cache.set(pattern, compiled);
+  cache.set(key, compiled);
   return compiled;
 }
 
@@ -240,6 +253,12 @@ export function findall(p: PyPattern, text: string): (string | string[])[] {
     else out.push(Array.from({ length: p.groups }, (_, g) => m[g + 1] ?? ''));
   }
   return out;
+}
+
+/** Python `re.search(pattern, text).groups()`: null without a match; groups that did not take part are null. */
+export function searchGroups(p: PyPattern, text: string): (string | null)[] | null {
+  for (const m of matches(p, text)) return Array.from({ length: p.groups }, (_, g) => m[g + 1] ?? null);
+  return null;
 }
 
 /** Python `re.sub(pattern, "", text)`: every non-overlapping match removed. */
