@@ -100,6 +100,8 @@ export function evaluateClause(
   const violated: string[] = [];
   const unknown: string[] = [];
   const unknownBoth: string[] = [];
+  /** Checks that saw the same thing on both sides where the records were silent or self-contradictory. */
+  const seenAlike: string[] = [];
   let known = 0;
   for (const path of spec.fields) {
     const row = rows.get(path);
@@ -115,9 +117,14 @@ export function evaluateClause(
     const a = checks?.a.find((c) => c.id === id);
     const b = checks?.b.find((c) => c.id === id);
     if (a === undefined || b === undefined) continue;
-    if (a.status === 'not applicable' || b.status === 'not applicable' || a.status === 'unknown' || b.status === 'unknown') continue;
+    // A check that could not compare against the configuration may still have seen what was used (e.g. shots visible in the prompt).
+    const seen = (c: CheckResult) => c.status !== 'not applicable' && c.observed !== 'unknown' && c.observed !== '-';
+    if (!seen(a) || !seen(b)) continue;
     if (a.observed !== b.observed) violated.push(`${a.title}: A ${a.used}, B ${b.used}`);
-    else known++;
+    else {
+      known++;
+      if (a.status !== 'ok' || b.status !== 'ok') seenAlike.push(`${a.title}: ${a.used} in both`);
+    }
   }
   if (spec.items === 'documents' && documents !== null) {
     if (documents.onlyA > 0 || documents.onlyB > 0) {
@@ -136,8 +143,8 @@ export function evaluateClause(
       ? violated.join('; ')
       : status === 'unknown'
         ? [...unknown, ...(known === 0 ? unknownBoth : [])].join('; ') || 'not recorded'
-        : unknownBoth.length > 0
-          ? `agree (${unknownBoth.join('; ')})`
+        : unknownBoth.length > 0 || seenAlike.length > 0
+          ? `agree (${[...seenAlike, ...unknownBoth].join('; ')})`
           : 'agree';
   return { name: spec.name, phrase: spec.phrase, status, finding };
 }

@@ -61,7 +61,8 @@ function shown(fact: Fact): ShownFact {
  */
 function comparableValue(item: DisclosureItem, field: string, value: unknown): unknown {
   if (item === 'records' && field === 'files' && Array.isArray(value)) {
-    return value.map((f) => String((f as { role?: string }).role ?? '?')).sort();
+    // 'samples:<task>' compares as 'samples': the task name is compared where it belongs (task.name).
+    return value.map((f) => String((f as { role?: string }).role ?? '?').split(':')[0]).sort();
   }
   return value;
 }
