@@ -192,3 +192,9 @@ SYNTHETIC += [
     ("{{ l|map(attribute='x')|first }}", {"l": [{"x": 3}]}),
     ("{{ 'x' in l|map('upper') }}{{ 'X' in l|map('upper') }}", {"l": ["x"]}),
 ]
+
+SYNTHETIC += [
+    ("{{ l|sort(attribute='n', reverse=true)|map(attribute='v')|join }}|{{ l|sort(attribute='n')|map(attribute='v')|join }}|{{ ['b', 'B', 'a']|sort(reverse=true) }}|{{ {'b': 1, 'a': 1, 'c': 0}|dictsort(by='value', reverse=true) }}",
+     {"l": [{"n": 1, "v": "a"}, {"n": 1, "v": "b"}, {"n": 2, "v": "c"}, {"n": 0, "v": "d"}]}),
+    ("{{ [3, 1.5, true, 0]|sort }}|{{ ['b', 'a', 1]|sort }}", {}),
+]

@@ -42,9 +42,8 @@ function attrGetter(attribute: PyValue | undefined, lower = false): (x: PyValue)
 
 function sortValues(items: PyValue[], key: (x: PyValue) => PyValue, reverse: boolean): PyValue[] {
   const keyed = items.map((v) => ({ v, k: key(v) }));
-  keyed.sort((a, b) => pyCompare(a.k, b.k, '<'));
-  // Python's sort(reverse=True) keeps equal items in their original order.
-  if (reverse) keyed.reverse().sort((a, b) => pyCompare(b.k, a.k, '<'));
+  // Both sorts are stable, and Python's reverse=True also keeps equal items in their original order.
+  keyed.sort(reverse ? (a, b) => pyCompare(b.k, a.k, '<') : (a, b) => pyCompare(a.k, b.k, '<'));
   return keyed.map(({ v }) => v);
 }
 
