@@ -281,9 +281,3 @@ function* matches(p: PyPattern, text: string): Generator<RegExpExecArray> {
     if (m[0] === '') re.lastIndex = m.index + (text.codePointAt(m.index)! > 0xffff ? 2 : 1);
   }
 }
-
-/** Python str.strip() with no argument: Unicode whitespace at both ends. */
-export function pyStrip(s: string): string {
-  return s.replace(PY_STRIP, '');
-}
-const PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, 'gu');

@@ -6,19 +6,16 @@
  */
 import { CASEFOLD_SPECIAL } from './casefoldTable.ts';
 import { unicodeNumberToFloat } from './unicodeNumber.ts';
+import { pyStrip } from '../../util/pytext.ts';
 
 /** Characters for which Python's str.isspace() is true. */
 export const PY_SPACE = '\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
-const LEADING_SPACE = new RegExp(`^[${PY_SPACE}]+`);
-const TRAILING_SPACE = new RegExp(`[${PY_SPACE}]+$`);
 export const PY_SPACE_RUN = new RegExp(`[${PY_SPACE}]+`);
 
 export const ASCII_PUNCTUATION = '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~';
 const ASCII_WHITESPACE = ' \t\n\r\v\f';
 
-export function pyStrip(s: string): string {
-  return s.replace(LEADING_SPACE, '').replace(TRAILING_SPACE, '');
-}
+export { pyStrip };
 
 /** Python `s.strip(chars)`. */
 export function pyStripChars(s: string, chars: string): string {
