@@ -11,7 +11,7 @@ import { pyCapitalize, pyLen, pyLower, pyReplace, pyStrip, pyUpper, sliceArray }
 import { parsePyFloat, parsePyInt, pyRound } from './pynum.ts';
 import { runTest } from './tests.ts';
 import {
-  PyDict, PyDictView, PyFloat, PyGenerator, PyRange, PyTuple, PyTypeError, PyUndefined, PyValueError, failUndefined, isFloat,
+  PyBigInt, PyDict, PyDictView, PyFloat, PyGenerator, PyRange, PyTuple, PyTypeError, PyUndefined, PyValueError, failUndefined, isFloat,
   makeNumber, numberOf, pyCompare, pyEquals, pyIter, pyRepr, pyStr, truthy, typeName, type PyArgs, type PyValue,
 } from './values.ts';
 
@@ -83,6 +83,7 @@ function toJson(v: PyValue, indent: number | null, depth = 0): string {
   const sep = indent === null ? ', ' : ',';
   if (v === null) return 'null';
   if (typeof v === 'boolean') return v ? 'true' : 'false';
+  if (v instanceof PyBigInt) return v.value.toString();
   if (typeof v === 'number' || v instanceof PyFloat) {
     const n = numberOf(v)!;
     if (Number.isNaN(n)) return 'NaN';
