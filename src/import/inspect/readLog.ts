@@ -7,7 +7,7 @@
 import { open, readFile, stat } from 'node:fs/promises';
 import { BadInputError } from '../../errors.ts';
 import { isPlainObject } from '../../util/json.ts';
-import { parseInspectJson } from './pythonJson.ts';
+import { parsePythonJson } from '../../util/json.ts';
 import { openEvalArchive, readMemberJson, type ArchiveOptions } from './evalArchive.ts';
 import { rebuildFromJournal } from './journal.ts';
 import { arr, migrateHeader, migrateSample, obj, resolveAttachments, type Json } from './migrate.ts';
@@ -62,7 +62,7 @@ async function readJson(file: string): Promise<InspectLog> {
     throw new BadInputError(`a .json log of ${size} bytes is too large to read as one JSON document; convert it with \`inspect log convert --to eval\``, { file });
   }
   const text = await readFile(file, 'utf8');
-  const root = parseInspectJson(text, { file });
+  const root = parsePythonJson(text, { file });
   if (!isPlainObject(root)) throw new BadInputError('expected one EvalLog JSON object', { file, line: 1 });
   const { samples, reductions, ...header } = root;
   return finish(file, 'json', header, arr(samples) ?? [], arr(reductions), [], false);

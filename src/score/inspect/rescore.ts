@@ -18,7 +18,7 @@ import { bootstrapTolerance, metricByName, type ReducedScore } from './metrics.t
 import { recordedScorers, type RecordedScorer, type RecordedView } from './recordedScorers.ts';
 import { isUnscored, reducerByName } from './reducers.ts';
 import type { InspectScore, ScoreValue } from './scorers.ts';
-import { parseInspectJson } from '../../import/inspect/pythonJson.ts';
+import { parsePythonJson } from '../../util/json.ts';
 import { explainDifference } from './versionRules.ts';
 
 export interface SampleDifference {
@@ -93,7 +93,7 @@ async function loadItems(store: OpenStore, runId: string, task: string): Promise
   );
   const items = new Map<string, Item>();
   for (const row of instances) {
-    const doc = row.doc_json === null ? {} : (parseInspectJson(row.doc_json) as Record<string, unknown>);
+    const doc = row.doc_json === null ? {} : (parsePythonJson(row.doc_json) as Record<string, unknown>);
     const target = doc.target ?? row.target ?? '';
     items.set(row.doc_id, {
       completionByEpoch: new Map(),
@@ -118,7 +118,7 @@ async function loadStored(store: OpenStore, runId: string, task: string): Promis
   for (const row of rows) {
     const m = /^(.*)@(epoch|reduced):(.+)$/.exec(row.filter);
     if (m === null || row.filtered_json === null) continue;
-    const score = parseInspectJson(row.filtered_json) as InspectScore;
+    const score = parsePythonJson(row.filtered_json) as InspectScore;
     if (m[2] === 'epoch') {
       const list = samples.get(m[1]!) ?? [];
       list.push({ docId: row.doc_id, epoch: Number(m[3]), score });

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { loadSource } from '../../../src/audit/source.ts';
 import { rescoreInspectAsRecorded, type InspectRescoreCell } from '../../../src/score/inspect/rescore.ts';
 import { queryRows } from '../../../src/store/duck.ts';
-import { parseInspectJson } from '../../../src/import/inspect/pythonJson.ts';
+import { parsePythonJson } from '../../../src/util/json.ts';
 import { buildEval } from '../../import/inspect/buildEval.ts';
 
 // fixtures/inspect/synthetic-modern.json is written by fixtures/inspect/scripts/make_synthetic_log.py:
@@ -17,7 +17,7 @@ const options = { skipBad: false, fields: {} };
 
 /** The same log as a zstd + ZIP64 .eval, with output.completion removed so the completion comes from the message parts. */
 async function asEval(): Promise<string> {
-  const log = parseInspectJson(await readFile(LOG, 'utf8')) as Record<string, unknown> & { samples: Record<string, any>[]; reductions: unknown };
+  const log = parsePythonJson(await readFile(LOG, 'utf8')) as Record<string, unknown> & { samples: Record<string, any>[]; reductions: unknown };
   const { samples, reductions, ...header } = log;
   const toText = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === 'number' && Number.isNaN(x) ? '__NaN__' : x)).replaceAll('"__NaN__"', 'NaN');
   const members = [
