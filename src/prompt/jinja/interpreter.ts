@@ -21,9 +21,6 @@ import {
 /** Guards against templates that would run (practically) forever; real task templates take a few hundred steps. */
 const MAX_STEPS = 2_000_000;
 
-class BreakSignal {}
-class ContinueSignal {}
-
 class Scope {
   readonly vars = new Map<string, PyValue>();
   constructor(readonly parent: Scope | null) {}
@@ -67,17 +64,15 @@ export class Renderer {
       case 'Set':
         this.set(node as A.SetNode, scope);
         return '';
-      case 'Break':
-        throw new BreakSignal();
-      case 'Continue':
-        throw new ContinueSignal();
       case 'FilterStatement': {
         const n = node as A.FilterStatementNode;
         return pyStr(this.filter(this.block(n.body, scope), n.filter, scope));
       }
+      case 'Break': // rejected at compile time: Jinja2 needs the loopcontrols extension for these
+      case 'Continue':
       case 'Macro':
       case 'CallStatement':
-        throw new UnsupportedError(`{% ${node.type === 'Macro' ? 'macro' : 'call'} %} is not supported in task templates`);
+        throw new UnsupportedError(`{% ${node.type.replace('Statement', '').toLowerCase()} %} is not supported in task templates`);
       default:
         return pyStr(this.expr(node, scope));
     }
@@ -105,13 +100,7 @@ export class Renderer {
       const s = new Scope(scope);
       s.vars.set('loop', loopObject(items, i));
       this.bind(n.loopvar, items[i]!, s);
-      try {
-        out += this.block(n.body, s);
-      } catch (e) {
-        if (e instanceof BreakSignal) break;
-        if (e instanceof ContinueSignal) continue;
-        throw e;
-      }
+      out += this.block(n.body, s);
     }
     return out;
   }
