@@ -52,6 +52,8 @@ export interface ReportData {
   /** Tasks left out of the detailed disclosure tables (they are in the matrix and JSON). */
   disclosureOmittedTasks: number;
   matrix: ScopeResult[];
+  /** Why the matrix is empty when rescoring could not run (null otherwise). */
+  matrixNote: string | null;
   /** A few items per task, as recorded: what the model saw and said (untrusted text, shown escaped). */
   samples: { run_id: string; task: string; items: { doc_id: string; prompt_tail: string | null; output: string; target: string | null; scores: Record<string, number | null> }[] }[];
   falsifiers: { run_id: string; task: string; falsifier: Falsifier }[];
@@ -126,7 +128,14 @@ export async function buildReport(
       });
     }
   }
-  const matrix = await computeMatrix(store);
+  // The matrix is one section of the appendix; a store it cannot rescore still gets the others.
+  let matrix: ScopeResult[] = [];
+  let matrixNote: string | null = null;
+  try {
+    matrix = await computeMatrix(store);
+  } catch (error) {
+    matrixNote = `rescoring failed: ${(error as Error).message.split('\n')[0]}`;
+  }
   return {
     report_version: REPORT_VERSION,
     tool: 'lmaudit 0.1.0',
@@ -135,6 +144,7 @@ export async function buildReport(
     disclosure,
     disclosureOmittedTasks: omitted,
     matrix,
+    matrixNote,
     samples,
     falsifiers,
     comparison,

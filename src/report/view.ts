@@ -42,6 +42,7 @@ export interface ReportView {
   runs: string[];
   disclosure: ViewTable[];
   disclosureNote: string | null;
+  matrixNote: string | null;
   matrix: (ViewTable & { dots: { label: string; value: number | null; lo: number | null; hi: number | null }[]; spread: string; denominator: string })[];
   samples: ViewTable[];
   falsifiers: { title: string; status: string; sentence: string }[];
@@ -192,6 +193,7 @@ export function buildView(data: ReportData): ReportView {
     disclosure,
     disclosureNote: data.disclosureOmittedTasks > 0 ? `${data.disclosureOmittedTasks} more task(s) are left out of these tables; the JSON report has every task.` : null,
     matrix,
+    matrixNote: data.matrixNote,
     samples: data.samples.map((s) => ({
       title: `Sample items: ${s.task} (run ${s.run_id})`,
       header: ['doc', 'prompt (last 300 characters)', 'output', 'target', 'scores'],

@@ -48,6 +48,7 @@ svg.chart { display: block; margin: 0.5rem 0; }
 
 <h2 id="matrix">Rescoring matrix</h2>
 <p class="note">{{ v.statsNote }}</p>
+{% if v.matrixNote %}<p>{{ v.matrixNote }}</p>{% endif %}
 {% for svg in charts.matrix %}{{ svg }}{% endfor %}
 {% for m in v.matrix %}
 {{ tbl(m) }}

@@ -37,6 +37,10 @@ Source: \texttt{ {{- v.subject | tex -}} }.
 {% endif %}
 \subsection*{Rescoring matrix}
 {{ v.statsNote | tex }}
+{% if v.matrixNote %}
+
+{{ v.matrixNote | tex }}
+{% endif %}
 
 {% for m in v.matrix %}
 {{ tbl(m) }}
