@@ -212,3 +212,34 @@ test('Mistral-7B winogrande, standard vs question-shuffled prompts (v0.3 write_o
   assert.equal(t.falsifier.clauses.find((c) => c.name === 'prompts')!.status, 'violated');
   assert.equal(t.falsifier.status, 'violated');
 });
+
+test('Inspect logs: the scored and the unscored popularity runs hold the same 10 answers', async () => {
+  const dir = `${EXTERNAL}inspect/`;
+  const d = await diffPaths(`${dir}2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval`, `${dir}2025-02-11T15-17-00-05-00_popularity_dPiJifoWeEQBrfWsAopzWr.eval`);
+  const t = d.comparisons[0]!.tasks[0]!;
+  assert.equal(t.taskA, 'popularity');
+  assert.deepEqual([t.items!.shared, t.items!.onlyA, t.items!.onlyB], [10, 0, 0]);
+  assert.equal(t.items!.differences.promptsDiffer, 0);
+  assert.equal(t.items!.differences.responsesDiffer, 0);
+  // B was never scored (scores: {} on every sample): its scorer is unknown, and only rescoring can pair the runs.
+  assert.equal(field(t, 'scoring.metrics').verdict, 'unknown in B');
+  const strip = t.paired.find((p) => p.score === 'rescored:exact/strip')!;
+  assert.deepEqual([strip.result.n, strip.result.meanA, strip.result.difference], [10, 0.8, 0]);
+});
+
+test('generic JSONL records pair on their ids (no documents, no hashes from a harness)', async () => {
+  const { mkdtemp, writeFile } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const dir = await mkdtemp(join(tmpdir(), 'lmaudit-generic-'));
+  const rows = (outputs: string[]) => outputs.map((output, i) => JSON.stringify({ id: `q${i}`, output, gold: ['A', 'B', 'C', 'D'][i] })).join('\n');
+  await writeFile(join(dir, 'a.jsonl'), rows(['A', 'B', 'x', 'y']));
+  await writeFile(join(dir, 'b.jsonl'), rows(['A', 'z', 'C', 'D']));
+  const d = await diffPaths(join(dir, 'a.jsonl'), join(dir, 'b.jsonl'));
+  const t = d.comparisons[0]!.tasks[0]!;
+  assert.deepEqual([t.items!.shared, t.items!.differences.responsesDiffer], [4, 3]);
+  const exact = t.paired.find((p) => p.score === 'rescored:exact/strip')!.result;
+  assert.deepEqual([exact.meanA, exact.meanB, exact.mcnemar!.aOnly, exact.mcnemar!.bOnly], [0.5, 0.75, 1, 2]);
+  const flips = t.flips.find((f) => f.score === 'rescored:exact/strip')!;
+  assert.deepEqual([flips.flips, flips.byCause.response], [3, 3]);
+});
