@@ -13,7 +13,7 @@ export async function tallyLogprobs(
   readers: readonly LogprobReaderName[],
   flipsLimit: number,
   keepItems = false,
-): Promise<ScopeTally & { choicesInferred: boolean; goldNotAChoice: number }> {
+): Promise<ScopeTally & { choicesInferred: boolean; goldNotAChoice: number; unreadable: number[] }> {
   const conn = await duck();
   const where = `run_id = ${sqlString(scope.run_id)} AND task = ${sqlString(scope.task)}`;
   const result = await conn.stream(`
@@ -26,7 +26,7 @@ export async function tallyLogprobs(
     LEFT JOIN (SELECT doc_id, request_idx, logprob, is_greedy FROM ${store.table('responses')} WHERE ${where} AND repeat = 0) r
       USING (doc_id, request_idx)
     GROUP BY i.doc_id ORDER BY ord`);
-  const tally = { ...emptyTally(readers.length), choicesInferred: false, goldNotAChoice: 0 };
+  const tally = { ...emptyTally(readers.length), choicesInferred: false, goldNotAChoice: 0, unreadable: readers.map(() => 0) };
   if (keepItems) tally.items = [];
   for await (const rows of result.yieldRowsJs()) {
     for (const [docId, grp, target, choicesJson, continuations, logprobs, greedy] of rows as [
@@ -37,17 +37,18 @@ export async function tallyLogprobs(
         continue;
       }
       if (logprobs.some((lp) => lp === null)) tally.noResponse++;
-      let choices: string[];
+      let choices: string[] | null;
       if (choicesJson !== null) choices = JSON.parse(choicesJson) as string[];
+      else if (continuations.some((c) => c === null)) choices = null;
       else {
         // lm-eval measures the choice without its target delimiter (default " ").
-        const conts = continuations.map((c) => c ?? '');
+        const conts = continuations as string[];
         const spaced = conts.every((c) => c.startsWith(' '));
         choices = spaced ? conts.map((c) => c.slice(1)) : conts;
         tally.choicesInferred = true;
       }
       // A single loglikelihood request scores its own continuation: the gold is that request.
-      const gold = logprobs.length === 1 ? [0] : goldIndices(target, choices);
+      const gold = logprobs.length === 1 ? [0] : goldIndices(target, choices, logprobs.length);
       if (gold.every((g) => g === -100)) tally.goldNotAChoice++;
       const item = {
         docId,
@@ -56,9 +57,13 @@ export async function tallyLogprobs(
         isGreedy: greedy,
         gold,
       };
-      const values = readers.map((reader) => readChoiceItem(reader, item).value);
+      const readings = readers.map((reader) => readChoiceItem(reader, item));
+      readings.forEach((r, k) => {
+        if (r.value === null) tally.unreadable[k]!++;
+      });
+      const values = readings.map((r) => r.value);
       addItem(tally, grp, docId, values, flipsLimit);
-      tally.items?.push({ doc_id: docId, group: grp, values, extracted: readers.map((r) => String(readChoiceItem(r, item).predicted)) });
+      tally.items?.push({ doc_id: docId, group: grp, values, extracted: readings.map((r) => String(r.predicted)) });
     }
   }
   return tally;

@@ -61,7 +61,7 @@ export interface ScopeResult {
   flips: { count: number; ids: string[]; listed_limit: number };
   denominator: { items_read: number; items_scored: number; no_response: number; no_gold: number; rule: string };
   notes: string[];
-  items?: { doc_id: string; values: number[]; extracted: (string | null)[] }[];
+  items?: { doc_id: string; group: string; values: (number | null)[]; extracted: (string | null)[] }[];
   cellKeys: { extractor: string; normalizer: string }[];
 }
 
@@ -120,6 +120,11 @@ export async function computeMatrix(store: OpenStore, options: Partial<MatrixSpe
       if (lp.choicesInferred && detected.type === 'logprobs') {
         notes.push("choice strings taken from the continuations with the leading ' ' delimiter removed (inferred)");
       }
+      lp.unreadable.forEach((count, k) => {
+        if (count > 0) {
+          notes.push(`${names[k]}: not computable — ${count} item(s) lack what it needs (${names[k] === 'greedy' ? 'greedy flags' : 'choice texts'} not recorded)`);
+        }
+      });
       if (lp.goldNotAChoice > 0) {
         notes.push(
           `${lp.goldNotAChoice} item(s) whose recorded target is neither a choice index nor a choice text (scored 0, as lm-eval scores a gold of -100); for multiple-input tasks (Winogrande) the gold lives in the document, not the target`,
@@ -172,6 +177,17 @@ function buildScope(
   const n = groups.reduce((acc, [, g]) => acc + g.n, 0);
   const cells: Cell[] = [];
   cellKeys.forEach((key, k) => {
+    const unreadable = tally.unreadable?.[k] ?? 0;
+    if (unreadable > 0) {
+      for (const aggregation of aggregations) {
+        cells.push({
+          run_id: scope.run_id, task: scope.task, answer_type: detected.type, extractor: key.extractor, normalizer: key.normalizer,
+          aggregation, score: null, stderr: null, ci95: null, n, correct: 0,
+          stderr_method: `not computable: ${unreadable} item(s) lack the recorded inputs this rule needs`,
+        });
+      }
+      return;
+    }
     const binary = groups.every(([, g]) => g.squares[k] === g.sums[k]);
     const stderrOf = (count: number, sum: number, squares: number): number | null => {
       if (binary) return binaryStderr(count, sum);
@@ -217,7 +233,7 @@ function buildScope(
   const disagreement: ScopeResult['disagreement'] = [];
   cellKeys.forEach((a, i) =>
     cellKeys.forEach((b, j) => {
-      if (j <= i) return;
+      if (j <= i || (tally.unreadable?.[i] ?? 0) > 0 || (tally.unreadable?.[j] ?? 0) > 0) return;
       const between = a.normalizer === b.normalizer ? 'extractors' : a.extractor === b.extractor ? 'normalizers' : 'both';
       const count = tally.pairs[i]![j]!;
       disagreement.push({
@@ -249,7 +265,8 @@ function buildScope(
 
 function attachBootstrap(tally: ScopeTally, cellCount: number, spec: MatrixSpec): void {
   const items = tally.items ?? [];
-  const values = Array.from({ length: cellCount }, (_, c) => items.map((item) => item.values[c]!));
+  // Cells with unreadable items are reported as not computable; their bootstrap is never shown.
+  const values = Array.from({ length: cellCount }, (_, c) => items.map((item) => item.values[c] ?? 0));
   (tally as ScopeTally & { boot?: ReturnType<typeof bootstrapCells> }).boot = bootstrapCells(
     values,
     items.map((item) => item.group),

@@ -38,8 +38,10 @@ export interface ScopeTally {
   noGold: number;
   /** Items whose gold is a list of acceptable answers (correct when any matches). */
   multiGold: number;
+  /** Per cell: items the rule could not read because the records lack what it needs (the cell is not computable). */
+  unreadable?: number[];
   /** Per-item rows, when asked for (rescore --out). */
-  items?: { doc_id: string; group: string; values: number[]; extracted: (string | null)[] }[];
+  items?: { doc_id: string; group: string; values: (number | null)[]; extracted: (string | null)[] }[];
 }
 
 export interface Scope {
@@ -188,8 +190,11 @@ export async function tallyJs(
   return tally;
 }
 
-/** Adds one item's per-cell values to a tally (shared by every per-item engine). */
-export function addItem(tally: ScopeTally, grp: string, docId: string, values: readonly number[], flipsLimit: number): void {
+/**
+ * Adds one item's per-cell values to a tally (shared by every per-item engine). A
+ * null value (the rule could not read this item) joins no sum, pair or flip.
+ */
+export function addItem(tally: ScopeTally, grp: string, docId: string, values: readonly (number | null)[], flipsLimit: number): void {
   let group = tally.groups.get(grp);
   if (group === undefined) {
     group = { n: 0, sums: new Array<number>(values.length).fill(0), squares: new Array<number>(values.length).fill(0) };
@@ -198,10 +203,12 @@ export function addItem(tally: ScopeTally, grp: string, docId: string, values: r
   group.n++;
   let flips = false;
   for (let i = 0; i < values.length; i++) {
-    group.sums[i]! += values[i]!;
-    group.squares[i]! += values[i]! * values[i]!;
+    const v = values[i]!;
+    if (v === null) continue;
+    group.sums[i]! += v;
+    group.squares[i]! += v * v;
     for (let j = i + 1; j < values.length; j++) {
-      if (values[i] !== values[j]) {
+      if (values[j] !== null && v !== values[j]) {
         tally.pairs[i]![j]!++;
         flips = true;
       }

@@ -1,0 +1,37 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadSource } from '../../src/audit/source.ts';
+import { computeMatrix } from '../../src/score/matrix.ts';
+import { repoRoot, sharedData } from '../helpers/cli.ts';
+
+const close = (a: number | null, b: number) => a !== null && Math.abs(a - b) < 1e-12;
+
+test('loglikelihood tasks: greedy reproduces lm-eval acc on the asdiv run (0.92 ± 0.0387561713321444, results file)', async () => {
+  const { store } = await loadSource([`${repoRoot}fixtures/lmeval/pr2236-asdiv/asdiv`], { skipBad: false, fields: {} });
+  const [scope] = await computeMatrix(store, {});
+  assert.equal(scope!.answer_type, 'loglikelihood');
+  const micro = scope!.cells.find((c) => c.extractor === 'greedy' && c.aggregation === 'micro')!;
+  assert.equal(micro.score, 0.92);
+  assert.ok(close(micro.stderr, 0.0387561713321444), String(micro.stderr));
+  assert.equal(micro.n, 50);
+});
+
+test('multiple choice from log-probs: acc reproduces the v0.3 winogrande write_out (990/1267, as its Slurm log printed 0.7814)', async () => {
+  const file = sharedData('external/lm-evaluation-harness/pr1567-slurmevals/mistral/winogrande_write_out_info.json');
+  const { store } = await loadSource([file], { skipBad: false, fields: {} });
+  const [scope] = await computeMatrix(store, {});
+  assert.equal(scope!.answer_type, 'logprobs');
+  const acc = scope!.cells.find((c) => c.extractor === 'acc' && c.aggregation === 'micro')!;
+  assert.equal(acc.correct, 990);
+  assert.equal(acc.score, 0.7813733228097869);
+  // lm-eval's mean_stderr for the same 0/1 values, as the Slurm log's table shows it.
+  assert.ok(close(acc.stderr, 0.011616198215773236), String(acc.stderr));
+  // The write_out file records neither choice texts nor greedy flags: those readings are not computable, not zero.
+  for (const reader of ['acc_norm', 'acc_bytes', 'greedy']) {
+    const cell = scope!.cells.find((c) => c.extractor === reader && c.aggregation === 'micro')!;
+    assert.equal(cell.score, null, reader);
+    assert.match(cell.stderr_method, /^not computable: 1267 item/);
+  }
+  assert.equal(scope!.flips.count, 0);
+  assert.deepEqual(scope!.disagreement, []);
+});
