@@ -5,6 +5,7 @@
  * The merge is top-level only. One "seen" set is shared by the whole recursion, so a
  * diamond (one file reached twice) is reported as a cycle, as lm-eval does.
  */
+import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { BadInputError } from '../errors.ts';
 import { parseYamlFile } from './yaml.ts';
@@ -41,13 +42,8 @@ export function loadYamlWithIncludes(file: string, seen: string[] = [], cache?: 
   const merged: Record<string, unknown> = {};
   for (const name of list as string[]) {
     const target = resolve(dirname(path), name);
-    let included: Record<string, unknown>;
-    try {
-      included = loadYamlWithIncludes(target, seen, cache);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new BadInputError(`included file not found: ${name}`, { file: path, field: 'include' });
-      throw error;
-    }
+    if (!existsSync(target)) throw new BadInputError(`included file not found: ${name}`, { file: path, field: 'include' });
+    const included = loadYamlWithIncludes(target, seen, cache);
     delete included.task_list;
     Object.assign(merged, included);
   }

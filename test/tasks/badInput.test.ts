@@ -75,3 +75,8 @@ test('the CLI exits 2 and names the file', () => {
   assert.equal(r.status, 2, r.stderr);
   assert.match(r.stderr, /t\.yaml, field 'doc_to_txt': unknown key 'doc_to_txt'\. Did you mean: doc_to_text/);
 });
+
+test('a missing include names the including file', () => {
+  const dir = folder({ 't.yaml': 'include: nowhere.yaml\ntask: t\n' });
+  badInput(() => new TaskIndex([dir]), /t\.yaml, field 'include': included file not found: nowhere\.yaml/);
+});
