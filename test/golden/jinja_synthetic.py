@@ -198,3 +198,21 @@ SYNTHETIC += [
      {"l": [{"n": 1, "v": "a"}, {"n": 1, "v": "b"}, {"n": 2, "v": "c"}, {"n": 0, "v": "d"}]}),
     ("{{ [3, 1.5, true, 0]|sort }}|{{ ['b', 'a', 1]|sort }}", {}),
 ]
+
+# lm-eval's regex_replace filter (Python re.sub) on patterns whose JS meaning differs.
+_RE = [
+    (r"a+", "b", "caaat aa", 0), (r"a", "c", "caaat aa", 1), (r"\s+", " ", "a \t\n\u3000b\x85c\ufeffd", 0),
+    (r"\d+", "#", "x12 \u0663\u0664 y", 0), (r"\w+", "W", "héllo wörld_1 日本", 0), (r"\bcat\b", "dog", "cat scat cat. écat", 0),
+    (r".", "-", "a\nb\r\u2028", 0), (r"(?s).", "-", "a\nb", 0), (r"end$", "E", "the end\n", 0), (r"$", "!", "x\n", 0),
+    (r"^a", "A", "aa\naa", 0), (r"(?m)^a", "A", "aa\naa", 0), (r"(?m)a$", "A", "aa\naa\r\n", 0), (r"(?i)HELLO", "hi", "Hello hello", 0),
+    (r"(?P<w>\w+)@(\w+)", r"\2 at \g<w> (\g<0>)", "me@host you@there", 0), (r"(a)|b", r"[\1]", "ab", 0),
+    (r"x{2}", "Y", "xxxxx", 0), (r"x{,2}", "Y", "xxx", 0), (r"{foo}", "bar", "{foo} x{", 0), (r"a{", "b", "a{", 0),
+    (r"[\d.]+", "N", "v1.25 and ٣.٤", 0), (r"[^\s]+", "T", "a b", 0), (r"[]a]", "!", "]a", 0), (r"[a-c-]", "_", "a-d", 0),
+    (r"\.$", "", "The answer is 5.", 0), (r"(?s).*#### ", "", "step\nstep\n#### 72", 0), (r",", "", "1,234,567", 0),
+    (r"\$", "", "$1,234", 0), (r"(-?[$0-9.,]{2,})|(-?[0-9]+)", r"<\1|\2>", "is $1,234.5 or -7", 0),
+    (r"x*", "-", "abxd", 0), (r"", "-", "abc", 0), (r"b", r"\n\t\\", "abc", 0), (r"(b)", r"\g<1>\g<1>", "abc", 0),
+    (r"\Aa|c\Z", "X", "abca\nc", 0), (r"\\", "/", "a\\b", 0), (r"\-\#\&", "=", "-#&", 0), (r"\x41\u00e9\101", "ok", "Aé A", 0),
+    (r"a\Bb", "X", "ab a b", 0), (r"(?a)\w+", "W", "héllo", 0), (r"(?a)\d", "D", "1\u0663", 0),
+    (r"(b)(c)?", r"[\2]", "abd", 0), (r"a", r"\q", "a", 0), (r"(a", "x", "a", 0), (r"\p{L}", "x", "a", 0),
+]
+SYNTHETIC += [("{{ s|regex_replace(p, r, n) }}", {"s": s, "p": p, "r": r, "n": n}) for p, r, s, n in _RE]

@@ -7,6 +7,7 @@
 import { UnsupportedError } from '../../errors.ts';
 import { bindArgs, getAttribute, getItem } from './access.ts';
 import { pyFloatRepr } from './pyfloat.ts';
+import { pySub } from './pyregex.ts';
 import { pyCapitalize, pyLen, pyLower, pyReplace, pyStrip, pyUpper, sliceArray } from './pystr.ts';
 import { parsePyFloat, parsePyInt, pyRound } from './pynum.ts';
 import { runTest } from './tests.ts';
@@ -120,16 +121,6 @@ function toJson(v: PyValue, indent: number | null, depth = 0): string {
   throw new PyTypeError(`Object of type ${typeName(v)} is not JSON serializable`);
 }
 
-/** Python `re.sub` is only reproduced for patterns whose meaning JS shares; others are refused. */
-function regexReplace(s: string, pattern: string, repl: string, count: number): string {
-  if (/\\[AZzGg]|\(\?P|\(\?[aiLmsux-]+[):]|\(\?<[=!]|\\[0-9]|[.$]|\\[bBdDsSwW]/.test(pattern) || /\\(?![\\])/.test(repl)) {
-    throw new UnsupportedError(`regex_replace pattern ${JSON.stringify(pattern)} uses Python regex features not reproduced exactly`);
-  }
-  const re = new RegExp(pattern, 'gu');
-  let n = 0;
-  return s.replace(re, (m) => (count > 0 && n++ >= count ? m : repl.replace(/\\\\/g, '\\')));
-}
-
 export const FILTERS: Record<string, Filter> = {
   abs: (v, a) => (bindArgs('abs', [], a), makeNumber(Math.abs(asNumber(v, 'abs')), isFloat(v))),
   attr: (v, a) => getAttribute(v, pyStr(bindArgs('attr', ['name'], a, 1)[0]!)),
@@ -208,7 +199,7 @@ export const FILTERS: Record<string, Filter> = {
   min: (v, a) => minMax(v, a, 'min'),
   regex_replace: (v, a) => {
     const [pattern, repl, count] = bindArgs('regex_replace', ['pattern', 'repl', 'count'], a, 2);
-    return regexReplace(pyStr(v), pyStr(pattern!), pyStr(repl!), count === undefined ? 0 : asNumber(count, 'count'));
+    return pySub(pyStr(pattern!), pyStr(repl!), pyStr(v), count === undefined ? 0 : asNumber(count, 'count'));
   },
   reject: (v, a) => select(v, a, false, false),
   rejectattr: (v, a) => select(v, a, false, true),
