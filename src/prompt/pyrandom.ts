@@ -177,6 +177,17 @@ export class PyRandom {
     return start + this.randbelow(stop - start);
   }
 
+  /** `randint(a, b)`: `randrange(a, b + 1)`, both ends included. */
+  randint(a: number, b: number): number {
+    return this.randrange(a, b + 1);
+  }
+
+  /** `choice(seq)`: one `_randbelow(len(seq))` draw. */
+  choice<T>(seq: readonly T[]): T {
+    if (seq.length === 0) throw new RangeError('Cannot choose from an empty sequence');
+    return seq[this.randbelow(seq.length)]!;
+  }
+
   /**
    * `sample(population, k)` of Python 3.11: the pool algorithm when the
    * population is no larger than the set-size threshold, otherwise repeated

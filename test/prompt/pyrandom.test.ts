@@ -37,6 +37,16 @@ test('raw generator outputs and seeding', () => {
   assert.throws(() => new PyRandom(1.5), RangeError);
 });
 
+// CPython 3.11.7: r = random.Random(42); [r.randint(1, 6) for _ in range(10)], [r.choice('abcdefg') for _ in range(5)],
+// r.randrange(10, 20), r.randrange(-5, 5)
+test('randint, choice and randrange', () => {
+  const r = new PyRandom(42);
+  assert.deepEqual(range(10).map(() => r.randint(1, 6)), [6, 1, 1, 6, 3, 2, 2, 2, 6, 1]);
+  assert.deepEqual(range(5).map(() => r.choice([...'abcdefg'])), ['f', 'f', 'e', 'a', 'e']);
+  assert.equal(r.randrange(10, 20), 16);
+  assert.equal(r.randrange(-5, 5), -5);
+});
+
 test('setsize rule', () => {
   const expected: [number, number][] = [[1, 21], [5, 21], [6, 85], [21, 85], [22, 277], [85, 277], [86, 1045], [341, 1045], [342, 4117], [1365, 4117]];
   for (const [k, size] of expected) assert.equal(sampleSetSize(k), size, `k=${k}`);
