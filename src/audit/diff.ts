@@ -13,7 +13,7 @@ import { attributeFlips, type FlipAttribution } from './flips.ts';
 import { describeDifferences, joinDocs, loadDocs, type DocRecord, type ItemDifferences, type JoinKey } from './itemJoin.ts';
 import { DEFAULT_PAIRED_OPTIONS, pairedComparison, type PairedOptions, type PairedResult } from './pairedStats.ts';
 import { describeRun, pairRuns, selectRuns } from './runPairs.ts';
-import { diffSettings, type SettingsDiff } from './settingsDiff.ts';
+import { diffSettings, markObservedContradictions, type SettingsDiff } from './settingsDiff.ts';
 import { rescoredValues, RESCORED_PREFIX, type RescoredValues } from './rescored.ts';
 import { diffSourceConfig, type SourceConfigDiff } from './sourceConfig.ts';
 
@@ -157,6 +157,10 @@ export async function compareTask(
   const docsA = withRescored(await loadDocs(storeA, runA.run_id, taskA), rescored.a);
   const docsB = withRescored(await loadDocs(storeB, runB.run_id, taskB), rescored.b);
   const checks = { a: await checkConfiguredVsUsed(runA, taskA, docsA), b: await checkConfiguredVsUsed(runB, taskB, docsB) };
+  markObservedContradictions(settings, [
+    ...checks.a.filter((c) => c.status === 'mismatch').map((c) => ({ side: 'A' as const, item: c.item, text: `${c.id}: configured ${c.configured}, used ${c.used}` })),
+    ...checks.b.filter((c) => c.status === 'mismatch').map((c) => ({ side: 'B' as const, item: c.item, text: `${c.id}: configured ${c.configured}, used ${c.used}` })),
+  ]);
   const reported = reportedScores(runA, taskA, runB, taskB);
   if (docsA.length === 0 || docsB.length === 0) {
     const missing = docsA.length === 0 && docsB.length === 0 ? 'neither run' : docsA.length === 0 ? 'A' : 'B';

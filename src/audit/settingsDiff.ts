@@ -38,6 +38,8 @@ export interface ItemRow {
   fields: FieldRow[];
   knownInA: number;
   knownInB: number;
+  /** Configured-vs-used mismatches the samples showed for this item (the record disagrees with what reached the model). */
+  observedContradictions?: string[];
 }
 
 export interface SettingsDiff {
@@ -176,6 +178,20 @@ export function diffSettings(runA: RunProvenance, taskA: string | null, runB: Ru
     items,
     rulesApplied: [...used].sort().map((name) => ({ name, description: NOISE_RULES[name].description })),
   };
+}
+
+/**
+ * Marks the items whose records the samples contradict (a configured-vs-used
+ * check found a mismatch on a side). A difference between A and B still
+ * outranks it: that is the finding a comparison turns on.
+ */
+export function markObservedContradictions(diff: SettingsDiff, mismatches: readonly { side: 'A' | 'B'; item: DisclosureItem; text: string }[]): void {
+  for (const row of diff.items) {
+    const mine = mismatches.filter((m) => m.item === row.item);
+    if (mine.length === 0) continue;
+    row.observedContradictions = mine.map((m) => `${m.side}: ${m.text}`);
+    if (row.verdict !== 'differs') row.verdict = 'contradicts';
+  }
 }
 
 /** Every field row whose verdict is `differs`, as 'item.field'. */

@@ -101,7 +101,7 @@ export function buildView(data: ReportData): ReportView {
     for (const t of c.tasks) {
       const settingsRows: string[][] = [];
       for (const item of t.settings.items) {
-        settingsRows.push([item.item, item.verdict, '', '', '']);
+        settingsRows.push([item.item, item.verdict, '', '', item.observedContradictions ? `samples contradict the record: ${item.observedContradictions.join('; ')}` : '']);
         for (const f of item.fields) {
           if (f.verdict === 'same' && f.rules.length === 0) continue;
           if (f.verdict === 'unknown in both') continue;

@@ -82,6 +82,10 @@ test('asdiv at batch size 8 vs 1: only the batch size differs; same prompts; 16 
   const shots = t.checks.a.find((c) => c.id === 'fewshot_count')!;
   assert.deepEqual([shots.status, shots.used], ['ok', '8']);
   assert.equal(t.checks.a.find((c) => c.id === 'tokenizer_model')!.status, 'ok');
+  // The record says target_delimiter " ", the samples show "": the item contradicts itself — identically on both sides.
+  const chat = t.settings.items.find((i) => i.item === 'chat_template')!;
+  assert.equal(chat.verdict, 'contradicts');
+  assert.deepEqual(chat.observedContradictions, ['A: target_delimiter: configured " ", used ""', 'B: target_delimiter: configured " ", used ""']);
   assert.equal(t.falsifier.status, 'holds');
 });
 
