@@ -76,6 +76,8 @@ export function pairRuns(runsA: readonly RunProvenance[], runsB: readonly RunPro
   const pairs: RunPair[] = [];
   for (const c of candidates) {
     if (usedA.has(c.a) || usedB.has(c.b)) continue;
+    // `diff X X` without selectors: (r1, r2) and (r2, r1) are one comparison, made once.
+    if (pairs.some((p) => p.a === c.b && p.b === c.a)) continue;
     usedA.add(c.a);
     usedB.add(c.b);
     pairs.push({ a: c.a, b: c.b, ...pairTasks(c.a, c.b) });

@@ -25,6 +25,10 @@ test('runs pair by shared tasks, greedily; the rest are listed', () => {
   // The same one-run source on both sides compares the run with itself.
   const only = run('e', 'e', ['t']);
   assert.equal(pairRuns([only], [only]).pairs.length, 1);
+  // One source on both sides, no selectors: each pair of its runs is compared once, not in both directions.
+  const f = run('f', 'f', ['t']);
+  const both = pairRuns([only, f], [only, f]);
+  assert.deepEqual(both.pairs.map((x) => [x.a.run_id, x.b.run_id]), [['e', 'f']]);
 });
 
 test('selectors: run id, label, record file name or task; a miss lists the runs', () => {
