@@ -88,5 +88,7 @@ export function pairRuns(runsA: readonly RunProvenance[], runsB: readonly RunPro
     usedA.add(runsA[0]!);
     usedB.add(runsB[0]!);
   }
-  return { pairs, unpairedA: runsA.filter((r) => !usedA.has(r)), unpairedB: runsB.filter((r) => !usedB.has(r)) };
+  // A run already compared on the other side is not "without a partner".
+  const inAnyPair = (r: RunProvenance) => pairs.some((p) => p.a === r || p.b === r);
+  return { pairs, unpairedA: runsA.filter((r) => !inAnyPair(r)), unpairedB: runsB.filter((r) => !inAnyPair(r)) };
 }

@@ -29,6 +29,7 @@ test('runs pair by shared tasks, greedily; the rest are listed', () => {
   const f = run('f', 'f', ['t']);
   const both = pairRuns([only, f], [only, f]);
   assert.deepEqual(both.pairs.map((x) => [x.a.run_id, x.b.run_id]), [['e', 'f']]);
+  assert.deepEqual([both.unpairedA, both.unpairedB], [[], []]);
 });
 
 test('selectors: run id, label, record file name or task; a miss lists the runs', () => {
