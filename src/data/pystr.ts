@@ -2,17 +2,10 @@
  * Python `str` predicates and transforms the prompt rules depend on, where
  * JavaScript's built-ins disagree (whitespace set, Unicode digits, capitalize).
  */
-/** The characters for which Python's `str.isspace()` is true (what `str.strip()` removes). */
-const PY_WHITESPACE =
-  '\t\n\u000b\u000c\r\u001c\u001d\u001e\u001f \u0085\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000';
-const SPACE = new Set(PY_WHITESPACE);
-const WS = `[${PY_WHITESPACE}]`;
-const STRIP = new RegExp(`^${WS}+|${WS}+$`, 'gu');
+import { PY_WHITESPACE, pyStrip } from '../util/pytext.ts';
 
-/** Python's `str.strip()` with no argument. */
-export function pyStrip(text: string): string {
-  return text.replace(STRIP, '');
-}
+export { pyStrip };
+const SPACE = new Set(PY_WHITESPACE);
 
 /** `c.isspace()` for one character (the delimiter rules test `s[-1]` and `s[0]`). */
 export function isPySpace(c: string | undefined): boolean {
