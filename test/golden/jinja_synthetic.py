@@ -216,3 +216,8 @@ _RE = [
     (r"(b)(c)?", r"[\2]", "abd", 0), (r"a", r"\q", "a", 0), (r"(a", "x", "a", 0), (r"\p{L}", "x", "a", 0),
 ]
 SYNTHETIC += [("{{ s|regex_replace(p, r, n) }}", {"s": s, "p": p, "r": r, "n": n}) for p, r, s, n in _RE]
+
+SYNTHETIC += [
+    ('a {{+ "x" }}|{%+ if true +%} y {%+ endif -%} |{# c +#}|{{ 1 -}} z', {}),
+    ("a {{ 1 +}}", {}),
+]

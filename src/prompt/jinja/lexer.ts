@@ -131,9 +131,11 @@ export function tokenizeJinja(source: string): Token[] {
       if (cursor >= src.length) throw new TemplateSyntaxError(`unexpected end of template, expected '${endTag}'`, lineAt(tagAt));
       if (brackets.length === 0) {
         const stripped = src.startsWith(`-${endTag}`, cursor);
-        if (stripped || src.startsWith(endTag, cursor)) {
+        // `+%}` (keep the newline despite trim_blocks) ends a block like `%}`; trim_blocks is off here anyway.
+        const plus = isBlock && src.startsWith('+%}', cursor);
+        if (stripped || plus || src.startsWith(endTag, cursor)) {
           tokens.push(new Token(endTag, isBlock ? TOKEN_TYPES.CloseStatement : TOKEN_TYPES.CloseExpression));
-          cursor += endTag.length + (stripped ? 1 : 0);
+          cursor += endTag.length + (stripped || plus ? 1 : 0);
           stripNextText = stripped;
           break;
         }
