@@ -16,6 +16,7 @@ import { describeRun, pairRuns, selectRuns } from './runPairs.ts';
 import { diffSettings, markObservedContradictions, type SettingsDiff } from './settingsDiff.ts';
 import { rescoredValues, RESCORED_PREFIX, type RescoredValues } from './rescored.ts';
 import { diffSourceConfig, type SourceConfigDiff } from './sourceConfig.ts';
+import { unpairedZ, type UnpairedZ } from './unpaired.ts';
 
 export interface DiffOptions extends PairedOptions {
   runA?: string;
@@ -55,6 +56,8 @@ export interface ReportedScore {
   b: unknown;
   stderrA: unknown;
   stderrB: unknown;
+  /** lm-eval's unpaired comparison of the two aggregates (null without numeric stderrs). */
+  unpaired: UnpairedZ | null;
 }
 
 export interface TaskComparison {
@@ -255,5 +258,9 @@ function reportedScores(runA: RunProvenance, taskA: string, runB: RunProvenance,
   const isStderr = (k: string) => /_stderr(,|$)/.test(k);
   const stderrKey = (k: string) => (k.includes(',') ? k.replace(',', '_stderr,') : `${k}_stderr`);
   const keys = Object.keys(ra).filter((k) => k in rb && !isStderr(k) && (typeof ra[k] === 'number' || typeof rb[k] === 'number'));
-  return keys.sort().map((score) => ({ score, a: ra[score], b: rb[score], stderrA: ra[stderrKey(score)], stderrB: rb[stderrKey(score)] }));
+  return keys.sort().map((score) => {
+    const [a, b, sa, sb] = [ra[score], rb[score], ra[stderrKey(score)], rb[stderrKey(score)]];
+    const numeric = [a, b, sa, sb].every((v) => typeof v === 'number');
+    return { score, a, b, stderrA: sa, stderrB: sb, unpaired: numeric ? unpairedZ(a as number, sa as number, b as number, sb as number) : null };
+  });
 }

@@ -102,8 +102,8 @@ function taskLines(t: TaskComparison, r: DiffResult): string[] {
     for (const c of causes) for (const e of f.examples[c]) out.push(`    doc ${e.docIdA}: ${e.a} → ${e.b}; ${e.detail}`);
   }
   if (t.reported.length > 0 && t.items === null) {
-    out.push('Reported aggregates (the sources’ own numbers; not a paired test):');
-    out.push(...table(['score', 'A', 'B', 'stderr A', 'stderr B'], t.reported.map((s) => [s.score, cell(s.a), cell(s.b), cell(s.stderrA), cell(s.stderrB)])));
+    out.push('Reported aggregates (the sources’ own numbers). Without per-item samples only the unpaired z-test of lm-eval’s model_comparator is possible; it ignores the pairing:');
+    out.push(...table(['score', 'A', 'B', 'stderr A', 'stderr B', 'unpaired z', 'p'], t.reported.map((s) => [s.score, cell(s.a), cell(s.b), cell(s.stderrA), cell(s.stderrB), s.unpaired ? fmt(s.unpaired.z) : '—', s.unpaired ? formatP(s.unpaired.p) : '—'])));
   }
   out.push('', `Falsifier (${t.falsifier.status}): ${t.falsifier.sentence}`);
   out.push(...table(['clause', 'status', 'finding'], t.falsifier.clauses.map((c) => [c.name, c.status, clip(c.finding, 110)])));

@@ -177,7 +177,11 @@ export function buildView(data: ReportData): ReportView {
         reported:
           t.reported.length === 0 || t.items !== null
             ? null
-            : { title: 'Reported aggregates (the sources’ own numbers, not a paired test)', header: ['score', 'A', 'B', 'stderr A', 'stderr B'], rows: t.reported.map((s) => [s.score, cell(s.a), cell(s.b), cell(s.stderrA), cell(s.stderrB)]) },
+            : {
+                title: 'Reported aggregates (the sources’ own numbers); without per-item samples only lm-eval’s unpaired z-test is possible, and it ignores the pairing',
+                header: ['score', 'A', 'B', 'stderr A', 'stderr B', 'unpaired z', 'p'],
+                rows: t.reported.map((s) => [s.score, cell(s.a), cell(s.b), cell(s.stderrA), cell(s.stderrB), s.unpaired ? fmt(s.unpaired.z) : '—', s.unpaired ? formatP(s.unpaired.p) : '—']),
+              },
         falsifierSentence: t.falsifier.sentence,
         falsifierStatus: t.falsifier.status,
         clauses: { title: 'Falsifier clauses', header: ['clause', 'status', 'finding'], rows: t.falsifier.clauses.map((x) => [x.name, x.status, clip(x.finding, 160)]) },

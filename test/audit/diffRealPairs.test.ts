@@ -142,6 +142,9 @@ test('Qwen2.5-7B "0.4.3" vs "0.4.8": what differs is the dtype, not the version 
   const arcEasy = main.tasks.find((t) => t.taskA === 'arc_easy')!;
   const acc = arcEasy.reported.find((r) => r.score === 'acc,none')!;
   assert.deepEqual([acc.a, acc.b], [0.8038720538720538, 0.8042929292929293]);
+  // No samples: only the unpaired z of the reported numbers (scipy reference in test/audit/reference/paired_reference.py).
+  assert.ok(Math.abs(acc.unpaired!.z - REFERENCE.unpaired_qwen_arc_easy.z) < 1e-12);
+  assert.ok(Math.abs(acc.unpaired!.p - REFERENCE.unpaired_qwen_arc_easy.p) < 1e-6);
   // Key by key: the tokenizer ids differ only in spelling (151643 vs "151643"), the model name only in case.
   const sc = new Map(arcEasy.sourceConfig.rows.map((r) => [r.key, r]));
   assert.deepEqual([sc.get('tokenizer_eos_token')!.verdict, sc.get('tokenizer_eos_token')!.rules], ['same', ['number_format']]);

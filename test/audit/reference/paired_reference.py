@@ -7,8 +7,10 @@ Run: python3 test/audit/reference/paired_reference.py
 import json
 import random
 
+import math
+
 import numpy as np
-from scipy.stats import binomtest
+from scipy.stats import binomtest, norm
 
 
 def bootstrap(diffs, iterations, seed, alpha=0.05):
@@ -41,6 +43,10 @@ out = {
     # Mistral-7B winogrande standard vs question-shuffled (pr1567): 516 right only in A, 135 only in B.
     "mcnemar_winogrande_shuffle": binomtest(135, 651, 0.5).pvalue,
 }
+# Qwen2.5-7B arc_easy acc, bf16 run vs float32 run (pr2809): lm-eval's unpaired z on the reported numbers.
+a, sa, b, sb = 0.8038720538720538, 0.008147631877470324, 0.8042929292929293, 0.00814101540756688
+z = (b - a) / math.sqrt(sa * sa + sb * sb)
+out["unpaired_qwen_arc_easy"] = {"z": z, "p": float(2 * norm.sf(abs(z)))}
 ca = [round(0.37 * i % 1.0, 6) for i in range(1, 31)]
 cb = [round((0.37 * i + 0.05 * (i % 3)) % 1.0, 6) for i in range(1, 31)]
 out["continuous"] = {"a": ca, "b": cb, "ci": bootstrap([y - x for x, y in zip(ca, cb)], 500, 7)}

@@ -1,0 +1,21 @@
+/**
+ * The unpaired z-test on two reported aggregates — what lm-eval's
+ * scripts/model_comparator.py computes. It ignores that both runs answered the
+ * same items (the covariance term), so it understates how separable two runs
+ * are; it is shown only when no per-item samples allow the paired test, and
+ * labelled as such.
+ */
+import { errorFunction } from 'simple-statistics';
+
+export interface UnpairedZ {
+  z: number;
+  /** Two-sided: 2 · (1 − Φ(|z|)). */
+  p: number;
+}
+
+export function unpairedZ(a: number, stderrA: number, b: number, stderrB: number): UnpairedZ | null {
+  const se = Math.sqrt(stderrA * stderrA + stderrB * stderrB);
+  if (!Number.isFinite(se) || se <= 0 || !Number.isFinite(a) || !Number.isFinite(b)) return null;
+  const z = (b - a) / se;
+  return { z, p: 1 - errorFunction(Math.abs(z) / Math.SQRT2) };
+}
