@@ -221,3 +221,13 @@ SYNTHETIC += [
     ('a {{+ "x" }}|{%+ if true +%} y {%+ endif -%} |{# c +#}|{{ 1 -}} z', {}),
     ("a {{ 1 +}}", {}),
 ]
+
+# Tests with arguments (Jinja2's parse_test: parenthesised list, or one primary with postfix).
+SYNTHETIC += [
+    ("{{ 6 is divisibleby 3 }}{{ 7 is divisibleby(3) }}{{ x is sameas none }}{{ x is not sameas false }}{{ 2 is eq 2.0 }}{{ 'b' is in 'abc' }}{{ 1 is in l }}", {"x": None, "l": [1, 2]}),
+    ("{% for i in range(7) %}{% if loop.index is divisibleby 3 %}|{% endif %}{{ i }}{% endfor %}", {}),
+    ("{{ 2 is ne(3) and 3 is gt 2 }}{{ 'x' is eq d.k }}{{ 'x' is eq d['k'] }}{{ 4 is ge l[1] }}{{ l is not sameas l }}{{ 5 is lt 3 or 3 is le 3 }}", {"d": {"k": "x"}, "l": [1, 2]}),
+    ("{{ 3 is divisibleby 0 }}", {}),
+    ("{{ x is sameas 1 is sameas 2 }}", {"x": 1}),
+    ("{{ x is nosuch 3 }}", {"x": 1}),
+]

@@ -7,6 +7,7 @@
 import { UnsupportedError } from '../../errors.ts';
 import { bindArgs, getAttribute, getItem } from './access.ts';
 import { pyFloatRepr } from './pyfloat.ts';
+import { NEGATED_TEST_FILTER_PREFIX, TEST_FILTER_PREFIX } from './lexer.ts';
 import { pySub } from './pyregex.ts';
 import { pyCapitalize, pyLen, pyLower, pyReplace, pyStrip, pyUpper, sliceArray } from './pystr.ts';
 import { parsePyFloat, parsePyInt, pyRound } from './pynum.ts';
@@ -361,6 +362,9 @@ function minMax(v: PyValue, a: PyArgs, which: 'min' | 'max'): PyValue {
 }
 
 export function applyFilter(name: string, value: PyValue, a: PyArgs = NO_ARGS): PyValue {
+  // A test with arguments, which the lexer rewrote into a filter call (lexer.ts, rewriteTestArguments).
+  if (name.startsWith(NEGATED_TEST_FILTER_PREFIX)) return !runTest(name.slice(NEGATED_TEST_FILTER_PREFIX.length), value, a.args);
+  if (name.startsWith(TEST_FILTER_PREFIX)) return runTest(name.slice(TEST_FILTER_PREFIX.length), value, a.args);
   const f: Filter | undefined = Object.hasOwn(FILTERS, name) ? FILTERS[name] : undefined;
   if (!f) throw new UnsupportedError(`No filter named '${name}'.`);
   return f(value, a);

@@ -14,7 +14,7 @@ import { FILTERS } from './filters.ts';
 import type { Node } from './hf.ts';
 import { parseTokens } from './hf.ts';
 import { Renderer } from './interpreter.ts';
-import { tokenizeJinja } from './lexer.ts';
+import { NEGATED_TEST_FILTER_PREFIX, TEST_FILTER_PREFIX, tokenizeJinja } from './lexer.ts';
 import { TESTS } from './tests.ts';
 import { PyTypeError, PyUndefinedError, PyValueError, fromJs, pyStr, type PyValue } from './values.ts';
 
@@ -65,7 +65,10 @@ function checkNames(node: unknown, origin: TemplateOrigin | undefined): void {
   if (n.type === 'FilterExpression' || n.type === 'FilterStatement') {
     const f = n['filter'] as { type: string; value?: string; callee?: { value: string } };
     const name = f.type === 'Identifier' ? f.value! : f.callee!.value;
-    if (!Object.hasOwn(FILTERS, name)) throw new BadInputError(`template error${describe(origin)}: No filter named '${name}'.`, where(origin));
+    const test = name.startsWith(NEGATED_TEST_FILTER_PREFIX) ? name.slice(NEGATED_TEST_FILTER_PREFIX.length) : name.startsWith(TEST_FILTER_PREFIX) ? name.slice(TEST_FILTER_PREFIX.length) : undefined;
+    if (test !== undefined) {
+      if (!Object.hasOwn(TESTS, test)) throw new BadInputError(`template error${describe(origin)}: No test named '${test}'.`, where(origin));
+    } else if (!Object.hasOwn(FILTERS, name)) throw new BadInputError(`template error${describe(origin)}: No filter named '${name}'.`, where(origin));
   }
   if (n.type === 'Break' || n.type === 'Continue') {
     // Jinja2 knows these tags only with the loopcontrols extension, which lm-eval does not load.

@@ -155,7 +155,72 @@ export function tokenizeJinja(source: string): Token[] {
     }
     pos = cursor;
   }
-  return markTupleLiterals(groupConcatenations(tokens));
+  return markTupleLiterals(rewriteTestArguments(groupConcatenations(tokens)));
+}
+
+/** Filter-name prefix for a test that takes arguments (see rewriteTestArguments); NUL keeps it unspellable. */
+export const TEST_FILTER_PREFIX = '\u0000is:';
+export const NEGATED_TEST_FILTER_PREFIX = '\u0000isnot:';
+
+/**
+ * The library's parser reads `x is name` but not a test with arguments
+ * (`x is divisibleby 3`, `x is sameas(y)`). Such a test is rewritten into a
+ * filter call on the same operand, `x | <test>(args)`, which binds the same way
+ * (both apply to the unary operand before them) and which the evaluator runs
+ * as the test. Argument rules follow Jinja2's parse_test: a parenthesised
+ * list, or one primary expression with its postfix.
+ */
+function rewriteTestArguments(tokens: Token[]): Token[] {
+  const closeOf = matchBrackets(tokens);
+  const out: Token[] = [];
+  const isOpen = (t: Token | undefined): boolean =>
+    t !== undefined && (t.type === TOKEN_TYPES.OpenParen || t.type === TOKEN_TYPES.OpenSquareBracket || t.type === TOKEN_TYPES.OpenCurlyBracket);
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (!(t.type === TOKEN_TYPES.Identifier && t.value === 'is')) {
+      out.push(t);
+      continue;
+    }
+    let j = i + 1;
+    const negate = tokens[j]?.type === TOKEN_TYPES.Identifier && tokens[j]!.value === 'not';
+    if (negate) j++;
+    const name = tokens[j];
+    const next = tokens[j + 1];
+    if (name?.type !== TOKEN_TYPES.Identifier || next === undefined) {
+      out.push(t);
+      continue;
+    }
+    let argEnd = -1; // index of the last token of the argument(s)
+    let parenthesised = false;
+    if (next.type === TOKEN_TYPES.OpenParen) {
+      argEnd = closeOf.get(j + 1) ?? -1;
+      parenthesised = true;
+    } else if (
+      next.type === TOKEN_TYPES.StringLiteral || next.type === TOKEN_TYPES.NumericLiteral || isOpen(next) ||
+      (next.type === TOKEN_TYPES.Identifier && !['else', 'or', 'and'].includes(next.value))
+    ) {
+      let k = isOpen(next) ? (closeOf.get(j + 1) ?? -1) : j + 1;
+      if (next.type === TOKEN_TYPES.StringLiteral) while (tokens[k + 1]?.type === TOKEN_TYPES.StringLiteral) k++;
+      for (;;) {
+        const p = tokens[k + 1];
+        if (p?.type === TOKEN_TYPES.Dot && tokens[k + 2] !== undefined) k += 2;
+        else if (p !== undefined && (p.type === TOKEN_TYPES.OpenSquareBracket || p.type === TOKEN_TYPES.OpenParen) && closeOf.has(k + 1)) k = closeOf.get(k + 1)!;
+        else break;
+      }
+      argEnd = k;
+    }
+    if (argEnd < 0) {
+      out.push(t);
+      continue;
+    }
+    out.push(new Token('|', TOKEN_TYPES.Pipe));
+    out.push(new Token((negate ? NEGATED_TEST_FILTER_PREFIX : TEST_FILTER_PREFIX) + name.value, TOKEN_TYPES.Identifier));
+    if (!parenthesised) out.push(new Token('(', TOKEN_TYPES.OpenParen));
+    out.push(...tokens.slice(j + 1, argEnd + 1));
+    if (!parenthesised) out.push(new Token(')', TOKEN_TYPES.CloseParen));
+    i = argEnd;
+  }
+  return out;
 }
 
 /**

@@ -5,9 +5,11 @@
  */
 import { UnsupportedError } from '../../errors.ts';
 import {
-  PyCallable, PyDict, PyDictView, PyFloat, PyRange, PyTuple, PyUndefined, failUndefined, numberOf, pyEquals, pyIter, pyStr,
+  PyCallable, PyDict, PyDictView, PyFloat, PyRange, PyTuple, PyUndefined, PyValueError, failUndefined, numberOf, pyCompare,
+  pyEquals, pyIter, pyStr,
   type PyValue,
 } from './values.ts';
+import { binaryOp } from './operators.ts';
 import { pyLower, pyUpper } from './pystr.ts';
 
 type Test = (value: PyValue, args: PyValue[]) => boolean;
@@ -49,11 +51,23 @@ export const TESTS: Record<string, Test> = {
     return hasCased(s) && pyUpper(s) === s;
   },
   escaped: () => false,
-  divisibleby: (v, [n]) => intValue(v) % intValue(n ?? null) === 0,
+  divisibleby: (v, [n]) => {
+    const d = intValue(n ?? null);
+    if (d === 0) throw new PyValueError('integer modulo by zero');
+    return intValue(v) % d === 0;
+  },
   sameas: (v, [other]) => v === other,
   eq: (v, [other]) => pyEquals(v, other ?? null),
   ne: (v, [other]) => !pyEquals(v, other ?? null),
+  lt: (v, [other]) => pyCompare(v, other ?? null, '<') < 0,
+  le: (v, [other]) => pyCompare(v, other ?? null, '<=') <= 0,
+  gt: (v, [other]) => pyCompare(v, other ?? null, '>') > 0,
+  ge: (v, [other]) => pyCompare(v, other ?? null, '>=') >= 0,
+  in: (v, [seq]) => binaryOp('in', v, seq ?? null) === true,
 };
+for (const [alias, name] of [['lessthan', 'lt'], ['<', 'lt'], ['<=', 'le'], ['greaterthan', 'gt'], ['>', 'gt'], ['>=', 'ge']] as const) {
+  TESTS[alias] = TESTS[name]!;
+}
 TESTS['=='] = TESTS['eq']!;
 TESTS['!='] = TESTS['ne']!;
 TESTS['equalto'] = TESTS['eq']!;
