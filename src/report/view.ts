@@ -43,7 +43,7 @@ export interface ReportView {
   disclosure: ViewTable[];
   disclosureNote: string | null;
   matrixNote: string | null;
-  matrix: (ViewTable & { dots: { label: string; value: number | null; lo: number | null; hi: number | null }[]; spread: string; denominator: string })[];
+  matrix: (ViewTable & { chartTitle: string; dots: { label: string; value: number | null; lo: number | null; hi: number | null }[]; spread: string; denominator: string })[];
   samples: ViewTable[];
   falsifiers: { title: string; status: string; sentence: string }[];
   comparisons: ComparisonView[];
@@ -86,6 +86,7 @@ export function buildView(data: ReportData): ReportView {
   }));
   const matrix = data.matrix.map((s) => ({
     title: `Rescoring matrix: ${s.task} (run ${s.run_id}, ${s.answer_type}: ${s.answer_type_why})`,
+    chartTitle: `${s.task}: micro score per cell, 95% interval (run ${s.run_id})`,
     header: ['extractor', 'normaliser', 'aggregation', 'score', 'stderr', '95% CI', 'n'],
     rows: s.cells.map((c) => [c.extractor, c.normalizer, c.aggregation, fmt(c.score), fmt(c.stderr), interval(c.ci95), String(c.n)]),
     dots: s.cells.filter((c) => c.aggregation === 'micro').map((c) => ({ label: `${c.extractor} / ${c.normalizer}`, value: c.score, lo: c.ci95?.[0] ?? null, hi: c.ci95?.[1] ?? null })),
