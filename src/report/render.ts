@@ -87,7 +87,7 @@ export function renderReport(data: ReportData, format: ReportFormat): string {
   if (format === 'tex') return env.renderString(LATEX_TEMPLATE, { v: view });
   const charts = {
     matrix: view.matrix.filter((m) => m.dots.length > 0).map((m) => new nunjucks.runtime.SafeString(dotPlot(m.chartTitle, m.dots))),
-    forests: view.comparisons.filter((c) => c.forest.length > 0).map((c) => new nunjucks.runtime.SafeString(forestPlot(`B − A: ${c.title}`, c.forest))),
+    forests: view.comparisons.filter((c) => c.forest.length > 0).map((c) => new nunjucks.runtime.SafeString(forestPlot(c.forestTitle, c.forest))),
   };
   return env.renderString(HTML_TEMPLATE, { v: view, charts });
 }

@@ -33,6 +33,7 @@ export interface ComparisonView {
   falsifierStatus: string;
   clauses: ViewTable;
   forest: { label: string; value: number; lo: number; hi: number }[];
+  forestTitle: string;
 }
 
 export interface ReportView {
@@ -186,6 +187,7 @@ export function buildView(data: ReportData): ReportView {
         falsifierSentence: t.falsifier.sentence,
         falsifierStatus: t.falsifier.status,
         clauses: { title: 'Falsifier clauses', header: ['clause', 'status', 'finding'], rows: t.falsifier.clauses.map((x) => [x.name, x.status, clip(x.finding, 160)]) },
+        forestTitle: `B − A with its paired 95% interval · task ${t.taskA === t.taskB ? t.taskA : `${t.taskA} / ${t.taskB}`}`,
         forest: t.paired.filter((p) => Number.isFinite(p.result.ci[0])).map((p) => forestRows(p.score, p.result)),
       });
     }
