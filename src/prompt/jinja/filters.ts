@@ -7,7 +7,7 @@
 import { UnsupportedError } from '../../errors.ts';
 import { bindArgs, getAttribute, getItem } from './access.ts';
 import { pyFloatRepr } from './pyfloat.ts';
-import { NEGATED_TEST_FILTER_PREFIX, TEST_FILTER_PREFIX } from './lexer.ts';
+import { NEGATED_TEST_FILTER_PREFIX, TEST_FILTER_PREFIX } from './rewrites.ts';
 import { pySub } from './pyregex.ts';
 import { pyCapitalize, pyLen, pyLower, pyReplace, pyStrip, pyUpper, sliceArray } from './pystr.ts';
 import { parsePyFloat, parsePyInt, pyRound } from './pynum.ts';

@@ -14,7 +14,8 @@ import { FILTERS } from './filters.ts';
 import type { Node } from './hf.ts';
 import { parseTokens } from './hf.ts';
 import { Renderer } from './interpreter.ts';
-import { NEGATED_TEST_FILTER_PREFIX, TEST_FILTER_PREFIX, tokenizeJinja } from './lexer.ts';
+import { tokenizeJinja } from './lexer.ts';
+import { NEGATED_TEST_FILTER_PREFIX, TEST_FILTER_PREFIX } from './rewrites.ts';
 import { TESTS } from './tests.ts';
 import { PyTypeError, PyUndefinedError, PyValueError, fromJs, pyStr, type PyValue } from './values.ts';
 

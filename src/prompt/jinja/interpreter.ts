@@ -10,7 +10,7 @@ import { applyFilter } from './filters.ts';
 import { GLOBALS } from './globals.ts';
 import type * as A from './hf.ts';
 import { pySlice, sliceArray } from './pystr.ts';
-import { TUPLE_CALLEE } from './lexer.ts';
+import { TUPLE_CALLEE } from './rewrites.ts';
 import { binaryOp, unaryOp } from './operators.ts';
 import { runTest } from './tests.ts';
 import {
