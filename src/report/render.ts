@@ -87,7 +87,8 @@ export function renderReport(data: ReportData, format: ReportFormat): string {
   if (format === 'tex') return env.renderString(LATEX_TEMPLATE, { v: view });
   const charts = {
     matrix: view.matrix.filter((m) => m.dots.length > 0).map((m) => new nunjucks.runtime.SafeString(dotPlot(m.chartTitle, m.dots))),
-    forests: view.comparisons.filter((c) => c.forest.length > 0).map((c) => new nunjucks.runtime.SafeString(forestPlot(c.forestTitle, c.forest))),
+    // One per comparison, aligned with view.comparisons (null where nothing was paired).
+    forests: view.comparisons.map((c) => (c.forest.length > 0 ? new nunjucks.runtime.SafeString(forestPlot(c.forestTitle, c.forest)) : null)),
   };
   return env.renderString(HTML_TEMPLATE, { v: view, charts });
 }

@@ -69,7 +69,6 @@ svg.chart { display: block; margin: 0.5rem 0; }
 
 {% if v.comparisons.length > 0 %}
 <h2 id="comparison">Comparison</h2>
-{% for svg in charts.forests %}{{ svg }}{% endfor %}
 {% for c in v.comparisons %}
 <section class="comparison">
 <h3>{{ c.title }}</h3>
@@ -82,6 +81,7 @@ svg.chart { display: block; margin: 0.5rem 0; }
 <h4>Items</h4>
 <ul>{% for line in c.items %}<li>{{ line }}</li>{% endfor %}</ul>
 {% for p in c.promptDiffs %}<p>Prompt diff, {{ p.title }}:</p><pre>{{ p.patch }}</pre>{% endfor %}
+{% if charts.forests[loop.index0] %}{{ charts.forests[loop.index0] }}{% endif %}
 {% if c.paired %}{{ tbl(c.paired) }}<ul>{% for s in c.pairedSentences %}<li>{{ s }}</li>{% endfor %}</ul>{% endif %}
 {% if c.flips.length > 0 %}<ul>{% for f in c.flips %}<li><code>{{ f }}</code></li>{% endfor %}</ul>{% endif %}
 {% if c.reported %}{{ tbl(c.reported) }}{% endif %}
