@@ -205,7 +205,8 @@ class Parser {
     const t = this.peek();
     const continues = (t.t === 'op' && '[(.+-|&*/%<>=!^@~'.includes(t.v)) || (t.t === 'name' && CONTINUING_WORDS.has(t.v));
     if (!continues) return;
-    if (this.toks[this.i + 1]!.t === 'end') syntax('invalid syntax');
+    const after = this.toks[this.i + 1]!;
+    if (after.t === 'end' || (t.t === 'op' && t.v === '[' && after.t === 'op' && after.v === ']')) syntax('invalid syntax');
     malformed();
   }
 
