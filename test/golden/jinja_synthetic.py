@@ -231,3 +231,8 @@ SYNTHETIC += [
     ("{{ x is sameas 1 is sameas 2 }}", {"x": 1}),
     ("{{ x is nosuch 3 }}", {"x": 1}),
 ]
+
+SYNTHETIC += [
+    ("{% for x in 'ab' %}{{ loop }}{% endfor %}|{{ namespace(a=1, b='x') }}", {}),
+    ("{{ cycler(1) }}", {}),
+]

@@ -265,6 +265,7 @@ export function pyRepr(v: PyValue): string {
   if (v instanceof PyObject && v.typeLabel === 'Namespace') {
     return `<Namespace {${[...v.attrs].map(([k, x]) => `${pyStrRepr(k)}: ${pyRepr(x)}`).join(', ')}}>`;
   }
+  if (v instanceof PyObject && v.typeLabel === 'LoopContext') return `<LoopContext ${pyRepr(v.attrs.get('index')!)}/${pyRepr(v.attrs.get('length')!)}>`;
   // Python would print a memory address here; there is no byte-identical output to give.
   throw new UnsupportedError(`cannot render a ${typeName(v)} object as text (Python prints its memory address)`);
 }
