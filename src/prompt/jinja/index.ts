@@ -115,6 +115,10 @@ function renderError(e: unknown, origin: TemplateOrigin | undefined): Error {
     const kind = e instanceof PyValueError ? 'ValueError' : 'TypeError';
     return new BadInputError(`template error${at}: ${kind}: ${e.message}`, where(origin), { cause: e });
   }
-  if (e instanceof UnsupportedError) return new UnsupportedError(`template${at}: ${e.message}`, { cause: e });
+  if (e instanceof UnsupportedError) {
+    // UnsupportedError carries no location, so the field goes into its text.
+    const field = origin?.field === undefined ? '' : ` field '${origin.field}'`;
+    return new UnsupportedError(`template${field}${at}: ${e.message}`, { cause: e });
+  }
   return e as Error;
 }
