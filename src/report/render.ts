@@ -75,7 +75,8 @@ function environment(): nunjucks.Environment {
   });
   // Free-text columns wrap; the others stay one line.
   const wide = new Set(['values', 'finding', 'note', 'output', 'prompt (last 300 characters)', 'A', 'B']);
-  env.addGlobal('colspec', (header: string[]) => header.map((h) => (wide.has(h) ? `p{${(0.8 / header.filter((x) => wide.has(x)).length).toFixed(2)}\\linewidth}` : 'l')).join(''));
+  env.addGlobal('colspec', (header: string[]) =>
+    new nunjucks.runtime.SafeString(header.map((h) => (wide.has(h) ? `p{${(0.8 / header.filter((x) => wide.has(x)).length).toFixed(2)}\\linewidth}` : 'l')).join('')));
   return env;
 }
 
