@@ -26,7 +26,11 @@ export interface DocRecord {
   /** Context of the first request: the bytes the model saw. */
   prompt: string | null;
   promptHash: string | null;
-  /** All request contexts and continuations, in request order (for "prompt bytes changed"). */
+  /**
+   * Every request in order, for "did the bytes change": the context as its md5
+   * (only the first request's full text is kept, in `prompt`: a multiple-choice
+   * task repeats it per choice, and a large store would hold it four times over).
+   */
   requests: { context: string | null; continuation: string | null }[];
   target: string | null;
   responses: ResponseView[];
@@ -51,6 +55,7 @@ interface InstanceSql {
   doc_json: string | null;
   request_idx: number;
   arg_context: string | null;
+  context_md5: string | null;
   arg_continuation: string | null;
   prompt_hash: string | null;
   target: string | null;
@@ -60,7 +65,9 @@ interface InstanceSql {
 export async function loadDocs(store: OpenStore, runId: string, task: string): Promise<DocRecord[]> {
   const where = `run_id = ${sqlString(runId)} AND task = ${sqlString(task)}`;
   const instances = await queryRows<InstanceSql>(
-    `SELECT doc_id, doc_hash, doc_json, request_idx, arg_context, arg_continuation, prompt_hash, target
+    `SELECT doc_id, doc_hash, doc_json, request_idx,
+            CASE WHEN request_idx = min(request_idx) OVER (PARTITION BY doc_id) THEN arg_context END AS arg_context,
+            md5(arg_context) AS context_md5, arg_continuation, prompt_hash, target
      FROM ${store.table('instances')} WHERE ${where} ORDER BY doc_id, request_idx`,
   );
   const responses = await queryRows<{ doc_id: string; request_idx: number; repeat: number; text: string | null; logprob: number | null; is_greedy: boolean | null }>(
@@ -86,7 +93,7 @@ export async function loadDocs(store: OpenStore, runId: string, task: string): P
       };
       docs.set(row.doc_id, doc);
     }
-    doc.requests.push({ context: row.arg_context, continuation: row.arg_continuation });
+    doc.requests.push({ context: row.context_md5, continuation: row.arg_continuation });
   }
   for (const r of responses) {
     docs.get(r.doc_id)?.responses.push({ requestIdx: r.request_idx, repeat: r.repeat, text: r.text, logprob: r.logprob, isGreedy: r.is_greedy });
@@ -244,8 +251,11 @@ function shortResponse(d: DocRecord): string {
 }
 
 function unifiedPatch(x: DocRecord, y: DocRecord): string {
-  const a = x.requests.map((r) => `${r.context ?? ''}${r.continuation !== null ? `⟨${r.continuation}⟩` : ''}`).join('\n---\n');
-  const b = y.requests.map((r) => `${r.context ?? ''}${r.continuation !== null ? `⟨${r.continuation}⟩` : ''}`).join('\n---\n');
+  const text = (d: DocRecord) => {
+    const continuations = d.requests.map((r) => r.continuation).filter((c) => c !== null);
+    return `${d.prompt ?? ''}${continuations.length > 0 ? `\n--- continuations: ${JSON.stringify(continuations)}` : ''}`;
+  };
+  const [a, b] = [text(x), text(y)];
   const patch = createTwoFilesPatch(`A doc ${x.docId}`, `B doc ${y.docId}`, a, b, '', '', { context: 2 });
   const lines = patch.split('\n').slice(1);
   return (lines.length > 60 ? [...lines.slice(0, 60), `… (${lines.length - 60} more lines)`] : lines).join('\n');
