@@ -8,7 +8,7 @@
  * atomic groups, possessive quantifiers, `\N{…}`, negated classes inside sets) throws
  * UnsupportedError naming the pattern: a silently different match would be worse.
  */
-import { UnsupportedError } from '../errors.ts';
+import { BadInputError, UnsupportedError } from '../errors.ts';
 
 export interface PyPattern {
   readonly source: string;
@@ -49,6 +49,10 @@ export function compilePython(pattern: string, options: PyRegexFlags = {}): PyPa
   const refuse = (why: string): never => {
     throw new UnsupportedError(`Python regex ${JSON.stringify(pattern)} has no faithful JavaScript form: ${why}`);
   };
+  // What Python's re itself rejects is bad input, not a translation gap.
+  const invalid = (why: string): never => {
+    throw new BadInputError(`invalid Python regex ${JSON.stringify(pattern)}: ${why}`);
+  };
   const flags: Flags = {
     dotall: options.dotAll ?? false,
     multiline: options.multiline ?? false,
@@ -82,7 +86,7 @@ export function compilePython(pattern: string, options: PyRegexFlags = {}): PyPa
   /** One escape sequence at pattern[i] === '\\'; returns [js, advance]. `inClass` limits what is allowed. */
   const escape = (at: number, inClass: boolean): [string, number] => {
     const c = pattern[at + 1];
-    if (c === undefined) return refuse('trailing backslash');
+    if (c === undefined) return invalid('bad escape (end of pattern)');
     const classItem = (body: string) => (inClass ? body : `[${body}]`);
     switch (c) {
       case 'd': return [classItem(digit), 2];
@@ -103,15 +107,15 @@ export function compilePython(pattern: string, options: PyRegexFlags = {}): PyPa
       case 'a': return ['\\x07', 2];
       case 'x': {
         const hex = /^[0-9a-fA-F]{2}/.exec(pattern.slice(at + 2));
-        return hex ? [`\\u{${hex[0]}}`, 4] : refuse('bad \\x escape');
+        return hex ? [`\\u{${hex[0]}}`, 4] : invalid('incomplete escape \\x');
       }
       case 'u': {
         const hex = /^[0-9a-fA-F]{4}/.exec(pattern.slice(at + 2));
-        return hex ? [`\\u{${hex[0]}}`, 6] : refuse('bad \\u escape');
+        return hex ? [`\\u{${hex[0]}}`, 6] : invalid('incomplete escape \\u');
       }
       case 'U': {
         const hex = /^[0-9a-fA-F]{8}/.exec(pattern.slice(at + 2));
-        return hex ? [`\\u{${parseInt(hex[0], 16).toString(16)}}`, 10] : refuse('bad \\U escape');
+        return hex ? [`\\u{${parseInt(hex[0], 16).toString(16)}}`, 10] : invalid('incomplete escape \\U');
       }
       case 'N': return refuse('named character \\N{…}');
       default:
@@ -124,7 +128,7 @@ export function compilePython(pattern: string, options: PyRegexFlags = {}): PyPa
       const ref = /^[1-9][0-9]?/.exec(pattern.slice(at + 1))!;
       return [`\\${ref[0]}`, 1 + ref[0].length];
     }
-    if (/[A-Za-z]/.test(c)) return refuse(`unknown escape \\${c}`);
+    if (/[A-Za-z]/.test(c)) return invalid(`bad escape \\${c}`);
     if (inClass && (c === '-' || c === ']' || c === '\\' || c === '^' || c === '[')) return [`\\${c}`, 2];
     const cp = pattern.codePointAt(at + 1)!;
     return [escapeLiteral(String.fromCodePoint(cp)), 1 + (cp > 0xffff ? 2 : 1)];
@@ -149,7 +153,7 @@ export function compilePython(pattern: string, options: PyRegexFlags = {}): PyPa
       }
       for (;;) {
         const d = pattern[j];
-        if (d === undefined) refuse('unterminated set');
+        if (d === undefined) invalid('unterminated character set');
         if (d === ']') break;
         if (d === '\\') {
           const [js, adv] = escape(j, true);
@@ -237,7 +241,8 @@ export function compilePython(pattern: string, options: PyRegexFlags = {}): PyPa
   try {
     regex = new RegExp(out, `gu${flags.ignorecase ? 'i' : ''}`);
   } catch (error) {
-    return refuse(`translated form ${JSON.stringify(out)} is not a valid JS regex (${(error as Error).message})`);
+    // The translation is faithful for valid patterns, so a JS syntax error means Python rejects it too.
+    return invalid((error as Error).message);
   }
   const compiled = { source: pattern, regex, groups };
   cache.set(key, compiled);

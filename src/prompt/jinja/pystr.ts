@@ -135,6 +135,15 @@ function stripSet(chars: string | null): (ch: string) => boolean {
 }
 
 export function pyStrip(s: string, chars: string | null, left: boolean, right: boolean): string {
+  if (chars === null) {
+    // Every Python whitespace character is in the BMP, so UTF-16 units can be tested directly
+    // (no code-point array: this runs for every rendered prompt).
+    let a = 0;
+    let b = s.length;
+    if (left) while (a < b && isPySpace(s.charCodeAt(a))) a++;
+    if (right) while (b > a && isPySpace(s.charCodeAt(b - 1))) b--;
+    return s.slice(a, b);
+  }
   const strip = stripSet(chars);
   const cs = codePoints(s);
   let a = 0;
