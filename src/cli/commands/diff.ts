@@ -28,7 +28,7 @@ export function addAuditFlags(command: Command): Command {
   return command
     .option('--run-a <selector>', 'compare only runs of A whose id, label, file name or task contains this')
     .option('--run-b <selector>', 'compare only runs of B whose id, label, file name or task contains this')
-    .option('--iterations <n>', 'paired bootstrap resamples', '10000')
+    .option('--iterations <n>', 'paired bootstrap resamples', '2000')
     .option('--seed <n>', 'seed of the paired bootstrap (CPython random.Random)', '1234')
     .option('--examples <n>', 'examples to show per kind (prompt diffs, flips)', '3')
     .option('--falsifier <yaml>', 'a declared falsifier (audits/falsifiers/*.yaml); exit 1 when it is violated');
