@@ -7,6 +7,7 @@
  */
 import type { DeclaredFalsifierResult } from '../audit/declaredFalsifier.ts';
 import { summary, type DiffResult, type RunSummary } from '../audit/diff.ts';
+import { selectRuns } from '../audit/runPairs.ts';
 import { singleRunFalsifier, type Falsifier } from '../audit/falsifier.ts';
 import { loadDocs } from '../audit/itemJoin.ts';
 import type { PairedOptions } from '../audit/pairedStats.ts';
@@ -89,6 +90,8 @@ function disclosureTable(run: RunProvenance, task: string | null): DisclosureTab
 
 export interface BuildOptions extends PairedOptions {
   title?: string;
+  /** Report only the runs of the store this selector picks (as `--run-a`). */
+  runSelector?: string;
 }
 
 export async function buildReport(
@@ -97,7 +100,8 @@ export async function buildReport(
   declared: DeclaredFalsifierResult | null,
   options: BuildOptions,
 ): Promise<ReportData> {
-  const runs = store.manifest.runs;
+  const runs = selectRuns(store.manifest.runs, options.runSelector, 'A');
+  const chosen = new Set(runs.map((r) => r.run_id));
   const disclosure: DisclosureTable[] = [];
   const falsifiers: ReportData['falsifiers'] = [];
   let omitted = 0;
@@ -132,7 +136,7 @@ export async function buildReport(
   let matrix: ScopeResult[] = [];
   let matrixNote: string | null = null;
   try {
-    matrix = await computeMatrix(store);
+    matrix = (await computeMatrix(store)).filter((scope) => chosen.has(scope.run_id));
   } catch (error) {
     matrixNote = `rescoring failed: ${(error as Error).message.split('\n')[0]}`;
   }

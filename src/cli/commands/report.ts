@@ -68,6 +68,7 @@ export function registerReport(program: Command): void {
       iterations: options.iterations,
       seed: options.seed,
       title: flags.title,
+      runSelector: flags.runA,
     });
     const text = renderReport(data, format);
     if (flags.out !== undefined) {
