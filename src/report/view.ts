@@ -104,8 +104,8 @@ export function buildView(data: ReportData): ReportView {
       const settingsRows: string[][] = [];
       for (const item of t.settings.items) {
         settingsRows.push([item.item, item.verdict, '', '', item.observedContradictions ? `samples contradict the record: ${item.observedContradictions.join('; ')}` : '']);
+        // Side by side means both values, also where they agree; only what neither side recorded is left out.
         for (const f of item.fields) {
-          if (f.verdict === 'same' && f.rules.length === 0) continue;
           if (f.verdict === 'unknown in both') continue;
           settingsRows.push([
             `  ${f.field}`,
