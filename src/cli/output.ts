@@ -1,5 +1,11 @@
 /** Printing for the CLI (the only layer that writes to stdout). */
 
+// A reader that stops early (`lmaudit … | head`) closes the pipe: that is not an error of ours.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
+
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, jsonReplacer, 2)}\n`);
 }

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot, runCli } from '../helpers/cli.ts';
@@ -66,30 +66,37 @@ test('a kill during import leaves no store, and never damages an existing one', 
   const work = dir();
   const big = join(work, 'big.jsonl');
   const lines: string[] = [];
-  for (let i = 0; i < 300_000; i++) lines.push(JSON.stringify({ id: `q${i}`, output: `The answer is ${'ABCD'[i % 4]}.`, gold: 'B' }));
+  for (let i = 0; i < 400_000; i++) lines.push(JSON.stringify({ id: `q${i}`, output: `The answer is ${'ABCD'[i % 4]}.`, gold: 'B' }));
   writeFileSync(big, `${lines.join('\n')}\n`);
   const out = join(work, 'store');
   const small = file('small.jsonl', good);
   assert.equal(runCli(['import', small, '--out', out]).status, 0);
-  const killAfter = async (args: string[], ms: number) => {
+  /** Starts an import and SIGKILLs it after `ms` unless it has finished; says whether the kill landed. */
+  const killAfter = async (args: string[], ms: number): Promise<boolean> => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: repoRoot, stdio: 'ignore' });
-    await new Promise((resolve) => setTimeout(resolve, ms));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, ms))]);
     child.kill('SIGKILL');
-    await new Promise((resolve) => child.on('exit', resolve));
+    return (await exited) === 'SIGKILL';
   };
-  for (const ms of [400, 900, 1500]) {
-    await killAfter(['import', big, '--out', out, '--replace'], ms);
-    // The old store is whole: it still holds the one small record.
+  const items = () => {
     const r = runCli(['rescore', out, '--json']);
     assert.equal(r.status, 0, r.stderr);
-    assert.equal(JSON.parse(r.stdout).denominator.items_read, 1);
+    return JSON.parse(r.stdout).denominator.items_read as number;
+  };
+  let landed = 0;
+  for (const ms of [300, 600, 900, 1200]) {
+    if (await killAfter(['import', big, '--out', out, '--replace'], ms)) landed++;
+    // Whole either way: the old store (1 record) unless the new one was complete before the kill.
+    assert.ok([1, 400_000].includes(items()), 'the store is the old one or the complete new one');
+    if (items() === 400_000) assert.equal(runCli(['import', small, '--out', out, '--replace']).status, 0);
   }
+  assert.ok(landed > 0, 'at least one kill landed while the import was running');
   // The next write to the same store clears what the killed writers left behind.
   assert.equal(runCli(['import', small, '--out', out, '--replace']).status, 0);
   const fresh = join(work, 'fresh');
-  await killAfter(['import', big, '--out', fresh], 900);
-  assert.equal(existsSync(fresh), false);
-  // The next write clears what the killed writer left behind.
+  if (await killAfter(['import', big, '--out', fresh], 600)) assert.equal(existsSync(fresh), false);
+  rmSync(fresh, { recursive: true, force: true });
   assert.equal(runCli(['import', small, '--out', fresh]).status, 0);
   assert.deepEqual(readdirSync(work).filter((n) => n.includes('.tmp-')), []);
 });
