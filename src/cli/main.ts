@@ -8,6 +8,7 @@ import { registerImport } from './commands/import.ts';
 import { registerDiff } from './commands/diff.ts';
 import { registerReport } from './commands/report.ts';
 import { registerPrompts } from './commands/prompts.ts';
+import { registerRescore } from './commands/rescore.ts';
 
 const program = new Command()
   .name('lmaudit')
@@ -17,7 +18,7 @@ const program = new Command()
   .showHelpAfterError();
 
 /** The one list of commands. */
-const COMMANDS: readonly ((program: Command) => void)[] = [registerImport, registerPrompts, registerDiff, registerReport];
+const COMMANDS: readonly ((program: Command) => void)[] = [registerImport, registerPrompts, registerRescore, registerDiff, registerReport];
 for (const register of COMMANDS) register(program);
 
 program.parseAsync(process.argv).catch(reportAndExit);
