@@ -4,7 +4,7 @@
  * never skip silently. Importers are tried in this order; the first claim wins.
  */
 import { open, readdir, stat } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { BadInputError } from '../errors.ts';
 import type { FileProbe, ImportOptions, ImportedRun, Importer } from './types.ts';
 import { genericImporter } from './generic/genericImporter.ts';
@@ -41,9 +41,17 @@ export async function importSources(paths: readonly string[], options: ImportOpt
       probes.push(await probe(path, true));
     }
   }
+  // A file named twice (or found again by walking a folder) is read once.
+  const seen = new Set<string>();
+  const unique = probes.filter((p) => {
+    const key = resolve(p.path);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
   const claimed = new Map<Importer, FileProbe[]>();
   const unrecognised: Unrecognised[] = [];
-  for (const p of probes) {
+  for (const p of unique) {
     const importer = IMPORTERS.find((i) => i.claims(p));
     if (importer === undefined) {
       if (p.explicit) {
@@ -58,7 +66,14 @@ export async function importSources(paths: readonly string[], options: ImportOpt
     claimed.set(importer, [...(claimed.get(importer) ?? []), p]);
   }
   const runs: ImportedRun[] = [];
-  for (const [importer, files] of claimed) runs.push(...(await importer.importFiles(files, options)));
+  for (const [importer, files] of claimed) {
+    for (const run of await importer.importFiles(files, options)) {
+      // run ids hash the source bytes: the same id twice is the same records twice (a copied file).
+      const twin = runs.find((r) => r.provenance.run_id === run.provenance.run_id);
+      if (twin === undefined) runs.push(run);
+      else unrecognised.push({ path: run.provenance.label, reason: `the same records as ${twin.provenance.label} (run ${twin.provenance.run_id}); imported once` });
+    }
+  }
   if (runs.length === 0) {
     throw new BadInputError(`nothing importable found (${unrecognised.length} file(s) not recognised)`, {
       file: paths.join(', '),

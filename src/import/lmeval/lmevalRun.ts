@@ -7,8 +7,8 @@ import { emptyRunProvenance, inferred, recorded, same, UNKNOWN as UNKNOWN_FACT, 
 import { isPlainObject } from '../../util/json.ts';
 import type { ImportOptions, ImportedRun, SkippedRecord } from '../types.ts';
 import { checkSamples } from './checks.ts';
-import type { RunGroup } from './pairing.ts';
-import { fillRunProvenance, taskProvenance, type SamplesShape, type TaskFacts } from './resultsProvenance.ts';
+import { modelArgsFromSamplesName, type RunGroup } from './pairing.ts';
+import { fillRunProvenance, modelArgsOf, taskProvenance, type SamplesShape, type TaskFacts } from './resultsProvenance.ts';
 import { appendRows, emptyRows, runIdOf, sourceFile, tablesOf, verbatim } from './runCommon.ts';
 import { readSamplesFile, type SampleLine } from './sampleLine.ts';
 import { buildTaskRows, inferRequestType, requestTypeOf } from './sampleRows.ts';
@@ -61,7 +61,14 @@ export async function importLmevalRun(
 
   const label = group.results?.path ?? group.samples[0]!.probe.path;
   const prov = emptyRunProvenance({ run_id: runId, label, source_kind: 'lm-eval', source_format: formatName(group, res) });
-  fillRunProvenance(prov, res, shape);
+  fillRunProvenance(prov, results ?? null, shape);
+  const named = results === null ? modelArgsFromSamplesName(group.samples[0]!.probe.name) : null;
+  if (named !== null) {
+    const how = `from the samples file name ${group.samples[0]!.probe.name} (≤0.4.2 names samples after model_args)`;
+    prov.model.args = same(inferred(modelArgsOf(named), how));
+    const id = modelArgsOf(named).pretrained ?? modelArgsOf(named).model;
+    if (id !== undefined) prov.model.model_id = same(inferred(id, how));
+  }
   prov.records.files = same(recorded(files, 'the files imported'));
   const taskNames = new Set([...Object.keys(obj(res.results)), ...Object.keys(configs), ...group.samples.map((s) => s.task)]);
   for (const task of taskNames) {

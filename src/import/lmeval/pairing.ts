@@ -82,3 +82,14 @@ export function taskFromSamplesName(name: string): string {
   const legacy = /^((?:[^_]|__)*)_(.+)\.jsonl?$/.exec(name);
   return legacy !== null ? legacy[2]! : name.replace(/\.jsonl?$/, '');
 }
+
+/**
+ * The model_args a ≤0.4.2 samples file is named after (`pretrained=EleutherAI__pythia-2.8b_winogrande.jsonl`
+ * → `pretrained=EleutherAI/pythia-2.8b`), when the name kept its `=` (otherwise `__` is ambiguous).
+ */
+export function modelArgsFromSamplesName(name: string): string | null {
+  if (samplesTaskOf(name) !== null && timestampOf(name) !== null) return null;
+  const legacy = /^((?:[^_]|__)*)_(.+)\.jsonl?$/.exec(name);
+  if (legacy === null || !legacy[1]!.includes('=')) return null;
+  return legacy[1]!.replaceAll('__', '/');
+}

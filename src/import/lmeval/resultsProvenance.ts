@@ -15,7 +15,8 @@ const has = (o: Json, k: string) => Object.prototype.hasOwnProperty.call(o, k);
 const at = (o: Json, k: string, from: string) => (has(o, k) ? recorded(o[k], from) : UNKNOWN);
 
 /** Guesses lm-eval's version from what the files hold, when `lm_eval_version` is absent (§5.5). */
-export function inferVersion(results: Json, samplesShape: SamplesShape | null): { value: string; how: string } {
+export function inferVersion(results: Json | null, samplesShape: SamplesShape | null): { value: string; how: string } {
+  if (results === null) return inferVersionFromSamples(samplesShape);
   if (!has(results, 'configs')) return { value: 'v0.3.x', how: "results file has 'results', 'versions', 'config' and no 'configs' (the v0.3 layout)" };
   if (samplesShape?.arguments === 'flat-list') return { value: '0.4.0.dev (2023 big-refactor branch)', how: "samples 'arguments' is one flat list" };
   if (samplesShape?.hashes === false || (!has(results, 'task_hashes') && !has(results, 'model_source'))) {
@@ -24,6 +25,14 @@ export function inferVersion(results: Json, samplesShape: SamplesShape | null): 
   if (samplesShape?.filterKey === false) return { value: '0.4.3–0.4.6', how: "samples carry hashes but no 'filter'/'metrics' keys" };
   if (has(results, 'start_time')) return { value: '0.4.7–0.4.9', how: "results carry 'start_time'/'end_time' (removed in 0.4.10)" };
   return { value: '≥0.4.10', how: "no 'start_time' key in results" };
+}
+
+/** Samples without a results file: only the line shape speaks for the version. */
+function inferVersionFromSamples(shape: SamplesShape | null): { value: string; how: string } {
+  if (shape?.arguments === 'flat-list') return { value: '0.4.0.dev (2023 big-refactor branch)', how: "samples 'arguments' is one flat list (no results file)" };
+  if (shape?.hashes === false) return { value: '≤0.4.2', how: 'samples without doc/prompt/target hashes (no results file)' };
+  if (shape?.filterKey === false) return { value: '0.4.3–0.4.6', how: "samples carry hashes but no 'filter'/'metrics' keys (no results file)" };
+  return { value: '≥0.4.7', how: "samples carry 'filter' and 'metrics' keys (no results file)" };
 }
 
 export interface SamplesShape {
@@ -44,12 +53,13 @@ export function modelArgsOf(raw: unknown): Record<string, string> {
   return out;
 }
 
-export function fillRunProvenance(prov: RunProvenance, results: Json, shape: SamplesShape | null): void {
+export function fillRunProvenance(prov: RunProvenance, resultsFile: Json | null, shape: SamplesShape | null): void {
+  const results = resultsFile ?? {};
   const config = obj(results.config);
   prov.harness.name = same(recorded('lm-evaluation-harness', 'file format'));
   if (has(results, 'lm_eval_version')) prov.harness.version = same(recorded(results.lm_eval_version, 'lm_eval_version'));
   else {
-    const v = inferVersion(results, shape);
+    const v = inferVersion(resultsFile, shape);
     prov.harness.version = same(inferred(v.value, v.how));
   }
   // git_hash is `git describe` of the working directory, not necessarily lm-eval's own commit (§5.2).

