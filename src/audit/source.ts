@@ -3,7 +3,7 @@
  * as is; anything else is imported on the fly into DuckDB temporary tables (no
  * files written) and presented through the same OpenStore interface.
  */
-import { importSources, type ImportResult } from '../import/index.ts';
+import type { ImportResult } from '../import/index.ts';
 import type { ImportOptions, SkippedRecord } from '../import/types.ts';
 import { isStoreFolder, openStore, type OpenStore } from '../store/readStore.ts';
 import { SCHEMA_VERSION, STORE_TABLES, TABLES, type StoreManifest, type TableName } from '../store/schema.ts';
@@ -20,6 +20,8 @@ export async function loadSource(paths: readonly string[], options: ImportOption
   if (paths.length === 1 && (await isStoreFolder(paths[0]!))) {
     return { store: await openStore(paths[0]!), skipped: [], unrecognised: [] };
   }
+  // The importers load only when a source is not a store already.
+  const { importSources } = await import('../import/index.ts');
   const imported = await importSources(paths, options);
   const manifest: StoreManifest = {
     schema_version: SCHEMA_VERSION,

@@ -4,21 +4,32 @@
  */
 import { Command } from 'commander';
 import { reportAndExit } from './exit.ts';
-import { registerImport } from './commands/import.ts';
-import { registerDiff } from './commands/diff.ts';
-import { registerReport } from './commands/report.ts';
-import { registerPrompts } from './commands/prompts.ts';
-import { registerRescore } from './commands/rescore.ts';
 
-const program = new Command()
-  .name('lmaudit')
-  .description('Make LLM benchmark numbers auditable: import, rescore, diff and report evaluation outputs.')
-  .version('0.1.0')
-  .exitOverride()
-  .showHelpAfterError();
+type Register = (program: Command) => void;
 
-/** The one list of commands. */
-const COMMANDS: readonly ((program: Command) => void)[] = [registerImport, registerPrompts, registerRescore, registerDiff, registerReport];
-for (const register of COMMANDS) register(program);
+/**
+ * The one list of commands. Loaded on demand: a command pays only for its own
+ * modules at start-up (the rescoring benchmark times whole processes).
+ */
+const COMMANDS = {
+  import: async () => (await import('./commands/import.ts')).registerImport,
+  prompts: async () => (await import('./commands/prompts.ts')).registerPrompts,
+  rescore: async () => (await import('./commands/rescore.ts')).registerRescore,
+  diff: async () => (await import('./commands/diff.ts')).registerDiff,
+  report: async () => (await import('./commands/report.ts')).registerReport,
+} satisfies Record<string, () => Promise<Register>>;
 
-program.parseAsync(process.argv).catch(reportAndExit);
+async function main(): Promise<void> {
+  const program = new Command()
+    .name('lmaudit')
+    .description('Make LLM benchmark numbers auditable: import, rescore, diff and report evaluation outputs.')
+    .version('0.1.0')
+    .exitOverride()
+    .showHelpAfterError();
+  const requested = process.argv[2] ?? '';
+  const names = Object.hasOwn(COMMANDS, requested) ? [requested as keyof typeof COMMANDS] : (Object.keys(COMMANDS) as (keyof typeof COMMANDS)[]);
+  for (const name of names) (await COMMANDS[name]())(program);
+  await program.parseAsync(process.argv);
+}
+
+main().catch(reportAndExit);

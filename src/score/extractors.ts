@@ -16,7 +16,15 @@ import type { SqlNormalizer } from './normalizers.ts';
  */
 export interface SqlExtractor extends Extractor {
   readonly sql?: (text: string, gold: string, normalizer: SqlNormalizer) => string;
+  /**
+   * A SQL condition under which the SQL form is exact on a text that is not ASCII too
+   * (absent: never; such rows take the JS definition).
+   */
+  readonly nonAsciiSafe?: (text: string) => string;
 }
+
+/** For extractors whose SQL form involves no word boundary or Unicode class: exact on any text. */
+const ALWAYS_SAFE = () => 'true';
 
 /** A span extractor whose span also has a SQL form (NULL when nothing is found). */
 function sqlSpanExtractor(
@@ -24,11 +32,13 @@ function sqlSpanExtractor(
   description: string,
   span: (text: string, item: ItemView) => string | null,
   spanSql: ((text: string) => string) | undefined,
+  nonAsciiSafe: (text: string) => string,
 ): SqlExtractor {
   const base = spanExtractor(name, description, span);
   if (spanSql === undefined) return base;
   return {
     ...base,
+    nonAsciiSafe,
     sql: (text, gold, normalizer) => {
       const normalize = normalizer.sql!;
       const s = spanSql(text);
@@ -66,6 +76,15 @@ export function lastLetter(letters: string): (text: string) => string | null {
   };
 }
 
+/**
+ * RE2's `\b` is ASCII, Python's is Unicode: they agree on a text unless one of the
+ * letters has a non-ASCII neighbour (é is a word character to Python, not to RE2).
+ */
+function letterNeighboursAscii(letters: string): (text: string) => string {
+  const pattern = `[^\\x00-\\x7F][${letters}]|[${letters}][^\\x00-\\x7F]`;
+  return (text) => `NOT regexp_matches(${text}, ${sqlString(pattern)})`;
+}
+
 export function firstLetterExtractor(argument: string): SqlExtractor {
   const letters = letterSet(argument, 'first-letter');
   // On ASCII text RE2's ASCII \b is Python's \b.
@@ -76,6 +95,7 @@ export function firstLetterExtractor(argument: string): SqlExtractor {
     firstLetter(letters),
     // The same call as last-letter's: DuckDB evaluates a common subexpression once.
     (text) => `regexp_extract_all(${text}, ${sqlString(pattern)}, 1)[1]`,
+    letterNeighboursAscii(letters),
   );
 }
 
@@ -87,6 +107,7 @@ export function lastLetterExtractor(argument: string): SqlExtractor {
     `the last standalone letter of ${letters} (Python \\b([${letters}])\\b, last match)`,
     lastLetter(letters),
     (text) => `regexp_extract_all(${text}, ${sqlString(pattern)}, 1)[-1]`,
+    letterNeighboursAscii(letters),
   );
 }
 
@@ -105,6 +126,7 @@ export const lastNumber = (text: string): string | null => text.match(FLEXIBLE)?
 export const BUILTIN_EXTRACTORS: Record<string, SqlExtractor> = {
   exact: {
     ...spanExtractor('exact', 'the whole output is the answer', (text) => text),
+    nonAsciiSafe: ALWAYS_SAFE,
     sql: (text, gold, normalizer) => {
       const normalize = normalizer.sql!;
       const equal = `${normalize(text)} = ${normalize(gold)}`;
@@ -117,6 +139,7 @@ export const BUILTIN_EXTRACTORS: Record<string, SqlExtractor> = {
   contains: {
     name: 'contains',
     description: 'correct when the normalised gold occurs anywhere in the normalised output',
+    nonAsciiSafe: ALWAYS_SAFE,
     read(item: ItemView, normalizer: Normalizer) {
       const hit = normalizer.normalize(item.text).includes(normalizer.normalize(item.gold));
       return { extracted: hit ? item.gold : null, value: hit ? 1 : 0 };
@@ -134,17 +157,20 @@ export const BUILTIN_EXTRACTORS: Record<string, SqlExtractor> = {
     "lm-eval GSM8K strict-match: the number after '#### ' (first match)",
     strictNumber,
     (text) => `nullif(regexp_extract(${text}, '#### (-?[0-9.,]+)', 1), '')`,
+    ALWAYS_SAFE,
   ),
   'first-number': sqlSpanExtractor(
     'first-number',
     'the first number, by lm-eval flexible-extract pattern (-?[$0-9.,]{2,})|(-?[0-9]+)',
     firstNumber,
     (text) => `nullif(regexp_extract(${text}, '(-?[$0-9.,]{2,}|-?[0-9]+)', 1), '')`,
+    ALWAYS_SAFE,
   ),
   'last-number': sqlSpanExtractor(
     'last-number',
     'the last number, by lm-eval flexible-extract pattern with group_select -1',
     lastNumber,
     (text) => `regexp_extract_all(${text}, '(-?[$0-9.,]{2,}|-?[0-9]+)', 1)[-1]`,
+    ALWAYS_SAFE,
   ),
 };

@@ -21,7 +21,12 @@ export interface SqlNormalizer extends Normalizer {
    * facts to skip work.
    */
   readonly trimsOnly?: boolean;
+  /** A SQL condition under which the SQL form is exact on a non-ASCII text too (absent: never). */
+  readonly nonAsciiSafe?: (expr: string) => string;
 }
+
+/** Python's whitespace characters beyond ASCII, as an RE2 class body. */
+const NON_ASCII_WHITESPACE = '\\x{85}\\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}';
 
 /** Python's whitespace characters within ASCII. */
 const ASCII_WHITESPACE = '\t\n\u000b\u000c\r\u001c\u001d\u001e\u001f ';
@@ -43,6 +48,7 @@ export const NORMALIZERS = {
     normalize: (text: string) => text,
     sql: (expr: string) => expr,
     trimsOnly: true,
+    nonAsciiSafe: () => 'true',
   },
   strip: {
     name: 'strip',
@@ -50,6 +56,8 @@ export const NORMALIZERS = {
     normalize: pyStrip,
     sql: (expr: string) => `trim(${expr}, ${sqlString(ASCII_WHITESPACE)})`,
     trimsOnly: true,
+    // The ASCII trim is Python's strip unless non-ASCII whitespace sits at an end.
+    nonAsciiSafe: (expr: string) => `NOT regexp_matches(${expr}, ${sqlString(`^[${NON_ASCII_WHITESPACE}]|[${NON_ASCII_WHITESPACE}]$`)})`,
   },
   'lm-eval-exact-match': {
     name: 'lm-eval-exact-match',

@@ -57,6 +57,16 @@ function itemsSql(store: OpenStore, scope: Scope): string {
     LEFT JOIN (SELECT doc_id, text FROM ${store.table('responses')} WHERE ${where} AND repeat = 0) r USING (doc_id)`;
 }
 
+/** SQL: whether every cell's SQL form is exact on this row although its text or gold is not ASCII. */
+function nonAsciiSafe(cells: readonly TextCell[]): string {
+  const conditions = cells.flatMap((c) => [
+    c.extractor.nonAsciiSafe?.('text') ?? 'false',
+    c.normalizer.nonAsciiSafe?.('text') ?? 'false',
+    c.normalizer.nonAsciiSafe?.('gold') ?? 'false',
+  ]);
+  return [...new Set(conditions)].map((c) => `(${c})`).join(' AND ');
+}
+
 export function hasSqlForm(cells: readonly TextCell[]): boolean {
   return cells.every((c) => c.extractor.sql !== undefined && c.normalizer.sql !== undefined);
 }
@@ -79,20 +89,21 @@ export async function tallySql(store: OpenStore, scope: Scope, cells: readonly T
   // Computed for every row (wrapping them in CASE would defeat DuckDB's common-subexpression
   // elimination); only bulk-eligible rows' values are used.
   const columns = cells.map((c, i) => `(${c.extractor.sql!('text', 'gold', c.normalizer)})::TINYINT AS c${i}`).join(', ');
-  // One pass over the items. Rows that are not bulk-eligible (text or gold not ASCII, or several golds) keep their
-  // text for the JS definitions; strlen (bytes) equals length (characters) exactly when a string is ASCII.
+  // One pass over the items. Rows that are not bulk-eligible (several golds, or a non-ASCII text or gold
+  // on which some SQL form would differ from Python) keep their text for the JS definitions; strlen
+  // (bytes) equals length (characters) exactly when a string is ASCII.
   await conn.run(`CREATE TEMP TABLE ${table} AS
     SELECT ord, doc_id, grp, no_gold, text_missing, bulk, ${columns},
            CASE WHEN NOT bulk THEN text END AS other_text, CASE WHEN NOT bulk AND NOT no_gold THEN gold END AS other_gold,
            CASE WHEN NOT bulk THEN choices_json END AS other_choices
-    FROM (SELECT ord, doc_id, grp, coalesce(gold, '') AS gold,
-                 -- A whitespace-only gold (lm-eval's truthfulqa_gen records " ") says nothing to match against.
-                 gold IS NULL OR trim(gold, ${sqlString(PY_WHITESPACE)}) = '' AS no_gold, coalesce(text, '') AS text, text IS NULL AS text_missing, choices_json,
-                 -- A list-valued gold ('[...]', several acceptable answers) takes the JS path too.
-                 gold IS NOT NULL AND trim(gold, ${sqlString(PY_WHITESPACE)}) <> ''
-                   AND strlen(coalesce(text, '')) = length(coalesce(text, '')) AND strlen(gold) = length(gold)
-                   AND NOT starts_with(gold, '[') AS bulk
-          FROM (${itemsSql(store, scope)}))`);
+    FROM (SELECT *,
+                 -- A list-valued gold ('[...]', several acceptable answers) takes the JS path.
+                 NOT no_gold AND NOT starts_with(gold, '[')
+                   AND CASE WHEN strlen(text) = length(text) AND strlen(gold) = length(gold) THEN true ELSE ${nonAsciiSafe(cells)} END AS bulk
+          FROM (SELECT ord, doc_id, grp, coalesce(gold, '') AS gold, coalesce(text, '') AS text, text IS NULL AS text_missing, choices_json,
+                       -- A whitespace-only gold (lm-eval's truthfulqa_gen records " ") says nothing to match against.
+                       gold IS NULL OR trim(gold, ${sqlString(PY_WHITESPACE)}) = '' AS no_gold
+                FROM (${itemsSql(store, scope)})))`);
   try {
     const cellIdx = cells.map((_, i) => i);
     const sums = cellIdx.map((i) => `sum(c${i}) AS s${i}`).join(', ');
