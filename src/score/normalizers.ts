@@ -3,7 +3,7 @@
  * form (the definition) and, where an exactly equivalent DuckDB expression exists,
  * a SQL form used by the bulk path; tests hold the two to the same answers.
  */
-import { PY_PUNCTUATION, pySplit, pyStrip } from '../util/pytext.ts';
+import { ASCII_PY_WHITESPACE, PY_PUNCTUATION, pySplit, pyStrip } from '../util/pytext.ts';
 import { sqlString } from '../store/duck.ts';
 import type { Normalizer } from './types.ts';
 
@@ -28,8 +28,7 @@ export interface SqlNormalizer extends Normalizer {
 /** Python's whitespace characters beyond ASCII, as an RE2 class body. */
 const NON_ASCII_WHITESPACE = '\\x{85}\\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}';
 
-/** Python's whitespace characters within ASCII. */
-const ASCII_WHITESPACE = '\t\n\u000b\u000c\r\u001c\u001d\u001e\u001f ';
+
 
 const PUNCTUATION = new RegExp(`[${PY_PUNCTUATION.replace(/[\\\]^-]/g, '\\$&')}]`, 'g');
 const DIGITS = /[0-9]/g;
@@ -54,7 +53,7 @@ export const NORMALIZERS = {
     name: 'strip',
     description: "Python str.strip(): remove leading/trailing whitespace (Python's whitespace set)",
     normalize: pyStrip,
-    sql: (expr: string) => `trim(${expr}, ${sqlString(ASCII_WHITESPACE)})`,
+    sql: (expr: string) => `trim(${expr}, ${sqlString(ASCII_PY_WHITESPACE)})`,
     trimsOnly: true,
     // The ASCII trim is Python's strip unless non-ASCII whitespace sits at an end.
     nonAsciiSafe: (expr: string) => `NOT regexp_matches(${expr}, ${sqlString(`^[${NON_ASCII_WHITESPACE}]|[${NON_ASCII_WHITESPACE}]$`)})`,

@@ -11,7 +11,7 @@ import type { SqlExtractor } from './extractors.ts';
 import type { SqlNormalizer } from './normalizers.ts';
 import type { ItemView } from './types.ts';
 import { goldsOf } from './golds.ts';
-import { PY_WHITESPACE, pyStrip } from '../util/pytext.ts';
+import { ASCII_PY_WHITESPACE, PY_WHITESPACE, pyStrip } from '../util/pytext.ts';
 
 export interface TextCell {
   extractor: SqlExtractor;
@@ -102,7 +102,9 @@ export async function tallySql(store: OpenStore, scope: Scope, cells: readonly T
                    AND CASE WHEN strlen(text) = length(text) AND strlen(gold) = length(gold) THEN true ELSE ${nonAsciiSafe(cells)} END AS bulk
           FROM (SELECT ord, doc_id, grp, coalesce(gold, '') AS gold, coalesce(text, '') AS text, text IS NULL AS text_missing, choices_json,
                        -- A whitespace-only gold (lm-eval's truthfulqa_gen records " ") says nothing to match against.
-                       gold IS NULL OR trim(gold, ${sqlString(PY_WHITESPACE)}) = '' AS no_gold
+                       -- (The full whitespace set is slow in trim(); only non-ASCII golds need it.)
+                       gold IS NULL OR CASE WHEN strlen(gold) = length(gold) THEN trim(gold, ${sqlString(ASCII_PY_WHITESPACE)}) = ''
+                                             ELSE trim(gold, ${sqlString(PY_WHITESPACE)}) = '' END AS no_gold
                 FROM (${itemsSql(store, scope)})))`);
   try {
     const cellIdx = cells.map((_, i) => i);

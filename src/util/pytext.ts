@@ -8,6 +8,9 @@
 export const PY_WHITESPACE =
   '\t\n\u000b\u000c\r\u001c\u001d\u001e\u001f \u0085\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000';
 
+/** The ASCII part of that set. */
+export const ASCII_PY_WHITESPACE = '\t\n\u000b\u000c\r\u001c\u001d\u001e\u001f ';
+
 const WS_CLASS = `[${PY_WHITESPACE.replace(/[\\\]^-]/g, '\\$&')}]`;
 const STRIP = new RegExp(`^${WS_CLASS}+|${WS_CLASS}+$`, 'g');
 const SPLIT = new RegExp(`${WS_CLASS}+`);

@@ -64,7 +64,11 @@ async function importOne(probe: FileProbe, options: ImportOptions): Promise<Impo
   const columns = await sourceColumns(probe, format);
   const fields = resolveFields(columns, options.fields, probe.path);
   const task = basename(probe.name, extname(probe.name));
-  const sha = await sha256File(probe.path);
+  // Hashing runs on this thread while DuckDB reads the file on its own threads.
+  const [sha, bulk] = await Promise.all([
+    sha256File(probe.path),
+    format === 'csv' || format === 'parquet' || !options.skipBad ? bulkStage(probe.path, format, fields) : Promise.resolve(null),
+  ]);
   const runId = `generic-${sha.slice(0, 16)}`;
   const provenance = emptyRunProvenance({ run_id: runId, label: probe.name, source_kind: 'generic', source_format: format });
   provenance.harness.name = same(recorded('unknown harness (generic records)'));
@@ -75,7 +79,6 @@ async function importOne(probe: FileProbe, options: ImportOptions): Promise<Impo
   taskBlock.samples.document_count = same(inferred(null, 'counted at load time'));
   provenance.tasks[task] = taskBlock;
 
-  const bulk = format === 'csv' || format === 'parquet' || !options.skipBad ? await bulkStage(probe.path, format, fields) : null;
   if (bulk !== null) {
     const bad = await firstBadRow(bulk, fields);
     if (bad === null) {
