@@ -142,6 +142,7 @@ export async function diffStores(storeA: OpenStore, storeB: OpenStore, options: 
 const KEY_NOTE: Record<JoinKey, string> = {
   doc_hash: 'joined on doc_hash',
   doc_content: 'joined on the document content (doc_hash paired fewer items: the two sources hash documents differently)',
+  doc_text: 'joined on a long text field both documents hold (e.g. the question): the sources hash and number documents differently',
   doc_id: 'joined on doc_id (neither doc_hash nor the document content paired more items; doc_id is an index, so check the prompts)',
 };
 
@@ -181,7 +182,7 @@ export async function compareTask(
       falsifier: buildFalsifier(settings, checks, null),
     };
   }
-  const join = joinDocs(docsA, docsB);
+  const join = joinDocs(docsA, docsB, { crossHarness: runA.source_kind !== runB.source_kind });
   const items: ItemsSection = {
     key: join.key,
     pairsByKey: join.pairsByKey,

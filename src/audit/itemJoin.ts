@@ -23,6 +23,8 @@ export interface DocRecord {
   docHash: string;
   /** Document JSON with keys sorted (null when the source stored no document). */
   content: string | null;
+  /** The document's long top-level text fields, whitespace-collapsed (a question, a passage): a key across harnesses. */
+  texts: string[];
   /** Context of the first request: the bytes the model saw. */
   prompt: string | null;
   promptHash: string | null;
@@ -38,7 +40,7 @@ export interface DocRecord {
   scores: Map<string, number | null>;
 }
 
-export type JoinKey = 'doc_hash' | 'doc_content' | 'doc_id';
+export type JoinKey = 'doc_hash' | 'doc_content' | 'doc_text' | 'doc_id';
 
 export interface ItemJoin {
   key: JoinKey;
@@ -84,6 +86,7 @@ export async function loadDocs(store: OpenStore, runId: string, task: string): P
         docId: row.doc_id,
         docHash: row.doc_hash,
         content: canonicalDoc(row.doc_json),
+        texts: textFields(row.doc_json),
         prompt: row.arg_context,
         promptHash: row.prompt_hash,
         requests: [],
@@ -126,14 +129,59 @@ function sortKeys(v: unknown): unknown {
   return v;
 }
 
-const KEY_OF: Record<JoinKey, (d: DocRecord) => string | null> = {
+/** Shorter strings (a letter, a label) would pair unrelated documents. */
+const MIN_TEXT_LENGTH = 20;
+
+function textFields(json: string | null): string[] {
+  if (json === null) return [];
+  let doc: unknown;
+  try {
+    doc = JSON.parse(json);
+  } catch {
+    return [];
+  }
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return [];
+  return Object.values(doc)
+    .filter((v): v is string => typeof v === 'string')
+    .map((v) => v.replace(/\s+/g, ' ').trim())
+    .filter((v) => v.length >= MIN_TEXT_LENGTH);
+}
+
+const KEY_OF: Record<Exclude<JoinKey, 'doc_text'>, (d: DocRecord) => string | null> = {
   doc_hash: (d) => d.docHash,
   doc_content: (d) => d.content,
   doc_id: (d) => d.docId,
 };
 
+/**
+ * Pairs documents that share a long text field (an Inspect sample's `input` and an lm-eval
+ * doc's `question`): the cross-harness key, since each harness hashes and numbers its own way.
+ * A text held by several documents of one side is ambiguous and pairs nothing.
+ */
+function pairByText(a: readonly DocRecord[], b: readonly DocRecord[]): ItemJoin {
+  const holders = new Map<string, DocRecord[]>();
+  for (const d of b) for (const t of new Set(d.texts)) holders.set(t, [...(holders.get(t) ?? []), d]);
+  const counts = new Map<string, number>();
+  for (const d of a) for (const t of new Set(d.texts)) counts.set(t, (counts.get(t) ?? 0) + 1);
+  const pairs: [DocRecord, DocRecord][] = [];
+  const onlyA: DocRecord[] = [];
+  const paired = new Set<DocRecord>();
+  for (const d of a) {
+    const match = d.texts
+      .filter((t) => counts.get(t) === 1 && holders.get(t)?.length === 1)
+      .map((t) => holders.get(t)![0]!)
+      .find((m) => !paired.has(m));
+    if (match === undefined) onlyA.push(d);
+    else {
+      pairs.push([d, match]);
+      paired.add(match);
+    }
+  }
+  return { key: 'doc_text', pairsByKey: { doc_hash: 0, doc_content: 0, doc_text: 0, doc_id: 0 }, pairs, onlyA, onlyB: b.filter((d) => !paired.has(d)) };
+}
+
 /** Pairs by one key; duplicates of a key pair in order (the k-th A copy with the k-th B copy). */
-function pairBy(a: readonly DocRecord[], b: readonly DocRecord[], key: JoinKey): ItemJoin {
+function pairBy(a: readonly DocRecord[], b: readonly DocRecord[], key: Exclude<JoinKey, 'doc_text'>): ItemJoin {
   const of = KEY_OF[key];
   const waiting = new Map<string, DocRecord[]>();
   for (const d of b) {
@@ -153,13 +201,21 @@ function pairBy(a: readonly DocRecord[], b: readonly DocRecord[], key: JoinKey):
       paired.add(match);
     }
   }
-  return { key, pairsByKey: { doc_hash: 0, doc_content: 0, doc_id: 0 }, pairs, onlyA, onlyB: b.filter((d) => !paired.has(d)) };
+  return { key, pairsByKey: { doc_hash: 0, doc_content: 0, doc_text: 0, doc_id: 0 }, pairs, onlyA, onlyB: b.filter((d) => !paired.has(d)) };
 }
 
-export function joinDocs(a: readonly DocRecord[], b: readonly DocRecord[]): ItemJoin {
-  const order: JoinKey[] = ['doc_hash', 'doc_content', 'doc_id'];
-  const tries = order.map((key) => pairBy(a, b, key));
-  const pairsByKey = Object.fromEntries(tries.map((t) => [t.key, t.pairs.length])) as Record<JoinKey, number>;
+/**
+ * The join with the most pairs, keys tried in this order (ties go to the earlier). Across
+ * harnesses doc_id is not tried: each harness numbers its own items, so equal ids mean nothing.
+ */
+export function joinDocs(a: readonly DocRecord[], b: readonly DocRecord[], options: { crossHarness?: boolean } = {}): ItemJoin {
+  const tries = [
+    pairBy(a, b, 'doc_hash'),
+    pairBy(a, b, 'doc_content'),
+    pairByText(a, b),
+    ...(options.crossHarness ? [] : [pairBy(a, b, 'doc_id')]),
+  ];
+  const pairsByKey = { doc_hash: 0, doc_content: 0, doc_text: 0, doc_id: 0, ...Object.fromEntries(tries.map((t) => [t.key, t.pairs.length])) } as Record<JoinKey, number>;
   const best = Math.max(...tries.map((t) => t.pairs.length));
   const chosen = tries.find((t) => t.pairs.length === best)!;
   return { ...chosen, pairsByKey };

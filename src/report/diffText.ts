@@ -68,7 +68,7 @@ function taskLines(t: TaskComparison, r: DiffResult): string[] {
     const d = i.differences;
     out.push(
       '',
-      `Items: ${i.keyNote} (pairs by doc_hash ${i.pairsByKey.doc_hash}, by content ${i.pairsByKey.doc_content}, by doc_id ${i.pairsByKey.doc_id}).`,
+      `Items: ${i.keyNote} (pairs by doc_hash ${i.pairsByKey.doc_hash}, by content ${i.pairsByKey.doc_content}, by a shared text ${i.pairsByKey.doc_text}, by doc_id ${i.pairsByKey.doc_id}).`,
       `  ${i.shared} shared, ${i.onlyA} only in A${i.onlyA > 0 ? ` (${i.onlyAIds.join(', ')}${i.onlyA > i.onlyAIds.length ? ', …' : ''})` : ''}, ${i.onlyB} only in B${i.onlyB > 0 ? ` (${i.onlyBIds.join(', ')}${i.onlyB > i.onlyBIds.length ? ', …' : ''})` : ''}.`,
       `  Prompts that differ byte-wise: ${d.promptsDiffer} of ${i.shared}. Responses that differ: ${d.responsesDiffer} of ${i.shared}.` +
         (d.logprob !== null && d.logprob.differ > 0 ? ` Log-probs differ in ${d.logprob.differ} of ${d.logprob.compared} items (largest |Δ| ${fmt(d.logprob.maxAbsDiff)}).` : ''),

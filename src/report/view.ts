@@ -124,7 +124,7 @@ export function buildView(data: ReportData): ReportView {
         i === null
           ? [t.pairedNote ?? 'no per-item samples']
           : [
-              `${i.keyNote} (pairs by doc_hash ${i.pairsByKey.doc_hash}, by content ${i.pairsByKey.doc_content}, by doc_id ${i.pairsByKey.doc_id})`,
+              `${i.keyNote} (pairs by doc_hash ${i.pairsByKey.doc_hash}, by content ${i.pairsByKey.doc_content}, by a shared text ${i.pairsByKey.doc_text}, by doc_id ${i.pairsByKey.doc_id})`,
               `${i.shared} shared items, ${i.onlyA} only in A, ${i.onlyB} only in B`,
               `prompts that differ byte-wise: ${i.differences.promptsDiffer}; responses that differ: ${i.differences.responsesDiffer}` +
                 (i.differences.logprob && i.differences.logprob.differ > 0 ? `; log-probs differ in ${i.differences.logprob.differ} of ${i.differences.logprob.compared} items (largest |Δ| ${fmt(i.differences.logprob.maxAbsDiff)})` : ''),

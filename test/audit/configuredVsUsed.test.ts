@@ -16,7 +16,7 @@ const chatml = (shots: number, question: string, system = QWEN_DEFAULT) =>
   system + Array.from({ length: shots }, (_, i) => `<|im_start|>user\nQ${i}<|im_end|>\n<|im_start|>assistant\nA${i}<|im_end|>\n`).join('') + `<|im_start|>user\n${question}<|im_end|>\n<|im_start|>assistant\n`;
 
 function doc(id: string, prompt: string, extra: Partial<DocRecord> = {}): DocRecord {
-  return { docId: id, docHash: id, content: null, prompt, promptHash: null, requests: [{ context: prompt, continuation: null }], target: '7', responses: [], scores: new Map(), ...extra };
+  return { docId: id, docHash: id, content: null, texts: [], prompt, promptHash: null, requests: [{ context: prompt, continuation: null }], target: '7', responses: [], scores: new Map(), ...extra };
 }
 
 function runWith(edit: (r: RunProvenance) => void): RunProvenance {

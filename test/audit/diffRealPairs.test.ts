@@ -203,7 +203,7 @@ test('Mistral-7B winogrande, standard vs question-shuffled prompts (v0.3 write_o
   const t = d.comparisons[0]!.tasks[0]!;
   // write_out records neither doc hashes nor documents: the join falls back to doc_id, and says so.
   assert.equal(t.items!.key, 'doc_id');
-  assert.deepEqual(t.items!.pairsByKey, { doc_hash: 0, doc_content: 0, doc_id: 1267 });
+  assert.deepEqual(t.items!.pairsByKey, { doc_hash: 0, doc_content: 0, doc_text: 0, doc_id: 1267 });
   assert.match(t.items!.keyNote, /doc_id is an index, so check the prompts/);
   assert.equal(t.items!.differences.promptsDiffer, 1267);
   assert.match(t.items!.differences.promptExamples[0]!.patch, /^-People think Samantha is embarassed, because Samantha made snide comments about the shirt Rebecca was wearing\.$/m);

@@ -3,11 +3,12 @@ import assert from 'node:assert/strict';
 import { agreeingDigits, describeDifferences, joinDocs, type DocRecord } from '../../src/audit/itemJoin.ts';
 import { attributeFlips } from '../../src/audit/flips.ts';
 
-function doc(id: string, o: { hash?: string; content?: string | null; prompt?: string; text?: string; acc?: number }): DocRecord {
+function doc(id: string, o: { hash?: string; content?: string | null; texts?: string[]; prompt?: string; text?: string; acc?: number }): DocRecord {
   return {
     docId: id,
     docHash: o.hash ?? `h${id}`,
     content: o.content ?? null,
+    texts: o.texts ?? [],
     prompt: o.prompt ?? `Q${id}`,
     promptHash: null,
     requests: [{ context: o.prompt ?? `Q${id}`, continuation: null }],
@@ -25,11 +26,23 @@ test('join: doc_hash first; document content when the hashes come from different
   // B hashed its documents another way: content still pairs them, doc_id would pair them wrongly.
   const content = joinDocs(a, [doc('1', { hash: 'zz', content: '{"q":1}' }), doc('0', { hash: 'yy', content: '{"q":2}' })]);
   assert.equal(content.key, 'doc_content');
-  assert.deepEqual(content.pairsByKey, { doc_hash: 0, doc_content: 2, doc_id: 2 });
+  assert.deepEqual(content.pairsByKey, { doc_hash: 0, doc_content: 2, doc_text: 0, doc_id: 2 });
   assert.deepEqual(content.pairs.map(([x, y]) => [x.docId, y.docId]), [['0', '1'], ['1', '0']]);
   const ids = joinDocs([doc('0', { hash: 'p' }), doc('1', { hash: 'q' })], [doc('1', { hash: 'r' }), doc('2', { hash: 's' })]);
   assert.equal(ids.key, 'doc_id');
   assert.deepEqual([ids.pairs.length, ids.onlyA.map((d) => d.docId), ids.onlyB.map((d) => d.docId)], [1, ['0'], ['2']]);
+});
+
+test('join across harnesses: a shared long text field pairs documents; doc_id is not tried', () => {
+  const question = 'Which of the following is the body cavity that contains the pituitary gland?';
+  const inspect = [doc('1', { hash: 'sha-of-input', texts: [question] }), doc('2', { hash: 'x', texts: ['Another question, long enough to count'] })];
+  const lmeval = [doc('0', { hash: 'sha-of-json', texts: ['anatomy', question].filter((t) => t.length >= 20) }), doc('1', { hash: 'y', texts: ['Unrelated question text of some length'] })];
+  const joined = joinDocs(inspect, lmeval, { crossHarness: true });
+  assert.equal(joined.key, 'doc_text');
+  assert.deepEqual(joined.pairs.map(([x, y]) => [x.docId, y.docId]), [['1', '0']]);
+  assert.equal(joined.pairsByKey.doc_id, 0);
+  // Within one harness, the same ids would have paired 1 with 1.
+  assert.equal(joinDocs(inspect, lmeval).pairsByKey.doc_id, 1);
 });
 
 test('differences: prompt diffs are unified diffs of the first request', () => {
