@@ -14,6 +14,8 @@ import { hasSqlForm, tallyJs, tallySql, type Scope, type ScopeTally, type TextCe
 import { tallyLogprobs } from './logprobTally.ts';
 import type { LogprobReaderName } from './logprobReaders.ts';
 import { bootstrapCells, type BootstrapResult } from './bootstrap.ts';
+import { recordedScorerSpecs } from './inspect/extractors.ts';
+import { recordedScorers } from './inspect/recordedScorers.ts';
 
 export interface MatrixSpec {
   extractors?: string[];
@@ -97,8 +99,11 @@ export async function computeMatrix(store: OpenStore, options: Partial<MatrixSpe
   for (const scope of await listScopes(store)) {
     const detected = detectAnswerType(scope, scope.hasLogprobs ? [] : await sampleGolds(store, scope));
     const sweep = sweeps.get(detected.type)!;
-    const extractorNames = spec.extractors ?? sweep.extractors;
-    const normalizerNames = spec.normalizers ?? sweep.normalizers;
+    // An Inspect log is also read the way its own scorers read it, beside the sweep (raw: no normaliser).
+    const run = store.manifest.runs.find((r) => r.run_id === scope.run_id);
+    const own = run?.source_kind === 'inspect' && run.tasks[scope.task] ? recordedScorerSpecs(recordedScorers(run.tasks[scope.task]!)) : [];
+    const extractorNames = spec.extractors ?? [...own, ...sweep.extractors];
+    const normalizerNames = spec.normalizers ?? (own.length > 0 && !sweep.normalizers.includes('none') ? ['none', ...sweep.normalizers] : sweep.normalizers);
     const aggregations = spec.aggregations ?? sweep.aggregations;
     const readers = extractorNames.map(resolveReader);
     const normalizers = normalizerNames.map(resolveNormalizer);

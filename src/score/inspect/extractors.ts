@@ -112,3 +112,45 @@ export const INSPECT_EXTRACTORS: Record<string, ExtractorFactory> = {
   'inspect-f1': f1,
   'inspect-choice': choice,
 };
+
+/**
+ * The extractor specs that read a log the way its own scorers did (so the matrix shows
+ * Inspect's reading beside lm-eval's), from the scorers the log recorded. Scorers with
+ * no text-only equivalent (model-graded, custom) have none.
+ */
+export function recordedScorerSpecs(scorers: readonly { name: string; params: Record<string, unknown> }[]): string[] {
+  const specs: string[] = [];
+  for (const { name, params } of scorers) {
+    const bool = (key: string, fallback: boolean) => (typeof params[key] === 'boolean' ? (params[key] as boolean) : fallback);
+    const flags = (parts: string[]) => parts.filter((p) => p !== '').join(',');
+    switch (name.replace(/^inspect_ai\//, '')) {
+      case 'match': {
+        const location = typeof params.location === 'string' ? params.location : 'end';
+        const argument = flags([location === 'end' ? '' : location, bool('numeric', false) ? 'numeric' : '', bool('ignore_case', true) ? '' : 'case']);
+        specs.push(argument === '' ? 'inspect-match' : `inspect-match:${argument}`);
+        break;
+      }
+      case 'includes':
+        specs.push(bool('ignore_case', true) ? 'inspect-includes' : 'inspect-includes:case');
+        break;
+      case 'pattern':
+        if (typeof params.pattern === 'string') specs.push(`inspect-pattern:${params.pattern}`);
+        break;
+      case 'answer':
+        if (typeof params.pattern === 'string' && params.pattern in ANSWER_PATTERNS) specs.push(`inspect-answer:${params.pattern}`);
+        break;
+      case 'exact':
+        specs.push('inspect-exact');
+        break;
+      case 'f1':
+        specs.push('inspect-f1');
+        break;
+      case 'choice':
+        specs.push('inspect-choice');
+        break;
+      default:
+        break;
+    }
+  }
+  return [...new Set(specs)];
+}
