@@ -7,7 +7,7 @@
  * is the 2.5th–97.5th percentile of the replicates.
  */
 import { PyRandom } from '../prompt/pyrandom.ts';
-import { meanStderr } from './stats.ts';
+import { sampleStddev } from './lmeval/aggregate.ts';
 
 export interface BootstrapResult {
   stderr: number | null;
@@ -54,12 +54,7 @@ export function bootstrapCells(
   const summarise = (replicates: number[]): BootstrapResult => {
     const sorted = [...replicates].sort((a, b) => a - b);
     const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.round(q * (sorted.length - 1))))]!;
-    return { stderr: meanStderr(replicates) === null ? null : sampleSd(replicates), ci95: sorted.length ? [at(0.025), at(0.975)] : null, iterations, seed };
+    return { stderr: replicates.length > 1 ? sampleStddev(replicates) : null, ci95: sorted.length ? [at(0.025), at(0.975)] : null, iterations, seed };
   };
   return values.map((_, c) => ({ micro: summarise(micro[c]!), macro: summarise(macro[c]!) }));
-}
-
-function sampleSd(xs: readonly number[]): number {
-  const mu = xs.reduce((a, b) => a + b, 0) / xs.length;
-  return Math.sqrt(xs.reduce((a, x) => a + (x - mu) ** 2, 0) / (xs.length - 1));
 }

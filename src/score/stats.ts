@@ -2,32 +2,14 @@
  * Aggregates and standard errors, in lm-eval's definitions so that a number we
  * print for a cell is the number lm-eval would print for the same per-item values.
  */
+import { mean, meanStderr as lmevalMeanStderr, pySum } from './lmeval/aggregate.ts';
 
 /** Two-sided 95% normal quantile. */
 export const Z95 = 1.959963984540054;
 
-/** Python's sum(): a left-to-right double addition (CPython ≤ 3.11 on floats). */
-export function pySum(values: readonly number[]): number {
-  let total = 0;
-  for (const v of values) total += v;
-  return total;
-}
-
-export function mean(values: readonly number[]): number {
-  return pySum(values) / values.length;
-}
-
-/**
- * lm-eval's mean_stderr: sample standard deviation (n − 1) over √n, in the harness's
- * order of operations (μ, Σ(x−μ)², /(n−1), sqrt, /sqrt(n)). null (lm-eval's "N/A") for n ≤ 1.
- */
+/** lm-eval's mean_stderr (the harness's order of operations); null (lm-eval's "N/A") for n ≤ 1. */
 export function meanStderr(values: readonly number[]): number | null {
-  const n = values.length;
-  if (n <= 1) return null;
-  const mu = mean(values);
-  let squares = 0;
-  for (const v of values) squares += (v - mu) ** 2;
-  return Math.sqrt(squares / (n - 1)) / Math.sqrt(n);
+  return values.length <= 1 ? null : lmevalMeanStderr(values);
 }
 
 /**

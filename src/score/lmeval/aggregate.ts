@@ -6,6 +6,7 @@
  * pooled group stderr.
  */
 import { PyRandom } from '../../prompt/pyrandom.ts';
+import { npSum } from '../../util/numpySum.ts';
 
 export type SumMode = 'fold' | 'neumaier';
 export type Stderr = number | 'N/A';
@@ -52,32 +53,12 @@ export function perplexity(lls: readonly number[], mode: SumMode = 'fold'): numb
   return Math.exp(-mean(lls, mode));
 }
 
-/** numpy's pairwise summation (the add.reduce inner loop, blocks of 128 unrolled by 8). */
-export function numpySum(xs: readonly number[], start = 0, n = xs.length): number {
-  if (n < 8) {
-    let s = -0.0;
-    for (let i = 0; i < n; i++) s += xs[start + i]!;
-    return s;
-  }
-  if (n <= 128) {
-    const r = [0, 1, 2, 3, 4, 5, 6, 7].map((k) => xs[start + k]!);
-    let i = 8;
-    for (; i < n - (n % 8); i += 8) for (let k = 0; k < 8; k++) r[k]! += xs[start + i + k]!;
-    let s = (r[0]! + r[1]!) + (r[2]! + r[3]!) + ((r[4]! + r[5]!) + (r[6]! + r[7]!));
-    for (; i < n; i++) s += xs[start + i]!;
-    return s;
-  }
-  let n2 = Math.floor(n / 2);
-  n2 -= n2 % 8;
-  return numpySum(xs, start, n2) + numpySum(xs, start + n2, n - n2);
-}
-
 /** nanmean: NaN for an empty or all-NaN list, else numpy.nanmean (NaNs dropped, pairwise sum). */
 export function nanmean(xs: readonly number[]): number {
   // numpy replaces NaN by 0 and sums the whole array (the grouping of the pairwise sum depends on length).
   const count = xs.filter((x) => !Number.isNaN(x)).length;
   if (count === 0) return Number.NaN;
-  return numpySum(xs.map((x) => (Number.isNaN(x) ? 0 : x))) / count;
+  return npSum(xs.map((x) => (Number.isNaN(x) ? 0 : x))) / count;
 }
 
 /**
