@@ -4,6 +4,7 @@
  * multiple_choice family from log-probabilities, and loglikelihood acc/perplexity.
  */
 import { compilePython, subEmpty } from '../../util/pyRegex.ts';
+import { literalEval } from '../../prompt/jinja/literal.ts';
 
 export interface ExactMatchKwargs {
   regexes_to_ignore?: readonly string[];
@@ -137,22 +138,18 @@ export function mcGold(target: string, choices: readonly string[] | null, n: num
 
 /**
  * A target lm-eval stringified from a list: `['A', 'B']` (str of a list) or, before
- * 0.4.5, the JSON list itself. Only lists of strings and integers are recognised.
+ * 0.4.5, the JSON list itself — read with Python's literal_eval. Only lists of strings
+ * and integers are recognised.
  */
 export function parsePyList(text: string): (string | number)[] | null {
   const t = text.trim();
   if (!t.startsWith('[') || !t.endsWith(']')) return null;
-  const items: (string | number)[] = [];
-  const re = /\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"|(-?\d+))\s*(,|$)/y;
-  const body = t.slice(1, -1);
-  if (body.trim() === '') return [];
-  re.lastIndex = 0;
-  while (re.lastIndex < body.length) {
-    const m = re.exec(body);
-    if (m === null) return null;
-    if (m[3] !== undefined) items.push(Number(m[3]));
-    else items.push((m[1] ?? m[2]!).replace(/\\(.)/g, (_, c: string) => ({ n: '\n', t: '\t', r: '\r' })[c] ?? c));
-    if (m[4] === '') break;
+  let value: unknown;
+  try {
+    value = literalEval(t);
+  } catch {
+    return null;
   }
-  return items;
+  if (!Array.isArray(value)) return null;
+  return value.every((x) => typeof x === 'string' || (typeof x === 'number' && Number.isInteger(x))) ? (value as (string | number)[]) : null;
 }
