@@ -109,3 +109,33 @@ test('--bootstrap reproduces a plain-Python seeded stratified bootstrap (fixture
     }
   }
 });
+
+test('rescore --out appends per-item readings to rescores/ with their provenance, never rewriting what was recorded', async () => {
+  const { mkdtempSync, readdirSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { queryRows } = await import('../../src/store/duck.ts');
+  const store = join(mkdtempSync(join(tmpdir(), 'lmaudit-out-')), 'store');
+  assert.equal(runCli(['import', records, '--out', store]).status, 0);
+  const before = readdirSync(store).sort();
+  for (let i = 0; i < 2; i++) {
+    const r = runCli(['rescore', store, '--out', '--extractors', 'exact,last-letter', '--normalizers', 'strip', '--json']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(JSON.parse(r.stdout).rescores_written, /rescores\/.*\.parquet$/);
+  }
+  const files = readdirSync(join(store, 'rescores'));
+  assert.equal(files.length, 2);
+  assert.deepEqual(readdirSync(store).sort(), before);
+  const rows = await queryRows<{ n: number; correct: number }>(
+    `SELECT count(*) AS n, sum(value) AS correct FROM read_parquet('${join(store, 'rescores', files[0]!)}') WHERE extractor = 'last-letter'`,
+  );
+  assert.deepEqual(rows[0], { n: expected.length, correct: expected.reduce((a, e) => a + Number(e['last-letter']), 0) });
+  const meta = await queryRows<{ value: string }>(
+    `SELECT decode(value) AS value FROM parquet_kv_metadata('${join(store, 'rescores', files[0]!)}') WHERE decode(key) = 'lmaudit_rescore'`,
+  );
+  assert.equal(JSON.parse(meta[0]!.value).created_by, 'lmaudit rescore');
+  // The store still opens and rescores as before.
+  assert.equal(runCli(['rescore', store, '--json']).status, 0);
+  // --out needs a store: a file imported on the fly has none to append to.
+  assert.equal(runCli(['rescore', records, '--out']).status, 2);
+});
