@@ -113,6 +113,7 @@ function describeUnknown(p: FileProbe): string {
   const text = p.head.trimStart();
   if (text.length === 0) return 'empty file';
   if (p.head.includes('\u0000')) return 'binary file of an unknown kind';
+  if (/\.(md|rst)$/i.test(p.name)) return 'documentation, not an output file';
   if (!text.startsWith('{') && !text.startsWith('[')) return 'plain text, not JSON (e.g. a console log)';
   return 'JSON whose keys match no known output format';
 }
