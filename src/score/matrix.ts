@@ -13,6 +13,7 @@ import { detectAnswerType, loadSweeps, type Aggregation, type AnswerType } from 
 import { hasSqlForm, tallyJs, tallySql, type Scope, type ScopeTally, type TextCell } from './textTally.ts';
 import { tallyLogprobs } from './logprobTally.ts';
 import type { LogprobReaderName } from './logprobReaders.ts';
+import type { SqlNormalizer } from './normalizers.ts';
 import { bootstrapCells, type BootstrapResult } from './bootstrap.ts';
 import { recordedScorerSpecs } from './inspect/extractors.ts';
 import { recordedScorers } from './inspect/recordedScorers.ts';
@@ -115,52 +116,14 @@ export async function computeMatrix(store: OpenStore, options: Partial<MatrixSpe
       }
     }
 
-    let tally: ScopeTally;
-    let cellKeys: { extractor: string; normalizer: string }[];
-    let engine: 'sql' | 'js' = 'js';
-    if (scope.hasLogprobs) {
-      const names = readers.filter((r) => r.kind === 'logprob').map((r) => r.name as LogprobReaderName);
-      cellKeys = names.map((n) => ({ extractor: n, normalizer: 'none' }));
-      const lp = await tallyLogprobs(store, scope, names, spec.flipsLimit, keepItems);
-      if (lp.choicesInferred && detected.type === 'logprobs') {
-        notes.push("choice strings taken from the continuations with the leading ' ' delimiter removed (inferred)");
-      }
-      lp.unreadable.forEach((count, k) => {
-        if (count > 0) {
-          notes.push(`${names[k]}: not computable — ${count} item(s) lack what it needs (${names[k] === 'greedy' ? 'greedy flags' : 'choice texts'} not recorded)`);
-        }
-      });
-      if (lp.goldNotAChoice > 0) {
-        notes.push(
-          `${lp.goldNotAChoice} item(s) whose recorded target is neither a choice index nor a choice text (scored 0, as lm-eval scores a gold of -100); for multiple-input tasks (Winogrande) the gold lives in the document, not the target`,
-        );
-      }
-      tally = lp;
-    } else {
-      const cells: TextCell[] = [];
-      cellKeys = [];
-      for (const r of readers) {
-        if (r.kind !== 'text') continue;
-        for (const normalizer of normalizers) {
-          cells.push({ extractor: r.extractor, normalizer });
-          cellKeys.push({ extractor: r.name, normalizer: normalizer.name });
-        }
-      }
-      const useSql = !keepItems && spec.engine !== 'js' && hasSqlForm(cells);
-      if (spec.engine === 'sql' && !useSql) notes.push('some cells have no exact SQL form; scored in JS');
-      engine = useSql ? 'sql' : 'js';
-      tally = useSql
-        ? await tallySql(store, scope, cells, spec.flipsLimit)
-        : await tallyJs(store, scope, cells, spec.flipsLimit, keepItems);
-      if (tally.multiGold > 0) {
-        notes.push(`${tally.multiGold} item(s) record a list of golds; such an item counts as correct when any gold matches (lm-eval's rule for list targets)`);
-      }
-      if (tally.noGold > 0) {
-        notes.push(`${tally.noGold} item(s) have no usable gold (none, or only whitespace: the task scores them some other way, e.g. against reference answers in the document)`);
-      }
-    }
-    if (spec.bootstrap > 0) attachBootstrap(tally, cellKeys.length, spec);
-    results.push(buildScope(scope, detected, { ...sweep, extractors: extractorNames, normalizers: normalizerNames, aggregations }, engine, cellKeys, tally, aggregations, spec, notes));
+    const tallied = scope.hasLogprobs
+      ? await tallyLogprobScope(store, scope, detected.type, readers, spec.flipsLimit, keepItems)
+      : await tallyTextScope(store, scope, readers, normalizers, spec, keepItems);
+    notes.push(...tallied.notes);
+    const { tally, cellKeys, engine } = tallied;
+    const boot = spec.bootstrap > 0 ? bootstrapTally(tally, cellKeys.length, spec) : undefined;
+    const used = { ...sweep, extractors: extractorNames, normalizers: normalizerNames, aggregations };
+    results.push(buildScope(scope, detected, used, engine, cellKeys, tally, boot, spec, notes));
   }
   return results;
 }
@@ -172,11 +135,11 @@ function buildScope(
   engine: 'sql' | 'js',
   cellKeys: { extractor: string; normalizer: string }[],
   tally: ScopeTally,
-  aggregations: readonly Aggregation[],
+  boot: ReturnType<typeof bootstrapCells> | undefined,
   spec: MatrixSpec,
   notes: string[],
 ): ScopeResult {
-  const boot = (tally as ScopeTally & { boot?: ReturnType<typeof bootstrapCells> }).boot;
+  const aggregations = sweep.aggregations;
   const groupNames = [...tally.groups.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const groups = groupNames.map((g) => [g, tally.groups.get(g)!] as const);
   const n = groups.reduce((acc, [, g]) => acc + g.n, 0);
@@ -268,14 +231,75 @@ function buildScope(
   };
 }
 
-function attachBootstrap(tally: ScopeTally, cellCount: number, spec: MatrixSpec): void {
+function bootstrapTally(tally: ScopeTally, cellCount: number, spec: MatrixSpec): ReturnType<typeof bootstrapCells> {
   const items = tally.items ?? [];
   // Cells with unreadable items are reported as not computable; their bootstrap is never shown.
   const values = Array.from({ length: cellCount }, (_, c) => items.map((item) => item.values[c] ?? 0));
-  (tally as ScopeTally & { boot?: ReturnType<typeof bootstrapCells> }).boot = bootstrapCells(
-    values,
-    items.map((item) => item.group),
-    spec.bootstrap,
-    spec.bootstrapSeed,
-  );
+  return bootstrapCells(values, items.map((item) => item.group), spec.bootstrap, spec.bootstrapSeed);
+}
+
+interface Tallied {
+  tally: ScopeTally;
+  cellKeys: { extractor: string; normalizer: string }[];
+  engine: 'sql' | 'js';
+  notes: string[];
+}
+
+/** Multiple choice or single loglikelihood requests: the log-prob readers. */
+async function tallyLogprobScope(
+  store: OpenStore,
+  scope: Scope,
+  type: AnswerType,
+  readers: readonly ReaderSpec[],
+  flipsLimit: number,
+  keepItems: boolean,
+): Promise<Tallied> {
+  const names = readers.filter((r) => r.kind === 'logprob').map((r) => r.name as LogprobReaderName);
+  const tally = await tallyLogprobs(store, scope, names, flipsLimit, keepItems);
+  const notes: string[] = [];
+  if (tally.choicesInferred && type === 'logprobs') {
+    notes.push("choice strings taken from the continuations with the leading ' ' delimiter removed (inferred)");
+  }
+  tally.unreadable.forEach((count, k) => {
+    if (count > 0) {
+      notes.push(`${names[k]}: not computable — ${count} item(s) lack what it needs (${names[k] === 'greedy' ? 'greedy flags' : 'choice texts'} not recorded)`);
+    }
+  });
+  if (tally.goldNotAChoice > 0) {
+    notes.push(
+      `${tally.goldNotAChoice} item(s) whose recorded target is neither a choice index nor a choice text (scored 0, as lm-eval scores a gold of -100); for multiple-input tasks (Winogrande) the gold lives in the document, not the target`,
+    );
+  }
+  return { tally, cellKeys: names.map((n) => ({ extractor: n, normalizer: 'none' })), engine: 'js', notes };
+}
+
+/** Generated text: every (extractor × normaliser) cell, in SQL when every cell has an exact SQL form. */
+async function tallyTextScope(
+  store: OpenStore,
+  scope: Scope,
+  readers: readonly ReaderSpec[],
+  normalizers: readonly SqlNormalizer[],
+  spec: MatrixSpec,
+  keepItems: boolean,
+): Promise<Tallied> {
+  const cells: TextCell[] = [];
+  const cellKeys: { extractor: string; normalizer: string }[] = [];
+  for (const r of readers) {
+    if (r.kind !== 'text') continue;
+    for (const normalizer of normalizers) {
+      cells.push({ extractor: r.extractor, normalizer });
+      cellKeys.push({ extractor: r.name, normalizer: normalizer.name });
+    }
+  }
+  const notes: string[] = [];
+  const useSql = !keepItems && spec.engine !== 'js' && hasSqlForm(cells);
+  if (spec.engine === 'sql' && !useSql) notes.push('some cells have no exact SQL form; scored in JS');
+  const tally = useSql ? await tallySql(store, scope, cells, spec.flipsLimit) : await tallyJs(store, scope, cells, spec.flipsLimit, keepItems);
+  if (tally.multiGold > 0) {
+    notes.push(`${tally.multiGold} item(s) record a list of golds; such an item counts as correct when any gold matches (lm-eval's rule for list targets)`);
+  }
+  if (tally.noGold > 0) {
+    notes.push(`${tally.noGold} item(s) have no usable gold (none, or only whitespace: the task scores them some other way, e.g. against reference answers in the document)`);
+  }
+  return { tally, cellKeys, engine: useSql ? 'sql' : 'js', notes };
 }
