@@ -8,6 +8,8 @@
  * and Node 20 has no source-text access in revivers; no installed library keeps all three.
  */
 import { BadInputError, type InputLocation } from '../../errors.ts';
+// CPython's str repr (quote choice, escapes by str.isprintable over the full Unicode tables).
+import { pyStrRepr } from '../../prompt/jinja/pystr.ts';
 
 export type PyNode =
   | { readonly k: 'obj'; readonly entries: readonly (readonly [string, PyNode])[] }
@@ -245,7 +247,7 @@ export function pyStr(node: PyNode): string {
 function pyRepr(node: PyNode): string {
   switch (node.k) {
     case 'str':
-      return pyReprString(node.v);
+      return pyStrRepr(node.v);
     case 'num':
       return node.raw === 'NaN' ? 'nan' : node.raw === 'Infinity' ? 'inf' : node.raw === '-Infinity' ? '-inf' : node.raw;
     case 'bool':
@@ -255,22 +257,6 @@ function pyRepr(node: PyNode): string {
     case 'arr':
       return `[${node.items.map(pyRepr).join(', ')}]`;
     case 'obj':
-      return `{${node.entries.map(([k, v]) => `${pyReprString(k)}: ${pyRepr(v)}`).join(', ')}}`;
+      return `{${node.entries.map(([k, v]) => `${pyStrRepr(k)}: ${pyRepr(v)}`).join(', ')}}`;
   }
-}
-
-/** Python's repr of a str: single quotes unless the text holds ' and no ". */
-export function pyReprString(s: string): string {
-  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
-  let out = quote;
-  for (const ch of s) {
-    const cp = ch.codePointAt(0)!;
-    if (ch === quote || ch === '\\') out += `\\${ch}`;
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (ch === '\t') out += '\\t';
-    else if (cp < 0x20 || cp === 0x7f) out += `\\x${cp.toString(16).padStart(2, '0')}`;
-    else out += ch;
-  }
-  return out + quote;
 }
