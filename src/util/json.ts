@@ -4,6 +4,7 @@
  * marker strings that a reviver turns back into numbers. Errors name file and line.
  */
 import { BadInputError, type InputLocation } from '../errors.ts';
+import { parseOrdered } from './orderedJson.ts';
 
 /** The marker as parsed; it is written escaped (JSON forbids a raw control character in a string). */
 const MARK = '\u0000lmaudit:';
@@ -50,11 +51,10 @@ export function parsePythonJson(text: string, where: InputLocation = {}): unknow
     const rewritten = rewriteNonFinite(text);
     return rewritten === null ? JSON.parse(text) : JSON.parse(rewritten, revive);
   } catch (error) {
-    const message = (error as Error).message;
-    // V8 names the position for some errors only; the scanner finds it for all.
-    const offset = syntaxErrorOffset(text);
-    const line = (where.line ?? 1) + (text.slice(0, offset).match(/\n/g)?.length ?? 0);
-    throw new BadInputError(`malformed JSON (${message.replace(/\s+/g, ' ').slice(0, 160)})`, { ...where, line });
+    // V8 names the position for some errors only: the lossless reader (slower, only on this
+    // path) finds the exact line and says what it expected there.
+    parseOrdered(text, where);
+    throw new BadInputError(`malformed JSON (${(error as Error).message.replace(/\s+/g, ' ').slice(0, 160)})`, where);
   }
 }
 
@@ -74,78 +74,4 @@ export function toPythonJson(value: unknown): string {
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/**
- * The offset of the first JSON syntax error in `text` (Python's dialect: NaN and
- * ±Infinity allowed). Used only after JSON.parse has failed, to name the line.
- */
-export function syntaxErrorOffset(text: string): number {
-  let i = 0;
-  const ws = () => {
-    while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++;
-  };
-  const fail = (): never => {
-    throw i;
-  };
-  const literal = (word: string) => (text.startsWith(word, i) ? (i += word.length) : fail());
-  const string = () => {
-    i++;
-    while (i < text.length && text[i] !== '"') {
-      if (text.charCodeAt(i) < 0x20) fail();
-      i += text[i] === '\\' ? 2 : 1;
-    }
-    if (i >= text.length) fail();
-    i++;
-  };
-  const value = (): void => {
-    ws();
-    const c = text[i];
-    if (c === '{') {
-      i++;
-      ws();
-      if (text[i] === '}') return void i++;
-      for (;;) {
-        ws();
-        if (text[i] !== '"') fail();
-        string();
-        ws();
-        if (text[i] !== ':') fail();
-        i++;
-        value();
-        ws();
-        if (text[i] === ',') i++;
-        else if (text[i] === '}') return void i++;
-        else fail();
-      }
-    }
-    if (c === '[') {
-      i++;
-      ws();
-      if (text[i] === ']') return void i++;
-      for (;;) {
-        value();
-        ws();
-        if (text[i] === ',') i++;
-        else if (text[i] === ']') return void i++;
-        else fail();
-      }
-    }
-    if (c === '"') return string();
-    if (c === 't') return void literal('true');
-    if (c === 'f') return void literal('false');
-    if (c === 'n') return void literal('null');
-    if (c === 'N') return void literal('NaN');
-    if (c === 'I') return void literal('Infinity');
-    const number = /^-?(?:Infinity|(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(text.slice(i, i + 400));
-    if (number === null) fail();
-    i += number![0].length;
-  };
-  try {
-    value();
-    ws();
-    return i < text.length ? i : text.length;
-  } catch (offset) {
-    return typeof offset === 'number' ? Math.min(offset, text.length) : 0;
-  }
 }

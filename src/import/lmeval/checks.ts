@@ -6,7 +6,7 @@
  */
 import type { RecordNote } from '../../store/schema.ts';
 import { sha256Hex } from '../../util/hash.ts';
-import { pyDumps } from './orderedJson.ts';
+import { pyDumps } from '../../util/orderedJson.ts';
 import { targetText, type SampleLine } from './sampleLine.ts';
 
 const MAX_EVIDENCE = 20;

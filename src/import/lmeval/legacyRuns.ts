@@ -8,7 +8,7 @@ import { isPlainObject } from '../../util/json.ts';
 import type { ImportOptions, ImportedRun, SkippedRecord } from '../types.ts';
 import { checkSamples } from './checks.ts';
 import { BIGSCIENCE_TEMPLATE_FIELDS, readBigscienceExamples, readWriteOutFile } from './legacyRecords.ts';
-import { pyDumps, toValue } from './orderedJson.ts';
+import { pyDumps, toValue } from '../../util/orderedJson.ts';
 import type { RunGroup } from './pairing.ts';
 import { fillRunProvenance } from './resultsProvenance.ts';
 import { appendRows, emptyRows, readResultsJson, runIdOf, sourceFile, tablesOf, verbatim } from './runCommon.ts';

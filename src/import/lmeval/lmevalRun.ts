@@ -12,7 +12,7 @@ import { fillRunProvenance, modelArgsOf, taskProvenance, type SamplesShape, type
 import { appendRows, emptyRows, runIdOf, sourceFile, tablesOf, verbatim } from './runCommon.ts';
 import { readSamplesFile, type SampleLine } from './sampleLine.ts';
 import { buildTaskRows, inferRequestType, requestTypeOf } from './sampleRows.ts';
-import { pyDumps } from './orderedJson.ts';
+import { pyDumps } from '../../util/orderedJson.ts';
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json => (isPlainObject(v) ? v : {});

@@ -9,7 +9,7 @@ import { sha256Hex } from '../../util/hash.ts';
 import { isPlainObject } from '../../util/json.ts';
 import type { FileProbe, ImportedRun } from '../types.ts';
 import type { TaskRows } from './sampleRows.ts';
-import { parseOrdered, toValue } from './orderedJson.ts';
+import { parseOrdered, toValue } from '../../util/orderedJson.ts';
 
 export async function sourceFile(probe: FileProbe, role: string): Promise<SourceFile> {
   const bytes = await readFile(probe.path).catch((e: Error) => {

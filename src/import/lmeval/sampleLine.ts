@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { BadInputError } from '../../errors.ts';
 import { readLines } from '../../util/lines.ts';
 import type { ImportOptions, SkippedRecord } from '../types.ts';
-import { member, parseOrdered, parseOrderedArray, pyDumps, pyStr, type PyNode } from './orderedJson.ts';
+import { member, parseOrdered, parseOrderedArray, pyDumps, pyStr, type PyNode } from '../../util/orderedJson.ts';
 
 export interface RequestArgs {
   /** arg_0: the context (for chat models the messages JSON string; for rolling requests the text). */

@@ -6,7 +6,7 @@
  */
 import { BadInputError } from '../../errors.ts';
 import { sha256Hex } from '../../util/hash.ts';
-import { numberOf, pyDumps, type PyNode } from './orderedJson.ts';
+import { numberOf, pyDumps, type PyNode } from '../../util/orderedJson.ts';
 import { compactJson, kindName, targetText, type SampleLine } from './sampleLine.ts';
 
 // Row shapes of src/store/schema.ts TABLES, spelled out: the schema's RowOf<> widens to an

@@ -7,9 +7,9 @@
  * spelling (`1.0` vs `1`, `1e-05`) and bare NaN/Infinity. JSON.parse keeps none of these
  * and Node 20 has no source-text access in revivers; no installed library keeps all three.
  */
-import { BadInputError, type InputLocation } from '../../errors.ts';
+import { BadInputError, type InputLocation } from '../errors.ts';
 // CPython's str repr (quote choice, escapes by str.isprintable over the full Unicode tables).
-import { pyStrRepr } from '../../prompt/jinja/pystr.ts';
+import { pyStrRepr } from '../prompt/jinja/pystr.ts';
 
 export type PyNode =
   | { readonly k: 'obj'; readonly entries: readonly (readonly [string, PyNode])[] }
