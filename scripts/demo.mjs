@@ -31,6 +31,10 @@ const STEPS = [
     ['rescore', 'fixtures/lmeval/pr1668-wmdp', '--extractors', 'as-recorded'],
   ],
   ['The whole store, one matrix per task', ['rescore', store]],
+  [
+    "An Inspect log: its own scorer (match) re-applied reproduces the log's accuracy 0.8 ± 0.1333, and the matrix reads the same answers Inspect's way and lm-eval's way side by side",
+    ['rescore', 'fixtures/inspect/logs/2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval', '--extractors', 'as-recorded,inspect-match,exact', '--normalizers', 'none,strip,lm-eval-exact-match'],
+  ],
 ];
 
 const DIFF_AND_REPORT = [
