@@ -8,10 +8,10 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { BadInputError } from '../errors.ts';
 import { PyFloat } from '../prompt/jinja/values.ts';
 import { parsePyJson } from './pyjson.ts';
+import { packageRoot } from '../util/packageRoot.ts';
 
 export type Doc = Record<string, unknown>;
 
@@ -37,13 +37,8 @@ const HUB_ALIASES: Record<string, string> = {
 export function localDatasetRoots(): string[] {
   const roots: string[] = [];
   if (process.env.LMAUDIT_DATASETS) roots.push(...process.env.LMAUDIT_DATASETS.split(':').filter(Boolean));
-  for (const rel of ['../../fixtures/benchmarks', '../fixtures/benchmarks']) {
-    const path = fileURLToPath(new URL(rel, import.meta.url));
-    if (existsSync(path)) {
-      roots.push(path);
-      break;
-    }
-  }
+  const shipped = join(packageRoot(), 'fixtures', 'benchmarks');
+  if (existsSync(shipped)) roots.push(shipped);
   return roots;
 }
 
