@@ -35,3 +35,14 @@ test('multiple choice from log-probs: acc reproduces the v0.3 winogrande write_o
   assert.equal(scope!.flips.count, 0);
   assert.deepEqual(scope!.disagreement, []);
 });
+
+test('a results-only source (pythia v0.3) says it has no per-item records instead of printing nothing', async () => {
+  const { runCli } = await import('../helpers/cli.ts');
+  const file = sharedData('external/pythia/zero-shot/160m_step143000.json');
+  const text = runCli(['rescore', file]);
+  assert.equal(text.status, 0, text.stderr);
+  assert.match(text.stdout, /no per-item records \(87 task\(s\) with reported numbers only\), so nothing to rescore/);
+  const json = JSON.parse(runCli(['rescore', file, '--json']).stdout);
+  assert.deepEqual(json.cells, []);
+  assert.equal(json.runs_without_items[0].reported_tasks, 87);
+});

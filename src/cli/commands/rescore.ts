@@ -78,8 +78,20 @@ export function registerRescore(program: Command): void {
     if (flags.out) written = await appendOut(source.store.location, scopes, sources);
 
     const report = toReport(scopes, asRecorded, source.skipped, source.unrecognised);
-    if (flags.json) return printJson({ ...report, rescores_written: written });
-    printLines([...formatMatrix(scopes, source.skipped.length), ...formatAsRecorded(asRecorded), ...(written ? [`Per-item results appended to ${written}`] : [])]);
+    // Runs that recorded only aggregates (results files without samples) have nothing to re-read.
+    const withItems = new Set(scopes.map((s) => s.run_id));
+    const resultsOnly = source.store.manifest.runs
+      .filter((r) => !withItems.has(r.run_id) && !(wantsAsRecorded && matrixExtractors?.length === 0))
+      .map((r) => ({ run_id: r.run_id, label: r.label, reported_tasks: Object.keys(r.reported).length }));
+    if (flags.json) return printJson({ ...report, runs_without_items: resultsOnly, rescores_written: written });
+    printLines([
+      ...formatMatrix(scopes, source.skipped.length),
+      ...resultsOnly.map(
+        (r) => `run ${r.run_id} (${r.label}): no per-item records (${r.reported_tasks} task(s) with reported numbers only), so nothing to rescore; \`lmaudit diff\` and \`lmaudit report\` still compare what it reported`,
+      ),
+      ...formatAsRecorded(asRecorded),
+      ...(written ? [`Per-item results appended to ${written}`] : []),
+    ]);
   });
 }
 
