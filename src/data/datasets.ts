@@ -2,8 +2,8 @@
  * Dataset loading for task configs. `dataset_path` is either a local folder/file or a
  * Hugging Face dataset id. For ids, a local copy is looked up first (the shipped
  * `fixtures/benchmarks/<id>/<config>/<split>.jsonl`, then `$LMAUDIT_DATASETS` with the
- * same layout), and otherwise the hub's Parquet conversion is read through DuckDB
- * (`hf://datasets/<id>@~parquet/<config>/<split>/*.parquet`), as `datasets` would.
+ * same layout), and otherwise the hub's Parquet conversion is downloaded (src/data/hub.ts)
+ * and read through DuckDB, as `datasets` would.
  * Rows keep the file's column order and Python's int/float distinction.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -12,6 +12,7 @@ import { BadInputError } from '../errors.ts';
 import { PyFloat } from '../prompt/jinja/values.ts';
 import { parsePyJson } from './pyjson.ts';
 import { packageRoot } from '../util/packageRoot.ts';
+import { hubParquetFiles } from './hub.ts';
 
 export type Doc = Record<string, unknown>;
 
@@ -42,8 +43,12 @@ export function localDatasetRoots(): string[] {
   return roots;
 }
 
-/** Where a split's rows come from: a local file, or a hub URL for DuckDB. */
-export function locateSplit(ref: DatasetRef, split: string, baseDir?: string): { file: string } | { url: string } {
+/** Where a split's rows come from: a local file, or the hub's Parquet conversion of a dataset id. */
+export function locateSplit(
+  ref: DatasetRef,
+  split: string,
+  baseDir?: string,
+): { file: string } | { hub: { id: string; config: string; split: string } } {
   const dataFiles = ref.kwargs?.data_files;
   if (dataFiles !== undefined && dataFiles !== null) {
     const chosen = typeof dataFiles === 'string' || Array.isArray(dataFiles) ? (split === 'train' ? dataFiles : undefined) : (dataFiles as Record<string, unknown>)[split];
@@ -70,21 +75,14 @@ export function locateSplit(ref: DatasetRef, split: string, baseDir?: string): {
       if (existsSync(file)) return { file };
     }
   }
-  return { url: `hf://datasets/${id}@~parquet/${config}/${split}/*.parquet` };
+  return { hub: { id, config, split } };
 }
 
 export async function loadSplit(ref: DatasetRef, split: string, baseDir?: string): Promise<Doc[]> {
   const where = locateSplit(ref, split, baseDir);
-  if ('url' in where) {
-    try {
-      return await duckRows(`SELECT * FROM read_parquet(${sqlLiteral(where.url)})`);
-    } catch (error) {
-      throw new BadInputError(
-        `dataset ${ref.path}${ref.name ? ` (${ref.name})` : ''} split '${split}' has no local copy and the hub could not be read (${(error as Error).message.split('\n')[0]})`,
-        { field: 'dataset_path' },
-        { cause: error },
-      );
-    }
+  if ('hub' in where) {
+    const files = await hubParquetFiles(where.hub.id, where.hub.config, where.hub.split);
+    return duckRows(`SELECT * FROM read_parquet([${files.map(sqlLiteral).join(', ')}])`);
   }
   return loadFile(where.file);
 }

@@ -42,7 +42,7 @@ test('hub ids resolve to the shipped copies (and legacy ids to their new names)'
   assert.ok('file' in arc && arc.file.endsWith('fixtures/benchmarks/allenai/ai2_arc/ARC-Easy/test.jsonl'));
   const legacy = locateSplit({ path: 'truthful_qa', name: 'generation', kwargs: null }, 'validation');
   assert.ok('file' in legacy && legacy.file.endsWith('truthfulqa/truthful_qa/generation/validation.jsonl'));
-  assert.deepEqual(locateSplit({ path: 'someone/else', name: null, kwargs: null }, 'test'), { url: 'hf://datasets/someone/else@~parquet/default/test/*.parquet' });
+  assert.deepEqual(locateSplit({ path: 'someone/else', name: null, kwargs: null }, 'test'), { hub: { id: 'someone/else', config: 'default', split: 'test' } });
 });
 
 test('doc_hash equals sha256 of Python json.dumps(doc, indent=2, ensure_ascii=False)', () => {

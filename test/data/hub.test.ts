@@ -1,0 +1,74 @@
+/**
+ * The hub loading code against a local server that speaks the Hugging Face dataset
+ * Parquet API (the test starts it on 127.0.0.1; nothing leaves the machine).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage } from 'node:http';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { loadSplit } from '../../src/data/datasets.ts';
+import { queryRows } from '../../src/store/duck.ts';
+import { BadInputError } from '../../src/errors.ts';
+
+async function parquetFile(): Promise<Buffer> {
+  const file = join(mkdtempSync(join(tmpdir(), 'lmaudit-hub-')), 'rows.parquet');
+  await queryRows(`COPY (SELECT * FROM (VALUES ('What is 2+2?', 4, 0.5), ('Capital of France?', 7, 1.0)) t(question, label, score)) TO '${file}' (FORMAT parquet)`);
+  return readFileSync(file);
+}
+
+test('a dataset id with no local copy is read from the hub Parquet API, cached, with the token sent and never stored', async () => {
+  const bytes = await parquetFile();
+  const seen: IncomingMessage[] = [];
+  const server = createServer((req, res) => {
+    seen.push(req);
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    if (req.url === '/api/datasets/someorg/tiny/parquet/default/test') {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify([`${base}/files/someorg/tiny/default/test/0000.parquet`]));
+    } else if (req.url === '/files/someorg/tiny/default/test/0000.parquet') {
+      res.end(bytes);
+    } else {
+      res.statusCode = 404;
+      res.end('not found');
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const cache = mkdtempSync(join(tmpdir(), 'lmaudit-cache-'));
+  const saved = { endpoint: process.env.HF_ENDPOINT, cache: process.env.LMAUDIT_CACHE, token: process.env.HF_TOKEN };
+  process.env.HF_ENDPOINT = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  process.env.LMAUDIT_CACHE = cache;
+  process.env.HF_TOKEN = 'hf_secret_test_token';
+  try {
+    const ref = { path: 'someorg/tiny', name: null, kwargs: null };
+    const docs = await loadSplit(ref, 'test');
+    assert.equal(docs.length, 2);
+    assert.equal(docs[0]!.question, 'What is 2+2?');
+    assert.equal(docs[1]!.label, 7);
+    assert.equal(seen.length, 2);
+    assert.ok(seen.every((r) => r.headers.authorization === 'Bearer hf_secret_test_token'));
+    // Cached: the second load lists the files again but downloads nothing.
+    await loadSplit(ref, 'test');
+    assert.deepEqual(seen.slice(2).map((r) => r.url), ['/api/datasets/someorg/tiny/parquet/default/test']);
+    // The token is in no cached file or file name.
+    const cached = join(cache, 'hub', 'someorg', 'tiny', 'default', 'test');
+    for (const name of readdirSync(cached)) {
+      assert.ok(!name.includes('hf_secret'));
+      assert.ok(!readFileSync(join(cached, name)).includes('hf_secret_test_token'));
+    }
+    // A split the hub does not have: a clear error naming the dataset and the answer.
+    await assert.rejects(
+      loadSplit(ref, 'validation'),
+      (e: unknown) => e instanceof BadInputError && /someorg\/tiny \(default\) split 'validation': the hub answered 404/.test(e.message),
+    );
+    await assert.rejects(loadSplit({ path: 'bad/../id', name: null, kwargs: null }, 'test'), BadInputError);
+  } finally {
+    server.close();
+    for (const [key, value] of [['HF_ENDPOINT', saved.endpoint], ['LMAUDIT_CACHE', saved.cache], ['HF_TOKEN', saved.token]] as const) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  }
+});
