@@ -16,7 +16,7 @@ import { BadInputError } from '../../errors.ts';
 import { duck, queryRows, sqlIdent, sqlString } from '../../store/duck.ts';
 import { emptyRunProvenance, emptyTaskProvenance, inferred, recorded, same } from '../../store/schema.ts';
 import type { FieldMap, FileProbe, ImportOptions, ImportedRun, Importer } from '../types.ts';
-import { readGenericRecordsJs } from './genericJs.ts';
+import { readGenericRecordsJs, type GenericRecord } from './genericJs.ts';
 
 export const FIELD_CANDIDATES = {
   id: ['id', 'doc_id', 'sample_id', 'question_id', 'idx', 'uid'],
@@ -93,52 +93,28 @@ async function importOne(probe: FileProbe, options: ImportOptions): Promise<Impo
       });
     }
   }
-  // JS path: precise errors, or skip-and-count.
+  // JS path: precise errors, or skip-and-count; the records then take the same road into the store.
   const { rows, skipped } = await readGenericRecordsJs(probe.path, format === 'json' ? 'json' : 'jsonl', fields, options);
-  return {
-    provenance,
-    tables: {
-      instances: {
-        rows: rows.map((r) => ({
-          run_id: runId,
-          task,
-          doc_id: r.id,
-          group: r.group,
-          request_idx: 0,
-          request_type: 'generate_until',
-          arg_context: null,
-          arg_continuation: null,
-          gen_kwargs_json: null,
-          doc_json: null,
-          doc_hash: createHash('sha256').update(`${task}\u001f${r.id}`).digest('hex'),
-          prompt_hash: null,
-          target: r.gold,
-          choices_json: null,
-          fewshot_doc_ids: null,
-        })),
-      },
-      responses: {
-        rows: rows.map((r) => ({
-          run_id: runId,
-          task,
-          doc_id: r.id,
-          request_idx: 0,
-          repeat: 0,
-          text: r.output,
-          logprob: null,
-          is_greedy: null,
-          finish_reason: null,
-          tokens_in: null,
-          tokens_out: null,
-          latency_ms: null,
-          attempt: null,
-          from_cache: null,
-          error: null,
-        })),
-      },
-    },
-    skipped,
-  };
+  return { provenance, tables: tablesFromSql(runId, task, await stageRecords(rows)), skipped };
+}
+
+/** Validated records into a temporary table shaped as bulkStage's (id, output, gold, grp; file order kept). */
+async function stageRecords(rows: readonly GenericRecord[]): Promise<string> {
+  const conn = await duck();
+  const table = `generic_${randomBytes(6).toString('hex')}`;
+  await conn.run(`CREATE TEMP TABLE ${table} (id VARCHAR, output VARCHAR, gold VARCHAR, grp VARCHAR)`);
+  const appender = await conn.createAppender(table);
+  for (const r of rows) {
+    appender.appendVarchar(r.id);
+    appender.appendVarchar(r.output);
+    appender.appendVarchar(r.gold);
+    if (r.group === null) appender.appendNull();
+    else appender.appendVarchar(r.group);
+    appender.endRow();
+  }
+  appender.flushSync();
+  appender.closeSync();
+  return table;
 }
 
 async function sourceColumns(probe: FileProbe, format: Format): Promise<string[]> {
