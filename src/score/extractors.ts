@@ -85,31 +85,24 @@ function letterNeighboursAscii(letters: string): (text: string) => string {
   return (text) => `NOT regexp_matches(${text}, ${sqlString(pattern)})`;
 }
 
-export function firstLetterExtractor(argument: string): SqlExtractor {
-  const letters = letterSet(argument, 'first-letter');
-  // On ASCII text RE2's ASCII \b is Python's \b.
+/** `first-letter[:LETTERS]` / `last-letter[:LETTERS]`: Python's `\b([LETTERS])\b`, first or last match. */
+function letterExtractor(position: 'first' | 'last', argument: string): SqlExtractor {
+  const name = `${position}-letter`;
+  const letters = letterSet(argument, name);
+  // On ASCII text RE2's ASCII \b is Python's \b. First and last use the same call, which
+  // DuckDB evaluates once (common subexpression) when both are in a sweep.
   const pattern = `\\b([${letters}])\\b`;
   return sqlSpanExtractor(
-    argument === '' ? 'first-letter' : `first-letter:${letters}`,
-    `the first standalone letter of ${letters} (Python \\b([${letters}])\\b, first match)`,
-    firstLetter(letters),
-    // The same call as last-letter's: DuckDB evaluates a common subexpression once.
-    (text) => `regexp_extract_all(${text}, ${sqlString(pattern)}, 1)[1]`,
+    argument === '' ? name : `${name}:${letters}`,
+    `the ${position} standalone letter of ${letters} (Python \\b([${letters}])\\b, ${position} match)`,
+    position === 'first' ? firstLetter(letters) : lastLetter(letters),
+    (text) => `regexp_extract_all(${text}, ${sqlString(pattern)}, 1)[${position === 'first' ? 1 : -1}]`,
     letterNeighboursAscii(letters),
   );
 }
 
-export function lastLetterExtractor(argument: string): SqlExtractor {
-  const letters = letterSet(argument, 'last-letter');
-  const pattern = `\\b([${letters}])\\b`;
-  return sqlSpanExtractor(
-    argument === '' ? 'last-letter' : `last-letter:${letters}`,
-    `the last standalone letter of ${letters} (Python \\b([${letters}])\\b, last match)`,
-    lastLetter(letters),
-    (text) => `regexp_extract_all(${text}, ${sqlString(pattern)}, 1)[-1]`,
-    letterNeighboursAscii(letters),
-  );
-}
+export const firstLetterExtractor = (argument: string): SqlExtractor => letterExtractor('first', argument);
+export const lastLetterExtractor = (argument: string): SqlExtractor => letterExtractor('last', argument);
 
 // ------------------------------------------------------------------ numbers
 
