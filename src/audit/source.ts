@@ -29,11 +29,14 @@ export async function loadSource(paths: readonly string[], options: ImportOption
     runs: imported.runs.map((r) => r.provenance),
   };
   const staged = await stageUnion(imported.runs.map((r) => r.tables));
+  // With one run, its items relation numbers rows as its staged tables do (several runs' tables are renumbered by the union).
+  const items = imported.runs.length === 1 ? imported.runs[0]!.items : undefined;
   return {
     store: {
       location: paths.join(', '),
       manifest,
       local: false,
+      ...(items === undefined ? {} : { items }),
       table(name: TableName, options?: { rowNumber?: boolean }): string {
         const table = staged[name as (typeof STORE_TABLES)[number]];
         if (table === undefined) throw new Error(`no staged table '${name}' for an on-the-fly source`);

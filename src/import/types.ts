@@ -34,6 +34,14 @@ export interface ImportedRun {
   provenance: RunProvenance;
   tables: Partial<Record<(typeof STORE_TABLES)[number], TableSource>>;
   skipped: SkippedRecord[];
+  /**
+   * The run's answered items when the source holds them side by side (one record per
+   * document with its output): a relation with one row per instance of request 0 and the
+   * text of its first response, columns file_row_number, run_id, task, doc_id, group,
+   * target, choices_json, text. On-the-fly rescoring reads it instead of joining
+   * instances to responses (the join is a third of a million-record rescore).
+   */
+  items?: string;
 }
 
 /** What the importer saw of a file before claiming it: its path, name and first bytes. */

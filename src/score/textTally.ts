@@ -51,7 +51,12 @@ export interface Scope {
 
 /** The items of a scope: first request, first repeat; gold from the instance target; ord = position in the store. */
 function itemsSql(store: OpenStore, scope: Scope): string {
-  const where = `run_id = ${sqlString(scope.run_id)} AND task = ${sqlString(scope.task)} AND request_idx = 0`;
+  const inScope = `run_id = ${sqlString(scope.run_id)} AND task = ${sqlString(scope.task)}`;
+  if (store.items !== undefined) {
+    return `SELECT file_row_number AS ord, doc_id, coalesce("group", task) AS grp, target AS gold, text, choices_json
+      FROM (${store.items}) WHERE ${inScope}`;
+  }
+  const where = `${inScope} AND request_idx = 0`;
   return `SELECT i.file_row_number AS ord, i.doc_id, coalesce(i."group", i.task) AS grp, i.target AS gold, r.text AS text, i.choices_json
     FROM (SELECT file_row_number, doc_id, "group", task, target, choices_json FROM ${store.table('instances', { rowNumber: true })} WHERE ${where}) i
     LEFT JOIN (SELECT doc_id, text FROM ${store.table('responses')} WHERE ${where} AND repeat = 0) r USING (doc_id)`;
@@ -84,74 +89,67 @@ function emptyTally(cellCount: number): ScopeTally {
 }
 
 export async function tallySql(store: OpenStore, scope: Scope, cells: readonly TextCell[], flipsLimit: number): Promise<ScopeTally> {
-  const conn = await duck();
-  const table = `scored_${Math.random().toString(36).slice(2, 10)}`;
+  const cellIdx = cells.map((_, i) => i);
   // Computed for every row (wrapping them in CASE would defeat DuckDB's common-subexpression
-  // elimination); only bulk-eligible rows' values are used.
+  // elimination); only bulk rows' values are used.
   const columns = cells.map((c, i) => `(${c.extractor.sql!('text', 'gold', c.normalizer)})::TINYINT AS c${i}`).join(', ');
-  // One pass over the items. Rows that are not bulk-eligible (several golds, or a non-ASCII text or gold
-  // on which some SQL form would differ from Python) keep their text for the JS definitions; strlen
-  // (bytes) equals length (characters) exactly when a string is ASCII.
-  await conn.run(`CREATE TEMP TABLE ${table} AS
-    SELECT ord, doc_id, grp, no_gold, text_missing, bulk, ${columns},
-           CASE WHEN NOT bulk THEN text END AS other_text, CASE WHEN NOT bulk AND NOT no_gold THEN gold END AS other_gold,
-           CASE WHEN NOT bulk THEN choices_json END AS other_choices
-    FROM (SELECT *,
-                 -- A list-valued gold ('[...]', several acceptable answers) takes the JS path.
-                 NOT no_gold AND NOT starts_with(gold, '[')
-                   AND CASE WHEN strlen(text) = length(text) AND strlen(gold) = length(gold) THEN true ELSE ${nonAsciiSafe(cells)} END AS bulk
-          FROM (SELECT ord, doc_id, grp, coalesce(gold, '') AS gold, coalesce(text, '') AS text, text IS NULL AS text_missing, choices_json,
-                       -- A whitespace-only gold (lm-eval's truthfulqa_gen records " ") says nothing to match against.
-                       -- (The full whitespace set is slow in trim(); only non-ASCII golds need it.)
-                       gold IS NULL OR CASE WHEN strlen(gold) = length(gold) THEN trim(gold, ${sqlString(ASCII_PY_WHITESPACE)}) = ''
-                                             ELSE trim(gold, ${sqlString(PY_WHITESPACE)}) = '' END AS no_gold
-                FROM (${itemsSql(store, scope)})))`);
-  try {
-    const cellIdx = cells.map((_, i) => i);
-    const sums = cellIdx.map((i) => `sum(c${i}) AS s${i}`).join(', ');
-    const pairs = cellIdx.flatMap((i) => cellIdx.filter((j) => j > i).map((j) => `count(*) FILTER (c${i} <> c${j}) AS p${i}_${j}`));
-    const spread = cells.length > 1 ? `least(${cellIdx.map((i) => `c${i}`).join(', ')}) <> greatest(${cellIdx.map((i) => `c${i}`).join(', ')})` : 'false';
-    const rows = await queryRows<Record<string, number | string | null>>(
-      `SELECT grp, count(*) AS n, count(*) FILTER (text_missing) AS missing, count(*) FILTER (${spread}) AS flips, ${sums}${pairs.length ? `, ${pairs.join(', ')}` : ''}
-       FROM ${table} WHERE bulk GROUP BY grp ORDER BY grp`,
-    );
-    const tally = emptyTally(cells.length);
-    for (const row of rows) {
-      const values = cellIdx.map((i) => Number(row[`s${i}`] ?? 0));
-      // 0/1 values: the sum of squares is the sum.
-      tally.groups.set(String(row.grp), { n: Number(row.n), sums: values, squares: [...values] });
+  const sums = cellIdx.map((i) => `sum(c${i}) FILTER (bulk) AS s${i}`);
+  const pairs = cellIdx.flatMap((i) => cellIdx.filter((j) => j > i).map((j) => `count(*) FILTER (bulk AND c${i} <> c${j}) AS p${i}_${j}`));
+  const spread = cells.length > 1 ? `least(${cellIdx.map((i) => `c${i}`).join(', ')}) <> greatest(${cellIdx.map((i) => `c${i}`).join(', ')})` : 'false';
+  const firstFlips = flipsLimit > 0 ? `, arg_min(struct_pack(ord, doc_id), ord, ${flipsLimit}) FILTER (bulk AND ${spread}) AS first_flips` : '';
+  // One pass, one row per group of bulk rows (tallied in DuckDB), one per other row (several golds,
+  // or a non-ASCII text or gold on which some SQL form would differ from Python: it keeps its text
+  // for the JS definitions) and one for the rows without a usable gold (only counted).
+  // strlen (bytes) equals length (characters) exactly when a string is ASCII.
+  const rows = await queryRows<Record<string, unknown>>(`
+    SELECT kind, any_value(grp) AS grp, count(*) AS n, count(*) FILTER (text_missing) AS missing,
+           count(*) FILTER (bulk AND ${spread}) AS flips, ${[...sums, ...pairs].join(', ')}${firstFlips},
+           any_value(ord) AS ord, any_value(doc_id) AS doc_id, any_value(text) FILTER (NOT bulk) AS text,
+           any_value(gold) FILTER (NOT bulk) AS gold, any_value(choices_json) FILTER (NOT bulk) AS choices_json
+    FROM (SELECT *, CASE WHEN no_gold THEN 'no-gold' WHEN bulk THEN 'bulk:' || grp ELSE 'other:' || ord END AS kind, ${columns}
+          FROM (SELECT *,
+                       -- A list-valued gold ('[...]', several acceptable answers) takes the JS path.
+                       NOT no_gold AND NOT starts_with(gold, '[')
+                         AND CASE WHEN strlen(text) = length(text) AND strlen(gold) = length(gold) THEN true ELSE ${nonAsciiSafe(cells)} END AS bulk
+                FROM (SELECT ord, doc_id, grp, coalesce(gold, '') AS gold, coalesce(text, '') AS text, text IS NULL AS text_missing, choices_json,
+                             -- A whitespace-only gold (lm-eval's truthfulqa_gen records " ") says nothing to match against.
+                             -- (The full whitespace set is slow in trim(); only non-ASCII golds need it.)
+                             gold IS NULL OR CASE WHEN strlen(gold) = length(gold) THEN trim(gold, ${sqlString(ASCII_PY_WHITESPACE)}) = ''
+                                                   ELSE trim(gold, ${sqlString(PY_WHITESPACE)}) = '' END AS no_gold
+                      FROM (${itemsSql(store, scope)}))))
+    GROUP BY kind ORDER BY min(ord)`);
+  const tally = emptyTally(cells.length);
+  const flips: { ord: number; doc_id: string }[] = [];
+  for (const row of rows) {
+    const kind = String(row.kind);
+    if (kind === 'no-gold') {
+      tally.noGold += Number(row.n);
+    } else if (kind.startsWith('bulk:')) {
+      const group = groupOf(tally, String(row.grp), cells.length);
+      group.n += Number(row.n);
+      for (const i of cellIdx) {
+        const sum = Number(row[`s${i}`] ?? 0);
+        group.sums[i]! += sum;
+        // 0/1 values: the sum of squares is the sum.
+        group.squares[i]! += sum;
+      }
       tally.noResponse += Number(row.missing);
       tally.flipCount += Number(row.flips);
       for (const i of cellIdx) for (const j of cellIdx) if (j > i) tally.pairs[i]![j]! += Number(row[`p${i}_${j}`]);
+      for (const flip of (row.first_flips ?? []) as { ord: number | bigint; doc_id: string }[]) flips.push({ ord: Number(flip.ord), doc_id: flip.doc_id });
+    } else {
+      const docId = String(row.doc_id);
+      const gold = String(row.gold);
+      if (row.missing) tally.noResponse++;
+      if (goldsOf(gold).length > 1) tally.multiGold++;
+      const values = scoreItem(cells, { docId, text: String(row.text), gold, choices: parseChoices(row.choices_json as string | null) }).values;
+      const before = tally.flipCount;
+      addItem(tally, String(row.grp), docId, values, 0);
+      if (tally.flipCount > before) flips.push({ ord: Number(row.ord), doc_id: docId });
     }
-    const flips: { ord: number; doc_id: string }[] =
-      tally.flipCount > 0 && flipsLimit > 0
-        ? await queryRows(`SELECT ord, doc_id FROM ${table} WHERE bulk AND ${spread} ORDER BY ord LIMIT ${flipsLimit}`)
-        : [];
-    const others = await conn.stream(
-      `SELECT ord, doc_id, grp, no_gold, text_missing, other_text, other_gold, other_choices FROM ${table} WHERE NOT bulk ORDER BY ord`,
-    );
-    for await (const chunk of others.yieldRowsJs()) {
-      for (const [ord, docId, grp, noGold, missing, text, gold, choicesJson] of chunk as [
-        bigint, string, string, boolean, boolean, string, string | null, string | null,
-      ][]) {
-        if (noGold) {
-          tally.noGold++;
-          continue;
-        }
-        if (missing) tally.noResponse++;
-        if (goldsOf(gold!).length > 1) tally.multiGold++;
-        const values = scoreItem(cells, { docId, text, gold: gold!, choices: parseChoices(choicesJson) }).values;
-        const before = tally.flipCount;
-        addItem(tally, grp, docId, values, 0);
-        if (tally.flipCount > before) flips.push({ ord: Number(ord), doc_id: docId });
-      }
-    }
-    tally.flipIds = flips.sort((a, b) => Number(a.ord) - Number(b.ord)).slice(0, flipsLimit).map((f) => f.doc_id);
-    return tally;
-  } finally {
-    await conn.run(`DROP TABLE IF EXISTS ${table}`);
   }
+  tally.flipIds = flips.sort((a, b) => a.ord - b.ord).slice(0, flipsLimit).map((f) => f.doc_id);
+  return tally;
 }
 
 function parseChoices(json: string | null): string[] | null {
@@ -208,11 +206,7 @@ export async function tallyJs(
  * null value (the rule could not read this item) joins no sum, pair or flip.
  */
 export function addItem(tally: ScopeTally, grp: string, docId: string, values: readonly (number | null)[], flipsLimit: number): void {
-  let group = tally.groups.get(grp);
-  if (group === undefined) {
-    group = { n: 0, sums: new Array<number>(values.length).fill(0), squares: new Array<number>(values.length).fill(0) };
-    tally.groups.set(grp, group);
-  }
+  const group = groupOf(tally, grp, values.length);
   group.n++;
   let flips = false;
   for (let i = 0; i < values.length; i++) {
@@ -231,6 +225,15 @@ export function addItem(tally: ScopeTally, grp: string, docId: string, values: r
     tally.flipCount++;
     if (tally.flipIds.length < flipsLimit) tally.flipIds.push(docId);
   }
+}
+
+function groupOf(tally: ScopeTally, grp: string, cellCount: number): GroupTally {
+  let group = tally.groups.get(grp);
+  if (group === undefined) {
+    group = { n: 0, sums: new Array<number>(cellCount).fill(0), squares: new Array<number>(cellCount).fill(0) };
+    tally.groups.set(grp, group);
+  }
+  return group;
 }
 
 export { emptyTally };

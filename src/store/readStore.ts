@@ -21,6 +21,8 @@ export interface OpenStore {
   table(name: TableName, options?: { rowNumber?: boolean }): string;
   /** Whether the store is on the local file system (rescores can be appended). */
   readonly local: boolean;
+  /** Instances of request 0 with their first response's text, when the source has them without a join (see ImportedRun.items). */
+  readonly items?: string;
 }
 
 function isUrl(location: string): boolean {

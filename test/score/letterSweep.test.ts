@@ -139,3 +139,31 @@ test('rescore --out appends per-item readings to rescores/ with their provenance
   // --out needs a store: a file imported on the fly has none to append to.
   assert.equal(runCli(['rescore', records, '--out']).status, 2);
 });
+
+test('the SQL forms of the letter rules agree with their JS definitions for any gold, letter set and normaliser, from a store and on the fly', async () => {
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  // The adversarial outputs again, now against golds that are not a bare capital letter of the set.
+  const golds = ['A', 'a', ' B\n', 'E', 'AB', 'b', '\u00a0C', 'D.', '_', 'é'];
+  const lines = readFileSync(records, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: string; output: string; subject: string });
+  const dir = mkdtempSync(join(tmpdir(), 'lmaudit-letters-'));
+  const file = join(dir, 'golds.jsonl');
+  writeFileSync(file, lines.map((r, i) => JSON.stringify({ ...r, gold: golds[i % golds.length] })).join('\n') + '\n');
+  const store = join(dir, 'store');
+  assert.equal(runCli(['import', file, '--out', store]).status, 0);
+  const spec = { extractors: ['first-letter:ABCDE', 'last-letter:ABCDabcd', 'first-letter', 'last-letter'], normalizers: ['none', 'strip'], flipsLimit: 5000 };
+  for (const source of [store, file]) {
+    const { store: opened } = await loadSource([source], { skipBad: false, fields: {} });
+    const [sql] = await computeMatrix(opened, { ...spec, engine: 'sql' });
+    const [js] = await computeMatrix(opened, { ...spec, engine: 'js' });
+    assert.equal(sql!.engine, 'sql');
+    assert.equal(js!.engine, 'js');
+    const counts = (s: typeof sql) => s!.cells.map((c) => [c.extractor, c.normalizer, c.aggregation, c.correct, c.n, c.groups?.map((g) => g.correct)]);
+    assert.deepEqual(counts(sql), counts(js), source);
+    assert.deepEqual(sql!.flips, js!.flips, source);
+    assert.deepEqual(sql!.disagreement, js!.disagreement, source);
+    // Not a vacuous agreement: the golds make the cells differ.
+    assert.ok(new Set(sql!.cells.map((c) => c.correct)).size > 4);
+  }
+});

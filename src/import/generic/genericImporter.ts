@@ -82,7 +82,7 @@ async function importOne(probe: FileProbe, options: ImportOptions): Promise<Impo
   if (bulk !== null) {
     const bad = await firstBadRow(bulk, fields);
     if (bad === null) {
-      return { provenance, tables: tablesFromSql(runId, task, bulk), skipped: [] };
+      return { provenance, ...fromStaged(runId, task, bulk), skipped: [] };
     }
     await (await duck()).run(`DROP TABLE IF EXISTS ${bulk}`);
     if (format === 'csv' || format === 'parquet') {
@@ -95,7 +95,7 @@ async function importOne(probe: FileProbe, options: ImportOptions): Promise<Impo
   }
   // JS path: precise errors, or skip-and-count; the records then take the same road into the store.
   const { rows, skipped } = await readGenericRecordsJs(probe.path, format === 'json' ? 'json' : 'jsonl', fields, options);
-  return { provenance, tables: tablesFromSql(runId, task, await stageRecords(rows)), skipped };
+  return { provenance, ...fromStaged(runId, task, await stageRecords(rows)), skipped };
 }
 
 /** Validated records into a temporary table shaped as bulkStage's (id, output, gold, grp; file order kept). */
@@ -212,11 +212,17 @@ async function firstBadRow(table: string, fields: ResolvedFields): Promise<{ row
   return null;
 }
 
-/** Store tables over the staged records; lazy, so on-the-fly rescoring computes only the columns it reads. */
-function tablesFromSql(runId: string, task: string, table: string): ImportedRun['tables'] {
+/**
+ * Store tables over the staged records; lazy, so on-the-fly rescoring computes only the
+ * columns it reads. A record is one document with its output, so the items need no join.
+ */
+function fromStaged(runId: string, task: string, table: string): Pick<ImportedRun, 'tables' | 'items'> {
   const run = sqlString(runId);
   const t = sqlString(task);
-  return {
+  // Typed as the store's columns are (a file without a group field stages grp as an untyped NULL).
+  const items = `SELECT rowid AS file_row_number, ${run} AS run_id, ${t} AS task, CAST(id AS VARCHAR) AS doc_id, CAST(grp AS VARCHAR) AS "group",
+    CAST(gold AS VARCHAR) AS target, NULL::VARCHAR AS choices_json, CAST(output AS VARCHAR) AS text FROM ${table}`;
+  const tables: ImportedRun['tables'] = {
     instances: {
       lazy: true,
       rowNumber: '_position',
@@ -233,6 +239,7 @@ function tablesFromSql(runId: string, task: string, table: string): ImportedRun[
         NULL AS attempt, NULL AS from_cache, NULL AS error FROM ${table}`,
     },
   };
+  return { tables, items };
 }
 
 async function sha256File(path: string): Promise<string> {
