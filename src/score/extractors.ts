@@ -147,7 +147,7 @@ export const BUILTIN_EXTRACTORS: Record<string, SqlExtractor> = {
     nonAsciiSafe: ALWAYS_SAFE,
     sql: (text, gold, normalizer) => {
       const normalize = normalizer.sql!;
-      const equal = `${normalize(text)} = ${normalize(gold)}`;
+      const equal = normalizer.sqlEquals?.(text, normalize(gold)) ?? `${normalize(text)} = ${normalize(gold)}`;
       // norm(text) is a substring of text for trimming normalisers, so a cheap containment test rules most rows out.
       return normalizer.trimsOnly
         ? `CASE WHEN NOT contains(${text}, ${normalize(gold)}) THEN 0 WHEN ${equal} THEN 1 ELSE 0 END`

@@ -88,55 +88,64 @@ function emptyTally(cellCount: number): ScopeTally {
   };
 }
 
+/** Which way a row is tallied. */
+const NO_GOLD = 0;
+const BULK = 1;
+const OTHER = 2;
+
 export async function tallySql(store: OpenStore, scope: Scope, cells: readonly TextCell[], flipsLimit: number): Promise<ScopeTally> {
   const cellIdx = cells.map((_, i) => i);
+  const values = cellIdx.map((i) => `c${i}`).join(', ');
   // Computed for every row (wrapping them in CASE would defeat DuckDB's common-subexpression
   // elimination); only bulk rows' values are used.
   const columns = cells.map((c, i) => `(${c.extractor.sql!('text', 'gold', c.normalizer)})::TINYINT AS c${i}`).join(', ');
-  const sums = cellIdx.map((i) => `sum(c${i}) FILTER (bulk) AS s${i}`);
-  const pairs = cellIdx.flatMap((i) => cellIdx.filter((j) => j > i).map((j) => `count(*) FILTER (bulk AND c${i} <> c${j}) AS p${i}_${j}`));
-  const spread = cells.length > 1 ? `least(${cellIdx.map((i) => `c${i}`).join(', ')}) <> greatest(${cellIdx.map((i) => `c${i}`).join(', ')})` : 'false';
-  const firstFlips = flipsLimit > 0 ? `, arg_min(struct_pack(ord, doc_id), ord, ${flipsLimit}) FILTER (bulk AND ${spread}) AS first_flips` : '';
-  // One pass, one row per group of bulk rows (tallied in DuckDB), one per other row (several golds,
-  // or a non-ASCII text or gold on which some SQL form would differ from Python: it keeps its text
-  // for the JS definitions) and one for the rows without a usable gold (only counted).
-  // strlen (bytes) equals length (characters) exactly when a string is ASCII.
+  const flipped = cells.length > 1 ? `kind = ${BULK} AND least(${values}) <> greatest(${values})` : 'false';
+  const firstFlips =
+    flipsLimit > 0 ? `, min(ord, ${flipsLimit}) FILTER (${flipped}) AS flip_ords, arg_min(doc_id, ord, ${flipsLimit}) FILTER (${flipped}) AS flip_ids` : '';
+  // One pass. Bulk rows are counted per (group, the cells' 0/1 values): sums, disagreeing pairs
+  // and flips all follow from those counts, and counting is the cheapest aggregate there is.
+  // Every other row (several golds, or a non-ASCII text or gold on which some SQL form would
+  // differ from Python) comes back alone with its text for the JS definitions; rows without a
+  // usable gold are only counted. strlen (bytes) equals length (characters) exactly when a string is ASCII.
   const rows = await queryRows<Record<string, unknown>>(`
-    SELECT kind, any_value(grp) AS grp, count(*) AS n, count(*) FILTER (text_missing) AS missing,
-           count(*) FILTER (bulk AND ${spread}) AS flips, ${[...sums, ...pairs].join(', ')}${firstFlips},
-           any_value(ord) AS ord, any_value(doc_id) AS doc_id, any_value(text) FILTER (NOT bulk) AS text,
-           any_value(gold) FILTER (NOT bulk) AS gold, any_value(choices_json) FILTER (NOT bulk) AS choices_json
-    FROM (SELECT *, CASE WHEN no_gold THEN 'no-gold' WHEN bulk THEN 'bulk:' || grp ELSE 'other:' || ord END AS kind, ${columns}
+    SELECT kind, grp, ${values}, count(*) AS n, count(*) FILTER (text_missing) AS missing${firstFlips},
+           any_value(ord) AS ord, any_value(doc_id) AS doc_id, any_value(text) FILTER (kind = ${OTHER}) AS text,
+           any_value(gold) FILTER (kind = ${OTHER}) AS gold, any_value(choices_json) FILTER (kind = ${OTHER}) AS choices_json
+    FROM (SELECT *, CASE WHEN no_gold THEN ${NO_GOLD} WHEN bulk THEN ${BULK} ELSE ${OTHER} END AS kind, ${columns}
           FROM (SELECT *,
                        -- A list-valued gold ('[...]', several acceptable answers) takes the JS path.
                        NOT no_gold AND NOT starts_with(gold, '[')
                          AND CASE WHEN strlen(text) = length(text) AND strlen(gold) = length(gold) THEN true ELSE ${nonAsciiSafe(cells)} END AS bulk
                 FROM (SELECT ord, doc_id, grp, coalesce(gold, '') AS gold, coalesce(text, '') AS text, text IS NULL AS text_missing, choices_json,
                              -- A whitespace-only gold (lm-eval's truthfulqa_gen records " ") says nothing to match against.
-                             -- (The full whitespace set is slow in trim(); only non-ASCII golds need it.)
-                             gold IS NULL OR CASE WHEN strlen(gold) = length(gold) THEN trim(gold, ${sqlString(ASCII_PY_WHITESPACE)}) = ''
+                             -- (trim() is slow, so it runs only for a gold that starts with an ASCII space or a non-ASCII character.)
+                             gold IS NULL OR CASE WHEN ascii(gold) > 32 AND ascii(gold) < 128 THEN false
+                                                   WHEN strlen(gold) = length(gold) THEN trim(gold, ${sqlString(ASCII_PY_WHITESPACE)}) = ''
                                                    ELSE trim(gold, ${sqlString(PY_WHITESPACE)}) = '' END AS no_gold
                       FROM (${itemsSql(store, scope)}))))
-    GROUP BY kind ORDER BY min(ord)`);
+    GROUP BY kind, grp, CASE WHEN kind = ${OTHER} THEN ord END, ${values}`);
   const tally = emptyTally(cells.length);
   const flips: { ord: number; doc_id: string }[] = [];
   for (const row of rows) {
-    const kind = String(row.kind);
-    if (kind === 'no-gold') {
-      tally.noGold += Number(row.n);
-    } else if (kind.startsWith('bulk:')) {
+    const n = Number(row.n);
+    if (row.kind === NO_GOLD) {
+      tally.noGold += n;
+    } else if (row.kind === BULK) {
       const group = groupOf(tally, String(row.grp), cells.length);
-      group.n += Number(row.n);
+      const cellValues = cellIdx.map((i) => Number(row[`c${i}`]));
+      group.n += n;
       for (const i of cellIdx) {
-        const sum = Number(row[`s${i}`] ?? 0);
-        group.sums[i]! += sum;
+        group.sums[i]! += cellValues[i]! * n;
         // 0/1 values: the sum of squares is the sum.
-        group.squares[i]! += sum;
+        group.squares[i]! += cellValues[i]! * n;
+        for (const j of cellIdx) if (j > i && cellValues[i] !== cellValues[j]) tally.pairs[i]![j]! += n;
       }
+      if (new Set(cellValues).size > 1) tally.flipCount += n;
       tally.noResponse += Number(row.missing);
-      tally.flipCount += Number(row.flips);
-      for (const i of cellIdx) for (const j of cellIdx) if (j > i) tally.pairs[i]![j]! += Number(row[`p${i}_${j}`]);
-      for (const flip of (row.first_flips ?? []) as { ord: number | bigint; doc_id: string }[]) flips.push({ ord: Number(flip.ord), doc_id: flip.doc_id });
+      // Both lists run in store order (min and arg_min with a count sort by ord).
+      const ords = (row.flip_ords ?? []) as (number | bigint)[];
+      const ids = (row.flip_ids ?? []) as string[];
+      ords.forEach((ord, k) => flips.push({ ord: Number(ord), doc_id: ids[k]! }));
     } else {
       const docId = String(row.doc_id);
       const gold = String(row.gold);

@@ -9,10 +9,9 @@
  * to count what it skips).
  */
 import { basename, extname } from 'node:path';
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { BadInputError } from '../../errors.ts';
+import { sha256File } from '../../util/hash.ts';
 import { duck, queryRows, sqlIdent, sqlString } from '../../store/duck.ts';
 import { emptyRunProvenance, emptyTaskProvenance, inferred, recorded, same } from '../../store/schema.ts';
 import type { FieldMap, FileProbe, ImportOptions, ImportedRun, Importer } from '../types.ts';
@@ -242,8 +241,3 @@ function fromStaged(runId: string, task: string, table: string): Pick<ImportedRu
   return { tables, items };
 }
 
-async function sha256File(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}

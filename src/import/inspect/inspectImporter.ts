@@ -2,8 +2,6 @@
  * The Inspect importer: `.eval` archives and `.json` EvalLogs. One log is one
  * run with one task (an Inspect log holds exactly one task).
  */
-import { createReadStream } from 'node:fs';
-import { createHash } from 'node:crypto';
 import { extname } from 'node:path';
 import { inferred, same, type RecordNote } from '../../store/schema.ts';
 import type { FileProbe, ImportedRun, Importer } from '../types.ts';
@@ -11,6 +9,7 @@ import { mapTables } from './mapping.ts';
 import { obj } from './migrate.ts';
 import { runProvenance, taskProvenance } from './provenance.ts';
 import { readInspectLog } from './readLog.ts';
+import { sha256File } from '../../util/hash.ts';
 
 /**
  * A JSON head that starts like an EvalLog: pydantic writes `version` first, then
@@ -36,11 +35,6 @@ export const inspectImporter: Importer = {
   },
 };
 
-async function sha256File(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
 
 export async function importLog(path: string): Promise<ImportedRun> {
   const log = await readInspectLog(path);
