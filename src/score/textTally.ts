@@ -5,7 +5,7 @@
  *    path: millions of records without entering JS, spilling instead of growing);
  *  - JS: rows streamed chunk by chunk through the JS definitions, for everything else.
  */
-import { duck, queryRows, sqlString } from '../store/duck.ts';
+import { duck, sqlString } from '../store/duck.ts';
 import type { OpenStore } from '../store/readStore.ts';
 import type { SqlExtractor } from './extractors.ts';
 import type { SqlNormalizer } from './normalizers.ts';
@@ -107,7 +107,8 @@ export async function tallySql(store: OpenStore, scope: Scope, cells: readonly T
   // Every other row (several golds, or a non-ASCII text or gold on which some SQL form would
   // differ from Python) comes back alone with its text for the JS definitions; rows without a
   // usable gold are only counted. strlen (bytes) equals length (characters) exactly when a string is ASCII.
-  const rows = await queryRows<Record<string, unknown>>(`
+  // Streamed: rows that take the JS path come back one by one, and there may be millions.
+  const result = await (await duck()).stream(`
     SELECT kind, grp, ${values}, count(*) AS n, count(*) FILTER (text_missing) AS missing${firstFlips},
            any_value(ord) AS ord, any_value(doc_id) AS doc_id, any_value(text) FILTER (kind = ${OTHER}) AS text,
            any_value(gold) FILTER (kind = ${OTHER}) AS gold, any_value(choices_json) FILTER (kind = ${OTHER}) AS choices_json
@@ -125,8 +126,14 @@ export async function tallySql(store: OpenStore, scope: Scope, cells: readonly T
                       FROM (${itemsSql(store, scope)}))))
     GROUP BY kind, grp, CASE WHEN kind = ${OTHER} THEN ord END, ${values}`);
   const tally = emptyTally(cells.length);
-  const flips: { ord: number; doc_id: string }[] = [];
-  for (const row of rows) {
+  const flips = new FirstFlips(flipsLimit);
+  for await (const chunk of result.yieldRowObjectJs()) {
+    for (const row of chunk) tallyRow(row);
+  }
+  tally.flipIds = flips.ids();
+  return tally;
+
+  function tallyRow(row: Record<string, unknown>): void {
     const n = Number(row.n);
     if (row.kind === NO_GOLD) {
       tally.noGold += n;
@@ -157,8 +164,28 @@ export async function tallySql(store: OpenStore, scope: Scope, cells: readonly T
       if (tally.flipCount > before) flips.push({ ord: Number(row.ord), doc_id: docId });
     }
   }
-  tally.flipIds = flips.sort((a, b) => a.ord - b.ord).slice(0, flipsLimit).map((f) => f.doc_id);
-  return tally;
+}
+
+/** The first `limit` flipping items in store order, from items seen in any order (memory stays O(limit)). */
+class FirstFlips {
+  private readonly kept: { ord: number; doc_id: string }[] = [];
+  constructor(private readonly limit: number) {}
+
+  push(flip: { ord: number; doc_id: string }): void {
+    if (this.limit <= 0) return;
+    this.kept.push(flip);
+    if (this.kept.length >= 2 * this.limit + 1024) this.prune();
+  }
+
+  ids(): string[] {
+    this.prune();
+    return this.kept.map((f) => f.doc_id);
+  }
+
+  private prune(): void {
+    this.kept.sort((a, b) => a.ord - b.ord);
+    this.kept.length = Math.min(this.kept.length, this.limit);
+  }
 }
 
 function parseChoices(json: string | null): string[] | null {
