@@ -98,7 +98,12 @@ export async function tallySql(store: OpenStore, scope: Scope, cells: readonly T
   const values = cellIdx.map((i) => `c${i}`).join(', ');
   // Computed for every row (wrapping them in CASE would defeat DuckDB's common-subexpression
   // elimination); only bulk rows' values are used.
-  const columns = cells.map((c, i) => `(${c.extractor.sql!('text', 'gold', c.normalizer)})::TINYINT AS c${i}`).join(', ');
+  // Each normaliser's gold, once per row, however many cells use it.
+  const normalizers = [...new Set(cells.map((c) => c.normalizer))];
+  const goldColumns = normalizers.map((n, k) => `${n.sql!('gold')} AS gold_${k}`).join(', ');
+  const columns = cells
+    .map((c, i) => `(${c.extractor.sql!('text', `gold_${normalizers.indexOf(c.normalizer)}`, c.normalizer)})::TINYINT AS c${i}`)
+    .join(', ');
   const flipped = cells.length > 1 ? `kind = ${BULK} AND least(${values}) <> greatest(${values})` : 'false';
   const firstFlips =
     flipsLimit > 0 ? `, min(ord, ${flipsLimit}) FILTER (${flipped}) AS flip_ords, arg_min(doc_id, ord, ${flipsLimit}) FILTER (${flipped}) AS flip_ids` : '';
@@ -114,6 +119,7 @@ export async function tallySql(store: OpenStore, scope: Scope, cells: readonly T
            any_value(gold) FILTER (kind = ${OTHER}) AS gold, any_value(choices_json) FILTER (kind = ${OTHER}) AS choices_json
     FROM (SELECT *, CASE WHEN no_gold THEN ${NO_GOLD} WHEN bulk THEN ${BULK} ELSE ${OTHER} END AS kind, ${columns}
           FROM (SELECT *,
+                       ${goldColumns},
                        -- A list-valued gold ('[...]', several acceptable answers) takes the JS path.
                        NOT no_gold AND NOT starts_with(gold, '[')
                          AND CASE WHEN strlen(text) = length(text) AND strlen(gold) = length(gold) THEN true ELSE ${nonAsciiSafe(cells)} END AS bulk

@@ -42,7 +42,7 @@ function normalizeBigInts(row: Record<string, unknown>): Record<string, unknown>
   return row;
 }
 
-/** LMAUDIT_TIMING=1: every statement's wall time on stderr (for finding slow queries). */
+/** LMAUDIT_TIMING=1: every statement's start and wall time on stderr (for finding slow queries). */
 function timed(conn: DuckDBConnection): DuckDBConnection {
   for (const method of ['run', 'runAndReadAll', 'stream'] as const) {
     const original = conn[method].bind(conn) as (sql: string) => Promise<unknown>;
@@ -51,7 +51,8 @@ function timed(conn: DuckDBConnection): DuckDBConnection {
       try {
         return await original(sql);
       } finally {
-        process.stderr.write(`[duckdb ${(performance.now() - started).toFixed(0)} ms] ${sql.replace(/\s+/g, ' ').slice(0, 140)}\n`);
+        // Started at (ms since the process began) and took; a streamed query's time is to its first chunk.
+        process.stderr.write(`[duckdb @${started.toFixed(0)} ${(performance.now() - started).toFixed(0)} ms] ${sql.replace(/\s+/g, ' ').slice(0, 140)}\n`);
       }
     };
   }
