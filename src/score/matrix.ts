@@ -292,7 +292,8 @@ async function tallyTextScope(
     }
   }
   const notes: string[] = [];
-  const useSql = !keepItems && spec.engine !== 'js' && hasSqlForm(cells);
+  // With no text cell left (every reader asked for is not applicable) the JS engine still counts the denominator.
+  const useSql = !keepItems && spec.engine !== 'js' && cells.length > 0 && hasSqlForm(cells);
   if (spec.engine === 'sql' && !useSql) notes.push('some cells have no exact SQL form; scored in JS');
   const tally = useSql ? await tallySql(store, scope, cells, spec.flipsLimit) : await tallyJs(store, scope, cells, spec.flipsLimit, keepItems);
   if (tally.multiGold > 0) {

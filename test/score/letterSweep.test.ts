@@ -167,3 +167,12 @@ test('the SQL forms of the letter rules agree with their JS definitions for any 
     assert.ok(new Set(sql!.cells.map((c) => c.correct)).size > 4);
   }
 });
+
+test('a sweep whose readers all fit another answer type still reads the items: no cells, the reason, the denominator', () => {
+  const result = runCli(['rescore', records, '--extractors', 'acc', '--json']);
+  assert.equal(result.status, 0, result.stderr);
+  const report = JSON.parse(result.stdout);
+  assert.deepEqual(report.cells, []);
+  assert.equal(report.denominator.items_read, expected.length);
+  assert.ok(report.scopes[0].notes.some((n: string) => /^acc: not applicable to letters items/.test(n)), JSON.stringify(report.scopes[0].notes));
+});
