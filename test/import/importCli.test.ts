@@ -24,6 +24,14 @@ test('a malformed line is exit 2 with the file and line named, and no store is w
   assert.equal(existsSync(out), false);
 });
 
+test('an empty file is exit 2 saying so, not a complaint about its first record', () => {
+  for (const [name, text] of [['empty.jsonl', ''], ['blank.jsonl', '\n\n']]) {
+    const r = runCli(['rescore', file(name!, text!)]);
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, new RegExp(`${name!.replace('.', '\\.')}: the file is empty: no records to read`));
+  }
+});
+
 test('a missing field is exit 2 naming file, line and field', () => {
   const path = file('missing.jsonl', `${good}{"id": "q2", "output": "A"}\n`);
   const r = runCli(['rescore', path]);

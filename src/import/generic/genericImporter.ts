@@ -9,6 +9,7 @@
  * to count what it skips).
  */
 import { basename, extname } from 'node:path';
+import { stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { BadInputError } from '../../errors.ts';
 import { sha256File } from '../../util/hash.ts';
@@ -118,6 +119,10 @@ async function stageRecords(rows: readonly GenericRecord[]): Promise<string> {
 
 async function sourceColumns(probe: FileProbe, format: Format): Promise<string[]> {
   if (format === 'jsonl' || format === 'json') {
+    // The head is the first 64 KiB: blank there and no longer than that means blank throughout.
+    if (probe.head.trim() === '' && (await stat(probe.path)).size <= Buffer.byteLength(probe.head)) {
+      throw new BadInputError('the file is empty: no records to read', { file: probe.path });
+    }
     const keys = firstJsonKeys(probe.head);
     if (keys === null) throw new BadInputError('the first record is not a JSON object', { file: probe.path, line: 1 });
     return keys;
