@@ -70,6 +70,25 @@ let nanCount = 0;
 const PY_FLOAT =
   /^[+-]?(?:(?:\d(?:_?\d)*)?\.?\d(?:_?\d)*(?:[eE][+-]?\d(?:_?\d)*)?|\d(?:_?\d)*\.(?:[eE][+-]?\d(?:_?\d)*)?|inf(?:inity)?|nan)$/i;
 
+const DECIMAL_DIGIT = /\p{Nd}/gu;
+const IS_DECIMAL_DIGIT = /^\p{Nd}$/u;
+
+/**
+ * Python's float() reads a decimal digit of any script ('١٢' is 12.0, so is '１２'); this
+ * writes each as its ASCII digit. Unicode encodes decimal digits in runs of ten, 0 to 9,
+ * and runs of several scripts can be adjacent (the mathematical digits), so a digit's value
+ * is its distance from the start of its stretch of digits, modulo ten.
+ */
+function asciiDigits(text: string): string {
+  if (/^[\x00-\x7f]*$/.test(text)) return text;
+  return text.replace(DECIMAL_DIGIT, (digit) => {
+    const code = digit.codePointAt(0)!;
+    let start = code;
+    while (IS_DECIMAL_DIGIT.test(String.fromCodePoint(start - 1))) start--;
+    return String((code - start) % 10);
+  });
+}
+
 export const NORMALIZERS = {
   none: {
     name: 'none',
@@ -110,8 +129,9 @@ export const NORMALIZERS = {
     description: "drop ',' and '$', then compare as numbers (Python float()); text that is not a number compares stripped",
     normalize: (text: string) => {
       const cleaned = pyStrip(text.replaceAll(',', '').replaceAll('$', ''));
-      if (!PY_FLOAT.test(cleaned)) return cleaned;
-      const value = Number(cleaned.replaceAll('_', '').replace(/^([+-]?)inf(inity)?$/i, '$1Infinity').replace(/^[+-]?nan$/i, 'NaN'));
+      const ascii = asciiDigits(cleaned);
+      if (!PY_FLOAT.test(ascii)) return cleaned;
+      const value = Number(ascii.replaceAll('_', '').replace(/^([+-]?)inf(inity)?$/i, '$1Infinity').replace(/^[+-]?nan$/i, 'NaN'));
       // NaN never equals NaN in Python; a marker that cannot equal anything keeps that.
       return Number.isNaN(value) ? `\u0000nan:${nanCount++}` : `\u0000num:${value === 0 ? 0 : value}`;
     },

@@ -1,0 +1,54 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { loadSource } from '../../src/audit/source.ts';
+import { computeMatrix } from '../../src/score/matrix.ts';
+
+/** Python's verdicts per item and cell (fixtures/make_text_cases.py: lm-eval's regex filters, float(), SQuAD, exact_match). */
+const expected = JSON.parse(readFileSync(new URL('./fixtures/text_cases.expected.json', import.meta.url), 'utf8')) as Record<
+  'numbers' | 'free-text',
+  Record<string, number[]>
+>;
+
+const SWEEPS = [
+  { name: 'numbers', file: 'number_cases.jsonl', extractors: ['strict-number', 'first-number', 'last-number', 'exact'], normalizers: ['numeric', 'strip', 'none'] },
+  {
+    name: 'free-text',
+    file: 'free_text_cases.jsonl',
+    extractors: ['exact', 'contains'],
+    normalizers: ['strip', 'lm-eval-exact-match', 'lm-eval-exact-match-numbers', 'squad', 'none'],
+  },
+] as const;
+
+for (const sweep of SWEEPS) {
+  // The JS definitions on every cell (per item), and the SQL forms on the cells that have one (counts).
+  const runs = [
+    { engine: 'js', normalizers: sweep.normalizers },
+    { engine: 'sql', normalizers: ['strip', 'none'] },
+  ] as const;
+  for (const run of runs) {
+    test(`the ${sweep.name} sweep (${run.engine} engine) gives Python's verdict on every item and cell`, async () => {
+      const file = fileURLToPath(new URL(`./fixtures/${sweep.file}`, import.meta.url));
+      const ids = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { id: string }).id);
+      const { store } = await loadSource([file], { skipBad: false, fields: {} });
+      const keepItems = run.engine === 'js';
+      const [scope] = await computeMatrix(store, { extractors: [...sweep.extractors], normalizers: [...run.normalizers], engine: run.engine, keepItems });
+      assert.equal(scope!.engine, run.engine);
+      const want = expected[sweep.name];
+      assert.equal(scope!.cellKeys.length, sweep.extractors.length * run.normalizers.length);
+      scope!.cellKeys.forEach((key, k) => {
+        const cell = `${key.extractor}/${key.normalizer}`;
+        const values = want[cell]!;
+        const micro = scope!.cells.find((c) => c.extractor === key.extractor && c.normalizer === key.normalizer && c.aggregation === 'micro')!;
+        assert.equal(micro.correct, values.reduce((a, b) => a + b, 0), `${cell}: correct count`);
+        assert.equal(micro.n, ids.length);
+        if (keepItems) {
+          const byId = new Map(scope!.items!.map((item) => [item.doc_id, item.values[k]]));
+          const wrong = ids.filter((id, i) => byId.get(id) !== values[i]);
+          assert.deepEqual(wrong.slice(0, 5), [], `${cell}: items that differ from Python`);
+        }
+      });
+    });
+  }
+}
