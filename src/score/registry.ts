@@ -53,3 +53,45 @@ export function resolveNormalizer(name: string): SqlNormalizer {
   if (found === undefined) throw new UnknownNameError('normalizer', name, Object.keys(NORMALIZERS));
   return found;
 }
+
+/**
+ * A comma-separated list of extractor specs, as `--extractors` takes it. A `regex:` spec's
+ * pattern may hold commas (gsm8k's `#### (\-?[0-9\.\,]+)`, `{2,}`), so a comma separates
+ * specs only outside brackets, parentheses and braces and when not escaped by a backslash.
+ * A pattern that needs a literal comma at its top level writes it `\,` (Python reads that
+ * as a comma too).
+ */
+export function splitSpecs(value: string): string[] {
+  const specs: string[] = [];
+  let current = '';
+  let depth = 0;
+  let inClass = false;
+  for (let i = 0; i < value.length; i++) {
+    const ch = value[i]!;
+    if (ch === '\\' && i + 1 < value.length) {
+      current += ch + value[++i]!;
+      continue;
+    }
+    if (inClass) {
+      if (ch === ']') inClass = false;
+    } else if (ch === '[') {
+      inClass = true;
+      current += ch;
+      // A '^' and then a ']' right after the opening '[' belong to the class; neither ends it.
+      if (value[i + 1] === '^') current += value[++i]!;
+      if (value[i + 1] === ']') current += value[++i]!;
+      continue;
+    } else if (ch === '(' || ch === '{') {
+      depth++;
+    } else if ((ch === ')' || ch === '}') && depth > 0) {
+      depth--;
+    } else if (ch === ',' && depth === 0) {
+      specs.push(current.trim());
+      current = '';
+      continue;
+    }
+    current += ch;
+  }
+  specs.push(current.trim());
+  return specs.filter((s) => s !== '');
+}

@@ -52,3 +52,30 @@ for (const sweep of SWEEPS) {
     });
   }
 }
+
+test('regex:<pattern>[:group] from the command line is lm-eval\'s regex filter: gsm8k\'s strict-match and flexible-extract patterns give the Python verdicts', async () => {
+  const { runCli } = await import('../helpers/cli.ts');
+  const file = fileURLToPath(new URL('./fixtures/number_cases.jsonl', import.meta.url));
+  const strict = 'regex:#### (\\-?[0-9\\.\\,]+)';
+  const flexibleLast = 'regex:(-?[$0-9.,]{2,})|(-?[0-9]+):-1';
+  const r = runCli(['rescore', file, '--extractors', `${strict},${flexibleLast}`, '--normalizers', 'numeric,strip', '--aggregations', 'micro', '--json']);
+  assert.equal(r.status, 0, r.stderr);
+  const cells = JSON.parse(r.stdout).cells as { extractor: string; normalizer: string; correct: number }[];
+  const correct = (extractor: string, normalizer: string) => cells.find((c) => c.extractor === extractor && c.normalizer === normalizer)!.correct;
+  const sum = (cell: string) => expected.numbers[cell]!.reduce((a, b) => a + b, 0);
+  assert.equal(correct(strict, 'numeric'), sum('strict-number/numeric'));
+  assert.equal(correct(strict, 'strip'), sum('strict-number/strip'));
+  assert.equal(correct(flexibleLast, 'numeric'), sum('last-number/numeric'));
+  assert.equal(correct(flexibleLast, 'strip'), sum('last-number/strip'));
+});
+
+test('--extractors splits on commas outside a pattern\'s brackets, parentheses and braces, and not on an escaped comma', async () => {
+  const { splitSpecs } = await import('../../src/score/registry.ts');
+  assert.deepEqual(splitSpecs('exact, contains'), ['exact', 'contains']);
+  assert.deepEqual(splitSpecs('regex:#### (\\-?[0-9\\.\\,]+),exact'), ['regex:#### (\\-?[0-9\\.\\,]+)', 'exact']);
+  assert.deepEqual(splitSpecs('regex:(-?[$0-9.,]{2,})|(-?[0-9]+):-1,last-letter'), ['regex:(-?[$0-9.,]{2,})|(-?[0-9]+):-1', 'last-letter']);
+  assert.deepEqual(splitSpecs('regex:[],]x,exact'), ['regex:[],]x', 'exact']);
+  assert.deepEqual(splitSpecs('regex:[^],]+,exact'), ['regex:[^],]+', 'exact']);
+  assert.deepEqual(splitSpecs('regex:a\\,b,c'), ['regex:a\\,b', 'c']);
+  assert.deepEqual(splitSpecs(' , exact ,, '), ['exact']);
+});

@@ -4,7 +4,7 @@ import { loadSource } from '../../audit/source.ts';
 import { BadInputError } from '../../errors.ts';
 import { computeMatrix, type ScopeResult } from '../../score/matrix.ts';
 import { AGGREGATIONS, type Aggregation } from '../../score/sweeps.ts';
-import { AS_RECORDED } from '../../score/registry.ts';
+import { AS_RECORDED, splitSpecs } from '../../score/registry.ts';
 import { rescoreAsRecorded, type AsRecordedSection } from '../../score/asRecorded.ts';
 import { appendRescores } from '../../store/writeStore.ts';
 import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
@@ -31,7 +31,7 @@ export function registerRescore(program: Command): void {
       .command('rescore')
       .description('Rescore stored outputs under alternate extractors, normalisers and aggregations (no model call)')
       .argument('<sources...>', 'a run store, or anything `import` reads (imported on the fly)')
-      .option('--extractors <names>', 'comma-separated extractors (default: the sweep for the answer type, from audits/)')
+      .option('--extractors <names>', 'comma-separated extractors (default: the sweep for the answer type, from audits/); commas inside a regex pattern\'s brackets or escaped as \\, do not separate')
       .option('--normalizers <names>', 'comma-separated normalisers')
       .option('--aggregations <names>', `comma-separated aggregations (${AGGREGATIONS.join(', ')})`)
       .option('--flips <n>', 'how many flipping item ids to list per task', '20')
@@ -57,7 +57,7 @@ export function registerRescore(program: Command): void {
     if (flags.out && !source.store.local) {
       throw new BadInputError('--out appends to a run store: import the source first (lmaudit import … --out <store>)', { file: sources.join(', ') });
     }
-    const extractors = list(flags.extractors);
+    const extractors = flags.extractors === undefined ? undefined : splitSpecs(flags.extractors);
     const wantsAsRecorded = extractors?.includes(AS_RECORDED) ?? false;
     const matrixExtractors = extractors?.filter((e) => e !== AS_RECORDED);
     const scopes =
