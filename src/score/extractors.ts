@@ -6,7 +6,7 @@
 import { BadInputError } from '../errors.ts';
 import { sqlString } from '../store/duck.ts';
 import { wordAt, wordBefore } from '../util/pytext.ts';
-import { spanExtractor, type Extractor, type ItemView, type Normalizer } from './types.ts';
+import { normalizedGold, spanExtractor, type Extractor, type ItemView, type Normalizer } from './types.ts';
 import type { SqlNormalizer } from './normalizers.ts';
 
 /**
@@ -138,9 +138,10 @@ export const lastLetterExtractor = (argument: string): SqlExtractor => letterExt
 /** lm-eval's GSM8K strict-match pattern and its flexible-extract pattern (one group, same match). */
 const STRICT = /#### (-?[0-9.,]+)/;
 const FLEXIBLE = /(-?[$0-9.,]{2,}|-?[0-9]+)/g;
+const FLEXIBLE_FIRST = new RegExp(FLEXIBLE.source);
 
 export const strictNumber = (text: string): string | null => STRICT.exec(text)?.[1] ?? null;
-export const firstNumber = (text: string): string | null => text.match(FLEXIBLE)?.[0] ?? null;
+export const firstNumber = (text: string): string | null => FLEXIBLE_FIRST.exec(text)?.[0] ?? null;
 export const lastNumber = (text: string): string | null => text.match(FLEXIBLE)?.at(-1) ?? null;
 
 // ------------------------------------------------------------------ the table
@@ -162,7 +163,7 @@ export const BUILTIN_EXTRACTORS: Record<string, SqlExtractor> = {
     description: 'correct when the normalised gold occurs anywhere in the normalised output',
     nonAsciiSafe: ALWAYS_SAFE,
     read(item: ItemView, normalizer: Normalizer) {
-      const hit = normalizer.normalize(item.text).includes(normalizer.normalize(item.gold));
+      const hit = normalizer.normalize(item.text).includes(normalizedGold(item, normalizer));
       return { extracted: hit ? item.gold : null, value: hit ? 1 : 0 };
     },
     sql: (text, gold, normalizer) => {

@@ -70,6 +70,7 @@ let nanCount = 0;
 const PY_FLOAT =
   /^[+-]?(?:(?:\d(?:_?\d)*)?\.?\d(?:_?\d)*(?:[eE][+-]?\d(?:_?\d)*)?|\d(?:_?\d)*\.(?:[eE][+-]?\d(?:_?\d)*)?|inf(?:inity)?|nan)$/i;
 
+const PLAIN_INTEGER = /^[+-]?[0-9]{1,15}$/;
 const DECIMAL_DIGIT = /\p{Nd}/gu;
 const IS_DECIMAL_DIGIT = /^\p{Nd}$/u;
 
@@ -129,6 +130,8 @@ export const NORMALIZERS = {
     description: "drop ',' and '$', then compare as numbers (Python float()); text that is not a number compares stripped",
     normalize: (text: string) => {
       const cleaned = pyStrip(text.replaceAll(',', '').replaceAll('$', ''));
+      // The common case, a plain integer of up to 15 digits, is exact as a JS number.
+      if (PLAIN_INTEGER.test(cleaned)) return `\u0000num:${Number(cleaned) || 0}`;
       const ascii = asciiDigits(cleaned);
       if (!PY_FLOAT.test(ascii)) return cleaned;
       const value = Number(ascii.replaceAll('_', '').replace(/^([+-]?)inf(inity)?$/i, '$1Infinity').replace(/^[+-]?nan$/i, 'NaN'));

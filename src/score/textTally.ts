@@ -200,14 +200,14 @@ function parseChoices(json: string | null): string[] | null {
 
 /** Scores one item under every cell; with several golds the best reading counts (lm-eval's any-match). */
 function scoreItem(cells: readonly TextCell[], item: ItemView): { values: number[]; extracted: (string | null)[] } {
-  const golds = goldsOf(item.gold);
+  // One view per gold, each keeping its normalised forms across the cells.
+  const views = goldsOf(item.gold).map((gold) => ({ ...item, gold, goldForms: new Map() }));
   const values: number[] = [];
   const extracted: (string | null)[] = [];
   for (const cell of cells) {
-    let best = cell.extractor.read({ ...item, gold: golds[0]! }, cell.normalizer);
-    for (const gold of golds.slice(1)) {
-      if (best.value >= 1) break;
-      const reading = cell.extractor.read({ ...item, gold }, cell.normalizer);
+    let best = cell.extractor.read(views[0]!, cell.normalizer);
+    for (let g = 1; g < views.length && best.value < 1; g++) {
+      const reading = cell.extractor.read(views[g]!, cell.normalizer);
       if (reading.value > best.value) best = reading;
     }
     values.push(best.value);

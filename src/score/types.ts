@@ -15,6 +15,20 @@ export interface ItemView {
   readonly gold: string;
   /** Answer choices, when the source recorded them. */
   readonly choices: readonly string[] | null;
+  /** The gold under each normaliser, kept by whoever scores the item under many cells (see normalizedGold). */
+  readonly goldForms?: Map<Normalizer, string>;
+}
+
+/** The item's gold under a normaliser, computed once per item when the item keeps its gold forms. */
+export function normalizedGold(item: ItemView, normalizer: Normalizer): string {
+  const forms = item.goldForms;
+  if (forms === undefined) return normalizer.normalize(item.gold);
+  let form = forms.get(normalizer);
+  if (form === undefined) {
+    form = normalizer.normalize(item.gold);
+    forms.set(normalizer, form);
+  }
+  return form;
 }
 
 export interface Reading {
@@ -46,7 +60,7 @@ export function spanExtractor(name: string, description: string, span: (text: st
     description,
     read(item, normalizer) {
       const extracted = span(item.text, item);
-      const value = extracted !== null && normalizer.normalize(extracted) === normalizer.normalize(item.gold) ? 1 : 0;
+      const value = extracted !== null && normalizer.normalize(extracted) === normalizedGold(item, normalizer) ? 1 : 0;
       return { extracted, value };
     },
   };

@@ -17,6 +17,10 @@ const SPLIT = new RegExp(`${WS_CLASS}+`);
 
 /** Python's str.strip() with no argument. */
 export function pyStrip(text: string): string {
+  // Printable ASCII at both ends (the usual case) is not whitespace: nothing to strip.
+  const first = text.charCodeAt(0);
+  const last = text.charCodeAt(text.length - 1);
+  if (first > 32 && first < 127 && last > 32 && last < 127) return text;
   return text.replace(STRIP, '');
 }
 
