@@ -16,13 +16,24 @@ import type { SqlNormalizer } from './normalizers.ts';
  * the bulk engine sends every other row through the JS definition.
  */
 export interface SqlExtractor extends Extractor {
+  /** The item's 0/1 value in SQL (for rules that are not "normalised span = normalised gold"). */
   readonly sql?: (text: string, normalizedGold: string, normalizer: SqlNormalizer) => string;
+  /** Or the span in SQL (NULL: nothing found), which the engine normalises and compares itself. */
+  readonly sqlSpan?: (text: string) => string;
   /**
    * A SQL condition under which the SQL form is exact on a text that is not ASCII too
    * (absent: never; such rows take the JS definition).
    */
   readonly nonAsciiSafe?: (text: string) => string;
+  /**
+   * With `sql`: a SQL condition under which the normaliser's SQL form is exact on what this
+   * extractor hands it (its `sqlExactWhen` on the text or span); absent: always.
+   */
+  readonly sqlExact?: (text: string, normalizer: SqlNormalizer) => string;
 }
+
+/** The normaliser's exactness condition on a SQL value (true when it has none). */
+const exactOn = (normalizer: SqlNormalizer, value: string): string => normalizer.sqlExactWhen?.(value) ?? 'true';
 
 /** For extractors whose SQL form involves no word boundary or Unicode class: exact on any text. */
 const ALWAYS_SAFE = () => 'true';
@@ -37,14 +48,7 @@ function sqlSpanExtractor(
 ): SqlExtractor {
   const base = spanExtractor(name, description, span);
   if (spanSql === undefined) return base;
-  return {
-    ...base,
-    nonAsciiSafe,
-    sql: (text, gold, normalizer) => {
-      const s = spanSql(text);
-      return `CASE WHEN (${s}) IS NOT NULL AND ${normalizer.sql!(`(${s})`)} = ${gold} THEN 1 ELSE 0 END`;
-    },
-  };
+  return { ...base, nonAsciiSafe, sqlSpan: spanSql };
 }
 
 // ------------------------------------------------------------------ letters
@@ -126,6 +130,8 @@ function letterExtractor(position: 'first' | 'last', argument: string): SqlExtra
     ),
     // On ASCII text RE2's ASCII \b is Python's \b.
     sql: letterValueSql(position, letters),
+    // The span is one of the letters: the condition on each is a constant.
+    sqlExact: (_text, normalizer) => [...letters].map((l) => exactOn(normalizer, sqlString(l))).join(' AND '),
     nonAsciiSafe: letterNeighboursAscii(letters),
   };
 }
@@ -150,6 +156,7 @@ export const BUILTIN_EXTRACTORS: Record<string, SqlExtractor> = {
   exact: {
     ...spanExtractor('exact', 'the whole output is the answer', (text) => text),
     nonAsciiSafe: ALWAYS_SAFE,
+    sqlExact: (text, normalizer) => exactOn(normalizer, text),
     sql: (text, gold, normalizer) => {
       const equal = normalizer.sqlEquals?.(text, gold) ?? `${normalizer.sql!(text)} = ${gold}`;
       // norm(text) is a substring of text for trimming normalisers, so a cheap containment test rules most rows out.
@@ -162,6 +169,7 @@ export const BUILTIN_EXTRACTORS: Record<string, SqlExtractor> = {
     name: 'contains',
     description: 'correct when the normalised gold occurs anywhere in the normalised output',
     nonAsciiSafe: ALWAYS_SAFE,
+    sqlExact: (text, normalizer) => exactOn(normalizer, text),
     read(item: ItemView, normalizer: Normalizer) {
       const hit = normalizer.normalize(item.text).includes(normalizedGold(item, normalizer));
       return { extracted: hit ? item.gold : null, value: hit ? 1 : 0 };

@@ -28,6 +28,11 @@ export interface SqlNormalizer extends Normalizer {
    * (absent: that comparison as written). Exact wherever `sql` is.
    */
   readonly sqlEquals?: (expr: string, normalized: string) => string;
+  /**
+   * A SQL condition under which `sql` equals `normalize` on this value, ASCII or not
+   * (absent: always, on ASCII). The bulk engine sends rows where it fails to the JS definition.
+   */
+  readonly sqlExactWhen?: (expr: string) => string;
 }
 
 // DuckDB's trim() with a character set costs about 250 ns a row even on a one-letter
@@ -59,6 +64,43 @@ function stripEquals(t: string, g: string): string {
 const NON_ASCII_WHITESPACE = '\\x{85}\\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}';
 
 
+
+// `numeric` in SQL. Python's rule is: drop every ',' and '$', strip, then float() if it parses.
+// Written directly over the raw value, so that the value is read a fixed number of times
+// (DuckDB would evaluate a repeated subexpression again in each CASE branch): ',' and '$'
+// may stand anywhere (D), and at the ends mixed with whitespace (W).
+const D = '[$,]*';
+const W = `[${'\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f '}$,]*`;
+/** A number, as DuckDB's DOUBLE cast and Python's float() both read it alike. */
+const SQL_NUMBER =
+  `(?s)${W}[+-]?${D}(?:(?:[0-9]${D})+(?:\\.${D}(?:[0-9]${D})*)?|\\.${D}(?:[0-9]${D})+)(?:[eE]${D}[+-]?${D}(?:[0-9]${D})+)?${W}`;
+/** What float() also reads and the cast does not take alike: inf, infinity, nan (any case, signed). */
+const SQL_FLOAT_WORD = `(?is)${W}[+-]?${D}(?:${['infinity', 'inf', 'nan'].map((w) => [...w].join(D)).join('|')})${W}`;
+
+/**
+ * A number becomes a marker holding its double: DuckDB's cast rounds correctly and
+ * overflows to inf as float() does, its shortest round-trip text is one per double, and
+ * adding 0.0 turns -0 into 0 (Python: -0.0 == 0.0). Anything else is the stripped text.
+ */
+const numberMarker = (x: string) =>
+  `chr(0) || 'num:' || CAST(TRY_CAST(regexp_replace(${x}, ${sqlString(`[${'\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f '}$,]`)}, '', 'g') AS DOUBLE) + 0.0 AS VARCHAR)`;
+const strippedText = (x: string) => `trim(replace(replace(${x}, ',', ''), '$', ''), ${sqlString(ASCII_PY_WHITESPACE)})`;
+const isNumber = (x: string) => `regexp_full_match(${x}, ${sqlString(SQL_NUMBER)})`;
+
+function numericSql(x: string): string {
+  return `CASE WHEN ${isNumber(x)} THEN ${numberMarker(x)} ELSE ${strippedText(x)} END`;
+}
+
+/** numeric(t) = g for a normalised g: a number marker needs t to be that number, a text needs t not to be a number. */
+function numericEquals(t: string, g: string): string {
+  return `CASE WHEN starts_with(${g}, chr(0)) THEN ${isNumber(t)} AND ${numberMarker(t)} = ${g}
+    ELSE NOT ${isNumber(t)} AND ${strippedText(t)} = ${g} END`;
+}
+
+/** Underscores between digits and the float words take the JS definition; so does a NUL, with which a text could pose as a marker. */
+function numericSqlExactWhen(x: string): string {
+  return `(NOT contains(${x}, '_') AND NOT contains(${x}, chr(0)) AND NOT regexp_full_match(${x}, ${sqlString(SQL_FLOAT_WORD)}))`;
+}
 
 const PUNCTUATION = new RegExp(`[${PY_PUNCTUATION.replace(/[\\\]^-]/g, '\\$&')}]`, 'g');
 const DIGITS = /[0-9]/g;
@@ -128,6 +170,9 @@ export const NORMALIZERS = {
   numeric: {
     name: 'numeric',
     description: "drop ',' and '$', then compare as numbers (Python float()); text that is not a number compares stripped",
+    sql: numericSql,
+    sqlEquals: numericEquals,
+    sqlExactWhen: numericSqlExactWhen,
     normalize: (text: string) => {
       const cleaned = pyStrip(text.replaceAll(',', '').replaceAll('$', ''));
       // The common case, a plain integer of up to 15 digits, is exact as a JS number.

@@ -7,16 +7,11 @@
  */
 import { duck, sqlString } from '../store/duck.ts';
 import type { OpenStore } from '../store/readStore.ts';
-import type { SqlExtractor } from './extractors.ts';
-import type { SqlNormalizer } from './normalizers.ts';
+import { cellSql, type TextCell } from './sqlCells.ts';
 import type { ItemView } from './types.ts';
 import { goldsOf } from './golds.ts';
 import { ASCII_PY_WHITESPACE, PY_WHITESPACE, pyStrip } from '../util/pytext.ts';
 
-export interface TextCell {
-  extractor: SqlExtractor;
-  normalizer: SqlNormalizer;
-}
 
 export interface GroupTally {
   n: number;
@@ -62,19 +57,8 @@ function itemsSql(store: OpenStore, scope: Scope): string {
     LEFT JOIN (SELECT doc_id, text FROM ${store.table('responses')} WHERE ${where} AND repeat = 0) r USING (doc_id)`;
 }
 
-/** SQL: whether every cell's SQL form is exact on this row although its text or gold is not ASCII. */
-function nonAsciiSafe(cells: readonly TextCell[]): string {
-  const conditions = cells.flatMap((c) => [
-    c.extractor.nonAsciiSafe?.('text') ?? 'false',
-    c.normalizer.nonAsciiSafe?.('text') ?? 'false',
-    c.normalizer.nonAsciiSafe?.('gold') ?? 'false',
-  ]);
-  return [...new Set(conditions)].map((c) => `(${c})`).join(' AND ');
-}
 
-export function hasSqlForm(cells: readonly TextCell[]): boolean {
-  return cells.every((c) => c.extractor.sql !== undefined && c.normalizer.sql !== undefined);
-}
+
 
 function emptyTally(cellCount: number): ScopeTally {
   return {
@@ -96,40 +80,36 @@ const OTHER = 2;
 export async function tallySql(store: OpenStore, scope: Scope, cells: readonly TextCell[], flipsLimit: number): Promise<ScopeTally> {
   const cellIdx = cells.map((_, i) => i);
   const values = cellIdx.map((i) => `c${i}`).join(', ');
-  // Computed for every row (wrapping them in CASE would defeat DuckDB's common-subexpression
-  // elimination); only bulk rows' values are used.
-  // Each normaliser's gold, once per row, however many cells use it.
-  const normalizers = [...new Set(cells.map((c) => c.normalizer))];
-  const goldColumns = normalizers.map((n, k) => `${n.sql!('gold')} AS gold_${k}`).join(', ');
-  const columns = cells
-    .map((c, i) => `(${c.extractor.sql!('text', `gold_${normalizers.indexOf(c.normalizer)}`, c.normalizer)})::TINYINT AS c${i}`)
-    .join(', ');
+  const sql = cellSql(cells);
   const flipped = cells.length > 1 ? `kind = ${BULK} AND least(${values}) <> greatest(${values})` : 'false';
   const firstFlips =
     flipsLimit > 0 ? `, min(ord, ${flipsLimit}) FILTER (${flipped}) AS flip_ords, arg_min(doc_id, ord, ${flipsLimit}) FILTER (${flipped}) AS flip_ids` : '';
   // One pass. Bulk rows are counted per (group, the cells' 0/1 values): sums, disagreeing pairs
   // and flips all follow from those counts, and counting is the cheapest aggregate there is.
-  // Every other row (several golds, or a non-ASCII text or gold on which some SQL form would
-  // differ from Python) comes back alone with its text for the JS definitions; rows without a
-  // usable gold are only counted. strlen (bytes) equals length (characters) exactly when a string is ASCII.
+  // Every other row (several golds, or a value on which some SQL form would differ from Python,
+  // e.g. a non-ASCII text) comes back alone with its text for the JS definitions; rows without a
+  // usable gold are only counted. The cells are computed for every row (wrapping them in CASE
+  // would cost more than it saves); only bulk rows' values are used. strlen (bytes) equals
+  // length (characters) exactly when a string is ASCII.
   // Streamed: rows that take the JS path come back one by one, and there may be millions.
   const result = await (await duck()).stream(`
     SELECT kind, grp, ${values}, count(*) AS n, count(*) FILTER (text_missing) AS missing${firstFlips},
            any_value(ord) AS ord, any_value(doc_id) AS doc_id, any_value(text) FILTER (kind = ${OTHER}) AS text,
            any_value(gold) FILTER (kind = ${OTHER}) AS gold, any_value(choices_json) FILTER (kind = ${OTHER}) AS choices_json
-    FROM (SELECT *, CASE WHEN no_gold THEN ${NO_GOLD} WHEN bulk THEN ${BULK} ELSE ${OTHER} END AS kind, ${columns}
+    FROM (SELECT *, CASE WHEN no_gold THEN ${NO_GOLD} WHEN bulk THEN ${BULK} ELSE ${OTHER} END AS kind, ${sql.values.join(', ')}
           FROM (SELECT *,
-                       ${goldColumns},
                        -- A list-valued gold ('[...]', several acceptable answers) takes the JS path.
                        NOT no_gold AND NOT starts_with(gold, '[')
-                         AND CASE WHEN strlen(text) = length(text) AND strlen(gold) = length(gold) THEN true ELSE ${nonAsciiSafe(cells)} END AS bulk
-                FROM (SELECT ord, doc_id, grp, coalesce(gold, '') AS gold, coalesce(text, '') AS text, text IS NULL AS text_missing, choices_json,
-                             -- A whitespace-only gold (lm-eval's truthfulqa_gen records " ") says nothing to match against.
-                             -- (trim() is slow, so it runs only for a gold that starts with an ASCII space or a non-ASCII character.)
-                             gold IS NULL OR CASE WHEN ascii(gold) > 32 AND ascii(gold) < 128 THEN false
-                                                   WHEN strlen(gold) = length(gold) THEN trim(gold, ${sqlString(ASCII_PY_WHITESPACE)}) = ''
-                                                   ELSE trim(gold, ${sqlString(PY_WHITESPACE)}) = '' END AS no_gold
-                      FROM (${itemsSql(store, scope)}))))
+                         AND CASE WHEN strlen(text) = length(text) AND strlen(gold) = length(gold) THEN true ELSE ${sql.nonAsciiSafe} END
+                         AND ${sql.exact} AS bulk${sql.stageTwo.map((c) => `, ${c}`).join('')}
+                FROM (SELECT *${sql.stageOne.map((c) => `, ${c}`).join('')}
+                      FROM (SELECT ord, doc_id, grp, coalesce(gold, '') AS gold, coalesce(text, '') AS text, text IS NULL AS text_missing, choices_json,
+                                   -- A whitespace-only gold (lm-eval's truthfulqa_gen records " ") says nothing to match against.
+                                   -- (trim() is slow, so it runs only for a gold that starts with an ASCII space or a non-ASCII character.)
+                                   gold IS NULL OR CASE WHEN ascii(gold) > 32 AND ascii(gold) < 128 THEN false
+                                                         WHEN strlen(gold) = length(gold) THEN trim(gold, ${sqlString(ASCII_PY_WHITESPACE)}) = ''
+                                                         ELSE trim(gold, ${sqlString(PY_WHITESPACE)}) = '' END AS no_gold
+                            FROM (${itemsSql(store, scope)})))))
     GROUP BY kind, grp, CASE WHEN kind = ${OTHER} THEN ord END, ${values}`);
   const tally = emptyTally(cells.length);
   const flips = new FirstFlips(flipsLimit);

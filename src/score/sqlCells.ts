@@ -1,0 +1,73 @@
+/**
+ * The SQL of a sweep's cells for the bulk engine, in stages so that each expensive
+ * expression runs once a row: DuckDB does not share a subexpression between CASE
+ * branches, so a span inlined into every cell that normalises it would be extracted
+ * again for each use. Stage one computes each normaliser's gold and each extractor's
+ * span, stage two each normalised span, stage three the cells' 0/1 values.
+ */
+import type { SqlExtractor } from './extractors.ts';
+import type { SqlNormalizer } from './normalizers.ts';
+
+export interface TextCell {
+  extractor: SqlExtractor;
+  normalizer: SqlNormalizer;
+}
+
+export interface CellSql {
+  /** Stage one: `<expr> AS gold_k` and `<expr> AS span_j`, over the item columns text and gold. */
+  stageOne: string[];
+  /** Stage two: `<expr> AS nspan_j_k`, over stage one. */
+  stageTwo: string[];
+  /** Over stage two: every cell's SQL form is exact on this row, whatever its characters. */
+  exact: string;
+  /** Over stage two: every cell's SQL form is exact on this row although its text or gold is not ASCII. */
+  nonAsciiSafe: string;
+  /** Stage three: each cell's 0/1 value, `c<i>`. */
+  values: string[];
+}
+
+export function hasSqlForm(cells: readonly TextCell[]): boolean {
+  return cells.every((c) => (c.extractor.sql !== undefined || c.extractor.sqlSpan !== undefined) && c.normalizer.sql !== undefined);
+}
+
+const all = (conditions: readonly string[]): string => ['true', ...new Set(conditions)].map((c) => `(${c})`).join(' AND ');
+
+export function cellSql(cells: readonly TextCell[]): CellSql {
+  const normalizers = [...new Set(cells.map((c) => c.normalizer))];
+  const gold = (n: SqlNormalizer) => `gold_${normalizers.indexOf(n)}`;
+  const spans = [...new Set(cells.flatMap((c) => (c.extractor.sqlSpan === undefined ? [] : [c.extractor.sqlSpan('text')])))];
+  const span = (e: SqlExtractor) => `span_${spans.indexOf(e.sqlSpan!('text'))}`;
+  const normalized: string[] = [];
+  const normalizedSpan = (e: SqlExtractor, n: SqlNormalizer) => {
+    const key = `n${span(e)}_${normalizers.indexOf(n)}`;
+    if (!normalized.includes(key)) normalized.push(key);
+    return key;
+  };
+  const exact: string[] = [];
+  const nonAscii: string[] = [];
+  const values = cells.map((c, i) => {
+    const n = c.normalizer;
+    nonAscii.push(c.extractor.nonAsciiSafe?.('text') ?? 'false', n.nonAsciiSafe?.('text') ?? 'false', n.nonAsciiSafe?.('gold') ?? 'false');
+    if (n.sqlExactWhen !== undefined) exact.push(n.sqlExactWhen('gold'));
+    let value: string;
+    if (c.extractor.sqlSpan !== undefined) {
+      const s = span(c.extractor);
+      value = `CASE WHEN ${s} IS NOT NULL AND ${normalizedSpan(c.extractor, n)} = ${gold(n)} THEN 1 ELSE 0 END`;
+      if (n.sqlExactWhen !== undefined) exact.push(`${s} IS NULL OR ${n.sqlExactWhen(s)}`);
+    } else {
+      value = c.extractor.sql!('text', gold(n), n);
+      if (c.extractor.sqlExact !== undefined) exact.push(c.extractor.sqlExact('text', n));
+    }
+    return `(${value})::TINYINT AS c${i}`;
+  });
+  return {
+    stageOne: [...normalizers.map((n, k) => `${n.sql!('gold')} AS gold_${k}`), ...spans.map((s, j) => `${s} AS span_${j}`)],
+    stageTwo: normalized.map((key) => {
+      const [, j, k] = /^nspan_(\d+)_(\d+)$/.exec(key)!;
+      return `${normalizers[Number(k)]!.sql!(`span_${j}`)} AS ${key}`;
+    }),
+    exact: all(exact),
+    nonAsciiSafe: all(nonAscii),
+    values,
+  };
+}
