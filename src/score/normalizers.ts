@@ -132,6 +132,18 @@ function asciiDigits(text: string): string {
   });
 }
 
+// The lower-casing normalisers in SQL, exact on ASCII (DuckDB's lower() of other letters
+// need not be Python's, so non-ASCII rows take the JS definitions).
+/** Python's string.punctuation as an RE2 class: ASCII 21-2F, 3A-40, 5B-60, 7B-7E. */
+const SQL_PUNCTUATION = '[!-/:-@\\[-`{-~]';
+const lowerNoPunctuation = (x: string) => `regexp_replace(lower(${x}), ${sqlString(SQL_PUNCTUATION)}, '', 'g')`;
+
+/** SQuAD's normalize_answer: on ASCII, RE2's \\b is Python's, and split()/join collapses runs of ASCII whitespace. */
+function squadSql(x: string): string {
+  const noArticles = `regexp_replace(${lowerNoPunctuation(x)}, '\\b(a|an|the)\\b', ' ', 'g')`;
+  return `trim(regexp_replace(${noArticles}, '[\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f ]+', ' ', 'g'))`;
+}
+
 export const NORMALIZERS = {
   none: {
     name: 'none',
@@ -156,16 +168,19 @@ export const NORMALIZERS = {
     description:
       "lm-eval exact_match with ignore_case and ignore_punctuation, in its order: lower-case, then delete ASCII punctuation (no whitespace trimming)",
     normalize: (text: string) => text.toLowerCase().replace(PUNCTUATION, ''),
+    sql: lowerNoPunctuation,
   },
   'lm-eval-exact-match-numbers': {
     name: 'lm-eval-exact-match-numbers',
     description: 'lm-eval exact_match with ignore_case, ignore_punctuation and ignore_numbers (digits deleted last)',
     normalize: (text: string) => text.toLowerCase().replace(PUNCTUATION, '').replace(DIGITS, ''),
+    sql: (x: string) => `regexp_replace(${lowerNoPunctuation(x)}, '[0-9]', '', 'g')`,
   },
   squad: {
     name: 'squad',
     description: "SQuAD's normalize_answer: lower-case, drop ASCII punctuation, drop articles a/an/the, collapse whitespace",
     normalize: (text: string) => pySplit(text.toLowerCase().replace(PUNCTUATION, '').replace(ARTICLES, ' ')).join(' '),
+    sql: squadSql,
   },
   numeric: {
     name: 'numeric',
