@@ -17,6 +17,15 @@ export function duck(): Promise<DuckDBConnection> {
   return connection;
 }
 
+/**
+ * Starts opening DuckDB without waiting: the instance is created on a worker thread while
+ * the caller goes on (reading and validating a store's manifest, say). A failure surfaces
+ * at the first real use.
+ */
+export function warmDuck(): void {
+  duck().catch(() => {});
+}
+
 /** A SQL string literal. */
 export function sqlString(value: string): string {
   return `'${value.replaceAll("'", "''")}'`;

@@ -10,6 +10,7 @@ import { appendRescores } from '../../store/writeStore.ts';
 import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
 import { printJson, printLines } from '../output.ts';
 import { formatMatrix, formatAsRecorded } from '../formatMatrix.ts';
+import { warmDuck } from '../../store/duck.ts';
 
 interface RescoreFlags extends ImportFlags {
   extractors?: string;
@@ -41,6 +42,7 @@ export function registerRescore(program: Command): void {
       .option('--out', "append per-item results to the store's rescores/ folder", false)
       .option('--json', 'print one JSON object', false),
   ).action(async (sources: string[], flags: RescoreFlags) => {
+    warmDuck();
     const aggregations = list(flags.aggregations);
     for (const a of aggregations ?? []) {
       if (!AGGREGATIONS.includes(a as Aggregation)) throw new BadInputError(`unknown aggregation '${a}' (known: ${AGGREGATIONS.join(', ')})`, { field: '--aggregations' });
