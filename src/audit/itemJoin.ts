@@ -160,7 +160,13 @@ const KEY_OF: Record<Exclude<JoinKey, 'doc_text'>, (d: DocRecord) => string | nu
  */
 function pairByText(a: readonly DocRecord[], b: readonly DocRecord[]): ItemJoin {
   const holders = new Map<string, DocRecord[]>();
-  for (const d of b) for (const t of new Set(d.texts)) holders.set(t, [...(holders.get(t) ?? []), d]);
+  for (const d of b) {
+    for (const t of new Set(d.texts)) {
+      const list = holders.get(t);
+      if (list === undefined) holders.set(t, [d]);
+      else list.push(d);
+    }
+  }
   const counts = new Map<string, number>();
   for (const d of a) for (const t of new Set(d.texts)) counts.set(t, (counts.get(t) ?? 0) + 1);
   const pairs: [DocRecord, DocRecord][] = [];
@@ -183,18 +189,22 @@ function pairByText(a: readonly DocRecord[], b: readonly DocRecord[]): ItemJoin 
 /** Pairs by one key; duplicates of a key pair in order (the k-th A copy with the k-th B copy). */
 function pairBy(a: readonly DocRecord[], b: readonly DocRecord[], key: Exclude<JoinKey, 'doc_text'>): ItemJoin {
   const of = KEY_OF[key];
-  const waiting = new Map<string, DocRecord[]>();
+  // Per key, B's copies in order and the next one to hand out (linear however many copies share a key).
+  const waiting = new Map<string, { copies: DocRecord[]; next: number }>();
   for (const d of b) {
     const k = of(d);
     if (k === null) continue;
-    waiting.set(k, [...(waiting.get(k) ?? []), d]);
+    const w = waiting.get(k);
+    if (w === undefined) waiting.set(k, { copies: [d], next: 0 });
+    else w.copies.push(d);
   }
   const pairs: [DocRecord, DocRecord][] = [];
   const onlyA: DocRecord[] = [];
   const paired = new Set<DocRecord>();
   for (const d of a) {
     const k = of(d);
-    const match = k === null ? undefined : waiting.get(k)?.shift();
+    const w = k === null ? undefined : waiting.get(k);
+    const match = w !== undefined && w.next < w.copies.length ? w.copies[w.next++] : undefined;
     if (match === undefined) onlyA.push(d);
     else {
       pairs.push([d, match]);
