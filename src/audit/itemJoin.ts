@@ -63,14 +63,26 @@ interface InstanceSql {
   target: string | null;
 }
 
-/** Loads every document of one task of one run, with its requests, responses and recorded scores. */
-export async function loadDocs(store: OpenStore, runId: string, task: string): Promise<DocRecord[]> {
-  const where = `run_id = ${sqlString(runId)} AND task = ${sqlString(task)}`;
+/** Documents in id order, numeric ids by value first (one order for every read, whole or limited). */
+const DOC_ORDER = 'TRY_CAST(doc_id AS DOUBLE) NULLS LAST, doc_id';
+
+/**
+ * A task's documents with their requests, responses and recorded scores, in id order (numeric
+ * ids by value). With `first`, only the first that many documents are read (a report's samples
+ * need three, not a million).
+ */
+export async function loadDocs(store: OpenStore, runId: string, task: string, options: { first?: number } = {}): Promise<DocRecord[]> {
+  const inTask = `run_id = ${sqlString(runId)} AND task = ${sqlString(task)}`;
+  const where =
+    options.first === undefined
+      ? inTask
+      : `${inTask} AND doc_id IN (SELECT doc_id FROM (SELECT DISTINCT doc_id FROM ${store.table('instances')} WHERE ${inTask})
+                                  ORDER BY ${DOC_ORDER} LIMIT ${options.first})`;
   const instances = await queryRows<InstanceSql>(
     `SELECT doc_id, doc_hash, doc_json, request_idx,
             CASE WHEN request_idx = min(request_idx) OVER (PARTITION BY doc_id) THEN arg_context END AS arg_context,
             md5(arg_context) AS context_md5, arg_continuation, prompt_hash, target
-     FROM ${store.table('instances')} WHERE ${where} ORDER BY doc_id, request_idx`,
+     FROM ${store.table('instances')} WHERE ${where} ORDER BY ${DOC_ORDER}, request_idx`,
   );
   const responses = await queryRows<{ doc_id: string; request_idx: number; repeat: number; text: string | null; logprob: number | null; is_greedy: boolean | null }>(
     `SELECT doc_id, request_idx, "repeat", text, logprob, is_greedy FROM ${store.table('responses')} WHERE ${where} ORDER BY doc_id, request_idx, "repeat"`,
@@ -102,15 +114,10 @@ export async function loadDocs(store: OpenStore, runId: string, task: string): P
     docs.get(r.doc_id)?.responses.push({ requestIdx: r.request_idx, repeat: r.repeat, text: r.text, logprob: r.logprob, isGreedy: r.is_greedy });
   }
   for (const s of scores) docs.get(s.doc_id)?.scores.set(`${s.metric},${s.filter}`, s.value);
-  return [...docs.values()].sort((x, y) => naturalCompare(x.docId, y.docId));
+  // In the query's order: the documents were first met there.
+  return [...docs.values()];
 }
 
-function naturalCompare(a: string, b: string): number {
-  const na = Number(a);
-  const nb = Number(b);
-  if (Number.isFinite(na) && Number.isFinite(nb)) return na - nb;
-  return a < b ? -1 : a > b ? 1 : 0;
-}
 
 function canonicalDoc(json: string | null): string | null {
   if (json === null) return null;

@@ -117,7 +117,7 @@ export async function buildReport(
   const samples: ReportData['samples'] = [];
   for (const run of runs) {
     for (const task of Object.keys(run.tasks).slice(0, DISCLOSURE_TASKS)) {
-      const docs = (await loadDocs(store, run.run_id, task)).slice(0, SAMPLE_ITEMS);
+      const docs = (await loadDocs(store, run.run_id, task, { first: SAMPLE_ITEMS })).slice(0, SAMPLE_ITEMS);
       if (docs.length === 0) continue;
       samples.push({
         run_id: run.run_id,

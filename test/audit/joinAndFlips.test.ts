@@ -67,3 +67,22 @@ test('flip attribution: prompt before response before extraction', () => {
   assert.deepEqual(f.byCause, { prompt: 1, response: 1, extraction: 1, unknown: 0 });
   assert.equal(f.examples.extraction[0]!.detail, 'A: " 7"; B: " 7"');
 });
+
+test('loadDocs reads documents in id order (numeric ids by value), and with `first` only that many', async () => {
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { loadSource } = await import('../../src/audit/source.ts');
+  const { loadDocs } = await import('../../src/audit/itemJoin.ts');
+  const file = join(mkdtempSync(join(tmpdir(), 'lmaudit-docs-')), 'ids.jsonl');
+  const ids = ['10', '2', '33', '1', '2b'];
+  writeFileSync(file, ids.map((id) => JSON.stringify({ id, output: `out ${id}`, gold: 'A' })).join('\n') + '\n');
+  const { store } = await loadSource([file], { skipBad: false, fields: {} });
+  const run = store.manifest.runs[0]!;
+  const task = Object.keys(run.tasks)[0]!;
+  const all = await loadDocs(store, run.run_id, task);
+  assert.deepEqual(all.map((d) => d.docId), ['1', '2', '10', '33', '2b']);
+  const first = await loadDocs(store, run.run_id, task, { first: 3 });
+  assert.deepEqual(first.map((d) => d.docId), ['1', '2', '10']);
+  assert.deepEqual(first.map((d) => d.responses[0]!.text), ['out 1', 'out 2', 'out 10']);
+});
