@@ -5,7 +5,7 @@
 import { duck, sqlString } from '../store/duck.ts';
 import type { OpenStore } from '../store/readStore.ts';
 import { goldIndices, readChoiceItem, type LogprobReaderName } from './logprobReaders.ts';
-import { addItem, emptyTally, type Scope, type ScopeTally } from './textTally.ts';
+import { addItem, emptyTally, type ItemSink, type Scope, type ScopeTally } from './textTally.ts';
 
 export async function tallyLogprobs(
   store: OpenStore,
@@ -13,6 +13,7 @@ export async function tallyLogprobs(
   readers: readonly LogprobReaderName[],
   flipsLimit: number,
   keepItems = false,
+  sink?: ItemSink,
 ): Promise<ScopeTally & { choicesInferred: boolean; goldNotAChoice: number; unreadable: number[] }> {
   const conn = await duck();
   const where = `run_id = ${sqlString(scope.run_id)} AND task = ${sqlString(scope.task)}`;
@@ -63,7 +64,11 @@ export async function tallyLogprobs(
       });
       const values = readings.map((r) => r.value);
       addItem(tally, grp, docId, values, flipsLimit);
-      tally.items?.push({ doc_id: docId, group: grp, values, extracted: readings.map((r) => String(r.predicted)) });
+      if (tally.items !== undefined || sink !== undefined) {
+        const scored = { doc_id: docId, group: grp, values, extracted: readings.map((r) => String(r.predicted)) };
+        tally.items?.push(scored);
+        sink?.(scored);
+      }
     }
   }
   return tally;

@@ -10,7 +10,7 @@ import type { OpenStore } from '../store/readStore.ts';
 import { resolveNormalizer, resolveReader, type ReaderSpec } from './registry.ts';
 import { binaryStderr, ci95, macro } from './stats.ts';
 import { detectAnswerType, loadSweeps, type Aggregation, type AnswerType } from './sweeps.ts';
-import { tallyJs, tallySql, type Scope, type ScopeTally } from './textTally.ts';
+import { tallyJs, tallySql, type ItemSink, type Scope, type ScopeTally, type ScoredItem } from './textTally.ts';
 import { hasSqlForm, type TextCell } from './sqlCells.ts';
 import { tallyLogprobs } from './logprobTally.ts';
 import type { LogprobReaderName } from './logprobReaders.ts';
@@ -27,8 +27,10 @@ export interface MatrixSpec {
   flipsLimit: number;
   /** 'auto' uses DuckDB when every cell has an exact SQL form. */
   engine: 'auto' | 'sql' | 'js';
-  /** Keep per-item values (for `rescore --out`). */
+  /** Keep per-item values in the result (for --bootstrap and diff's rescored cells). */
   keepItems: boolean;
+  /** Called with every item's readings as it is scored, without keeping them (rescore --out); scores on the per-item engine. */
+  onItem?: (scope: Scope, cellKeys: readonly { extractor: string; normalizer: string }[], item: ScoredItem) => void;
   /** Seeded stratified bootstrap iterations per cell (0: closed forms only). */
   bootstrap: number;
   bootstrapSeed: number;
@@ -118,7 +120,7 @@ export async function computeMatrix(store: OpenStore, options: Partial<MatrixSpe
     }
 
     const tallied = scope.hasLogprobs
-      ? await tallyLogprobScope(store, scope, detected.type, readers, spec.flipsLimit, keepItems)
+      ? await tallyLogprobScope(store, scope, detected.type, readers, spec, keepItems)
       : await tallyTextScope(store, scope, readers, normalizers, spec, keepItems);
     notes.push(...tallied.notes);
     const { tally, cellKeys, engine } = tallied;
@@ -252,11 +254,12 @@ async function tallyLogprobScope(
   scope: Scope,
   type: AnswerType,
   readers: readonly ReaderSpec[],
-  flipsLimit: number,
+  spec: MatrixSpec,
   keepItems: boolean,
 ): Promise<Tallied> {
   const names = readers.filter((r) => r.kind === 'logprob').map((r) => r.name as LogprobReaderName);
-  const tally = await tallyLogprobs(store, scope, names, flipsLimit, keepItems);
+  const cellKeys = names.map((n) => ({ extractor: n, normalizer: 'none' }));
+  const tally = await tallyLogprobs(store, scope, names, spec.flipsLimit, keepItems, sinkOf(spec, scope, cellKeys));
   const notes: string[] = [];
   if (tally.choicesInferred && type === 'logprobs') {
     notes.push("choice strings taken from the continuations with the leading ' ' delimiter removed (inferred)");
@@ -271,7 +274,12 @@ async function tallyLogprobScope(
       `${tally.goldNotAChoice} item(s) whose recorded target is neither a choice index nor a choice text (scored 0, as lm-eval scores a gold of -100); for multiple-input tasks (Winogrande) the gold lives in the document, not the target`,
     );
   }
-  return { tally, cellKeys: names.map((n) => ({ extractor: n, normalizer: 'none' })), engine: 'js', notes };
+  return { tally, cellKeys, engine: 'js', notes };
+}
+
+function sinkOf(spec: MatrixSpec, scope: Scope, cellKeys: readonly { extractor: string; normalizer: string }[]): ItemSink | undefined {
+  const onItem = spec.onItem;
+  return onItem === undefined ? undefined : (item) => onItem(scope, cellKeys, item);
 }
 
 /** Generated text: every (extractor × normaliser) cell, in SQL when every cell has an exact SQL form. */
@@ -294,9 +302,12 @@ async function tallyTextScope(
   }
   const notes: string[] = [];
   // With no text cell left (every reader asked for is not applicable) the JS engine still counts the denominator.
-  const useSql = !keepItems && spec.engine !== 'js' && cells.length > 0 && hasSqlForm(cells);
+  // Per-item readings (kept, or handed on) come from the per-item engine.
+  const useSql = !keepItems && spec.onItem === undefined && spec.engine !== 'js' && cells.length > 0 && hasSqlForm(cells);
   if (spec.engine === 'sql' && !useSql) notes.push('some cells have no exact SQL form; scored in JS');
-  const tally = useSql ? await tallySql(store, scope, cells, spec.flipsLimit) : await tallyJs(store, scope, cells, spec.flipsLimit, keepItems);
+  const tally = useSql
+    ? await tallySql(store, scope, cells, spec.flipsLimit)
+    : await tallyJs(store, scope, cells, spec.flipsLimit, keepItems, sinkOf(spec, scope, cellKeys));
   if (tally.multiGold > 0) {
     notes.push(`${tally.multiGold} item(s) record a list of golds; such an item counts as correct when any gold matches (lm-eval's rule for list targets)`);
   }

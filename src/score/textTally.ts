@@ -35,9 +35,20 @@ export interface ScopeTally {
   multiGold: number;
   /** Per cell: items the rule could not read because the records lack what it needs (the cell is not computable). */
   unreadable?: number[];
-  /** Per-item rows, when asked for (rescore --out). */
-  items?: { doc_id: string; group: string; values: (number | null)[]; extracted: (string | null)[] }[];
+  /** Per-item rows, when asked for (--bootstrap, diff's rescored cells). */
+  items?: ScoredItem[];
 }
+
+/** One item's readings under every cell. */
+export interface ScoredItem {
+  doc_id: string;
+  group: string;
+  values: (number | null)[];
+  extracted: (string | null)[];
+}
+
+/** Receives each item's readings as it is scored (rescore --out streams them into the store). */
+export type ItemSink = (item: ScoredItem) => void;
 
 export interface Scope {
   run_id: string;
@@ -202,6 +213,7 @@ export async function tallyJs(
   cells: readonly TextCell[],
   flipsLimit: number,
   keepItems = false,
+  sink?: ItemSink,
 ): Promise<ScopeTally> {
   const conn = await duck();
   const tally = emptyTally(cells.length);
@@ -217,7 +229,11 @@ export async function tallyJs(
       if (goldsOf(gold).length > 1) tally.multiGold++;
       const { values, extracted } = scoreItem(cells, { docId, text: text ?? '', gold, choices: parseChoices(choicesJson) });
       addItem(tally, grp, docId, values, flipsLimit);
-      tally.items?.push({ doc_id: docId, group: grp, values, extracted });
+      if (tally.items !== undefined || sink !== undefined) {
+        const item = { doc_id: docId, group: grp, values, extracted };
+        tally.items?.push(item);
+        sink?.(item);
+      }
     }
   }
   return tally;

@@ -4,17 +4,32 @@
  */
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 
+let instance: Promise<DuckDBInstance> | undefined;
 let connection: Promise<DuckDBConnection> | undefined;
+
+function duckInstance(): Promise<DuckDBInstance> {
+  instance ??= DuckDBInstance.create(':memory:');
+  return instance;
+}
 
 export function duck(): Promise<DuckDBConnection> {
   connection ??= (async () => {
-    const instance = await DuckDBInstance.create(':memory:');
-    const conn = await instance.connect();
+    const conn = await (await duckInstance()).connect();
     // Spill to a temporary folder instead of growing without bound (10M-record stores must stay under 2 GiB).
     await conn.run("SET memory_limit = '1GB'; SET preserve_insertion_order = true;");
     return process.env.LMAUDIT_TIMING ? timed(conn) : conn;
   })();
   return connection;
+}
+
+/**
+ * Another connection to the same database (its temporary tables included). An appender
+ * that fills a table while a query streams on the main connection needs its own: on one
+ * connection the two interleave and the appender's rows are lost.
+ */
+export async function duckSideConnection(): Promise<DuckDBConnection> {
+  await duck();
+  return (await duckInstance()).connect();
 }
 
 /**

@@ -7,9 +7,9 @@
 import { mkdir, rename, rm, stat, writeFile, readdir } from 'node:fs/promises';
 import { dirname, join, basename } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { DuckDBAppender } from '@duckdb/node-api';
+import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
 import { StoreError } from '../errors.ts';
-import { duck, sqlIdent, sqlString } from './duck.ts';
+import { duck, duckSideConnection, sqlIdent, sqlString } from './duck.ts';
 import {
   SCHEMA_VERSION,
   STORE_TABLES,
@@ -25,7 +25,8 @@ import {
  * and computed only when read (on-the-fly rescoring reads a few columns of it).
  */
 export type TableSource =
-  | { rows: readonly Record<string, unknown>[] }
+  // Any iterable: a generator lets a caller hand over millions of rows without building them all first.
+  | { rows: Iterable<Record<string, unknown>> }
   | { sql: string; lazy?: boolean; /** A column of `sql` holding each row's position (kept as file_row_number). */ rowNumber?: string };
 
 /** A staged table or view, and the expression for it with each row's position as file_row_number. */
@@ -76,28 +77,54 @@ export async function writeStore(
   }
 }
 
-/** Appends a rescoring table to `rescores/<id>.parquet` of an existing store. */
-export async function appendRescores(
-  storeDir: string,
-  id: string,
-  rows: readonly Record<string, unknown>[],
-  provenanceJson: string,
-): Promise<string> {
+/** A rescoring table on its way into a store: rows go into DuckDB as they come, so millions never sit in JS at once. */
+export interface RescoreWriter {
+  add(row: Record<string, unknown>): void;
+  /** Writes `rescores/<id>.parquet` (staged, then renamed) with the rescoring's provenance; returns its path. */
+  finish(provenanceJson: string): Promise<string>;
+  abort(): Promise<void>;
+}
+
+export async function openRescoreWriter(storeDir: string, id: string): Promise<RescoreWriter> {
   const target = join(storeDir, 'rescores', `${id}.parquet`);
   if ((await pathKind(target)) !== 'missing') throw new StoreError(`${target}: already exists; rescores are never overwritten`);
   await mkdir(join(storeDir, 'rescores'), { recursive: true });
-  const staging = `${target}.tmp-${process.pid}`;
-  try {
-    await writeTable(staging, 'rescores', { rows }, {
-      lmaudit_schema_version: String(SCHEMA_VERSION),
-      lmaudit_rescore: provenanceJson,
-    });
-    await rename(staging, target);
-  } catch (error) {
-    await rm(staging, { force: true });
-    throw error;
-  }
-  return target;
+  // Its own connection (and so its own temporary table): rows arrive while the scoring query streams on the main one.
+  const conn = await duckSideConnection();
+  const staged = `staged_rescores_${randomBytes(6).toString('hex')}`;
+  await conn.run(`CREATE TEMP TABLE ${staged} (${columnsDdl('rescores')})`);
+  const appender = await conn.createAppender(staged);
+  const drop = () => conn.run(`DROP TABLE IF EXISTS ${staged}`).catch(() => undefined);
+  let index = 0;
+  let open = true;
+  const close = () => {
+    if (open) appender.closeSync();
+    open = false;
+  };
+  return {
+    add(row) {
+      appendRow(appender, TABLES.rescores, row, 'rescores', index++);
+    },
+    async finish(provenanceJson) {
+      const staging = `${target}.tmp-${process.pid}`;
+      try {
+        appender.flushSync();
+        close();
+        await copyStaged(conn, staged, staging, 'rescores', { lmaudit_schema_version: String(SCHEMA_VERSION), lmaudit_rescore: provenanceJson });
+        await rename(staging, target);
+      } catch (error) {
+        await rm(staging, { force: true });
+        throw error;
+      } finally {
+        await drop();
+      }
+      return target;
+    },
+    async abort() {
+      close();
+      await drop();
+    },
+  };
 }
 
 function parquetMetadata(manifest: StoreManifest): Record<string, string> {
@@ -126,12 +153,12 @@ export async function stageTable(table: TableName, source: TableSource): Promise
       withRowNumber: source.rowNumber === undefined ? `(SELECT row_number() OVER () - 1 AS file_row_number, * FROM ${staging})` : staging,
     };
   }
-  const columns = spec.map((c) => `${sqlIdent(c.name)} ${c.type}${c.nullable ? '' : ' NOT NULL'}`).join(', ');
-  await conn.run(`CREATE TEMP TABLE ${staging} (${columns})`);
+  await conn.run(`CREATE TEMP TABLE ${staging} (${columnsDdl(table)})`);
   try {
     if ('rows' in source) {
       const appender = await conn.createAppender(staging);
-      source.rows.forEach((row, index) => appendRow(appender, spec, row, table, index));
+      let index = 0;
+      for (const row of source.rows) appendRow(appender, spec, row, table, index++);
       appender.flushSync();
       appender.closeSync();
     } else {
@@ -152,17 +179,26 @@ async function writeTable(
   source: TableSource,
   metadata: Record<string, string>,
 ): Promise<void> {
-  const conn = await duck();
   const staging = (await stageTable(table, source)).name;
   try {
-    const kv = Object.entries(metadata)
-      .map(([k, v]) => `${k}: ${sqlString(v)}`)
-      .join(', ');
-    const columns = TABLES[table].map((c) => sqlIdent(c.name)).join(', ');
-    await conn.run(`COPY (SELECT ${columns} FROM ${staging}) TO ${sqlString(path)} (FORMAT parquet, COMPRESSION zstd, KV_METADATA {${kv}})`);
+    await copyStaged(await duck(), staging, path, table, metadata);
   } finally {
     await dropStaged(staging);
   }
+}
+
+/** A table's column definitions, typed and constrained as the schema says. */
+function columnsDdl(table: TableName): string {
+  return TABLES[table].map((c) => `${sqlIdent(c.name)} ${c.type}${c.nullable ? '' : ' NOT NULL'}`).join(', ');
+}
+
+/** Writes a staged table to a Parquet file (zstd) with key-value metadata. */
+async function copyStaged(conn: DuckDBConnection, staging: string, path: string, table: TableName, metadata: Record<string, string>): Promise<void> {
+  const kv = Object.entries(metadata)
+    .map(([k, v]) => `${k}: ${sqlString(v)}`)
+    .join(', ');
+  const columns = TABLES[table].map((c) => sqlIdent(c.name)).join(', ');
+  await conn.run(`COPY (SELECT ${columns} FROM ${staging}) TO ${sqlString(path)} (FORMAT parquet, COMPRESSION zstd, KV_METADATA {${kv}})`);
 }
 
 /** Staging folders left by a killed writer (its process is gone) are removed before a new write. */

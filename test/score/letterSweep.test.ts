@@ -176,3 +176,29 @@ test('a sweep whose readers all fit another answer type still reads the items: n
   assert.equal(report.denominator.items_read, expected.length);
   assert.ok(report.scopes[0].notes.some((n: string) => /^acc: not applicable to letters items/.test(n)), JSON.stringify(report.scopes[0].notes));
 });
+
+test('rescore --out writes every item under every cell, however many (the rows stream into the store while the scoring query runs)', async () => {
+  const { mkdtempSync, writeFileSync, readdirSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { queryRows } = await import('../../src/store/duck.ts');
+  const dir = mkdtempSync(join(tmpdir(), 'lmaudit-out-many-'));
+  const file = join(dir, 'many.jsonl');
+  const n = 40_000;
+  const lines: string[] = [];
+  for (let i = 0; i < n; i++) lines.push(JSON.stringify({ id: `q${i}`, output: i % 3 === 0 ? 'The answer is B.' : `(A) or (C)? ${i}`, gold: 'ABCD'[i % 4] }));
+  writeFileSync(file, lines.join('\n') + '\n');
+  const store = join(dir, 'store');
+  assert.equal(runCli(['import', file, '--out', store]).status, 0);
+  const r = runCli(['rescore', store, '--out', '--extractors', 'exact,first-letter,last-letter', '--normalizers', 'strip', '--json']);
+  assert.equal(r.status, 0, r.stderr);
+  const cells = JSON.parse(r.stdout).cells as { extractor: string; aggregation: string; correct: number }[];
+  const [written] = readdirSync(join(store, 'rescores'));
+  const rows = await queryRows<{ extractor: string; n: number; docs: number; correct: number }>(
+    `SELECT extractor, count(*) AS n, count(DISTINCT doc_id) AS docs, sum(value) AS correct FROM read_parquet('${join(store, 'rescores', written!)}') GROUP BY extractor ORDER BY extractor`,
+  );
+  assert.deepEqual(
+    rows.map((row) => [row.extractor, row.n, row.docs, row.correct]),
+    ['exact', 'first-letter', 'last-letter'].map((e) => [e, n, n, cells.find((c) => c.extractor === e && c.aggregation === 'micro')!.correct]),
+  );
+});

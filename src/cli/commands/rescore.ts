@@ -2,11 +2,11 @@ import type { Command } from 'commander';
 import { randomBytes } from 'node:crypto';
 import { loadSource } from '../../audit/source.ts';
 import { BadInputError } from '../../errors.ts';
-import { computeMatrix, type ScopeResult } from '../../score/matrix.ts';
+import { computeMatrix, type MatrixSpec, type ScopeResult } from '../../score/matrix.ts';
 import { AGGREGATIONS, type Aggregation } from '../../score/sweeps.ts';
 import { AS_RECORDED, splitSpecs } from '../../score/registry.ts';
 import { rescoreAsRecorded, type AsRecordedSection } from '../../score/asRecorded.ts';
-import { appendRescores } from '../../store/writeStore.ts';
+import { openRescoreWriter, type RescoreWriter } from '../../store/writeStore.ts';
 import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
 import { printJson, printLines } from '../output.ts';
 import { formatMatrix, formatAsRecorded } from '../formatMatrix.ts';
@@ -62,22 +62,30 @@ export function registerRescore(program: Command): void {
     const extractors = flags.extractors === undefined ? undefined : splitSpecs(flags.extractors);
     const wantsAsRecorded = extractors?.includes(AS_RECORDED) ?? false;
     const matrixExtractors = extractors?.filter((e) => e !== AS_RECORDED);
-    const scopes =
-      wantsAsRecorded && matrixExtractors?.length === 0
-        ? []
-        : await computeMatrix(source.store, {
-            extractors: matrixExtractors,
-            normalizers: list(flags.normalizers),
-            aggregations: aggregations as Aggregation[] | undefined,
-            flipsLimit,
-            engine: flags.engine as 'auto' | 'sql' | 'js',
-            keepItems: flags.out,
-            bootstrap,
-            bootstrapSeed,
-          });
+    // --out: each item's readings go into the store's new rescores table as they are scored.
+    const writer = flags.out ? await openRescoreWriter(source.store.location, rescoreId()) : null;
+    let scopes: ScopeResult[];
+    try {
+      scopes =
+        wantsAsRecorded && matrixExtractors?.length === 0
+          ? []
+          : await computeMatrix(source.store, {
+              extractors: matrixExtractors,
+              normalizers: list(flags.normalizers),
+              aggregations: aggregations as Aggregation[] | undefined,
+              flipsLimit,
+              engine: flags.engine as 'auto' | 'sql' | 'js',
+              keepItems: false,
+              ...(writer === null ? {} : { onItem: rescoreRows(writer) }),
+              bootstrap,
+              bootstrapSeed,
+            });
+    } catch (error) {
+      await writer?.abort();
+      throw error;
+    }
     const asRecorded: AsRecordedSection[] = wantsAsRecorded ? await rescoreAsRecorded(source.store) : [];
-    let written: string | null = null;
-    if (flags.out) written = await appendOut(source.store.location, scopes, sources);
+    const written = writer === null ? null : await writer.finish(rescoreProvenance(scopes, sources));
 
     const report = toReport(scopes, asRecorded, source.skipped, source.unrecognised);
     // Runs that recorded only aggregates (results files without samples) have nothing to re-read.
@@ -117,26 +125,27 @@ function toReport(scopes: ScopeResult[], asRecorded: AsRecordedSection[], skippe
   };
 }
 
-async function appendOut(storeDir: string, scopes: ScopeResult[], sources: string[]): Promise<string> {
-  const rows = scopes.flatMap((s) =>
-    (s.items ?? []).flatMap((item) =>
-      s.cellKeys.map((cell, k) => ({
-        run_id: s.run_id,
-        task: s.task,
-        doc_id: item.doc_id,
-        extractor: cell.extractor,
-        normalizer: cell.normalizer,
-        extracted: item.extracted[k] ?? null,
-        value: item.values[k]!,
-      })),
-    ),
-  );
-  const id = `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}`;
-  const provenance = JSON.stringify({
+function rescoreId(): string {
+  return `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}`;
+}
+
+/** One rescores row per (item, cell). */
+function rescoreRows(writer: RescoreWriter): NonNullable<MatrixSpec['onItem']> {
+  return (scope, cellKeys, item) => {
+    cellKeys.forEach((cell, k) =>
+      writer.add({
+        run_id: scope.run_id, task: scope.task, doc_id: item.doc_id, extractor: cell.extractor, normalizer: cell.normalizer,
+        extracted: item.extracted[k] ?? null, value: item.values[k]!,
+      }),
+    );
+  };
+}
+
+function rescoreProvenance(scopes: ScopeResult[], sources: string[]): string {
+  return JSON.stringify({
     created_by: 'lmaudit rescore',
     sources,
     sweeps: scopes.map((s) => ({ run_id: s.run_id, task: s.task, ...s.sweep })),
     cells: scopes.flatMap((s) => s.cells.map(({ groups: _g, ...c }) => c)),
   });
-  return appendRescores(storeDir, id, rows, provenance);
 }
