@@ -8,7 +8,7 @@
  */
 import { createTwoFilesPatch } from 'diff';
 import type { OpenStore } from '../store/readStore.ts';
-import { queryRows, sqlString } from '../store/duck.ts';
+import { forEachRow, sqlString } from '../store/duck.ts';
 
 export interface ResponseView {
   requestIdx: number;
@@ -78,42 +78,41 @@ export async function loadDocs(store: OpenStore, runId: string, task: string, op
       ? inTask
       : `${inTask} AND doc_id IN (SELECT doc_id FROM (SELECT DISTINCT doc_id FROM ${store.table('instances')} WHERE ${inTask})
                                   ORDER BY ${DOC_ORDER} LIMIT ${options.first})`;
-  const instances = await queryRows<InstanceSql>(
+  // Streamed row by row into the documents: a million-item run never sits in memory twice.
+  const docs = new Map<string, DocRecord>();
+  await forEachRow<InstanceSql>(
     `SELECT doc_id, doc_hash, doc_json, request_idx,
             CASE WHEN request_idx = min(request_idx) OVER (PARTITION BY doc_id) THEN arg_context END AS arg_context,
             md5(arg_context) AS context_md5, arg_continuation, prompt_hash, target
      FROM ${store.table('instances')} WHERE ${where} ORDER BY ${DOC_ORDER}, request_idx`,
+    (row) => {
+      let doc = docs.get(row.doc_id);
+      if (doc === undefined) {
+        doc = {
+          docId: row.doc_id,
+          docHash: row.doc_hash,
+          content: canonicalDoc(row.doc_json),
+          texts: textFields(row.doc_json),
+          prompt: row.arg_context,
+          promptHash: row.prompt_hash,
+          requests: [],
+          target: row.target,
+          responses: [],
+          scores: new Map(),
+        };
+        docs.set(row.doc_id, doc);
+      }
+      doc.requests.push({ context: row.context_md5, continuation: row.arg_continuation });
+    },
   );
-  const responses = await queryRows<{ doc_id: string; request_idx: number; repeat: number; text: string | null; logprob: number | null; is_greedy: boolean | null }>(
+  await forEachRow<{ doc_id: string; request_idx: number; repeat: number; text: string | null; logprob: number | null; is_greedy: boolean | null }>(
     `SELECT doc_id, request_idx, "repeat", text, logprob, is_greedy FROM ${store.table('responses')} WHERE ${where} ORDER BY doc_id, request_idx, "repeat"`,
+    (r) => docs.get(r.doc_id)?.responses.push({ requestIdx: r.request_idx, repeat: r.repeat, text: r.text, logprob: r.logprob, isGreedy: r.is_greedy }),
   );
-  const scores = await queryRows<{ doc_id: string; filter: string; metric: string; value: number | null }>(
+  await forEachRow<{ doc_id: string; filter: string; metric: string; value: number | null }>(
     `SELECT doc_id, filter, metric, value FROM ${store.table('scores')} WHERE ${where}`,
+    (row) => docs.get(row.doc_id)?.scores.set(`${row.metric},${row.filter}`, row.value),
   );
-  const docs = new Map<string, DocRecord>();
-  for (const row of instances) {
-    let doc = docs.get(row.doc_id);
-    if (doc === undefined) {
-      doc = {
-        docId: row.doc_id,
-        docHash: row.doc_hash,
-        content: canonicalDoc(row.doc_json),
-        texts: textFields(row.doc_json),
-        prompt: row.arg_context,
-        promptHash: row.prompt_hash,
-        requests: [],
-        target: row.target,
-        responses: [],
-        scores: new Map(),
-      };
-      docs.set(row.doc_id, doc);
-    }
-    doc.requests.push({ context: row.context_md5, continuation: row.arg_continuation });
-  }
-  for (const r of responses) {
-    docs.get(r.doc_id)?.responses.push({ requestIdx: r.request_idx, repeat: r.repeat, text: r.text, logprob: r.logprob, isGreedy: r.is_greedy });
-  }
-  for (const s of scores) docs.get(s.doc_id)?.scores.set(`${s.metric},${s.filter}`, s.value);
   // In the query's order: the documents were first met there.
   return [...docs.values()];
 }

@@ -5,7 +5,7 @@
  * runs, and says why the cells are missing.
  */
 import type { OpenStore } from '../store/readStore.ts';
-import { computeMatrix } from '../score/matrix.ts';
+import { computeMatrix, type MatrixSpec } from '../score/matrix.ts';
 
 export const RESCORED_PREFIX = 'rescored:';
 
@@ -19,23 +19,22 @@ export interface StoreRescoring {
 
 export async function rescoredValues(store: OpenStore): Promise<StoreRescoring> {
   const byScope = new Map<string, RescoredValues>();
-  let scopes;
+  // Each item's values go straight into the map as it is scored (no list of every item's readings first).
+  const onItem: MatrixSpec['onItem'] = (scope, cellKeys, item) => {
+    const key = `${scope.run_id}\u0000${scope.task}`;
+    let values = byScope.get(key);
+    if (values === undefined) byScope.set(key, (values = new Map()));
+    const keyed = new Map<string, number>();
+    cellKeys.forEach((cell, i) => {
+      const v = item.values[i];
+      if (typeof v === 'number') keyed.set(`${RESCORED_PREFIX}${cell.extractor}/${cell.normalizer}`, v);
+    });
+    values.set(item.doc_id, keyed);
+  };
   try {
-    scopes = await computeMatrix(store, { keepItems: true });
+    await computeMatrix(store, { onItem });
   } catch (error) {
-    return { byScope, note: `rescoring failed, so no rescored cells are paired: ${(error as Error).message.split('\n')[0]}` };
-  }
-  for (const scope of scopes) {
-    const values: RescoredValues = new Map();
-    for (const item of scope.items ?? []) {
-      const keyed = new Map<string, number>();
-      scope.cellKeys.forEach((cell, i) => {
-        const v = item.values[i];
-        if (typeof v === 'number') keyed.set(`${RESCORED_PREFIX}${cell.extractor}/${cell.normalizer}`, v);
-      });
-      values.set(item.doc_id, keyed);
-    }
-    byScope.set(`${scope.run_id}\u0000${scope.task}`, values);
+    return { byScope: new Map(), note: `rescoring failed, so no rescored cells are paired: ${(error as Error).message.split('\n')[0]}` };
   }
   return { byScope, note: null };
 }

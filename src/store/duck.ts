@@ -58,6 +58,17 @@ export async function queryRows<T = Record<string, unknown>>(sql: string): Promi
   return reader.getRowObjectsJS().map((row) => normalizeBigInts(row) as T);
 }
 
+/**
+ * Runs a query and hands its rows to `each` chunk by chunk (BIGINT as number where safe):
+ * for results too large to hold as one array of row objects.
+ */
+export async function forEachRow<T = Record<string, unknown>>(sql: string, each: (row: T) => void): Promise<void> {
+  const result = await (await duck()).stream(sql);
+  for await (const rows of result.yieldRowObjectJs()) {
+    for (const row of rows) each(normalizeBigInts(row) as T);
+  }
+}
+
 function normalizeBigInts(row: Record<string, unknown>): Record<string, unknown> {
   for (const key of Object.keys(row)) {
     const v = row[key];
