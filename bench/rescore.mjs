@@ -8,7 +8,8 @@
 //                 earlier rescoring exists: every run scores from the stored outputs);
 //   from JSONL:   `lmaudit rescore big.jsonl` (imported on the fly).
 // `--records N` changes the size; `--memory` also rescores 10,000,000 records from a
-// store and reports the peak resident memory (target: under 2 GiB).
+// store and reports the peak resident memory (target: under 2 GiB). The numbers and
+// free-text sweeps are timed too, for information (`--letters-only` skips them).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -103,6 +104,23 @@ console.log(`  lmaudit rescore <store>                      ${median(storeTimes)
 console.log(`  lmaudit rescore <jsonl> (import on the fly)  ${median(jsonlTimes).toFixed(3)} s  (runs: ${jsonlTimes.map((t) => t.toFixed(2)).join(', ')}), peak ${fromJsonl.peakMiB.toFixed(0)} MiB`);
 console.log(`  ratio from store: ${(base / median(storeTimes)).toFixed(2)}x (target 10x)`);
 console.log(`  ratio from JSONL: ${(base / median(jsonlTimes)).toFixed(2)}x (target 3x)`);
+
+// The other default sweeps (no Python baseline: the issue's target is the letter sweep). Each runs
+// in DuckDB and is checked against the per-item JS engine on the same data.
+if (!args.includes('--letters-only')) {
+  console.log(`\nthe other default sweeps, ${records.toLocaleString()} outputs from JSONL (bulk engine vs the per-item JS engine; results required identical)`);
+  for (const kind of ['numbers', 'free-text']) {
+    const file = join(out, `${kind}-${records}.jsonl`);
+    if (!existsSync(file)) timed('python3', [join(root, 'bench/generate_other_outputs.py'), kind, String(records), file]);
+    const bulk = timed(process.execPath, ['bin/lmaudit.mjs', 'rescore', file, '--json']);
+    const js = timed(process.execPath, ['bin/lmaudit.mjs', 'rescore', file, '--json', '--engine', 'js']);
+    const [a, b] = [JSON.parse(bulk.stdout), JSON.parse(js.stdout)];
+    if (JSON.stringify(a.cells) !== JSON.stringify(b.cells) || JSON.stringify(a.flips) !== JSON.stringify(b.flips)) {
+      throw new Error(`${kind}: the bulk and JS engines disagree`);
+    }
+    console.log(`  ${kind.padEnd(9)} sweep (${a.cells.length / 2} cells)  engine ${a.scopes[0].engine}: ${bulk.seconds.toFixed(3)} s, peak ${bulk.peakMiB.toFixed(0)} MiB; JS engine ${js.seconds.toFixed(3)} s`);
+  }
+}
 
 if (args.includes('--memory')) {
   const big = 10_000_000;
