@@ -17,7 +17,7 @@ import type { SqlNormalizer } from './normalizers.ts';
  */
 export interface SqlExtractor extends Extractor {
   /** The item's 0/1 value in SQL (for rules that are not "normalised span = normalised gold"). */
-  readonly sql?: (text: string, normalizedGold: string, normalizer: SqlNormalizer) => string;
+  readonly sql?: (text: string, normalizedGold: string, normalizer: SqlNormalizer, textIsAscii: string) => string;
   /** Or the span in SQL (NULL: nothing found), which the engine normalises and compares itself. */
   readonly sqlSpan?: (text: string) => string;
   /**
@@ -81,36 +81,44 @@ export function lastLetter(letters: string): (text: string) => string | null {
 }
 
 /**
- * RE2's `\b` is ASCII, Python's is Unicode: they agree on a text unless one of the
- * letters has a non-ASCII neighbour (é is a word character to Python, not to RE2).
- */
-function letterNeighboursAscii(letters: string): (text: string) => string {
-  const pattern = `[^\\x00-\\x7F][${letters}]|[${letters}][^\\x00-\\x7F]`;
-  return (text) => `NOT regexp_matches(${text}, ${sqlString(pattern)})`;
-}
-
-/**
  * SQL for "the first (last) standalone letter of LETTERS, normalised, equals the normalised
- * gold", on ASCII text. The letters are grouped by their normalised form (computed here
- * with the JS definition); for the gold's group one match-only regex answers the question.
- * Such a regex runs on RE2's DFA, several times faster than extracting every match (and
- * DuckDB would extract them once per cell). A position that does not start a standalone
- * letter is a non-letter, or a letter with a word character before or after it.
+ * gold". Letters normalise in JS (each is ASCII, where the SQL forms agree), grouped by form.
+ *
+ * ASCII text, or text whose letters of the set touch no non-ASCII character: for the gold's
+ * group, one match-only regex with RE2's \b, which is Python's there. Match-only regexes run on
+ * RE2's DFA, several times faster than extracting matches.
+ *
+ * Other text: RE2's \b knows only ASCII word characters and Python's \w is Unicode (é and 中
+ * are word characters), so the boundaries are spelled out with Unicode classes. A letter of
+ * the set is standalone when it is a whole run of word characters by itself; a stretch
+ * without a standalone letter is made of characters that are not letters of the set and of
+ * runs of two or more word characters. The regex matches up to the standalone letter (no capture group,
+ * so the DFA still finds it) and the letter is read off the match's edge. One regex per
+ * position, not per group: each Unicode class costs milliseconds to compile.
  */
 function letterValueSql(position: 'first' | 'last', letters: string): SqlExtractor['sql'] {
   const other = `(?:[^${letters}]|\\B[${letters}]|[${letters}]\\B)`;
-  return (text, gold, normalizer) => {
+  const word = '[\\pL\\pN_]';
+  const nonWord = '[^\\pL\\pN_]';
+  const noStandalone = `(?:[^${letters}]|${word}${word}+)*`;
+  const unicodeLetter = (text: string) =>
+    position === 'first'
+      ? `regexp_extract(right(regexp_extract(${text}, ${sqlString(`(?s)^(?:${noStandalone}${nonWord})?[${letters}](?:${nonWord}|$)`)}, 0), 2), ${sqlString(`([${letters}])[^${letters}]?$`)}, 1)`
+      : `regexp_extract(left(regexp_extract(${text}, ${sqlString(`(?s)(?:^|${nonWord})[${letters}](?:${nonWord}${noStandalone})?$`)}, 0), 2), ${sqlString(`^[^${letters}]?([${letters}])`)}, 1)`;
+  return (text, gold, normalizer, textIsAscii) => {
+    const formOf = new Map([...letters].map((letter) => [letter, normalizer.normalize(letter)]));
     const byForm = new Map<string, string>();
-    for (const letter of letters) {
-      const form = normalizer.normalize(letter);
-      byForm.set(form, (byForm.get(form) ?? '') + letter);
-    }
+    for (const [letter, form] of formOf) byForm.set(form, (byForm.get(form) ?? '') + letter);
     const branches = [...byForm].map(([form, group]) => {
       const hit = `\\b[${group}]\\b`;
       const pattern = position === 'first' ? `(?s)^${other}*${hit}` : `(?s)${hit}${other}*$`;
       return `WHEN ${sqlString(form)} THEN regexp_matches(${text}, ${sqlString(pattern)})`;
     });
-    const match = `CASE ${gold} ${branches.join(' ')} ELSE false END`;
+    const asciiMatch = `CASE ${gold} ${branches.join(' ')} ELSE false END`;
+    const unicodeForm = `CASE ${unicodeLetter(text)} ${[...formOf].map(([letter, form]) => `WHEN ${sqlString(letter)} THEN ${sqlString(form)}`).join(' ')} END`;
+    // RE2's \b goes wrong only where a letter of the set touches a non-ASCII character.
+    const asciiWillDo = `${textIsAscii} OR NOT regexp_matches(${text}, ${sqlString(`[^\\x00-\\x7F][${letters}]|[${letters}][^\\x00-\\x7F]`)})`;
+    const match = `CASE WHEN ${asciiWillDo} THEN ${asciiMatch} ELSE coalesce(${unicodeForm} = ${gold}, false) END`;
     // When every letter is its own normal form, a text that lacks the gold cannot match: a
     // substring test (far cheaper than any regex) settles most rows first.
     const lettersAreForms = [...byForm].every(([form, group]) => form === group);
@@ -128,11 +136,11 @@ function letterExtractor(position: 'first' | 'last', argument: string): SqlExtra
       `the ${position} standalone letter of ${letters} (Python \\b([${letters}])\\b, ${position} match)`,
       position === 'first' ? firstLetter(letters) : lastLetter(letters),
     ),
-    // On ASCII text RE2's ASCII \b is Python's \b.
     sql: letterValueSql(position, letters),
     // The span is one of the letters: the condition on each is a constant.
     sqlExact: (_text, normalizer) => [...letters].map((l) => exactOn(normalizer, sqlString(l))).join(' AND '),
-    nonAsciiSafe: letterNeighboursAscii(letters),
+    // Its word boundaries are Unicode's, as Python's are.
+    nonAsciiSafe: ALWAYS_SAFE,
   };
 }
 

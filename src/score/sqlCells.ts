@@ -14,7 +14,7 @@ export interface TextCell {
 }
 
 export interface CellSql {
-  /** Stage one: `<expr> AS gold_k` and `<expr> AS span_j`, over the item columns text and gold. */
+  /** Stage one: `text_ascii`, `<expr> AS gold_k` and `<expr> AS span_j`, over the item columns text and gold. */
   stageOne: string[];
   /** Stage two: `<expr> AS nspan_j_k`, over stage one. */
   stageTwo: string[];
@@ -55,13 +55,18 @@ export function cellSql(cells: readonly TextCell[]): CellSql {
       value = `CASE WHEN ${s} IS NOT NULL AND ${normalizedSpan(c.extractor, n)} = ${gold(n)} THEN 1 ELSE 0 END`;
       if (n.sqlExactWhen !== undefined) exact.push(`${s} IS NULL OR ${n.sqlExactWhen(s)}`);
     } else {
-      value = c.extractor.sql!('text', gold(n), n);
+      value = c.extractor.sql!('text', gold(n), n, 'text_ascii');
       if (c.extractor.sqlExact !== undefined) exact.push(c.extractor.sqlExact('text', n));
     }
     return `(${value})::TINYINT AS c${i}`;
   });
   return {
-    stageOne: [...normalizers.map((n, k) => `${n.sql!('gold')} AS gold_${k}`), ...spans.map((s, j) => `${s} AS span_${j}`)],
+    stageOne: [
+      // strlen (bytes) equals length (characters) exactly when a string is ASCII.
+      'strlen(text) = length(text) AS text_ascii',
+      ...normalizers.map((n, k) => `${n.sql!('gold')} AS gold_${k}`),
+      ...spans.map((s, j) => `${s} AS span_${j}`),
+    ],
     stageTwo: normalized.map((key) => {
       const [, j, k] = /^nspan_(\d+)_(\d+)$/.exec(key)!;
       return `${normalizers[Number(k)]!.sql!(`span_${j}`)} AS ${key}`;

@@ -202,3 +202,26 @@ test('rescore --out writes every item under every cell, however many (the rows s
     ['exact', 'first-letter', 'last-letter'].map((e) => [e, n, n, cells.find((c) => c.extractor === e && c.aggregation === 'micro')!.correct]),
   );
 });
+
+test('letters next to non-ASCII characters are read in SQL exactly as Python reads them (odd runs of letters, CJK, emoji, combining marks)', async () => {
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const texts = ['AAB 😀B\u3000x', 'AAAB é C', '中A B', 'A中 B', 'ABC D中', '٣B C', 'B٣ C', 'x AAA B é', 'é B é', '😀A😀', 'A\u0301 B', 'C—D—', '答案是A。', '答案：B', 'ÀB C', 'AB_ C é'];
+  const file = join(mkdtempSync(join(tmpdir(), 'lmaudit-uletters-')), 'u.jsonl');
+  const rows = texts.flatMap((output, i) => 'ABCD'.split('').map((gold) => JSON.stringify({ id: `u${i}${gold}`, output, gold })));
+  writeFileSync(file, rows.join('\n') + '\n');
+  const { store } = await loadSource([file], { skipBad: false, fields: {} });
+  const spec = { extractors: ['first-letter', 'last-letter', 'first-letter:ABCDabcd'], normalizers: ['none'], flipsLimit: 100 };
+  const [sql] = await computeMatrix(store, { ...spec, engine: 'sql' });
+  const [js] = await computeMatrix(store, { ...spec, engine: 'js' });
+  assert.equal(sql!.engine, 'sql');
+  const counts = (s: typeof sql) => s!.cells.map((c) => [c.extractor, c.aggregation, c.correct]);
+  assert.deepEqual(counts(sql), counts(js));
+  assert.deepEqual(sql!.flips, js!.flips);
+  // Python 3.11, re.findall(r'\b([A-D])\b', t) for each text: B C B B - C C B B A A,B C,D - B C C ('D' before 中 and
+  // 'A' after 是 touch word characters; '：' and the combining accent are not). Each text has one gold per letter,
+  // so first-letter is correct once for each text with a standalone letter.
+  const firstPython = [1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1].reduce((a, b) => a + b, 0);
+  assert.equal(js!.cells.find((c) => c.extractor === 'first-letter' && c.aggregation === 'micro')!.correct, firstPython);
+});
