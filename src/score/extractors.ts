@@ -21,6 +21,12 @@ export interface SqlExtractor extends Extractor {
   /** Or the span in SQL (NULL: nothing found), which the engine normalises and compares itself. */
   readonly sqlSpan?: (text: string) => string;
   /**
+   * A `sql` form exact on any text, `nonAsciiSafe` or not, but dearer to prepare (Unicode
+   * classes take DuckDB milliseconds to compile, per query): the engine uses it for a scope
+   * whose outputs often need it.
+   */
+  readonly sqlUnicode?: (text: string, normalizedGold: string, normalizer: SqlNormalizer, textIsAscii: string) => string;
+  /**
    * A SQL condition under which the SQL form is exact on a text that is not ASCII too
    * (absent: never; such rows take the JS definition).
    */
@@ -80,6 +86,12 @@ export function lastLetter(letters: string): (text: string) => string | null {
   };
 }
 
+/** SQL: RE2's ASCII \b is Python's on this text: no letter of the set touches a non-ASCII character. */
+function letterNeighboursAscii(letters: string): (text: string) => string {
+  const pattern = `[^\\x00-\\x7F][${letters}]|[${letters}][^\\x00-\\x7F]`;
+  return (text) => `NOT regexp_matches(${text}, ${sqlString(pattern)})`;
+}
+
 /**
  * SQL for "the first (last) standalone letter of LETTERS, normalised, equals the normalised
  * gold". Letters normalise in JS (each is ASCII, where the SQL forms agree), grouped by form.
@@ -88,15 +100,16 @@ export function lastLetter(letters: string): (text: string) => string | null {
  * group, one match-only regex with RE2's \b, which is Python's there. Match-only regexes run on
  * RE2's DFA, several times faster than extracting matches.
  *
- * Other text: RE2's \b knows only ASCII word characters and Python's \w is Unicode (é and 中
- * are word characters), so the boundaries are spelled out with Unicode classes. A letter of
- * the set is standalone when it is a whole run of word characters by itself; a stretch
- * without a standalone letter is made of characters that are not letters of the set and of
- * runs of two or more word characters. The regex matches up to the standalone letter (no capture group,
- * so the DFA still finds it) and the letter is read off the match's edge. One regex per
- * position, not per group: each Unicode class costs milliseconds to compile.
+ * Other text, in the `unicode` form only (the plain form leaves it to the JS definition):
+ * RE2's \b knows only ASCII word characters and Python's \w is Unicode (é and 中 are word
+ * characters), so the boundaries are spelled out with Unicode classes. A letter of the set is
+ * standalone when it is a whole run of word characters by itself; a stretch without a
+ * standalone letter is made of characters that are not letters of the set and of runs of two
+ * or more word characters. The regex matches up to the standalone letter (no capture group, so
+ * the DFA still finds it) and the letter is read off the match's edge. One regex per position,
+ * not per group: Unicode classes take milliseconds to compile.
  */
-function letterValueSql(position: 'first' | 'last', letters: string): SqlExtractor['sql'] {
+function letterValueSql(position: 'first' | 'last', letters: string, unicode: boolean): NonNullable<SqlExtractor['sql']> {
   const other = `(?:[^${letters}]|\\B[${letters}]|[${letters}]\\B)`;
   const word = '[\\pL\\pN_]';
   const nonWord = '[^\\pL\\pN_]';
@@ -115,14 +128,16 @@ function letterValueSql(position: 'first' | 'last', letters: string): SqlExtract
       return `WHEN ${sqlString(form)} THEN regexp_matches(${text}, ${sqlString(pattern)})`;
     });
     const asciiMatch = `CASE ${gold} ${branches.join(' ')} ELSE false END`;
-    const unicodeForm = `CASE ${unicodeLetter(text)} ${[...formOf].map(([letter, form]) => `WHEN ${sqlString(letter)} THEN ${sqlString(form)}`).join(' ')} END`;
-    // RE2's \b goes wrong only where a letter of the set touches a non-ASCII character.
-    const asciiWillDo = `${textIsAscii} OR NOT regexp_matches(${text}, ${sqlString(`[^\\x00-\\x7F][${letters}]|[${letters}][^\\x00-\\x7F]`)})`;
-    const match = `CASE WHEN ${asciiWillDo} THEN ${asciiMatch} ELSE coalesce(${unicodeForm} = ${gold}, false) END`;
     // When every letter is its own normal form, a text that lacks the gold cannot match: a
     // substring test (far cheaper than any regex) settles most rows first.
     const lettersAreForms = [...byForm].every(([form, group]) => form === group);
-    return lettersAreForms ? `CASE WHEN contains(${text}, ${gold}) AND (${match}) THEN 1 ELSE 0 END` : `CASE WHEN ${match} THEN 1 ELSE 0 END`;
+    const value = (match: string) =>
+      lettersAreForms ? `CASE WHEN contains(${text}, ${gold}) AND (${match}) THEN 1 ELSE 0 END` : `CASE WHEN ${match} THEN 1 ELSE 0 END`;
+    if (!unicode) return value(asciiMatch);
+    const unicodeForm = `CASE ${unicodeLetter(text)} ${[...formOf].map(([letter, form]) => `WHEN ${sqlString(letter)} THEN ${sqlString(form)}`).join(' ')} END`;
+    // RE2's \b goes wrong only where a letter of the set touches a non-ASCII character.
+    const asciiWillDo = `${textIsAscii} OR ${letterNeighboursAscii(letters)(text)}`;
+    return value(`CASE WHEN ${asciiWillDo} THEN ${asciiMatch} ELSE coalesce(${unicodeForm} = ${gold}, false) END`);
   };
 }
 
@@ -136,11 +151,11 @@ function letterExtractor(position: 'first' | 'last', argument: string): SqlExtra
       `the ${position} standalone letter of ${letters} (Python \\b([${letters}])\\b, ${position} match)`,
       position === 'first' ? firstLetter(letters) : lastLetter(letters),
     ),
-    sql: letterValueSql(position, letters),
+    sql: letterValueSql(position, letters, false),
+    sqlUnicode: letterValueSql(position, letters, true),
     // The span is one of the letters: the condition on each is a constant.
     sqlExact: (_text, normalizer) => [...letters].map((l) => exactOn(normalizer, sqlString(l))).join(' AND '),
-    // Its word boundaries are Unicode's, as Python's are.
-    nonAsciiSafe: ALWAYS_SAFE,
+    nonAsciiSafe: letterNeighboursAscii(letters),
   };
 }
 

@@ -26,13 +26,19 @@ export interface CellSql {
   values: string[];
 }
 
+/** Whether some cell has a form exact on any text that costs more to prepare (see SqlExtractor.sqlUnicode). */
+export function hasUnicodeForm(cells: readonly TextCell[]): boolean {
+  return cells.some((c) => c.extractor.sqlUnicode !== undefined);
+}
+
 export function hasSqlForm(cells: readonly TextCell[]): boolean {
   return cells.every((c) => (c.extractor.sql !== undefined || c.extractor.sqlSpan !== undefined) && c.normalizer.sql !== undefined);
 }
 
 const all = (conditions: readonly string[]): string => ['true', ...new Set(conditions)].map((c) => `(${c})`).join(' AND ');
 
-export function cellSql(cells: readonly TextCell[]): CellSql {
+/** With `unicode`, extractors that have a form exact on any text (`sqlUnicode`) use it. */
+export function cellSql(cells: readonly TextCell[], options: { unicode?: boolean } = {}): CellSql {
   const normalizers = [...new Set(cells.map((c) => c.normalizer))];
   const gold = (n: SqlNormalizer) => `gold_${normalizers.indexOf(n)}`;
   const spans = [...new Set(cells.flatMap((c) => (c.extractor.sqlSpan === undefined ? [] : [c.extractor.sqlSpan('text')])))];
@@ -47,7 +53,8 @@ export function cellSql(cells: readonly TextCell[]): CellSql {
   const nonAscii: string[] = [];
   const values = cells.map((c, i) => {
     const n = c.normalizer;
-    nonAscii.push(c.extractor.nonAsciiSafe?.('text') ?? 'false', n.nonAsciiSafe?.('text') ?? 'false', n.nonAsciiSafe?.('gold') ?? 'false');
+    const unicode = options.unicode === true && c.extractor.sqlUnicode !== undefined;
+    nonAscii.push(unicode ? 'true' : (c.extractor.nonAsciiSafe?.('text') ?? 'false'), n.nonAsciiSafe?.('text') ?? 'false', n.nonAsciiSafe?.('gold') ?? 'false');
     if (n.sqlExactWhen !== undefined) exact.push(n.sqlExactWhen('gold'));
     let value: string;
     if (c.extractor.sqlSpan !== undefined) {
@@ -55,7 +62,7 @@ export function cellSql(cells: readonly TextCell[]): CellSql {
       value = `CASE WHEN ${s} IS NOT NULL AND ${normalizedSpan(c.extractor, n)} = ${gold(n)} THEN 1 ELSE 0 END`;
       if (n.sqlExactWhen !== undefined) exact.push(`${s} IS NULL OR ${n.sqlExactWhen(s)}`);
     } else {
-      value = c.extractor.sql!('text', gold(n), n, 'text_ascii');
+      value = (unicode ? c.extractor.sqlUnicode! : c.extractor.sql!)('text', gold(n), n, 'text_ascii');
       if (c.extractor.sqlExact !== undefined) exact.push(c.extractor.sqlExact('text', n));
     }
     return `(${value})::TINYINT AS c${i}`;

@@ -5,9 +5,9 @@
  *    path: millions of records without entering JS, spilling instead of growing);
  *  - JS: rows streamed chunk by chunk through the JS definitions, for everything else.
  */
-import { duck, sqlString } from '../store/duck.ts';
+import { duck, queryRows, sqlString } from '../store/duck.ts';
 import type { OpenStore } from '../store/readStore.ts';
-import { cellSql, type TextCell } from './sqlCells.ts';
+import { cellSql, hasUnicodeForm, type TextCell } from './sqlCells.ts';
 import type { ItemView } from './types.ts';
 import { goldsOf } from './golds.ts';
 import { ASCII_PY_WHITESPACE, PY_WHITESPACE, pyStrip } from '../util/pytext.ts';
@@ -83,6 +83,25 @@ function emptyTally(cellCount: number): ScopeTally {
   };
 }
 
+/** Outputs sampled to choose between a cell's plain SQL form and its dearer Unicode one. */
+const UNICODE_SAMPLE = 4096;
+
+/**
+ * Whether at least 1% of the scope's first outputs have an ASCII letter touching a non-ASCII
+ * character (Chinese or Japanese answers such as 答案是A). Such rows are exact either way: the
+ * plain forms send them to the JS definitions (microseconds a row), the Unicode forms keep them
+ * in SQL but take tens of milliseconds to compile, per scope. The sample only picks the faster.
+ */
+async function outputsOftenNeedUnicode(store: OpenStore, scope: Scope, cells: readonly TextCell[]): Promise<boolean> {
+  if (!hasUnicodeForm(cells)) return false;
+  const rows = await queryRows<{ share: number | null }>(`
+    SELECT avg(regexp_matches(text, '[^\\x00-\\x7F][A-Za-z]|[A-Za-z][^\\x00-\\x7F]')::INT) AS share
+    FROM (SELECT text FROM ${store.table('responses')}
+          WHERE run_id = ${sqlString(scope.run_id)} AND task = ${sqlString(scope.task)} AND request_idx = 0 AND repeat = 0 AND text IS NOT NULL
+          LIMIT ${UNICODE_SAMPLE})`);
+  return (rows[0]?.share ?? 0) >= 0.01;
+}
+
 /** Which way a row is tallied. */
 const NO_GOLD = 0;
 const BULK = 1;
@@ -91,7 +110,7 @@ const OTHER = 2;
 export async function tallySql(store: OpenStore, scope: Scope, cells: readonly TextCell[], flipsLimit: number): Promise<ScopeTally> {
   const cellIdx = cells.map((_, i) => i);
   const values = cellIdx.map((i) => `c${i}`).join(', ');
-  const sql = cellSql(cells);
+  const sql = cellSql(cells, { unicode: await outputsOftenNeedUnicode(store, scope, cells) });
   const flipped = cells.length > 1 ? `kind = ${BULK} AND least(${values}) <> greatest(${values})` : 'false';
   const firstFlips =
     flipsLimit > 0 ? `, min(ord, ${flipsLimit}) FILTER (${flipped}) AS flip_ords, arg_min(doc_id, ord, ${flipsLimit}) FILTER (${flipped}) AS flip_ids` : '';

@@ -150,10 +150,16 @@ test('the SQL forms of the letter rules agree with their JS definitions for any 
   const dir = mkdtempSync(join(tmpdir(), 'lmaudit-letters-'));
   const file = join(dir, 'golds.jsonl');
   writeFileSync(file, lines.map((r, i) => JSON.stringify({ ...r, gold: golds[i % golds.length] })).join('\n') + '\n');
+  // The same outputs after 4,096 plain ASCII ones: the engine samples the first outputs to choose
+  // the letters' Unicode SQL forms (adversarial first) or their plain forms with the JS definitions
+  // for the rows that need them (ASCII first). Both must agree with JS.
+  const plainFirst = join(dir, 'plain-first.jsonl');
+  const ascii = Array.from({ length: 4096 }, (_, i) => JSON.stringify({ id: `p${i}`, output: ['The answer is B.', 'A', 'I pick (C)', 'D or A?'][i % 4], gold: 'ABCD'[i % 4], subject: `g${i % 5}` }));
+  writeFileSync(plainFirst, [...ascii, ...lines.map((r, i) => JSON.stringify({ ...r, gold: golds[i % golds.length] }))].join('\n') + '\n');
   const store = join(dir, 'store');
   assert.equal(runCli(['import', file, '--out', store]).status, 0);
   const spec = { extractors: ['first-letter:ABCDE', 'last-letter:ABCDabcd', 'first-letter', 'last-letter'], normalizers: ['none', 'strip'], flipsLimit: 5000 };
-  for (const source of [store, file]) {
+  for (const source of [store, file, plainFirst]) {
     const { store: opened } = await loadSource([source], { skipBad: false, fields: {} });
     const [sql] = await computeMatrix(opened, { ...spec, engine: 'sql' });
     const [js] = await computeMatrix(opened, { ...spec, engine: 'js' });
