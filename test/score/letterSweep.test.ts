@@ -190,7 +190,8 @@ test('rescore --out writes every item under every cell, however many (the rows s
   const { queryRows } = await import('../../src/store/duck.ts');
   const dir = mkdtempSync(join(tmpdir(), 'lmaudit-out-many-'));
   const file = join(dir, 'many.jsonl');
-  const n = 40_000;
+  // 70,000 items × 3 cells: more rows than a DuckDB appender holds before it flushes on its own (204,800).
+  const n = 70_000;
   const lines: string[] = [];
   for (let i = 0; i < n; i++) lines.push(JSON.stringify({ id: `q${i}`, output: i % 3 === 0 ? 'The answer is B.' : `(A) or (C)? ${i}`, gold: 'ABCD'[i % 4] }));
   writeFileSync(file, lines.join('\n') + '\n');
