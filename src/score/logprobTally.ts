@@ -12,7 +12,6 @@ export async function tallyLogprobs(
   scope: Scope,
   readers: readonly LogprobReaderName[],
   flipsLimit: number,
-  keepItems = false,
   sink?: ItemSink,
 ): Promise<ScopeTally & { choicesInferred: boolean; goldNotAChoice: number; unreadable: number[] }> {
   const conn = await duck();
@@ -28,7 +27,6 @@ export async function tallyLogprobs(
       USING (doc_id, request_idx)
     GROUP BY i.doc_id ORDER BY ord`);
   const tally = { ...emptyTally(readers.length), choicesInferred: false, goldNotAChoice: 0, unreadable: readers.map(() => 0) };
-  if (keepItems) tally.items = [];
   for await (const rows of result.yieldRowsJs()) {
     for (const [docId, grp, target, choicesJson, continuations, logprobs, greedy] of rows as [
       string, string, string | null, string | null, (string | null)[], (number | null)[], (boolean | null)[],
@@ -64,11 +62,7 @@ export async function tallyLogprobs(
       });
       const values = readings.map((r) => r.value);
       addItem(tally, grp, docId, values, flipsLimit);
-      if (tally.items !== undefined || sink !== undefined) {
-        const scored = { doc_id: docId, group: grp, values, extracted: readings.map((r) => String(r.predicted)) };
-        tally.items?.push(scored);
-        sink?.(scored);
-      }
+      sink?.({ doc_id: docId, group: grp, values, extracted: readings.map((r) => String(r.predicted)) });
     }
   }
   return tally;

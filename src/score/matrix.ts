@@ -259,7 +259,9 @@ async function tallyLogprobScope(
 ): Promise<Tallied> {
   const names = readers.filter((r) => r.kind === 'logprob').map((r) => r.name as LogprobReaderName);
   const cellKeys = names.map((n) => ({ extractor: n, normalizer: 'none' }));
-  const tally = await tallyLogprobs(store, scope, names, spec.flipsLimit, keepItems, sinkOf(spec, scope, cellKeys));
+  const { sink, kept } = itemSink(spec, scope, cellKeys, keepItems);
+  const tally = await tallyLogprobs(store, scope, names, spec.flipsLimit, sink);
+  if (kept !== undefined) tally.items = kept;
   const notes: string[] = [];
   if (tally.choicesInferred && type === 'logprobs') {
     notes.push("choice strings taken from the continuations with the leading ' ' delimiter removed (inferred)");
@@ -277,9 +279,23 @@ async function tallyLogprobScope(
   return { tally, cellKeys, engine: 'js', notes };
 }
 
-function sinkOf(spec: MatrixSpec, scope: Scope, cellKeys: readonly { extractor: string; normalizer: string }[]): ItemSink | undefined {
+/** Where each scored item goes: into a list kept for the result, to the caller's onItem, both or neither. */
+function itemSink(
+  spec: MatrixSpec,
+  scope: Scope,
+  cellKeys: readonly { extractor: string; normalizer: string }[],
+  keepItems: boolean,
+): { sink: ItemSink | undefined; kept: ScoredItem[] | undefined } {
+  const kept = keepItems ? ([] as ScoredItem[]) : undefined;
   const onItem = spec.onItem;
-  return onItem === undefined ? undefined : (item) => onItem(scope, cellKeys, item);
+  if (kept === undefined && onItem === undefined) return { sink: undefined, kept };
+  return {
+    kept,
+    sink: (item) => {
+      kept?.push(item);
+      onItem?.(scope, cellKeys, item);
+    },
+  };
 }
 
 /** Generated text: every (extractor × normaliser) cell, in SQL when every cell has an exact SQL form. */
@@ -305,9 +321,9 @@ async function tallyTextScope(
   // Per-item readings (kept, or handed on) come from the per-item engine.
   const useSql = !keepItems && spec.onItem === undefined && spec.engine !== 'js' && cells.length > 0 && hasSqlForm(cells);
   if (spec.engine === 'sql' && !useSql) notes.push('some cells have no exact SQL form; scored in JS');
-  const tally = useSql
-    ? await tallySql(store, scope, cells, spec.flipsLimit)
-    : await tallyJs(store, scope, cells, spec.flipsLimit, keepItems, sinkOf(spec, scope, cellKeys));
+  const { sink, kept } = itemSink(spec, scope, cellKeys, keepItems);
+  const tally = useSql ? await tallySql(store, scope, cells, spec.flipsLimit) : await tallyJs(store, scope, cells, spec.flipsLimit, sink);
+  if (kept !== undefined) tally.items = kept;
   if (tally.multiGold > 0) {
     notes.push(`${tally.multiGold} item(s) record a list of golds; such an item counts as correct when any gold matches (lm-eval's rule for list targets)`);
   }

@@ -12,7 +12,6 @@ import type { ItemView } from './types.ts';
 import { goldsOf } from './golds.ts';
 import { ASCII_PY_WHITESPACE, PY_WHITESPACE, pyStrip } from '../util/pytext.ts';
 
-
 export interface GroupTally {
   n: number;
   /** Per cell: the sum of item values. */
@@ -47,7 +46,7 @@ export interface ScoredItem {
   extracted: (string | null)[];
 }
 
-/** Receives each item's readings as it is scored (rescore --out streams them into the store). */
+/** Receives each item's readings as it is scored (kept for --bootstrap, streamed into the store by --out). */
 export type ItemSink = (item: ScoredItem) => void;
 
 export interface Scope {
@@ -67,9 +66,6 @@ function itemsSql(store: OpenStore, scope: Scope): string {
     FROM (SELECT file_row_number, doc_id, "group", task, target, choices_json FROM ${store.table('instances', { rowNumber: true })} WHERE ${where}) i
     LEFT JOIN (SELECT doc_id, text FROM ${store.table('responses')} WHERE ${where} AND repeat = 0) r USING (doc_id)`;
 }
-
-
-
 
 function emptyTally(cellCount: number): ScopeTally {
   return {
@@ -231,12 +227,10 @@ export async function tallyJs(
   scope: Scope,
   cells: readonly TextCell[],
   flipsLimit: number,
-  keepItems = false,
   sink?: ItemSink,
 ): Promise<ScopeTally> {
   const conn = await duck();
   const tally = emptyTally(cells.length);
-  if (keepItems) tally.items = [];
   const result = await conn.stream(`SELECT doc_id, grp, gold, text, choices_json FROM (${itemsSql(store, scope)}) ORDER BY ord`);
   for await (const rows of result.yieldRowsJs()) {
     for (const [docId, grp, gold, text, choicesJson] of rows as [string, string, string | null, string | null, string | null][]) {
@@ -248,11 +242,7 @@ export async function tallyJs(
       if (goldsOf(gold).length > 1) tally.multiGold++;
       const { values, extracted } = scoreItem(cells, { docId, text: text ?? '', gold, choices: parseChoices(choicesJson) });
       addItem(tally, grp, docId, values, flipsLimit);
-      if (tally.items !== undefined || sink !== undefined) {
-        const item = { doc_id: docId, group: grp, values, extracted };
-        tally.items?.push(item);
-        sink?.(item);
-      }
+      sink?.({ doc_id: docId, group: grp, values, extracted });
     }
   }
   return tally;

@@ -75,7 +75,6 @@ export function registerRescore(program: Command): void {
               aggregations: aggregations as Aggregation[] | undefined,
               flipsLimit,
               engine: flags.engine as 'auto' | 'sql' | 'js',
-              keepItems: false,
               ...(writer === null ? {} : { onItem: rescoreRows(writer) }),
               bootstrap,
               bootstrapSeed,
