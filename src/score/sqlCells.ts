@@ -26,9 +26,13 @@ export interface CellSql {
   values: string[];
 }
 
-/** Whether some cell has a form exact on any text that costs more to prepare (see SqlExtractor.sqlUnicode). */
-export function hasUnicodeForm(cells: readonly TextCell[]): boolean {
-  return cells.some((c) => c.extractor.sqlUnicode !== undefined);
+/**
+ * SQL over `text`: some cell that has a form exact on any text (SqlExtractor.sqlUnicode, dearer
+ * to prepare) would, in its plain form, leave this text to the JS definition. Null: no cell has one.
+ */
+export function plainFormFallsShort(cells: readonly TextCell[]): string | null {
+  const safe = cells.filter((c) => c.extractor.sqlUnicode !== undefined).map((c) => c.extractor.nonAsciiSafe?.('text') ?? 'false');
+  return safe.length === 0 ? null : `NOT (${all(safe)})`;
 }
 
 export function hasSqlForm(cells: readonly TextCell[]): boolean {

@@ -7,7 +7,7 @@
  */
 import { duck, queryRows, sqlString } from '../store/duck.ts';
 import type { OpenStore } from '../store/readStore.ts';
-import { cellSql, hasUnicodeForm, type TextCell } from './sqlCells.ts';
+import { cellSql, plainFormFallsShort, type TextCell } from './sqlCells.ts';
 import type { ItemView } from './types.ts';
 import { goldsOf } from './golds.ts';
 import { ASCII_PY_WHITESPACE, PY_WHITESPACE, pyStrip } from '../util/pytext.ts';
@@ -83,15 +83,17 @@ function emptyTally(cellCount: number): ScopeTally {
 const UNICODE_SAMPLE = 4096;
 
 /**
- * Whether at least 1% of the scope's first outputs have an ASCII letter touching a non-ASCII
- * character (Chinese or Japanese answers such as 答案是A). Such rows are exact either way: the
- * plain forms send them to the JS definitions (microseconds a row), the Unicode forms keep them
- * in SQL but take tens of milliseconds to compile, per scope. The sample only picks the faster.
+ * Whether at least 1% of the scope's first outputs would leave some cell's plain SQL form for
+ * the JS definition, as answers such as 答案是A do the letter rules (a letter touching a
+ * non-ASCII character). Such rows are exact either way: the plain forms send them to the JS
+ * definitions (microseconds a row), the Unicode forms keep them in SQL but take tens of
+ * milliseconds to compile, per scope. The sample only picks the faster.
  */
 async function outputsOftenNeedUnicode(store: OpenStore, scope: Scope, cells: readonly TextCell[]): Promise<boolean> {
-  if (!hasUnicodeForm(cells)) return false;
+  const fallsShort = plainFormFallsShort(cells);
+  if (fallsShort === null) return false;
   const rows = await queryRows<{ share: number | null }>(`
-    SELECT avg(regexp_matches(text, '[^\\x00-\\x7F][A-Za-z]|[A-Za-z][^\\x00-\\x7F]')::INT) AS share
+    SELECT avg((${fallsShort})::INT) AS share
     FROM (SELECT text FROM ${store.table('responses')}
           WHERE run_id = ${sqlString(scope.run_id)} AND task = ${sqlString(scope.task)} AND request_idx = 0 AND repeat = 0 AND text IS NOT NULL
           LIMIT ${UNICODE_SAMPLE})`);
