@@ -15,9 +15,12 @@ import type { SqlNormalizer } from './normalizers.ts';
  * normaliser. Like normalisers' SQL forms they need only be exact on ASCII rows:
  * the bulk engine sends every other row through the JS definition.
  */
+/** An item's 0/1 value in SQL, from SQL expressions for its text, its normalised gold and whether the text is ASCII. */
+export type SqlValue = (text: string, normalizedGold: string, normalizer: SqlNormalizer, textIsAscii: string) => string;
+
 export interface SqlExtractor extends Extractor {
-  /** The item's 0/1 value in SQL (for rules that are not "normalised span = normalised gold"). */
-  readonly sql?: (text: string, normalizedGold: string, normalizer: SqlNormalizer, textIsAscii: string) => string;
+  /** The item's 0/1 value (for rules that are not "normalised span = normalised gold"). */
+  readonly sql?: SqlValue;
   /** Or the span in SQL (NULL: nothing found), which the engine normalises and compares itself. */
   readonly sqlSpan?: (text: string) => string;
   /**
@@ -25,7 +28,7 @@ export interface SqlExtractor extends Extractor {
    * classes take DuckDB milliseconds to compile, per query): the engine uses it for a scope
    * whose outputs often need it.
    */
-  readonly sqlUnicode?: (text: string, normalizedGold: string, normalizer: SqlNormalizer, textIsAscii: string) => string;
+  readonly sqlUnicode?: SqlValue;
   /**
    * A SQL condition under which the SQL form is exact on a text that is not ASCII too
    * (absent: never; such rows take the JS definition).
@@ -109,7 +112,7 @@ function letterNeighboursAscii(letters: string): (text: string) => string {
  * the DFA still finds it) and the letter is read off the match's edge. One regex per position,
  * not per group: Unicode classes take milliseconds to compile.
  */
-function letterValueSql(position: 'first' | 'last', letters: string, unicode: boolean): NonNullable<SqlExtractor['sql']> {
+function letterValueSql(position: 'first' | 'last', letters: string, unicode: boolean): SqlValue {
   const other = `(?:[^${letters}]|\\B[${letters}]|[${letters}]\\B)`;
   const word = '[\\pL\\pN_]';
   const nonWord = '[^\\pL\\pN_]';

@@ -41,7 +41,7 @@ export interface SqlNormalizer extends Normalizer {
 // is its own ASCII strip.
 
 /** SQL: the string has no ASCII whitespace at either end (so the ASCII trim leaves it as is). */
-export function sqlNoEndSpace(x: string): string {
+function sqlNoEndSpace(x: string): string {
   const endsInSpace = [...ASCII_PY_WHITESPACE].map((c) => `suffix(${x}, chr(${c.charCodeAt(0)}))`).join(' OR ');
   return `(ascii(${x}) > 32 AND NOT (${endsInSpace}))`;
 }
@@ -62,15 +62,15 @@ function stripEquals(t: string, g: string): string {
 
 /** Python's whitespace characters beyond ASCII, as an RE2 class body. */
 const NON_ASCII_WHITESPACE = '\\x{85}\\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}';
-
-
+/** Python's ASCII whitespace (ASCII_PY_WHITESPACE), as an RE2 class body. */
+const ASCII_WHITESPACE_RE2 = '\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f ';
 
 // `numeric` in SQL. Python's rule is: drop every ',' and '$', strip, then float() if it parses.
 // Written directly over the raw value, so that the value is read a fixed number of times
 // (DuckDB would evaluate a repeated subexpression again in each CASE branch): ',' and '$'
 // may stand anywhere (D), and at the ends mixed with whitespace (W).
 const D = '[$,]*';
-const W = `[${'\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f '}$,]*`;
+const W = `[${ASCII_WHITESPACE_RE2}$,]*`;
 /** A number, as DuckDB's DOUBLE cast and Python's float() both read it alike. */
 const SQL_NUMBER =
   `(?s)${W}[+-]?${D}(?:(?:[0-9]${D})+(?:\\.${D}(?:[0-9]${D})*)?|\\.${D}(?:[0-9]${D})+)(?:[eE]${D}[+-]?${D}(?:[0-9]${D})+)?${W}`;
@@ -83,7 +83,7 @@ const SQL_FLOAT_WORD = `(?is)${W}[+-]?${D}(?:${['infinity', 'inf', 'nan'].map((w
  * adding 0.0 turns -0 into 0 (Python: -0.0 == 0.0). Anything else is the stripped text.
  */
 const numberMarker = (x: string) =>
-  `chr(0) || 'num:' || CAST(TRY_CAST(regexp_replace(${x}, ${sqlString(`[${'\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f '}$,]`)}, '', 'g') AS DOUBLE) + 0.0 AS VARCHAR)`;
+  `chr(0) || 'num:' || CAST(TRY_CAST(regexp_replace(${x}, ${sqlString(`[${ASCII_WHITESPACE_RE2}$,]`)}, '', 'g') AS DOUBLE) + 0.0 AS VARCHAR)`;
 const strippedText = (x: string) => `trim(replace(replace(${x}, ',', ''), '$', ''), ${sqlString(ASCII_PY_WHITESPACE)})`;
 const isNumber = (x: string) => `regexp_full_match(${x}, ${sqlString(SQL_NUMBER)})`;
 
@@ -141,7 +141,7 @@ const lowerNoPunctuation = (x: string) => `regexp_replace(lower(${x}), ${sqlStri
 /** SQuAD's normalize_answer: on ASCII, RE2's \\b is Python's, and split()/join collapses runs of ASCII whitespace. */
 function squadSql(x: string): string {
   const noArticles = `regexp_replace(${lowerNoPunctuation(x)}, '\\b(a|an|the)\\b', ' ', 'g')`;
-  return `trim(regexp_replace(${noArticles}, '[\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f ]+', ' ', 'g'))`;
+  return `trim(regexp_replace(${noArticles}, ${sqlString(`[${ASCII_WHITESPACE_RE2}]+`)}, ' ', 'g'))`;
 }
 
 export const NORMALIZERS = {

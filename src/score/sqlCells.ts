@@ -47,11 +47,12 @@ export function cellSql(cells: readonly TextCell[], options: { unicode?: boolean
   const gold = (n: SqlNormalizer) => `gold_${normalizers.indexOf(n)}`;
   const spans = [...new Set(cells.flatMap((c) => (c.extractor.sqlSpan === undefined ? [] : [c.extractor.sqlSpan('text')])))];
   const span = (e: SqlExtractor) => `span_${spans.indexOf(e.sqlSpan!('text'))}`;
-  const normalized: string[] = [];
+  // Stage two: normalised span column name → its expression, each made once.
+  const normalized = new Map<string, string>();
   const normalizedSpan = (e: SqlExtractor, n: SqlNormalizer) => {
-    const key = `n${span(e)}_${normalizers.indexOf(n)}`;
-    if (!normalized.includes(key)) normalized.push(key);
-    return key;
+    const column = `n${span(e)}_${normalizers.indexOf(n)}`;
+    if (!normalized.has(column)) normalized.set(column, n.sql!(span(e)));
+    return column;
   };
   const exact: string[] = [];
   const nonAscii: string[] = [];
@@ -78,10 +79,7 @@ export function cellSql(cells: readonly TextCell[], options: { unicode?: boolean
       ...normalizers.map((n, k) => `${n.sql!('gold')} AS gold_${k}`),
       ...spans.map((s, j) => `${s} AS span_${j}`),
     ],
-    stageTwo: normalized.map((key) => {
-      const [, j, k] = /^nspan_(\d+)_(\d+)$/.exec(key)!;
-      return `${normalizers[Number(k)]!.sql!(`span_${j}`)} AS ${key}`;
-    }),
+    stageTwo: [...normalized].map(([column, expr]) => `${expr} AS ${column}`),
     exact: all(exact),
     nonAsciiSafe: all(nonAscii),
     values,

@@ -25,8 +25,7 @@ import {
  * and computed only when read (on-the-fly rescoring reads a few columns of it).
  */
 export type TableSource =
-  // Any iterable: a generator lets a caller hand over millions of rows without building them all first.
-  | { rows: Iterable<Record<string, unknown>> }
+  | { rows: readonly Record<string, unknown>[] }
   | { sql: string; lazy?: boolean; /** A column of `sql` holding each row's position (kept as file_row_number). */ rowNumber?: string };
 
 /** A staged table or view, and the expression for it with each row's position as file_row_number. */
@@ -157,8 +156,7 @@ export async function stageTable(table: TableName, source: TableSource): Promise
   try {
     if ('rows' in source) {
       const appender = await conn.createAppender(staging);
-      let index = 0;
-      for (const row of source.rows) appendRow(appender, spec, row, table, index++);
+      source.rows.forEach((row, index) => appendRow(appender, spec, row, table, index));
       appender.flushSync();
       appender.closeSync();
     } else {
