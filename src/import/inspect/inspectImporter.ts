@@ -35,7 +35,6 @@ export const inspectImporter: Importer = {
   },
 };
 
-
 export async function importLog(path: string): Promise<ImportedRun> {
   const log = await readInspectLog(path);
   const sha = await sha256File(path);
