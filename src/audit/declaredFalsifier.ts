@@ -14,23 +14,21 @@
  */
 import { readFile } from 'node:fs/promises';
 import { load } from 'js-yaml';
-import { z } from 'zod';
+import * as z from '../util/zod.ts';
 import { BadInputError } from '../errors.ts';
 import { DISCLOSURE_FIELDS } from '../store/schema.ts';
 import type { DiffResult, TaskComparison } from './diff.ts';
 import { DEFAULT_CLAUSES, evaluateClause, type Clause, type ClauseSpec, type ClauseStatus } from './falsifier.ts';
 
-export const DeclaredFalsifierSpec = z
-  .object({
-    claim: z.string().min(1),
-    must_agree: z.array(z.string().min(1)).default([]),
-    same_documents: z.boolean().default(false),
-    score: z.string().optional(),
-    max_abs_difference: z.number().nonnegative().optional(),
-    indistinguishable: z.boolean().optional(),
-    unknown_is_violation: z.boolean().default(false),
-  })
-  .strict();
+export const DeclaredFalsifierSpec = z.strictObject({
+  claim: z.string().check(z.minLength(1)),
+  must_agree: z._default(z.array(z.string().check(z.minLength(1))), []),
+  same_documents: z._default(z.boolean(), false),
+  score: z.optional(z.string()),
+  max_abs_difference: z.optional(z.number().check(z.nonnegative())),
+  indistinguishable: z.optional(z.boolean()),
+  unknown_is_violation: z._default(z.boolean(), false),
+});
 export type DeclaredFalsifierSpec = z.infer<typeof DeclaredFalsifierSpec>;
 
 export interface DeclaredFalsifierResult {

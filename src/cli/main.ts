@@ -9,15 +9,17 @@ type Register = (program: Command) => void;
 
 /**
  * The one list of commands. Loaded on demand: a command pays only for its own
- * modules at start-up (the rescoring benchmark times whole processes).
+ * modules at start-up (the rescoring benchmark times whole processes). Those that
+ * query DuckDB start opening it first, so that the database comes up on a worker
+ * thread while the command's own modules compile.
  */
 const COMMANDS = {
-  import: async () => (await import('./commands/import.ts')).registerImport,
-  prompts: async () => (await import('./commands/prompts.ts')).registerPrompts,
-  rescore: async () => (await import('./commands/rescore.ts')).registerRescore,
-  diff: async () => (await import('./commands/diff.ts')).registerDiff,
-  report: async () => (await import('./commands/report.ts')).registerReport,
-} satisfies Record<string, () => Promise<Register>>;
+  import: { usesDuckDB: true, load: async () => (await import('./commands/import.ts')).registerImport },
+  prompts: { usesDuckDB: false, load: async () => (await import('./commands/prompts.ts')).registerPrompts },
+  rescore: { usesDuckDB: true, load: async () => (await import('./commands/rescore.ts')).registerRescore },
+  diff: { usesDuckDB: true, load: async () => (await import('./commands/diff.ts')).registerDiff },
+  report: { usesDuckDB: true, load: async () => (await import('./commands/report.ts')).registerReport },
+} satisfies Record<string, { usesDuckDB: boolean; load: () => Promise<Register> }>;
 
 async function main(): Promise<void> {
   const program = new Command()
@@ -28,7 +30,8 @@ async function main(): Promise<void> {
     .showHelpAfterError();
   const requested = process.argv[2] ?? '';
   const names = Object.hasOwn(COMMANDS, requested) ? [requested as keyof typeof COMMANDS] : (Object.keys(COMMANDS) as (keyof typeof COMMANDS)[]);
-  for (const name of names) (await COMMANDS[name]())(program);
+  if (names.length === 1 && COMMANDS[names[0]!].usesDuckDB) (await import('../store/duck.ts')).warmDuck();
+  for (const name of names) (await COMMANDS[name].load())(program);
   await program.parseAsync(process.argv);
 }
 

@@ -5,11 +5,12 @@
  * every aggregation with n, correct, standard error and a 95% interval, plus the
  * spread, pairwise disagreement, flipping items and the denominator.
  */
+import { BadInputError } from '../errors.ts';
 import { queryRows } from '../store/duck.ts';
 import type { OpenStore } from '../store/readStore.ts';
 import { resolveNormalizer, resolveReader, type ReaderSpec } from './registry.ts';
 import { binaryStderr, ci95, macro } from './stats.ts';
-import { detectAnswerType, loadSweeps, type Aggregation, type AnswerType } from './sweeps.ts';
+import { commandLineSweep, detectAnswerType, loadSweeps, type Aggregation, type AnswerType, type Sweep } from './sweeps.ts';
 import { tallyJs, tallySql, type ItemSink, type Scope, type ScopeTally, type ScoredItem } from './textTally.ts';
 import { hasSqlForm, type TextCell } from './sqlCells.ts';
 import { tallyLogprobs } from './logprobTally.ts';
@@ -98,11 +99,15 @@ async function sampleGolds(store: OpenStore, scope: Scope): Promise<string[]> {
 export async function computeMatrix(store: OpenStore, options: Partial<MatrixSpec> = {}): Promise<ScopeResult[]> {
   const spec: MatrixSpec = { flipsLimit: 20, engine: 'auto', keepItems: false, bootstrap: 0, bootstrapSeed: 1234, ...options };
   const keepItems = spec.keepItems || spec.bootstrap > 0;
-  const sweeps = loadSweeps();
+  const fromCommandLine = spec.extractors !== undefined && spec.normalizers !== undefined && spec.aggregations !== undefined;
+  const sweeps = fromCommandLine ? null : await loadSweeps();
   const results: ScopeResult[] = [];
   for (const scope of await listScopes(store)) {
     const detected = detectAnswerType(scope, scope.hasLogprobs ? [] : await sampleGolds(store, scope));
-    const sweep = sweeps.get(detected.type)!;
+    const sweep =
+      sweeps === null
+        ? commandLineSweep(detected.type, { extractors: spec.extractors!, normalizers: spec.normalizers!, aggregations: spec.aggregations! })
+        : sweepFor(sweeps, detected.type);
     // An Inspect log is also read the way its own scorers read it, beside the sweep (raw: no normaliser).
     const run = store.manifest.runs.find((r) => r.run_id === scope.run_id);
     const own = run?.source_kind === 'inspect' && run.tasks[scope.task] ? recordedScorerSpecs(recordedScorers(run.tasks[scope.task]!)) : [];
@@ -129,6 +134,14 @@ export async function computeMatrix(store: OpenStore, options: Partial<MatrixSpe
     results.push(buildScope(scope, detected, used, engine, cellKeys, tally, boot, spec, notes));
   }
   return results;
+}
+
+function sweepFor(sweeps: Map<AnswerType, Sweep>, type: AnswerType): Sweep {
+  const sweep = sweeps.get(type);
+  if (sweep === undefined) {
+    throw new BadInputError(`no sweep file in audits/ has answer_type: ${type} (give --extractors, --normalizers and --aggregations, or add one)`);
+  }
+  return sweep;
 }
 
 function buildScope(

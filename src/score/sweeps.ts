@@ -4,7 +4,6 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { load as loadYaml } from 'js-yaml';
 import { BadInputError } from '../errors.ts';
 import { packageRoot } from '../util/packageRoot.ts';
 
@@ -35,8 +34,13 @@ function stringList(value: unknown, file: string, field: string): string[] {
   return value as string[];
 }
 
-/** Loads every sweep file; later files for the same answer type replace earlier ones. */
-export function loadSweeps(dir: string = auditsDir()): Map<AnswerType, Sweep> {
+/**
+ * Loads every sweep file; later files for the same answer type replace earlier ones.
+ * js-yaml is loaded here, not at start-up: a run with every list on the command line
+ * never reads a sweep file and need not pay for the parser.
+ */
+export async function loadSweeps(dir: string = auditsDir()): Promise<Map<AnswerType, Sweep>> {
+  const { load: loadYaml } = await import('js-yaml');
   const sweeps = new Map<AnswerType, Sweep>();
   const files = readdirSync(dir).filter((f) => /^sweep-.*\.ya?ml$/.test(f)).sort();
   for (const name of files) {
@@ -68,6 +72,11 @@ export function loadSweeps(dir: string = auditsDir()): Map<AnswerType, Sweep> {
     });
   }
   return sweeps;
+}
+
+/** The sweep of a run whose extractors, normalisers and aggregations were all given on the command line. */
+export function commandLineSweep(type: AnswerType, lists: Pick<Sweep, 'extractors' | 'normalizers' | 'aggregations'>): Sweep {
+  return { answer_type: type, description: 'given on the command line', ...lists, source: 'command line' };
 }
 
 const LETTER = /^\(?[A-Za-z]\)?$/;

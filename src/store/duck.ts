@@ -79,15 +79,18 @@ function normalizeBigInts(row: Record<string, unknown>): Record<string, unknown>
 
 /** LMAUDIT_TIMING=1: every statement's start and wall time on stderr (for finding slow queries). */
 function timed(conn: DuckDBConnection): DuckDBConnection {
+  // runAndReadAll calls run: only the outermost call of a statement is reported.
+  let depth = 0;
   for (const method of ['run', 'runAndReadAll', 'stream'] as const) {
     const original = conn[method].bind(conn) as (sql: string) => Promise<unknown>;
     (conn as unknown as Record<string, unknown>)[method] = async (sql: string) => {
       const started = performance.now();
+      depth++;
       try {
         return await original(sql);
       } finally {
         // Started at (ms since the process began) and took; a streamed query's time is to its first chunk.
-        process.stderr.write(`[duckdb @${started.toFixed(0)} ${(performance.now() - started).toFixed(0)} ms] ${sql.replace(/\s+/g, ' ').slice(0, 140)}\n`);
+        if (--depth === 0) process.stderr.write(`[duckdb @${started.toFixed(0)} ${(performance.now() - started).toFixed(0)} ms] ${sql.replace(/\s+/g, ' ').slice(0, 140)}\n`);
       }
     };
   }

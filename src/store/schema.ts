@@ -8,7 +8,7 @@
  * several runs (importing an lm-eval folder with three results files gives three);
  * every table carries run_id.
  */
-import { z } from 'zod';
+import * as z from '../util/zod.ts';
 
 export const SCHEMA_VERSION = 1;
 
@@ -132,7 +132,7 @@ export interface TableRows {
  * `inferred`: we derived it from the records (with how); `unknown`: nobody recorded it.
  */
 export const Fact = z.discriminatedUnion('status', [
-  z.object({ status: z.literal('recorded'), value: z.unknown(), from: z.string().optional() }),
+  z.object({ status: z.literal('recorded'), value: z.unknown(), from: z.optional(z.string()) }),
   z.object({ status: z.literal('inferred'), value: z.unknown(), how: z.string() }),
   z.object({ status: z.literal('unknown') }),
 ]);
@@ -199,10 +199,10 @@ export type SourceFile = z.infer<typeof SourceFile>;
 
 /** A consistency problem the importer found inside the records themselves. */
 export const RecordNote = z.object({
-  task: z.string().nullable(),
+  task: z.nullable(z.string()),
   kind: z.string(),
   message: z.string(),
-  evidence: z.array(z.string()).default([]),
+  evidence: z._default(z.array(z.string()), []),
 });
 export type RecordNote = z.infer<typeof RecordNote>;
 

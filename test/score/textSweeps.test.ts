@@ -80,3 +80,25 @@ test('--extractors splits on commas outside a pattern\'s brackets, parentheses a
   assert.deepEqual(splitSpecs('regex:a\\,b,c'), ['regex:a\\,b', 'c']);
   assert.deepEqual(splitSpecs(' , exact ,, '), ['exact']);
 });
+
+test('with every list on the command line no sweep file is read; with one missing, the sweep files are read and a broken one is named', async () => {
+  const { runCli } = await import('../helpers/cli.ts');
+  const { mkdtemp, writeFile } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const audits = await mkdtemp(join(tmpdir(), 'lmaudit-audits-'));
+  await writeFile(join(audits, 'sweep-letters.yaml'), 'answer_type: [unclosed\n');
+  const file = fileURLToPath(new URL('./fixtures/number_cases.jsonl', import.meta.url));
+  const env = { LMAUDIT_AUDITS_DIR: audits };
+  const full = runCli(['rescore', file, '--extractors', 'strict-number', '--normalizers', 'numeric', '--aggregations', 'micro', '--json'], { env });
+  assert.equal(full.status, 0, full.stderr);
+  const sweep = JSON.parse(full.stdout).scopes[0].sweep;
+  assert.deepEqual(
+    { source: sweep.source, extractors: sweep.extractors, normalizers: sweep.normalizers, aggregations: sweep.aggregations },
+    { source: 'command line', extractors: ['strict-number'], normalizers: ['numeric'], aggregations: ['micro'] },
+  );
+  const partial = runCli(['rescore', file, '--extractors', 'strict-number', '--normalizers', 'numeric', '--json'], { env });
+  assert.equal(partial.status, 2);
+  assert.match(partial.stderr, /sweep-letters\.yaml/);
+  assert.match(partial.stderr, /malformed YAML/);
+});

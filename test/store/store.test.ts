@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeStore } from '../../src/store/writeStore.ts';
@@ -50,4 +50,26 @@ test('an existing store is never overwritten without replace', async () => {
   await assert.rejects(writeStore(dir, manifest, {}), StoreError);
   const store = await openStore(dir);
   assert.equal((await queryRows(`SELECT count(*) AS n FROM ${store.table('instances')}`))[0]!.n, 1);
+});
+
+test('a manifest field of the wrong type is named, with an English reason', async () => {
+  const dir = join(await mkdtemp(join(tmpdir(), 'lmaudit-')), 'store');
+  await writeStore(dir, manifest, { instances: { rows: [instance] } });
+  const path = join(dir, 'provenance.json');
+  const json = JSON.parse(await readFile(path, 'utf8'));
+  json.runs[0].label = 7;
+  await writeFile(path, JSON.stringify(json));
+  await assert.rejects(openStore(dir), (e: unknown) => {
+    assert.ok(e instanceof StoreError);
+    assert.equal((e as Error).message, `${path}: field 'runs.0.label': Invalid input: expected string, received number`);
+    return true;
+  });
+});
+
+test("a record note written without evidence reads back with an empty list (the schema's default)", async () => {
+  const dir = join(await mkdtemp(join(tmpdir(), 'lmaudit-')), 'store');
+  const noted = structuredClone(manifest);
+  noted.runs[0]!.notes = [{ task: null, kind: 'k', message: 'm' } as never];
+  await writeStore(dir, noted, { instances: { rows: [instance] } });
+  assert.deepEqual((await openStore(dir)).manifest.runs[0]!.notes, [{ task: null, kind: 'k', message: 'm', evidence: [] }]);
 });

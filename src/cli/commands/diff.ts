@@ -6,7 +6,6 @@ import { BadInputError, FalsifierViolatedError } from '../../errors.ts';
 import { diffLines } from '../../report/diffText.ts';
 import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
 import { printJson, printLines } from '../output.ts';
-import { warmDuck } from '../../store/duck.ts';
 
 export interface AuditFlags extends ImportFlags {
   runA?: string;
@@ -55,7 +54,6 @@ export function registerDiff(program: Command): void {
         .argument('<B>', 'the same kinds of source (may be the same folder, with --run-a/--run-b)'),
     ).option('--json', 'print the diff as JSON', false),
   ).action(async (a: string, b: string, flags: AuditFlags) => {
-    warmDuck();
     const options = diffOptionsFrom(flags);
     const spec = flags.falsifier !== undefined ? await loadDeclaredFalsifier(flags.falsifier) : null;
     const importOptions = importOptionsFrom(flags);

@@ -5,7 +5,6 @@ import { writeStore } from '../../store/writeStore.ts';
 import { SCHEMA_VERSION } from '../../store/schema.ts';
 import { importOptionsFrom, addImportFlags, type ImportFlags } from '../importFlags.ts';
 import { printJson, printLines } from '../output.ts';
-import { warmDuck } from '../../store/duck.ts';
 
 export function registerImport(program: Command): void {
   addImportFlags(
@@ -17,7 +16,6 @@ export function registerImport(program: Command): void {
       .option('--replace', 'replace an existing store at --out', false)
       .option('--json', 'print a JSON summary', false),
   ).action(async (sources: string[], flags: ImportFlags & { out: string; replace: boolean; json: boolean }) => {
-    warmDuck();
     const imported = await importSources(sources, importOptionsFrom(flags));
     const staged = await stageUnion(imported.runs.map((r) => r.tables));
     await writeStore(

@@ -12,7 +12,6 @@ import { DEFAULT_PAIRED_OPTIONS } from '../../audit/pairedStats.ts';
 import { addImportFlags, importOptionsFrom } from '../importFlags.ts';
 import { printJson } from '../output.ts';
 import { addAuditFlags, diffOptionsFrom, type AuditFlags } from './diff.ts';
-import { warmDuck } from '../../store/duck.ts';
 
 interface ReportFlags extends AuditFlags {
   against?: string;
@@ -55,7 +54,6 @@ export function registerReport(program: Command): void {
         .option('--title <text>', 'report title'),
     ).option('--json', 'with --out: print a JSON summary; without: the JSON report', false),
   ).action(async (a: string, flags: ReportFlags) => {
-    warmDuck();
     const format = formatOf(flags);
     const options = diffOptionsFrom(flags);
     const spec = flags.falsifier !== undefined ? await loadDeclaredFalsifier(flags.falsifier) : null;

@@ -5,12 +5,11 @@ import { BadInputError } from '../../errors.ts';
 import { computeMatrix, type MatrixSpec, type ScopeResult } from '../../score/matrix.ts';
 import { AGGREGATIONS, type Aggregation } from '../../score/sweeps.ts';
 import { AS_RECORDED, splitSpecs } from '../../score/registry.ts';
-import { rescoreAsRecorded, type AsRecordedSection } from '../../score/asRecorded.ts';
+import type { AsRecordedSection } from '../../score/asRecorded.ts';
 import { openRescoreWriter, type RescoreWriter } from '../../store/writeStore.ts';
 import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
 import { printJson, printLines } from '../output.ts';
 import { formatMatrix, formatAsRecorded } from '../formatMatrix.ts';
-import { warmDuck } from '../../store/duck.ts';
 
 interface RescoreFlags extends ImportFlags {
   extractors?: string;
@@ -42,7 +41,6 @@ export function registerRescore(program: Command): void {
       .option('--out', "append per-item results to the store's rescores/ folder", false)
       .option('--json', 'print one JSON object', false),
   ).action(async (sources: string[], flags: RescoreFlags) => {
-    warmDuck();
     const aggregations = list(flags.aggregations);
     for (const a of aggregations ?? []) {
       if (!AGGREGATIONS.includes(a as Aggregation)) throw new BadInputError(`unknown aggregation '${a}' (known: ${AGGREGATIONS.join(', ')})`, { field: '--aggregations' });
@@ -83,7 +81,8 @@ export function registerRescore(program: Command): void {
       await writer?.abort();
       throw error;
     }
-    const asRecorded: AsRecordedSection[] = wantsAsRecorded ? await rescoreAsRecorded(source.store) : [];
+    // The source's own filter pipelines are loaded only when asked for (they are most of this command's code).
+    const asRecorded: AsRecordedSection[] = wantsAsRecorded ? await (await import('../../score/asRecorded.ts')).rescoreAsRecorded(source.store) : [];
     const written = writer === null ? null : await writer.finish(rescoreProvenance(scopes, sources));
 
     const report = toReport(scopes, asRecorded, source.skipped, source.unrecognised);
