@@ -29,3 +29,27 @@ test("Python's whitespace set and Unicode word boundaries", () => {
   assert.equal(wordAt('A٣', 1), true); // Arabic-Indic digit is \w in Python
   assert.equal(wordBefore('😀A', 2), false);
 });
+
+test("one JSON reader behind both Python views: json.loads' strictness, dict keys and json.dumps' strings (values from CPython 3.11)", async () => {
+  const { parsePyJson, dumpsPy } = await import('../src/data/pyjson.ts');
+  const { parseOrdered, pyDumps, toValue } = await import('../src/util/orderedJson.ts');
+  const { PyFloat } = await import('../src/prompt/jinja/values.ts');
+  // json.loads('"a\tb"') raises "Invalid control character": a raw tab inside a string is not JSON.
+  for (const parse of [parsePyJson, parseOrdered]) {
+    assert.throws(() => parse('{\n"a": "x\ty"}', { file: 'd.jsonl', line: 7 }), (e: unknown) => e instanceof BadInputError && e.where.line === 8 && /control character/.test(e.message));
+    assert.throws(() => parse('['.repeat(600) + ']'.repeat(600)), /nesting deeper than 512/);
+  }
+  // json.loads('{"__proto__": {"x": 1}, "1": 2, "a": 1.50}') is a dict with three keys; 1.50 is the float 1.5.
+  const text = '{"__proto__": {"x": 1}, "1": 2, "a": 1.50}';
+  for (const value of [parsePyJson(text), toValue(parseOrdered(text))] as Record<string, unknown>[]) {
+    assert.equal(Object.getPrototypeOf(value), Object.prototype);
+    assert.deepEqual(Object.keys(value).sort(), ['1', '__proto__', 'a']);
+    assert.deepEqual(value.__proto__, { x: 1 });
+  }
+  assert.ok((parsePyJson(text) as { a: unknown }).a instanceof PyFloat);
+  assert.equal(dumpsPy(parsePyJson('{"b": [1.0, 2, NaN]}')), '{"b": [1.0, 2, NaN]}');
+  // json.dumps('\ud800x', ensure_ascii=False) writes the lone surrogate raw; JSON.stringify would escape it.
+  assert.equal(dumpsPy('\ud800x'), '"\ud800x"');
+  assert.equal(pyDumps(parseOrdered('"\\ud800x"')), '"\ud800x"');
+  assert.equal(dumpsPy('tab\there "q" \\ \u001f'), '"tab\\there \\"q\\" \\\\ \\u001f"');
+});

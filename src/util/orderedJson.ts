@@ -1,15 +1,14 @@
 /**
- * A lossless JSON reader for lm-eval records, and Python's `json.dumps` as a writer.
- *
- * Why hand-written: lm-eval's doc_hash is sha256 of `json.dumps(doc, indent=2,
- * ensure_ascii=False)`, so recomputing it needs the document exactly as Python held it:
- * key order (JS objects move integer-like keys such as "1" to the front), number
- * spelling (`1.0` vs `1`, `1e-05`) and bare NaN/Infinity. JSON.parse keeps none of these
- * and Node 20 has no source-text access in revivers; no installed library keeps all three.
+ * JSON kept losslessly for lm-eval records (the tree of what was written: key order,
+ * number spelling, bare NaN/Infinity), and Python's `json.dumps` as its writer.
+ * lm-eval's doc_hash is sha256 of `json.dumps(doc, indent=2, ensure_ascii=False)`, so
+ * recomputing it needs the document exactly as Python held it. The reading itself is
+ * jsonReader.ts's.
  */
-import { BadInputError, type InputLocation } from '../errors.ts';
+import type { InputLocation } from '../errors.ts';
 // CPython's str repr (quote choice, escapes by str.isprintable over the full Unicode tables).
 import { pyStrRepr } from '../prompt/jinja/pystr.ts';
+import { readJson, readJsonArray, type JsonBuilder } from './jsonReader.ts';
 
 export type PyNode =
   | { readonly k: 'obj'; readonly entries: readonly (readonly [string, PyNode])[] }
@@ -19,130 +18,27 @@ export type PyNode =
   | { readonly k: 'bool'; readonly v: boolean }
   | { readonly k: 'null' };
 
-const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-const NON_FINITE = ['NaN', 'Infinity', '-Infinity'] as const;
+const NULL_NODE: PyNode = { k: 'null' };
+const TRUE_NODE: PyNode = { k: 'bool', v: true };
+const FALSE_NODE: PyNode = { k: 'bool', v: false };
 
-class Reader {
-  pos = 0;
-  /** Start offsets of the top-level array's items (to report the line of element i). */
-  readonly itemStarts: number[] = [];
-  constructor(
-    readonly text: string,
-    readonly where: InputLocation,
-  ) {}
-
-  fail(message: string): never {
-    const before = this.text.slice(0, this.pos);
-    const line = (this.where.line ?? 1) + (before.match(/\n/g)?.length ?? 0);
-    throw new BadInputError(`malformed JSON at character ${this.pos}: ${message}`, { ...this.where, line });
-  }
-
-  skip(): void {
-    const t = this.text;
-    while (this.pos < t.length) {
-      const c = t.charCodeAt(this.pos);
-      if (c === 32 || c === 10 || c === 13 || c === 9) this.pos++;
-      else break;
-    }
-  }
-
-  value(depth: number): PyNode {
-    if (depth > 512) this.fail('nesting deeper than 512');
-    this.skip();
-    const t = this.text;
-    const c = t[this.pos];
-    if (c === '{') return this.object(depth);
-    if (c === '[') return this.array(depth);
-    if (c === '"') return { k: 'str', v: this.string() };
-    if (t.startsWith('true', this.pos)) return (this.pos += 4), { k: 'bool', v: true };
-    if (t.startsWith('false', this.pos)) return (this.pos += 5), { k: 'bool', v: false };
-    if (t.startsWith('null', this.pos)) return (this.pos += 4), { k: 'null' };
-    for (const token of NON_FINITE) {
-      if (t.startsWith(token, this.pos)) return (this.pos += token.length), { k: 'num', raw: token };
-    }
-    NUMBER.lastIndex = this.pos;
-    const m = NUMBER.exec(t);
-    if (m === null) this.fail(c === undefined ? 'unexpected end of input' : `unexpected ${JSON.stringify(c)}`);
-    this.pos += m[0].length;
-    return { k: 'num', raw: m[0] };
-  }
-
-  string(): string {
-    const t = this.text;
-    const start = this.pos;
-    let i = start + 1;
-    let escaped = false;
-    for (;;) {
-      const c = t.charCodeAt(i);
-      if (Number.isNaN(c)) this.fail('unterminated string');
-      if (c === 92) {
-        escaped = true;
-        i += 2;
-        continue;
-      }
-      if (c === 34) break;
-      if (c < 32) {
-        this.pos = i;
-        this.fail('control character inside a string');
-      }
-      i++;
-    }
-    this.pos = i + 1;
-    if (!escaped) return t.slice(start + 1, i);
-    try {
-      return JSON.parse(t.slice(start, i + 1)) as string;
-    } catch {
-      this.pos = start;
-      return this.fail('bad escape in string');
-    }
-  }
-
-  object(depth: number): PyNode {
-    this.pos++;
-    const entries: [string, PyNode][] = [];
-    this.skip();
-    if (this.text[this.pos] === '}') return this.pos++, { k: 'obj', entries };
-    for (;;) {
-      this.skip();
-      if (this.text[this.pos] !== '"') this.fail('expected a key');
-      const key = this.string();
-      this.skip();
-      if (this.text[this.pos] !== ':') this.fail("expected ':'");
-      this.pos++;
-      entries.push([key, this.value(depth + 1)]);
-      this.skip();
-      const c = this.text[this.pos++];
-      if (c === '}') return { k: 'obj', entries };
-      if (c !== ',') (this.pos--, this.fail("expected ',' or '}'"));
-    }
-  }
-
-  array(depth: number): PyNode {
-    this.pos++;
-    const items: PyNode[] = [];
-    this.skip();
-    if (this.text[this.pos] === ']') return this.pos++, { k: 'arr', items };
-    for (;;) {
-      if (depth === 0) {
-        this.skip();
-        this.itemStarts.push(this.pos);
-      }
-      items.push(this.value(depth + 1));
-      this.skip();
-      const c = this.text[this.pos++];
-      if (c === ']') return { k: 'arr', items };
-      if (c !== ',') (this.pos--, this.fail("expected ',' or ']'"));
-    }
-  }
-}
+const TREE: JsonBuilder<PyNode> = {
+  object: (entries) => ({ k: 'obj', entries }),
+  array: (items) => ({ k: 'arr', items }),
+  string: (v) => ({ k: 'str', v }),
+  number: (raw) => ({ k: 'num', raw }),
+  bool: (v) => (v ? TRUE_NODE : FALSE_NODE),
+  null: () => NULL_NODE,
+};
 
 /** Parses one JSON document (Python's NaN/Infinity allowed), keeping order and number spelling. */
 export function parseOrdered(text: string, where: InputLocation = {}): PyNode {
-  const reader = new Reader(text, where);
-  const node = reader.value(0);
-  reader.skip();
-  if (reader.pos !== text.length) reader.fail('trailing characters after the JSON value');
-  return node;
+  return readJson(text, TREE, where);
+}
+
+/** A top-level JSON array, each item with the 1-based line it starts on. */
+export function parseOrderedArray(text: string, where: InputLocation = {}): { node: PyNode; line: number }[] {
+  return readJsonArray(text, TREE, (node) => (node.k === 'arr' ? [...node.items] : null), where).map(({ value, line }) => ({ node: value, line }));
 }
 
 export function numberOf(raw: string): number {
@@ -152,20 +48,13 @@ export function numberOf(raw: string): number {
   return Number(raw);
 }
 
-/** A top-level JSON array, each item with the 1-based line it starts on. */
-export function parseOrderedArray(text: string, where: InputLocation = {}): { node: PyNode; line: number }[] {
-  const reader = new Reader(text, where);
-  const node = reader.value(0);
-  reader.skip();
-  if (reader.pos !== text.length) reader.fail('trailing characters after the JSON value');
-  if (node.k !== 'arr') throw new BadInputError('expected a JSON array', { ...where, line: 1 });
-  let line = 1;
-  let offset = 0;
-  return node.items.map((item, i) => {
-    const start = reader.itemStarts[i]!;
-    for (; offset < start; offset++) if (text.charCodeAt(offset) === 10) line++;
-    return { node: item, line };
-  });
+/**
+ * Sets an object member as Python's dict would hold it: a key named `__proto__` becomes
+ * an own property (plain assignment would replace the object's prototype instead).
+ */
+export function setMember(out: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(out, key, { value, writable: true, enumerable: true, configurable: true });
+  else out[key] = value;
 }
 
 /** The plain JS value (objects lose integer-key order; numbers lose int/float spelling). */
@@ -173,7 +62,7 @@ export function toValue(node: PyNode): unknown {
   switch (node.k) {
     case 'obj': {
       const out: Record<string, unknown> = {};
-      for (const [key, child] of node.entries) out[key] = toValue(child);
+      for (const [key, child] of node.entries) setMember(out, key, toValue(child));
       return out;
     }
     case 'arr':
@@ -200,7 +89,16 @@ export function member(node: PyNode | undefined, key: string): PyNode | undefine
 // Python's json encoder with ensure_ascii=False escapes only these (ESCAPE = r'[\x00-\x1f\\"\b\f\n\r\t]').
 const PY_ESCAPES: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f' };
 
-export function pyString(s: string): string {
+/** `String.prototype.isWellFormed` (Node 20 has it; the ES2022 type library does not declare it). */
+export const isWellFormed = (s: string): boolean => (s as unknown as { isWellFormed(): boolean }).isWellFormed();
+
+/**
+ * A string as `json.dumps(s, ensure_ascii=False)` writes it. JSON.stringify escapes the
+ * same characters the same way (lower-case \u00xx) except a lone surrogate, which it
+ * escapes and Python writes raw; it is native, so it serves every well-formed string.
+ */
+export function pyJsonString(s: string): string {
+  if (isWellFormed(s)) return JSON.stringify(s);
   // eslint-disable-next-line no-control-regex
   return `"${s.replace(/[\u0000-\u001f"\\]/g, (c) => PY_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}"`;
 }
@@ -212,7 +110,7 @@ export function pyString(s: string): string {
 export function pyDumps(node: PyNode, indent?: number, level = 0): string {
   switch (node.k) {
     case 'str':
-      return pyString(node.v);
+      return pyJsonString(node.v);
     case 'num':
       return node.raw;
     case 'bool':
@@ -226,7 +124,7 @@ export function pyDumps(node: PyNode, indent?: number, level = 0): string {
     }
     case 'obj': {
       if (node.entries.length === 0) return '{}';
-      const parts = node.entries.map(([key, v]) => `${pyString(key)}: ${pyDumps(v, indent, level + 1)}`);
+      const parts = node.entries.map(([key, v]) => `${pyJsonString(key)}: ${pyDumps(v, indent, level + 1)}`);
       return wrap('{', '}', parts, indent, level);
     }
   }
