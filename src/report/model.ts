@@ -143,7 +143,7 @@ export async function buildReport(
   return {
     report_version: REPORT_VERSION,
     tool: 'lmaudit 0.1.0',
-    title: options.title ?? `Audit appendix: ${runs.map((r) => Object.keys(r.tasks).slice(0, 3).join(', ')).join('; ') || store.location}`,
+    title: options.title ?? `Audit appendix: ${runs.map((r) => titleTasks(Object.keys(r.tasks))).join('; ') || store.location}`,
     subject: { location: store.location, runs: runs.map(summary) },
     disclosure,
     disclosureOmittedTasks: omitted,
@@ -155,4 +155,10 @@ export async function buildReport(
     declared,
     options: { iterations: options.iterations, seed: options.seed, alpha: options.alpha },
   };
+}
+
+/** A run's tasks for the title: the first three, and how many more (a results file may hold 87). */
+function titleTasks(tasks: readonly string[]): string {
+  const first = tasks.slice(0, 3).join(', ');
+  return tasks.length > 3 ? `${first} and ${tasks.length - 3} more` : first;
 }

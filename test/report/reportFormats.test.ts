@@ -100,3 +100,28 @@ test('escaping: Markdown list and heading markers only at the start', () => {
   assert.equal(escapeMarkdown('- x'), '\\- x');
   assert.equal(escapeMarkdown('-0.5'), '-0.5');
 });
+
+test('falsifiers: tasks with the same settings share one entry; past twenty entries the rest are counted, never dropped silently', async () => {
+  // Pythia's 0-shot results file: 87 lm-eval v0.3 tasks recorded with the same settings.
+  const pythia = fileURLToPath(new URL('../../../shared/data/external/pythia/zero-shot/160m_step143000.json', import.meta.url));
+  const data = await buildReport((await loadSource([pythia], OPTIONS)).store, null, null, PAIRED);
+  assert.equal(data.falsifiers.length, 87);
+  const md = renderReport(data, 'md');
+  assert.match(md, /^# Audit appendix: crows\\_pairs\\_english, crows\\_pairs\\_french\\_race\\_color, crows\\_pairs\\_english\\_age and 84 more\n/);
+  const section = md.slice(md.indexOf('## Falsifier'));
+  const entries = section.split('\n').filter((l) => l.startsWith('- **'));
+  assert.equal(entries.length, 1);
+  assert.match(entries[0]!, /^- \*\*lmeval-[0-9a-f]+ · 87 tasks: crows\\_pairs\\_english, .* and 81 more\*\* \(unknown\): A number from this run/);
+  assert.doesNotMatch(section, /more task\(s\) are left out of this list/);
+  assert.equal(JSON.parse(renderReport(data, 'json')).falsifiers.length, 87);
+
+  // 25 different sentences: 20 entries shown, the other 5 tasks counted in a note in every format.
+  const distinct = { ...data, falsifiers: data.falsifiers.slice(0, 25).map((f, k) => ({ ...f, falsifier: { ...f.falsifier, sentence: `${f.falsifier.sentence} (${k})` } })) };
+  const note = '5 more task(s) are left out of this list; the JSON report has every task';
+  for (const format of ['md', 'tex', 'html'] as const) {
+    const text = renderReport(distinct, format);
+    assert.ok(text.includes(note), format);
+  }
+  const distinctMd = renderReport(distinct, 'md');
+  assert.equal(distinctMd.slice(distinctMd.indexOf('## Falsifier')).split('\n').filter((l) => l.startsWith('- **')).length, 20);
+});

@@ -65,6 +65,7 @@ svg.chart { display: block; margin: 0.5rem 0; }
 <ul>
 {% for f in v.falsifiers %}<li><strong>{{ f.title }}</strong> <span class="status-{{ f.status }}">({{ f.status }})</span>: {{ f.sentence }}</li>{% endfor %}
 </ul>
+{% if v.falsifiersNote %}<p class="note">{{ v.falsifiersNote }}</p>{% endif %}
 {% if v.declared %}<p><strong>Declared falsifier</strong> <span class="status-{{ v.declared.status }}">({{ v.declared.status }})</span>: {{ v.declared.sentence }}</p>{% endif %}
 
 {% if v.comparisons.length > 0 %}

@@ -63,6 +63,9 @@ No per-item records.
 \item \textbf{ {{- f.title | tex -}} } ({{ f.status | tex }}): {{ f.sentence | tex }}
 {% endfor %}
 \end{itemize}
+{% if v.falsifiersNote %}{{ v.falsifiersNote | tex }}
+
+{% endif %}
 {% if v.declared %}
 \textbf{Declared falsifier ({{ v.declared.status | tex }}):} {{ v.declared.sentence | tex }}
 

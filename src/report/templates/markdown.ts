@@ -64,6 +64,10 @@ No per-item records.
 {% for f in v.falsifiers %}
 - **{{ f.title | md }}** ({{ f.status | md }}): {{ f.sentence | md }}
 {% endfor %}
+{% if v.falsifiersNote %}
+
+{{ v.falsifiersNote | md }}
+{% endif %}
 {% if v.declared %}
 
 **Declared falsifier ({{ v.declared.status | md }})**: {{ v.declared.sentence | md }}
