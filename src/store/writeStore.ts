@@ -20,13 +20,81 @@ import {
 } from './schema.ts';
 
 /**
- * A table's content: rows built in JS, or a SELECT DuckDB runs (for bulk imports).
- * A `lazy` SELECT, whose importer has already validated it, is staged as a typed view
- * and computed only when read (on-the-fly rescoring reads a few columns of it).
+ * A table's content: rows built in JS; a temporary table an importer filled row by row
+ * through `openTableStager` (validated as the rows went in); or a SELECT DuckDB runs (for
+ * bulk imports). A `lazy` SELECT, whose importer has already validated it, is staged as a
+ * typed view and computed only when read (on-the-fly rescoring reads a few columns of it).
  */
 export type TableSource =
   | { rows: readonly Record<string, unknown>[] }
+  | { staged: string }
   | { sql: string; lazy?: boolean; /** A column of `sql` holding each row's position (kept as file_row_number). */ rowNumber?: string };
+
+/**
+ * A store table filled as an importer reads its source: each row is checked against the
+ * column specs and goes into a DuckDB temporary table at once (which spills to disk past
+ * the memory limit), so a samples file of gigabytes never sits in JS whole.
+ */
+export interface TableStager {
+  add(row: Record<string, unknown>): void;
+  /** The filled table, as a source for the writer (which drops it once written). */
+  finish(): { staged: string };
+  abort(): Promise<void>;
+}
+
+export async function openTableStager(table: TableName): Promise<TableStager> {
+  // The main connection: temporary tables belong to the connection that made them. Several
+  // appenders may fill their tables side by side; none may run while a query streams on it.
+  const filled = await appendedTable(await duck(), table);
+  return {
+    add: filled.add,
+    finish() {
+      try {
+        filled.close();
+      } catch (error) {
+        throw new StoreError(`${table}: ${(error as Error).message.split('\n')[0]}`, { cause: error });
+      }
+      return { staged: filled.name };
+    },
+    abort: filled.drop,
+  };
+}
+
+/** A temporary table on `conn` filled through an appender, each row checked against the table's column specs. */
+async function appendedTable(conn: DuckDBConnection, table: TableName) {
+  const name = `staged_${table}_${randomBytes(6).toString('hex')}`;
+  await conn.run(`CREATE TEMP TABLE ${name} (${columnsDdl(table)})`);
+  const appender = await conn.createAppender(name);
+  let index = 0;
+  let open = true;
+  const closeAppender = () => {
+    if (!open) return;
+    open = false;
+    appender.closeSync();
+  };
+  return {
+    name,
+    add(row: Record<string, unknown>): void {
+      appendRow(appender, TABLES[table], row, table, index++);
+    },
+    /** Writes the last rows and closes the appender. */
+    close(): void {
+      try {
+        appender.flushSync();
+      } finally {
+        closeAppender();
+      }
+    },
+    async drop(): Promise<void> {
+      try {
+        closeAppender();
+      } catch {
+        // Dropped either way.
+      }
+      await conn.run(`DROP TABLE IF EXISTS ${name}`).catch(() => undefined);
+    },
+  };
+}
 
 /** A staged table or view, and the expression for it with each row's position as file_row_number. */
 export interface Staged {
@@ -90,39 +158,24 @@ export async function openRescoreWriter(storeDir: string, id: string): Promise<R
   await mkdir(join(storeDir, 'rescores'), { recursive: true });
   // Its own connection (and so its own temporary table): rows arrive while the scoring query streams on the main one.
   const conn = await duckSideConnection();
-  const staged = `staged_rescores_${randomBytes(6).toString('hex')}`;
-  await conn.run(`CREATE TEMP TABLE ${staged} (${columnsDdl('rescores')})`);
-  const appender = await conn.createAppender(staged);
-  const drop = () => conn.run(`DROP TABLE IF EXISTS ${staged}`).catch(() => undefined);
-  let index = 0;
-  let open = true;
-  const close = () => {
-    if (open) appender.closeSync();
-    open = false;
-  };
+  const filled = await appendedTable(conn, 'rescores');
   return {
-    add(row) {
-      appendRow(appender, TABLES.rescores, row, 'rescores', index++);
-    },
+    add: filled.add,
     async finish(provenanceJson) {
       const staging = `${target}.tmp-${process.pid}`;
       try {
-        appender.flushSync();
-        close();
-        await copyStaged(conn, staged, staging, 'rescores', { lmaudit_schema_version: String(SCHEMA_VERSION), lmaudit_rescore: provenanceJson });
+        filled.close();
+        await copyStaged(conn, filled.name, staging, 'rescores', { lmaudit_schema_version: String(SCHEMA_VERSION), lmaudit_rescore: provenanceJson });
         await rename(staging, target);
       } catch (error) {
         await rm(staging, { force: true });
         throw error;
       } finally {
-        await drop();
+        await filled.drop();
       }
       return target;
     },
-    async abort() {
-      close();
-      await drop();
-    },
+    abort: filled.drop,
   };
 }
 
@@ -139,10 +192,22 @@ function parquetMetadata(manifest: StoreManifest): Record<string, string> {
  * by value; SQL sources are cast and must satisfy the NOT NULL constraints.
  */
 export async function stageTable(table: TableName, source: TableSource): Promise<Staged> {
+  if ('staged' in source) return { name: source.staged, withRowNumber: `(SELECT rowid AS file_row_number, * FROM ${source.staged})` };
+  if ('rows' in source) {
+    const stager = await openTableStager(table);
+    try {
+      for (const row of source.rows) stager.add(row);
+      return stageTable(table, stager.finish());
+    } catch (error) {
+      await stager.abort();
+      if (error instanceof StoreError) throw error;
+      throw new StoreError(`${table}: ${(error as Error).message.split('\n')[0]}`, { cause: error });
+    }
+  }
   const conn = await duck();
   const spec: readonly ColumnSpec[] = TABLES[table];
   const staging = `staged_${table}_${randomBytes(6).toString('hex')}`;
-  if ('sql' in source && source.lazy) {
+  if (source.lazy) {
     const select = spec.map((c) => `CAST(${sqlIdent(c.name)} AS ${c.type}) AS ${sqlIdent(c.name)}`).join(', ');
     const position = source.rowNumber === undefined ? '' : `, ${sqlIdent(source.rowNumber)} AS file_row_number`;
     await conn.run(`CREATE TEMP VIEW ${staging} AS SELECT ${select}${position} FROM (${source.sql})`);
@@ -154,15 +219,8 @@ export async function stageTable(table: TableName, source: TableSource): Promise
   }
   await conn.run(`CREATE TEMP TABLE ${staging} (${columnsDdl(table)})`);
   try {
-    if ('rows' in source) {
-      const appender = await conn.createAppender(staging);
-      source.rows.forEach((row, index) => appendRow(appender, spec, row, table, index));
-      appender.flushSync();
-      appender.closeSync();
-    } else {
-      const select = spec.map((c) => `CAST(${sqlIdent(c.name)} AS ${c.type})`).join(', ');
-      await conn.run(`INSERT INTO ${staging} SELECT ${select} FROM (${source.sql})`);
-    }
+    const select = spec.map((c) => `CAST(${sqlIdent(c.name)} AS ${c.type})`).join(', ');
+    await conn.run(`INSERT INTO ${staging} SELECT ${select} FROM (${source.sql})`);
   } catch (error) {
     await dropStaged(staging);
     if (error instanceof StoreError) throw error;

@@ -5,6 +5,7 @@
  * Each finding becomes a provenance note with the lines that show it.
  */
 import type { RecordNote } from '../../store/schema.ts';
+import { createHash, type Hash } from 'node:crypto';
 import { sha256Hex } from '../../util/hash.ts';
 import { pyDumps } from '../../util/orderedJson.ts';
 import { targetText, type SampleLine } from './sampleLine.ts';
@@ -20,87 +21,132 @@ function note(task: string, kind: string, message: string, evidence: string[]): 
 export interface CheckInput {
   task: string;
   file: string;
-  lines: readonly SampleLine[];
   /** results' task_hashes[task], when recorded. */
   taskHash: string | null;
   /** results' n-samples[task].effective (or the limit), when recorded. */
   expectedDocs: { value: number; from: string } | null;
 }
 
-export function checkSamples(input: CheckInput): RecordNote[] {
-  const { task, file, lines } = input;
-  const notes: RecordNote[] = [];
-  const at = (l: SampleLine, detail: string) => `${file}:${l.line} doc_id ${l.docId}: ${detail}`;
+/** Findings of one kind: how many, and the first few lines that show them. */
+class Evidence {
+  count = 0;
+  readonly shown: string[] = [];
+  push(line: string): void {
+    this.count++;
+    if (this.shown.length < MAX_EVIDENCE) this.shown.push(line);
+  }
+  list(): string[] {
+    return this.count > this.shown.length ? [...this.shown, `… and ${this.count - this.shown.length} more`] : this.shown;
+  }
+}
 
-  const docBad: string[] = [];
-  const promptBad: string[] = [];
-  const targetBad: string[] = [];
-  let docChecked = 0;
-  for (const l of lines) {
+/**
+ * The checks, record by record: a samples file may be gigabytes, so what they remember
+ * of each record is its ids and a digest, never the record.
+ */
+export class SampleChecks {
+  private readonly notesSoFar: RecordNote[] = [];
+  private readonly docBad = new Evidence();
+  private readonly promptBad = new Evidence();
+  private readonly targetBad = new Evidence();
+  private readonly respsDiffer = new Evidence();
+  private docChecked = 0;
+  private unhashed = 0;
+  private lineCount = 0;
+  /** sha256 over every record's doc/prompt/target hashes, as lm-eval's task_hashes; null once a record lacks one. */
+  private taskHash: Hash | null = createHash('sha256');
+  private readonly docsByFilter = new Map<string, Set<string>>();
+  /** Per document: the line of its first record and a digest of that record's raw responses. */
+  private readonly firstResps = new Map<string, { line: number; digest: string }>();
+  private readonly extras = new Set<string>();
+
+  constructor(private readonly input: CheckInput) {}
+
+  private at(l: SampleLine, detail: string): string {
+    return `${this.input.file}:${l.line} doc_id ${l.docId}: ${detail}`;
+  }
+
+  add(l: SampleLine): void {
+    const { task } = this.input;
+    this.lineCount++;
     if (l.docHash !== null && l.doc !== null) {
-      docChecked++;
+      this.docChecked++;
       const h = sha256Hex(pyDumps(l.doc, 2));
-      if (h !== l.docHash) docBad.push(at(l, `recorded ${l.docHash.slice(0, 12)}…, recomputed ${h.slice(0, 12)}…`));
+      if (h !== l.docHash) this.docBad.push(this.at(l, `recorded ${l.docHash.slice(0, 12)}…, recomputed ${h.slice(0, 12)}…`));
     }
+    if (l.docHash === null && l.doc !== null) this.unhashed++;
     const context = l.requests[0]?.context;
     if (l.promptHash !== null && context != null && sha256Hex(context) !== l.promptHash) {
-      promptBad.push(at(l, `prompt_hash ${l.promptHash.slice(0, 12)}… ≠ sha256(arg_0) ${sha256Hex(context).slice(0, 12)}…`));
+      this.promptBad.push(this.at(l, `prompt_hash ${l.promptHash.slice(0, 12)}… ≠ sha256(arg_0) ${sha256Hex(context).slice(0, 12)}…`));
     }
     const target = targetText(l);
     if (l.targetHash !== null && target !== null && sha256Hex(target) !== l.targetHash) {
-      targetBad.push(at(l, `target_hash ≠ sha256(str(target))`));
+      this.targetBad.push(this.at(l, `target_hash ≠ sha256(str(target))`));
     }
-  }
-  const unhashed = lines.filter((l) => l.docHash === null && l.doc !== null).length;
-  if (unhashed > 0) {
-    notes.push(note(task, 'doc_hash_inferred', `${unhashed} records carry no doc_hash (before lm-eval 0.4.3); instances.doc_hash is computed the way lm-eval does it, sha256 of json.dumps(doc, indent=2, ensure_ascii=False), from the document with its key order and number spelling as written`, []));
-  }
-  if (docBad.length > 0) notes.push(note(task, 'doc_hash_mismatch', `${docBad.length} of ${docChecked} doc_hash values differ from sha256(json.dumps(doc, indent=2, ensure_ascii=False))`, docBad));
-  if (promptBad.length > 0) notes.push(note(task, 'prompt_hash_mismatch', `${promptBad.length} prompt_hash values differ from sha256 of the first request's arg_0`, promptBad));
-  if (targetBad.length > 0) notes.push(note(task, 'target_hash_mismatch', `${targetBad.length} target_hash values differ from sha256 of the target field`, targetBad));
+    if (l.docHash === null || l.promptHash === null || l.targetHash === null) this.taskHash = null;
+    else this.taskHash?.update(`${l.docHash}${l.promptHash}${l.targetHash}`);
 
-  if (input.taskHash !== null) {
-    if (lines.some((l) => l.docHash === null || l.promptHash === null || l.targetHash === null)) {
-      notes.push(note(task, 'task_hash_unverifiable', 'task_hashes is recorded but some samples lack doc/prompt/target hashes', []));
-    } else {
-      const recomputed = sha256Hex(lines.map((l) => `${l.docHash}${l.promptHash}${l.targetHash}`).join(''));
-      if (recomputed !== input.taskHash) {
-        notes.push(note(task, 'task_hash_mismatch', `task_hashes.${task} is ${input.taskHash}, but the ${lines.length} sample lines hash to ${recomputed}: the samples file is not the one the results were computed from, or it was edited or truncated`, []));
-      } else {
-        notes.push(note(task, 'task_hash_verified', `task_hashes.${task} equals sha256 over the ${lines.length} sample lines' doc/prompt/target hashes`, []));
-      }
-    }
-  }
-
-  const filters = new Map<string, Set<string>>();
-  for (const l of lines) {
     const f = l.filter ?? 'none';
-    if (!filters.has(f)) filters.set(f, new Set());
-    const docs = filters.get(f)!;
-    if (docs.has(l.docId)) notes.push(note(task, 'duplicate_doc', `doc_id ${l.docId} appears twice under filter '${f}'`, [at(l, 'second occurrence')]));
+    const docs = this.docsByFilter.get(f) ?? new Set<string>();
+    this.docsByFilter.set(f, docs);
+    if (docs.has(l.docId)) this.notesSoFar.push(note(task, 'duplicate_doc', `doc_id ${l.docId} appears twice under filter '${f}'`, [this.at(l, 'second occurrence')]));
     docs.add(l.docId);
+
+    const digest = createHash('sha256').update(JSON.stringify(l.resps.map((r) => r.map((n) => pyDumps(n))))).digest('hex');
+    const seen = this.firstResps.get(l.docId);
+    if (seen === undefined) this.firstResps.set(l.docId, { line: l.line, digest });
+    else if (seen.digest !== digest) this.respsDiffer.push(this.at(l, `resps differ from line ${seen.line}`));
+
+    for (const [k] of l.extras) this.extras.add(k);
   }
-  if (input.expectedDocs !== null) {
-    for (const [f, docs] of filters) {
-      if (docs.size !== input.expectedDocs.value) {
-        notes.push(note(task, 'sample_count_mismatch', `filter '${f}' has ${docs.size} documents in the samples, but ${input.expectedDocs.from} says ${input.expectedDocs.value}`, []));
+
+  notes(): RecordNote[] {
+    const { task, taskHash, expectedDocs } = this.input;
+    const notes: RecordNote[] = [];
+    if (this.unhashed > 0) {
+      notes.push(note(task, 'doc_hash_inferred', `${this.unhashed} records carry no doc_hash (before lm-eval 0.4.3); instances.doc_hash is computed the way lm-eval does it, sha256 of json.dumps(doc, indent=2, ensure_ascii=False), from the document with its key order and number spelling as written`, []));
+    }
+    if (this.docBad.count > 0) notes.push(evidenceNote(task, 'doc_hash_mismatch', `${this.docBad.count} of ${this.docChecked} doc_hash values differ from sha256(json.dumps(doc, indent=2, ensure_ascii=False))`, this.docBad));
+    if (this.promptBad.count > 0) notes.push(evidenceNote(task, 'prompt_hash_mismatch', `${this.promptBad.count} prompt_hash values differ from sha256 of the first request's arg_0`, this.promptBad));
+    if (this.targetBad.count > 0) notes.push(evidenceNote(task, 'target_hash_mismatch', `${this.targetBad.count} target_hash values differ from sha256 of the target field`, this.targetBad));
+
+    if (taskHash !== null) {
+      if (this.taskHash === null) {
+        notes.push(note(task, 'task_hash_unverifiable', 'task_hashes is recorded but some samples lack doc/prompt/target hashes', []));
+      } else {
+        const recomputed = this.taskHash.copy().digest('hex');
+        if (recomputed !== taskHash) {
+          notes.push(note(task, 'task_hash_mismatch', `task_hashes.${task} is ${taskHash}, but the ${this.lineCount} sample lines hash to ${recomputed}: the samples file is not the one the results were computed from, or it was edited or truncated`, []));
+        } else {
+          notes.push(note(task, 'task_hash_verified', `task_hashes.${task} equals sha256 over the ${this.lineCount} sample lines' doc/prompt/target hashes`, []));
+        }
       }
     }
+    notes.push(...this.notesSoFar);
+    if (expectedDocs !== null) {
+      for (const [f, docs] of this.docsByFilter) {
+        if (docs.size !== expectedDocs.value) {
+          notes.push(note(task, 'sample_count_mismatch', `filter '${f}' has ${docs.size} documents in the samples, but ${expectedDocs.from} says ${expectedDocs.value}`, []));
+        }
+      }
+    }
+    if (this.respsDiffer.count > 0) {
+      notes.push(evidenceNote(task, 'resps_differ_between_filters', `${this.respsDiffer.count} records hold raw responses that differ from the same document's first record; the first is stored`, this.respsDiffer));
+    }
+    if (this.extras.size > 0) {
+      notes.push(note(task, 'extra_fields', `records carry fields that are neither lm-eval format fields nor listed metrics: ${[...this.extras].join(', ')}; stored in the scores table as metric 'field:<name>' with value null and the recorded JSON in value_json`, []));
+    }
+    return notes;
   }
+}
 
-  const firstResps = new Map<string, { line: SampleLine; json: string }>();
-  const differ: string[] = [];
-  for (const l of lines) {
-    const json = JSON.stringify(l.resps.map((r) => r.map((n) => pyDumps(n))));
-    const seen = firstResps.get(l.docId);
-    if (seen === undefined) firstResps.set(l.docId, { line: l, json });
-    else if (seen.json !== json) differ.push(at(l, `resps differ from line ${seen.line.line}`));
-  }
-  if (differ.length > 0) notes.push(note(task, 'resps_differ_between_filters', `${differ.length} records hold raw responses that differ from the same document's first record; the first is stored`, differ));
+function evidenceNote(task: string, kind: string, message: string, evidence: Evidence): RecordNote {
+  return { task, kind, message, evidence: evidence.list() };
+}
 
-  const extras = [...new Set(lines.flatMap((l) => l.extras.map(([k]) => k)))];
-  if (extras.length > 0) {
-    notes.push(note(task, 'extra_fields', `records carry fields that are neither lm-eval format fields nor listed metrics: ${extras.join(', ')}; stored in the scores table as metric 'field:<name>' with value null and the recorded JSON in value_json`, []));
-  }
-  return notes;
+/** The checks over records already in hand. */
+export function checkSamples(input: CheckInput & { lines: readonly SampleLine[] }): RecordNote[] {
+  const checks = new SampleChecks(input);
+  for (const l of input.lines) checks.add(l);
+  return checks.notes();
 }

@@ -6,12 +6,13 @@
 import { emptyRunProvenance, inferred, recorded, same, UNKNOWN as UNKNOWN_FACT, type RecordNote, type SourceFile } from '../../store/schema.ts';
 import { isPlainObject } from '../../util/json.ts';
 import type { ImportOptions, ImportedRun, SkippedRecord } from '../types.ts';
-import { checkSamples } from './checks.ts';
+import { SampleChecks } from './checks.ts';
 import { modelArgsFromSamplesName, type RunGroup } from './pairing.ts';
 import { fillRunProvenance, modelArgsOf, taskProvenance, type SamplesShape, type TaskFacts } from './resultsProvenance.ts';
-import { appendRows, emptyRows, runIdOf, sourceFile, tablesOf, verbatim } from './runCommon.ts';
-import { readSamplesFile, type SampleLine } from './sampleLine.ts';
-import { buildTaskRows, inferRequestType, requestTypeOf } from './sampleRows.ts';
+import { runIdOf, sourceFile, verbatim } from './runCommon.ts';
+import { forEachSampleLine, type SampleLine } from './sampleLine.ts';
+import { inferRequestType, requestTypeOf, TaskRowBuilder, type TaskRowSink } from './sampleRows.ts';
+import { openTableStager } from '../../store/writeStore.ts';
 import { pyDumps } from '../../util/orderedJson.ts';
 
 type Json = Record<string, unknown>;
@@ -30,33 +31,49 @@ export async function importLmevalRun(
   const res = results ?? {};
   const configs = obj(res.configs);
   const notes: RecordNote[] = [];
-  const rows = emptyRows();
   const facts = new Map<string, TaskFacts>();
   let shape: SamplesShape | null = null;
 
-  for (const s of group.samples) {
-    const lines = await readSamplesFile(s.probe.path, options, skipped);
-    const cfg = obj(configs[s.task]);
-    const requestType = requestTypeOf(cfg.output_type) ?? (lines[0] ? inferRequestType(lines[0]) : 'unknown');
-    const delimiter = cfg.output_type === 'multiple_choice' ? (typeof cfg.target_delimiter === 'string' ? cfg.target_delimiter : ' ') : null;
-    appendRows(rows, buildTaskRows({ runId, task: s.task, requestType, targetDelimiter: delimiter }, lines));
-    facts.set(s.task, factsOf(lines, requestType));
-    shape ??= shapeOf(lines);
-    const nsamples = obj(obj(res['n-samples'])[s.task]);
-    const limit = obj(res.config).limit;
-    notes.push(
-      ...checkSamples({
+  // Rows go into DuckDB as each record is read (a samples file may be gigabytes).
+  const stagers = await openRunStagers();
+  let tables: ImportedRun['tables'];
+  try {
+    for (const s of group.samples) {
+      const cfg = obj(configs[s.task]);
+      const configured = requestTypeOf(cfg.output_type);
+      const delimiter = cfg.output_type === 'multiple_choice' ? (typeof cfg.target_delimiter === 'string' ? cfg.target_delimiter : ' ') : null;
+      const nsamples = obj(obj(res['n-samples'])[s.task]);
+      const limit = obj(res.config).limit;
+      const checks = new SampleChecks({
         task: s.task,
         file: s.probe.path,
-        lines,
         taskHash: typeof obj(res.task_hashes)[s.task] === 'string' ? (obj(res.task_hashes)[s.task] as string) : null,
         expectedDocs: typeof nsamples.effective === 'number' ? { value: nsamples.effective, from: `n-samples.${s.task}.effective` }
           : typeof limit === 'number' && limit >= 1 ? { value: Math.trunc(limit), from: 'config.limit' } : null,
-      }),
-    );
-    if (s.taskFrom === 'file name' && group.results !== null && !(s.task in configs) && !(s.task in obj(res.results))) {
-      notes.push({ task: s.task, kind: 'task_not_in_results', message: `samples file ${s.probe.name} names task '${s.task}', which the results file does not list`, evidence: [] });
+      });
+      // Without a config, the first record says what kind of request the task made.
+      const reading = { builder: null as TaskRowBuilder | null, facts: new TaskFactsCollector(configured ?? 'unknown') };
+      await forEachSampleLine(s.probe, options, skipped, (line) => {
+        if (reading.builder === null) {
+          const requestType = configured ?? inferRequestType(line);
+          reading.builder = new TaskRowBuilder({ runId, task: s.task, requestType, targetDelimiter: delimiter }, stagers.sink);
+          reading.facts = new TaskFactsCollector(requestType);
+          shape ??= shapeOf(line);
+        }
+        reading.builder.add(line);
+        reading.facts.add(line);
+        checks.add(line);
+      });
+      facts.set(s.task, reading.facts.facts());
+      notes.push(...checks.notes());
+      if (s.taskFrom === 'file name' && group.results !== null && !(s.task in configs) && !(s.task in obj(res.results))) {
+        notes.push({ task: s.task, kind: 'task_not_in_results', message: `samples file ${s.probe.name} names task '${s.task}', which the results file does not list`, evidence: [] });
+      }
     }
+    tables = stagers.finish();
+  } catch (error) {
+    await stagers.abort();
+    throw error;
   }
 
   const label = group.results?.path ?? group.samples[0]!.probe.path;
@@ -98,7 +115,7 @@ export async function importLmevalRun(
     notes.push({ task: null, kind: 'groups', message: 'group structure as recorded (group_subtasks)', evidence: Object.entries(obj(res.group_subtasks)).map(([g, subs]) => `${g}: ${JSON.stringify(subs)}`) });
   }
   prov.notes = notes;
-  return { provenance: prov, tables: tablesOf(rows), skipped };
+  return { provenance: prov, tables, skipped };
 }
 
 function formatName(group: Extract<RunGroup, { kind: 'lmeval' }>, res: Json): string {
@@ -108,41 +125,66 @@ function formatName(group: Extract<RunGroup, { kind: 'lmeval' }>, res: Json): st
   return `lm-eval ${parts.join('+')}`;
 }
 
-function shapeOf(lines: readonly SampleLine[]): SamplesShape | null {
-  const first = lines[0];
-  if (first === undefined) return null;
+function shapeOf(first: SampleLine): SamplesShape {
   return { arguments: first.requests[0]?.shape ?? null, hashes: first.docHash !== null, filterKey: first.filter !== null };
 }
 
-function factsOf(lines: readonly SampleLine[], requestType: string): TaskFacts {
-  const docs: string[] = [];
-  const seen = new Set<string>();
-  const gen = new Map<string, unknown>();
-  let maxRepeats = 0;
-  let empty = 0;
-  const filters: string[] = [];
-  const metrics: string[] = [];
-  for (const l of lines) {
+/** What the provenance block says of a task's records, gathered record by record. */
+class TaskFactsCollector {
+  private readonly docs: string[] = [];
+  private readonly seen = new Set<string>();
+  private readonly gen = new Map<string, unknown>();
+  private maxRepeats = 0;
+  private empty = 0;
+  private readonly filters: string[] = [];
+  private readonly metrics: string[] = [];
+
+  constructor(private readonly requestType: string) {}
+
+  add(l: SampleLine): void {
     const f = l.filter ?? 'none';
-    if (!filters.includes(f)) filters.push(f);
-    for (const [m] of l.metricValues) if (!metrics.includes(m)) metrics.push(m);
-    if (seen.has(l.docId)) continue;
-    seen.add(l.docId);
-    docs.push(l.docId);
-    for (const r of l.requests) if (r.genKwargs !== null) gen.set(pyDumps(r.genKwargs), JSON.parse(pyDumps(r.genKwargs).replace(/\bNaN\b|-?\bInfinity\b/g, 'null')));
+    if (!this.filters.includes(f)) this.filters.push(f);
+    for (const [m] of l.metricValues) if (!this.metrics.includes(m)) this.metrics.push(m);
+    if (this.seen.has(l.docId)) return;
+    this.seen.add(l.docId);
+    this.docs.push(l.docId);
+    for (const r of l.requests) {
+      if (r.genKwargs === null) continue;
+      const json = pyDumps(r.genKwargs);
+      if (!this.gen.has(json)) this.gen.set(json, JSON.parse(json.replace(/\bNaN\b|-?\bInfinity\b/g, 'null')));
+    }
     for (const reps of l.resps) {
-      maxRepeats = Math.max(maxRepeats, reps.length);
-      if (requestType === 'generate_until') empty += reps.filter((r) => r.k === 'str' && r.v === '').length;
+      this.maxRepeats = Math.max(this.maxRepeats, reps.length);
+      if (this.requestType === 'generate_until') this.empty += reps.filter((r) => r.k === 'str' && r.v === '').length;
     }
   }
+
+  facts(): TaskFacts {
+    return {
+      documents: this.docs.length,
+      documentIds: this.docs,
+      genKwargsUsed: [...this.gen.values()],
+      maxRepeats: this.maxRepeats,
+      requestTypes: [this.requestType],
+      filtersSeen: this.filters,
+      metricsSeen: this.metrics,
+      emptyAnswers: this.requestType === 'generate_until' ? this.empty : null,
+    };
+  }
+}
+
+/** The run's four store tables, filled as records are read. */
+async function openRunStagers(): Promise<{ sink: TaskRowSink; finish(): ImportedRun['tables']; abort(): Promise<void> }> {
+  const instances = await openTableStager('instances');
+  const responses = await openTableStager('responses');
+  const scores = await openTableStager('scores');
+  const filtered = await openTableStager('filtered');
+  const all = [instances, responses, scores, filtered];
   return {
-    documents: docs.length,
-    documentIds: docs,
-    genKwargsUsed: [...gen.values()],
-    maxRepeats,
-    requestTypes: [requestType],
-    filtersSeen: filters,
-    metricsSeen: metrics,
-    emptyAnswers: requestType === 'generate_until' ? empty : null,
+    sink: { instances: (row) => instances.add(row), responses: (row) => responses.add(row), scores: (row) => scores.add(row), filtered: (row) => filtered.add(row) },
+    finish: () => ({ instances: instances.finish(), responses: responses.finish(), scores: scores.finish(), filtered: filtered.finish() }),
+    abort: async () => {
+      for (const stager of all) await stager.abort();
+    },
   };
 }

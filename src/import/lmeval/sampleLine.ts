@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { BadInputError } from '../../errors.ts';
 import { readLines } from '../../util/lines.ts';
-import type { ImportOptions, SkippedRecord } from '../types.ts';
+import type { FileProbe, ImportOptions, SkippedRecord } from '../types.ts';
 import { member, parseOrdered, parseOrderedArray, pyDumps, pyStr, type PyNode } from '../../util/orderedJson.ts';
 
 export interface RequestArgs {
@@ -47,27 +47,35 @@ const FORMAT_FIELDS = new Set([
   'doc_id', 'doc', 'target', 'arguments', 'resps', 'filtered_resps', 'filter', 'metrics', 'doc_hash', 'prompt_hash', 'target_hash',
 ]);
 
-/** Reads every record of a samples file (JSONL, or one JSON array as 0.4.0–0.4.2 wrote it). */
-export async function readSamplesFile(
-  file: string,
+/**
+ * Hands every record of a samples file (JSONL, or one JSON array as 0.4.0–0.4.2 wrote it)
+ * to `each`, in file order. JSONL is read line by line and no record outlives its turn:
+ * only an array file is held whole (it is one JSON value).
+ */
+export async function forEachSampleLine(
+  probe: FileProbe,
   options: ImportOptions,
   skipped: SkippedRecord[],
-): Promise<SampleLine[]> {
-  const out: SampleLine[] = [];
+  each: (line: SampleLine) => void,
+): Promise<void> {
+  const file = probe.path;
   const take = (node: PyNode, line: number) => {
+    let sample: SampleLine;
     try {
-      out.push(toSampleLine(node, file, line));
+      sample = toSampleLine(node, file, line);
     } catch (error) {
       if (!options.skipBad || !(error instanceof BadInputError)) throw error;
       skipped.push({ file, line, field: error.where.field, reason: error.detail });
+      return;
     }
+    each(sample);
   };
-  const text = await readFile(file, 'utf8').catch((e: Error) => {
-    throw new BadInputError(`cannot read (${e.message})`, { file });
-  });
-  if (text.trimStart().startsWith('[')) {
+  if (probe.head.trimStart().startsWith('[')) {
+    const text = await readFile(file, 'utf8').catch((e: Error) => {
+      throw new BadInputError(`cannot read (${e.message})`, { file });
+    });
     for (const { node, line } of parseOrderedArray(text, { file })) take(node, line);
-    return out;
+    return;
   }
   for await (const { line, text: lineText } of readLines(file)) {
     if (lineText.trim() === '') continue;
@@ -81,7 +89,6 @@ export async function readSamplesFile(
     }
     take(node, line);
   }
-  return out;
 }
 
 export function toSampleLine(node: PyNode, file: string, line: number): SampleLine {

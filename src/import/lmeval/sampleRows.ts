@@ -68,12 +68,24 @@ export function docHashOf(line: SampleLine, task: string): { hash: string; how: 
   return { hash: sha256Hex(`${task}\u001f${line.docId}`), how: 'id' };
 }
 
-export function buildTaskRows(ctx: TaskContext, lines: readonly SampleLine[]): TaskRows {
-  const rows: TaskRows = { instances: [], responses: [], scores: [], filtered: [] };
-  const seenDocs = new Set<string>();
-  for (const line of lines) {
+/** Where a task's rows go as they are built: arrays (small legacy files) or the store's stagers. */
+export type TaskRowSink = { [T in keyof TaskRows]: (row: TaskRows[T][number]) => void };
+
+/**
+ * Rows of one task's samples, record by record (records of a large file are never held
+ * together). Instances and responses come from a document's first record only.
+ */
+export class TaskRowBuilder {
+  private readonly seenDocs = new Set<string>();
+  constructor(
+    private readonly ctx: TaskContext,
+    private readonly sink: TaskRowSink,
+  ) {}
+
+  add(line: SampleLine): void {
+    const { ctx, sink } = this;
     const filter = line.filter ?? 'none';
-    rows.filtered.push({
+    sink.filtered({
       run_id: ctx.runId,
       task: ctx.task,
       doc_id: line.docId,
@@ -83,21 +95,33 @@ export function buildTaskRows(ctx: TaskContext, lines: readonly SampleLine[]): T
       metrics_json: line.metricsList === null ? null : JSON.stringify(line.metricsList),
     });
     for (const [metric, node] of line.metricValues) {
-      rows.scores.push({ run_id: ctx.runId, task: ctx.task, doc_id: line.docId, filter, metric, value: scoreValue(node), value_json: pyDumps(node) });
+      sink.scores({ run_id: ctx.runId, task: ctx.task, doc_id: line.docId, filter, metric, value: scoreValue(node), value_json: pyDumps(node) });
     }
     // Not metrics (e.g. a task's own label field): the schema has no column for them, so they are kept in
     // scores under `field:<name>` with value null, which no aggregation reads as a metric (see the notes).
     for (const [key, node] of line.extras) {
-      rows.scores.push({ run_id: ctx.runId, task: ctx.task, doc_id: line.docId, filter, metric: `${EXTRA_FIELD_PREFIX}${key}`, value: null, value_json: pyDumps(node) });
+      sink.scores({ run_id: ctx.runId, task: ctx.task, doc_id: line.docId, filter, metric: `${EXTRA_FIELD_PREFIX}${key}`, value: null, value_json: pyDumps(node) });
     }
-    if (seenDocs.has(line.docId)) continue;
-    seenDocs.add(line.docId);
-    addDocument(ctx, line, rows);
+    if (this.seenDocs.has(line.docId)) return;
+    this.seenDocs.add(line.docId);
+    addDocument(ctx, line, sink);
   }
+}
+
+/** Every row of a task's records, as arrays. */
+export function buildTaskRows(ctx: TaskContext, lines: readonly SampleLine[]): TaskRows {
+  const rows: TaskRows = { instances: [], responses: [], scores: [], filtered: [] };
+  const builder = new TaskRowBuilder(ctx, {
+    instances: (row) => rows.instances.push(row),
+    responses: (row) => rows.responses.push(row),
+    scores: (row) => rows.scores.push(row),
+    filtered: (row) => rows.filtered.push(row),
+  });
+  for (const line of lines) builder.add(line);
   return rows;
 }
 
-function addDocument(ctx: TaskContext, line: SampleLine, rows: TaskRows): void {
+function addDocument(ctx: TaskContext, line: SampleLine, sink: TaskRowSink): void {
   const docHash = docHashOf(line, ctx.task).hash;
   const firstContext = line.requests[0]?.context ?? null;
   const promptHash = line.promptHash ?? (firstContext === null ? null : sha256Hex(firstContext));
@@ -107,7 +131,7 @@ function addDocument(ctx: TaskContext, line: SampleLine, rows: TaskRows): void {
   const docJson = line.doc === null ? null : pyDumps(line.doc);
   for (let i = 0; i < count; i++) {
     const args = line.requests[i];
-    rows.instances.push({
+    sink.instances({
       run_id: ctx.runId,
       task: ctx.task,
       doc_id: line.docId,
@@ -124,7 +148,7 @@ function addDocument(ctx: TaskContext, line: SampleLine, rows: TaskRows): void {
       choices_json: choices,
       fewshot_doc_ids: null,
     });
-    (line.resps[i] ?? []).forEach((resp, repeat) => rows.responses.push(responseRow(ctx, line, i, repeat, resp)));
+    (line.resps[i] ?? []).forEach((resp, repeat) => sink.responses(responseRow(ctx, line, i, repeat, resp)));
   }
 }
 

@@ -68,9 +68,13 @@ async function sourceCounts(file: string): Promise<{ lines: number; requests: nu
   return { lines: records.length, requests, responses, metrics };
 }
 
-function tableRows(run: ImportedRun, table: 'instances' | 'responses' | 'scores' | 'filtered'): Record<string, unknown>[] {
+/** A run's rows of one table, in order: lm-eval runs stage them in DuckDB as the records are read. */
+async function tableRows(run: ImportedRun, table: 'instances' | 'responses' | 'scores' | 'filtered'): Promise<Record<string, unknown>[]> {
   const t = run.tables[table];
-  return t !== undefined && 'rows' in t ? [...t.rows] : [];
+  if (t === undefined) return [];
+  if ('rows' in t) return [...t.rows];
+  if ('staged' in t) return queryRows(`SELECT * FROM ${t.staged} ORDER BY rowid`);
+  throw new Error(`${table}: an SQL source`);
 }
 
 test('every lm-eval and pythia file is imported or listed with a reason, and the store counts match the sources', async () => {
@@ -96,10 +100,10 @@ test('every lm-eval and pythia file is imported or listed with a reason, and the
       expected = { lines: expected.lines + c.lines, requests: expected.requests + c.requests, responses: expected.responses + c.responses, metrics: expected.metrics + c.metrics };
     }
     const label = run.provenance.label;
-    assert.equal(tableRows(run, 'filtered').length, expected.lines, `${label}: filtered rows`);
-    assert.equal(tableRows(run, 'instances').length, expected.requests, `${label}: instance rows`);
-    assert.equal(tableRows(run, 'responses').length, expected.responses, `${label}: response rows`);
-    assert.equal(tableRows(run, 'scores').length, expected.metrics, `${label}: score rows`);
+    assert.equal((await tableRows(run, 'filtered')).length, expected.lines, `${label}: filtered rows`);
+    assert.equal((await tableRows(run, 'instances')).length, expected.requests, `${label}: instance rows`);
+    assert.equal((await tableRows(run, 'responses')).length, expected.responses, `${label}: response rows`);
+    assert.equal((await tableRows(run, 'scores')).length, expected.metrics, `${label}: score rows`);
   }
 });
 
@@ -125,21 +129,21 @@ test('asdiv: folder layout paired by timestamp, string-encoded responses, hashes
   });
   assert.equal((p.tasks.asdiv!.chat_template.fewshot_as_multiturn.used as { value: unknown }).value, true);
   assert.equal((p.tasks.asdiv!.fewshot.count.used as { value: unknown }).value, 8);
-  const first = tableRows(run, 'responses')[0]!;
+  const first = (await tableRows(run, 'responses'))[0]!;
   assert.equal(first.logprob, -9.536740890325746e-7);
   assert.equal(first.is_greedy, true);
-  const inst = tableRows(run, 'instances')[0]!;
+  const inst = (await tableRows(run, 'instances'))[0]!;
   assert.equal(inst.doc_hash, '4efe64e23e3ffe503da34bc4cfd8d55071042dae013b9e782b8d7040750c48fe');
   assert.equal(inst.target, '9');
   assert.equal(inst.request_type, 'loglikelihood');
-  assert.deepEqual(tableRows(run, 'scores')[0], { run_id: p.run_id, task: 'asdiv', doc_id: '0', filter: 'none', metric: 'acc', value: 1, value_json: '1' });
+  assert.deepEqual((await tableRows(run, 'scores'))[0], { run_id: p.run_id, task: 'asdiv', doc_id: '0', filter: 'none', metric: 'acc', value: 1, value_json: '1' });
 });
 
 test('wmdp (0.4.2): a pretty-printed JSON array, list-of-lists arguments, the list target kept as str(target)', async () => {
   const { runs } = await importSources([join(LMEVAL, 'pr1668-wmdp')], opts);
   assert.equal(runs.length, 1);
   const run = runs[0]!;
-  const inst = tableRows(run, 'instances');
+  const inst = (await tableRows(run, 'instances'));
   assert.equal(inst.length, 100);
   assert.equal(inst[0]!.target, "['A', 'B', 'C', 'D']");
   assert.equal(inst[0]!.gen_kwargs_json, '{"until": ".", "do_sample": false, "max_gen_toks": 10}');
@@ -153,10 +157,10 @@ test('tgpred: bare Infinity/NaN kept, chat messages as a JSON string become the 
   const { runs } = await importSources([join(LMEVAL, 'pr3144-tgpred')], opts);
   const run = runs[0]!;
   assert.deepEqual(run.provenance.reported.polymer_tg_prediction, { alias: 'polymer_tg_prediction', 'mae,none': 'Infinity', 'mae_stderr,none': 'NaN' });
-  const scores = tableRows(run, 'scores');
+  const scores = (await tableRows(run, 'scores'));
   assert.equal(scores.filter((s) => s.value === Infinity).length, 17);
   assert.equal(scores.filter((s) => s.value_json === 'Infinity').length, 17);
-  const inst = tableRows(run, 'instances')[0]!;
+  const inst = (await tableRows(run, 'instances'))[0]!;
   assert.match(String(inst.arg_context), /^\[\{"role": "user"/);
 });
 
@@ -174,7 +178,9 @@ test('the CLI writes a store whose Parquet counts match the import', async () =>
     (await queryRows<{ n: number }>(`SELECT count(*) AS n FROM ${store.table(t)}`))[0]!.n;
   const imported = await importSources(ALL, opts);
   for (const t of ['instances', 'responses', 'scores', 'filtered'] as const) {
-    assert.equal(await count(t), imported.runs.reduce((n, r) => n + tableRows(r, t).length, 0), t);
+    let rows = 0;
+    for (const r of imported.runs) rows += (await tableRows(r, t)).length;
+    assert.equal(await count(t), rows, t);
   }
   const tg = await queryRows<{ n: number }>(`SELECT count(*) AS n FROM ${store.table('scores')} WHERE metric = 'mae' AND value = 'Infinity'::DOUBLE`);
   assert.equal(tg[0]!.n, 17);
@@ -237,4 +243,18 @@ test('a samples file without results: version from the line shape, model from th
   });
   assert.equal((p.model.model_id.used as { value: unknown }).value, 'EleutherAI/pythia-2.8b');
   assert.deepEqual((p.model.args.used as { value: unknown }).value, { pretrained: 'EleutherAI/pythia-2.8b' });
+});
+
+test('records go into DuckDB as they are read: a bad record after good ones leaves no staged rows behind, and the rows read before it are counted once', async () => {
+  const staged = async () =>
+    Number((await queryRows<{ n: number }>("SELECT count(*) AS n FROM duckdb_tables() WHERE temporary AND table_name LIKE 'staged_%'"))[0]!.n);
+  const before = await staged();
+  const lines = Array.from({ length: 3000 }, (_, i) => GOOD.replace('"doc_id": 0', `"doc_id": ${i}`));
+  // 3,000 good records (more than one appender chunk of 2,048 rows), then one that breaks.
+  const bad = await badFile('samples_t_2025-01-01T00-00-00.000000.jsonl', `${lines.join('\n')}\n{"doc_id": 3000, "resps": [[\n`);
+  await assert.rejects(importSources([bad], opts), (e: unknown) => e instanceof BadInputError && e.where.line === 3001);
+  assert.equal(await staged(), before);
+  const skipped = await importSources([bad], { ...opts, skipBad: true });
+  assert.equal((await tableRows(skipped.runs[0]!, 'instances')).length, 3000);
+  assert.deepEqual(skipped.runs[0]!.skipped.map((s) => s.line), [3001]);
 });
