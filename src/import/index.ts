@@ -103,7 +103,9 @@ async function probe(path: string, explicit: boolean): Promise<FileProbe> {
   try {
     const buffer = Buffer.alloc(HEAD_BYTES);
     const { bytesRead } = await handle.read(buffer, 0, HEAD_BYTES, 0);
-    return { path, name: basename(path), head: buffer.subarray(0, bytesRead).toString('utf8'), explicit };
+    // A UTF-8 byte order mark says how the file is encoded, not what it holds.
+    const head = buffer.subarray(0, bytesRead).toString('utf8').replace(/^\uFEFF/, '');
+    return { path, name: basename(path), head, explicit };
   } finally {
     await handle.close();
   }
@@ -114,6 +116,8 @@ function describeUnknown(p: FileProbe): string {
   if (text.length === 0) return 'empty file';
   if (p.head.includes('\u0000')) return 'binary file of an unknown kind';
   if (/\.(md|rst)$/i.test(p.name)) return 'documentation, not an output file';
+  if (/\.parquet$/i.test(p.name)) return 'Parquet records are read only when the file is named on the command line';
+  if (/\.csv$/i.test(p.name)) return 'CSV whose header names no output and gold columns (name the file on the command line, with --output-field and --gold-field)';
   if (!text.startsWith('{') && !text.startsWith('[')) return 'plain text, not JSON (e.g. a console log)';
   return 'JSON whose keys match no known output format';
 }

@@ -14,7 +14,8 @@ export async function* readLines(file: string): AsyncGenerator<{ line: number; t
     const rl = createInterface({ input: stream, crlfDelay: Infinity });
     for await (const text of rl) {
       line++;
-      yield { line, text };
+      // A UTF-8 byte order mark (Windows tools write one) is not part of the first line.
+      yield { line, text: line === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text };
     }
   } catch (error) {
     throw new BadInputError(`cannot read (${(error as Error).message})`, { file }, { cause: error });

@@ -108,3 +108,43 @@ test('a kill during import leaves no store, and never damages an existing one', 
   assert.equal(runCli(['import', small, '--out', fresh]).status, 0);
   assert.deepEqual(readdirSync(work).filter((n) => n.includes('.tmp-')), []);
 });
+
+test('a UTF-8 byte order mark (as Windows tools write) is skipped in JSONL, a JSON array and CSV, also when a folder is walked', () => {
+  const bom = '\uFEFF';
+  const records = ['{"id": "q1", "output": "B", "gold": "B"}', '{"id": "q2", "output": "A", "gold": "B"}', '{"id": "q3", "output": " B ", "gold": "B"}'];
+  const folder = dir();
+  writeFileSync(join(folder, 'a.jsonl'), `${bom}${records.join('\n')}\n`);
+  writeFileSync(join(folder, 'b.json'), `${bom}[${records.join(', ')}]`);
+  writeFileSync(join(folder, 'c.csv'), `${bom}id,output,gold\nq1,B,B\nq2,A,B\nq3, B ,B\n`);
+  for (const name of ['a.jsonl', 'b.json', 'c.csv']) {
+    const r = runCli(['rescore', join(folder, name), '--extractors', 'exact', '--normalizers', 'none,strip', '--aggregations', 'micro', '--json']);
+    assert.equal(r.status, 0, `${name}: ${r.stderr}`);
+    // q1 is exact; q3 only once stripped; q2 never.
+    assert.deepEqual(JSON.parse(r.stdout).cells.map((c: { normalizer: string; correct: number; n: number }) => [c.normalizer, c.correct, c.n]), [['none', 1, 3], ['strip', 2, 3]], name);
+  }
+  const walked = runCli(['import', folder, '--out', join(dir(), 'store'), '--json']);
+  assert.equal(walked.status, 0, walked.stderr);
+  const summary = JSON.parse(walked.stdout);
+  assert.equal(summary.runs.length, 3);
+  assert.deepEqual(summary.unrecognised, []);
+});
+
+test("a folder's record files are recognised by their first record or CSV header, whatever the JSON layout; the rest are listed with the reason", () => {
+  const folder = dir();
+  writeFileSync(join(folder, 'pretty.json'), JSON.stringify([{ id: 'q1', response: 'A', answer: 'A' }, { id: 'q2', response: 'B', answer: 'A' }], null, 2));
+  writeFileSync(join(folder, 'one-line.json'), JSON.stringify([{ id: 'q1', completion: 'A', target: 'A' }]));
+  writeFileSync(join(folder, 'quoted.csv'), '"id","model_output","label"\nq1,A,A\n');
+  writeFileSync(join(folder, 'other.csv'), 'name,value\nx,1\n');
+  writeFileSync(join(folder, 'config.json'), JSON.stringify({ seed: 1, model: 'x' }, null, 2));
+  const r = runCli(['import', folder, '--out', join(dir(), 'store'), '--json']);
+  assert.equal(r.status, 0, r.stderr);
+  const summary = JSON.parse(r.stdout);
+  assert.deepEqual(summary.runs.map((run: { label: string }) => run.label).sort(), ['one-line.json', 'pretty.json', 'quoted.csv']);
+  assert.deepEqual(
+    summary.unrecognised.map((u: { path: string; reason: string }) => [u.path.slice(folder.length + 1), u.reason]).sort(),
+    [
+      ['config.json', 'JSON whose keys match no known output format'],
+      ['other.csv', 'CSV whose header names no output and gold columns (name the file on the command line, with --output-field and --gold-field)'],
+    ],
+  );
+});

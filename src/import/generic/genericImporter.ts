@@ -13,6 +13,7 @@ import { stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { BadInputError } from '../../errors.ts';
 import { sha256File } from '../../util/hash.ts';
+import { isPlainObject, parsePythonJson } from '../../util/json.ts';
 import { duck, queryRows, sqlIdent, sqlString } from '../../store/duck.ts';
 import { emptyRunProvenance, emptyTaskProvenance, inferred, recorded, same } from '../../store/schema.ts';
 import type { FieldMap, FileProbe, ImportOptions, ImportedRun, Importer } from '../types.ts';
@@ -30,15 +31,51 @@ export type ResolvedFields = { id: string | null; output: string; gold: string; 
 type Format = 'jsonl' | 'json' | 'csv' | 'parquet';
 const FORMATS: Record<string, Format> = { '.jsonl': 'jsonl', '.ndjson': 'jsonl', '.json': 'json', '.csv': 'csv', '.parquet': 'parquet' };
 
+/**
+ * The keys of the first record in a file's head: the first line of JSONL, or the first
+ * element of a JSON array (on one line or pretty-printed). Null when the head holds no
+ * whole first record.
+ */
 function firstJsonKeys(head: string): string[] | null {
-  const text = head.trimStart().replace(/^\[\s*/, '');
-  const end = text.indexOf('\n');
+  const text = head.trimStart();
+  const start = text.startsWith('[') ? text.indexOf('{') : 0;
+  if (start < 0 || text[start] !== '{') return null;
+  const end = recordEnd(text, start);
+  if (end === null) return null;
   try {
-    const value = JSON.parse(end === -1 ? text : text.slice(0, end));
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.keys(value) : null;
+    const value = parsePythonJson(text.slice(start, end));
+    return isPlainObject(value) ? Object.keys(value) : null;
   } catch {
     return null;
   }
+}
+
+/** The column names on a CSV file's first line (RFC 4180 quoting). */
+function csvHeader(head: string): string[] | null {
+  const line = head.split(/\r?\n/, 1)[0] ?? '';
+  if (line === '') return null;
+  const names: string[] = [];
+  for (const m of line.matchAll(/\s*(?:"((?:[^"]|"")*)"|([^,]*))\s*(?:,|$)/g)) {
+    if (m.index === line.length) break;
+    names.push(m[1] !== undefined ? m[1].replaceAll('""', '"') : m[2]!.trim());
+  }
+  return names;
+}
+
+/** Where the JSON object starting at `start` ends (strings and escapes respected); null if it runs past the text. */
+function recordEnd(text: string, start: number): number | null {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{' || c === '[') depth++;
+    else if ((c === '}' || c === ']') && --depth === 0) return i + 1;
+  }
+  return null;
 }
 
 export const genericImporter: Importer = {
@@ -46,9 +83,10 @@ export const genericImporter: Importer = {
   claims(probe: FileProbe): boolean {
     const format = FORMATS[extname(probe.name).toLowerCase()];
     if (format === undefined) return false;
-    if (format === 'parquet' || format === 'csv') return probe.explicit;
-    const keys = firstJsonKeys(probe.head);
-    if (keys === null) return probe.explicit && format === 'jsonl';
+    // Parquet is binary: its columns are not in the head, so only a file named on the command line is read.
+    if (format === 'parquet') return probe.explicit;
+    const keys = format === 'csv' ? csvHeader(probe.head) : firstJsonKeys(probe.head);
+    if (keys === null) return probe.explicit;
     const has = (names: readonly string[]) => names.some((n) => keys.includes(n));
     return probe.explicit || (has(FIELD_CANDIDATES.output) && has(FIELD_CANDIDATES.gold));
   },
@@ -94,7 +132,7 @@ async function importOne(probe: FileProbe, options: ImportOptions): Promise<Impo
     }
   }
   // JS path: precise errors, or skip-and-count; the records then take the same road into the store.
-  const { rows, skipped } = await readGenericRecordsJs(probe.path, format === 'json' ? 'json' : 'jsonl', fields, options);
+  const { rows, skipped } = await readGenericRecordsJs(probe.path, format === 'json' || probe.head.trimStart().startsWith('['), fields, options);
   return { provenance, ...fromStaged(runId, task, await stageRecords(rows)), skipped };
 }
 

@@ -33,9 +33,14 @@ function describe(value: unknown): string {
   return `of type ${typeof value}`;
 }
 
+/**
+ * `array`: the file is one JSON array of records (a .json file, or a .jsonl that is really
+ * one array); otherwise it is read line by line, never whole. A leading UTF-8 byte order
+ * mark (Windows tools write one) is skipped, as Python's utf-8-sig codec would.
+ */
 export async function readGenericRecordsJs(
   file: string,
-  shape: 'jsonl' | 'json',
+  array: boolean,
   fields: ResolvedFields,
   options: ImportOptions,
 ): Promise<{ rows: GenericRecord[]; skipped: SkippedRecord[] }> {
@@ -60,12 +65,12 @@ export async function readGenericRecordsJs(
     rows.push({ line, id, output, gold, group });
   };
 
-  const head = (await readFile(file, { encoding: 'utf8', flag: 'r' }).catch((e: Error) => {
-    throw new BadInputError(`cannot read (${e.message})`, { file });
-  })).trimStart();
-  if (shape === 'json' || head.startsWith('[')) {
-    // A JSON array (some tools write one and call it .jsonl): element i is reported as line i+1.
-    const parsed = parsePythonJson(head, { file });
+  if (array) {
+    // Element i is reported as line i+1.
+    const text = await readFile(file, 'utf8').catch((e: Error) => {
+      throw new BadInputError(`cannot read (${e.message})`, { file });
+    });
+    const parsed = parsePythonJson(withoutBom(text), { file });
     if (!Array.isArray(parsed)) throw new BadInputError('expected a JSON array of records', { file, line: 1 });
     parsed.forEach((record, i) => take(i + 1, record));
     return { rows, skipped };
@@ -84,3 +89,5 @@ export async function readGenericRecordsJs(
   }
   return { rows, skipped };
 }
+
+const withoutBom = (text: string): string => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
