@@ -148,3 +148,22 @@ test("a folder's record files are recognised by their first record or CSV header
     ],
   );
 });
+
+test("CSV is read as Python's csv module reads it: quoted commas, doubled quotes and line breaks inside fields; an unterminated quote or a short row is exit 2 naming the line", () => {
+  // csv.reader(open(f, newline='')) gives [['q1', 'say "B", then C', 'B'], ['q2', 'A\nor B', 'B'], ['q3', 'B', 'B']].
+  const ok = file('ok.csv', 'id,output,gold\r\nq1,"say ""B"", then C",B\r\nq2,"A\nor B",B\r\nq3,B,B\r\n');
+  const r = runCli(['rescore', ok, '--extractors', 'exact,contains,first-letter', '--normalizers', 'none', '--aggregations', 'micro', '--json']);
+  assert.equal(r.status, 0, r.stderr);
+  const correct = Object.fromEntries(JSON.parse(r.stdout).cells.map((c: { extractor: string; correct: number; n: number }) => [c.extractor, [c.correct, c.n]]));
+  // exact: q3; contains: all three; first standalone A-D letter: q1 'B', q2 'A', q3 'B'.
+  assert.deepEqual(correct, { exact: [1, 3], contains: [3, 3], 'first-letter': [2, 3] });
+
+  const unterminated = file('quote.csv', 'id,output,gold\nq1,"A,A\nq2,B,B\n');
+  const u = runCli(['rescore', unterminated]);
+  assert.equal(u.status, 2);
+  assert.match(u.stderr, /quote\.csv, line 2: cannot read as csv \(Value with unterminated quote found\.\)/);
+  const short = file('short.csv', 'id,output,gold\nq1,A,A\nq2,B\n');
+  const s = runCli(['rescore', short]);
+  assert.equal(s.status, 2);
+  assert.match(s.stderr, /short\.csv, line 3: cannot read as csv \(Expected Number of Columns: 3 Found: 2\)/);
+});

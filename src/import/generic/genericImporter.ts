@@ -105,7 +105,7 @@ async function importOne(probe: FileProbe, options: ImportOptions): Promise<Impo
   // Hashing runs on this thread while DuckDB reads the file on its own threads.
   const [sha, bulk] = await Promise.all([
     sha256File(probe.path),
-    format === 'csv' || format === 'parquet' || !options.skipBad ? bulkStage(probe.path, format, fields) : Promise.resolve(null),
+    format === 'csv' || format === 'parquet' || !options.skipBad ? bulkStage(probe.path, format, fields, columns) : Promise.resolve(null),
   ]);
   const runId = `generic-${sha.slice(0, 16)}`;
   const provenance = emptyRunProvenance({ run_id: runId, label: probe.name, source_kind: 'generic', source_format: format });
@@ -117,7 +117,17 @@ async function importOne(probe: FileProbe, options: ImportOptions): Promise<Impo
   taskBlock.samples.document_count = same(inferred(null, 'counted at load time'));
   provenance.tasks[task] = taskBlock;
 
-  if (bulk !== null) {
+  if (bulk !== null && typeof bulk !== 'string') {
+    // CSV and Parquet have no other reader; a JSON file DuckDB cannot read goes to the JS reader for a precise error.
+    if (format === 'csv' || format === 'parquet') {
+      // DuckDB's CSV errors read "CSV Error on Line: N", the original line (which may span lines), what
+      // is wrong, then "Possible fixes:": what is wrong is the last line before the fixes.
+      const line = /CSV Error on Line: (\d+)/.exec(bulk.error)?.[1];
+      const before = bulk.error.split('Possible fixes:')[0]!.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+      const reason = line === undefined ? bulk.error.split('\n')[0]! : before.at(-1)!;
+      throw new BadInputError(`cannot read as ${format} (${reason})`, { file: probe.path, ...(line === undefined ? {} : { line: Number(line) }) });
+    }
+  } else if (bulk !== null) {
     const bad = await firstBadRow(bulk, fields);
     if (bad === null) {
       return { provenance, ...fromStaged(runId, task, bulk), skipped: [] };
@@ -165,9 +175,13 @@ async function sourceColumns(probe: FileProbe, format: Format): Promise<string[]
     if (keys === null) throw new BadInputError('the first record is not a JSON object', { file: probe.path, line: 1 });
     return keys;
   }
-  const reader = format === 'csv' ? `read_csv(${sqlString(probe.path)}, header = true, all_varchar = true)` : `read_parquet(${sqlString(probe.path)})`;
+  if (format === 'csv') {
+    const header = csvHeader(probe.head);
+    if (header === null || header.every((name) => name === '')) throw new BadInputError('the file is empty: no header line', { file: probe.path, line: 1 });
+    return header;
+  }
   try {
-    return (await queryRows<{ column_name: string }>(`DESCRIBE SELECT * FROM ${reader}`)).map((r) => r.column_name);
+    return (await queryRows<{ column_name: string }>(`DESCRIBE SELECT * FROM read_parquet(${sqlString(probe.path)})`)).map((r) => r.column_name);
   } catch (error) {
     throw new BadInputError(`cannot read as ${format} (${(error as Error).message.split('\n')[0]})`, { file: probe.path });
   }
@@ -199,10 +213,10 @@ export function resolveFields(columns: readonly string[], flags: FieldMap, file:
  * or returns null when DuckDB cannot read it. JSON values that are not strings become
  * NULL here, which sends the file to the JS path for a precise error.
  */
-async function bulkStage(path: string, format: Format, fields: ResolvedFields): Promise<string | null> {
+async function bulkStage(path: string, format: Format, fields: ResolvedFields, columns: readonly string[]): Promise<string | { error: string }> {
   const wanted = [fields.id, fields.output, fields.gold, fields.group].filter((f): f is string => f !== null);
   let reader: string;
-  if (format === 'csv') reader = `read_csv(${sqlString(path)}, header = true, all_varchar = true)`;
+  if (format === 'csv') reader = csvReader(path, columns);
   else if (format === 'parquet') reader = `read_parquet(${sqlString(path)})`;
   else {
     const struct = wanted.map((f) => `${sqlString(f)}: 'JSON'`).join(', ');
@@ -231,9 +245,19 @@ async function bulkStage(path: string, format: Format, fields: ResolvedFields): 
       FROM ${reader}`);
     if (fields.id === null) await (await duck()).run(`UPDATE ${table} SET id = CAST(rowid + 1 AS VARCHAR)`);
     return table;
-  } catch {
-    return null;
+  } catch (error) {
+    return { error: (error as Error).message };
   }
+}
+
+/**
+ * CSV as Python's csv module and pandas read it by default (comma, double quotes doubled
+ * inside a field), not as a sniffer guesses: an unterminated quote is an error that names
+ * its line instead of a field read some other way.
+ */
+function csvReader(path: string, columns: readonly string[]): string {
+  const types = columns.map((c) => `${sqlString(c)}: 'VARCHAR'`).join(', ');
+  return `read_csv(${sqlString(path)}, header = true, auto_detect = false, delim = ',', quote = '"', escape = '"', columns = {${types}})`;
 }
 
 async function firstBadRow(table: string, fields: ResolvedFields): Promise<{ row: number; field: string; reason: string } | null> {
