@@ -6,6 +6,7 @@
  * each key would have found, because lm-eval's doc_id is an index that
  * `--samples` can mislabel, while a hash from another hashing scheme pairs nothing.
  */
+import { createHash } from 'node:crypto';
 import { createTwoFilesPatch } from 'diff';
 import type { OpenStore } from '../store/readStore.ts';
 import { forEachRow, sqlString } from '../store/duck.ts';
@@ -21,9 +22,12 @@ export interface ResponseView {
 export interface DocRecord {
   docId: string;
   docHash: string;
-  /** Document JSON with keys sorted (null when the source stored no document). */
+  /** Digest of the document's JSON with keys sorted (null when the source stored no document): a pairing key. */
   content: string | null;
-  /** The document's long top-level text fields, whitespace-collapsed (a question, a passage): a key across harnesses. */
+  /**
+   * Digests of the document's long top-level text fields, whitespace-collapsed (a question, a
+   * passage): a key across harnesses. Digests, not texts: a million documents are held at once.
+   */
   texts: string[];
   /** Context of the first request: the bytes the model saw. */
   prompt: string | null;
@@ -88,11 +92,12 @@ export async function loadDocs(store: OpenStore, runId: string, task: string, op
     (row) => {
       let doc = docs.get(row.doc_id);
       if (doc === undefined) {
+        const keys = docKeys(row.doc_json);
         doc = {
           docId: row.doc_id,
           docHash: row.doc_hash,
-          content: canonicalDoc(row.doc_json),
-          texts: textFields(row.doc_json),
+          content: keys.content,
+          texts: keys.texts,
           prompt: row.arg_context,
           promptHash: row.prompt_hash,
           requests: [],
@@ -118,14 +123,20 @@ export async function loadDocs(store: OpenStore, runId: string, task: string, op
 }
 
 
-function canonicalDoc(json: string | null): string | null {
-  if (json === null) return null;
+/** A document's pairing keys, from one parse of its JSON. */
+function docKeys(json: string | null): { content: string | null; texts: string[] } {
+  if (json === null) return { content: null, texts: [] };
+  let doc: unknown;
   try {
-    return JSON.stringify(sortKeys(JSON.parse(json)));
+    doc = JSON.parse(json);
   } catch {
-    return json;
+    return { content: digest(json), texts: [] };
   }
+  return { content: digest(JSON.stringify(sortKeys(doc))), texts: textFields(doc) };
 }
+
+/** A key for equality only (sha1: collisions are out of reach for texts nobody crafted to collide). */
+const digest = (text: string): string => createHash('sha1').update(text).digest('base64');
 
 function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
@@ -138,19 +149,13 @@ function sortKeys(v: unknown): unknown {
 /** Shorter strings (a letter, a label) would pair unrelated documents. */
 const MIN_TEXT_LENGTH = 20;
 
-function textFields(json: string | null): string[] {
-  if (json === null) return [];
-  let doc: unknown;
-  try {
-    doc = JSON.parse(json);
-  } catch {
-    return [];
-  }
+function textFields(doc: unknown): string[] {
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return [];
   return Object.values(doc)
     .filter((v): v is string => typeof v === 'string')
     .map((v) => v.replace(/\s+/g, ' ').trim())
-    .filter((v) => v.length >= MIN_TEXT_LENGTH);
+    .filter((v) => v.length >= MIN_TEXT_LENGTH)
+    .map(digest);
 }
 
 const KEY_OF: Record<Exclude<JoinKey, 'doc_text'>, (d: DocRecord) => string | null> = {
