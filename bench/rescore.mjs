@@ -105,6 +105,13 @@ console.log(`  lmaudit rescore <jsonl> (import on the fly)  ${median(jsonlTimes)
 console.log(`  ratio from store: ${(base / median(storeTimes)).toFixed(2)}x (target 10x)`);
 console.log(`  ratio from JSONL: ${(base / median(jsonlTimes)).toFixed(2)}x (target 3x)`);
 
+// A seeded bootstrap needs every item's values in JS (CPython's random draws the resamples); timed for
+// information, so that a cost that grows faster than the items shows here (20 replicates).
+{
+  const boot = timed(process.execPath, ['bin/lmaudit.mjs', 'rescore', imported.store, '--json', ...SWEEP, '--bootstrap', '20']);
+  console.log(`  lmaudit rescore <store> --bootstrap 20      ${boot.seconds.toFixed(3)} s, peak ${boot.peakMiB.toFixed(0)} MiB (no target)`);
+}
+
 // The other default sweeps (no Python baseline: the issue's target is the letter sweep). Each runs
 // in DuckDB and is checked against the per-item JS engine on the same data.
 if (!args.includes('--letters-only')) {

@@ -10,6 +10,7 @@ import type { FileProbe, ImportOptions, ImportedRun, Importer } from './types.ts
 import { genericImporter } from './generic/genericImporter.ts';
 import { inspectImporter } from './inspect/inspectImporter.ts';
 import { lmevalImporter } from './lmeval/lmevalImporter.ts';
+import { pushTo } from '../util/groupBy.ts';
 
 /** The one list of importers (more specific formats first; generic records last). */
 const IMPORTERS: readonly Importer[] = [inspectImporter, lmevalImporter, genericImporter];
@@ -63,7 +64,7 @@ export async function importSources(paths: readonly string[], options: ImportOpt
       unrecognised.push({ path: p.path, reason: describeUnknown(p) });
       continue;
     }
-    claimed.set(importer, [...(claimed.get(importer) ?? []), p]);
+    pushTo(claimed, importer, p);
   }
   const runs: ImportedRun[] = [];
   for (const [importer, files] of claimed) {

@@ -7,6 +7,7 @@ import type { OpenStore } from '../store/readStore.ts';
 import type { RunProvenance } from '../store/schema.ts';
 import { lmevalAsRecordedSections } from './lmeval/asRecorded.ts';
 import { rescoreInspectAsRecorded } from './inspect/rescore.ts';
+import { pushTo } from '../util/groupBy.ts';
 
 export interface AsRecordedSection {
   run_id: string;
@@ -43,7 +44,7 @@ const REPRODUCERS: Record<RunProvenance['source_kind'], Reproducer> = {
 
 export async function rescoreAsRecorded(store: OpenStore): Promise<AsRecordedSection[]> {
   const byKind = new Map<RunProvenance['source_kind'], string[]>();
-  for (const run of store.manifest.runs) byKind.set(run.source_kind, [...(byKind.get(run.source_kind) ?? []), run.run_id]);
+  for (const run of store.manifest.runs) pushTo(byKind, run.source_kind, run.run_id);
   const sections: AsRecordedSection[] = [];
   for (const [kind, runIds] of byKind) sections.push(...(await REPRODUCERS[kind](store, runIds)));
   return sections;

@@ -8,6 +8,7 @@
  */
 import { PyRandom } from '../prompt/pyrandom.ts';
 import { sampleStddev } from './lmeval/aggregate.ts';
+import { pushTo } from '../util/groupBy.ts';
 
 export interface BootstrapResult {
   stderr: number | null;
@@ -24,7 +25,7 @@ export function bootstrapCells(
   seed: number,
 ): { micro: BootstrapResult; macro: BootstrapResult }[] {
   const byGroup = new Map<string, number[]>();
-  groups.forEach((g, i) => byGroup.set(g, [...(byGroup.get(g) ?? []), i]));
+  groups.forEach((g, i) => pushTo(byGroup, g, i));
   const members = [...byGroup.keys()].sort().map((g) => byGroup.get(g)!);
   const total = groups.length;
   const rng = new PyRandom(seed);

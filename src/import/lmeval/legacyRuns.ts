@@ -13,6 +13,7 @@ import type { RunGroup } from './pairing.ts';
 import { fillRunProvenance } from './resultsProvenance.ts';
 import { appendRows, emptyRows, readResultsJson, runIdOf, sourceFile, tablesOf, verbatim } from './runCommon.ts';
 import { buildTaskRows } from './sampleRows.ts';
+import { pushTo } from '../../util/groupBy.ts';
 
 type Json = Record<string, unknown>;
 
@@ -91,7 +92,7 @@ export async function importBigscienceRun(group: Extract<RunGroup, { kind: 'bigs
   for (const file of group.examples) {
     const lines = await readBigscienceExamples(file.path, options, skipped);
     const byTask = new Map<string, typeof lines>();
-    for (const l of lines) byTask.set(l.task, [...(byTask.get(l.task) ?? []), l]);
+    for (const l of lines) pushTo(byTask, l.task, l);
     for (const [task, taskLines] of byTask) {
       const built = buildTaskRows({ runId, task, requestType: 'generate_until', targetDelimiter: null }, taskLines.map((l) => l.sample));
       const fewshotByDoc = new Map(taskLines.map((l) => [l.sample.docId, l.fewshotIds === null ? null : pyDumps(l.fewshotIds)]));

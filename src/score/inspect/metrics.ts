@@ -10,6 +10,7 @@ import { UnknownNameError } from '../../errors.ts';
 import { npMean, npStd, npSum } from './numeric.ts';
 import { valueToFloat } from './reducers.ts';
 import type { ScoreValue } from './scorers.ts';
+import { pushTo } from '../../util/groupBy.ts';
 
 export interface ReducedScore {
   sampleId: string | number;
@@ -47,7 +48,7 @@ export function clusteredStderr(cluster: string): Metric {
         throw new Error(`sample ${s.sampleId} has no cluster metadata '${cluster}'`);
       }
       const key = typeof id === 'string' ? `s:${id}` : `j:${JSON.stringify(id)}`;
-      groups.set(key, [...(groups.get(key) ?? []), valueToFloat(s.value)]);
+      pushTo(groups, key, valueToFloat(s.value));
     }
     const count = groups.size;
     if (count < 2) return 0;

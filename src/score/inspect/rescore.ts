@@ -20,6 +20,7 @@ import { isUnscored, reducerByName } from './reducers.ts';
 import type { InspectScore, ScoreValue } from './scorers.ts';
 import { parsePythonJson } from '../../util/json.ts';
 import { explainDifference } from './versionRules.ts';
+import { pushTo } from '../../util/groupBy.ts';
 
 export interface SampleDifference {
   doc_id: string;
@@ -145,7 +146,7 @@ function leaf(value: ScoreValue, key: string): ScoreValue {
 /** Reduce per sample id (first-seen order), then drop root NaN, as Inspect's results pipeline does. */
 function reduceAll(scores: { docId: string; value: ScoreValue }[], reducer: string, items: Map<string, Item>): ReducedScore[] {
   const groups = new Map<string, ScoreValue[]>();
-  for (const s of scores) groups.set(s.docId, [...(groups.get(s.docId) ?? []), s.value]);
+  for (const s of scores) pushTo(groups, s.docId, s.value);
   const reduce = reducerByName(reducer);
   return [...groups].map(([docId, values]) => ({ sampleId: docId, value: reduce(values), metadata: items.get(docId)?.metadata ?? null }));
 }

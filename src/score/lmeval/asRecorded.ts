@@ -13,6 +13,7 @@ import { recomputeItem, taskSettings, type DocRecord, type TaskSettings } from '
 import { loadDocs, type ScoreItem } from './storeRows.ts';
 import { EXTRA_FIELD_PREFIX } from '../../import/lmeval/sampleRows.ts';
 import { groupCells } from './groups.ts';
+import { pushTo } from '../../util/groupBy.ts';
 
 export interface DifferingItem {
   doc_id: string;
@@ -71,7 +72,7 @@ export async function rescoreAsRecorded(store: OpenStore, runIds?: readonly stri
       for (const s of taskScores) {
         if (s.metric.startsWith(EXTRA_FIELD_PREFIX) || (s.metricsList !== null && !s.metricsList.includes(s.metric))) continue;
         const key = `${s.filter}\u0000${s.metric}`;
-        cells.set(key, [...(cells.get(key) ?? []), s]);
+        pushTo(cells, key, s);
       }
       for (const [key, items] of cells) {
         const [filter, metric] = key.split('\u0000') as [string, string];
@@ -147,7 +148,18 @@ function cell(
     mode: agg.sumMode, bootstrapIters: agg.bootstrapIters, medianSorts: agg.medianSorts, metric,
   });
   const matches = reported === null ? null : sameNumber(num(reported.value), value, TOLERANCE) && sameStderr(reported.stderr, stderr);
-  return { ...base, value, stderr, matches_reported: matches, why: null };
+  return { ...base, value, stderr, matches_reported: matches, why: matches === false ? mismatchWhy(run, task, items.length, differing.length) : null };
+}
+
+/** Why an aggregate of the stored items is not the reported number, as far as the records can tell. */
+function mismatchWhy(run: RunProvenance, task: string, n: number, differing: number): string {
+  const counted = run.tasks[task]?.samples.document_count.configured;
+  const effective = counted?.status === 'recorded' ? (counted.value as { effective?: unknown }).effective : undefined;
+  if (typeof effective === 'number' && effective !== n) {
+    return `the samples hold ${n} item(s) for this cell, the results file counted ${effective} (n-samples.${task}.effective): they are not the samples the number was computed from`;
+  }
+  if (differing > 0) return `${differing} item(s) recompute to other values than recorded (listed under differing)`;
+  return 'the recorded per-item values do not aggregate to the reported number: the results were computed from other values than these samples hold';
 }
 
 function listTargetWarning(multi: readonly { doc: DocRecord; filtered: unknown; golds: readonly string[] }[], n: number): CellWarning {

@@ -94,3 +94,44 @@ test('v0.3 write_out truthfulqa_gen: per-item metrics taken as recorded; the mea
     assert.ok(Math.abs((c.stderr as number) - Number(v[2])) <= 1e-12, `${c.metric} stderr ${c.stderr} vs ${v[2]}`);
   }
 });
+
+test('a reported number the samples do not give says why: fewer samples than n-samples counted, or recorded values that were edited', async () => {
+  const { mkdtempSync, writeFileSync, copyFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const dir = join(LMEVAL, 'pr2236-asdiv/asdiv/meta-llama__Meta-Llama-3-8B-Instruct');
+  const samples = 'samples_asdiv_2024-08-21T03-44-09.494230.jsonl';
+  const results = 'results_2024-08-21T03-44-09.494230.json';
+  const lines = readFileSync(join(dir, samples), 'utf8').trimEnd().split('\n');
+  const cellOf = async (text: string) => {
+    const copy = mkdtempSync(join(tmpdir(), 'lmaudit-asdiv-'));
+    copyFileSync(join(dir, results), join(copy, results));
+    writeFileSync(join(copy, samples), text);
+    const { store: s } = await loadSource([copy], { skipBad: false, fields: {} });
+    return (await rescoreAsRecorded(s)).cells[0]!;
+  };
+  // 49 of the 50 documents: 45/49 correct (the dropped last line was correct), not the printed 0.92.
+  const truncated = await cellOf(`${lines.slice(0, -1).join('\n')}\n`);
+  assert.equal(truncated.value, 45 / 49);
+  assert.equal(truncated.matches_reported, false);
+  assert.equal(truncated.why, 'the samples hold 49 item(s) for this cell, the results file counted 50 (n-samples.asdiv.effective): they are not the samples the number was computed from');
+  // All 50, one acc edited from 1 to 0: lm-eval's acc is recomputed from the stored is_greedy, so the
+  // printed number still reproduces, and the edited item is named.
+  const edited = lines.map((l, i) => (i === 0 ? l.replace('"acc": 1}', '"acc": 0}') : l));
+  assert.notEqual(edited[0], lines[0]);
+  const cell = await cellOf(`${edited.join('\n')}\n`);
+  assert.equal(cell.matches_reported, true);
+  assert.deepEqual(cell.items.differing.map((d) => [d.doc_id, d.recorded, d.recomputed]), [['0', 0, 1]]);
+
+  // truthfulqa_gen's bleu_max is taken as recorded (lm-eval computes it in task code): an edited value changes the
+  // mean, and nothing per item can say which, so the reason is the aggregate itself.
+  const tqa = join(LMEVAL, 'pr3032-truthfulqa-gen');
+  const tqaSamples = 'samples_truthfulqa_gen_2025-05-31T14-30-51.983293.jsonl';
+  const tqaLines = readFileSync(join(tqa, tqaSamples), 'utf8').trimEnd().split('\n');
+  const copy = mkdtempSync(join(tmpdir(), 'lmaudit-tqa-'));
+  copyFileSync(join(tqa, 'truthfulqa_gen_neo125_2025-05-31T14-30-51.983293.json'), join(copy, 'truthfulqa_gen_neo125_2025-05-31T14-30-51.983293.json'));
+  writeFileSync(join(copy, tqaSamples), `${tqaLines.map((l, i) => (i === 0 ? l.replace(/"bleu_max": [0-9.e-]+/, '"bleu_max": 99.5') : l)).join('\n')}\n`);
+  const { store: s } = await loadSource([copy], { skipBad: false, fields: {} });
+  const bleu = (await rescoreAsRecorded(s)).cells.find((c) => c.metric === 'bleu_max')!;
+  assert.equal(bleu.matches_reported, false);
+  assert.equal(bleu.why, 'the recorded per-item values do not aggregate to the reported number: the results were computed from other values than these samples hold');
+});
