@@ -10,6 +10,7 @@ import type { FileProbe, ImportOptions, ImportedRun, Importer } from './types.ts
 import { genericImporter } from './generic/genericImporter.ts';
 import { inspectImporter } from './inspect/inspectImporter.ts';
 import { lmevalImporter } from './lmeval/lmevalImporter.ts';
+import { isStoreFolder } from '../store/readStore.ts';
 import { pushTo } from '../util/groupBy.ts';
 
 /** The one list of importers (more specific formats first; generic records last). */
@@ -29,6 +30,7 @@ const HEAD_BYTES = 64 * 1024;
 
 export async function importSources(paths: readonly string[], options: ImportOptions): Promise<ImportResult> {
   const probes: FileProbe[] = [];
+  const storesFound: Unrecognised[] = [];
   for (const path of paths) {
     let info;
     try {
@@ -37,7 +39,9 @@ export async function importSources(paths: readonly string[], options: ImportOpt
       throw new BadInputError('no such file or folder', { file: path });
     }
     if (info.isDirectory()) {
-      for (const file of await walk(path)) probes.push(await probe(file, false));
+      const found = await walk(path);
+      for (const file of found.files) probes.push(await probe(file, false));
+      for (const store of found.stores) storesFound.push({ path: store, reason: 'an lmaudit run store, not an output file (rescore, diff and report read it as it is)' });
     } else {
       probes.push(await probe(path, true));
     }
@@ -51,7 +55,7 @@ export async function importSources(paths: readonly string[], options: ImportOpt
     return true;
   });
   const claimed = new Map<Importer, FileProbe[]>();
-  const unrecognised: Unrecognised[] = [];
+  const unrecognised: Unrecognised[] = [...storesFound];
   for (const p of unique) {
     const importer = IMPORTERS.find((i) => i.claims(p));
     if (importer === undefined) {
@@ -83,18 +87,26 @@ export async function importSources(paths: readonly string[], options: ImportOpt
   return { runs, unrecognised };
 }
 
-async function walk(dir: string): Promise<string[]> {
+/** A folder's files, depth first in name order; a run store inside it is listed whole, not file by file. */
+async function walk(dir: string): Promise<{ files: string[]; stores: string[] }> {
   const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
-  const files: string[] = [];
+  const found: { files: string[]; stores: string[] } = { files: [], stores: [] };
   for (const entry of entries) {
     // Only version-control folders are skipped; a real output folder may start with a dot
     // (lm-eval names a PEFT model at '../x' as '..__x').
     if (entry.name === '.git') continue;
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) files.push(...(await walk(path)));
-    else if (entry.isFile()) files.push(path);
+    if (entry.isDirectory()) {
+      if (await isStoreFolder(path)) {
+        found.stores.push(path);
+        continue;
+      }
+      const inner = await walk(path);
+      found.files.push(...inner.files);
+      found.stores.push(...inner.stores);
+    } else if (entry.isFile()) found.files.push(path);
   }
-  return files;
+  return found;
 }
 
 async function probe(path: string, explicit: boolean): Promise<FileProbe> {
@@ -114,10 +126,10 @@ async function probe(path: string, explicit: boolean): Promise<FileProbe> {
 
 function describeUnknown(p: FileProbe): string {
   const text = p.head.trimStart();
+  if (/\.parquet$/i.test(p.name)) return 'Parquet records are read only when the file is named on the command line';
   if (text.length === 0) return 'empty file';
   if (p.head.includes('\u0000')) return 'binary file of an unknown kind';
   if (/\.(md|rst)$/i.test(p.name)) return 'documentation, not an output file';
-  if (/\.parquet$/i.test(p.name)) return 'Parquet records are read only when the file is named on the command line';
   if (/\.csv$/i.test(p.name)) return 'CSV whose header names no output and gold columns (name the file on the command line, with --output-field and --gold-field)';
   if (!text.startsWith('{') && !text.startsWith('[')) return 'plain text, not JSON (e.g. a console log)';
   return 'JSON whose keys match no known output format';

@@ -167,3 +167,17 @@ test("CSV is read as Python's csv module reads it: quoted commas, doubled quotes
   assert.equal(s.status, 2);
   assert.match(s.stderr, /short\.csv, line 3: cannot read as csv \(Expected Number of Columns: 3 Found: 2\)/);
 });
+
+test('a run store inside a folder being imported is listed once as a store, not as five unknown files', () => {
+  const folder = dir();
+  writeFileSync(join(folder, 'a.jsonl'), good);
+  const first = runCli(['import', folder, '--out', join(folder, 'store')]);
+  assert.equal(first.status, 0, first.stderr);
+  const again = runCli(['import', folder, '--out', join(dir(), 'store'), '--json']);
+  assert.equal(again.status, 0, again.stderr);
+  const summary = JSON.parse(again.stdout);
+  assert.equal(summary.runs.length, 1);
+  assert.deepEqual(summary.unrecognised, [
+    { path: join(folder, 'store'), reason: 'an lmaudit run store, not an output file (rescore, diff and report read it as it is)' },
+  ]);
+});
