@@ -89,6 +89,9 @@ const FIELD_NAMES: Record<string, string> = {
   'generation.max_tokens': 'the token limit',
 };
 const pretty = (path: string) => FIELD_NAMES[path] ?? path.replace('.', ' ').replace(/_/g, ' ');
+/** Fields whose names are plural ("the metrics differ"). */
+const PLURAL_FIELDS = new Set(['scoring.metrics', 'scoring.filters', 'generation.settings', 'generation.stop_sequences']);
+const differs = (path: string) => (PLURAL_FIELDS.has(path) ? 'differ' : 'differs');
 
 export function evaluateClause(
   spec: ClauseSpec,
@@ -109,7 +112,7 @@ export function evaluateClause(
       unknownBoth.push(`${pretty(path)} unknown in both`);
       continue;
     }
-    if (row.verdict === 'differs') violated.push(`${pretty(path)} differs (${brief(row.a.value, 40)} vs ${brief(row.b.value, 40)})`);
+    if (row.verdict === 'differs') violated.push(`${pretty(path)} ${differs(path)} (${brief(row.a.value, 40)} vs ${brief(row.b.value, 40)})`);
     else if (row.verdict === 'unknown in A' || row.verdict === 'unknown in B') unknown.push(`${pretty(path)} ${row.verdict}`);
     else known++;
   }

@@ -17,17 +17,25 @@ export interface ViewTable {
   note?: string;
 }
 
+/** A list item and the sub-items under it (rendered as a nested list). */
+export interface ListEntry {
+  text: string;
+  details: string[];
+}
+
 export interface ComparisonView {
   title: string;
   settings: ViewTable;
   sourceConfig: ViewTable | null;
   checks: ViewTable;
-  evidence: string[];
+  /** A finding per mismatched check, with the documents that show it. */
+  evidence: ListEntry[];
   items: string[];
   promptDiffs: { title: string; patch: string }[];
   paired: ViewTable | null;
   pairedSentences: string[];
-  flips: string[];
+  /** Per score, its flips by cause, with example documents. */
+  flips: ListEntry[];
   reported: ViewTable | null;
   falsifierSentence: string;
   falsifierStatus: string;
@@ -149,7 +157,7 @@ export function buildView(data: ReportData): ReportView {
       }
       const evidence = [...t.checks.a.map((x) => ['A', x] as const), ...t.checks.b.map((x) => ['B', x] as const)]
         .filter(([, x]) => x.status === 'mismatch')
-        .flatMap(([side, x]) => [`${side} ${x.id}: ${x.message}`, ...x.evidence.map((e) => `    ${e.docId !== null ? `doc ${e.docId}: ` : ''}${e.bytes}`)]);
+        .map(([side, x]) => ({ text: `${side} ${x.id}: ${x.message}`, details: x.evidence.map((e) => `${e.docId !== null ? `doc ${e.docId}: ` : ''}${e.bytes}`) }));
       const i = t.items;
       const items =
         i === null
@@ -163,12 +171,12 @@ export function buildView(data: ReportData): ReportView {
             ];
       const flips = t.flips
         .filter((f) => f.flips > 0)
-        .flatMap((f) => {
+        .map((f) => {
           const causes = (Object.keys(f.byCause) as FlipCause[]).filter((k) => f.byCause[k] > 0);
-          return [
-            `${f.score}: ${f.flips} flips (${f.lost} right only in A, ${f.gained} right only in B): ${causes.map((k) => `${f.byCause[k]} ${FLIP_CAUSE_TEXT[k]}`).join('; ')}`,
-            ...causes.flatMap((k) => f.examples[k].map((e) => `    doc ${e.docIdA}: ${e.a} → ${e.b}; ${clip(e.detail, 200)}`)),
-          ];
+          return {
+            text: `${f.score}: ${f.flips} flips (${f.lost} right only in A, ${f.gained} right only in B): ${causes.map((k) => `${f.byCause[k]} ${FLIP_CAUSE_TEXT[k]}`).join('; ')}`,
+            details: causes.flatMap((k) => f.examples[k].map((e) => `doc ${e.docIdA}: ${e.a} → ${e.b}; ${clip(e.detail, 200)}`)),
+          };
         });
       comparisons.push({
         title: `${shortLabel(c.a.label)} (A) vs ${shortLabel(c.b.label)} (B) · task ${t.taskA === t.taskB ? t.taskA : `${t.taskA} / ${t.taskB}`}`,

@@ -87,3 +87,21 @@ test('settings diff and falsifier over a pair of provenance blocks', () => {
       'and the records cannot tell whether the task versions or datasets, chat-template settings, system instructions, extraction rules or metrics, generation settings, document sets, prompt bytes, or harness versions agree.',
   );
 });
+
+test('the falsifier sentence agrees its verb with plural field names (the metrics differ, the dtype differs)', () => {
+  const a = run('a', (r) => {
+    r.model.dtype = same(recorded('torch.bfloat16'));
+    r.tasks.t!.scoring.metrics = same(recorded(['acc']));
+    r.tasks.t!.generation.stop_sequences = same(recorded(['\n']));
+  });
+  const b = run('b', (r) => {
+    r.model.dtype = same(recorded('torch.float32'));
+    r.tasks.t!.scoring.metrics = same(recorded(['exact_match']));
+    r.tasks.t!.generation.stop_sequences = same(recorded(['\n\n']));
+  });
+  const sentence = buildFalsifier(diffSettings(a, 't', b, 't'), null, null).sentence;
+  assert.match(sentence, /the metrics differ \(\["acc"\] vs \["exact_match"\]\)/);
+  assert.match(sentence, /the stop sequences differ \(/);
+  assert.match(sentence, /the dtype differs \(/);
+  assert.doesNotMatch(sentence, /(metrics|sequences|settings|\)) differs/);
+});

@@ -85,7 +85,14 @@ No per-item records.
 {% if c.evidence.length > 0 %}
 \begin{itemize}
 {% for e in c.evidence %}
-\item {{ e | tex }}
+\item {{ e.text | tex }}
+{% if e.details.length > 0 %}
+\begin{itemize}
+{% for d in e.details %}
+\item {{ d | tex }}
+{% endfor %}
+\end{itemize}
+{% endif %}
 {% endfor %}
 \end{itemize}
 {% endif %}
@@ -106,7 +113,14 @@ No per-item records.
 {% if c.flips.length > 0 %}
 \begin{itemize}
 {% for f in c.flips %}
-\item {{ f | tex }}
+\item {{ f.text | tex }}
+{% if f.details.length > 0 %}
+\begin{itemize}
+{% for d in f.details %}
+\item {{ d | tex }}
+{% endfor %}
+\end{itemize}
+{% endif %}
 {% endfor %}
 \end{itemize}
 {% endif %}

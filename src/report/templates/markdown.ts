@@ -92,7 +92,10 @@ No per-item records.
 {{ tbl(c.checks) }}
 
 {% for e in c.evidence %}
-- {{ e | md }}
+- {{ e.text | md }}
+{% for d in e.details %}
+  - {{ d | md }}
+{% endfor %}
 {% endfor %}
 
 **Items**
@@ -116,7 +119,10 @@ Prompt diff, {{ p.title | md }}:
 
 {% endif %}
 {% for f in c.flips %}
-- {{ f | md }}
+- {{ f.text | md }}
+{% for d in f.details %}
+  - {{ d | md }}
+{% endfor %}
 {% endfor %}
 {% if c.reported %}
 {{ tbl(c.reported) }}
