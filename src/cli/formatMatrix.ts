@@ -9,6 +9,13 @@ export function formatMatrix(scopes: readonly ScopeResult[], skippedOnImport: nu
   const lines: string[] = [];
   for (const s of scopes) {
     lines.push(`${s.task}  (run ${s.run_id}; answer type: ${s.answer_type} — ${s.answer_type_why}; engine: ${s.engine})`);
+    const d = s.denominator;
+    const denominator = `  denominator: ${d.items_scored} scored of ${d.items_read} read; ${d.no_response} without a response (scored as empty); ${d.no_gold} without gold (excluded)${skippedOnImport ? `; ${skippedOnImport} records skipped on import` : ''}`;
+    if (d.items_scored === 0) {
+      // Every cell would read n/a over 0 items: the denominator says why, once.
+      lines.push(`  nothing to score: ${s.cells.length} cell(s) over 0 items`, denominator, ...s.notes.map((note) => `  note: ${note}`), '');
+      continue;
+    }
     lines.push(
       ...formatTable(
         ['extractor', 'normalizer', 'aggregation', 'score', 'stderr', '95% CI', 'n', 'correct', ...(s.cells[0]?.bootstrap ? ['bootstrap se', 'bootstrap 95%'] : [])],
@@ -29,10 +36,7 @@ export function formatMatrix(scopes: readonly ScopeResult[], skippedOnImport: nu
     const worst = [...s.disagreement].filter((d) => d.between === 'extractors').sort((a, b) => b.rate - a.rate).slice(0, 3);
     for (const d of worst) lines.push(`  disagreement ${d.a} vs ${d.b}: ${(d.rate * 100).toFixed(2)}% (${d.count} of ${d.n})`);
     lines.push(`  items that flip between cells: ${s.flips.count}${s.flips.ids.length ? ` (first: ${s.flips.ids.slice(0, 8).join(', ')})` : ''}`);
-    const d = s.denominator;
-    lines.push(
-      `  denominator: ${d.items_scored} scored of ${d.items_read} read; ${d.no_response} without a response (scored as empty); ${d.no_gold} without gold (excluded)${skippedOnImport ? `; ${skippedOnImport} records skipped on import` : ''}`,
-    );
+    lines.push(denominator);
     for (const note of s.notes) lines.push(`  note: ${note}`);
     lines.push('');
   }

@@ -232,3 +232,14 @@ test('letters next to non-ASCII characters are read in SQL exactly as Python rea
   const firstPython = [1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1].reduce((a, b) => a + b, 0);
   assert.equal(js!.cells.find((c) => c.extractor === 'first-letter' && c.aggregation === 'micro')!.correct, firstPython);
 });
+
+test('a task none of whose items has a usable gold prints one line saying so, not a table of n/a cells', () => {
+  // lm-eval's truthfulqa_gen records the target " " (the task scores against the document's reference answers).
+  const r = runCli(['rescore', fileURLToPath(new URL('../../fixtures/lmeval/pr3032-truthfulqa-gen', import.meta.url))]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(r.stdout.trimEnd().split('\n').slice(1), [
+    '  nothing to score: 12 cell(s) over 0 items',
+    '  denominator: 0 scored of 20 read; 0 without a response (scored as empty); 20 without gold (excluded)',
+    '  note: 20 item(s) have no usable gold (none, or only whitespace: the task scores them some other way, e.g. against reference answers in the document)',
+  ]);
+});
