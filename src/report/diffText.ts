@@ -44,7 +44,9 @@ function taskLines(t: TaskComparison, r: DiffResult): string[] {
   if (rows.length > 0) out.push(...table(['item / field', 'verdict', 'A', 'B', 'note'], rows));
   const sc = t.sourceConfig;
   if (sc.available) {
-    out.push('', `Source configuration, key by key (${sc.compared} keys of the results files; ${sc.rows.filter((x) => x.verdict === 'same').length} equal only once noise is ignored, ${sc.rows.filter((x) => x.verdict !== 'same').length} differ or are on one side only):`);
+    const alike = sc.rows.filter((x) => x.verdict === 'same').length;
+    const unlike = sc.rows.length - alike;
+    out.push('', `Source configuration, key by key (${sc.compared} keys of the results files; ${alike} equal only once noise is ignored, ${unlike} ${unlike === 1 ? 'differs or is' : 'differ or are'} on one side only):`);
     if (sc.rows.length > 0) out.push(...table(['key', 'verdict', 'A', 'B', 'noise ignored'], sourceRows(sc.rows)));
   } else out.push('', `Source configuration: not compared (${sc.why}).`);
   out.push('', 'Configured vs used:');
