@@ -222,8 +222,9 @@ export function compilePython(pattern: string, options: PyRegexFlags = {}): PyPa
         out += '\\{';
         i++;
       }
-    } else if (c === '}') {
-      out += '\\}';
+    } else if (c === '}' || c === ']') {
+      // Literal outside a set in Python; JS's Unicode mode refuses them unescaped.
+      out += `\\${c}`;
       i++;
     } else if ((c === '+' || c === '*' || c === '?' || c === '}') && pattern[i + 1] === '+') {
       refuse('possessive quantifier');

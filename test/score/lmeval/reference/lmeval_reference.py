@@ -204,6 +204,9 @@ REGEX_CASES = [
     ("\\$?(\\d+(?:\\.\\d+)?)", "costs $3.50 or 4", -1),
     ("[\\d\\.]+", "v1.2.3", 0),
     ("\\((A|B|C|D)\\)", "I pick (B) then (D)", -1),
+    # A "]" outside a set is a literal in Python (and "[[:alpha:]]" is the set "[[:alph]" then "]").
+    ("[[:alpha:]]", "x a] :]", 0),
+    ("\\(([A-D])\\)]", "see (B)] and (C)", 0),
 ]
 
 EM_CASES = [
