@@ -76,9 +76,12 @@ export function compilePython(pattern: string, options: PyRegexFlags = {}): PyPa
   const space = flags.ascii ? ASCII_SPACE : PY_SPACE;
   const digit = flags.ascii ? '0-9' : '\\p{Nd}';
   const boundary = `(?:(?<=[${word}])(?![${word}])|(?<![${word}])(?=[${word}]))`;
-  const notBoundary = `(?:(?<=[${word}])(?=[${word}])|(?<![${word}])(?![${word}]))`;
+  // Python 3.11's \B never matches an empty string (sre's at_non_boundary checks for it).
+  const notBoundary = `(?:(?<=[${word}])(?=[${word}])|(?<![${word}])(?![${word}])(?:(?=[\\s\\S])|(?<=[\\s\\S])))`;
   let out = '';
   let groups = 0;
+  /** Each open group: where its translation starts in `out`, and how many capturing groups opened before it. */
+  const opens: { at: number; groupsBefore: number }[] = [];
   const n = pattern.length;
 
   const escapeLiteral = (ch: string) => (SYNTAX.has(ch) ? `\\${ch}` : /[\p{L}\p{N}\s]/u.test(ch) ? ch : `\\u{${ch.codePointAt(0)!.toString(16)}}`);
@@ -175,6 +178,7 @@ export function compilePython(pattern: string, options: PyRegexFlags = {}): PyPa
       out += `[${body}]`;
       i = j + 1;
     } else if (c === '(') {
+      opens.push({ at: out.length, groupsBefore: groups });
       if (pattern[i + 1] !== '?') {
         groups++;
         out += '(';
@@ -191,6 +195,7 @@ export function compilePython(pattern: string, options: PyRegexFlags = {}): PyPa
         out += `\\k<${m[1]}>`;
         i += m[0].length;
       } else if ((m = /^\(\?#[^)]*\)/.exec(rest)) !== null) {
+        opens.pop(); // a comment, not a group
         i += m[0].length;
       } else if ((m = /^\(\?(:|=|!|<=|<!)/.exec(rest)) !== null) {
         out += m[0];
@@ -231,6 +236,22 @@ export function compilePython(pattern: string, options: PyRegexFlags = {}): PyPa
     } else if (c === '/') {
       out += '\\/';
       i++;
+    } else if (c === ')') {
+      const open = opens.pop() ?? { at: 0, groupsBefore: groups };
+      const capturing = /^\((?!\?)|^\(\?<[A-Za-z_]/.test(out.slice(open.at));
+      out += ')';
+      i++;
+      const quantifier = quantifierAt(pattern, i);
+      if (quantifier !== null && matchesEmpty(out.slice(open.at))) {
+        // Python repeats such a group differently from JS ('(?:[^a]??){1,3}' on ' ': Python
+        // finds '', ' ', '', JS finds ' ', ''): no translation gives Python's matches.
+        refuse('a repeated group that can match the empty string');
+      }
+      if (quantifier !== null && quantifier.max > 1 && groups - open.groupsBefore > (capturing ? 1 : 0)) {
+        // JS forgets a group's capture at each repetition of an enclosing group; Python keeps the
+        // last value ('(?:(a)|b)+' on 'ab': group 1 is 'a' in Python, unset in JS).
+        refuse('a capturing group inside a repeated group');
+      }
     } else {
       const cp = pattern.codePointAt(i)!;
       const ch = String.fromCodePoint(cp);
@@ -248,6 +269,25 @@ export function compilePython(pattern: string, options: PyRegexFlags = {}): PyPa
   const compiled = { source: pattern, regex, groups };
   cache.set(key, compiled);
   return compiled;
+}
+
+/** The quantifier starting at `pattern[i]`, with its largest count, or null (a `{` that is not one is a literal, as in Python). */
+function quantifierAt(pattern: string, i: number): { max: number } | null {
+  const c = pattern[i];
+  if (c === '*' || c === '+') return { max: Infinity };
+  if (c === '?') return { max: 1 };
+  const q = c === '{' ? /^\{(\d*)(,?)(\d*)\}/.exec(pattern.slice(i)) : null;
+  if (q === null || !(q[1] !== '' || (q[2] === ',' && q[3] !== ''))) return null;
+  return { max: q[2] === '' ? Number(q[1]) : q[3] === '' ? Infinity : Number(q[3]) };
+}
+
+/** Whether a translated group can match the empty string (taken alone; one it cannot be tested alone, e.g. with a backreference, counts as able). */
+function matchesEmpty(group: string): boolean {
+  try {
+    return new RegExp(`^${group}$`, 'u').test('');
+  } catch {
+    return true;
+  }
 }
 
 /** Python `pattern.findall(text)`: whole matches, group 1, or tuples of all groups ('' for unmatched). */
@@ -278,12 +318,61 @@ export function subEmpty(p: PyPattern, text: string): string {
   return out + text.slice(last);
 }
 
-/** Python 3.7+ iteration: after an empty match the search resumes one character on (as JS does). */
+/**
+ * Python 3.7+ iteration (findall, finditer, sub): after an empty match at p the next search
+ * starts at p again but may not end there — a non-empty match may start where an empty
+ * one did ('\\d??' finds '', '', '9' in 'a9'). JS moves one character on instead, so that
+ * one search is a sticky regex whose end must not be p, after which the search goes on
+ * from the next character.
+ */
 function* matches(p: PyPattern, text: string): Generator<RegExpExecArray> {
   const re = new RegExp(p.regex.source, p.regex.flags);
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(text)) !== null) {
+  let pos = 0;
+  let mustAdvance = false;
+  while (pos <= text.length) {
+    let m: RegExpExecArray | null = null;
+    if (mustAdvance) {
+      const sticky = nonEmptyAt(p, codePointsBefore(text, pos));
+      sticky.lastIndex = pos;
+      m = sticky.exec(text);
+      if (m === null) {
+        if (pos === text.length) return;
+        re.lastIndex = pos + (text.codePointAt(pos)! > 0xffff ? 2 : 1);
+        m = re.exec(text);
+      }
+    } else {
+      re.lastIndex = pos;
+      m = re.exec(text);
+    }
+    if (m === null) return;
     yield m;
-    if (m[0] === '') re.lastIndex = m.index + (text.codePointAt(m.index)! > 0xffff ? 2 : 1);
+    const end = m.index + m[0].length;
+    mustAdvance = end === m.index;
+    pos = end;
   }
+}
+
+/** The pattern, sticky, refusing a match that ends at code point `n` (the lookbehind counts code points). */
+function nonEmptyAt(p: PyPattern, n: number): RegExp {
+  const cached = stickyCache.get(p.regex.source + p.regex.flags);
+  const byEnd = cached ?? new Map<number, RegExp>();
+  if (cached === undefined) stickyCache.set(p.regex.source + p.regex.flags, byEnd);
+  let re = byEnd.get(n);
+  if (re === undefined) {
+    if (byEnd.size > 256) byEnd.clear();
+    re = new RegExp(`(?:${p.regex.source})(?<!^[\\s\\S]{${n}})`, p.regex.flags.replace('g', '') + 'y');
+    byEnd.set(n, re);
+  }
+  return re;
+}
+const stickyCache = new Map<string, Map<number, RegExp>>();
+
+function codePointsBefore(text: string, index: number): number {
+  let n = 0;
+  for (let i = 0; i < index; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < index) i++;
+    n++;
+  }
+  return n;
 }
