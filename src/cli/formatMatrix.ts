@@ -11,9 +11,10 @@ export function formatMatrix(scopes: readonly ScopeResult[], skippedOnImport: nu
     lines.push(`${s.task}  (run ${s.run_id}; answer type: ${s.answer_type} — ${s.answer_type_why}; engine: ${s.engine})`);
     const d = s.denominator;
     const denominator = `  denominator: ${d.items_scored} scored of ${d.items_read} read; ${d.no_response} without a response (scored as empty); ${d.no_gold} without gold (excluded)${skippedOnImport ? `; ${skippedOnImport} records skipped on import` : ''}`;
-    if (d.items_scored === 0) {
-      // Every cell would read n/a over 0 items: the denominator says why, once.
-      lines.push(`  nothing to score: ${s.cells.length} cell(s) over 0 items`, denominator, ...s.notes.map((note) => `  note: ${note}`), '');
+    if (d.items_scored === 0 || s.cells.length === 0) {
+      // Every cell would read n/a over 0 items, or no cell is left: the denominator and notes say why, once.
+      const nothing = s.cells.length === 0 ? '  no cell to compute (the notes say why)' : `  nothing to score: ${s.cells.length} cell(s) over 0 items`;
+      lines.push(nothing, denominator, ...s.notes.map((note) => `  note: ${note}`), '');
       continue;
     }
     lines.push(

@@ -194,6 +194,7 @@ export const BUILTIN_EXTRACTORS: Record<string, SqlExtractor> = {
   contains: {
     name: 'contains',
     description: 'correct when the normalised gold occurs anywhere in the normalised output',
+    needsTextForm: true,
     nonAsciiSafe: ALWAYS_SAFE,
     sqlExact: (text, normalizer) => exactOn(normalizer, text),
     read(item: ItemView, normalizer: Normalizer) {

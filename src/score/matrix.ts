@@ -322,14 +322,18 @@ async function tallyTextScope(
 ): Promise<Tallied> {
   const cells: TextCell[] = [];
   const cellKeys: { extractor: string; normalizer: string }[] = [];
+  const notes: string[] = [];
   for (const r of readers) {
     if (r.kind !== 'text') continue;
     for (const normalizer of normalizers) {
+      if (r.extractor.needsTextForm && normalizer.valueForm) {
+        notes.push(`${r.name}/${normalizer.name}: not defined (${normalizer.name} reads the whole output as one value, and one value does not contain another); skipped`);
+        continue;
+      }
       cells.push({ extractor: r.extractor, normalizer });
       cellKeys.push({ extractor: r.name, normalizer: normalizer.name });
     }
   }
-  const notes: string[] = [];
   // With no text cell left (every reader asked for is not applicable) the JS engine still counts the denominator.
   // Per-item readings (kept, or handed on) come from the per-item engine.
   const useSql = !keepItems && spec.onItem === undefined && spec.engine !== 'js' && cells.length > 0 && hasSqlForm(cells);

@@ -185,6 +185,7 @@ export const NORMALIZERS = {
   numeric: {
     name: 'numeric',
     description: "drop ',' and '$', then compare as numbers (Python float()); text that is not a number compares stripped",
+    valueForm: true,
     sql: numericSql,
     sqlEquals: numericEquals,
     sqlExactWhen: numericSqlExactWhen,

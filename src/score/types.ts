@@ -42,12 +42,19 @@ export interface Extractor {
   readonly name: string;
   readonly description: string;
   read(item: ItemView, normalizer: Normalizer): Reading;
+  /** Compares normalised texts as texts (a substring test), which a normaliser to values cannot serve. */
+  readonly needsTextForm?: true;
 }
 
 export interface Normalizer {
   readonly name: string;
   readonly description: string;
   normalize(text: string): string;
+  /**
+   * What `normalize` returns stands for a value (a number), not a text: equal values are equal
+   * answers, but one value does not contain another ('30' does not contain the number 3).
+   */
+  readonly valueForm?: true;
 }
 
 /** Builds a parameterised extractor from the text after `name:` (e.g. `regex:<pattern>[:group]`). */

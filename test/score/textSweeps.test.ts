@@ -102,3 +102,25 @@ test('with every list on the command line no sweep file is read; with one missin
   assert.match(partial.stderr, /sweep-letters\.yaml/);
   assert.match(partial.stderr, /malformed YAML/);
 });
+
+test('contains under numeric is not defined (a number does not contain another), so that cell is skipped with a note, never scored on the numbers\' text', async () => {
+  const { runCli } = await import('../helpers/cli.ts');
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const file = join(mkdtempSync(join(tmpdir(), 'lmaudit-contains-')), 'n.jsonl');
+  // "30" does not contain the number 3; under strip, the text '30' does contain '3'.
+  writeFileSync(file, '{"id": 1, "output": "30", "gold": "3"}\n{"id": 2, "output": "3", "gold": "3"}\n');
+  const r = runCli(['rescore', file, '--extractors', 'exact,contains', '--normalizers', 'strip,numeric', '--aggregations', 'micro', '--json']);
+  assert.equal(r.status, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  assert.deepEqual(out.cells.map((c: { extractor: string; normalizer: string; correct: number }) => [c.extractor, c.normalizer, c.correct]), [
+    ['exact', 'strip', 1],
+    ['exact', 'numeric', 1],
+    ['contains', 'strip', 2],
+  ]);
+  assert.ok(out.scopes[0].notes.includes('contains/numeric: not defined (numeric reads the whole output as one value, and one value does not contain another); skipped'));
+  const only = runCli(['rescore', file, '--extractors', 'contains', '--normalizers', 'numeric', '--aggregations', 'micro']);
+  assert.equal(only.status, 0, only.stderr);
+  assert.match(only.stdout, /\n {2}no cell to compute \(the notes say why\)\n/);
+});

@@ -42,6 +42,8 @@ function inspectExtractor(name: string, description: string, score: (text: strin
   return {
     name,
     description,
+    // Inspect's scorers read text (they search, compare ends, parse answers): not a value form.
+    needsTextForm: true,
     read(item: ItemView, normalizer: Normalizer) {
       const targets = targetsOfGold(item.gold).map((t) => normalizer.normalize(t));
       const s = score(normalizer.normalize(item.text), targets, item);
