@@ -181,3 +181,23 @@ test('a run store inside a folder being imported is listed once as a store, not 
     { path: join(folder, 'store'), reason: 'an lmaudit run store, not an output file (rescore, diff and report read it as it is)' },
   ]);
 });
+
+test("a gold recorded as a number or boolean is the text Python's str() gives it, in JSONL and in Parquet", async () => {
+  // str(json.loads(...)['gold']): 1.0 -> '1.0', 2 -> '2', 1e3 -> '1000.0', true -> 'True'; so outputs 1.0, 2 and True match.
+  const jsonl = file('golds.jsonl', ['{"id": 1, "output": "1.0", "gold": 1.0}', '{"id": 2, "output": "2", "gold": 2}', '{"id": 3, "output": "1e3", "gold": 1e3}', '{"id": 4, "output": "True", "gold": true}'].join('\n') + '\n');
+  const exact = (path: string) => {
+    const r = runCli(['rescore', path, '--extractors', 'exact', '--normalizers', 'none', '--aggregations', 'micro', '--json']);
+    assert.equal(r.status, 0, r.stderr);
+    const cell = JSON.parse(r.stdout).cells[0];
+    return [cell.correct, cell.n];
+  };
+  assert.deepEqual(exact(jsonl), [3, 4]);
+  // Parquet through pandas: str(True) is 'True', str(-0.0) is '-0.0', str(1e16) is '1e+16', str(1.0) is '1.0'.
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const conn = await (await DuckDBInstance.create(':memory:')).connect();
+  const folder = dir();
+  await conn.run(`COPY (SELECT * FROM (VALUES ('q1', 'True', true), ('q2', 'true', true)) t(id, output, gold)) TO '${join(folder, 'bools.parquet')}' (FORMAT parquet)`);
+  await conn.run(`COPY (SELECT * FROM (VALUES ('q1', '1.0', 1.0::DOUBLE), ('q2', '-0.0', -0.0::DOUBLE), ('q3', '1e+16', 1e16::DOUBLE), ('q4', '1', 1.0::DOUBLE)) t(id, output, gold)) TO '${join(folder, 'doubles.parquet')}' (FORMAT parquet)`);
+  assert.deepEqual(exact(join(folder, 'bools.parquet')), [1, 2]);
+  assert.deepEqual(exact(join(folder, 'doubles.parquet')), [3, 4]);
+});

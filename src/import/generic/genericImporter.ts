@@ -227,7 +227,7 @@ async function bulkStage(path: string, format: Format, fields: ResolvedFields, c
     if (field === null) return 'NULL';
     const f = sqlIdent(field);
     // A JSON string's text starts with a quote; anything else (number, list, object, null) is NULL here.
-    return json ? `CASE WHEN starts_with(CAST(${f} AS VARCHAR), '"') THEN json_extract_string(${f}, '$') END` : `CAST(${f} AS VARCHAR)`;
+    return json ? `CASE WHEN starts_with(CAST(${f} AS VARCHAR), '"') THEN json_extract_string(${f}, '$') END` : pythonText(f);
   };
   const idText =
     fields.id === null
@@ -235,7 +235,7 @@ async function bulkStage(path: string, format: Format, fields: ResolvedFields, c
       : json
         ? `CASE WHEN starts_with(CAST(${sqlIdent(fields.id)} AS VARCHAR), '"') THEN json_extract_string(${sqlIdent(fields.id)}, '$')
                 WHEN json_type(${sqlIdent(fields.id)}) IN ('UBIGINT', 'BIGINT') THEN CAST(${sqlIdent(fields.id)} AS VARCHAR) END`
-        : `CAST(${sqlIdent(fields.id)} AS VARCHAR)`;
+        : pythonText(sqlIdent(fields.id));
   const table = `generic_${randomBytes(6).toString('hex')}`;
   try {
     // The table keeps the file's order (insertion order is preserved), so rowid + 1 is the record's
@@ -248,6 +248,17 @@ async function bulkStage(path: string, format: Format, fields: ResolvedFields, c
   } catch (error) {
     return { error: (error as Error).message };
   }
+}
+
+/**
+ * A CSV or Parquet value as the text a Python script gets from str(value): DuckDB writes doubles
+ * as Python does (1.0, 1e+16, 1e-05) except negative zero, and booleans in lower case.
+ */
+function pythonText(f: string): string {
+  return `CASE typeof(${f})
+    WHEN 'BOOLEAN' THEN CASE CAST(${f} AS VARCHAR) WHEN 'true' THEN 'True' ELSE 'False' END
+    WHEN 'DOUBLE' THEN CASE WHEN TRY_CAST(${f} AS DOUBLE) = 0 AND signbit(TRY_CAST(${f} AS DOUBLE)) THEN '-0.0' ELSE CAST(${f} AS VARCHAR) END
+    ELSE CAST(${f} AS VARCHAR) END`;
 }
 
 /**

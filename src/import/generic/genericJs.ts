@@ -5,7 +5,10 @@
  */
 import { readFile } from 'node:fs/promises';
 import { BadInputError } from '../../errors.ts';
-import { isPlainObject, parsePythonJson } from '../../util/json.ts';
+import { isPlainObject } from '../../util/json.ts';
+import { parsePyJson } from '../../data/pyjson.ts';
+import { PyFloat } from '../../prompt/jinja/values.ts';
+import { pyFloatRepr } from '../../prompt/jinja/pyfloat.ts';
 import { readLines } from '../../util/lines.ts';
 import type { ImportOptions, SkippedRecord } from '../types.ts';
 import type { ResolvedFields } from './genericImporter.ts';
@@ -18,9 +21,14 @@ export interface GenericRecord {
   group: string | null;
 }
 
+/**
+ * A record's value as the text a Python script gets from str(json.loads(line)[field]): an int
+ * as its digits, a float as Python writes it (1.0 stays '1.0', 1e3 is '1000.0'), True/False.
+ */
 function asText(value: unknown): string | null {
   if (typeof value === 'string') return value;
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
+  if (value instanceof PyFloat) return Number.isFinite(value.value) ? pyFloatRepr(value.value) : null;
   if (typeof value === 'boolean') return value ? 'True' : 'False';
   return null;
 }
@@ -30,6 +38,8 @@ function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'number') return `the number ${String(value)}`;
+  if (value instanceof PyFloat) return `the number ${Number.isNaN(value.value) ? 'NaN' : String(value.value)}`;
+  if (isPlainObject(value)) return 'an object';
   return `of type ${typeof value}`;
 }
 
@@ -70,7 +80,7 @@ export async function readGenericRecordsJs(
     const text = await readFile(file, 'utf8').catch((e: Error) => {
       throw new BadInputError(`cannot read (${e.message})`, { file });
     });
-    const parsed = parsePythonJson(withoutBom(text), { file });
+    const parsed = parsePyJson(withoutBom(text), { file });
     if (!Array.isArray(parsed)) throw new BadInputError('expected a JSON array of records', { file, line: 1 });
     parsed.forEach((record, i) => take(i + 1, record));
     return { rows, skipped };
@@ -79,7 +89,7 @@ export async function readGenericRecordsJs(
     if (text.trim() === '') continue;
     let record: unknown;
     try {
-      record = parsePythonJson(text, { file, line });
+      record = parsePyJson(text, { file, line });
     } catch (error) {
       if (!options.skipBad) throw error;
       skipped.push({ file, line, reason: 'malformed JSON' });
