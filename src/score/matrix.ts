@@ -188,7 +188,7 @@ function buildScope(
         const stderr = stderrOf(n, correct, squares);
         cells.push({
           ...base, score, stderr, ci95: score === null ? null : ci95(score, stderr), n, correct,
-          stderr_method: 'closed form: sample std (n-1) / sqrt(n), as lm-eval mean_stderr',
+          stderr_method: stderr === null ? `not computable: ${n} item(s), and a sample standard deviation needs two` : 'closed form: sample std (n-1) / sqrt(n), as lm-eval mean_stderr',
           ...(boot ? { bootstrap: boot[k]!.micro } : {}),
         });
       } else {
@@ -203,7 +203,10 @@ function buildScope(
           ci95: m === null ? null : ci95(m.score, m.stderr),
           n,
           correct: perGroup.reduce((acc, g) => acc + g.correct, 0),
-          stderr_method: 'closed form: sqrt(sum of per-group stderr^2) / groups (independent group means)',
+          stderr_method:
+            m !== null && m.stderr === null
+              ? `not computable: ${perGroup.filter((g) => g.stderr === null).length} group(s) hold a single item, which has no sample standard deviation`
+              : 'closed form: sqrt(sum of per-group stderr^2) / groups (independent group means)',
           groups: perGroup.map(({ group, n: gn, correct, score }) => ({ group, n: gn, correct, score })),
           ...(boot ? { bootstrap: boot[k]!.macro } : {}),
         });

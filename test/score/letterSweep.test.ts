@@ -243,3 +243,25 @@ test('a task none of whose items has a usable gold prints one line saying so, no
     '  note: 20 item(s) have no usable gold (none, or only whitespace: the task scores them some other way, e.g. against reference answers in the document)',
   ]);
 });
+
+test('a standard error that cannot be computed says why: one item overall, or a group of one under macro', async () => {
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const folder = mkdtempSync(join(tmpdir(), 'lmaudit-stderr-'));
+  const two = join(folder, 'groups.jsonl');
+  writeFileSync(two, '{"id":1,"output":"A","gold":"A","subject":"x"}\n{"id":2,"output":"B","gold":"A","subject":"x"}\n{"id":3,"output":"A","gold":"A","subject":"y"}\n');
+  const r = runCli(['rescore', two, '--extractors', 'exact', '--normalizers', 'none', '--aggregations', 'micro,macro', '--json']);
+  assert.equal(r.status, 0, r.stderr);
+  const [micro, macro] = JSON.parse(r.stdout).cells;
+  // micro: values 1, 0, 1: sample std sqrt(1/3) over sqrt(3) = 1/3.
+  assert.ok(Math.abs(micro.stderr - 1 / 3) < 1e-15);
+  assert.equal(macro.score, 0.75);
+  assert.equal(macro.stderr, null);
+  assert.equal(macro.stderr_method, 'not computable: 1 group(s) hold a single item, which has no sample standard deviation');
+  const one = join(folder, 'one.jsonl');
+  writeFileSync(one, '{"id":1,"output":"A","gold":"A"}\n');
+  const single = JSON.parse(runCli(['rescore', one, '--extractors', 'exact', '--normalizers', 'none', '--aggregations', 'micro', '--json']).stdout).cells[0];
+  assert.equal(single.stderr, null);
+  assert.equal(single.stderr_method, 'not computable: 1 item(s), and a sample standard deviation needs two');
+});
