@@ -281,7 +281,7 @@ function quantifierAt(pattern: string, i: number): { max: number } | null {
   return { max: q[2] === '' ? Number(q[1]) : q[3] === '' ? Infinity : Number(q[3]) };
 }
 
-/** Whether a translated group can match the empty string (taken alone; one it cannot be tested alone, e.g. with a backreference, counts as able). */
+/** Whether a translated group can match the empty string, taken alone (a group that cannot be tested alone, e.g. one with a backreference, counts as able). */
 function matchesEmpty(group: string): boolean {
   try {
     return new RegExp(`^${group}$`, 'u').test('');
@@ -328,13 +328,13 @@ export function subEmpty(p: PyPattern, text: string): string {
 function* matches(p: PyPattern, text: string): Generator<RegExpExecArray> {
   const re = new RegExp(p.regex.source, p.regex.flags);
   let pos = 0;
+  /** Code points before `pos`, counted as `pos` moves on (the lookbehind counts code points). */
+  let codePoints = 0;
   let mustAdvance = false;
   while (pos <= text.length) {
     let m: RegExpExecArray | null = null;
     if (mustAdvance) {
-      const sticky = nonEmptyAt(p, codePointsBefore(text, pos));
-      sticky.lastIndex = pos;
-      m = sticky.exec(text);
+      m = nonEmptyMatchAt(p, text, pos, codePoints);
       if (m === null) {
         if (pos === text.length) return;
         re.lastIndex = pos + (text.codePointAt(pos)! > 0xffff ? 2 : 1);
@@ -348,30 +348,59 @@ function* matches(p: PyPattern, text: string): Generator<RegExpExecArray> {
     yield m;
     const end = m.index + m[0].length;
     mustAdvance = end === m.index;
+    codePoints += codePointsBetween(text, pos, end);
     pos = end;
   }
 }
 
-/** The pattern, sticky, refusing a match that ends at code point `n` (the lookbehind counts code points). */
-function nonEmptyAt(p: PyPattern, n: number): RegExp {
-  const cached = stickyCache.get(p.regex.source + p.regex.flags);
-  const byEnd = cached ?? new Map<number, RegExp>();
-  if (cached === undefined) stickyCache.set(p.regex.source + p.regex.flags, byEnd);
-  let re = byEnd.get(n);
+/**
+ * The first non-empty match starting at `pos` (`codePoints` before it), or null. A pattern that
+ * never looks behind its start (no lookbehind, no ^) is run on the text from `pos`, where
+ * "not empty" is a lookbehind of one step; one that does looks at the whole text, with a
+ * lookbehind that counts the code points before `pos` (linear in them, so kept for those).
+ */
+function nonEmptyMatchAt(p: PyPattern, text: string, pos: number, codePoints: number): RegExpExecArray | null {
+  const key = p.regex.source + p.regex.flags;
+  const sticky = p.regex.flags.replace('g', '') + 'y';
+  if (!looksBehind(p.regex.source)) {
+    let re = fromHereCache.get(key);
+    if (re === undefined) fromHereCache.set(key, (re = new RegExp(`(?:${p.regex.source})(?<!^)`, sticky)));
+    re.lastIndex = 0;
+    const m = re.exec(text.slice(pos));
+    if (m !== null) m.index += pos;
+    return m;
+  }
+  const byEnd = atCodePointCache.get(key) ?? new Map<number, RegExp>();
+  atCodePointCache.set(key, byEnd);
+  let re = byEnd.get(codePoints);
   if (re === undefined) {
     if (byEnd.size > 256) byEnd.clear();
-    re = new RegExp(`(?:${p.regex.source})(?<!^[\\s\\S]{${n}})`, p.regex.flags.replace('g', '') + 'y');
-    byEnd.set(n, re);
+    byEnd.set(codePoints, (re = new RegExp(`(?:${p.regex.source})(?<!^[\\s\\S]{${codePoints}})`, sticky)));
   }
-  return re;
+  re.lastIndex = pos;
+  return re.exec(text);
 }
-const stickyCache = new Map<string, Map<number, RegExp>>();
+const fromHereCache = new Map<string, RegExp>();
+const atCodePointCache = new Map<string, Map<number, RegExp>>();
 
-function codePointsBefore(text: string, index: number): number {
+/** Whether a translated source looks before where its match starts: a lookbehind, or ^ outside a set. */
+function looksBehind(source: string): boolean {
+  let inSet = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === '\\') i++;
+    else if (inSet) inSet = c !== ']';
+    else if (c === '[') inSet = true;
+    else if (c === '^' || (c === '(' && source.startsWith('(?<=', i)) || (c === '(' && source.startsWith('(?<!', i))) return true;
+  }
+  return false;
+}
+
+function codePointsBetween(text: string, from: number, to: number): number {
   let n = 0;
-  for (let i = 0; i < index; i++) {
+  for (let i = from; i < to; i++) {
     const c = text.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < index) i++;
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < to) i++;
     n++;
   }
   return n;
