@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { StoreError } from '../errors.ts';
 import { queryRows, sqlString } from './duck.ts';
 import { SCHEMA_VERSION, STORE_TABLES, StoreManifest, TABLES, type TableName } from './schema.ts';
+import { fetchStore, isHttpUrl } from './remoteStore.ts';
 
 export interface OpenStore {
   /** Where the store is (a folder path or a URL prefix). */
@@ -44,6 +45,17 @@ export async function isStoreFolder(path: string): Promise<boolean> {
 }
 
 export async function openStore(location: string): Promise<OpenStore> {
+  if (!isHttpUrl(location) || (await httpfsInstalled())) return openAt(location);
+  // DuckDB would first try to download its httpfs extension (impossible offline): read a copy instead.
+  return { ...(await openAt(await fetchStore(location))), location, local: false };
+}
+
+async function httpfsInstalled(): Promise<boolean> {
+  const rows = await queryRows<{ installed: boolean }>("SELECT installed FROM duckdb_extensions() WHERE extension_name = 'httpfs'");
+  return rows[0]?.installed === true;
+}
+
+async function openAt(location: string): Promise<OpenStore> {
   const manifestPath = joinLocation(location, 'provenance.json');
   let text: string;
   try {

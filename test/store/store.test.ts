@@ -73,3 +73,30 @@ test("a record note written without evidence reads back with an empty list (the 
   await writeStore(dir, noted, { instances: { rows: [instance] } });
   assert.deepEqual((await openStore(dir)).manifest.runs[0]!.notes, [{ task: null, kind: 'k', message: 'm', evidence: [] }]);
 });
+
+test('a store at an http URL is read (fetched into a temporary copy when DuckDB has no httpfs extension, as offline)', async () => {
+  const { createServer } = await import('node:http');
+  const { readFile: read } = await import('node:fs/promises');
+  const dir = join(await mkdtemp(join(tmpdir(), 'lmaudit-')), 'store');
+  await writeStore(dir, manifest, { instances: { rows: [instance, { ...instance, doc_id: '1', target: 'B' }] } });
+  const server = createServer((req, res) => {
+    read(join(dir, decodeURIComponent(req.url!.replace(/^\/store\//, ''))))
+      .then((bytes) => res.end(bytes))
+      .catch(() => {
+        res.statusCode = 404;
+        res.end();
+      });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const port = (server.address() as { port: number }).port;
+    const store = await openStore(`http://127.0.0.1:${port}/store/`);
+    assert.equal(store.location, `http://127.0.0.1:${port}/store/`);
+    assert.equal(store.local, false);
+    assert.equal(store.manifest.runs[0]!.run_id, 'r1');
+    assert.deepEqual(await queryRows(`SELECT doc_id, target FROM ${store.table('instances')} ORDER BY doc_id`), [{ doc_id: '0', target: 'A' }, { doc_id: '1', target: 'B' }]);
+    await assert.rejects(openStore(`http://127.0.0.1:${port}/missing/`), (e: unknown) => e instanceof StoreError && /missing\/provenance\.json: (the server answered 404|cannot read)/.test((e as Error).message));
+  } finally {
+    server.close();
+  }
+});
