@@ -39,7 +39,8 @@ export function escapeLatex(text: string): string {
     '&': '\\&',
     '#': '\\#',
     '%': '\\%',
-    _: '\\_',
+    _: '\\_\\allowbreak{}',
+    '/': '/\\allowbreak{}',
     '~': '\\textasciitilde{}',
     '^': '\\textasciicircum{}',
     '<': '\\textless{}',
@@ -59,7 +60,12 @@ export function escapeLatex(text: string): string {
     '≤': '\\ensuremath{\\leq}',
     '’': "'",
   };
-  return text.replace(/[\\{}$&#%_~^<>|[\]…–−·Δ→≥≤’]/g, (c) => map[c]!).replace(/\r?\n/g, ' ');
+  // A break is allowed after '_', '/' and a comma not followed by a space: task names, paths and
+  // compact JSON have no spaces for TeX to break at and would run into the margin.
+  return text
+    .replace(/[\\{}$&#%_~^<>|[\]…–−·Δ→≥≤’/]/g, (c) => map[c]!)
+    .replace(/,(?=\S)/g, ',\\allowbreak{}')
+    .replace(/\r?\n/g, ' ');
 }
 
 function environment(): nunjucks.Environment {

@@ -30,7 +30,7 @@ test('the LaTeX report compiles under pdflatex, hostile text typeset as text', {
   const diff = await diffStores(a.store, b.store, { iterations: 100 });
   const data = await buildReport(a.store, diff, null, { ...DEFAULT_PAIRED_OPTIONS, iterations: 100, title: 'Title with $ & % # _ {}' });
   const tex = renderReport(data, 'tex');
-  assert.ok(tex.includes('\\textbackslash{}input\\{/etc/passwd\\}'), 'the hostile output is in the appendix, escaped');
+  assert.ok(tex.includes('\\textbackslash{}input\\{/\\allowbreak{}etc/\\allowbreak{}passwd\\}'), 'the hostile output is in the appendix, escaped');
   await writeFile(join(dir, 'appendix.tex'), tex);
   await writeFile(
     join(dir, 'doc.tex'),

@@ -45,7 +45,7 @@ test('single real run: all four formats carry the disclosure count, matrix and f
   assert.match(tex, /\\toprule/);
   assert.match(tex, /\\midrule/);
   assert.match(tex, /\\bottomrule/);
-  assert.match(tex, /truthfulqa\\_gen/);
+  assert.match(tex, /truthfulqa\\_\\allowbreak\{\}gen/);
   assert.doesNotMatch(tex, /&amp;|&lt;|&gt;/, 'no HTML escaping leaks into LaTeX');
   // Every row of every table has as many cells as its column spec.
   for (const m of tex.matchAll(/\\begin\{longtable\}\{([^\n]*)\}\n\\toprule\n([\s\S]*?)\\bottomrule/g)) {
@@ -78,7 +78,7 @@ test('real pair: the comparison, paired statistics and falsifier appear in every
   assert.match(md, /\*\*Falsifier \(holds\)\*\*/);
   const tex = renderReport(data, 'tex');
   assert.match(tex, /\\subsection\*\{Comparison\}/);
-  assert.match(tex, /batch\\_size & differs & "8" & "1"/);
+  assert.match(tex, /batch\\_\\allowbreak\{\}size & differs & "8" & "1"/);
   const html = renderReport(data, 'html');
   assert.match(html, /class="chart forest-plot"/);
   assert.match(html, /Paired statistics on the shared items/);
@@ -89,9 +89,11 @@ test('real pair: the comparison, paired statistics and falsifier appear in every
 test('escaping: Markdown and LaTeX neutralise what a model may write', () => {
   assert.equal(escapeMarkdown('a|b <script>`x`*y*_z_'), 'a\\|b &lt;script&gt;\\`x\\`\\*y\\*\\_z\\_');
   assert.equal(escapeMarkdown('# heading\nnext'), '\\# heading next');
-  assert.equal(escapeLatex('50% of $x_1 & {y}#~^\\'), '50\\% of \\$x\\_1 \\& \\{y\\}\\#\\textasciitilde{}\\textasciicircum{}\\textbackslash{}');
+  assert.equal(escapeLatex('50% of $x_1 & {y}#~^\\'), '50\\% of \\$x\\_\\allowbreak{}1 \\& \\{y\\}\\#\\textasciitilde{}\\textasciicircum{}\\textbackslash{}');
   assert.equal(escapeLatex('[0, 1] <a|b>'), '{[}0, 1{]} \\textless{}a\\textbar{}b\\textgreater{}');
-  assert.equal(escapeLatex('\\input{/etc/passwd}'), '\\textbackslash{}input\\{/etc/passwd\\}');
+  assert.equal(escapeLatex('\\input{/etc/passwd}'), '\\textbackslash{}input\\{/\\allowbreak{}etc/\\allowbreak{}passwd\\}');
+  // Breaks are allowed where task names, paths and compact JSON have no spaces.
+  assert.equal(escapeLatex('["a","b"], c'), '{[}"a",\\allowbreak{}"b"{]}, c');
 });
 
 test('escaping: Markdown list and heading markers only at the start', () => {
