@@ -162,6 +162,9 @@ test("CSV is read as Python's csv module reads it: quoted commas, doubled quotes
   const u = runCli(['rescore', unterminated]);
   assert.equal(u.status, 2);
   assert.match(u.stderr, /quote\.csv, line 2: cannot read as csv \(Value with unterminated quote found\.\)/);
+  const semicolons = runCli(['rescore', file('semi.csv', 'id;output;gold\nq1;A;A\n')]);
+  assert.equal(semicolons.status, 2);
+  assert.match(semicolons.stderr, /semi\.csv, line 1: the header is one column, "id;output;gold": CSV is read with commas, as Python's csv module reads it, and this file seems to separate with ";"/);
   const short = file('short.csv', 'id,output,gold\nq1,A,A\nq2,B\n');
   const s = runCli(['rescore', short]);
   assert.equal(s.status, 2);

@@ -178,6 +178,13 @@ async function sourceColumns(probe: FileProbe, format: Format): Promise<string[]
   if (format === 'csv') {
     const header = csvHeader(probe.head);
     if (header === null || header.every((name) => name === '')) throw new BadInputError('the file is empty: no header line', { file: probe.path, line: 1 });
+    const other = header.length === 1 ? [';', '\t', '|'].find((d) => header[0]!.includes(d)) : undefined;
+    if (other !== undefined) {
+      throw new BadInputError(
+        `the header is one column, ${JSON.stringify(header[0])}: CSV is read with commas, as Python's csv module reads it, and this file seems to separate with ${JSON.stringify(other)}`,
+        { file: probe.path, line: 1 },
+      );
+    }
     return header;
   }
   try {
