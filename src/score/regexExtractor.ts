@@ -7,7 +7,8 @@
  */
 import { BadInputError } from '../errors.ts';
 import { pyStrip } from '../util/pytext.ts';
-import { compilePython, findall } from '../util/pyRegex.ts';
+import { compilePython } from '../util/pyRegex.ts';
+import { findall } from '../util/pyRegexMatch.ts';
 import { spanExtractor, type Extractor } from './types.ts';
 
 export function regexExtractor(argument: string): Extractor {

@@ -6,7 +6,8 @@
  * (solver/_multiple_choice.py parse_answers, 0.3.260) is re-run on the stored
  * completion and the scorer's comparison applied to its result.
  */
-import { compilePython, findall } from '../../util/pyRegex.ts';
+import { compilePython } from '../../util/pyRegex.ts';
+import { findall } from '../../util/pyRegexMatch.ts';
 import { pyStrip } from './python.ts';
 import type { InspectScore } from './scorers.ts';
 

@@ -4,7 +4,8 @@
  * Each takes the completion the scorer reads and the target list, and returns
  * the Score Inspect would record: value, answer, explanation.
  */
-import { compilePython, searchGroups } from '../../util/pyRegex.ts';
+import { compilePython } from '../../util/pyRegex.ts';
+import { searchGroups } from '../../util/pyRegexMatch.ts';
 import {
   ASCII_PUNCTUATION,
   PY_SPACE_RUN,

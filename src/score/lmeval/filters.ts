@@ -5,7 +5,8 @@
  * element, a string character by character (after take_first, as lm-eval itself does).
  */
 import { UnknownNameError } from '../../errors.ts';
-import { compilePython, findall, subEmpty, type PyPattern } from '../../util/pyRegex.ts';
+import { compilePython, type PyPattern } from '../../util/pyRegex.ts';
+import { findall, subEmpty } from '../../util/pyRegexMatch.ts';
 import { pyStrip } from '../../util/pytext.ts';
 
 export type FilterValue = unknown;
