@@ -16,6 +16,7 @@ export const HTML_TEMPLATE = `{% macro tbl(t) %}
 </table>
 {% if t.note %}<p class="note">{{ t.note }}</p>{% endif %}
 {% endmacro %}
+{% macro nested(entries) %}{% if entries.length > 0 %}<ul>{% for e in entries %}<li>{{ e.text }}{% if e.details.length > 0 %}<ul>{% for d in e.details %}<li><code>{{ d }}</code></li>{% endfor %}</ul>{% endif %}</li>{% endfor %}</ul>{% endif %}{% endmacro %}
 <!DOCTYPE html>
 <html lang="en">
 <head>
@@ -78,13 +79,13 @@ svg.chart { display: block; margin: 0.5rem 0; }
 {{ tbl(c.settings) }}
 {% if c.sourceConfig %}{{ tbl(c.sourceConfig) }}{% endif %}
 {{ tbl(c.checks) }}
-{% if c.evidence.length > 0 %}<ul>{% for e in c.evidence %}<li>{{ e.text }}{% if e.details.length > 0 %}<ul>{% for d in e.details %}<li><code>{{ d }}</code></li>{% endfor %}</ul>{% endif %}</li>{% endfor %}</ul>{% endif %}
+{{ nested(c.evidence) }}
 <h4>Items</h4>
 <ul>{% for line in c.items %}<li>{{ line }}</li>{% endfor %}</ul>
 {% for p in c.promptDiffs %}<p>Prompt diff, {{ p.title }}:</p><pre>{{ p.patch }}</pre>{% endfor %}
 {% if charts.forests[loop.index0] %}{{ charts.forests[loop.index0] }}{% endif %}
 {% if c.paired %}{{ tbl(c.paired) }}<ul>{% for s in c.pairedSentences %}<li>{{ s }}</li>{% endfor %}</ul>{% endif %}
-{% if c.flips.length > 0 %}<ul>{% for f in c.flips %}<li>{{ f.text }}{% if f.details.length > 0 %}<ul>{% for d in f.details %}<li><code>{{ d }}</code></li>{% endfor %}</ul>{% endif %}</li>{% endfor %}</ul>{% endif %}
+{{ nested(c.flips) }}
 {% if c.reported %}{{ tbl(c.reported) }}{% endif %}
 </section>
 {% endfor %}
