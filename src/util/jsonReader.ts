@@ -157,6 +157,11 @@ export function readJson<T>(text: string, build: JsonBuilder<T>, where: InputLoc
   return new JsonReader(text, build, where).document();
 }
 
+/** Reads the JSON value at the start of `text` (after whitespace), whatever follows it (a file's first record, from its head). */
+export function readLeadingJson<T>(text: string, build: JsonBuilder<T>, where: InputLocation = {}): T {
+  return new JsonReader(text, build, where).value(0);
+}
+
 /** Reads a top-level JSON array, each item with the 1-based line it starts on. */
 export function readJsonArray<T>(text: string, build: JsonBuilder<T>, isArray: (value: T) => T[] | null, where: InputLocation = {}): { value: T; line: number }[] {
   const reader = new JsonReader(text, build, where);

@@ -8,7 +8,7 @@
 import type { InputLocation } from '../errors.ts';
 // CPython's str repr (quote choice, escapes by str.isprintable over the full Unicode tables).
 import { pyStrRepr } from '../prompt/jinja/pystr.ts';
-import { readJson, readJsonArray, type JsonBuilder } from './jsonReader.ts';
+import { readJson, readJsonArray, readLeadingJson, type JsonBuilder } from './jsonReader.ts';
 
 export type PyNode =
   | { readonly k: 'obj'; readonly entries: readonly (readonly [string, PyNode])[] }
@@ -34,6 +34,11 @@ const TREE: JsonBuilder<PyNode> = {
 /** Parses one JSON document (Python's NaN/Infinity allowed), keeping order and number spelling. */
 export function parseOrdered(text: string, where: InputLocation = {}): PyNode {
   return readJson(text, TREE, where);
+}
+
+/** The JSON value a text starts with, ignoring what follows (a file's first record, read from its head). */
+export function parseOrderedLeading(text: string): PyNode {
+  return readLeadingJson(text, TREE);
 }
 
 /** A top-level JSON array, each item with the 1-based line it starts on. */

@@ -76,11 +76,15 @@ function* matches(p: PyPattern, text: string): Generator<RegExpExecArray> {
 function nonEmptyMatchAt(p: PyPattern, text: string, pos: number, codePoints: number): RegExpExecArray | null {
   const key = p.regex.source + p.regex.flags;
   const sticky = p.regex.flags.replace('g', '') + 'y';
-  if (!looksBehind(p.regex.source)) {
-    let re = fromHereCache.get(key);
-    if (re === undefined) fromHereCache.set(key, (re = new RegExp(`(?:${p.regex.source})(?<!^)`, sticky)));
-    re.lastIndex = 0;
-    const m = re.exec(text.slice(pos));
+  let fromHere = fromHereCache.get(key);
+  if (fromHere === undefined) {
+    // null: the pattern looks behind its start, so it must see the whole text.
+    fromHere = looksBehind(p.regex.source) ? null : new RegExp(`(?:${p.regex.source})(?<!^)`, sticky);
+    fromHereCache.set(key, fromHere);
+  }
+  if (fromHere !== null) {
+    fromHere.lastIndex = 0;
+    const m = fromHere.exec(text.slice(pos));
     if (m !== null) m.index += pos;
     return m;
   }
@@ -94,7 +98,7 @@ function nonEmptyMatchAt(p: PyPattern, text: string, pos: number, codePoints: nu
   re.lastIndex = pos;
   return re.exec(text);
 }
-const fromHereCache = new Map<string, RegExp>();
+const fromHereCache = new Map<string, RegExp | null>();
 const atCodePointCache = new Map<string, Map<number, RegExp>>();
 
 /** Whether a translated source looks before where its match starts: a lookbehind, or ^ outside a set. */

@@ -13,7 +13,7 @@ import { stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { BadInputError } from '../../errors.ts';
 import { sha256File } from '../../util/hash.ts';
-import { isPlainObject, parsePythonJson } from '../../util/json.ts';
+import { parseOrderedLeading } from '../../util/orderedJson.ts';
 import { duck, queryRows, sqlIdent, sqlString } from '../../store/duck.ts';
 import { emptyRunProvenance, emptyTaskProvenance, inferred, recorded, same } from '../../store/schema.ts';
 import type { FieldMap, FileProbe, ImportOptions, ImportedRun, Importer } from '../types.ts';
@@ -38,13 +38,9 @@ const FORMATS: Record<string, Format> = { '.jsonl': 'jsonl', '.ndjson': 'jsonl',
  */
 function firstJsonKeys(head: string): string[] | null {
   const text = head.trimStart();
-  const start = text.startsWith('[') ? text.indexOf('{') : 0;
-  if (start < 0 || text[start] !== '{') return null;
-  const end = recordEnd(text, start);
-  if (end === null) return null;
   try {
-    const value = parsePythonJson(text.slice(start, end));
-    return isPlainObject(value) ? Object.keys(value) : null;
+    const first = parseOrderedLeading(text.startsWith('[') ? text.slice(1) : text);
+    return first.k === 'obj' ? first.entries.map(([key]) => key) : null;
   } catch {
     return null;
   }
@@ -60,22 +56,6 @@ function csvHeader(head: string): string[] | null {
     names.push(m[1] !== undefined ? m[1].replaceAll('""', '"') : m[2]!.trim());
   }
   return names;
-}
-
-/** Where the JSON object starting at `start` ends (strings and escapes respected); null if it runs past the text. */
-function recordEnd(text: string, start: number): number | null {
-  let depth = 0;
-  let inString = false;
-  for (let i = start; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === '{' || c === '[') depth++;
-    else if ((c === '}' || c === ']') && --depth === 0) return i + 1;
-  }
-  return null;
 }
 
 export const genericImporter: Importer = {
@@ -234,7 +214,9 @@ async function bulkStage(path: string, format: Format, fields: ResolvedFields, c
     if (field === null) return 'NULL';
     const f = sqlIdent(field);
     // A JSON string's text starts with a quote; anything else (number, list, object, null) is NULL here.
-    return json ? `CASE WHEN starts_with(CAST(${f} AS VARCHAR), '"') THEN json_extract_string(${f}, '$') END` : pythonText(f);
+    if (json) return `CASE WHEN starts_with(CAST(${f} AS VARCHAR), '"') THEN json_extract_string(${f}, '$') END`;
+    // CSV columns are read as text already; Parquet's typed values become Python's str() of them.
+    return format === 'csv' ? f : pythonText(f);
   };
   const idText =
     fields.id === null
@@ -242,7 +224,7 @@ async function bulkStage(path: string, format: Format, fields: ResolvedFields, c
       : json
         ? `CASE WHEN starts_with(CAST(${sqlIdent(fields.id)} AS VARCHAR), '"') THEN json_extract_string(${sqlIdent(fields.id)}, '$')
                 WHEN json_type(${sqlIdent(fields.id)}) IN ('UBIGINT', 'BIGINT') THEN CAST(${sqlIdent(fields.id)} AS VARCHAR) END`
-        : pythonText(sqlIdent(fields.id));
+        : format === 'csv' ? sqlIdent(fields.id) : pythonText(sqlIdent(fields.id));
   const table = `generic_${randomBytes(6).toString('hex')}`;
   try {
     // The table keeps the file's order (insertion order is preserved), so rowid + 1 is the record's
@@ -258,7 +240,7 @@ async function bulkStage(path: string, format: Format, fields: ResolvedFields, c
 }
 
 /**
- * A CSV or Parquet value as the text a Python script gets from str(value): DuckDB writes doubles
+ * A Parquet value as the text a Python script gets from str(value): DuckDB writes doubles
  * as Python does (1.0, 1e+16, 1e-05) except negative zero, and booleans in lower case.
  */
 function pythonText(f: string): string {
