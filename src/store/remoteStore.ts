@@ -5,9 +5,8 @@
  * are fetched with Node's fetch into a temporary folder (removed at exit) and read from
  * there. The rescores/ folder cannot be listed over plain HTTP, so such a copy shows none.
  */
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
