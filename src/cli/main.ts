@@ -33,6 +33,7 @@ async function main(): Promise<void> {
   if (names.length === 1 && COMMANDS[names[0]!].usesDuckDB) (await import('../store/duck.ts')).warmDuck();
   for (const name of names) (await COMMANDS[name].load())(program);
   await program.parseAsync(process.argv);
+  if (process.env.LMAUDIT_TIMING) process.stderr.write(`[done @${performance.now().toFixed(0)}]\n`);
 }
 
 main().catch(reportAndExit);

@@ -21,6 +21,8 @@ export interface InstanceRow {
   target: string | null;
   choices_json: string | null;
   fewshot_doc_ids: string | null;
+  /** No response yet: a built request has not been sent. */
+  response_text: null;
 }
 
 export function instanceRows(record: DocRequests, runId: string, group: string | null = null): InstanceRow[] {
@@ -47,6 +49,7 @@ export function instanceRows(record: DocRequests, runId: string, group: string |
       target: record.target === null || record.target === undefined ? null : pyStrOf(record.target),
       choices_json: choices,
       fewshot_doc_ids: dumpsPy(record.fewshot_doc_ids),
+      response_text: null,
     };
   });
 }

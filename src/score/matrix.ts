@@ -10,7 +10,7 @@ import { queryRows } from '../store/duck.ts';
 import type { OpenStore } from '../store/readStore.ts';
 import { resolveNormalizer, resolveReader, type ReaderSpec } from './registry.ts';
 import { binaryStderr, ci95, macro } from './stats.ts';
-import { commandLineSweep, detectAnswerType, loadSweeps, type Aggregation, type AnswerType, type Sweep } from './sweeps.ts';
+import { commandLineSweep, detectAnswerType, goldClassSql, loadSweeps, type Aggregation, type AnswerType, type GoldSummary, type Sweep } from './sweeps.ts';
 import { tallyJs, tallySql, type ItemSink, type Scope, type ScopeTally, type ScoredItem } from './textTally.ts';
 import { hasSqlForm, type TextCell } from './sqlCells.ts';
 import { tallyLogprobs } from './logprobTally.ts';
@@ -82,28 +82,36 @@ export interface CellRef {
 export const DENOMINATOR_RULE =
   'a missing response is scored as an empty output and stays in the denominator; an item without a usable gold answer (none recorded, or only whitespace) is excluded and counted here';
 
-export async function listScopes(store: OpenStore): Promise<(Scope & { hasLogprobs: boolean; maxRequests: number })[]> {
-  return queryRows<Scope & { hasLogprobs: boolean; maxRequests: number }>(`
-    SELECT run_id, task, bool_or(request_type = 'loglikelihood') AS "hasLogprobs", max(request_idx) + 1 AS "maxRequests"
-    FROM ${store.table('instances')} GROUP BY run_id, task ORDER BY run_id, task`);
-}
+export type ListedScope = Scope & { hasLogprobs: boolean; maxRequests: number; golds: GoldSummary };
 
-async function sampleGolds(store: OpenStore, scope: Scope): Promise<string[]> {
-  const rows = await queryRows<{ target: string }>(`
-    SELECT DISTINCT target FROM ${store.table('instances')}
-    WHERE run_id = '${scope.run_id.replaceAll("'", "''")}' AND task = '${scope.task.replaceAll("'", "''")}'
-      AND request_idx = 0 AND target IS NOT NULL LIMIT 1000`);
-  return rows.map((r) => r.target);
+/**
+ * Every (run, task) with what picks its answer type, in one pass: the golds are classified
+ * over each distinct value, so a task of a million documents with four golds tests four.
+ */
+export async function listScopes(store: OpenStore): Promise<ListedScope[]> {
+  const gold = goldClassSql('target');
+  const counted = 'first AND target IS NOT NULL';
+  const rows = await queryRows<Scope & { hasLogprobs: boolean; maxRequests: number; golds: number; allLetters: boolean; allNumbers: boolean }>(`
+    SELECT run_id, task, bool_or(loglikelihood) AS "hasLogprobs", max(last_request) + 1 AS "maxRequests",
+           count(*) FILTER (${counted}) AS golds,
+           coalesce(bool_and(${gold.letter}) FILTER (${counted}), false) AS "allLetters",
+           coalesce(bool_and(${gold.number}) FILTER (${counted}), false) AS "allNumbers"
+    FROM (SELECT run_id, task, target, bool_or(request_type = 'loglikelihood') AS loglikelihood,
+                 max(request_idx) AS last_request, bool_or(request_idx = 0) AS first
+          FROM ${store.table('instances')} GROUP BY run_id, task, target)
+    GROUP BY run_id, task ORDER BY run_id, task`);
+  return rows.map(({ golds, allLetters, allNumbers, ...scope }) => ({ ...scope, golds: { count: golds, allLetters, allNumbers } }));
 }
 
 export async function computeMatrix(store: OpenStore, options: Partial<MatrixSpec> = {}): Promise<ScopeResult[]> {
   const spec: MatrixSpec = { flipsLimit: 20, engine: 'auto', keepItems: false, bootstrap: 0, bootstrapSeed: 1234, ...options };
   const keepItems = spec.keepItems || spec.bootstrap > 0;
   const fromCommandLine = spec.extractors !== undefined && spec.normalizers !== undefined && spec.aggregations !== undefined;
-  const sweeps = fromCommandLine ? null : await loadSweeps();
+  // The sweep files are read and parsed while DuckDB lists the scopes on its own threads.
+  const [sweeps, scopes] = await Promise.all([fromCommandLine ? null : loadSweeps(), listScopes(store)]);
   const results: ScopeResult[] = [];
-  for (const scope of await listScopes(store)) {
-    const detected = detectAnswerType(scope, scope.hasLogprobs ? [] : await sampleGolds(store, scope));
+  for (const scope of scopes) {
+    const detected = detectAnswerType(scope, scope.golds);
     const sweep =
       sweeps === null
         ? commandLineSweep(detected.type, { extractors: spec.extractors!, normalizers: spec.normalizers!, aggregations: spec.aggregations! })

@@ -161,7 +161,10 @@ export const NORMALIZERS = {
     sqlEquals: stripEquals,
     trimsOnly: true,
     // The ASCII trim is Python's strip unless non-ASCII whitespace sits at an end.
-    nonAsciiSafe: (expr: string) => `NOT regexp_matches(${expr}, ${sqlString(`^[${NON_ASCII_WHITESPACE}]|[${NON_ASCII_WHITESPACE}]$`)})`,
+    // Two anchored patterns: RE2 runs the end-anchored one backwards from the end, where the
+    // alternation of both would scan the whole text.
+    nonAsciiSafe: (expr: string) =>
+      `NOT regexp_matches(${expr}, ${sqlString(`^[${NON_ASCII_WHITESPACE}]`)}) AND NOT regexp_matches(${expr}, ${sqlString(`[${NON_ASCII_WHITESPACE}]$`)})`,
   },
   'lm-eval-exact-match': {
     name: 'lm-eval-exact-match',

@@ -20,8 +20,10 @@ export interface CellSql {
   stageTwo: string[];
   /** Over stage two: every cell's SQL form is exact on this row, whatever its characters. */
   exact: string;
-  /** Over stage two: every cell's SQL form is exact on this row although its text or gold is not ASCII. */
-  nonAsciiSafe: string;
+  /** Over stage two: every cell's SQL form is exact on this row's text although it is not ASCII. */
+  textNonAsciiSafe: string;
+  /** Over stage two: every cell's SQL form is exact on this row's gold although it is not ASCII. */
+  goldNonAsciiSafe: string;
   /** Stage three: each cell's 0/1 value, `c<i>`. */
   values: string[];
 }
@@ -55,11 +57,14 @@ export function cellSql(cells: readonly TextCell[], options: { unicode?: boolean
     return column;
   };
   const exact: string[] = [];
-  const nonAscii: string[] = [];
+  // Kept apart so that a row checks only the value that is not ASCII (most non-ASCII rows have an ASCII gold).
+  const textNonAscii: string[] = [];
+  const goldNonAscii: string[] = [];
   const values = cells.map((c, i) => {
     const n = c.normalizer;
     const unicode = options.unicode === true && c.extractor.sqlUnicode !== undefined;
-    nonAscii.push(unicode ? 'true' : (c.extractor.nonAsciiSafe?.('text') ?? 'false'), n.nonAsciiSafe?.('text') ?? 'false', n.nonAsciiSafe?.('gold') ?? 'false');
+    textNonAscii.push(unicode ? 'true' : (c.extractor.nonAsciiSafe?.('text') ?? 'false'), n.nonAsciiSafe?.('text') ?? 'false');
+    goldNonAscii.push(n.nonAsciiSafe?.('gold') ?? 'false');
     if (n.sqlExactWhen !== undefined) exact.push(n.sqlExactWhen('gold'));
     let value: string;
     if (c.extractor.sqlSpan !== undefined) {
@@ -81,7 +86,8 @@ export function cellSql(cells: readonly TextCell[], options: { unicode?: boolean
     ],
     stageTwo: [...normalized].map(([column, expr]) => `${expr} AS ${column}`),
     exact: all(exact),
-    nonAsciiSafe: all(nonAscii),
+    textNonAsciiSafe: all(textNonAscii),
+    goldNonAsciiSafe: all(goldNonAscii),
     values,
   };
 }

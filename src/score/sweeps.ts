@@ -79,8 +79,31 @@ export function commandLineSweep(type: AnswerType, lists: Pick<Sweep, 'extractor
   return { answer_type: type, description: 'given on the command line', ...lists, source: 'command line' };
 }
 
-const LETTER = /^\(?[A-Za-z]\)?$/;
-const NUMBER = /^[-+]?[$]?[0-9][0-9,]*(\.[0-9]+)?$|####\s*-?[0-9.,]+\s*$/;
+/** JavaScript's white space (what String.prototype.trim strips), as an RE2 class body. */
+const JS_WHITESPACE = '\\t\\n\\x{0b}\\f\\r \\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}\\x{feff}';
+
+/**
+ * What the answer type reads from a scope's golds, as SQL predicates on one gold (a gold
+ * trimmed of white space is tested):
+ * - a single letter: `(A)`, `a`, `B)`;
+ * - a number: `-1,234.5`, `$12`, or any text ending in `#### N` (GSM8K's answer field).
+ * Evaluated over every distinct gold of the scope.
+ */
+export function goldClassSql(gold: string): { letter: string; number: string } {
+  const ws = `[${JS_WHITESPACE}]*`;
+  return {
+    letter: `regexp_full_match(${gold}, '${ws}\\(?[A-Za-z]\\)?${ws}')`,
+    number: `(regexp_full_match(${gold}, '${ws}[-+]?[$]?[0-9][0-9,]*(\\.[0-9]+)?${ws}') OR regexp_matches(${gold}, '####${ws}-?[0-9.,]+${ws}$'))`,
+  };
+}
+
+/** A scope's golds as the answer type reads them (goldClassSql over every distinct gold). */
+export interface GoldSummary {
+  /** Distinct golds recorded (first request of each document). */
+  count: number;
+  allLetters: boolean;
+  allNumbers: boolean;
+}
 
 /**
  * The answer type of a scope: loglikelihood for one loglikelihood request per
@@ -90,14 +113,13 @@ const NUMBER = /^[-+]?[$]?[0-9][0-9,]*(\.[0-9]+)?$|####\s*-?[0-9.,]+\s*$/;
  */
 export function detectAnswerType(
   requests: { hasLogprobs: boolean; maxRequests: number },
-  golds: readonly string[],
+  golds: GoldSummary,
 ): { type: AnswerType; why: string } {
   if (requests.hasLogprobs && requests.maxRequests === 1) {
     return { type: 'loglikelihood', why: 'one loglikelihood request per document (the gold continuation)' };
   }
   if (requests.hasLogprobs) return { type: 'logprobs', why: 'several loglikelihood requests per document (multiple choice)' };
-  const trimmed = golds.map((g) => g.trim());
-  if (trimmed.length > 0 && trimmed.every((g) => LETTER.test(g))) return { type: 'letters', why: 'every gold is a single letter' };
-  if (trimmed.length > 0 && trimmed.every((g) => NUMBER.test(g))) return { type: 'numbers', why: "every gold is a number (or ends in '#### N')" };
+  if (golds.count > 0 && golds.allLetters) return { type: 'letters', why: 'every gold is a single letter' };
+  if (golds.count > 0 && golds.allNumbers) return { type: 'numbers', why: "every gold is a number (or ends in '#### N')" };
   return { type: 'free-text', why: 'golds are neither single letters nor numbers' };
 }

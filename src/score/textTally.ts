@@ -128,7 +128,8 @@ export async function tallySql(store: OpenStore, scope: Scope, cells: readonly T
           FROM (SELECT *,
                        -- A list-valued gold ('[...]', several acceptable answers) takes the JS path.
                        NOT no_gold AND NOT starts_with(gold, '[')
-                         AND CASE WHEN text_ascii AND strlen(gold) = length(gold) THEN true ELSE ${sql.nonAsciiSafe} END
+                         AND CASE WHEN text_ascii THEN true ELSE ${sql.textNonAsciiSafe} END
+                         AND CASE WHEN strlen(gold) = length(gold) THEN true ELSE ${sql.goldNonAsciiSafe} END
                          AND ${sql.exact} AS bulk${sql.stageTwo.map((c) => `, ${c}`).join('')}
                 FROM (SELECT *${sql.stageOne.map((c) => `, ${c}`).join('')}
                       FROM (SELECT ord, doc_id, grp, coalesce(gold, '') AS gold, coalesce(text, '') AS text, text IS NULL AS text_missing, choices_json,

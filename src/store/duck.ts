@@ -90,7 +90,7 @@ function timed(conn: DuckDBConnection): DuckDBConnection {
         return await original(sql);
       } finally {
         // Started at (ms since the process began) and took; a streamed query's time is to its first chunk.
-        if (--depth === 0) process.stderr.write(`[duckdb @${started.toFixed(0)} ${(performance.now() - started).toFixed(0)} ms] ${sql.replace(/\s+/g, ' ').slice(0, 140)}\n`);
+        if (--depth === 0) process.stderr.write(`[duckdb @${started.toFixed(0)} ${(performance.now() - started).toFixed(0)} ms] ${Number(process.env.LMAUDIT_TIMING) > 1 ? sql : sql.replace(/\s+/g, ' ').slice(0, 140)}\n`);
       }
     };
   }

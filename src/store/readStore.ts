@@ -22,7 +22,11 @@ export interface OpenStore {
   table(name: TableName, options?: { rowNumber?: boolean }): string;
   /** Whether the store is on the local file system (rescores can be appended). */
   readonly local: boolean;
-  /** Instances of request 0 with their first response's text, when the source has them without a join (see ImportedRun.items). */
+  /**
+   * Instances of request 0 with their first response's text, when the source has them without
+   * a join (see ImportedRun.items): columns file_row_number, run_id, task, doc_id, group,
+   * target, choices_json, text.
+   */
   readonly items?: string;
 }
 
@@ -88,6 +92,9 @@ async function openAt(location: string): Promise<OpenStore> {
     location,
     manifest: parsed.data,
     local: !isUrl(location),
+    // file_row_number: the instance's position, as the joined form numbers it.
+    items: `SELECT file_row_number, run_id, task, doc_id, "group", target, choices_json, response_text AS text
+      FROM read_parquet(${sqlString(paths.instances)}, file_row_number = true) WHERE request_idx = 0`,
     table(name: TableName, options?: { rowNumber?: boolean }): string {
       if (name === 'rescores') {
         return `read_parquet(${sqlString(joinLocation(location, 'rescores/*.parquet'))}, union_by_name = true)`;

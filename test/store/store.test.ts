@@ -10,14 +10,14 @@ import { SCHEMA_VERSION, emptyRunProvenance, type StoreManifest } from '../../sr
 import { StoreError } from '../../src/errors.ts';
 
 const manifest: StoreManifest = {
-  schema_version: SCHEMA_VERSION as 1,
+  schema_version: SCHEMA_VERSION,
   created_by: 'test',
   runs: [emptyRunProvenance({ run_id: 'r1', label: 'x', source_kind: 'generic', source_format: 'jsonl' })],
 };
 const instance = {
   run_id: 'r1', task: 't', doc_id: '0', group: null, request_idx: 0, request_type: 'generate_until',
   arg_context: 'Q?', arg_continuation: null, gen_kwargs_json: null, doc_json: '{}', doc_hash: 'h',
-  prompt_hash: null, target: 'A', choices_json: null, fewshot_doc_ids: null,
+  prompt_hash: null, target: 'A', choices_json: null, fewshot_doc_ids: null, response_text: null,
 };
 
 test('a store round-trips through Parquet with the provenance in the key-value metadata', async () => {

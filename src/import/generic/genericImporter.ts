@@ -294,7 +294,8 @@ function fromStaged(runId: string, task: string, table: string): Pick<ImportedRu
       rowNumber: '_position',
       sql: `SELECT rowid AS _position, ${run} AS run_id, ${t} AS task, id AS doc_id, grp AS "group", 0 AS request_idx, 'generate_until' AS request_type,
         NULL AS arg_context, NULL AS arg_continuation, NULL AS gen_kwargs_json, NULL AS doc_json,
-        sha256(${t} || chr(31) || id) AS doc_hash, NULL AS prompt_hash, gold AS target, NULL AS choices_json, NULL AS fewshot_doc_ids
+        sha256(${t} || chr(31) || id) AS doc_hash, NULL AS prompt_hash, gold AS target, NULL AS choices_json, NULL AS fewshot_doc_ids,
+        output AS response_text
         FROM ${table}`,
     },
     responses: {

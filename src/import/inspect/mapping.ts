@@ -66,17 +66,18 @@ function scoreRows(base: { run_id: string; task: string; doc_id: string }, filte
 
 export function mapTables(log: InspectLog, runId: string, task: string): InspectTables {
   const out: InspectTables = { instances: [], responses: [], scores: [], filtered: [], emptyAnswers: 0, summaryOnly: [] };
-  const seen = new Set<string>();
+  // Each sample's instance, by id (and its type: 1 and '1' are two samples), for its epoch-1 answer.
+  const instanceOf = new Map<string, Row>();
+  const keyOf = (id: unknown) => `${typeof id}:${idText(id)}`;
   const genKwargs = JSON.stringify(effectiveGenerateConfig(log.header).used);
   const base = (id: unknown) => ({ run_id: runId, task, doc_id: idText(id) });
 
   const addInstance = (sample: Json) => {
-    const key = `${typeof sample.id}:${idText(sample.id)}`;
-    if (seen.has(key)) return;
-    seen.add(key);
+    const key = keyOf(sample.id);
+    if (instanceOf.has(key)) return;
     const users = promptMessages(sample).filter((m) => m.role === 'user');
     const context = users.length > 0 ? messageText(users[users.length - 1]) : inputText(sample.input);
-    out.instances.push({
+    const row: Row = {
       ...base(sample.id),
       group: null,
       request_idx: 0,
@@ -90,7 +91,11 @@ export function mapTables(log: InspectLog, runId: string, task: string): Inspect
       target: typeof sample.target === 'string' ? sample.target : toPythonJson(sample.target ?? null),
       choices_json: Array.isArray(sample.choices) ? JSON.stringify(sample.choices) : null,
       fewshot_doc_ids: null,
-    });
+      // Filled by the sample of epoch 1, which need not come first.
+      response_text: null,
+    };
+    instanceOf.set(key, row);
+    out.instances.push(row);
   };
 
   const addScores = (sample: Json, line: number) => {
@@ -110,6 +115,7 @@ export function mapTables(log: InspectLog, runId: string, task: string): Inspect
     if (completion.text === '') out.emptyAnswers++;
     const usage = obj(output?.usage);
     const retries = arr(sample.error_retries);
+    if (Number(sample.epoch) === 1) instanceOf.get(keyOf(sample.id))!.response_text = completion.text;
     out.responses.push({
       ...base(sample.id),
       request_idx: 0,

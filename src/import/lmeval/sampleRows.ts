@@ -15,6 +15,7 @@ export type InstanceRow = {
   run_id: string; task: string; doc_id: string; group: string | null; request_idx: number; request_type: string;
   arg_context: string | null; arg_continuation: string | null; gen_kwargs_json: string | null; doc_json: string | null;
   doc_hash: string; prompt_hash: string | null; target: string | null; choices_json: string | null; fewshot_doc_ids: string | null;
+  response_text: string | null;
 };
 export type ResponseRow = {
   run_id: string; task: string; doc_id: string; request_idx: number; repeat: number; text: string | null;
@@ -131,6 +132,7 @@ function addDocument(ctx: TaskContext, line: SampleLine, sink: TaskRowSink): voi
   const docJson = line.doc === null ? null : pyDumps(line.doc);
   for (let i = 0; i < count; i++) {
     const args = line.requests[i];
+    const responses = (line.resps[i] ?? []).map((resp, repeat) => responseRow(ctx, line, i, repeat, resp));
     sink.instances({
       run_id: ctx.runId,
       task: ctx.task,
@@ -147,8 +149,9 @@ function addDocument(ctx: TaskContext, line: SampleLine, sink: TaskRowSink): voi
       target,
       choices_json: choices,
       fewshot_doc_ids: null,
+      response_text: responses[0]?.text ?? null,
     });
-    (line.resps[i] ?? []).forEach((resp, repeat) => sink.responses(responseRow(ctx, line, i, repeat, resp)));
+    for (const row of responses) sink.responses(row);
   }
 }
 

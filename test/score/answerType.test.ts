@@ -1,0 +1,61 @@
+// The answer type is read from every distinct gold in SQL (goldClassSql). Its rule, as first
+// written in JavaScript, is the reference here: trim(), then a single letter, or a number.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { goldClassSql, detectAnswerType } from '../../src/score/sweeps.ts';
+import { queryRows, sqlString } from '../../src/store/duck.ts';
+import { runCli } from '../helpers/cli.ts';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const LETTER = /^\(?[A-Za-z]\)?$/;
+const NUMBER = /^[-+]?[$]?[0-9][0-9,]*(\.[0-9]+)?$|####\s*-?[0-9.,]+\s*$/;
+
+/** Golds built from the characters the two rules turn on, white space of every kind included. */
+function golds(count: number): string[] {
+  const pieces = ['A', 'b', 'Z', '(', ')', '1', '0', '9', ',', '.', '$', '-', '+', '#', '####', ' ', '\t', '\n', '\u000b', '\r', '\u00a0',
+    '\u2003', '\u3000', '\ufeff', '\u2028', '\u0085', '\u180e', '\u200b', 'é', 'x'];
+  let seed = 20261130;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const out = ['', ' ', 'A', ' (B) ', 'c)', '(d', '12', '-3.5', '$1,234', '1.', '.5', '#### 42', 'so #### -7 \n', '####', 'AB', '\ufeffA\u00a0', '\u0085A', '42\u0085'];
+  while (out.length < count) {
+    const length = 1 + Math.floor(next() * 6);
+    out.push(Array.from({ length }, () => pieces[Math.floor(next() * pieces.length)]).join(''));
+  }
+  return out;
+}
+
+test('every gold is classed in SQL as the JavaScript rule classes it (letters, numbers), white space of every kind included', async () => {
+  const values = golds(4000);
+  const sql = goldClassSql('g');
+  const rows = await queryRows<{ i: number; letter: boolean; number: boolean }>(`
+    SELECT i, ${sql.letter} AS letter, ${sql.number} AS number
+    FROM (SELECT unnest(range(len(gs))) AS i, unnest(gs) AS g FROM (SELECT [${values.map(sqlString).join(', ')}] AS gs)) ORDER BY i`);
+  let letters = 0;
+  let numbers = 0;
+  for (const row of rows) {
+    const g = values[row.i]!;
+    assert.equal(row.letter, LETTER.test(g.trim()), `letter: ${JSON.stringify(g)}`);
+    assert.equal(row.number, NUMBER.test(g.trim()), `number: ${JSON.stringify(g)}`);
+    letters += Number(row.letter);
+    numbers += Number(row.number);
+  }
+  // Both classes are well represented, so the comparison covers each way.
+  assert.ok(letters > 100 && numbers > 100, `${letters} letters, ${numbers} numbers`);
+});
+
+test('the answer type reads every gold: one free-text gold after 1,500 numbers makes the task free text', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'lmaudit-type-'));
+  const records = Array.from({ length: 1500 }, (_, i) => JSON.stringify({ id: `n${i}`, output: `#### ${i}`, gold: String(i) }));
+  await writeFile(join(dir, 'numbers.jsonl'), records.join('\n'));
+  await writeFile(join(dir, 'mixed.jsonl'), [...records, JSON.stringify({ id: 'w', output: 'Paris', gold: 'Paris' })].join('\n'));
+  const type = (file: string) => {
+    const cli = runCli(['rescore', join(dir, file), '--json']);
+    assert.equal(cli.status, 0, cli.stderr);
+    return JSON.parse(cli.stdout).cells[0].answer_type;
+  };
+  assert.equal(type('numbers.jsonl'), 'numbers');
+  assert.equal(type('mixed.jsonl'), 'free-text');
+  assert.deepEqual(detectAnswerType({ hasLogprobs: false, maxRequests: 1 }, { count: 0, allLetters: true, allNumbers: true }).type, 'free-text');
+});
