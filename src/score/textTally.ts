@@ -109,28 +109,32 @@ export async function tallySql(store: OpenStore, scope: Scope, cells: readonly T
   const cellIdx = cells.map((_, i) => i);
   const values = cellIdx.map((i) => `c${i}`).join(', ');
   const sql = cellSql(cells, { unicode: await outputsOftenNeedUnicode(store, scope, cells) });
-  const flipped = cells.length > 1 ? `kind = ${BULK} AND least(${values}) <> greatest(${values})` : 'false';
-  const firstFlips =
-    flipsLimit > 0 ? `, min(ord, ${flipsLimit}) FILTER (${flipped}) AS flip_ords, arg_min(doc_id, ord, ${flipsLimit}) FILTER (${flipped}) AS flip_ids` : '';
+  const listsFlips = flipsLimit > 0 && cells.length > 1;
+  const firstFlips = listsFlips ? `, min(ord, ${flipsLimit}) FILTER (flipped) AS flip_ords, arg_min(doc_id, ord, ${flipsLimit}) FILTER (flipped) AS flip_ids` : '';
+  const alone = `FILTER (kind = ${OTHER})`;
   // One pass. Bulk rows are counted per (group, the cells' 0/1 values): sums, disagreeing pairs
   // and flips all follow from those counts, and counting is the cheapest aggregate there is.
   // Every other row (several golds, or a value on which some SQL form would differ from Python,
   // e.g. a non-ASCII text) comes back alone with its text for the JS definitions; rows without a
-  // usable gold are only counted. The cells are computed for every row (wrapping them in CASE
+  // usable gold are only counted. The row's way is one CASE, so each test runs only on the rows
+  // the ones before it let through. The cells are computed for every row (wrapping them in CASE
   // would cost more than it saves); only bulk rows' values are used. strlen (bytes) equals
   // length (characters) exactly when a string is ASCII.
   // Streamed: rows that take the JS path come back one by one, and there may be millions.
   const result = await (await duck()).stream(`
     SELECT kind, grp, ${values}, count(*) AS n, count(*) FILTER (text_missing) AS missing${firstFlips},
-           any_value(ord) AS ord, any_value(doc_id) AS doc_id, any_value(text) FILTER (kind = ${OTHER}) AS text,
-           any_value(gold) FILTER (kind = ${OTHER}) AS gold, any_value(choices_json) FILTER (kind = ${OTHER}) AS choices_json
-    FROM (SELECT *, CASE WHEN no_gold THEN ${NO_GOLD} WHEN bulk THEN ${BULK} ELSE ${OTHER} END AS kind, ${sql.values.join(', ')}
+           any_value(ord) ${alone} AS ord, any_value(doc_id) ${alone} AS doc_id, any_value(text) ${alone} AS text,
+           any_value(gold) ${alone} AS gold, any_value(choices_json) ${alone} AS choices_json
+    FROM (SELECT *${listsFlips ? `, kind = ${BULK} AND least(${values}) <> greatest(${values}) AS flipped` : ''}
+    FROM (SELECT *, ${sql.values.join(', ')}
           FROM (SELECT *,
-                       -- A list-valued gold ('[...]', several acceptable answers) takes the JS path.
-                       NOT no_gold AND NOT starts_with(gold, '[')
-                         AND CASE WHEN text_ascii THEN true ELSE ${sql.textNonAsciiSafe} END
-                         AND CASE WHEN strlen(gold) = length(gold) THEN true ELSE ${sql.goldNonAsciiSafe} END
-                         AND ${sql.exact} AS bulk${sql.stageTwo.map((c) => `, ${c}`).join('')}
+                       CASE WHEN no_gold THEN ${NO_GOLD}
+                            -- A list-valued gold ('[...]', several acceptable answers) takes the JS path.
+                            WHEN starts_with(gold, '[') THEN ${OTHER}
+                            WHEN NOT text_ascii AND NOT (${sql.textNonAsciiSafe}) THEN ${OTHER}
+                            WHEN strlen(gold) <> length(gold) AND NOT (${sql.goldNonAsciiSafe}) THEN ${OTHER}
+                            WHEN NOT (${sql.exact}) THEN ${OTHER}
+                            ELSE ${BULK} END AS kind${sql.stageTwo.map((c) => `, ${c}`).join('')}
                 FROM (SELECT *${sql.stageOne.map((c) => `, ${c}`).join('')}
                       FROM (SELECT ord, doc_id, grp, coalesce(gold, '') AS gold, coalesce(text, '') AS text, text IS NULL AS text_missing, choices_json,
                                    -- A whitespace-only gold (lm-eval's truthfulqa_gen records " ") says nothing to match against.
@@ -138,7 +142,7 @@ export async function tallySql(store: OpenStore, scope: Scope, cells: readonly T
                                    gold IS NULL OR CASE WHEN ascii(gold) > 32 AND ascii(gold) < 128 THEN false
                                                          WHEN strlen(gold) = length(gold) THEN trim(gold, ${sqlString(ASCII_PY_WHITESPACE)}) = ''
                                                          ELSE trim(gold, ${sqlString(PY_WHITESPACE)}) = '' END AS no_gold
-                            FROM (${itemsSql(store, scope)})))))
+                            FROM (${itemsSql(store, scope)}))))))
     GROUP BY kind, grp, CASE WHEN kind = ${OTHER} THEN ord END, ${values}`);
   const tally = emptyTally(cells.length);
   const flips = new FirstFlips(flipsLimit);
