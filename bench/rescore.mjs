@@ -5,7 +5,7 @@
 // the issue's reference, which it measured at about 0.67 GB for 1M records. Its leaner
 // variant, which scores each line as it is read (--stream, about 65 MB), is timed too and
 // its ratio printed beside. All are timed as whole fresh processes (start-up, loading and
-// scoring included), 3 runs each, median reported; the counts must be identical, overall
+// scoring included), 5 runs each, median reported; the counts must be identical, overall
 // and per group.
 //   from a store: the data imported once, then `lmaudit rescore <store>` (no cache of
 //                 earlier rescoring exists: every run scores from the stored outputs);
@@ -22,7 +22,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const out = join(root, 'bench/out');
 const args = process.argv.slice(2);
 const records = Number(args[args.indexOf('--records') + 1] ?? 0) || 1_000_000;
-const RUNS = 3;
+const RUNS = 5;
 const SWEEP = ['--extractors', 'exact,contains,first-letter,last-letter', '--normalizers', 'strip', '--aggregations', 'micro,macro'];
 const RULE_OF = { exact: 'strip-equal', contains: 'substring', 'first-letter': 'first-letter', 'last-letter': 'last-letter' };
 
