@@ -9,7 +9,8 @@
 // (module.enableCompileCache is Node 22), and the v8-compile-cache package would write its
 // cache into the temp folder at run time; this one is made once, by the build, and only read.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import Module, { createRequire } from 'node:module';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 
@@ -17,18 +18,18 @@ const bundle = fileURLToPath(new URL('../dist/lmaudit.cjs', import.meta.url));
 const cache = `${bundle}.cache`;
 
 if (existsSync(bundle) && !process.env.LMAUDIT_FROM_SOURCE) {
-  const script = new vm.Script(Module.wrap(readFileSync(bundle, 'utf8')), {
+  // The CommonJS module wrapper, spelled out: the bundle runs as Node would run it from require().
+  const source = `(function (exports, require, module, __filename, __dirname) {${readFileSync(bundle, 'utf8')}\n})`;
+  const script = new vm.Script(source, {
     filename: bundle,
     cachedData: existsSync(cache) ? readFileSync(cache) : undefined,
-    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+    // (No dynamic import() is left in the bundle; should one come, it resolves as the main program's would.)
+    importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   // The build's rescoring saves what V8 compiled by the time it exits.
   if (process.env.LMAUDIT_WRITE_CODE_CACHE) process.on('exit', () => writeFileSync(cache, script.createCachedData()));
-  const module = new Module(bundle);
-  module.filename = bundle;
-  module.paths = Module._nodeModulePaths(fileURLToPath(new URL('../dist/', import.meta.url)));
-  const require = createRequire(bundle);
-  script.runInThisContext()(module.exports, require, module, bundle, fileURLToPath(new URL('../dist', import.meta.url)));
+  const module = { exports: {} };
+  script.runInThisContext()(module.exports, createRequire(bundle), module, bundle, dirname(bundle));
 } else {
   const { register } = await import('tsx/esm/api');
   register();
