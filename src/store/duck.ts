@@ -77,7 +77,10 @@ function normalizeBigInts(row: Record<string, unknown>): Record<string, unknown>
   return row;
 }
 
-/** LMAUDIT_TIMING=1: every statement's start and wall time on stderr (for finding slow queries). */
+/**
+ * LMAUDIT_TIMING=1: every statement's start and wall time on stderr (for finding slow queries),
+ * its first 140 characters on one line; LMAUDIT_TIMING=2: the whole statement as run.
+ */
 function timed(conn: DuckDBConnection): DuckDBConnection {
   // runAndReadAll calls run: only the outermost call of a statement is reported.
   let depth = 0;
