@@ -43,8 +43,12 @@ export function hasSqlForm(cells: readonly TextCell[]): boolean {
 
 const all = (conditions: readonly string[]): string => ['true', ...new Set(conditions)].map((c) => `(${c})`).join(' AND ');
 
-/** With `unicode`, extractors that have a form exact on any text (`sqlUnicode`) use it. */
-export function cellSql(cells: readonly TextCell[], options: { unicode?: boolean } = {}): CellSql {
+/**
+ * With `unicode`, extractors that have a form exact on any text (`sqlUnicode`) use it. With
+ * `goldsDictionary` (the golds come dictionary-encoded), golds are normalised by the form
+ * DuckDB evaluates once per distinct gold (`sqlPerDistinct`).
+ */
+export function cellSql(cells: readonly TextCell[], options: { unicode?: boolean; goldsDictionary?: boolean } = {}): CellSql {
   const normalizers = [...new Set(cells.map((c) => c.normalizer))];
   const gold = (n: SqlNormalizer) => `gold_${normalizers.indexOf(n)}`;
   const spans = [...new Set(cells.flatMap((c) => (c.extractor.sqlSpan === undefined ? [] : [c.extractor.sqlSpan('text')])))];
@@ -81,7 +85,7 @@ export function cellSql(cells: readonly TextCell[], options: { unicode?: boolean
     stageOne: [
       // strlen (bytes) equals length (characters) exactly when a string is ASCII.
       'strlen(text) = length(text) AS text_ascii',
-      ...normalizers.map((n, k) => `${n.sql!('gold')} AS gold_${k}`),
+      ...normalizers.map((n, k) => `${((options.goldsDictionary ? n.sqlPerDistinct : undefined) ?? n.sql!)('gold')} AS gold_${k}`),
       ...spans.map((s, j) => `${s} AS span_${j}`),
     ],
     stageTwo: [...normalized].map(([column, expr]) => `${expr} AS ${column}`),

@@ -108,7 +108,10 @@ const OTHER = 2;
 export async function tallySql(store: OpenStore, scope: Scope, cells: readonly TextCell[], flipsLimit: number): Promise<ScopeTally> {
   const cellIdx = cells.map((_, i) => i);
   const values = cellIdx.map((i) => `c${i}`).join(', ');
-  const sql = cellSql(cells, { unicode: await outputsOftenNeedUnicode(store, scope, cells) });
+  const sql = cellSql(cells, {
+    unicode: await outputsOftenNeedUnicode(store, scope, cells),
+    goldsDictionary: store.items !== undefined && ((await store.dictionaryEncoded?.('instances', 'target')) ?? false),
+  });
   const listsFlips = flipsLimit > 0 && cells.length > 1;
   const firstFlips = listsFlips ? `, min(ord, ${flipsLimit}) FILTER (flipped) AS flip_ords, arg_min(doc_id, ord, ${flipsLimit}) FILTER (flipped) AS flip_ids` : '';
   const alone = `FILTER (kind = ${OTHER})`;

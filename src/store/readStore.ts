@@ -23,6 +23,11 @@ export interface OpenStore {
   /** Whether the store is on the local file system (rescores can be appended). */
   readonly local: boolean;
   /**
+   * Whether every row group of a table's Parquet file holds the column dictionary-encoded, so
+   * that DuckDB reads it as dictionary vectors (absent: the source is not read from Parquet).
+   */
+  dictionaryEncoded?(table: TableName, column: string): Promise<boolean>;
+  /**
    * Instances of request 0 with their first response's text, when the source has them without
    * a join (see ImportedRun.items): columns file_row_number, run_id, task, doc_id, group,
    * target, choices_json, text.
@@ -95,6 +100,12 @@ async function openAt(location: string): Promise<OpenStore> {
     // file_row_number: the instance's position, as the joined form numbers it.
     items: `SELECT file_row_number, run_id, task, doc_id, "group", target, choices_json, response_text AS text
       FROM read_parquet(${sqlString(paths.instances)}, file_row_number = true) WHERE request_idx = 0`,
+    async dictionaryEncoded(table: TableName, column: string): Promise<boolean> {
+      const rows = await queryRows<{ every: boolean | null }>(`
+        SELECT bool_and(contains(encodings, 'DICTIONARY')) AS every
+        FROM parquet_metadata(${sqlString(paths[table])}) WHERE path_in_schema = ${sqlString(column)}`);
+      return rows[0]?.every === true;
+    },
     table(name: TableName, options?: { rowNumber?: boolean }): string {
       if (name === 'rescores') {
         return `read_parquet(${sqlString(joinLocation(location, 'rescores/*.parquet'))}, union_by_name = true)`;

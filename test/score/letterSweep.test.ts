@@ -265,3 +265,36 @@ test('a standard error that cannot be computed says why: one item overall, or a 
   assert.equal(single.stderr, null);
   assert.equal(single.stderr_method, 'not computable: 1 item(s), and a sample standard deviation needs two');
 });
+
+test('golds read from a store (dictionary-encoded, stripped once per distinct gold) score as the same golds read flat, and as the JS definitions', async () => {
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { openStore } = await import('../../src/store/readStore.ts');
+  const dir = mkdtempSync(join(tmpdir(), 'lmaudit-golds-'));
+  // The fixture's items with golds that carry white space at their ends (' A', 'B\n', '\tC ', …).
+  const pads = [['', ''], [' ', ''], ['', '\n'], ['\t', ' '], ['\u000b', '\u001f'], ['\u00a0', '']];
+  const padded = readFileSync(records, 'utf8').split('\n').filter(Boolean).map((l, i) => {
+    const r = JSON.parse(l) as { gold: string };
+    const [before, after] = pads[i % pads.length]!;
+    return JSON.stringify({ ...r, gold: `${before}${r.gold}${after}` });
+  });
+  const file = join(dir, 'padded.jsonl');
+  writeFileSync(file, `${padded.join('\n')}\n`);
+  const storeDir = join(dir, 'store');
+  assert.equal(runCli(['import', file, '--out', storeDir]).status, 0);
+  const stored = await openStore(storeDir);
+  assert.equal(await stored.dictionaryEncoded!('instances', 'target'), true);
+  const spec = { extractors: ['exact', 'contains', 'first-letter', 'last-letter'], normalizers: ['strip', 'none'], aggregations: ['micro' as const], flipsLimit: 5000 };
+  const cells = (scopes: Awaited<ReturnType<typeof computeMatrix>>) => scopes[0]!.cells.map((c) => [c.extractor, c.normalizer, c.correct, c.n]);
+  const fromStore = await computeMatrix(stored, { ...spec, engine: 'sql' });
+  const flat = await computeMatrix((await loadSource([file], { skipBad: false, fields: {} })).store, { ...spec, engine: 'sql' });
+  const js = await computeMatrix(stored, { ...spec, engine: 'js' });
+  assert.equal(fromStore[0]!.engine, 'sql');
+  assert.deepEqual(cells(fromStore), cells(js));
+  assert.deepEqual(cells(flat), cells(js));
+  assert.deepEqual(fromStore[0]!.flips, js[0]!.flips);
+  // The padding matters: read raw, the padded golds match fewer outputs exactly than stripped.
+  const exact = (normalizer: string) => fromStore[0]!.cells.find((c) => c.extractor === 'exact' && c.normalizer === normalizer)!.correct;
+  assert.ok(exact('none') < exact('strip'), `${exact('none')} < ${exact('strip')}`);
+});
