@@ -8,7 +8,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StoreError } from '../errors.ts';
 import { queryRows, sqlString } from './duck.ts';
-import { SCHEMA_VERSION, STORE_TABLES, StoreManifest, TABLES, type TableName } from './schema.ts';
+import { READABLE_SCHEMA_VERSIONS, STORE_TABLES, StoreManifest, TABLES, type ColumnSpec, type SchemaVersion, type TableName } from './schema.ts';
 import { fetchStore, isHttpUrl } from './remoteStore.ts';
 
 export interface OpenStore {
@@ -80,9 +80,9 @@ async function openAt(location: string): Promise<OpenStore> {
   } catch (error) {
     throw new StoreError(`${manifestPath}: not valid JSON (${(error as Error).message})`);
   }
-  const version = (json as { schema_version?: unknown })?.schema_version;
-  if (version !== SCHEMA_VERSION) {
-    throw new StoreError(`${manifestPath}: schema_version ${String(version)}, this lmaudit reads ${SCHEMA_VERSION}`);
+  const version = (json as { schema_version?: unknown })?.schema_version as SchemaVersion;
+  if (!READABLE_SCHEMA_VERSIONS.includes(version)) {
+    throw new StoreError(`${manifestPath}: schema_version ${String(version)}, this lmaudit reads ${READABLE_SCHEMA_VERSIONS.join(' and ')}`);
   }
   const parsed = StoreManifest.safeParse(json);
   if (!parsed.success) {
@@ -92,14 +92,16 @@ async function openAt(location: string): Promise<OpenStore> {
   const paths = Object.fromEntries(
     (Object.keys(TABLES) as TableName[]).map((t) => [t, joinLocation(location, `${t}.parquet`)]),
   ) as Record<TableName, string>;
-  for (const table of STORE_TABLES) await checkColumns(paths[table], table);
+  for (const table of STORE_TABLES) await checkColumns(paths[table], table, version);
   return {
     location,
     manifest: parsed.data,
     local: !isUrl(location),
     // file_row_number: the instance's position, as the joined form numbers it.
-    items: `SELECT file_row_number, run_id, task, doc_id, "group", target, choices_json, response_text AS text
-      FROM read_parquet(${sqlString(paths.instances)}, file_row_number = true) WHERE request_idx = 0`,
+    ...(version >= 2 && {
+      items: `SELECT file_row_number, run_id, task, doc_id, "group", target, choices_json, response_text AS text
+        FROM read_parquet(${sqlString(paths.instances)}, file_row_number = true) WHERE request_idx = 0`,
+    }),
     async dictionaryEncoded(table: TableName, column: string): Promise<boolean> {
       const rows = await queryRows<{ every: boolean | null }>(`
         SELECT bool_and(contains(encodings, 'DICTIONARY')) AS every
@@ -115,7 +117,7 @@ async function openAt(location: string): Promise<OpenStore> {
   };
 }
 
-async function checkColumns(path: string, table: TableName): Promise<void> {
+async function checkColumns(path: string, table: TableName, version: SchemaVersion): Promise<void> {
   let described: { column_name: string; column_type: string }[];
   try {
     described = await queryRows(`DESCRIBE SELECT * FROM read_parquet(${sqlString(path)})`);
@@ -123,7 +125,7 @@ async function checkColumns(path: string, table: TableName): Promise<void> {
     throw new StoreError(`${path}: cannot read (${(error as Error).message.split('\n')[0]})`, { cause: error });
   }
   const have = new Map(described.map((d) => [d.column_name, d.column_type]));
-  for (const column of TABLES[table]) {
+  for (const column of TABLES[table].filter((c: ColumnSpec) => (c.since ?? 1) <= version)) {
     const type = have.get(column.name);
     if (type === undefined) throw new StoreError(`${path}: missing column '${column.name}'`);
     if (type !== column.type) throw new StoreError(`${path}: column '${column.name}' is ${type}, expected ${column.type}`);

@@ -11,6 +11,12 @@
 import * as z from '../util/zod.ts';
 
 export const SCHEMA_VERSION = 2;
+/**
+ * Versions a reader opens. A version 1 store (before instances.response_text) is read as
+ * written: its items are found by joining instances to responses, as then.
+ */
+export const READABLE_SCHEMA_VERSIONS = [1, 2] as const;
+export type SchemaVersion = (typeof READABLE_SCHEMA_VERSIONS)[number];
 
 export type ColumnType = 'VARCHAR' | 'BIGINT' | 'DOUBLE' | 'BOOLEAN';
 
@@ -20,6 +26,8 @@ export interface ColumnSpec {
   readonly nullable: boolean;
   /** What the column means, for readers of the Parquet files. */
   readonly doc: string;
+  /** The schema version that added the column (absent: the first). */
+  readonly since?: SchemaVersion;
 }
 
 /** Keeps the literal name, type and nullability so that row types can be derived from the specs. */
@@ -28,8 +36,9 @@ function col<N extends string, T extends ColumnType, B extends boolean>(
   type: T,
   nullable: B,
   doc: string,
-): { readonly name: N; readonly type: T; readonly nullable: B; readonly doc: string } {
-  return { name, type, nullable, doc };
+  since?: SchemaVersion,
+): { readonly name: N; readonly type: T; readonly nullable: B; readonly doc: string; readonly since?: SchemaVersion } {
+  return since === undefined ? { name, type, nullable, doc } : { name, type, nullable, doc, since };
 }
 
 export const TABLES = {
@@ -54,7 +63,7 @@ export const TABLES = {
     // its gold and the answer given) from one file; joining the two tables on the document id
     // took over a third of a million-item rescoring. The importer that writes a request's
     // responses writes this too (a test checks every importer against responses).
-    col('response_text', 'VARCHAR', true, 'text of the first response (repeat 0) to this request, as in responses.text; null when none'),
+    col('response_text', 'VARCHAR', true, 'text of the first response (repeat 0) to this request, as in responses.text; null when none', 2),
   ],
   /** One row per response received. */
   responses: [
@@ -227,7 +236,7 @@ export const RunProvenance = z.object({
 export type RunProvenance = z.infer<typeof RunProvenance>;
 
 export const StoreManifest = z.object({
-  schema_version: z.literal(SCHEMA_VERSION),
+  schema_version: z.union([z.literal(1), z.literal(2)]),
   created_by: z.string(),
   runs: z.array(RunProvenance),
 });

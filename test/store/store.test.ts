@@ -100,3 +100,31 @@ test('a store at an http URL is read (fetched into a temporary copy when DuckDB 
     server.close();
   }
 });
+
+test('a version 1 store (before instances.response_text) still opens, its items joined from responses, with the same scores; an unknown version is refused', async () => {
+  const { cp, rm } = await import('node:fs/promises');
+  const { runCli } = await import('../helpers/cli.ts');
+  const { computeMatrix } = await import('../../src/score/matrix.ts');
+  const records = new URL('../score/fixtures/letter_cases.jsonl', import.meta.url).pathname;
+  const parent = await mkdtemp(join(tmpdir(), 'lmaudit-v1-'));
+  const current = join(parent, 'v2');
+  assert.equal(runCli(['import', records, '--out', current]).status, 0);
+  // The same store as version 1 wrote it: no response_text column, schema_version 1.
+  const old = join(parent, 'v1');
+  await cp(current, old, { recursive: true });
+  await rm(join(old, 'instances.parquet'));
+  await queryRows(`COPY (SELECT * EXCLUDE (response_text) FROM read_parquet('${join(current, 'instances.parquet')}'))
+    TO '${join(old, 'instances.parquet')}' (FORMAT parquet, COMPRESSION zstd)`);
+  const manifest = JSON.parse(await readFile(join(old, 'provenance.json'), 'utf8'));
+  await writeFile(join(old, 'provenance.json'), JSON.stringify({ ...manifest, schema_version: 1 }));
+
+  const v1 = await openStore(old);
+  assert.equal(v1.items, undefined);
+  const v2 = await openStore(current);
+  assert.notEqual(v2.items, undefined);
+  const cells = async (store: typeof v1) => (await computeMatrix(store, { flipsLimit: 50 })).map((s) => [s.cells.map((c) => [c.extractor, c.normalizer, c.aggregation, c.correct, c.n, c.stderr]), s.flips]);
+  assert.deepEqual(await cells(v1), await cells(v2));
+
+  await writeFile(join(old, 'provenance.json'), JSON.stringify({ ...manifest, schema_version: 3 }));
+  await assert.rejects(openStore(old), (e: unknown) => e instanceof StoreError && /schema_version 3, this lmaudit reads 1 and 2/.test((e as Error).message));
+});
