@@ -48,6 +48,7 @@ await build({
 });
 
 // The code cache: a rescoring of a small store, with the bundle asked to save what V8 compiled.
+// It only saves time: if it cannot be made, the bundle runs without it (and says nothing).
 const work = mkdtempSync(join(tmpdir(), 'lmaudit-build-'));
 try {
   const records = ['Answer: (B)', ' D\n', 'So the answer is A, not C.', 'c', 'None of these'].map((output, i) =>
@@ -56,10 +57,12 @@ try {
   writeFileSync(join(work, 'outputs.jsonl'), `${records.join('\n')}\n`);
   const cli = (args, env = {}) => {
     const r = spawnSync(process.execPath, [join(root, 'bin/lmaudit.mjs'), ...args], { cwd: work, encoding: 'utf8', env: { ...process.env, ...env } });
-    if (r.status !== 0) throw new Error(`build: lmaudit ${args.join(' ')} failed while making the code cache:\n${r.stderr}`);
+    if (r.status !== 0) throw new Error(`lmaudit ${args.join(' ')} failed:\n${r.stderr}`);
   };
   cli(['import', 'outputs.jsonl', '--out', 'store']);
   cli(['rescore', 'store', '--json'], { LMAUDIT_WRITE_CODE_CACHE: '1' });
+} catch (error) {
+  console.warn(`warning: no V8 code cache for the bundle (start-up will be slower): ${error.message}`);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
