@@ -48,7 +48,7 @@ await build({
 });
 
 // The code cache: a rescoring of a small store, with the bundle asked to save what V8 compiled.
-// It only saves time: if it cannot be made, the bundle runs without it (and says nothing).
+// It only saves time: if it cannot be made, the build warns and the bundle runs without it.
 const work = mkdtempSync(join(tmpdir(), 'lmaudit-build-'));
 try {
   const records = ['Answer: (B)', ' D\n', 'So the answer is A, not C.', 'c', 'None of these'].map((output, i) =>
