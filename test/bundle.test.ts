@@ -2,7 +2,7 @@
 // V8 rejects costs nothing but time, silently: this says so instead.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
@@ -11,7 +11,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const bundle = `${root}dist/lmaudit.cjs`;
 const built = existsSync(bundle) ? false : 'no bundle: run `npm run build` (npm ci does)';
 
-test('V8 accepts the code cache the build made for the bundle', { skip: built }, () => {
+test('V8 accepts the code cache the build made for the bundle, made after it', { skip: built }, () => {
+  assert.ok(statSync(`${bundle}.cache`).mtimeMs >= statSync(bundle).mtimeMs, 'bin/lmaudit.mjs ignores a cache older than the bundle');
   const source = `(function (exports, require, module, __filename, __dirname) {${readFileSync(bundle, 'utf8')}\n})`;
   const script = new vm.Script(source, { filename: bundle, cachedData: readFileSync(`${bundle}.cache`) });
   assert.equal(script.cachedDataRejected, false);
