@@ -236,7 +236,7 @@ export const RunProvenance = z.object({
 export type RunProvenance = z.infer<typeof RunProvenance>;
 
 export const StoreManifest = z.object({
-  schema_version: z.union([z.literal(1), z.literal(2)]),
+  schema_version: z.literal(READABLE_SCHEMA_VERSIONS),
   created_by: z.string(),
   runs: z.array(RunProvenance),
 });
