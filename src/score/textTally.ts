@@ -110,6 +110,7 @@ export async function tallySql(store: OpenStore, scope: Scope, cells: readonly T
   const values = cellIdx.map((i) => `c${i}`).join(', ');
   const sql = cellSql(cells, {
     unicode: await outputsOftenNeedUnicode(store, scope, cells),
+    // Only items read straight from the file keep the golds' dictionary (a join's output is flat).
     goldsDictionary: store.items !== undefined && ((await store.dictionaryEncoded?.('instances', 'target')) ?? false),
   });
   const listsFlips = flipsLimit > 0 && cells.length > 1;
