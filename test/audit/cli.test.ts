@@ -10,9 +10,10 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { externalFixture } from '../helpers/fixtures.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const LMEVAL = fileURLToPath(new URL('../../../shared/data/external/lm-evaluation-harness/', import.meta.url));
+const LMEVAL = externalFixture('lm-evaluation-harness/');
 const ASDIV_A = `${LMEVAL}pr2236-asdiv/asdiv/meta-llama__Meta-Llama-3-8B-Instruct`;
 const ASDIV_B = `${LMEVAL}pr2236-asdiv/asdiv_cot/meta-llama__Meta-Llama-3-8B-Instruct`;
 const TQA = `${LMEVAL}pr3032-truthfulqa-gen`;

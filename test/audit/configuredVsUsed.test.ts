@@ -1,14 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
 import { checkConfiguredVsUsed, expectedDocs, type CheckResult } from '../../src/audit/configuredVsUsed.ts';
 import type { DocRecord } from '../../src/audit/itemJoin.ts';
 import { loadDocs } from '../../src/audit/itemJoin.ts';
 import { multiturnShots, plainShots, systemMessage } from '../../src/audit/promptShape.ts';
 import { loadSource } from '../../src/audit/source.ts';
 import { emptyRunProvenance, emptyTaskProvenance, recorded, same, type RunProvenance } from '../../src/store/schema.ts';
+import { externalFixture } from '../helpers/fixtures.ts';
 
-const LMEVAL = fileURLToPath(new URL('../../../shared/data/external/lm-evaluation-harness/', import.meta.url));
+const LMEVAL = externalFixture('lm-evaluation-harness/');
 
 // Qwen2.5's chat template inserts this system message when the conversation has none.
 const QWEN_DEFAULT = '<|im_start|>system\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>\n';

@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadSource } from '../../src/audit/source.ts';
 import { diffStores } from '../../src/audit/diff.ts';
-import { repoRoot, sharedData } from '../helpers/cli.ts';
+import { repoRoot } from '../helpers/cli.ts';
+import { externalFixture } from '../helpers/fixtures.ts';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -43,7 +44,7 @@ function lmevalSamples(): string {
 }
 
 test('Inspect log vs lm-eval record: items align on the question text, and the settings table says what each harness recorded', async () => {
-  const inspect = await loadSource([sharedData('external/inspect/mmlu-summary-choices.eval')], { skipBad: false, fields: {} });
+  const inspect = await loadSource([externalFixture('inspect/mmlu-summary-choices.eval')], { skipBad: false, fields: {} });
   const lmeval = await loadSource([lmevalSamples()], { skipBad: false, fields: {} });
   const diff = await diffStores(inspect.store, lmeval.store, { iterations: 200 });
   const task = diff.comparisons[0]!.tasks[0]!;

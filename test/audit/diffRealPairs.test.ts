@@ -1,17 +1,17 @@
 /**
- * `diff` on the real pairs of ../shared/data/external (SOURCES.md there). The
+ * `diff` on the real pairs of fixtures/external (SOURCES.md there). The
  * expectations were checked by hand against the files (python3 json, diff of
  * the pretty-printed results, line-by-line comparison of the samples).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { loadSource } from '../../src/audit/source.ts';
 import { diffStores, type DiffResult, type TaskComparison } from '../../src/audit/diff.ts';
 import { differingFields } from '../../src/audit/settingsDiff.ts';
+import { externalFixture } from '../helpers/fixtures.ts';
 
-const EXTERNAL = fileURLToPath(new URL('../../../shared/data/external/', import.meta.url));
+const EXTERNAL = externalFixture();
 const LMEVAL = `${EXTERNAL}lm-evaluation-harness/`;
 const OPTIONS = { skipBad: false, fields: {} };
 const REFERENCE = JSON.parse(readFileSync(new URL('./reference/paired_reference.json', import.meta.url), 'utf8'));

@@ -22,8 +22,3 @@ export function runCli(args: readonly string[], options: { cwd?: string; env?: R
 
 /** The repository's root folder. */
 export const repoRoot = root;
-
-/** A path under ../shared/data (tests only; the program never reads ../shared). */
-export function sharedData(relative: string): string {
-  return fileURLToPath(new URL(`../../../shared/data/${relative}`, import.meta.url));
-}

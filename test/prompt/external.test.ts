@@ -1,5 +1,5 @@
 /**
- * Real lm-eval sample files from other people's runs (../shared/data/external) whose
+ * Real lm-eval sample files from other people's runs (fixtures/external) whose
  * prompts depend on the document alone (0-shot): the rebuilt request arguments must be
  * byte-identical and, where the file records them, prompt_hash and doc_hash must match.
  * Task definitions: test/prompt/external/README.md.
@@ -14,8 +14,9 @@ import { dumpsPy, parsePyJson } from '../../src/data/pyjson.ts';
 import { buildTask, type BuildOptions, type DocRequests } from '../../src/prompt/build.ts';
 import { apiChatTemplate } from '../../src/prompt/chatTemplate.ts';
 import { TaskIndex } from '../../src/tasks/index.ts';
+import { externalFixture } from '../helpers/fixtures.ts';
 
-const EXT = fileURLToPath(new URL('../../../shared/data/external/lm-evaluation-harness/', import.meta.url));
+const EXT = externalFixture('lm-evaluation-harness/');
 const TASKS = fileURLToPath(new URL('./external/', import.meta.url));
 type Sample = Record<string, unknown>;
 

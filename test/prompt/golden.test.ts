@@ -1,5 +1,5 @@
 /**
- * Every file in ../shared/data/golden-prompts (made by lm-eval's own prompt code on the
+ * Every file in fixtures/golden-prompts (made by lm-eval's own prompt code on the
  * same data) is rebuilt with the settings its MANIFEST records, and every argument,
  * target and document must be byte-identical (compared in Python's JSON spelling, so
  * `0.0` stays a float).
@@ -10,9 +10,9 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { buildPrompts } from '../../src/prompt/prompts.ts';
 import { dumpsPy, parsePyJson } from '../../src/data/pyjson.ts';
+import { goldenPromptText } from '../helpers/fixtures.ts';
 
-const dir = fileURLToPath(new URL('../../../shared/data/golden-prompts/', import.meta.url));
-const manifest = JSON.parse(readFileSync(`${dir}MANIFEST.json`, 'utf8')) as {
+const manifest = JSON.parse(goldenPromptText('MANIFEST.json')) as {
   limit: number;
   chat_templates: Record<string, { chat_template_sha256: string }>;
   files: { file: string; task: string; num_fewshot: number; chat_template_name: string | null; fewshot_as_multiturn: boolean }[];
@@ -20,7 +20,7 @@ const manifest = JSON.parse(readFileSync(`${dir}MANIFEST.json`, 'utf8')) as {
 
 for (const entry of manifest.files) {
   test(`golden ${entry.file}`, async () => {
-    const lines = readFileSync(dir + entry.file, 'utf8').split('\n').filter(Boolean).map((l) => parsePyJson(l) as Record<string, unknown>);
+    const lines = goldenPromptText(entry.file).split('\n').filter(Boolean).map((l) => parsePyJson(l) as Record<string, unknown>);
     const { built, chatTemplate } = await buildPrompts({
       tasks: [entry.task],
       numFewshot: entry.num_fewshot,
@@ -62,7 +62,7 @@ test('the CLI writes the same arguments (arc_easy 5-shot chat, first 3 docs) and
   const summary = JSON.parse(r.stdout) as { tasks: { task: string; docs: number; fewshot_as_multiturn: boolean }[]; chat_template: { sha256: string } };
   assert.deepEqual(summary.tasks.map((t) => [t.task, t.docs, t.fewshot_as_multiturn]), [['arc_easy', 3, true]]);
   const mine = readFileSync(out, 'utf8').split('\n').filter(Boolean).map((l) => parsePyJson(l) as Record<string, unknown>);
-  const golden = readFileSync(`${dir}arc_easy.5shot.chat-llama3.jsonl`, 'utf8').split('\n').slice(0, 3).map((l) => parsePyJson(l) as Record<string, unknown>);
+  const golden = goldenPromptText('arc_easy.5shot.chat-llama3.jsonl').split('\n').slice(0, 3).map((l) => parsePyJson(l) as Record<string, unknown>);
   assert.deepEqual(mine.map((l) => dumpsPy(l.arguments)), golden.map((l) => dumpsPy(l.arguments)));
   assert.deepEqual(Object.keys(mine[0]!), ['task', 'doc_id', 'doc', 'target', 'arguments', 'request_type', 'doc_hash', 'prompt_hash']);
 });

@@ -5,14 +5,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
 import { loadSource } from '../../src/audit/source.ts';
 import { diffStores } from '../../src/audit/diff.ts';
 import { DEFAULT_PAIRED_OPTIONS } from '../../src/audit/pairedStats.ts';
 import { buildReport } from '../../src/report/model.ts';
 import { escapeLatex, escapeMarkdown, renderReport } from '../../src/report/render.ts';
+import { externalFixture } from '../helpers/fixtures.ts';
 
-const LMEVAL = fileURLToPath(new URL('../../../shared/data/external/lm-evaluation-harness/', import.meta.url));
+const LMEVAL = externalFixture('lm-evaluation-harness/');
 const OPTIONS = { skipBad: false, fields: {} };
 const PAIRED = { ...DEFAULT_PAIRED_OPTIONS, iterations: 300 };
 
@@ -105,7 +105,7 @@ test('escaping: Markdown list and heading markers only at the start', () => {
 
 test('falsifiers: tasks with the same settings share one entry; past twenty entries the rest are counted, never dropped silently', async () => {
   // Pythia's 0-shot results file: 87 lm-eval v0.3 tasks recorded with the same settings.
-  const pythia = fileURLToPath(new URL('../../../shared/data/external/pythia/zero-shot/160m_step143000.json', import.meta.url));
+  const pythia = externalFixture('pythia/zero-shot/160m_step143000.json');
   const data = await buildReport((await loadSource([pythia], OPTIONS)).store, null, null, PAIRED);
   assert.equal(data.falsifiers.length, 87);
   const md = renderReport(data, 'md');

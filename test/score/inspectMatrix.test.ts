@@ -2,10 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadSource } from '../../src/audit/source.ts';
 import { computeMatrix } from '../../src/score/matrix.ts';
-import { sharedData } from '../helpers/cli.ts';
+import { fixturePath } from '../helpers/fixtures.ts';
 
 test("an Inspect log's matrix reads it with its own scorer beside lm-eval's readings; that cell is the log's own accuracy and stderr", async () => {
-  const log = sharedData('external/inspect/2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval');
+  const log = fixturePath('inspect/logs/2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval');
   const { store } = await loadSource([log], { skipBad: false, fields: {} });
   const [scope] = await computeMatrix(store, {});
   assert.deepEqual(scope!.sweep.extractors.slice(0, 1), ['inspect-match']);

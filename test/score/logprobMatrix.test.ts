@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadSource } from '../../src/audit/source.ts';
 import { computeMatrix } from '../../src/score/matrix.ts';
-import { repoRoot, sharedData } from '../helpers/cli.ts';
+import { repoRoot } from '../helpers/cli.ts';
+import { externalFixture } from '../helpers/fixtures.ts';
 
 const close = (a: number | null, b: number) => a !== null && Math.abs(a - b) < 1e-12;
 
@@ -17,7 +18,7 @@ test('loglikelihood tasks: greedy reproduces lm-eval acc on the asdiv run (0.92 
 });
 
 test('multiple choice from log-probs: acc reproduces the v0.3 winogrande write_out (990/1267, as its Slurm log printed 0.7814)', async () => {
-  const file = sharedData('external/lm-evaluation-harness/pr1567-slurmevals/mistral/winogrande_write_out_info.json');
+  const file = externalFixture('lm-evaluation-harness/pr1567-slurmevals/mistral/winogrande_write_out_info.json');
   const { store } = await loadSource([file], { skipBad: false, fields: {} });
   const [scope] = await computeMatrix(store, {});
   assert.equal(scope!.answer_type, 'logprobs');
@@ -38,7 +39,7 @@ test('multiple choice from log-probs: acc reproduces the v0.3 winogrande write_o
 
 test('a results-only source (pythia v0.3) says it has no per-item records instead of printing nothing', async () => {
   const { runCli } = await import('../helpers/cli.ts');
-  const file = sharedData('external/pythia/zero-shot/160m_step143000.json');
+  const file = externalFixture('pythia/zero-shot/160m_step143000.json');
   const text = runCli(['rescore', file]);
   assert.equal(text.status, 0, text.stderr);
   assert.match(text.stdout, /no per-item records \(87 task\(s\) with reported numbers only\), so nothing to rescore/);

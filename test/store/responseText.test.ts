@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '../../src/store/readStore.ts';
 import { queryRows } from '../../src/store/duck.ts';
-import { repoRoot, runCli, sharedData } from '../helpers/cli.ts';
+import { repoRoot, runCli } from '../helpers/cli.ts';
+import { externalFixture } from '../helpers/fixtures.ts';
 
 /** Imports the sources into a new store (the CLI) and compares each request's response_text with its repeat-0 response joined from responses. */
 async function checkStore(sources: string[]): Promise<{ dir: string; requests: number; withText: number; mismatches: unknown[] }> {
@@ -29,13 +30,13 @@ async function checkStore(sources: string[]): Promise<{ dir: string; requests: n
 }
 
 test('lm-eval and Pythia outputs: every request carries the text of its first response', async () => {
-  const r = await checkStore([sharedData('external/lm-evaluation-harness'), sharedData('external/pythia')]);
+  const r = await checkStore([externalFixture('lm-evaluation-harness'), externalFixture('pythia')]);
   assert.deepEqual(r.mismatches, []);
   assert.ok(r.withText > 0 && r.withText < r.requests, `${r.withText} of ${r.requests}: generations carry text, log-likelihood requests none`);
 });
 
 test('Inspect logs: every sample carries the completion of its first epoch, whichever epoch the log lists first', async () => {
-  const r = await checkStore([sharedData('external/inspect')]);
+  const r = await checkStore([externalFixture('inspect')]);
   assert.deepEqual(r.mismatches, []);
   assert.ok(r.withText > 0);
   // A log that lists its samples last epoch first: a request's first response is still epoch 1's.

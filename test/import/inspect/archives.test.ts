@@ -3,14 +3,14 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { openEvalArchive } from '../../../src/import/inspect/evalArchive.ts';
 import { readInspectLog } from '../../../src/import/inspect/readLog.ts';
 import { importLog } from '../../../src/import/inspect/inspectImporter.ts';
 import { BadInputError } from '../../../src/errors.ts';
 import { buildEval, type MemberSpec } from './buildEval.ts';
+import { externalFixture } from '../../helpers/fixtures.ts';
 
-const DIR = fileURLToPath(new URL('../../../../shared/data/external/inspect/', import.meta.url));
+const DIR = externalFixture('inspect/');
 
 /** Every member of a real log, in order, as bytes. */
 async function membersOf(file: string): Promise<{ name: string; data: Buffer }[]> {

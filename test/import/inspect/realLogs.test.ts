@@ -1,18 +1,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { importSources } from '../../../src/import/index.ts';
 import { loadSource } from '../../../src/audit/source.ts';
 import { rescoreInspectAsRecorded } from '../../../src/score/inspect/rescore.ts';
 import { queryRows } from '../../../src/store/duck.ts';
 import { sha256Hex } from '../../../src/util/hash.ts';
+import { externalFixture } from '../../helpers/fixtures.ts';
 
-const DIR = fileURLToPath(new URL('../../../../shared/data/external/inspect/', import.meta.url));
+const DIR = externalFixture('inspect/');
 const LOGS = readdirSync(DIR).filter((f) => f.endsWith('.eval') || f.endsWith('.json')).sort();
 const options = { skipBad: false, fields: {} };
 
-test('every Inspect log in shared/data/external/inspect imports, one run each', async () => {
+test('every Inspect log in fixtures/external/inspect imports, one run each', async () => {
   assert.equal(LOGS.length, 7);
   const { runs } = await importSources([DIR], options);
   assert.deepEqual(runs.map((r) => r.provenance.label).sort(), LOGS);

@@ -10,8 +10,9 @@ import { openStore } from '../../../src/store/readStore.ts';
 import { queryRows } from '../../../src/store/duck.ts';
 import { BadInputError } from '../../../src/errors.ts';
 import type { ImportedRun } from '../../../src/import/types.ts';
+import { externalFixture } from '../../helpers/fixtures.ts';
 
-const EXTERNAL = fileURLToPath(new URL('../../../../shared/data/external/', import.meta.url));
+const EXTERNAL = externalFixture();
 const LMEVAL = join(EXTERNAL, 'lm-evaluation-harness');
 const PYTHIA = join(EXTERNAL, 'pythia');
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));

@@ -2,8 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { compileTemplate, literalEval, pyIsDigit } from '../../../src/prompt/jinja/index.ts';
+import { goldenPromptText } from '../../helpers/fixtures.ts';
 
-// Real requests built by lm-eval itself (../shared/data/golden-prompts, lm-eval 4e7e0d47, Jinja2 3.1.6), zero-shot,
+// Real requests built by lm-eval itself (fixtures/golden-prompts, lm-eval 4e7e0d47, Jinja2 3.1.6), zero-shot,
 // so each context is description + doc_to_text and each continuation is " " + choice: this checks the Jinja part
 // of prompt assembly on 100 real documents per task. Templates are the real ones recorded in jinja_cases.json.
 const cases = (JSON.parse(readFileSync(new URL('../../golden/jinja_cases.json', import.meta.url), 'utf8')) as {
@@ -21,7 +22,7 @@ interface Request {
   arguments: [string, unknown][];
 }
 const requests = (file: string): Request[] =>
-  readFileSync(new URL(`../../../../shared/data/golden-prompts/${file}`, import.meta.url), 'utf8')
+  goldenPromptText(file)
     .split('\n')
     .filter((l) => l !== '')
     .map((l) => JSON.parse(l) as Request);

@@ -6,12 +6,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { loadSource } from '../../../src/audit/source.ts';
 import { rescoreAsRecorded, type AsRecordedCell } from '../../../src/score/lmeval/asRecorded.ts';
+import { externalFixture } from '../../helpers/fixtures.ts';
 
-const LMEVAL = fileURLToPath(new URL('../../../../shared/data/external/lm-evaluation-harness/', import.meta.url));
+const LMEVAL = externalFixture('lm-evaluation-harness/');
 const { store } = await loadSource([LMEVAL], { skipBad: false, fields: {} });
 const report = await rescoreAsRecorded(store);
 const labelOf = (c: AsRecordedCell) => store.manifest.runs.find((r) => r.run_id === c.run_id)!.label.slice(LMEVAL.length);

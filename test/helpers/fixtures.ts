@@ -1,0 +1,86 @@
+/**
+ * Paths to the data the tests read, all of it inside the repository (a user's clone has nothing beside it).
+ *
+ * - `fixturePath('lmeval/…')`: a file or folder under fixtures/, as stored.
+ * - `externalFixture('lm-evaluation-harness/…' | 'pythia/…' | 'inspect/…')`: the real outputs other people
+ *   produced, in their original layout and bytes (fixtures/external/SOURCES.md). They are stored compactly
+ *   (fixtures/external/copy_from_data.sh says how), so the first call rebuilds the three trees in a temporary
+ *   folder, removed when the process exits; the importer reads real files and folders, as a user's would be.
+ * - `goldenPromptText('arc_easy.0shot.jsonl')`: one file of fixtures/golden-prompts, decompressed in memory.
+ */
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
+
+/** The repository's fixtures/ folder, with a trailing slash. */
+export const fixturesRoot = fileURLToPath(new URL('../../fixtures/', import.meta.url));
+
+/** A path under fixtures/. */
+export function fixturePath(relative: string): string {
+  return join(fixturesRoot, relative);
+}
+
+/**
+ * The trees fixtures/external/ rebuilds, each with the folder that already holds some of its files byte for byte
+ * (the demo's copies, same layout): those are not stored twice.
+ */
+const TREES: { name: string; alsoFrom?: string }[] = [
+  { name: 'lm-evaluation-harness', alsoFrom: 'lmeval' },
+  { name: 'pythia' },
+  { name: 'inspect', alsoFrom: 'inspect/logs' },
+];
+
+/** Every file under `dir`, as paths relative to it with '/' separators, sorted. */
+export function filesUnder(dir: string, prefix = ''): string[] {
+  return readdirSync(join(dir, prefix), { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? filesUnder(dir, `${prefix}${e.name}/`) : e.isFile() ? [`${prefix}${e.name}`] : []))
+    .sort();
+}
+
+/** How a stored name maps back to the original: `.gz` is removed (the bytes are gunzipped) and `%3A` is ':'. */
+export function originalName(stored: string): { name: string; gzipped: boolean } {
+  const gzipped = stored.endsWith('.gz');
+  return { name: (gzipped ? stored.slice(0, -3) : stored).replaceAll('%3A', ':'), gzipped };
+}
+
+let rebuilt: string | undefined;
+
+/** Rebuilds the original trees once per process; returns their parent folder (with a trailing slash). */
+function externalRoot(): string {
+  if (rebuilt !== undefined) return rebuilt;
+  const root = mkdtempSync(join(tmpdir(), 'lmaudit-external-'));
+  process.on('exit', () => rmSync(root, { recursive: true, force: true }));
+  for (const tree of TREES) {
+    const into = join(root, tree.name);
+    if (tree.alsoFrom !== undefined) {
+      const from = fixturePath(tree.alsoFrom);
+      for (const rel of filesUnder(from)) {
+        mkdirSync(dirname(join(into, rel)), { recursive: true });
+        copyFileSync(join(from, rel), join(into, rel));
+      }
+    }
+    const stored = fixturePath(join('external', tree.name));
+    for (const rel of filesUnder(stored)) {
+      const { name, gzipped } = originalName(rel);
+      const target = join(into, name);
+      mkdirSync(dirname(target), { recursive: true });
+      if (gzipped) writeFileSync(target, gunzipSync(readFileSync(join(stored, rel))));
+      else copyFileSync(join(stored, rel), target);
+    }
+  }
+  rebuilt = `${root}/`;
+  return rebuilt;
+}
+
+/** A path in the rebuilt copy of fixtures/external (`lm-evaluation-harness/…`, `pythia/…`, `inspect/…`); '' gives the parent folder. */
+export function externalFixture(relative = ''): string {
+  return relative === '' ? externalRoot() : join(externalRoot(), relative);
+}
+
+/** The text of one golden-prompts file (`MANIFEST.json`, or a `.jsonl` stored as `.jsonl.gz`). */
+export function goldenPromptText(file: string): string {
+  if (file.endsWith('.jsonl')) return gunzipSync(readFileSync(fixturePath(`golden-prompts/${file}.gz`))).toString('utf8');
+  return readFileSync(fixturePath(`golden-prompts/${file}`), 'utf8');
+}
