@@ -2,14 +2,16 @@
 
 Run with CPython 3.11 + Jinja2 3.1 from the repository root:
 
-    python3 test/golden/jinja_gen.py [path/to/lm-evaluation-harness checkout]
+    python3 test/golden/jinja_gen.py <lm-evaluation-harness checkout> <benchmarks folder>
 
 Writes test/golden/jinja_cases.json (template, context, rendered output or the
 exception Jinja2 raised) and test/golden/jinja_library.json (every Jinja
 template string in the lm-eval task library and whether Jinja2 compiles it).
-Real task templates are read from the lm-eval checkout (default: the mirror
-path below); real documents from ../shared/data/benchmarks. Contexts encode a
-Python float as {"$float": repr} because JSON cannot tell 1 from 1.0.
+Real task templates are read from the lm-eval checkout; real documents from the
+original benchmark files (the downloads fixtures/SOURCES.md lists for
+fixtures/benchmarks, in their own layout: arc/, boolq/, piqa/, lambada_openai/,
+gsm8k/, mmlu/data/, truthfulqa/data/). Contexts encode a Python float as
+{"$float": repr} because JSON cannot tell 1 from 1.0.
 """
 import csv
 import gzip
@@ -22,8 +24,10 @@ import jinja2
 import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-DATA = ROOT.parent / "shared" / "data" / "benchmarks"
-LMEVAL = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "/tmp/lmeval")
+if len(sys.argv) != 3:
+    sys.exit("usage: python3 test/golden/jinja_gen.py <lm-evaluation-harness checkout> <benchmarks folder>")
+LMEVAL = pathlib.Path(sys.argv[1])
+DATA = pathlib.Path(sys.argv[2])
 
 
 # lm_eval/utils.py
