@@ -55,7 +55,8 @@ const AS_RECORDED_ROWS: Record<AsRecordedSection['source_kind'], { header: strin
       c.task, c.filter, c.metric, c.n, num(c.value), num(c.stderr),
       c.reported === null ? 'n/a' : `${num(c.reported.value)} ± ${num(c.reported.stderr)}`,
       c.matches_reported === null ? 'n/a' : c.matches_reported ? 'yes' : 'NO',
-      c.items.reproduced, c.items.differing.length, c.why ?? '',
+      `${c.items.reproduced} of ${c.n}${c.items.within_tolerance ? ` (+${c.items.within_tolerance.count} within ${num(c.items.within_tolerance.tolerance)})` : ''}`,
+      c.items.differing.length, c.why ?? '',
     ],
   },
   inspect: {
@@ -73,7 +74,7 @@ const AS_RECORDED_ROWS: Record<AsRecordedSection['source_kind'], { header: strin
 interface AsRecordedCellView {
   task: string; filter: string; metric: string; n: number; value: unknown; stderr: unknown;
   reported: { value: unknown; stderr: unknown } | null; matches_reported: boolean | null;
-  items: { reproduced: number; differing: { doc_id: string; why: string }[] }; why: string | null;
+  items: { reproduced: number; within_tolerance?: { count: number; tolerance: number } | null; differing: { doc_id: string; why: string }[] }; why: string | null;
 }
 interface InspectCellView {
   task: string; scorer: string; reducer: string; unsupported?: string;
