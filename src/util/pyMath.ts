@@ -118,10 +118,12 @@ export function pyExp(x: number): number {
   const rounded = v.hi + v.lo;
   if (k > 1023) return rounded * 2 * pow2(k - 1);
   if (k >= -1021) return rounded * pow2(k);
-  // Subnormal results: one rounding at the final scale (the double-double carries the low bits).
-  const scale = pow2(k);
-  const hi = v.hi * scale;
-  return hi + (v.hi - hi / scale + v.lo) * scale;
+  // Subnormal results: round once, in units of the smallest subnormal 2^-1074 (exact ties cannot occur for exp).
+  const units = 2 ** (k + 1074);
+  const hi = v.hi * units;
+  const whole = Math.floor(hi);
+  const rest = hi - whole + v.lo * units;
+  return (rest >= 0.5 ? whole + 1 : whole) * 2 ** -1074;
 }
 
 /** CPython's math.log for x > 0 (correctly rounded); 0 → -Infinity and x < 0 → NaN where Python raises ValueError. */
