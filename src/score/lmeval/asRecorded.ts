@@ -217,7 +217,8 @@ function aggregationOf(run: RunProvenance, task: string, metric: string, setting
   const python = runtime && runtime.status !== 'unknown' && isPlainObject(runtime.value) ? String(runtime.value.python ?? '') : '';
   const [major, minor] = python.split('.').map(Number);
   // CPython ≥3.12 compensates sum() over Python floats; generate_until exact_match values are numpy floats (plain fold).
-  const compensated = major === 3 && (minor ?? 0) >= 12 && metric !== 'exact_match';
+  // Ported task code (truthfulqa's process_results) returns numpy floats too: a plain fold on every version.
+  const compensated = major === 3 && (minor ?? 0) >= 12 && metric !== 'exact_match' && settings.processResultsPort === null;
   const version = run.harness.version?.used;
   const v = version && version.status !== 'unknown' ? String(version.value) : '';
   const m = /(\d+)\.(\d+)\.(\d+)/.exec(v);

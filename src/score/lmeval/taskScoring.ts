@@ -170,6 +170,16 @@ function mcGoldIndex(target: unknown, choices: readonly string[]): number | numb
   });
 }
 
+/**
+ * The summation lm-eval's `sum()` performs over a metric's per-document values: CPython ≥3.12
+ * compensates (Neumaier) only over Python floats; numpy float64 values (generate_until's
+ * exact_match, everything truthfulqa's process_results returns) fold plainly on every version.
+ */
+export function lmevalSumMode(spec: ScoringSpec, metric: string, python: { major: number; minor: number }): SumMode {
+  const numpyValues = spec.processResults !== null || (spec.outputType === 'generate_until' && metric === 'exact_match');
+  return python.major === 3 && python.minor >= 12 && !numpyValues ? 'neumaier' : 'fold';
+}
+
 export interface AggregationOptions {
   /** simple_evaluate's bootstrap_iters (lm-eval's CLI always uses 100000); 0 or null: stderr 'N/A'. */
   bootstrapIters: number | null;

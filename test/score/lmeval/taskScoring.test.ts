@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { TaskIndex } from '../../../src/tasks/index.ts';
-import { aggregateMetric, scoreDocument, scoringSpec, type SampleValue } from '../../../src/score/lmeval/taskScoring.ts';
+import { aggregateMetric, lmevalSumMode, scoreDocument, scoringSpec, type SampleValue } from '../../../src/score/lmeval/taskScoring.ts';
 import { docToChoice, docToText } from '../../../src/data/ports/winogrande.ts';
 
 const index = TaskIndex.withShipped();
@@ -71,4 +71,25 @@ test('gsm8k exact_match with its kwargs; unported metrics and aggregations are r
   assert.deepEqual(scoreDocument(gsm, { doc: {}, results: ['Blah.\n#### $1,234.'], target }), { exact_match: 1 });
   assert.throws(() => scoreDocument({ ...gsm, metrics: [{ metric: 'bleu', aggregation: 'bleu', kwargs: {} }] }, { doc: {}, results: ['x'], target: 'y' }), /generate_until metric 'bleu' is not one lmaudit computes/);
   assert.throws(() => aggregateMetric({ metric: 'f1', aggregation: 'f1', kwargs: {} }, [1, 0], o), /aggregation 'f1' \(metric f1\)/);
+});
+
+test('a loglikelihood_rolling task without metric_list gets lm-eval\'s three defaults and their aggregations', async () => {
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const dir = mkdtempSync(join(tmpdir(), 'lmaudit-rolling-'));
+  writeFileSync(join(dir, 'rolling.yaml'), 'task: my_rolling\ndataset_path: x\noutput_type: loglikelihood_rolling\ntest_split: test\ndoc_to_text: ""\ndoc_to_target: "{{page}}"\n');
+  const local = new TaskIndex([dir]);
+  const spec = scoringSpec(local.resolve(['my_rolling']).tasks[0]!, local.roots);
+  assert.deepEqual(spec.metrics.map((m) => [m.metric, m.aggregation]), [['word_perplexity', 'weighted_perplexity'], ['byte_perplexity', 'weighted_perplexity'], ['bits_per_byte', 'bits_per_byte']]);
+  // " a b " is four words for re.split(r"\s+") (empty ends count); "é" is two bytes.
+  assert.deepEqual(scoreDocument(spec, { doc: {}, results: [-7.5], target: ' a b é' }), { word_perplexity: [-7.5, 4], byte_perplexity: [-7.5, 7], bits_per_byte: [-7.5, 7] });
+});
+
+test('lmevalSumMode: Neumaier only for Python floats on CPython ≥3.12', () => {
+  const py312 = { major: 3, minor: 12 };
+  assert.equal(lmevalSumMode(specOf('lambada_openai'), 'perplexity', py312), 'neumaier');
+  assert.equal(lmevalSumMode(specOf('lambada_openai'), 'perplexity', { major: 3, minor: 11 }), 'fold');
+  assert.equal(lmevalSumMode(specOf('gsm8k'), 'exact_match', py312), 'fold');
+  assert.equal(lmevalSumMode(specOf('truthfulqa_gen'), 'bleu_max', py312), 'fold');
 });
