@@ -146,7 +146,7 @@ function generation(settings: TaskSettings, doc: DocRecord, filter: string, metr
     throw error;
   }
   if (metric !== 'exact_match') {
-    return { kind: 'as-recorded', why: `${metric} of generated text is not recomputed (lmaudit recomputes exact_match, and task code it has ported: truthfulqa's BLEU/ROUGE); the per-item value is taken as recorded` };
+    return { kind: 'as-recorded', why: `${metric} of generated text comes from task code the record does not name (lmaudit recomputes exact_match, and truthfulqa's process_results when the results file's configs show that task); the per-item value is taken as recorded` };
   }
   if (typeof filtered !== 'string') return { kind: 'as-recorded', why: 'the filter pipeline leaves a list, not one string' };
   if (doc.target === null) return { kind: 'as-recorded', why: 'no target recorded' };

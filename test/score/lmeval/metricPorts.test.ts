@@ -19,6 +19,7 @@ interface Cases {
   bleu: { ref: string; pred: string; counts: number[]; totals: number[]; sys_len: number; ref_len: number; libm: number; cr: number }[];
   math: { log: [number, number, number][]; exp: [number, number, number][] };
   mc2: { lls: number[]; labels: number[]; numpy: number | 'NaN'; cr: number | 'NaN' }[];
+  mc2_run: { results_json: string; samples: string[] };
   rolling: { words: [string, number, number][]; items: [number, number][]; weighted_perplexity: number; bits_per_byte: number; weighted_perplexity_libm: number };
 }
 const cases = JSON.parse(readFileSync(new URL('./reference/metric_cases.json', import.meta.url), 'utf8')) as Cases;
@@ -102,4 +103,24 @@ test("rolling loglikelihood: lm-eval's word and byte counts, weighted_perplexity
   const items = cases.rolling.items;
   assert.deepEqual(aggregateMetric({ metric: 'word_perplexity', aggregation: 'weighted_perplexity', kwargs: {} }, items, o), { value: cases.rolling.weighted_perplexity, stderr: 'N/A' });
   assert.deepEqual(aggregateMetric({ metric: 'bits_per_byte', aggregation: 'bits_per_byte', kwargs: {} }, items, o), { value: cases.rolling.bits_per_byte, stderr: 'N/A' });
+});
+
+test('as recorded: a truthfulqa_mc2 run (lm-eval 0.4.8 layout, values from numpy) is recomputed through the mc2 port', async () => {
+  const { mkdtemp, writeFile } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { loadSource } = await import('../../../src/audit/source.ts');
+  const { rescoreAsRecorded } = await import('../../../src/score/lmeval/asRecorded.ts');
+  const dir = await mkdtemp(join(tmpdir(), 'lmaudit-mc2-'));
+  const ts = '2026-01-01T00-00-00.000000';
+  await writeFile(join(dir, `results_${ts}.json`), cases.mc2_run.results_json);
+  await writeFile(join(dir, `samples_truthfulqa_mc2_${ts}.jsonl`), `${cases.mc2_run.samples.join('\n')}\n`);
+  const { store } = await loadSource([dir], { skipBad: false, fields: {} });
+  const [cell, ...rest] = (await rescoreAsRecorded(store)).cells;
+  assert.equal(rest.length, 0);
+  assert.equal(cell!.items.taken_as_recorded, null);
+  assert.deepEqual(cell!.items.differing, []);
+  // This machine's numpy exp agrees with correct rounding on these 33 log-likelihoods: all 6 bit-identical.
+  assert.equal(cell!.items.reproduced, 6);
+  assert.equal(cell!.matches_reported, true);
 });

@@ -127,6 +127,42 @@ def mc2_cases():
         return [{"lls": lls, "labels": labels, "numpy": mc2(lls, labels, np.exp), "cr": mc2(lls, labels, cr_np)} for lls, labels in cases]
 
 
+def mc2_run():
+    """A truthfulqa_mc2 run in lm-eval 0.4.8's file layout: per-doc acc from numpy, the printed mean and mean_stderr."""
+    rnd = random.Random(5)
+    samples, accs = [], []
+    for doc_id in range(6):
+        n = rnd.randint(3, 8)
+        k = rnd.randint(1, n - 1)
+        labels = [1] * k + [0] * (n - k)
+        choices = [f"answer {doc_id}.{i}." for i in range(n)]
+        lls = [rnd.uniform(-40, -2) for _ in range(n)]
+        acc = mc2(lls, labels, np.exp)
+        accs.append(np.float64(acc))
+        doc = {"question": f"Question {doc_id}?", "mc1_targets": {"choices": choices[:2], "labels": [1, 0]},
+               "mc2_targets": {"choices": choices, "labels": labels}}
+        samples.append(json.dumps({
+            "doc_id": doc_id, "doc": doc, "target": 0,
+            "arguments": {f"gen_args_{i}": {"arg_0": f"Q: Question {doc_id}?\nA:", "arg_1": f" {c}"} for i, c in enumerate(choices)},
+            "resps": [[[ll, False]] for ll in lls], "filtered_resps": [[ll, False] for ll in lls],
+            "filter": "none", "metrics": ["acc"], "acc": acc}))
+    mu = sum(accs) / len(accs)
+    stderr = math.sqrt(sum([(x - mu) ** 2 for x in accs]) / (len(accs) - 1)) / math.sqrt(len(accs))
+    results = {
+        "results": {"truthfulqa_mc2": {"alias": "truthfulqa_mc2", "acc,none": float(mu), "acc_stderr,none": float(stderr)}},
+        "configs": {"truthfulqa_mc2": {
+            "task": "truthfulqa_mc2", "dataset_path": "truthfulqa/truthful_qa", "dataset_name": "multiple_choice",
+            "validation_split": "validation", "output_type": "multiple_choice", "doc_to_target": 0,
+            "doc_to_choice": "{{mc2_targets.choices}}",
+            "process_results": "def process_results_mc2(doc, results):\n    lls, is_greedy = zip(*results)\n",
+            "metric_list": [{"metric": "acc", "aggregation": "mean", "higher_is_better": True}]}},
+        "versions": {"truthfulqa_mc2": 3.0}, "n-shot": {"truthfulqa_mc2": 0},
+        "n-samples": {"truthfulqa_mc2": {"original": 6, "effective": 6}},
+        "config": {"model": "hf", "bootstrap_iters": 100000}, "lm_eval_version": "0.4.8",
+    }
+    return {"results_json": json.dumps(results), "samples": samples}
+
+
 def rolling_cases():
     texts = ["a b c", " a b ", "", "one\ttwo\nthree  four", "no\u00a0break\u2003em", "x\u200by", "trailing\n", "ünïcödé wörds"]
     words = [[t, len(re.split(r"\s+", t)), len(t.encode("utf-8"))] for t in texts]
@@ -149,5 +185,5 @@ def no_nan(v):
     return v
 
 
-json.dump(no_nan({"bleu": bleu_cases(), "math": math_cases(), "mc2": mc2_cases(), "rolling": rolling_cases()}),
+json.dump(no_nan({"bleu": bleu_cases(), "math": math_cases(), "mc2": mc2_cases(), "mc2_run": mc2_run(), "rolling": rolling_cases()}),
           sys.stdout, ensure_ascii=False, indent=0, allow_nan=False)
