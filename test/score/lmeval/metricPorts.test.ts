@@ -120,7 +120,7 @@ test('as recorded: a truthfulqa_mc2 run (lm-eval 0.4.8 layout, values from numpy
   assert.equal(rest.length, 0);
   assert.equal(cell!.items.taken_as_recorded, null);
   assert.deepEqual(cell!.items.differing, []);
-  // This machine's numpy exp agrees with correct rounding on these 33 log-likelihoods: all 6 bit-identical.
+  // This machine's numpy exp agrees with correct rounding on these documents' log-likelihoods: all 6 bit-identical.
   assert.equal(cell!.items.reproduced, 6);
   assert.equal(cell!.matches_reported, true);
 });
