@@ -17,6 +17,18 @@ export interface RougeScore {
 }
 
 /** rouge_score's tokenize(text, stemmer=None): lower, non-[a-z0-9] → space, split, keep non-empty. */
+const tokenCache = new Map<string, readonly string[]>();
+
+/** rougeTokenize, remembered: process_results_gen scores one completion against every reference. */
+function tokens(text: string): readonly string[] {
+  const hit = tokenCache.get(text);
+  if (hit !== undefined) return hit;
+  if (tokenCache.size >= 65536) tokenCache.clear();
+  const out = rougeTokenize(text);
+  tokenCache.set(text, out);
+  return out;
+}
+
 export function rougeTokenize(text: string): string[] {
   // Python's str.lower() and JavaScript's toLowerCase() both apply Unicode's full, locale-free
   // lowercase mapping (final sigma included); only ASCII letters and digits survive the next step.
@@ -85,7 +97,7 @@ function lcsIndices(ref: readonly string[], can: readonly string[]): number[] {
 }
 
 /** _summary_level_lcs (ROUGE-1.5.5's union LCS, counts capped so no token is counted twice). */
-function summaryLevelLcs(refSents: readonly string[][], canSents: readonly string[][]): RougeScore {
+function summaryLevelLcs(refSents: readonly (readonly string[])[], canSents: readonly (readonly string[])[]): RougeScore {
   const zero = { precision: 0, recall: 0, fmeasure: 0 };
   if (refSents.length === 0 || canSents.length === 0) return zero;
   const m = refSents.reduce((a, s) => a + s.length, 0);
@@ -112,15 +124,15 @@ function summaryLevelLcs(refSents: readonly string[][], canSents: readonly strin
 }
 
 /** Sentences for rougeLsum: split on "\n", empty pieces dropped (split_summaries=False). */
-function sentences(text: string): string[][] {
-  return text.split('\n').filter((s) => s.length > 0).map(rougeTokenize);
+function sentences(text: string): (readonly string[])[] {
+  return text.split('\n').filter((s) => s.length > 0).map(tokens);
 }
 
 /** `RougeScorer(rougeTypes).score(target, prediction)`. */
 export function rougeScore(rougeTypes: readonly string[], target: string, prediction: string, useStemmer = false): Record<string, RougeScore> {
   if (useStemmer) throw new Error('rouge_score with use_stemmer=True needs the Porter stemmer, which lmaudit does not port (no shipped task uses it)');
-  const targetTokens = rougeTokenize(target);
-  const predictionTokens = rougeTokenize(prediction);
+  const targetTokens = tokens(target);
+  const predictionTokens = tokens(prediction);
   const out: Record<string, RougeScore> = {};
   for (const type of rougeTypes) {
     if (type === 'rougeL') out[type] = scoreLcs(targetTokens, predictionTokens);

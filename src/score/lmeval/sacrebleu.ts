@@ -33,7 +33,19 @@ const INTL: readonly [RegExp, string][] = [
   [/(\p{S})/gu, ' $1 '],
 ];
 
+// sacrebleu caches the tokenizer (lru_cache, 2^16 entries): the same hypothesis meets every reference.
+const intlCache = new Map<string, string>();
+
 export function tokenizeIntl(line: string): string {
+  const hit = intlCache.get(line);
+  if (hit !== undefined) return hit;
+  if (intlCache.size >= 65536) intlCache.clear();
+  const out = tokenizeIntlUncached(line);
+  intlCache.set(line, out);
+  return out;
+}
+
+function tokenizeIntlUncached(line: string): string {
   let out = line;
   for (const [re, repl] of INTL) out = out.replace(re, repl);
   return pySplit(out).join(' ');
@@ -48,7 +60,18 @@ function preprocess(sent: string, o: BleuOptions): string {
 }
 
 /** extract_all_word_ngrams(line, 1, 4): n-gram counts keyed by the tokens joined with \u0000, and the length. */
-function ngrams(line: string): { counts: Map<string, number>; len: number } {
+const ngramCache = new Map<string, { counts: ReadonlyMap<string, number>; len: number }>();
+
+function ngrams(line: string): { counts: ReadonlyMap<string, number>; len: number } {
+  const hit = ngramCache.get(line);
+  if (hit !== undefined) return hit;
+  if (ngramCache.size >= 65536) ngramCache.clear();
+  const out = ngramsUncached(line);
+  ngramCache.set(line, out);
+  return out;
+}
+
+function ngramsUncached(line: string): { counts: Map<string, number>; len: number } {
   const tokens = pySplit(line);
   const counts = new Map<string, number>();
   for (let n = 1; n <= MAX_NGRAM_ORDER; n++) {
@@ -76,13 +99,18 @@ function closestRefLen(hypLen: number, refLens: readonly number[]): number {
 
 /** One segment's statistics: [hyp_len, ref_len, correct×4, total×4]. */
 function segmentStats(hyp: string, refs: readonly string[]): number[] {
-  let refCounts: Map<string, number> | null = null;
+  let refCounts: ReadonlyMap<string, number> | null = null;
   const refLens: number[] = [];
   for (const ref of refs) {
     const { counts, len } = ngrams(ref);
     refLens.push(len);
     if (refCounts === null) refCounts = counts;
-    else for (const [k, c] of counts) refCounts.set(k, Math.max(refCounts.get(k) ?? 0, c));
+    else {
+      // Merge into a copy: the cached counts of the first reference stay as they are.
+      const merged = new Map<string, number>(refCounts);
+      for (const [k, c] of counts) merged.set(k, Math.max(merged.get(k) ?? 0, c));
+      refCounts = merged;
+    }
   }
   const { counts: hypCounts, len: hypLen } = ngrams(hyp);
   const correct = new Array<number>(MAX_NGRAM_ORDER).fill(0);
