@@ -107,7 +107,8 @@ function segmentStats(hyp: string, refs: readonly string[]): number[] {
     if (refCounts === null) refCounts = counts;
     else {
       // Merge into a copy: the cached counts of the first reference stay as they are.
-      const merged = new Map<string, number>(refCounts);
+      const previous: ReadonlyMap<string, number> = refCounts;
+      const merged: Map<string, number> = new Map(previous);
       for (const [k, c] of counts) merged.set(k, Math.max(merged.get(k) ?? 0, c));
       refCounts = merged;
     }
