@@ -20,6 +20,7 @@ interface Cases {
   math: { log: [number, number, number][]; exp: [number, number, number][] };
   mc2: { lls: number[]; labels: number[]; numpy: number | 'NaN'; cr: number | 'NaN' }[];
   mc2_run: { results_json: string; samples: string[] };
+  corpus: { hyps: string[]; refs: string[][]; counts: number[]; totals: number[]; sys_len: number; ref_len: number; cr: number; floor_effective_cr: number };
   rolling: { words: [string, number, number][]; items: [number, number][]; weighted_perplexity: number; bits_per_byte: number; weighted_perplexity_libm: number };
 }
 const cases = JSON.parse(readFileSync(new URL('./reference/metric_cases.json', import.meta.url), 'utf8')) as Cases;
@@ -54,6 +55,14 @@ test(`truthfulqa bleu(): ${cases.bleu.length} (reference, prediction) pairs give
     else assert.ok(Math.abs(score - c.libm) <= 2 ** -46, `${label}: ${score} vs libm ${c.libm} (more than 1 ulp of 100)`);
   }
   assert.ok(libmAgrees >= cases.bleu.length - 3, `${libmAgrees} of ${cases.bleu.length}`);
+});
+
+test('corpus_bleu over three segments and two reference streams; floor smoothing with effective order', () => {
+  const c = cases.corpus;
+  const s = corpusBleu(c.hyps, c.refs, { smoothMethod: 'exp', smoothValue: 0.0 });
+  assert.deepEqual([s.counts, s.totals, s.sysLen, s.refLen, s.score], [c.counts, c.totals, c.sys_len, c.ref_len, c.cr]);
+  const floor = corpusBleu(c.hyps.slice(2), c.refs.map((r) => r.slice(2)), { smoothMethod: 'floor', smoothValue: 0.1, effectiveOrder: true });
+  assert.equal(floor.score, c.floor_effective_cr);
 });
 
 test('rouge_score tokenizer and scores, calculated by hand', () => {

@@ -88,6 +88,22 @@ def bleu_cases():
     return out
 
 
+def corpus_cases():
+    """corpus_bleu over several segments and two reference streams (max n-gram counts, closest length)."""
+    hyps = ["The cat is on the mat.", "There is a dog here!", "Nothing."]
+    refs = [["The cat sat on the mat.", "A dog is here.", "Nothing at all."],
+            ["On the mat is a cat.", "There is a dog here.", "Nothing"]]
+    bleu_module.math, sacre_utils.math = CRMath, CRMath
+    try:
+        cr = sacrebleu.corpus_bleu(hyps, refs, smooth_method="exp", smooth_value=0.0, tokenize="intl")
+        floor = sacrebleu.corpus_bleu(hyps[2:], [r[2:] for r in refs], smooth_method="floor", smooth_value=0.1, tokenize="intl",
+                                      use_effective_order=True)
+    finally:
+        bleu_module.math, sacre_utils.math = math, math
+    return {"hyps": hyps, "refs": refs, "counts": list(cr.counts), "totals": list(cr.totals), "sys_len": cr.sys_len,
+            "ref_len": cr.ref_len, "cr": cr.score, "floor_effective_cr": floor.score}
+
+
 def math_cases():
     rnd = random.Random(7)
     xs = [rnd.uniform(1e-6, 1e3) for _ in range(400)] + [rnd.uniform(0.9, 1.1) for _ in range(100)]
@@ -185,5 +201,5 @@ def no_nan(v):
     return v
 
 
-json.dump(no_nan({"bleu": bleu_cases(), "math": math_cases(), "mc2": mc2_cases(), "mc2_run": mc2_run(), "rolling": rolling_cases()}),
+json.dump(no_nan({"bleu": bleu_cases(), "corpus": corpus_cases(), "math": math_cases(), "mc2": mc2_cases(), "mc2_run": mc2_run(), "rolling": rolling_cases()}),
           sys.stdout, ensure_ascii=False, indent=0, allow_nan=False)
