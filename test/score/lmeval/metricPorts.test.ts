@@ -26,7 +26,7 @@ interface Cases {
 const cases = JSON.parse(readFileSync(new URL('./reference/metric_cases.json', import.meta.url), 'utf8')) as Cases;
 const num = (v: number | 'NaN') => (v === 'NaN' ? Number.NaN : v);
 
-test('pyExp / pyLog are the correctly rounded doubles (Decimal at 60 digits) on 620 + 509 inputs, edges included', () => {
+test('pyExp / pyLog are the correctly rounded doubles (Decimal at 60 digits) on 509 log and 610 exp inputs, edges included', () => {
   for (const [x, cr] of cases.math.log) assert.equal(pyLog(x), cr, `log(${x})`);
   for (const [x, cr] of cases.math.exp) assert.equal(pyExp(x), cr, `exp(${x})`);
   assert.equal(pyExp(710), Infinity);
