@@ -40,7 +40,18 @@ export function fmeasure(precision: number, recall: number): number {
   return precision + recall > 0 ? (2 * precision * recall) / (precision + recall) : 0.0;
 }
 
-function ngramCounts(tokens: readonly string[], n: number): Map<string, number> {
+// Token lists are shared through the tokenizer cache, so their n-gram counts can be remembered by identity.
+const ngramCache = new WeakMap<readonly string[], Map<number, ReadonlyMap<string, number>>>();
+
+function ngramCounts(tokens: readonly string[], n: number): ReadonlyMap<string, number> {
+  let byN = ngramCache.get(tokens);
+  if (byN === undefined) ngramCache.set(tokens, (byN = new Map()));
+  let counts = byN.get(n);
+  if (counts === undefined) byN.set(n, (counts = ngramCountsUncached(tokens, n)));
+  return counts;
+}
+
+function ngramCountsUncached(tokens: readonly string[], n: number): Map<string, number> {
   const out = new Map<string, number>();
   for (let i = 0; i + n <= tokens.length; i++) {
     const key = tokens.slice(i, i + n).join('\u0000');
@@ -49,7 +60,7 @@ function ngramCounts(tokens: readonly string[], n: number): Map<string, number> 
   return out;
 }
 
-function scoreNgrams(target: Map<string, number>, prediction: Map<string, number>): RougeScore {
+function scoreNgrams(target: ReadonlyMap<string, number>, prediction: ReadonlyMap<string, number>): RougeScore {
   let intersection = 0;
   for (const [k, c] of target) intersection += Math.min(c, prediction.get(k) ?? 0);
   let targetCount = 0;

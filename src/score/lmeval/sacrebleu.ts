@@ -127,8 +127,16 @@ function segmentStats(hyp: string, refs: readonly string[]): number[] {
 
 /** utils.my_log: log, floored to -9999999999 at 0. */
 function myLog(x: number): number {
-  return x === 0 ? -9999999999 : pyLog(x);
+  if (x === 0) return -9999999999;
+  // Precisions are 100·c/t for small counts: the same few values recur across a corpus.
+  let y = logCache.get(x);
+  if (y === undefined) {
+    if (logCache.size >= 65536) logCache.clear();
+    logCache.set(x, (y = pyLog(x)));
+  }
+  return y;
 }
+const logCache = new Map<number, number>();
 
 export interface BleuScore {
   score: number;
