@@ -9,7 +9,7 @@ import { isPlainObject } from '../../util/json.ts';
 import { buildPipeline, DEFAULT_PIPELINE, FilterIndexError, type FilterPipeline } from './filters.ts';
 import { generateExactMatch, mcGold, multipleChoice, parsePyList, type ExactMatchKwargs, type McMetric } from './metrics.ts';
 import { PROCESS_RESULTS, TaskCodeError } from './taskCode.ts';
-import { docToText as winograndeGold } from '../../data/ports/winogrande.ts';
+import { docToChoice as winograndeChoices, docToText as winograndeGold } from '../../data/ports/winogrande.ts';
 
 export interface TaskSettings {
   outputType: string | null;
@@ -113,23 +113,28 @@ function multipleChoiceItem(doc: DocRecord, metric: string, winogrande: boolean)
   if (!MC_METRICS.has(metric)) return { kind: 'as-recorded', why: `multiple_choice metric ${metric} is not recomputed` };
   const lls = doc.requests.map((r) => r.logprobs[0]);
   if (lls.some((x) => x === null || x === undefined)) return { kind: 'as-recorded', why: 'a choice has no stored log-probability' };
-  if (doc.target === null) return { kind: 'as-recorded', why: 'no target recorded' };
-  let gold = mcGold(doc.target, doc.choices, lls.length);
-  if (gold === null && winogrande && doc.doc !== null) {
-    // Partial evaluation: the options are the contexts, the gold is doc_to_text(doc) (answer "1"/"2" → 0/1).
+  let gold: ReturnType<typeof mcGold>;
+  let choices = doc.choices;
+  if (winogrande && doc.doc !== null) {
+    // Multiple input (partial evaluation): the gold is doc_to_text(doc) (answer "1"/"2" → 0/1) and the
+    // choices lm-eval measures for acc_norm are doc_to_choice(doc), the two contexts.
     try {
       gold = winograndeGold(doc.doc);
+      choices = winograndeChoices(doc.doc);
     } catch (error) {
       return { kind: 'as-recorded', why: `winogrande gold: ${(error as Error).message}` };
     }
+  } else {
+    if (doc.target === null) return { kind: 'as-recorded', why: 'no target recorded' };
+    gold = mcGold(doc.target, doc.choices, lls.length);
   }
   if (gold === null) {
     return {
       kind: 'as-recorded',
-      why: `the gold index cannot be read from the target ${JSON.stringify(doc.target.slice(0, 60))} without the choice list (multiple-input tasks such as winogrande compute it in Python doc_to_text)`,
+      why: `the gold index cannot be read from the target ${JSON.stringify((doc.target ?? '').slice(0, 60))} without the choice list (multiple-input tasks such as winogrande compute it in Python doc_to_text)`,
     };
   }
-  const value = multipleChoice({ lls: lls as number[], isGreedy: doc.requests.map((r) => r.greedy[0] ?? null), choices: doc.choices, gold }, metric as McMetric);
+  const value = multipleChoice({ lls: lls as number[], isGreedy: doc.requests.map((r) => r.greedy[0] ?? null), choices, gold }, metric as McMetric);
   return value === null ? { kind: 'as-recorded', why: `${metric} needs ${metric === 'exact_match' ? 'is_greedy' : 'the choice texts'}, which were not recorded` } : { kind: 'value', value };
 }
 
