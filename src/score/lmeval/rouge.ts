@@ -10,6 +10,8 @@
  * are that value exactly), so no resampling is done here.
  */
 
+import { UnsupportedError } from '../../errors.ts';
+
 export interface RougeScore {
   precision: number;
   recall: number;
@@ -141,7 +143,7 @@ function sentences(text: string): (readonly string[])[] {
 
 /** `RougeScorer(rougeTypes).score(target, prediction)`. */
 export function rougeScore(rougeTypes: readonly string[], target: string, prediction: string, useStemmer = false): Record<string, RougeScore> {
-  if (useStemmer) throw new Error('rouge_score with use_stemmer=True needs the Porter stemmer, which lmaudit does not port (no shipped task uses it)');
+  if (useStemmer) throw new UnsupportedError('rouge_score with use_stemmer=True needs the Porter stemmer, which lmaudit does not port (no shipped task uses it)');
   const targetTokens = tokens(target);
   const predictionTokens = tokens(prediction);
   const out: Record<string, RougeScore> = {};
@@ -150,9 +152,9 @@ export function rougeScore(rougeTypes: readonly string[], target: string, predic
     else if (type === 'rougeLsum') out[type] = summaryLevelLcs(sentences(target), sentences(prediction));
     else if (/^rouge[0-9]$/.test(type)) {
       const n = Number(type.slice(5));
-      if (n <= 0) throw new Error(`rougen requires positive n: ${type}`);
+      if (n <= 0) throw new UnsupportedError(`rougen requires positive n: ${type}`);
       out[type] = scoreNgrams(ngramCounts(targetTokens, n), ngramCounts(predictionTokens, n));
-    } else throw new Error(`Invalid rouge type: ${type}`);
+    } else throw new UnsupportedError(`Invalid rouge type: ${type}`);
   }
   return out;
 }

@@ -9,6 +9,7 @@
  * Python's operation for operation (left-fold `sum`, `math.log`/`math.exp`, int/int
  * true division) so the score is the same double where the platforms' libm agree.
  */
+import { UnsupportedError } from '../../errors.ts';
 import { PY_WHITESPACE, pySplit } from '../../util/pytext.ts';
 import { pyExp, pyLog } from '../../util/pyMath.ts';
 
@@ -187,7 +188,7 @@ export function computeBleu(correctIn: readonly number[], totalIn: readonly numb
  * list of segments per reference set), as sacrebleu takes them.
  */
 export function corpusBleu(hypotheses: readonly string[], references: readonly (readonly string[])[], o: BleuOptions = {}): BleuScore {
-  if ((o.tokenize ?? 'intl') !== 'intl') throw new Error(`sacrebleu tokenizer ${o.tokenize} is not ported`);
+  if ((o.tokenize ?? 'intl') !== 'intl') throw new UnsupportedError(`sacrebleu tokenizer '${o.tokenize}' is not ported (only 'intl', which truthfulqa uses)`);
   const sums = new Array<number>(2 + 2 * MAX_NGRAM_ORDER).fill(0);
   hypotheses.forEach((hyp, i) => {
     const refs = references.map((stream) => preprocess(stream[i]!, o));
