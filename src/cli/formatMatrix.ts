@@ -55,7 +55,8 @@ const AS_RECORDED_ROWS: Record<AsRecordedSection['source_kind'], { header: strin
       c.task, c.filter, c.metric, c.n, num(c.value), num(c.stderr),
       c.reported === null ? 'n/a' : `${num(c.reported.value)} ± ${num(c.reported.stderr)}`,
       c.matches_reported === null ? 'n/a' : c.matches_reported ? 'yes' : 'NO',
-      c.items.reproduced, c.items.differing.length, c.why ?? '',
+      `${c.items.reproduced} of ${c.n}${c.items.within_tolerance ? ` (+${c.items.within_tolerance.count} within ${num(c.items.within_tolerance.tolerance)})` : ''}`,
+      c.items.differing.length, c.why ?? '',
     ],
   },
   inspect: {
@@ -73,7 +74,7 @@ const AS_RECORDED_ROWS: Record<AsRecordedSection['source_kind'], { header: strin
 interface AsRecordedCellView {
   task: string; filter: string; metric: string; n: number; value: unknown; stderr: unknown;
   reported: { value: unknown; stderr: unknown } | null; matches_reported: boolean | null;
-  items: { reproduced: number; differing: { doc_id: string; why: string }[] }; why: string | null;
+  items: { reproduced: number; within_tolerance?: { count: number; tolerance: number } | null; differing: { doc_id: string; why: string }[] }; why: string | null;
 }
 interface InspectCellView {
   task: string; scorer: string; reducer: string; unsupported?: string;
@@ -90,10 +91,18 @@ export function formatAsRecorded(sections: readonly AsRecordedSection[]): string
     if (s.cells.length > 0) lines.push(...formatTable(shape.header, s.cells.map((c) => shape.row(c as never))).map((l) => `  ${l}`));
     type CellDetail = {
       task?: string;
-      items?: { differing?: { doc_id: string; recorded: unknown; recomputed: unknown; why: string }[] };
+      metric?: string;
+      items?: {
+        within_tolerance?: { count: number; tolerance: number; max_difference: number; doc_ids: string[]; why: string } | null;
+        differing?: { doc_id: string; recorded: unknown; recomputed: unknown; why: string }[] };
       warnings?: { kind: string; message: string; evidence: string[] }[];
     };
     for (const cell of s.cells as CellDetail[]) {
+      const close = cell.items?.within_tolerance;
+      if (close) {
+        const docs = `${close.doc_ids.slice(0, 10).join(', ')}${close.doc_ids.length > 10 ? ', …' : ''}`;
+        lines.push(`  ${cell.task} ${cell.metric}: ${close.count} item(s) within ${num(close.tolerance)} but not bit-identical (largest difference ${num(close.max_difference)}; docs ${docs}) — ${close.why}`);
+      }
       for (const d of cell.items?.differing?.slice(0, 5) ?? []) {
         lines.push(`  item ${d.doc_id}: recorded ${JSON.stringify(d.recorded)}, recomputed ${JSON.stringify(d.recomputed)} — ${d.why}`);
       }

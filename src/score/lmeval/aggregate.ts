@@ -7,6 +7,7 @@
  */
 import { PyRandom } from '../../prompt/pyrandom.ts';
 import { npSum } from '../../util/numpySum.ts';
+import { pyExp, pyLog } from '../../util/pyMath.ts';
 
 export type SumMode = 'fold' | 'neumaier';
 export type Stderr = number | 'N/A';
@@ -50,7 +51,22 @@ export function median(xs: readonly number[], sorts = true): number {
 }
 
 export function perplexity(lls: readonly number[], mode: SumMode = 'fold'): number {
-  return Math.exp(-mean(lls, mode));
+  return pyExp(-mean(lls, mode));
+}
+
+/** weighted_mean: sum(ll) / sum(weight) over (ll, weight) pairs (weights are ints, so their sum is exact). */
+export function weightedMean(items: readonly (readonly [number, number])[], mode: SumMode = 'fold'): number {
+  return pySum(items.map((i) => i[0]), mode) / pySum(items.map((i) => i[1]), 'fold');
+}
+
+/** weighted_perplexity: exp(−Σll/Σw), corpus-level (word_perplexity, byte_perplexity). */
+export function weightedPerplexity(items: readonly (readonly [number, number])[], mode: SumMode = 'fold'): number {
+  return pyExp(-weightedMean(items, mode));
+}
+
+/** bits_per_byte: −Σll/Σbytes / math.log(2). */
+export function bitsPerByte(items: readonly (readonly [number, number])[], mode: SumMode = 'fold'): number {
+  return -weightedMean(items, mode) / pyLog(2);
 }
 
 /** nanmean: NaN for an empty or all-NaN list, else numpy.nanmean (NaNs dropped, pairwise sum). */

@@ -42,7 +42,10 @@ export interface AsRecordedCell {
   /** Both value and stderr within 1e-12 of the printed numbers (null: nothing printed). */
   matches_reported: boolean | null;
   items: {
+    /** Items recomputed to the recorded double exactly. */
     reproduced: number;
+    /** Items recomputed within the metric's stated tolerance but not to the last bit (why says which operation). */
+    within_tolerance: { count: number; tolerance: number; max_difference: number; doc_ids: string[]; why: string } | null;
     /** Items whose value could not be recomputed; the recorded value is used, for this reason. */
     taken_as_recorded: { count: number; why: string[] } | null;
     differing: DifferingItem[];
@@ -103,6 +106,7 @@ function cell(
   const values: (number | null)[] = [];
   const multi: { doc: DocRecord; filtered: unknown; golds: readonly string[] }[] = [];
   let reproduced = 0;
+  let close: NonNullable<AsRecordedCell['items']['within_tolerance']> | null = null;
   for (const item of items) {
     const doc = docs.get(item.docId);
     const result = doc === undefined ? { kind: 'as-recorded' as const, why: 'no stored request for this document' } : recomputeItem(settings, doc, filter, metric);
@@ -114,6 +118,15 @@ function cell(
     if (result.multiTarget !== undefined) multi.push({ doc: doc!, filtered: result.filtered, golds: result.multiTarget });
     const recordedFiltered = item.filteredFirst;
     const filteredDiffers = result.filtered !== undefined && recordedFiltered !== undefined && recordedFiltered !== String(result.filtered);
+    const tol = result.tolerance;
+    if (!filteredDiffers && tol !== undefined && !sameNumber(item.value, result.value) && sameNumber(item.value, result.value, tol.abs)) {
+      close ??= { count: 0, tolerance: tol.abs, max_difference: 0, doc_ids: [], why: tol.why };
+      close.count++;
+      close.max_difference = Math.max(close.max_difference, Math.abs(item.value! - result.value));
+      close.doc_ids.push(item.docId);
+      values.push(result.value);
+      continue;
+    }
     if (!sameNumber(item.value, result.value) || filteredDiffers) {
       differing.push({
         doc_id: item.docId,
@@ -133,6 +146,7 @@ function cell(
     run_id: run.run_id, task, filter, metric, n: items.length, aggregation: agg.name, reported,
     items: {
       reproduced,
+      within_tolerance: close,
       taken_as_recorded: asRecordedWhy.size === 0 ? null : { count: [...asRecordedWhy.values()].reduce((a, b) => a + b, 0), why: [...asRecordedWhy].map(([w, c]) => `${c} item(s): ${w}`) },
       differing,
     },
@@ -203,7 +217,8 @@ function aggregationOf(run: RunProvenance, task: string, metric: string, setting
   const python = runtime && runtime.status !== 'unknown' && isPlainObject(runtime.value) ? String(runtime.value.python ?? '') : '';
   const [major, minor] = python.split('.').map(Number);
   // CPython ≥3.12 compensates sum() over Python floats; generate_until exact_match values are numpy floats (plain fold).
-  const compensated = major === 3 && (minor ?? 0) >= 12 && metric !== 'exact_match';
+  // Ported task code (truthfulqa's process_results) returns numpy floats too: a plain fold on every version.
+  const compensated = major === 3 && (minor ?? 0) >= 12 && metric !== 'exact_match' && settings.processResultsPort === null;
   const version = run.harness.version?.used;
   const v = version && version.status !== 'unknown' ? String(version.value) : '';
   const m = /(\d+)\.(\d+)\.(\d+)/.exec(v);

@@ -41,7 +41,7 @@ export function groupCells(run: RunProvenance, leafCells: readonly AsRecordedCel
       const missing = leaves.filter((_, i) => cells[i] === undefined || cells[i]!.value === null);
       const base: AsRecordedCell = {
         run_id: run.run_id, task: group, filter, metric, n: 0, aggregation: 'group (pooled stderr)', value: null, stderr: null,
-        reported: printed, matches_reported: null, items: { reproduced: 0, taken_as_recorded: null, differing: [] }, why: null, warnings: [],
+        reported: printed, matches_reported: null, items: { reproduced: 0, within_tolerance: null, taken_as_recorded: null, differing: [] }, why: null, warnings: [],
       };
       if (missing.length > 0) {
         out.push({ ...base, why: `group over ${leaves.length} leaf task(s); no reproduced cell for ${missing.join(', ')} (no per-sample records in the store)` });
@@ -60,7 +60,7 @@ export function groupCells(run: RunProvenance, leafCells: readonly AsRecordedCel
         value: pick.value,
         stderr: pick.stderr,
         matches_reported: close(printed.value, pick.value) && stderrOk,
-        items: { reproduced: cells.reduce((a, c) => a + c!.items.reproduced, 0), taken_as_recorded: null, differing: cells.flatMap((c) => c!.items.differing) },
+        items: { reproduced: cells.reduce((a, c) => a + c!.items.reproduced, 0), within_tolerance: null, taken_as_recorded: null, differing: cells.flatMap((c) => c!.items.differing) },
         why: `weight_by_size=${pick === weighted} (the group config is not in the results file; the setting that matches is shown)`,
       });
     }

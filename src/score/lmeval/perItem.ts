@@ -8,6 +8,8 @@ import type { RunProvenance } from '../../store/schema.ts';
 import { isPlainObject } from '../../util/json.ts';
 import { buildPipeline, DEFAULT_PIPELINE, FilterIndexError, type FilterPipeline } from './filters.ts';
 import { generateExactMatch, mcGold, multipleChoice, parsePyList, type ExactMatchKwargs, type McMetric } from './metrics.ts';
+import { PROCESS_RESULTS, TaskCodeError } from './taskCode.ts';
+import { docToChoice as winograndeChoices, docToText as winograndeGold } from '../../data/ports/winogrande.ts';
 
 export interface TaskSettings {
   outputType: string | null;
@@ -15,6 +17,13 @@ export interface TaskSettings {
   metricList: Map<string, Record<string, unknown>> | null;
   filterList: FilterPipeline[] | null;
   customProcessResults: boolean;
+  /**
+   * The ported process_results this task's code is taken to be (registry name), chosen from the
+   * dataset and output type the results file records (its Python source is not compared).
+   */
+  processResultsPort: string | null;
+  /** winogrande's multiple-input gold: doc_to_text(doc), an index read from doc.answer. */
+  winogrande: boolean;
 }
 
 export interface DocRecord {
@@ -28,39 +37,60 @@ export interface DocRecord {
 }
 
 export type ItemResult =
-  | { kind: 'value'; value: number; filtered?: unknown; multiTarget?: readonly string[] }
+  | { kind: 'value'; value: number; filtered?: unknown; multiTarget?: readonly string[]; tolerance?: ItemTolerance }
   | { kind: 'as-recorded'; why: string };
+
+/** How far a recomputed value may sit from the recorded one, and why (an operation whose last bit is platform-dependent). */
+export interface ItemTolerance {
+  abs: number;
+  why: string;
+}
 
 const factValue = (f: { status: string; value?: unknown } | undefined) => (f && f.status !== 'unknown' ? f.value : undefined);
 
 export function taskSettings(run: RunProvenance, task: string): TaskSettings {
   const t = run.tasks[task];
-  if (t === undefined) return { outputType: null, metricList: null, filterList: null, customProcessResults: false };
+  if (t === undefined) return { outputType: null, metricList: null, filterList: null, customProcessResults: false, processResultsPort: null, winogrande: false };
   const outputType = factValue(t.scoring.output_type?.configured);
   const used = factValue(t.scoring.output_type?.used);
   const metricList = factValue(t.scoring.metrics?.configured);
   const filterList = factValue(t.scoring.filters?.configured);
+  const customProcessResults = factValue(t.scoring.scoring_path?.configured) === 'process_results (task code)';
+  const datasetPath = String(factValue(t.task.dataset_path?.configured) ?? '');
+  const datasetName = String(factValue(t.task.dataset_name?.configured) ?? '');
+  const type = typeof outputType === 'string' ? outputType : null;
   return {
     outputType: typeof outputType === 'string' ? outputType : Array.isArray(used) && typeof used[0] === 'string' ? `request:${used[0]}` : null,
     metricList: Array.isArray(metricList)
       ? new Map(metricList.filter(isPlainObject).map((m) => [String(m.metric), m]))
       : null,
     filterList: Array.isArray(filterList) ? (filterList as FilterPipeline[]) : null,
-    customProcessResults: factValue(t.scoring.scoring_path?.configured) === 'process_results (task code)',
+    customProcessResults,
+    processResultsPort: customProcessResults ? portFor(datasetPath, datasetName, type) : null,
+    winogrande: /(^|\/)winogrande$/.test(datasetPath) && type === 'multiple_choice',
   };
+}
+
+/** lm-eval's truthfulqa tasks are the only shipped ones with process_results: truthful_qa generation → _gen, multiple_choice → _mc2. */
+function portFor(datasetPath: string, datasetName: string, outputType: string | null): string | null {
+  if (!/(^|\/)truthful_qa$/.test(datasetPath)) return null;
+  if (datasetName === 'generation' && outputType === 'generate_until') return 'truthfulqa.process_results_gen';
+  if (datasetName === 'multiple_choice' && outputType === 'multiple_choice') return 'truthfulqa.process_results_mc2';
+  return null;
 }
 
 const MC_METRICS = new Set(['acc', 'acc_norm', 'acc_bytes', 'exact_match']);
 const KWARG_SKIP = new Set(['metric', 'aggregation', 'higher_is_better', 'hf_evaluate']);
 
 export function recomputeItem(settings: TaskSettings, doc: DocRecord, filter: string, metric: string): ItemResult {
+  if (settings.processResultsPort !== null) return taskCode(settings, settings.processResultsPort, doc, filter, metric);
   if (settings.customProcessResults) {
-    return { kind: 'as-recorded', why: "the task's own process_results (Python, recorded only as source text) computes this value; not run here" };
+    return { kind: 'as-recorded', why: "the task's own process_results (Python, recorded only as source text) has no port in lmaudit; not run here" };
   }
   const type = settings.outputType ?? (doc.requests.length > 1 && doc.requestType === 'loglikelihood' ? 'multiple_choice' : `request:${doc.requestType}`);
   if (type === 'generate_until' || type === 'greedy_until' || type === 'request:generate_until') return generation(settings, doc, filter, metric);
   // A loglikelihood task sends one request per document; several mean multiple choice (v0.3 write_out records say no more).
-  if (type === 'multiple_choice' || ((type === 'loglikelihood' || type === 'request:loglikelihood') && doc.requests.length > 1)) return multipleChoiceItem(doc, metric);
+  if (type === 'multiple_choice' || ((type === 'loglikelihood' || type === 'request:loglikelihood') && doc.requests.length > 1)) return multipleChoiceItem(doc, metric, settings.winogrande);
   if (type === 'loglikelihood' || type === 'request:loglikelihood') return loglikelihood(doc, metric);
   return { kind: 'as-recorded', why: `output type ${type}: ${metric} is not recomputed` };
 }
@@ -79,19 +109,32 @@ function loglikelihood(doc: DocRecord, metric: string): ItemResult {
   return { kind: 'as-recorded', why: `loglikelihood metric ${metric} is not recomputed` };
 }
 
-function multipleChoiceItem(doc: DocRecord, metric: string): ItemResult {
+function multipleChoiceItem(doc: DocRecord, metric: string, winogrande: boolean): ItemResult {
   if (!MC_METRICS.has(metric)) return { kind: 'as-recorded', why: `multiple_choice metric ${metric} is not recomputed` };
   const lls = doc.requests.map((r) => r.logprobs[0]);
   if (lls.some((x) => x === null || x === undefined)) return { kind: 'as-recorded', why: 'a choice has no stored log-probability' };
-  if (doc.target === null) return { kind: 'as-recorded', why: 'no target recorded' };
-  const gold = mcGold(doc.target, doc.choices, lls.length);
+  let gold: ReturnType<typeof mcGold>;
+  let choices = doc.choices;
+  if (winogrande && doc.doc !== null) {
+    // Multiple input (partial evaluation): the gold is doc_to_text(doc) (answer "1"/"2" → 0/1) and the
+    // choices lm-eval measures for acc_norm are doc_to_choice(doc), the two contexts.
+    try {
+      gold = winograndeGold(doc.doc);
+      choices = winograndeChoices(doc.doc);
+    } catch (error) {
+      return { kind: 'as-recorded', why: `winogrande gold: ${(error as Error).message}` };
+    }
+  } else {
+    if (doc.target === null) return { kind: 'as-recorded', why: 'no target recorded' };
+    gold = mcGold(doc.target, doc.choices, lls.length);
+  }
   if (gold === null) {
     return {
       kind: 'as-recorded',
-      why: `the gold index cannot be read from the target ${JSON.stringify(doc.target.slice(0, 60))} without the choice list (multiple-input tasks such as winogrande compute it in Python doc_to_text)`,
+      why: `the gold index cannot be read from the target ${JSON.stringify((doc.target ?? '').slice(0, 60))} without the choice list (multiple-input tasks such as winogrande compute it in Python doc_to_text)`,
     };
   }
-  const value = multipleChoice({ lls: lls as number[], isGreedy: doc.requests.map((r) => r.greedy[0] ?? null), choices: doc.choices, gold }, metric as McMetric);
+  const value = multipleChoice({ lls: lls as number[], isGreedy: doc.requests.map((r) => r.greedy[0] ?? null), choices, gold }, metric as McMetric);
   return value === null ? { kind: 'as-recorded', why: `${metric} needs ${metric === 'exact_match' ? 'is_greedy' : 'the choice texts'}, which were not recorded` } : { kind: 'value', value };
 }
 
@@ -108,7 +151,7 @@ function generation(settings: TaskSettings, doc: DocRecord, filter: string, metr
     throw error;
   }
   if (metric !== 'exact_match') {
-    return { kind: 'as-recorded', why: `${metric} needs a library lmaudit does not reimplement (sacrebleu, rouge_score, HF evaluate); the per-item value is taken as recorded` };
+    return { kind: 'as-recorded', why: `${metric} of generated text comes from task code the record does not name (lmaudit recomputes exact_match, and truthfulqa's process_results when the results file's configs show that task); the per-item value is taken as recorded` };
   }
   if (typeof filtered !== 'string') return { kind: 'as-recorded', why: 'the filter pipeline leaves a list, not one string' };
   if (doc.target === null) return { kind: 'as-recorded', why: 'no target recorded' };
@@ -121,4 +164,59 @@ function generation(settings: TaskSettings, doc: DocRecord, filter: string, metr
     return { kind: 'value', value: generateExactMatch(filtered, golds, kwargs), filtered, multiTarget: golds };
   }
   return { kind: 'value', value: generateExactMatch(filtered, doc.target, kwargs), filtered };
+}
+
+/**
+ * Python's math.exp/math.log (and numpy's exp) come from the platform's libm, whose error bound
+ * is a little over 0.5 ulp: near a rounding midpoint it may round either way, while lmaudit
+ * rounds correctly (src/util/pyMath.ts). One exp is 1 ulp off at most.
+ */
+const PORT_TOLERANCE: Record<string, (metric: string) => ItemTolerance | undefined> = {
+  // BLEU ≤ 100 is bp (an exp) times exp of the mean of four logs: each libm call ≤ 1 ulp off, a score ≤ 4 ulp
+  // of 100 (4·2^-46), a difference of two scores twice that.
+  'truthfulqa.process_results_gen': (metric) => (metric === 'bleu_max' || metric === 'bleu_diff'
+    ? { abs: (metric === 'bleu_diff' ? 8 : 4) * 2 ** -46, why: "BLEU = bp·exp(Σ log pₙ / 4) goes through math.exp/math.log, whose last bit depends on the platform's libm (error bound just over 0.5 ulp); lmaudit rounds correctly, so a result next to a rounding midpoint can differ in the last bits" }
+    : undefined),
+  // mc2 ∈ [0, 1]: one exp per choice (≤ 1 ulp each) through a sum and a division: ≤ 16 ulp(1) for up to ~13 choices.
+  'truthfulqa.process_results_mc2': () => ({ abs: 16 * 2 ** -52, why: "numpy's exp of each choice's log-likelihood (libm, or numpy's own SIMD kernel on x86) may differ by 1 ulp from the correctly rounded one" }),
+};
+
+/** Per-document values of a ported process_results, computed once per (document, filter) for all its metrics. */
+const taskCodeCache = new WeakMap<DocRecord, Map<string, Record<string, number> | string>>();
+
+function taskCode(settings: TaskSettings, port: string, doc: DocRecord, filter: string, metric: string): ItemResult {
+  let byFilter = taskCodeCache.get(doc);
+  if (byFilter === undefined) taskCodeCache.set(doc, (byFilter = new Map()));
+  let values = byFilter.get(filter);
+  if (values === undefined) {
+    values = runPort(settings, port, doc, filter);
+    byFilter.set(filter, values);
+  }
+  if (typeof values === 'string') return { kind: 'as-recorded', why: values };
+  const value = values[metric];
+  if (value === undefined) return { kind: 'as-recorded', why: `${port} returns no ${metric}` };
+  const tolerance = PORT_TOLERANCE[port]?.(metric);
+  return tolerance === undefined ? { kind: 'value', value } : { kind: 'value', value, tolerance };
+}
+
+function runPort(settings: TaskSettings, port: string, doc: DocRecord, filter: string): Record<string, number> | string {
+  if (doc.doc === null) return 'the document itself is not stored; the task code reads its fields';
+  const fn = PROCESS_RESULTS[port]!;
+  try {
+    if (settings.outputType === 'generate_until') {
+      const pipeline = settings.filterList === null ? (filter === 'none' ? DEFAULT_PIPELINE : null) : settings.filterList.find((p) => p.name === filter) ?? null;
+      if (pipeline === null) return `filter '${filter}' is not in the task's recorded filter_list`;
+      const texts = doc.requests[0]?.texts ?? [];
+      if (texts.length === 0 || texts.some((t) => t === null)) return 'a repeat has no stored text';
+      const filtered = buildPipeline(pipeline)(texts, doc.doc);
+      if (typeof filtered !== 'string') return 'the filter pipeline leaves a list, not one string';
+      return fn(doc.doc, { kind: 'generate_until', results: [filtered] });
+    }
+    const lls = doc.requests.map((r) => r.logprobs[0]);
+    if (lls.length === 0 || lls.some((x) => x === null || x === undefined)) return 'a request has no stored log-probability';
+    return fn(doc.doc, { kind: 'loglikelihood', results: doc.requests.map((r) => [r.logprobs[0]!, r.greedy[0] ?? false] as const) });
+  } catch (error) {
+    if (error instanceof TaskCodeError || error instanceof FilterIndexError) return `lm-eval would have failed here (${error.message})`;
+    throw error;
+  }
 }

@@ -56,18 +56,26 @@ test('wmdp: every doc reproduces as 1.0 under the list target, and the warning s
   assert.match(group.why!, /no reproduced cell for wmdp_chem, wmdp_bio/);
 });
 
-test('explained exceptions: task code (truthfulqa process_results), an unported metric (mae), and winogrande gold from Python doc_to_text', () => {
-  for (const c of [...cellsOf('pr3032-truthfulqa-gen'), ...cellsOf('pr3144-tgpred')]) {
+test('explained exceptions: an unported metric (mae); task code and winogrande gold recomputed through the ports', () => {
+  for (const c of cellsOf('pr3144-tgpred')) {
     assert.equal(c.items.reproduced, 0);
     assert.equal(c.items.taken_as_recorded!.count, c.n);
     assert.equal(c.matches_reported, true);
   }
-  assert.match(cellsOf('pr3032-truthfulqa-gen')[0]!.items.taken_as_recorded!.why[0]!, /process_results/);
   const [mae] = cellsOf('pr3144-tgpred');
   assert.equal(mae!.value, Infinity);
   assert.ok(Number.isNaN(mae!.stderr as number));
+  // truthfulqa_gen's process_results (BLEU/ROUGE) is ported: no value is taken as recorded (truthfulqaGen.test.ts has the counts).
+  const tqa = cellsOf('pr3032-truthfulqa-gen');
+  assert.equal(tqa.length, 24);
+  for (const c of tqa) {
+    assert.equal(c.items.taken_as_recorded, null);
+    assert.equal(c.items.reproduced + (c.items.within_tolerance?.count ?? 0), c.n);
+  }
+  // winogrande's gold is doc_to_text(doc) (answer "1"/"2"), read from the stored document.
   const [w] = cellsOf('bigrefactor-2023-06/w.json');
-  assert.match(w!.items.taken_as_recorded!.why.join(' '), /gold index cannot be read/);
+  assert.equal(w!.items.reproduced, 2);
+  assert.equal(w!.items.taken_as_recorded, null);
   assert.equal(w!.value, 0.5);
   assert.equal(w!.stderr, 0.5);
 });
@@ -122,8 +130,8 @@ test('a reported number the samples do not give says why: fewer samples than n-s
   assert.equal(cell.matches_reported, true);
   assert.deepEqual(cell.items.differing.map((d) => [d.doc_id, d.recorded, d.recomputed]), [['0', 0, 1]]);
 
-  // truthfulqa_gen's bleu_max is taken as recorded (lm-eval computes it in task code): an edited value changes the
-  // mean, and nothing per item can say which, so the reason is the aggregate itself.
+  // truthfulqa_gen's bleu_max is recomputed from the response: an edited recorded value is named, and the printed mean
+  // still reproduces from the recomputed values.
   const tqa = join(LMEVAL, 'pr3032-truthfulqa-gen');
   const tqaSamples = 'samples_truthfulqa_gen_2025-05-31T14-30-51.983293.jsonl';
   const tqaLines = readFileSync(join(tqa, tqaSamples), 'utf8').trimEnd().split('\n');
@@ -132,6 +140,6 @@ test('a reported number the samples do not give says why: fewer samples than n-s
   writeFileSync(join(copy, tqaSamples), `${tqaLines.map((l, i) => (i === 0 ? l.replace(/"bleu_max": [0-9.e-]+/, '"bleu_max": 99.5') : l)).join('\n')}\n`);
   const { store: s } = await loadSource([copy], { skipBad: false, fields: {} });
   const bleu = (await rescoreAsRecorded(s)).cells.find((c) => c.metric === 'bleu_max')!;
-  assert.equal(bleu.matches_reported, false);
-  assert.equal(bleu.why, 'the recorded per-item values do not aggregate to the reported number: the results were computed from other values than these samples hold');
+  assert.equal(bleu.matches_reported, true);
+  assert.deepEqual(bleu.items.differing.map((d) => [d.doc_id, d.recorded, d.recomputed]), [['0', 99.5, 41.11336169005198]]);
 });
