@@ -19,16 +19,16 @@ async function listed(folder: string): Promise<[string, string][]> {
 
 test('fixtures/lmeval and fixtures/inspect/logs: every file listed in fixtures/SOURCES.md with the sha256 it has', async () => {
   const lmeval = await listed('lmeval');
-  assert.equal(lmeval.length, 12);
+  assert.equal(lmeval.length, 10);
   for (const [file, sha] of lmeval) assert.equal(sha256Hex(await readFile(join(ROOT, 'fixtures/lmeval', file))), sha, file);
   const inspect = await listed('inspect/logs');
   assert.equal(inspect.length, 2);
   for (const [file, sha] of inspect) assert.equal(sha256Hex(await readFile(join(ROOT, 'fixtures/inspect/logs', file))), sha, file);
 });
 
-test('fixtures/lmeval imports as six runs, each results file paired with its samples', async () => {
+test('fixtures/lmeval imports as five runs, each results file paired with its samples', async () => {
   const { runs, unrecognised } = await importSources([join(ROOT, 'fixtures/lmeval')], { skipBad: false, fields: {} });
   assert.deepEqual(unrecognised, []);
-  assert.deepEqual(runs.map((r) => r.provenance.source_format), Array(6).fill('lm-eval results+samples'));
-  assert.deepEqual(runs.map((r) => Object.keys(r.provenance.tasks).sort().join(',')).sort(), ['asdiv', 'asdiv', 'boolq-seq2seq', 'truthfulqa_gen', 'truthfulqa_gen', 'wmdp,wmdp_bio,wmdp_chem,wmdp_cyber']);
+  assert.deepEqual(runs.map((r) => r.provenance.source_format), Array(5).fill('lm-eval results+samples'));
+  assert.deepEqual(runs.map((r) => Object.keys(r.provenance.tasks).sort().join(',')).sort(), ['asdiv', 'asdiv', 'boolq-seq2seq', 'truthfulqa_gen', 'wmdp,wmdp_bio,wmdp_chem,wmdp_cyber']);
 });

@@ -11,9 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { loadSource } from '../../../src/audit/source.ts';
 import { rescoreAsRecorded } from '../../../src/score/lmeval/asRecorded.ts';
 
-const FULL = fileURLToPath(new URL('../../../fixtures/lmeval/pr3032-truthfulqa-gen-full/', import.meta.url));
-const LIMIT20 = fileURLToPath(new URL('../../../fixtures/lmeval/pr3032-truthfulqa-gen/', import.meta.url));
-const { store } = await loadSource([FULL, LIMIT20], { skipBad: false, fields: {} });
+const DIR = fileURLToPath(new URL('../../../fixtures/lmeval/pr3032-truthfulqa-gen/', import.meta.url));
+const { store } = await loadSource([DIR], { skipBad: false, fields: {} });
 const report = await rescoreAsRecorded(store);
 const full = report.cells.filter((c) => c.n === 817);
 

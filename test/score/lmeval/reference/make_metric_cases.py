@@ -21,7 +21,7 @@ import sacrebleu.metrics.bleu as bleu_module
 import sacrebleu.utils as sacre_utils
 
 getcontext().prec = 60
-SAMPLES = 'fixtures/lmeval/pr3032-truthfulqa-gen-full/samples_truthfulqa_gen_2025-05-31T13-51-32.759677.jsonl'
+SAMPLES = 'fixtures/lmeval/pr3032-truthfulqa-gen/samples_truthfulqa_gen_2025-05-31T13-51-32.759677.jsonl'
 
 
 def cr_exp(x):
