@@ -7,11 +7,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
+import { externalFixture } from '../../helpers/fixtures.ts';
 import { loadSource } from '../../../src/audit/source.ts';
 import { rescoreAsRecorded } from '../../../src/score/lmeval/asRecorded.ts';
 
-const DIR = fileURLToPath(new URL('../../../fixtures/lmeval/pr3032-truthfulqa-gen/', import.meta.url));
+// The folder holds both runs of PR #3032: the full 817-document run and a --limit 20 one.
+const DIR = externalFixture('lm-evaluation-harness/pr3032-truthfulqa-gen/');
 const { store } = await loadSource([DIR], { skipBad: false, fields: {} });
 const report = await rescoreAsRecorded(store);
 const full = report.cells.filter((c) => c.n === 817);

@@ -12,6 +12,7 @@ import json
 import math
 import random
 import re
+import gzip
 import sys
 from decimal import Decimal, getcontext
 
@@ -21,7 +22,7 @@ import sacrebleu.metrics.bleu as bleu_module
 import sacrebleu.utils as sacre_utils
 
 getcontext().prec = 60
-SAMPLES = 'fixtures/lmeval/pr3032-truthfulqa-gen/samples_truthfulqa_gen_2025-05-31T13-51-32.759677.jsonl'
+SAMPLES = 'fixtures/external/lm-evaluation-harness/pr3032-truthfulqa-gen/samples_truthfulqa_gen_2025-05-31T13-51-32.759677.jsonl.gz'
 
 
 def cr_exp(x):
@@ -78,7 +79,7 @@ TRICKY = [
 
 def bleu_cases():
     out = [bleu_case(r, p) for r, p in TRICKY]
-    lines = open(SAMPLES, encoding="utf-8").read().splitlines()
+    lines = gzip.open(SAMPLES, 'rt', encoding='utf-8').read().splitlines()
     for i in range(0, len(lines), 7):
         s = json.loads(lines[i])
         pred = s["filtered_resps"][0]
