@@ -235,10 +235,28 @@ export const RunProvenance = z.object({
 });
 export type RunProvenance = z.infer<typeof RunProvenance>;
 
+/**
+ * A store `lmaudit run` is writing (or was writing when it stopped). While `unfinished`,
+ * its responses are the durable parts in `parts` (responses.parquet is not yet theirs);
+ * `finish` consolidates them and marks the store `finished` in one atomic write of
+ * provenance.json. Absent in stores an importer wrote (they are written whole).
+ */
+export const Recording = z.object({
+  status: z.enum(['unfinished', 'finished']),
+  /** Responses the finished run holds: requests × repeats. */
+  expected_responses: z.number(),
+  /** Folder (inside the store) of the response parts. */
+  parts: z.string(),
+  /** The configuration a resume must match, setting by setting. */
+  config: z.record(z.string(), z.unknown()),
+});
+export type Recording = z.infer<typeof Recording>;
+
 export const StoreManifest = z.object({
   schema_version: z.literal(READABLE_SCHEMA_VERSIONS),
   created_by: z.string(),
   runs: z.array(RunProvenance),
+  recording: z.optional(Recording),
 });
 export type StoreManifest = z.infer<typeof StoreManifest>;
 
