@@ -154,6 +154,7 @@ export class RunRecorder {
 
   /** Releases the store for another process (the lock file goes; the store stays as it is). */
   async close(): Promise<void> {
+    LOCKED_HERE.delete(this.dir);
     await unlink(join(this.dir, LOCK_FILE)).catch(() => undefined);
   }
 
@@ -165,11 +166,13 @@ export class RunRecorder {
         const handle = await open(path, 'wx');
         await handle.writeFile(String(process.pid));
         await handle.close();
+        LOCKED_HERE.add(this.dir);
         return;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
         const pid = Number((await readFile(path, 'utf8').catch(() => '')).trim());
-        if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && processAlive(pid)) {
+        const holder = pid === process.pid ? LOCKED_HERE.has(this.dir) : Number.isInteger(pid) && pid > 0 && processAlive(pid);
+        if (holder) {
           throw new StoreError(`${this.dir}: process ${pid} is writing this store; wait for it or stop it first`);
         }
         await unlink(path).catch(() => undefined);
@@ -180,6 +183,8 @@ export class RunRecorder {
 }
 
 const LOCK_FILE = '.recording.lock';
+/** Stores this process holds (a lock file with our own pid may also be a stale one from a reused pid). */
+const LOCKED_HERE = new Set<string>();
 
 function processAlive(pid: number): boolean {
   try {
