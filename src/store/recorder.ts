@@ -52,6 +52,10 @@ export class RunRecorder {
     this.nextPart = nextPart;
   }
 
+  get runId(): string {
+    return this.manifest.runs[0]!.run_id;
+  }
+
   get recording(): Recording {
     return this.manifest.recording!;
   }
@@ -99,7 +103,11 @@ export class RunRecorder {
     return recorder;
   }
 
-  /** Appends responses as one durable part; returns once the part is on disk under its final name. */
+  /**
+   * Appends responses as one durable part; returns once the part is on disk under its final
+   * name. A row may carry fields beyond the table's columns (the runner keeps the stop
+   * sequences applied there); the parts keep them, readers of the table do not see them.
+   */
   async append(rows: readonly ResponseRow[]): Promise<void> {
     if (this.closed) throw new Error('recorder: append after finish');
     if (rows.length === 0) return;

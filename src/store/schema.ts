@@ -164,7 +164,8 @@ export const DISCLOSURE_FIELDS = {
   harness: ['name', 'version', 'commit', 'dirty', 'runtime'],
   task: ['name', 'version', 'dataset_path', 'dataset_name', 'dataset_split', 'dataset_hash'],
   scoring: ['output_type', 'scoring_path', 'metrics', 'filters'],
-  chat_template: ['applied', 'text', 'sha256', 'fewshot_as_multiturn'],
+  // target_delimiter: between prompt and answer; chat templates change it (lm-eval drops it unless gen_prefix needs it).
+  chat_template: ['applied', 'text', 'sha256', 'fewshot_as_multiturn', 'target_delimiter'],
   system: ['instruction', 'description', 'message_sent'],
   fewshot: ['count', 'sampler', 'seed', 'split'],
   generation: ['settings', 'stop_sequences', 'max_tokens', 'backend_additions'],
