@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { openStore } from '../../src/store/readStore.ts';
 import { queryRows } from '../../src/store/duck.ts';
 import { RunRecorder } from '../../src/store/recorder.ts';
-import { SCHEMA_VERSION, emptyRunProvenance } from '../../src/store/schema.ts';
+import { SCHEMA_VERSION, emptyRunProvenance, type StoreManifest } from '../../src/store/schema.ts';
 import { expectedRows, instanceRows } from './helpers/recordRows.ts';
 import { PyRandom } from '../../src/prompt/pyrandom.ts';
 
@@ -80,7 +80,7 @@ test('a recording killed with SIGKILL at random points always leaves a store tha
 
 test('append refuses a response the store already holds, and resume refuses a finished store', async () => {
   const dir = join(await mkdtemp(join(tmpdir(), 'lmaudit-rec-')), 'store');
-  const manifest = { schema_version: SCHEMA_VERSION, created_by: 't', runs: [emptyRunProvenance({ run_id: 'r', label: 'x', source_kind: 'lmaudit' as const, source_format: 'lmaudit run' })] };
+  const manifest: StoreManifest = { schema_version: SCHEMA_VERSION, created_by: 't', runs: [emptyRunProvenance({ run_id: 'r', label: 'x', source_kind: 'lmaudit' as const, source_format: 'lmaudit run' })] };
   const rec = await RunRecorder.start(dir, { manifest, instances: instanceRows(3), expectedResponses: 3, config: {} });
   const rows = expectedRows(3);
   await rec.append(rows.slice(0, 2));
