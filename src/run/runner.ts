@@ -163,25 +163,37 @@ async function runWith(lm: LanguageModel, o: RunOptions, events: RunEvents, star
     const plan = planWork(built, runId, settings, recorder.held);
     await events.emit({ kind: 'planned', tasks: built.map((t) => t.config.task), totals: plan.totals, held: plan.held, store: o.store });
     const size = Math.max(1, o.batchSize);
+    // A batch's part is written while the next batch is computed: the write costs no wall time
+    // beside inference, and a kill loses at most the batch in flight and the part being written.
+    let writing: Promise<void> | null = null;
     for (let i = 0; i < plan.items.length; ) {
       const first = plan.items[i]!;
       const batch: WorkItem[] = [];
       while (i < plan.items.length && batch.length < size && plan.items[i]!.requestType === first.requestType && plan.items[i]!.task === first.task) batch.push(plan.items[i++]!);
       await events.emit({ kind: 'batch', requestType: first.requestType, task: first.task, requests: batch.length });
       const t0 = performance.now();
-      let rows: RecordedResponse[];
-      try {
-        rows = await sendBatch(lm, batch, runId);
-      } catch (error) {
-        const message = (error as Error).message;
-        await events.emit({ kind: 'failed', message });
-        throw new BackendFailed(o.store, message, recorder.held.size, expected(built), error);
+      const inference = sendBatch(lm, batch, runId).then(
+        (rows) => ({ rows, ms: performance.now() - t0 }),
+        (error: unknown) => ({ error }),
+      );
+      if (writing !== null) {
+        const previous = writing;
+        writing = null;
+        await previous;
       }
-      const ms = performance.now() - t0;
-      inferenceMs += ms;
+      const result = await inference;
+      if ('error' in result) {
+        const message = (result.error as Error).message;
+        await events.emit({ kind: 'failed', message });
+        throw new BackendFailed(o.store, message, recorder.held.size, expected(built), result.error);
+      }
+      inferenceMs += result.ms;
       sent += batch.length;
-      await events.emit({ kind: 'responses', requestType: first.requestType, task: first.task, rows, inferenceMs: ms });
+      writing = events.emit({ kind: 'responses', requestType: first.requestType, task: first.task, rows: result.rows, inferenceMs: result.ms });
+      // A rejected write is awaited before the next batch goes out (not left unhandled).
+      writing.catch(() => undefined);
     }
+    if (writing !== null) await writing;
   } catch (error) {
     stopRecording();
     await recorder.close();
