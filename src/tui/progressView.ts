@@ -14,21 +14,24 @@ function bar(done: number, total: number, width = 24): string {
   return `${'█'.repeat(filled)}${'░'.repeat(width - filled)}`;
 }
 
-function View({ state }: { state: ProgressState }) {
+function View({ state, columns }: { state: ProgressState; columns: number | undefined }) {
   const types = Object.keys(state.totals) as RequestType[];
+  // A terminal that reports no size (0 columns) would wrap every character.
+  const width = columns !== undefined && columns > 0 ? columns : 100;
   return h(
     Box,
-    { flexDirection: 'column' },
+    { flexDirection: 'column', width },
     ...types.map((t) => h(Text, { key: t }, `${t.padEnd(22)} ${bar(state.done[t] ?? 0, state.totals[t] ?? 0)} ${state.done[t] ?? 0}/${state.totals[t]}`)),
     h(Text, null, `${state.rate().toFixed(1)} responses/s · ETA ${formatDuration(state.eta())} · ${state.phase === 'scoring' ? 'scoring' : `task ${state.task || '–'}`}`),
     h(Text, { color: state.failures > 0 ? 'red' : undefined }, `errors ${state.failures}${state.lastFailure ? `: ${state.lastFailure}` : ''}`),
   );
 }
 
-export function showProgress(state: ProgressState, events: RunEvents): () => Promise<void> {
-  const app = render(h(View, { state }), { stdout: process.stderr, patchConsole: false });
+export function showProgress(state: ProgressState, events: RunEvents, stream: NodeJS.WriteStream = process.stderr): () => Promise<void> {
+  const view = () => h(View, { state, columns: stream.columns });
+  const app = render(view(), { stdout: stream, patchConsole: false });
   let timer: NodeJS.Timeout | null = null;
-  const redraw = () => app.rerender(h(View, { state }));
+  const redraw = () => app.rerender(view());
   const stop = events.on(() => {
     // At most ten redraws a second, however fast responses arrive.
     if (timer === null) timer = setTimeout(() => ((timer = null), redraw()), 100);
