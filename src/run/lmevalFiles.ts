@@ -19,6 +19,7 @@ import { pyStrOf } from '../prompt/build.ts';
 
 const pyVersion = (v: unknown): string => (v === null || v === undefined ? 'Yaml' : pyStrOf(v));
 import { BOOTSTRAP_ITERS, type TaskScores } from './scoring.ts';
+import type { GroupResult } from './groups.ts';
 
 /** `datetime.now().isoformat().replace(":", "-")` in local time (microseconds omitted when zero, as Python does). */
 export function dateId(date: Date): string {
@@ -50,6 +51,7 @@ export interface LmevalFilesInput {
   seeds: { random: number | null; numpy: number | null; torch: number | null; fewshot: number | null };
   tasks: readonly BuiltTask[];
   scores: readonly TaskScores[];
+  groups: readonly GroupResult[];
   systemInstruction: string | null;
   fewshotAsMultiturn: boolean | null;
   chatTemplate: string | null;
@@ -95,14 +97,45 @@ function resultsJson(input: LmevalFilesInput, name: string, taskHashes: Record<s
     }
     results[s.task] = entry;
   }
+  const groups: Record<string, unknown> = {};
+  for (const g of input.groups) {
+    if (g.results.length === 0) {
+      results[g.group] = { alias: g.alias, name: g.group };
+      continue;
+    }
+    const entry: Record<string, unknown> = { alias: g.alias, name: g.group, sample_len: g.results.at(-1)!.n };
+    for (const r of g.results) {
+      entry[`${r.metric},${r.filter}`] = float(r.value);
+      entry[`${r.metric}_stderr,${r.filter}`] = r.stderr === 'N/A' ? 'N/A' : float(r.stderr);
+    }
+    entry.sample_count = Object.fromEntries(g.results.map((r) => [`${r.metric},${r.filter}`, r.n]));
+    results[g.group] = entry;
+    groups[g.group] = entry;
+  }
+  const nshot = (names: readonly string[]): number | undefined => {
+    const shots = new Set(names.map((n) => input.tasks.find((t) => t.config.task === n)?.numFewshot ?? groupShots.get(n)));
+    return shots.size === 1 ? [...shots][0] : undefined;
+  };
+  const groupShots = new Map<string, number | undefined>();
+  for (const g of input.groups) groupShots.set(g.group, nshot(g.children));
   const cli = input.chatTemplate;
   return {
     results,
-    group_subtasks: {},
+    ...(Object.keys(groups).length > 0 && { groups }),
+    group_subtasks: Object.fromEntries(input.groups.map((g) => [g.group, g.children])),
     configs: sorted(input.tasks.map((t) => [t.config.task, taskConfigJson(t.config, t.numFewshot)])),
-    versions: sorted(input.tasks.map((t) => [t.config.task, t.config.metadata.version ?? 'Yaml'])),
-    'n-shot': sorted(input.tasks.map((t) => [t.config.task, t.numFewshot])),
-    higher_is_better: sorted(input.scores.map((s) => [s.task, Object.fromEntries(s.results.map((r) => [r.metric, r.higherIsBetter]))])),
+    versions: sorted([
+      ...input.tasks.map((t): [string, unknown] => [t.config.task, t.config.metadata.version ?? 'Yaml']),
+      ...input.groups.map((g): [string, unknown] => [g.group, g.version === null ? 'N/A' : pyStrOf(g.version)]),
+    ]),
+    'n-shot': sorted([
+      ...input.tasks.map((t): [string, number | undefined] => [t.config.task, t.numFewshot]),
+      ...input.groups.map((g): [string, number | undefined] => [g.group, groupShots.get(g.group)]),
+    ].filter((e): e is [string, number] => e[1] !== undefined)),
+    higher_is_better: sorted([
+      ...input.scores.map((s): [string, unknown] => [s.task, Object.fromEntries(s.results.map((r) => [r.metric, r.higherIsBetter]))]),
+      ...input.groups.filter((g) => g.results.length > 0).map((g): [string, unknown] => [g.group, Object.fromEntries(g.results.map((r) => [r.metric, r.higherIsBetter]))]),
+    ]),
     'n-samples': Object.fromEntries(input.tasks.map((t) => [t.config.task, { original: t.evalDocCount, effective: t.docs.length }])),
     config: {
       model: input.model,
@@ -181,21 +214,32 @@ export function taskConfigJson(c: TaskConfig, numFewshot: number): Record<string
 }
 
 /** lm-eval's printed table (utils.make_table): one row per task × filter × metric, value and stderr to 4 places. */
-export function resultsTable(tasks: readonly BuiltTask[], scores: readonly TaskScores[]): string[] {
-  const header = ['Tasks', 'Version', 'Filter', 'n-shot', 'Metric', '', 'Value', '', 'Stderr'];
+export function resultsTable(tasks: readonly BuiltTask[], scores: readonly TaskScores[], groups: readonly GroupResult[] = []): string[] {
+  const taskRows = scores.map((s) => {
+    const t = tasks.find((x) => x.config.task === s.task)!;
+    return { name: s.task, version: pyVersion(t.config.metadata.version), shots: String(t.numFewshot), results: s.results };
+  });
+  const lines = markdownTable('Tasks', taskRows);
+  const withNumbers = groups.filter((g) => g.results.length > 0);
+  if (withNumbers.length === 0) return lines;
+  const groupRows = withNumbers.map((g) => ({ name: g.group, version: g.version === null ? 'N/A' : pyStrOf(g.version), shots: '', results: g.results }));
+  return [...lines, '', ...markdownTable('Groups', groupRows)];
+}
+
+function markdownTable(title: string, entries: { name: string; version: string; shots: string; results: readonly { metric: string; filter: string; value: number; stderr: number | 'N/A'; higherIsBetter: boolean | null }[] }[]): string[] {
+  const header = [title, 'Version', 'Filter', 'n-shot', 'Metric', '', 'Value', '', 'Stderr'];
   const right = new Set([1, 3, 6, 8]);
   const rows: string[][] = [];
-  for (const s of scores) {
-    const t = tasks.find((x) => x.config.task === s.task)!;
+  for (const e of entries) {
     let first = true;
-    for (const r of s.results) {
+    for (const r of e.results) {
       rows.push([
-        first ? s.task : '',
-        first ? pyVersion(t.config.metadata.version) : '',
+        first ? e.name : '',
+        first ? e.version : '',
         r.filter,
-        first ? String(t.numFewshot) : '',
+        first ? e.shots : '',
         r.metric,
-        r.higherIsBetter ? '↑' : '↓',
+        r.higherIsBetter === null ? '' : r.higherIsBetter ? '↑' : '↓',
         r.value.toFixed(4),
         '±',
         r.stderr === 'N/A' ? 'N/A' : r.stderr.toFixed(4),

@@ -27,6 +27,7 @@ import {
 import { sha256Hex } from '../util/hash.ts';
 import { BOOTSTRAP_ITERS, filterPipelines, metricSpecs, type TaskScores } from './scoring.ts';
 import type { GenerationSettings } from '../models/lm.ts';
+import type { GroupResult } from './groups.ts';
 
 /** What a run observed, per task, once its responses are in. */
 export interface TaskObservations {
@@ -76,7 +77,14 @@ export function machine(): Record<string, unknown> {
   return { cpu_model: cpu[0]?.model ?? null, cpu_cores: cpu.length, os: `${platform()} ${release()}`, arch: arch() };
 }
 
-export function runProvenance(f: RunFacts, observed: ReadonlyMap<string, TaskObservations> | null, scores: readonly TaskScores[] | null, timing: { wallMs: number; inferenceMs: number } | null, records: SourceFile[]): RunProvenance {
+export function runProvenance(
+  f: RunFacts,
+  observed: ReadonlyMap<string, TaskObservations> | null,
+  scores: readonly TaskScores[] | null,
+  timing: { wallMs: number; inferenceMs: number } | null,
+  records: SourceFile[],
+  groups: readonly GroupResult[] = [],
+): RunProvenance {
   const prov = emptyRunProvenance({ run_id: f.runId, label: f.label, source_kind: 'lmaudit', source_format: 'lmaudit run' });
   const d = f.description;
   prov.harness.name = same(recorded('lmaudit'));
@@ -101,6 +109,22 @@ export function runProvenance(f: RunFacts, observed: ReadonlyMap<string, TaskObs
         entry[`${r.metric}_stderr,${r.filter}`] = r.stderr;
       }
       prov.reported[s.task] = entry;
+    }
+  }
+  // Group structure on the group's own block (repeats.group_weighting), where the lm-eval importer keeps it too.
+  for (const g of groups) {
+    const block = emptyTaskProvenance();
+    block.task.name = same(recorded(g.group));
+    block.task.version = same(g.version === null ? UNKNOWN : recorded(plain(g.version)));
+    block.repeats.group_weighting = { configured: recorded({ subtasks: g.children, aggregate_metric_list: plain(g.aggregateMetricList) }, 'group YAML'), used: recorded({ leaves: g.leaves }, 'leaf tasks averaged') };
+    prov.tasks[g.group] = block;
+    if (g.results.length > 0) {
+      const entry: Record<string, unknown> = {};
+      for (const r of g.results) {
+        entry[`${r.metric},${r.filter}`] = r.value;
+        entry[`${r.metric}_stderr,${r.filter}`] = r.stderr;
+      }
+      prov.reported[g.group] = entry;
     }
   }
   return prov;

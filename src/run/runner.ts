@@ -22,9 +22,10 @@ import { dumpsPy } from '../data/pyjson.ts';
 import { RunEvents } from './events.ts';
 import { generationSettings } from './generation.ts';
 import { dateId, writeLmevalFiles } from './lmevalFiles.ts';
-import { configFingerprint, runProvenance, type RunFacts, type TaskObservations } from './provenance.ts';
+import { configFingerprint, redactedArgs, runProvenance, type RunFacts, type TaskObservations } from './provenance.ts';
 import { planWork, sendBatch, type RecordedResponse, type WorkItem } from './schedule.ts';
 import { checkScorable, scoreTask, type TaskScores } from './scoring.ts';
+import { groupResults, type GroupResult } from './groups.ts';
 import { readResponses } from './storedResponses.ts';
 import type { GenerationSettings } from '../models/lm.ts';
 
@@ -56,6 +57,7 @@ export interface RunSummary {
   store: string;
   tasks: BuiltTask[];
   scores: TaskScores[];
+  groups: GroupResult[];
   lmevalFiles: string[];
   sent: number;
   heldBefore: number;
@@ -67,7 +69,8 @@ export interface RunSummary {
 function resumeConfig(o: RunOptions, instances: readonly InstanceRow[]): Record<string, string> {
   return configFingerprint({
     '--model': o.model,
-    '--model_args': o.modelArgs,
+    // Secret-looking values never reach disk; a changed secret is not a changed run.
+    '--model_args': redactedArgs(o.modelArgs),
     '--tasks': o.tasks.join(','),
     '--include_path': o.includePaths ?? [],
     '--num_fewshot': o.numFewshot,
@@ -111,7 +114,7 @@ async function runWith(lm: LanguageModel, o: RunOptions, events: RunEvents, star
     if (description.chatTemplate === null) throw new BadInputError(`--apply_chat_template: the model (${description.modelId}) has no chat template; name one (a tokenizer_config.json, a template file, llama3 or qwen3)`);
     chatTemplate = compileChatTemplate(description.chatTemplate, { origin: `model ${description.modelId}` });
   }
-  const { built, seeds } = await buildPrompts({
+  const { built, seeds, groups } = await buildPrompts({
     tasks: o.tasks,
     includePaths: o.includePaths,
     numFewshot: o.numFewshot,
@@ -128,6 +131,8 @@ async function runWith(lm: LanguageModel, o: RunOptions, events: RunEvents, star
     chatTemplate = loadChatTemplate(o.applyChatTemplate);
   }
   for (const t of built) checkScorable(t);
+  const leafTasks = built.map((t) => ({ name: t.config.task, tags: t.config.tag }));
+  groupResults(groups, [], leafTasks);
   checkCapabilities(lm, built);
   const settings = new Map<string, GenerationSettings>();
   for (const t of built) if (t.config.output_type === 'generate_until') settings.set(t.config.task, generationSettings(t.config.generation_kwargs === null ? null : { ...t.config.generation_kwargs, ...(o.genKwargs ?? {}) }, t.config.task, seeds.random));
@@ -205,16 +210,17 @@ async function runWith(lm: LanguageModel, o: RunOptions, events: RunEvents, star
   const responses = await readResponses(o.store, recorder);
   const byKey = new Map(responses.map((r) => [responseKey(r), r]));
   const scores = built.map((t) => scoreTask(t, runId, byKey, Math.max(1, t.config.repeats)));
+  const groupScores = groupResults(groups, scores, leafTasks);
   const observed = observations(built, responses);
   const wallMs = performance.now() - startedAt;
   const lmevalFiles = o.outputPath === null ? [] : await writeLmevalFiles({
-    outputPath: o.outputPath, date, model: o.model, modelArgs: o.modelArgs, batchSize: o.batchSize, limit: o.limit, genKwargs: o.genKwargs, seeds,
-    tasks: built, scores, systemInstruction: o.systemInstruction, fewshotAsMultiturn: o.fewshotAsMultiturn, chatTemplate: chatTemplate?.source ?? null,
+    outputPath: o.outputPath, date, model: o.model, modelArgs: redactedArgs(o.modelArgs) as ModelArgs, batchSize: o.batchSize, limit: o.limit, genKwargs: o.genKwargs, seeds,
+    tasks: built, scores, groups: groupScores, systemInstruction: o.systemInstruction, fewshotAsMultiturn: o.fewshotAsMultiturn, chatTemplate: chatTemplate?.source ?? null,
     maxLength: lm.capabilities.maxLength, lmauditVersion: facts.lmauditVersion, totalSeconds: wallMs / 1000,
   });
   const records: SourceFile[] = [];
   for (const [i, path] of lmevalFiles.entries()) records.push({ path, sha256: await sha256File(path), role: i === 0 ? 'lm-eval results' : 'lm-eval samples' });
-  const manifest: StoreManifest = { schema_version: SCHEMA_VERSION, created_by: `lmaudit ${facts.lmauditVersion} run`, runs: [runProvenance(facts, observed, scores, { wallMs, inferenceMs }, records)] };
+  const manifest: StoreManifest = { schema_version: SCHEMA_VERSION, created_by: `lmaudit ${facts.lmauditVersion} run`, runs: [runProvenance(facts, observed, scores, { wallMs, inferenceMs }, records, groupScores)] };
   const text = new Map(responses.filter((r) => r.repeat === 0).map((r) => [`${r.task}\u0000${r.doc_id}\u0000${r.request_idx}`, r.text]));
   const finalInstances = instances.map((r) => ({ ...r, response_text: text.get(`${r.task}\u0000${r.doc_id}\u0000${r.request_idx}`) ?? null }));
   try {
@@ -224,7 +230,7 @@ async function runWith(lm: LanguageModel, o: RunOptions, events: RunEvents, star
   }
   const totalMs = performance.now() - startedAt;
   await events.emit({ kind: 'finished', wallMs: totalMs, inferenceMs });
-  return { store: o.store, tasks: built, scores, lmevalFiles, sent, heldBefore, wallMs: totalMs, inferenceMs };
+  return { store: o.store, tasks: built, scores, groups: groupScores, lmevalFiles, sent, heldBefore, wallMs: totalMs, inferenceMs };
 }
 
 function expected(built: readonly BuiltTask[]): number {

@@ -220,3 +220,40 @@ test('a backend failure stops the run with the responses so far stored; the stor
   const n = await rows(`SELECT count(*) AS n, count(DISTINCT doc_id || '/' || request_idx) AS k FROM ${done.table('responses')}`);
   assert.deepEqual(n, [{ n: 40, k: 40 }]);
 });
+
+test('a group: size-weighted mean of its leaf tasks with the pooled stderr, in the results file, the table and the store, reproduced on import', async () => {
+  const dir = tmp();
+  const r = runCli(['run', '--model', 'dummy', '--tasks', 'mmlu_stem', '--limit', '3', '--output_path', join(dir, 'out'), '--out', join(dir, 'store')]);
+  assert.equal(r.status, 0, r.stderr);
+  const modelDir = join(dir, 'out', 'dummy');
+  const results = JSON.parse(readFileSync(join(modelDir, readdirSync(modelDir).find((f) => f.startsWith('results_'))!), 'utf8')) as {
+    results: Record<string, Record<string, number>>;
+    groups: Record<string, Record<string, unknown>>;
+    group_subtasks: Record<string, string[]>;
+  };
+  const leaves = results.group_subtasks.mmlu_stem!;
+  assert.ok(leaves.length > 10 && leaves.every((t) => t.startsWith('mmlu_')));
+  // By hand (lmeval-scoring-and-outputs.md §4.5): Σ acc·n / Σ n; pooled variance Σ (n−1)·n·se² / (Σ n − k), stderr sqrt(var / Σ n).
+  const cells = leaves.map((t) => ({ acc: results.results[t]!['acc,none']!, se: results.results[t]!['acc_stderr,none']!, n: results.results[t]!.sample_len! }));
+  const N = cells.reduce((a, c) => a + c.n, 0);
+  const value = cells.reduce((a, c) => a + c.acc * c.n, 0) / N;
+  const pooled = cells.reduce((a, c) => a + (c.n - 1) * c.se * c.se * c.n, 0) / (N - cells.length);
+  const group = results.groups.mmlu_stem!;
+  assert.ok(Math.abs((group['acc,none'] as number) - value) < 1e-15, 'value (the test sums in another order: 1e-15)');
+  assert.ok(Math.abs((group['acc_stderr,none'] as number) - Math.sqrt(pooled / N)) < 1e-15);
+  assert.deepEqual(group.sample_count, { 'acc,none': N });
+  assert.match(r.stdout, /^\|Groups +\|Version\|/m);
+  assert.match(r.stdout, new RegExp(`^\\|mmlu_stem *\\| +2\\|none +\\| +\\|acc +\\|↑\\|${value.toFixed(4)}\\|`, 'm'));
+
+  const check = (store: string) => {
+    const out = runCli(['rescore', store, '--extractors', 'as-recorded', '--json']);
+    assert.equal(out.status, 0, out.stderr);
+    const cell = (JSON.parse(out.stdout) as { as_recorded: { cells: Record<string, unknown>[] }[] }).as_recorded[0]!.cells.find((c) => c.task === 'mmlu_stem')!;
+    assert.equal(cell.matches_reported, true);
+    return cell.value;
+  };
+  const i = runCli(['import', modelDir, '--out', join(dir, 'imported')]);
+  assert.equal(i.status, 0, i.stderr);
+  assert.equal(check(join(dir, 'store')), group['acc,none']);
+  assert.equal(check(join(dir, 'imported')), group['acc,none']);
+});

@@ -142,10 +142,11 @@ export function registerRun(program: Command): void {
           inference_seconds: summary.inferenceMs / 1000,
           harness_overhead: overhead,
           results: summary.scores.map((s) => ({ task: s.task, metrics: s.results })),
+          groups: summary.groups.filter((g) => g.results.length > 0).map((g) => ({ group: g.group, metrics: g.results })),
         });
       }
       printLines([
-        ...resultsTable(summary.tasks, summary.scores),
+        ...resultsTable(summary.tasks, summary.scores, summary.groups),
         '',
         `Store: ${summary.store} (${summary.sent} request(s) sent this time${summary.heldBefore > 0 ? `, ${summary.heldBefore} response(s) already held` : ''})`,
         ...summary.lmevalFiles.map((f) => `lm-eval file: ${f}`),
