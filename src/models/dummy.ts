@@ -52,6 +52,7 @@ class DummyModel implements LanguageModel {
     private readonly failAfter: number,
   ) {
     this.capabilities = { logprobs: true, generation: true, chat: true, maxLength };
+    // (Sampling, when asked, is a seeded hash too: as deterministic as greedy.)
   }
 
   describe(): ModelDescription {

@@ -1,21 +1,34 @@
 /**
- * Backends by name (`--model <name>`), loaded on demand so that a run pays only for
- * the backend it uses. Written minimal on the `run` branch (dummy only); the onnx
- * branch's registry adds its backends to the same table.
+ * Backends by the name `--model` takes. Written minimal on the `run` branch with the same
+ * functions as the onnx branch's registry (registerBackend / backendNames /
+ * backendFactory), so that the merge keeps that file and adds the dummy registration below.
+ * A backend's module is imported only when it is opened.
  */
 import { UnknownNameError } from '../errors.ts';
 import type { BackendFactory } from './lm.ts';
 
-const BACKENDS: Record<string, () => Promise<BackendFactory>> = {
-  dummy: async () => (await import('./dummy.ts')).dummyBackend,
-};
+const backends = new Map<string, BackendFactory>();
+
+/** Adds a backend; a second registration under one name is a programming error. */
+export function registerBackend(name: string, factory: BackendFactory): void {
+  if (backends.has(name)) throw new Error(`model backend '${name}' is registered twice`);
+  backends.set(name, factory);
+}
 
 export function backendNames(): string[] {
-  return Object.keys(BACKENDS).sort();
+  return [...backends.keys()].sort();
 }
 
-export async function backendFactory(name: string): Promise<BackendFactory> {
-  const load = Object.hasOwn(BACKENDS, name) ? BACKENDS[name] : undefined;
-  if (load === undefined) throw new UnknownNameError('backend (--model)', name, backendNames());
-  return load();
+/** The factory registered under `name`; an unknown name is an `UnknownNameError` with close matches. */
+export function backendFactory(name: string): BackendFactory {
+  const factory = backends.get(name);
+  if (factory === undefined) throw new UnknownNameError('model backend', name, backendNames());
+  return factory;
 }
+
+registerBackend('dummy', {
+  async open(args, options) {
+    const { dummyBackend } = await import('./dummy.ts');
+    return dummyBackend.open(args, options);
+  },
+});

@@ -98,7 +98,7 @@ export async function executeRun(o: RunOptions, events: RunEvents): Promise<RunS
   const startedAt = performance.now();
   const date = o.date;
   // Everything that can be refused is checked before the store is touched.
-  const factory = await backendFactory(o.model);
+  const factory = backendFactory(o.model);
   const lm = await factory.open(o.modelArgs, { batchSize: o.batchSize });
   try {
     return await runWith(lm, o, events, startedAt, date);

@@ -179,7 +179,7 @@ test('bad input: an unknown backend or task, or a store that exists, exits 2 nam
   const store = join(dir, 'store');
   const m = runCli(['run', '--model', 'dumy', '--tasks', 'arc_easy', '--out', store]);
   assert.equal(m.status, 2);
-  assert.match(m.stderr, /^lmaudit: Unknown backend \(--model\) 'dumy'\. Did you mean: dummy\?/);
+  assert.match(m.stderr, /^lmaudit: --model: Unknown model backend 'dumy'\. Did you mean: dummy\?/);
   const t = runCli(['run', '--model', 'dummy', '--tasks', 'arc_easyy', '--out', store]);
   assert.equal(t.status, 2);
   assert.match(t.stderr, /^lmaudit: --tasks: Unknown task 'arc_easyy'\. Did you mean: arc_easy/);
@@ -256,4 +256,22 @@ test('a group: size-weighted mean of its leaf tasks with the pooled stderr, in t
   assert.equal(i.status, 0, i.stderr);
   assert.equal(check(join(dir, 'store')), group['acc,none']);
   assert.equal(check(join(dir, 'imported')), group['acc,none']);
+});
+
+test("--apply_chat_template without a value renders with the model's own template, and the store records its text and sha256", async () => {
+  const dir = tmp();
+  const r = runCli(['run', '--model', 'dummy', '--tasks', 'gsm8k', '--limit', '2', '--num_fewshot', '1', '--apply_chat_template', '--output_path', join(dir, 'out'), '--out', join(dir, 'store')]);
+  assert.equal(r.status, 0, r.stderr);
+  const store = await openStore(join(dir, 'store'));
+  const [first] = await rows(`SELECT arg_context FROM ${store.table('instances')} WHERE doc_id = '0'`);
+  // few-shot as multi-turn (lm-eval's default with a chat template): a user turn, the shot's answer, then the question.
+  assert.match(String(first!.arg_context), /^<\|im_start\|>user\nQuestion: .*<\|im_end\|>\n<\|im_start\|>assistant\n.*<\|im_end\|>\n<\|im_start\|>user\nQuestion: [^]*<\|im_start\|>assistant\n$/s);
+  const ct = store.manifest.runs[0]!.tasks.gsm8k!.chat_template;
+  const text = (ct.text!.used as { value: string }).value;
+  assert.match(text, /^\{% for message in messages %\}/);
+  assert.equal((ct.sha256!.used as { value: string }).value, sha256Hex(text));
+  const modelDir = join(dir, 'out', 'dummy');
+  const results = JSON.parse(readFileSync(join(modelDir, readdirSync(modelDir).find((f) => f.startsWith('results_'))!), 'utf8')) as Record<string, unknown>;
+  assert.equal(results.chat_template, text);
+  assert.equal(results.chat_template_sha, sha256Hex(text));
 });

@@ -126,7 +126,9 @@ export function registerRun(program: Command): void {
       try {
         summary = await executeRun(options, events);
       } catch (error) {
+        // The registries name the kind of thing; the user needs the flag that named it.
         if (error instanceof UnknownNameError && error.kind === 'task') throw new BadInputError(`--tasks: ${error.message}`);
+        if (error instanceof UnknownNameError && error.kind === 'model backend') throw new BadInputError(`--model: ${error.message}`);
         throw error;
       } finally {
         await stopView();
