@@ -38,7 +38,7 @@ test('the ink view draws the counts on a terminal stream', async () => {
   const events = new RunEvents();
   const state = new ProgressState();
   events.on((e) => state.update(e));
-  const stop = showProgress(state, events, stream);
+  const stop = await showProgress(state, events, stream);
   await events.emit(planned);
   await events.emit({ kind: 'responses', requestType: 'generate_until', task: 'gsm8k', rows: rows(10), inferenceMs: 1 });
   await stop();
