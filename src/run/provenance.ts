@@ -58,6 +58,8 @@ export interface RunFacts {
   seeds: Seeds;
   lmauditVersion: string;
   settings: ReadonlyMap<string, GenerationSettings>;
+  /** The backend's context length (lm-eval's max_length). */
+  maxLength: number;
 }
 
 const SECRET = /key|token|secret|password|auth/i;
@@ -98,7 +100,7 @@ export function runProvenance(
   prov.model.dtype = { configured: UNKNOWN, used: d.dtype === null ? UNKNOWN : recorded(d.dtype, 'backend') };
   prov.model.args = same(flag(redactedArgs(f.modelArgs)));
   prov.model.batch_size = same(flag(f.batchSize));
-  prov.model.device = { configured: UNKNOWN, used: recorded({ ...machine(), files_sha256: d.files, adds_bos: d.addsBos, eos_token: d.eosToken, max_length: null }, 'os module, backend') };
+  prov.model.device = { configured: UNKNOWN, used: recorded({ ...machine(), files_sha256: d.files, adds_bos: d.addsBos, eos_token: d.eosToken, max_length: f.maxLength }, 'os module, backend') };
   prov.records.files = records.length > 0 ? same(recorded(records)) : same(UNKNOWN);
   for (const t of f.tasks) prov.tasks[t.config.task] = taskBlock(f, t, observed?.get(t.config.task) ?? null);
   if (scores !== null) {

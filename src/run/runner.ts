@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BadInputError, LmauditError, StoreError } from '../errors.ts';
+import { BackendError, BadInputError } from '../errors.ts';
 import { backendFactory } from '../models/registry.ts';
 import type { LanguageModel, ModelArgs } from '../models/lm.ts';
 import { compileChatTemplate, type ChatTemplate } from '../prompt/chatTemplate.ts';
@@ -153,11 +153,11 @@ async function runWith(lm: LanguageModel, o: RunOptions, events: RunEvents, star
   } else {
     runId = `run-${dateId(date)}-${randomBytes(3).toString('hex')}`;
     instances = built.flatMap((t) => t.docs.flatMap((d) => instanceRows(d, runId)));
-    const facts = runFacts(o, runId, description, built, chatTemplate, seeds, settings);
+    const facts = runFacts(o, runId, description, built, chatTemplate, seeds, settings, lm.capabilities.maxLength);
     const manifest: StoreManifest = { schema_version: SCHEMA_VERSION, created_by: `lmaudit ${facts.lmauditVersion} run`, runs: [runProvenance(facts, null, null, null, [])] };
     recorder = await RunRecorder.start(o.store, { manifest, instances, expectedResponses: expected(built), config: resumeConfig(o, instances) });
   }
-  const facts = runFacts(o, runId, description, built, chatTemplate, seeds, settings);
+  const facts = runFacts(o, runId, description, built, chatTemplate, seeds, settings, lm.capabilities.maxLength);
   const stopRecording = events.on(async (e) => {
     if (e.kind === 'responses') await recorder.append(e.rows);
   });
@@ -165,7 +165,7 @@ async function runWith(lm: LanguageModel, o: RunOptions, events: RunEvents, star
   let inferenceMs = 0;
   let sent = 0;
   try {
-    const plan = planWork(built, runId, settings, recorder.held);
+    const plan = planWork(built, settings, recorder.held);
     await events.emit({ kind: 'planned', tasks: built.map((t) => t.config.task), totals: plan.totals, held: plan.held, store: o.store });
     const size = Math.max(1, o.batchSize);
     // A batch's part is written while the next batch is computed: the write costs no wall time
@@ -237,11 +237,11 @@ function expected(built: readonly BuiltTask[]): number {
   return built.reduce((n, t) => n + t.docs.reduce((m, d) => m + d.arguments.length, 0) * Math.max(1, t.config.repeats), 0);
 }
 
-function runFacts(o: RunOptions, runId: string, description: RunFacts['description'], built: BuiltTask[], chatTemplate: ChatTemplate | null, seeds: Seeds, settings: Map<string, GenerationSettings>): RunFacts {
+function runFacts(o: RunOptions, runId: string, description: RunFacts['description'], built: BuiltTask[], chatTemplate: ChatTemplate | null, seeds: Seeds, settings: Map<string, GenerationSettings>, maxLength: number): RunFacts {
   return {
     runId, label: `${o.model} ${o.tasks.join(',')}`, model: o.model, modelArgs: o.modelArgs, batchSize: o.batchSize, description, tasks: built, chatTemplate,
     applyChatTemplate: o.applyChatTemplate, fewshotAsMultiturn: o.fewshotAsMultiturn, systemInstruction: o.systemInstruction, genKwargs: o.genKwargs,
-    numFewshot: o.numFewshot, limit: o.limit, seeds, lmauditVersion: lmauditVersion(), settings,
+    numFewshot: o.numFewshot, limit: o.limit, seeds, lmauditVersion: lmauditVersion(), settings, maxLength,
   };
 }
 
@@ -280,12 +280,8 @@ function observations(built: readonly BuiltTask[], responses: readonly RecordedR
 }
 
 /** The backend failed mid-run: the responses so far are in the store, and `--resume` continues. */
-export class BackendFailed extends LmauditError {
-  readonly code = 'backend_failed';
-  readonly exitCode = 3 as const;
+class BackendFailed extends BackendError {
   constructor(store: string, message: string, held: number, total: number, cause: unknown) {
     super(`the backend failed: ${message}\n${held.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} responses are stored in ${store}; \`lmaudit run … --resume ${store}\` continues the run`, { cause });
   }
 }
-
-export { StoreError };

@@ -35,7 +35,7 @@ export interface Plan {
 /** A response row with what the store's columns do not hold but the provenance needs (kept in the parts only). */
 export type RecordedResponse = ResponseRow & { stop_used?: string[]; truncated_tokens?: number };
 
-export function planWork(built: readonly BuiltTask[], runId: string, settings: ReadonlyMap<string, GenerationSettings>, held: ReadonlySet<string>): Plan {
+export function planWork(built: readonly BuiltTask[], settings: ReadonlyMap<string, GenerationSettings>, held: ReadonlySet<string>): Plan {
   const byKey = new Map<string, WorkItem>();
   const order: RequestType[] = [];
   const totals: Partial<Record<RequestType, number>> = {};
@@ -64,7 +64,6 @@ export function planWork(built: readonly BuiltTask[], runId: string, settings: R
       });
     }
   }
-  void runId;
   const items = [...byKey.values()];
   // Map iteration keeps first-appearance order; a stable sort by type keeps it within a type.
   items.sort((a, b) => order.indexOf(a.requestType) - order.indexOf(b.requestType));

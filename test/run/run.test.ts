@@ -203,6 +203,8 @@ test('a backend failure stops the run with the responses so far stored; the stor
   // rescore reads the unfinished store (its items through the join).
   const rs = runCli(['rescore', store, '--json']);
   assert.equal(rs.status, 0, rs.stderr);
+  assert.match(rs.stderr, /: unfinished: 20 of 40 responses \(read as it stands/);
+  assert.equal((JSON.parse(rs.stdout) as { denominator: { items_read: number } }).denominator.items_read, 10);
 
   const changed = runCli(['run', '--model', 'dummy', '--model_args', 'fail_after=5', '--tasks', 'arc_easy', '--limit', '11', '--batch_size', '4', '--resume', store]);
   assert.equal(changed.status, 2);

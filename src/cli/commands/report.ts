@@ -9,7 +9,7 @@ import { buildReport } from '../../report/model.ts';
 import { REPORT_FORMATS, renderReport, type ReportFormat } from '../../report/render.ts';
 import { DEFAULT_PAIRED_OPTIONS } from '../../audit/pairedStats.ts';
 import { addImportFlags, importOptionsFrom } from '../importFlags.ts';
-import { printJson } from '../output.ts';
+import { printJson, warnIfUnfinished } from '../output.ts';
 import { writeFileAtomic } from '../../util/atomicFile.ts';
 import { addAuditFlags, diffOptionsFrom, type AuditFlags } from './diff.ts';
 
@@ -56,6 +56,7 @@ export function registerReport(program: Command): void {
     const spec = flags.falsifier !== undefined ? await loadDeclaredFalsifier(flags.falsifier) : null;
     const importOptions = importOptionsFrom(flags);
     const sourceA = await loadSource([a], importOptions);
+    warnIfUnfinished(a, sourceA.store);
     const sourceB = flags.against === undefined ? null : flags.against === a ? sourceA : await loadSource([flags.against], importOptions);
     const diff = sourceB === null ? null : await diffStores(sourceA.store, sourceB.store, options);
     const declared = spec !== null && diff !== null ? evaluateDeclared(flags.falsifier!, spec, diff) : null;

@@ -5,7 +5,7 @@
  * <output_path>/<model_name_sanitized>/store_<date_id>; --resume <store> continues an
  * unfinished one.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { BadInputError, UnknownNameError } from '../../errors.ts';
@@ -75,6 +75,7 @@ function storeLocation(flags: RunFlags, args: ModelArgs, date: Date): string {
   }
   const out = flags.out ?? (flags.output_path === undefined ? undefined : join(flags.output_path, sanitizeModelName(modelName(flags.model, args)), `store_${dateId(date)}`));
   if (out === undefined) throw new BadInputError('lmaudit run needs --out <store> (or --output_path <dir>, which puts the store beside lm-eval’s files)');
+  if (existsSync(out) && !statSync(out).isDirectory()) throw new BadInputError(`--out ${out} is a file, not a store folder`);
   if (existsSync(out) && readdirSync(out).length > 0) throw new BadInputError(`--out ${out} already exists; to continue an unfinished run there use --resume ${out}`);
   return out;
 }
