@@ -9,12 +9,11 @@
  * always there. `HF_ENDPOINT` moves the hub (as for huggingface_hub), `HF_TOKEN` is
  * sent as a bearer token and never written anywhere, `LMAUDIT_CACHE` moves the cache.
  */
-import { mkdir, stat } from 'node:fs/promises';
+import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { BadInputError } from '../errors.ts';
-import { writeFileAtomic } from '../util/atomicFile.ts';
 
 export function hubEndpoint(): string {
   return (process.env.HF_ENDPOINT ?? 'https://huggingface.co').replace(/\/+$/, '');
@@ -66,7 +65,14 @@ export async function hubParquetFiles(id: string, config: string, split: string)
     if (!(await exists(file))) {
       const bytes = new Uint8Array(await (await get(url, what)).arrayBuffer());
       // Written under a temporary name and renamed: an interrupted download never looks cached.
-      await writeFileAtomic(file, bytes);
+      const partial = `${file}.${randomBytes(4).toString('hex')}.part`;
+      try {
+        await writeFile(partial, bytes);
+        await rename(partial, file);
+      } catch (error) {
+        await rm(partial, { force: true });
+        throw error;
+      }
     }
     files.push(file);
   }
