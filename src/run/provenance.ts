@@ -178,7 +178,8 @@ function taskBlock(f: RunFacts, t: BuiltTask, o: TaskObservations | null): TaskP
     p.generation.settings = { configured, used: sent === null ? UNKNOWN : used(sent, 'generation settings sent to the backend') };
     const stops = o === null ? null : uniqueJson(o.stopUsed);
     p.generation.stop_sequences = { configured: used(sent?.until ?? null, 'until after --gen_kwargs'), used: stops === null ? UNKNOWN : used(stops.length === 1 ? stops[0] : stops, 'stop sequences the backend applied') };
-    p.generation.max_tokens = { configured: yaml(maxKey(c.generation_kwargs), 'generation_kwargs'), used: sent === null ? UNKNOWN : used(sent.maxGenToks, 'max tokens applied (lm-eval default 256)') };
+    const merged = { ...(c.generation_kwargs ?? {}), ...(f.genKwargs ?? {}) };
+    p.generation.max_tokens = { configured: maxKey(merged) === null ? UNKNOWN : recorded(plain(maxKey(merged)), 'generation_kwargs + --gen_kwargs'), used: sent === null ? UNKNOWN : used(sent.maxGenToks, 'max tokens applied (lm-eval default 256)') };
     const added = stops === null || sent === null ? null : [...new Set(stops.flat().filter((s) => !sent.until.includes(s)))];
     p.generation.backend_additions = { configured: UNKNOWN, used: added === null ? UNKNOWN : used({ stop_sequences: added, bos_added: f.description.addsBos }, 'backend') };
   } else {
