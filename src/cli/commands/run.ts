@@ -123,6 +123,15 @@ export function registerRun(program: Command): void {
       };
       const events = new RunEvents();
       const stopView = await attachProgress(events);
+      // Ctrl-C: every part already written is whole (written under a temporary name, then renamed),
+      // so the process may stop at once; the view is taken down first so the terminal is left clean.
+      const onInterrupt = () => {
+        void stopView().finally(() => {
+          process.stderr.write(`lmaudit run: interrupted; the responses recorded so far are in ${options.store}; \`lmaudit run … --resume ${options.store}\` continues the run\n`);
+          process.exit(130);
+        });
+      };
+      process.once('SIGINT', onInterrupt);
       let summary: RunSummary;
       try {
         summary = await executeRun(options, events);
@@ -132,6 +141,7 @@ export function registerRun(program: Command): void {
         if (error instanceof UnknownNameError && error.kind === 'model backend') throw new BadInputError(`--model: ${error.message}`);
         throw error;
       } finally {
+        process.off('SIGINT', onInterrupt);
         await stopView();
       }
       const overhead = summary.wallMs > 0 ? (summary.wallMs - summary.inferenceMs) / summary.wallMs : 0;
