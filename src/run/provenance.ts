@@ -62,7 +62,8 @@ export interface RunFacts {
   maxLength: number;
 }
 
-const SECRET = /key|token|secret|password|auth/i;
+// Credentials by their usual names; not tokenizer settings such as add_bos_token or eos_token.
+const SECRET = /api[_-]?key|secret|passw(or)?d|bearer|(access|auth|hf|api)[_-]?token|^(token|key)$/i;
 const FROM_FLAGS = 'lmaudit run flags';
 
 /** model_args as recorded: values of secret-looking keys are never written. */
