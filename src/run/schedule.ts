@@ -3,7 +3,8 @@
  * each answer goes. Requests go out grouped by type (as lm-eval's evaluator does), then
  * task, document, request index and repeat. Identical requests (same type and arguments)
  * are sent once and their answer recorded for each instance that asked it, unless the
- * request samples (each sample must be its own draw). On resume, instances the store
+ * request samples (each sample must be its own draw, seeded with the run's seed plus the
+ * repeat index). On resume, instances the store
  * already holds are left out.
  */
 import { BadInputError } from '../errors.ts';
@@ -54,8 +55,11 @@ export function planWork(built: readonly BuiltTask[], settings: ReadonlyMap<stri
             heldCount[type] = (heldCount[type] ?? 0) + 1;
             continue;
           }
-          const item = workItem(type, task, args, settings.get(task) ?? null, `${task}/${d.doc_id}`);
-          const sampling = type === 'generate_until' && (settings.get(task)?.doSample ?? false);
+          const taskSettings = settings.get(task) ?? null;
+          const sampling = type === 'generate_until' && (taskSettings?.doSample ?? false);
+          // Each repeat of a sampled request is its own draw: its seed is the run's seed plus the repeat index.
+          const sent = sampling && taskSettings !== null ? { ...taskSettings, seed: (taskSettings.seed ?? 0) + repeat } : taskSettings;
+          const item = workItem(type, task, args, sent, `${task}/${d.doc_id}`);
           const key = dumpsPy([type, args.map((a) => (typeof a === 'string' ? a : dumpsPy(a))), sampling ? `${task}\u0000${d.doc_id}\u0000${idx}\u0000${repeat}` : null]);
           const existing = byKey.get(key);
           if (existing) existing.targets.push(target);
