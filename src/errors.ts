@@ -63,6 +63,12 @@ export class UnsupportedError extends LmauditError {
   readonly exitCode = 2 as const;
 }
 
+/** The model backend failed during a run; what was recorded stays in the store, and the run can be resumed. */
+export class BackendError extends LmauditError {
+  readonly code = 'backend_failed';
+  readonly exitCode = 3 as const;
+}
+
 export function formatLocation(where: InputLocation): string {
   const parts: string[] = [];
   if (where.file !== undefined) parts.push(where.file);

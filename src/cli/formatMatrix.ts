@@ -48,17 +48,20 @@ type Row = (string | number)[];
 const num = (x: unknown) => (typeof x === 'number' ? (Number.isFinite(x) ? String(Number(x.toPrecision(12))) : String(x)) : x === null || x === undefined ? 'n/a' : String(x));
 
 /** One table row per reproduced cell; the row's shape depends on the source harness. */
+const LMEVAL_ROWS = {
+  header: ['task', 'filter', 'metric', 'n', 'value', 'stderr', 'reported', 'matches', 'items reproduced', 'differing', 'why'],
+  row: (c: AsRecordedCellView) => [
+    c.task, c.filter, c.metric, c.n, num(c.value), num(c.stderr),
+    c.reported === null ? 'n/a' : `${num(c.reported.value)} ± ${num(c.reported.stderr)}`,
+    c.matches_reported === null ? 'n/a' : c.matches_reported ? 'yes' : 'NO',
+    `${c.items.reproduced} of ${c.n}${c.items.within_tolerance ? ` (+${c.items.within_tolerance.count} within ${num(c.items.within_tolerance.tolerance)})` : ''}`,
+    c.items.differing.length, c.why ?? '',
+  ],
+};
 const AS_RECORDED_ROWS: Record<AsRecordedSection['source_kind'], { header: string[]; row: (cell: never) => Row }> = {
-  'lm-eval': {
-    header: ['task', 'filter', 'metric', 'n', 'value', 'stderr', 'reported', 'matches', 'items reproduced', 'differing', 'why'],
-    row: (c: AsRecordedCellView) => [
-      c.task, c.filter, c.metric, c.n, num(c.value), num(c.stderr),
-      c.reported === null ? 'n/a' : `${num(c.reported.value)} ± ${num(c.reported.stderr)}`,
-      c.matches_reported === null ? 'n/a' : c.matches_reported ? 'yes' : 'NO',
-      `${c.items.reproduced} of ${c.n}${c.items.within_tolerance ? ` (+${c.items.within_tolerance.count} within ${num(c.items.within_tolerance.tolerance)})` : ''}`,
-      c.items.differing.length, c.why ?? '',
-    ],
-  },
+  'lm-eval': LMEVAL_ROWS,
+  // lmaudit run records lm-eval's rules; its cells have lm-eval's shape.
+  lmaudit: LMEVAL_ROWS,
   inspect: {
     header: ['task', 'scorer', 'reducer', 'samples agree', 'metrics reproduced', 'differences'],
     row: (c: InspectCellView) => [
@@ -68,7 +71,6 @@ const AS_RECORDED_ROWS: Record<AsRecordedSection['source_kind'], { header: strin
     ],
   },
   generic: { header: [], row: () => [] },
-  lmaudit: { header: [], row: () => [] },
 };
 
 interface AsRecordedCellView {

@@ -16,6 +16,7 @@ type Register = (program: Command) => void;
 const COMMANDS = {
   import: { usesDuckDB: true, load: async () => (await import('./commands/import.ts')).registerImport },
   prompts: { usesDuckDB: false, load: async () => (await import('./commands/prompts.ts')).registerPrompts },
+  run: { usesDuckDB: true, load: async () => (await import('./commands/run.ts')).registerRun },
   rescore: { usesDuckDB: true, load: async () => (await import('./commands/rescore.ts')).registerRescore },
   diff: { usesDuckDB: true, load: async () => (await import('./commands/diff.ts')).registerDiff },
   report: { usesDuckDB: true, load: async () => (await import('./commands/report.ts')).registerReport },

@@ -29,3 +29,10 @@ export function formatTable(header: readonly string[], rows: readonly (readonly 
     r.map((c, i) => (typeof raw?.[i] === 'number' ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map((r, i) => line(r, rows[i]))];
 }
+
+/** A store `lmaudit run` did not finish is read as it stands; the reader is told (on stderr, so --json stays clean). */
+export function warnIfUnfinished(location: string, store: { unfinished?: { responses: number; expected: number } }): void {
+  if (store.unfinished === undefined) return;
+  const { responses, expected } = store.unfinished;
+  process.stderr.write(`lmaudit: ${location}: unfinished: ${responses.toLocaleString('en-US')} of ${expected.toLocaleString('en-US')} responses (read as it stands; \`lmaudit run … --resume ${location}\` continues it)\n`);
+}

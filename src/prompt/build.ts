@@ -48,6 +48,10 @@ export interface DocRequests {
   prompt_hash: string;
   /** Positions of the few-shot examples in the few-shot pool, in prompt order. */
   fewshot_doc_ids: number[];
+  /** The system message placed before the prompt (system instruction + description), or null; for provenance. */
+  system_message: string | null;
+  /** The target delimiter the continuations carry (chat templates change it), for multiple_choice; else null. */
+  target_delimiter_used: string | null;
 }
 
 export interface BuiltTask {
@@ -213,7 +217,15 @@ export async function buildTask(config: TaskConfig, options: BuildOptions): Prom
       doc_hash: docHash(doc),
       prompt_hash: sha256Hex(pyStrOf(hashed ?? '')),
       fewshot_doc_ids: shotIds,
+      system_message: systemPrompt || null,
+      target_delimiter_used: config.output_type === 'multiple_choice' ? mcDelimiter() : null,
     };
+  }
+
+  /** lm-eval drops the delimiter under a chat template unless a gen_prefix without trailing whitespace needs it. */
+  function mcDelimiter(): string {
+    if (chat === null) return config.target_delimiter;
+    return config.gen_prefix && !endsWithWhitespace(config.gen_prefix) ? config.target_delimiter : '';
   }
 
   function constructRequests(ctx: string | string[], choices: unknown[] | null, target: unknown): unknown[][] {
@@ -225,8 +237,7 @@ export async function buildTask(config: TaskConfig, options: BuildOptions): Prom
       case 'generate_until':
         return [[chat?.kind === 'api' ? [ctx] : ctx, deepCopy(genKwargs)]];
       case 'multiple_choice': {
-        let delim = config.target_delimiter;
-        if (chat !== null) delim = config.gen_prefix && !endsWithWhitespace(config.gen_prefix) ? config.target_delimiter : '';
+        const delim = mcDelimiter();
         const args = multipleInput
           ? (ctx as string[]).map((c) => [c, `${delim}${pyStrOf(target)}`])
           : choices!.map((choice) => [ctx, `${delim}${pyStrOf(choice)}`]);

@@ -16,6 +16,8 @@ export interface PromptOptions {
   numFewshot?: number | null;
   limit?: number | null;
   applyChatTemplate?: string | null;
+  /** A chat template already loaded (e.g. the model's own, for `lmaudit run --apply_chat_template`); wins over applyChatTemplate. */
+  chatTemplate?: ChatTemplate | null;
   fewshotAsMultiturn?: boolean | null;
   systemInstruction?: string | null;
   /** lm-eval's `--seed`: one value for all four seeds, or 3–4 comma-separated; `None` means unseeded. */
@@ -52,7 +54,7 @@ export function parseSeed(text: string | null | undefined): Seeds {
 export async function buildPrompts(options: PromptOptions): Promise<{ built: BuiltTask[]; groups: GroupNode[]; chatTemplate: ChatTemplate | null; seeds: Seeds }> {
   const index = TaskIndex.withShipped(options.includePaths ?? []);
   const resolved = index.resolve(options.tasks);
-  const chatTemplate = options.applyChatTemplate ? loadChatTemplate(options.applyChatTemplate) : null;
+  const chatTemplate = options.chatTemplate ?? (options.applyChatTemplate ? loadChatTemplate(options.applyChatTemplate) : null);
   const seeds = parseSeed(options.seed);
   const built: BuiltTask[] = [];
   for (const config of resolved.tasks) {

@@ -36,7 +36,8 @@ const inspect: Reproducer = async (store, runIds) => {
 };
 
 const REPRODUCERS: Record<RunProvenance['source_kind'], Reproducer> = {
-  lmaudit: nothingRecorded('lmaudit'),
+  // `lmaudit run` records lm-eval's rules (task config, filters, metrics) and its per-sample values.
+  lmaudit: (store, runIds) => lmevalAsRecordedSections(store, runIds, 'lmaudit'),
   generic: nothingRecorded('generic'),
   'lm-eval': lmevalAsRecordedSections,
   inspect,

@@ -10,6 +10,7 @@ import { StoreError } from '../errors.ts';
 import { queryRows, sqlString } from './duck.ts';
 import { READABLE_SCHEMA_VERSIONS, STORE_TABLES, StoreManifest, TABLES, type ColumnSpec, type SchemaVersion, type TableName } from './schema.ts';
 import { fetchStore, isHttpUrl } from './remoteStore.ts';
+import { listParts, responsePartsRelation } from './responseParts.ts';
 
 export interface OpenStore {
   /** Where the store is (a folder path or a URL prefix). */
@@ -27,6 +28,11 @@ export interface OpenStore {
    * that DuckDB reads it as dictionary vectors (absent: the source is not read from Parquet).
    */
   dictionaryEncoded?(table: TableName, column: string): Promise<boolean>;
+  /**
+   * Set when `lmaudit run` did not finish writing the store: how many responses it holds
+   * of how many the run was to get. Its responses are then read from the recorder's parts.
+   */
+  readonly unfinished?: { responses: number; expected: number };
   /**
    * Instances of request 0 with their first response's text, when the source has them without
    * a join (see ImportedRun.items): columns file_row_number, run_id, task, doc_id, group,
@@ -93,12 +99,15 @@ async function openAt(location: string): Promise<OpenStore> {
     (Object.keys(TABLES) as TableName[]).map((t) => [t, joinLocation(location, `${t}.parquet`)]),
   ) as Record<TableName, string>;
   for (const table of STORE_TABLES) await checkColumns(paths[table], table, version);
+  const unfinished = await unfinishedRun(location, parsed.data, paths.responses);
   return {
     location,
-    manifest: parsed.data,
+    manifest: unfinished?.manifest ?? parsed.data,
     local: !isUrl(location),
-    // file_row_number: the instance's position, as the joined form numbers it.
-    ...(version >= 2 && {
+    ...(unfinished && { unfinished: unfinished.counts }),
+    // file_row_number: the instance's position, as the joined form numbers it. An unfinished
+    // store's instances have no response_text yet: its items are found through the join.
+    ...(version >= 2 && unfinished === null && {
       items: `SELECT file_row_number, run_id, task, doc_id, "group", target, choices_json, response_text AS text
         FROM read_parquet(${sqlString(paths.instances)}, file_row_number = true) WHERE request_idx = 0`,
     }),
@@ -109,12 +118,36 @@ async function openAt(location: string): Promise<OpenStore> {
       return rows[0]?.every === true;
     },
     table(name: TableName, options?: { rowNumber?: boolean }): string {
+      if (name === 'responses' && unfinished !== null) {
+        return options?.rowNumber ? `(SELECT row_number() OVER () - 1 AS file_row_number, * FROM ${unfinished.responses})` : unfinished.responses;
+      }
       if (name === 'rescores') {
         return `read_parquet(${sqlString(joinLocation(location, 'rescores/*.parquet'))}, union_by_name = true)`;
       }
       return `read_parquet(${sqlString(paths[name])}${options?.rowNumber ? ', file_row_number = true' : ''})`;
     },
   };
+}
+
+/**
+ * A store whose run did not finish: its responses are the recorder's parts (responses.parquet
+ * is not theirs until the run finishes), and its manifest says so in a note on each run.
+ */
+async function unfinishedRun(
+  location: string,
+  manifest: StoreManifest,
+  responsesFile: string,
+): Promise<{ responses: string; counts: { responses: number; expected: number }; manifest: StoreManifest } | null> {
+  const recording = manifest.recording;
+  if (recording === undefined || recording.status === 'finished') return null;
+  if (isUrl(location)) throw new StoreError(`${location}: the run that writes this store did not finish; open it from a local folder`);
+  const parts = await listParts(join(location, recording.parts));
+  const responses = parts.length > 0 ? responsePartsRelation(location, parts, recording.parts) : `(SELECT * FROM read_parquet(${sqlString(responsesFile)}) WHERE false)`;
+  const held = Number((await queryRows<{ n: bigint | number }>(`SELECT count(*) AS n FROM ${responses}`))[0]?.n ?? 0);
+  const counts = { responses: held, expected: recording.expected_responses };
+  const message = `unfinished: ${held.toLocaleString('en-US')} of ${recording.expected_responses.toLocaleString('en-US')} responses (the run stopped before it finished; \`lmaudit run … --resume ${location}\` continues it)`;
+  const runs = manifest.runs.map((r) => ({ ...r, notes: [...r.notes, { task: null, kind: 'unfinished-run', message, evidence: [] }] }));
+  return { responses, counts, manifest: { ...manifest, runs } };
 }
 
 async function checkColumns(path: string, table: TableName, version: SchemaVersion): Promise<void> {

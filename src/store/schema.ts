@@ -164,7 +164,8 @@ export const DISCLOSURE_FIELDS = {
   harness: ['name', 'version', 'commit', 'dirty', 'runtime'],
   task: ['name', 'version', 'dataset_path', 'dataset_name', 'dataset_split', 'dataset_hash'],
   scoring: ['output_type', 'scoring_path', 'metrics', 'filters'],
-  chat_template: ['applied', 'text', 'sha256', 'fewshot_as_multiturn'],
+  // target_delimiter: between prompt and answer; chat templates change it (lm-eval drops it unless gen_prefix needs it).
+  chat_template: ['applied', 'text', 'sha256', 'fewshot_as_multiturn', 'target_delimiter'],
   system: ['instruction', 'description', 'message_sent'],
   fewshot: ['count', 'sampler', 'seed', 'split'],
   generation: ['settings', 'stop_sequences', 'max_tokens', 'backend_additions'],
@@ -235,10 +236,28 @@ export const RunProvenance = z.object({
 });
 export type RunProvenance = z.infer<typeof RunProvenance>;
 
+/**
+ * A store `lmaudit run` is writing (or was writing when it stopped). While `unfinished`,
+ * its responses are the durable parts in `parts` (responses.parquet is not yet theirs);
+ * `finish` consolidates them and marks the store `finished` in one atomic write of
+ * provenance.json. Absent in stores an importer wrote (they are written whole).
+ */
+export const Recording = z.object({
+  status: z.enum(['unfinished', 'finished']),
+  /** Responses the finished run holds: requests × repeats. */
+  expected_responses: z.number(),
+  /** Folder (inside the store) of the response parts. */
+  parts: z.string(),
+  /** The configuration a resume must match, setting by setting. */
+  config: z.record(z.string(), z.unknown()),
+});
+export type Recording = z.infer<typeof Recording>;
+
 export const StoreManifest = z.object({
   schema_version: z.literal(READABLE_SCHEMA_VERSIONS),
   created_by: z.string(),
   runs: z.array(RunProvenance),
+  recording: z.optional(Recording),
 });
 export type StoreManifest = z.infer<typeof StoreManifest>;
 

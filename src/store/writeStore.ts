@@ -9,6 +9,7 @@ import { dirname, join, basename } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
 import { StoreError } from '../errors.ts';
+import { commitFile, temporaryNameFor } from '../util/atomicFile.ts';
 import { duck, duckSideConnection, sqlIdent, sqlString } from './duck.ts';
 import {
   SCHEMA_VERSION,
@@ -162,11 +163,11 @@ export async function openRescoreWriter(storeDir: string, id: string): Promise<R
   return {
     add: filled.add,
     async finish(provenanceJson) {
-      const staging = `${target}.tmp-${process.pid}`;
+      const staging = temporaryNameFor(target);
       try {
         filled.close();
         await copyStaged(conn, filled.name, staging, 'rescores', { lmaudit_schema_version: String(SCHEMA_VERSION), lmaudit_rescore: provenanceJson });
-        await rename(staging, target);
+        await commitFile(staging, target);
       } catch (error) {
         await rm(staging, { force: true });
         throw error;
@@ -179,7 +180,7 @@ export async function openRescoreWriter(storeDir: string, id: string): Promise<R
   };
 }
 
-function parquetMetadata(manifest: StoreManifest): Record<string, string> {
+export function parquetMetadata(manifest: StoreManifest): Record<string, string> {
   return {
     lmaudit_schema_version: String(SCHEMA_VERSION),
     lmaudit_provenance: JSON.stringify(manifest.runs),
@@ -229,7 +230,8 @@ export async function stageTable(table: TableName, source: TableSource): Promise
   return { name: staging, withRowNumber: `(SELECT rowid AS file_row_number, * FROM ${staging})` };
 }
 
-async function writeTable(
+/** Writes one table's Parquet file at `path` (the caller names a temporary path and commits it). */
+export async function writeTable(
   path: string,
   table: TableName,
   source: TableSource,

@@ -5,7 +5,7 @@ import { loadSource } from '../../audit/source.ts';
 import { BadInputError, FalsifierViolatedError } from '../../errors.ts';
 import { diffLines } from '../../report/diffText.ts';
 import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
-import { printJson, printLines } from '../output.ts';
+import { printJson, printLines, warnIfUnfinished } from '../output.ts';
 
 export interface AuditFlags extends ImportFlags {
   runA?: string;
@@ -59,6 +59,8 @@ export function registerDiff(program: Command): void {
     const importOptions = importOptionsFrom(flags);
     const sourceA = await loadSource([a], importOptions);
     const sourceB = b === a ? sourceA : await loadSource([b], importOptions);
+    warnIfUnfinished(a, sourceA.store);
+    if (b !== a) warnIfUnfinished(b, sourceB.store);
     const diff = await diffStores(sourceA.store, sourceB.store, options);
     const declared: DeclaredFalsifierResult | null = spec !== null ? evaluateDeclared(flags.falsifier!, spec, diff) : null;
     if (flags.json) printJson({ ...diff, declared_falsifier: declared, skipped: { a: sourceA.skipped.length, b: sourceB.skipped.length } });

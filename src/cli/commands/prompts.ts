@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { BadInputError } from '../../errors.ts';
 import { buildPrompts, writePromptFile } from '../../prompt/prompts.ts';
 import { printJson, printLines, formatTable } from '../output.ts';
+import { parseKeyValueArgs } from '../keyValueArgs.ts';
 
 interface PromptFlags {
   tasks: string;
@@ -31,19 +32,6 @@ function parseNumber(text: string | undefined, flag: string): number | null {
   return n;
 }
 
-/** lm-eval's `--gen_kwargs a=1,b=x` (values as Python literals where they parse). */
-function parseGenKwargs(text: string | undefined): Record<string, unknown> | null {
-  if (!text) return null;
-  const out: Record<string, unknown> = {};
-  for (const pair of text.split(',')) {
-    const [key, ...rest] = pair.split('=');
-    if (!key || rest.length === 0) throw new BadInputError(`--gen_kwargs expects key=value pairs, got '${pair}'`);
-    const value = rest.join('=');
-    out[key.trim()] = /^-?\d+$/.test(value) ? Number(value) : /^(true|false)$/i.test(value) ? value.toLowerCase() === 'true' : value;
-  }
-  return out;
-}
-
 export function registerPrompts(program: Command): void {
   program
     .command('prompts')
@@ -71,7 +59,7 @@ export function registerPrompts(program: Command): void {
         fewshotAsMultiturn: parseBool(flags.fewshot_as_multiturn, '--fewshot_as_multiturn'),
         systemInstruction: flags.system_instruction ?? null,
         seed: flags.seed,
-        genKwargs: parseGenKwargs(flags.gen_kwargs),
+        genKwargs: flags.gen_kwargs === undefined ? null : parseKeyValueArgs(flags.gen_kwargs, '--gen_kwargs'),
       });
       writePromptFile(built, flags.out);
       const summary = {

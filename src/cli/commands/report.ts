@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, basename, join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { evaluateDeclared, loadDeclaredFalsifier } from '../../audit/declaredFalsifier.ts';
 import { diffStores } from '../../audit/diff.ts';
 import { loadSource } from '../../audit/source.ts';
@@ -10,7 +9,8 @@ import { buildReport } from '../../report/model.ts';
 import { REPORT_FORMATS, renderReport, type ReportFormat } from '../../report/render.ts';
 import { DEFAULT_PAIRED_OPTIONS } from '../../audit/pairedStats.ts';
 import { addImportFlags, importOptionsFrom } from '../importFlags.ts';
-import { printJson } from '../output.ts';
+import { printJson, warnIfUnfinished } from '../output.ts';
+import { writeFileAtomic } from '../../util/atomicFile.ts';
 import { addAuditFlags, diffOptionsFrom, type AuditFlags } from './diff.ts';
 
 interface ReportFlags extends AuditFlags {
@@ -20,17 +20,14 @@ interface ReportFlags extends AuditFlags {
   title?: string;
 }
 
-/** Writes beside the target under a temporary name, then renames: a reader never sees half a report. */
+/** Written under a temporary name and renamed (util/atomicFile): a reader never sees half a report. */
 async function writeAtomic(path: string, text: string): Promise<void> {
   await mkdir(dirname(path), { recursive: true }).catch((error: Error) => {
     throw new BadInputError(`cannot create the folder for --out (${error.message})`, { file: path });
   });
-  const temporary = join(dirname(path), `.${basename(path)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
   try {
-    await writeFile(temporary, text);
-    await rename(temporary, path);
+    await writeFileAtomic(path, text);
   } catch (error) {
-    await rm(temporary, { force: true });
     throw new BadInputError(`cannot write the report (${(error as Error).message})`, { file: path });
   }
 }
@@ -59,6 +56,7 @@ export function registerReport(program: Command): void {
     const spec = flags.falsifier !== undefined ? await loadDeclaredFalsifier(flags.falsifier) : null;
     const importOptions = importOptionsFrom(flags);
     const sourceA = await loadSource([a], importOptions);
+    warnIfUnfinished(a, sourceA.store);
     const sourceB = flags.against === undefined ? null : flags.against === a ? sourceA : await loadSource([flags.against], importOptions);
     const diff = sourceB === null ? null : await diffStores(sourceA.store, sourceB.store, options);
     const declared = spec !== null && diff !== null ? evaluateDeclared(flags.falsifier!, spec, diff) : null;

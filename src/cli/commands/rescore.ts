@@ -8,7 +8,7 @@ import { AS_RECORDED, splitSpecs } from '../../score/registry.ts';
 import type { AsRecordedSection } from '../../score/asRecorded.ts';
 import { openRescoreWriter, type RescoreWriter } from '../../store/writeStore.ts';
 import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
-import { printJson, printLines } from '../output.ts';
+import { printJson, printLines, warnIfUnfinished } from '../output.ts';
 import { formatMatrix, formatAsRecorded } from '../formatMatrix.ts';
 
 interface RescoreFlags extends ImportFlags {
@@ -54,6 +54,7 @@ export function registerRescore(program: Command): void {
     if (!Number.isInteger(flipsLimit) || flipsLimit < 0) throw new BadInputError('--flips must be a whole number', { field: '--flips' });
 
     const source = await loadSource(sources, importOptionsFrom(flags));
+    warnIfUnfinished(sources.join(', '), source.store);
     if (flags.out && !source.store.local) {
       throw new BadInputError('--out appends to a run store: import the source first (lmaudit import … --out <store>)', { file: sources.join(', ') });
     }

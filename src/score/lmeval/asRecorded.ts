@@ -63,7 +63,8 @@ const TOLERANCE = 1e-12;
 const SUPPORTED_AGG = new Set<AggregationName>(['mean', 'median', 'perplexity', 'nanmean']);
 
 export async function rescoreAsRecorded(store: OpenStore, runIds?: readonly string[]): Promise<AsRecordedReport> {
-  const runs = store.manifest.runs.filter((r) => r.source_kind === 'lm-eval' && (runIds === undefined || runIds.includes(r.run_id)));
+  // lmaudit run records lm-eval's scoring rules and per-sample values in the same shapes.
+  const runs = store.manifest.runs.filter((r) => (r.source_kind === 'lm-eval' || r.source_kind === 'lmaudit') && (runIds === undefined || runIds.includes(r.run_id)));
   const report: AsRecordedReport = { cells: [], notes: [] };
   for (const run of runs) {
     const { docs, scores } = await loadDocs(store, run.run_id);
@@ -260,11 +261,12 @@ function sameStderr(reported: unknown, computed: Stderr): boolean {
 export async function lmevalAsRecordedSections(
   store: OpenStore,
   runIds: readonly string[],
-): Promise<{ run_id: string; source_kind: 'lm-eval'; cells: AsRecordedCell[]; note: string | null }[]> {
+  sourceKind: 'lm-eval' | 'lmaudit' = 'lm-eval',
+): Promise<{ run_id: string; source_kind: 'lm-eval' | 'lmaudit'; cells: AsRecordedCell[]; note: string | null }[]> {
   const report = await rescoreAsRecorded(store, runIds);
   return runIds.map((run_id) => {
     const cells = report.cells.filter((c) => c.run_id === run_id);
     const notes = report.notes.filter((n) => n.run_id === run_id).map((n) => n.message);
-    return { run_id, source_kind: 'lm-eval', cells, note: notes.length > 0 ? notes.join(' ') : cells.length === 0 ? 'no per-sample records to reproduce' : null };
+    return { run_id, source_kind: sourceKind, cells, note: notes.length > 0 ? notes.join(' ') : cells.length === 0 ? 'no per-sample records to reproduce' : null };
   });
 }

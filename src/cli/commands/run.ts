@@ -1,0 +1,197 @@
+/**
+ * `lmaudit run`: lm-eval's command line (same flag names and meanings) on lmaudit's
+ * backends, writing a store through the run recorder and, with --output_path, lm-eval's
+ * own results and samples files. The store goes to --out, else to
+ * <output_path>/<model_name_sanitized>/store_<date_id>; --resume <store> continues an
+ * unfinished one.
+ */
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { BadInputError, UnknownNameError } from '../../errors.ts';
+import type { ModelArgs } from '../../models/lm.ts';
+import { ProgressState, RunEvents, formatDuration, progressLine } from '../../run/events.ts';
+import { dateId, modelName, resultsTable, sanitizeModelName } from '../../run/lmevalFiles.ts';
+import { executeRun, type RunOptions, type RunSummary } from '../../run/runner.ts';
+import { parseKeyValueArgs } from '../keyValueArgs.ts';
+import { printJson, printLines } from '../output.ts';
+
+interface RunFlags {
+  model: string;
+  model_args?: string;
+  tasks: string;
+  include_path?: string[];
+  num_fewshot?: string;
+  batch_size: string;
+  limit?: string;
+  apply_chat_template?: string | boolean;
+  fewshot_as_multiturn?: string;
+  system_instruction?: string;
+  gen_kwargs?: string;
+  seed?: string;
+  output_path?: string;
+  out?: string;
+  resume?: string;
+  json: boolean;
+}
+
+function parseBool(text: string | undefined, flag: string): boolean | null {
+  if (text === undefined) return null;
+  if (/^(true|1|yes)$/i.test(text)) return true;
+  if (/^(false|0|no)$/i.test(text)) return false;
+  throw new BadInputError(`${flag} takes true or false, got '${text}'`);
+}
+
+function parseNumber(text: string | undefined, flag: string): number | null {
+  if (text === undefined) return null;
+  const n = Number(text);
+  if (text.trim() === '' || Number.isNaN(n) || n < 0) throw new BadInputError(`${flag} takes a non-negative number, got '${text}'`);
+  return n;
+}
+
+function batchSize(text: string): number {
+  // lm-eval's "auto" probes the largest batch that fits a GPU; lmaudit's backends take 1 for it.
+  if (text === 'auto' || text.startsWith('auto:')) return 1;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) throw new BadInputError(`--batch_size takes a positive integer or auto, got '${text}'`);
+  return n;
+}
+
+function modelArgs(text: string | undefined): ModelArgs {
+  const parsed = parseKeyValueArgs(text, '--model_args');
+  const out: ModelArgs = {};
+  for (const [k, v] of Object.entries(parsed)) {
+    const plain = v !== null && typeof v === 'object' && 'value' in v ? (v as { value: number }).value : v;
+    if (plain !== null && !['string', 'number', 'boolean'].includes(typeof plain)) throw new BadInputError(`--model_args: ${k} must be a string, number or boolean`);
+    out[k] = plain as ModelArgs[string];
+  }
+  return out;
+}
+
+function storeLocation(flags: RunFlags, args: ModelArgs, date: Date): string {
+  if (flags.resume !== undefined) {
+    if (flags.out !== undefined && flags.out !== flags.resume) throw new BadInputError('--resume names the store to continue; leave out --out or give the same folder');
+    return flags.resume;
+  }
+  const out = flags.out ?? (flags.output_path === undefined ? undefined : join(flags.output_path, sanitizeModelName(modelName(flags.model, args)), `store_${dateId(date)}`));
+  if (out === undefined) throw new BadInputError('lmaudit run needs --out <store> (or --output_path <dir>, which puts the store beside lm-eval’s files)');
+  if (existsSync(out) && !statSync(out).isDirectory()) throw new BadInputError(`--out ${out} is a file, not a store folder`);
+  if (existsSync(out) && readdirSync(out).length > 0) throw new BadInputError(`--out ${out} already exists; to continue an unfinished run there use --resume ${out}`);
+  return out;
+}
+
+export function registerRun(program: Command): void {
+  program
+    .command('run')
+    .description('Run lm-eval-compatible tasks against a backend; store every request, response and the settings used')
+    .requiredOption('--model <backend>', 'backend name (e.g. dummy)')
+    .option('--model_args <args>', 'backend arguments, k=v,... or a JSON object (values typed as lm-eval types them)')
+    .requiredOption('--tasks <names>', 'comma-separated task, group or tag names, or task YAML paths')
+    .option('--include_path <dir...>', 'extra task folders (override the shipped ones)')
+    .option('--num_fewshot <n>', 'few-shot examples per prompt (a YAML num_fewshot of 0 wins, as in lm-eval)')
+    .option('--batch_size <n>', 'requests per backend call (auto: 1)', '1')
+    .option('--limit <n>', 'first N documents of each task (a fraction below 1 takes that share)')
+    .option('--apply_chat_template [template]', "render with a chat template: the model's own, or a tokenizer_config.json / template file / llama3 / qwen3")
+    .option('--fewshot_as_multiturn <bool>', 'few-shot examples as chat turns (default true with a chat template)')
+    .option('--system_instruction <text>', 'system instruction placed before the description')
+    .option('--gen_kwargs <pairs>', 'generation kwargs merged into the task’s (k=v,... or a JSON object)')
+    .option('--seed <seeds>', "lm-eval's --seed: one value or random,numpy,torch[,fewshot]", '0,1234,1234,1234')
+    .option('--output_path <dir>', "write lm-eval's results_<ts>.json and samples_<task>_<ts>.jsonl under <dir>/<model>/")
+    .option('--out <store>', 'the run store folder (default: <output_path>/<model>/store_<ts>)')
+    .option('--resume <store>', 'continue the unfinished run in <store>: send only the requests without a response')
+    .option('--json', 'print a JSON summary', false)
+    .action(async (flags: RunFlags) => {
+      const date = new Date();
+      const args = modelArgs(flags.model_args);
+      const options: RunOptions = {
+        model: flags.model,
+        modelArgs: args,
+        tasks: flags.tasks.split(',').map((s) => s.trim()).filter(Boolean),
+        includePaths: flags.include_path,
+        numFewshot: parseNumber(flags.num_fewshot, '--num_fewshot'),
+        batchSize: batchSize(flags.batch_size),
+        limit: parseNumber(flags.limit, '--limit'),
+        applyChatTemplate: flags.apply_chat_template ?? null,
+        fewshotAsMultiturn: parseBool(flags.fewshot_as_multiturn, '--fewshot_as_multiturn'),
+        systemInstruction: flags.system_instruction ?? null,
+        genKwargs: flags.gen_kwargs === undefined ? null : parseKeyValueArgs(flags.gen_kwargs, '--gen_kwargs'),
+        seed: flags.seed ?? null,
+        store: storeLocation(flags, args, date),
+        resume: flags.resume !== undefined,
+        outputPath: flags.output_path ?? null,
+        date,
+      };
+      const events = new RunEvents();
+      const stopView = await attachProgress(events);
+      // Ctrl-C: every part already written is whole (written under a temporary name, then renamed),
+      // so the process may stop at once; the view is taken down first so the terminal is left clean.
+      const onInterrupt = () => {
+        void stopView().finally(() => {
+          process.stderr.write(`lmaudit run: interrupted; the responses recorded so far are in ${options.store}; \`lmaudit run … --resume ${options.store}\` continues the run\n`);
+          process.exit(130);
+        });
+      };
+      process.once('SIGINT', onInterrupt);
+      let summary: RunSummary;
+      try {
+        summary = await executeRun(options, events);
+      } catch (error) {
+        // The registries name the kind of thing; the user needs the flag that named it.
+        if (error instanceof UnknownNameError && error.kind === 'task') throw new BadInputError(`--tasks: ${error.message}`);
+        if (error instanceof UnknownNameError && error.kind === 'model backend') throw new BadInputError(`--model: ${error.message}`);
+        throw error;
+      } finally {
+        process.off('SIGINT', onInterrupt);
+        await stopView();
+      }
+      const overhead = summary.wallMs > 0 ? (summary.wallMs - summary.inferenceMs) / summary.wallMs : 0;
+      if (flags.json) {
+        return printJson({
+          store: summary.store,
+          lmeval_files: summary.lmevalFiles,
+          sent: summary.sent,
+          held_before: summary.heldBefore,
+          wall_seconds: summary.wallMs / 1000,
+          inference_seconds: summary.inferenceMs / 1000,
+          harness_overhead: overhead,
+          results: summary.scores.map((s) => ({ task: s.task, metrics: s.results })),
+          groups: summary.groups.filter((g) => g.results.length > 0).map((g) => ({ group: g.group, metrics: g.results })),
+        });
+      }
+      printLines([
+        ...resultsTable(summary.tasks, summary.scores, summary.groups),
+        '',
+        `Store: ${summary.store} (${summary.sent} request(s) sent this time${summary.heldBefore > 0 ? `, ${summary.heldBefore} response(s) already held` : ''})`,
+        ...summary.lmevalFiles.map((f) => `lm-eval file: ${f}`),
+        `Time: ${(summary.inferenceMs / 1000).toFixed(2)} s in inference calls of ${(summary.wallMs / 1000).toFixed(2)} s wall; harness overhead ${(overhead * 100).toFixed(1)}%`,
+      ]);
+    });
+}
+
+/** The live view: ink when stderr is a terminal, plain periodic lines otherwise (never escape codes into a log). */
+async function attachProgress(events: RunEvents): Promise<() => Promise<void>> {
+  const state = new ProgressState();
+  events.on((e) => state.update(e));
+  if (process.stderr.isTTY && !process.env.LMAUDIT_PLAIN_PROGRESS) {
+    const { showProgress } = await import('../../tui/progressView.ts');
+    return showProgress(state, events);
+  }
+  const every = Number(process.env.LMAUDIT_PROGRESS_SECONDS ?? 10) * 1000;
+  let last = 0;
+  const stop = events.on((e) => {
+    if (e.kind === 'planned') {
+      process.stderr.write(`lmaudit run: ${state.doneAll}/${state.totalAll} responses held in ${e.store}; sending the rest\n`);
+      last = performance.now();
+    } else if (e.kind === 'responses' && performance.now() - last >= every) {
+      last = performance.now();
+      process.stderr.write(`lmaudit run: ${progressLine(state)}\n`);
+    } else if (e.kind === 'scoring') {
+      process.stderr.write(`lmaudit run: ${progressLine(state)}; scoring\n`);
+    } else if (e.kind === 'failed') {
+      process.stderr.write(`lmaudit run: request failed: ${e.message}\n`);
+    } else if (e.kind === 'finished') {
+      process.stderr.write(`lmaudit run: finished in ${formatDuration(e.wallMs / 1000)}\n`);
+    }
+  });
+  return async () => stop();
+}

@@ -1,0 +1,81 @@
+/**
+ * `--model_args` and `--gen_kwargs` as lm-eval 0.4.13's CLI reads them (`MergeDictAction`
+ * → `key_val_to_dict` → `handle_cli_value_string`, lm_eval/_cli/utils.py): a JSON object,
+ * or `k=v` pairs split on the commas outside brackets and quotes, each value typed as
+ * true/false (any case), an int (ASCII digits only: `-1` is not `isnumeric`, so it becomes
+ * the float -1.0), a float (what Python's `float()` accepts), a Python literal
+ * (`ast.literal_eval`: None, quoted strings, lists, dicts), else the text itself.
+ * Both `lmaudit prompts` and `lmaudit run` parse through here.
+ */
+import { BadInputError } from '../errors.ts';
+import { parsePyJson } from '../data/pyjson.ts';
+import { PyFloat } from '../prompt/jinja/values.ts';
+import { literalEval } from '../prompt/pyliteral.ts';
+import { isPlainObject } from '../util/json.ts';
+import { pyStrip } from '../util/pytext.ts';
+
+export function parseKeyValueArgs(text: string | undefined, flag: string): Record<string, unknown> {
+  if (text === undefined || text.trim() === '') return {};
+  let json: unknown;
+  try {
+    json = parsePyJson(text);
+  } catch {
+    if (text.includes('{')) throw new BadInputError(`${flag}: not valid JSON: ${text} (use double quotes for JSON strings)`);
+  }
+  if (isPlainObject(json)) return { ...json };
+  const out: Record<string, unknown> = {};
+  for (const item of splitTopLevel(text)) {
+    const cut = item.indexOf('=');
+    if (cut < 0) throw new BadInputError(`${flag}: expected key=value, got '${item}'`);
+    out[item.slice(0, cut)] = cliValue(item.slice(cut + 1));
+  }
+  return out;
+}
+
+/** `handle_cli_value_string`. */
+export function cliValue(arg: string): unknown {
+  const lower = arg.toLowerCase();
+  if (lower === 'true') return true;
+  if (lower === 'false') return false;
+  if (/^[0-9]+$/.test(arg)) return Number.isSafeInteger(Number(arg)) ? Number(arg) : BigInt(arg);
+  const float = pyFloat(arg);
+  if (float !== null) return new PyFloat(float);
+  try {
+    return literalEval(arg);
+  } catch {
+    return arg;
+  }
+}
+
+/** Python `float(text)`: surrounding whitespace, `_` between digits, inf/infinity/nan in any case. */
+function pyFloat(text: string): number | null {
+  const t = pyStrip(text);
+  const special = /^([+-]?)(inf|infinity|nan)$/i.exec(t);
+  if (special) return special[2]!.toLowerCase() === 'nan' ? Number.NaN : special[1] === '-' ? -Infinity : Infinity;
+  const digits = String.raw`\d(?:_?\d)*`;
+  if (!new RegExp(`^[+-]?(?:${digits}(?:\\.(?:${digits})?)?|\\.${digits})(?:[eE][+-]?${digits})?$`).test(t)) return null;
+  return Number(t.replaceAll('_', ''));
+}
+
+/** `split_top_level`: commas outside brackets, braces and quotes; empty pieces dropped. */
+function splitTopLevel(args: string): string[] {
+  const parts: string[] = [];
+  let buf = '';
+  let depth = 0;
+  let quote: string | null = null;
+  for (const ch of args) {
+    if (quote !== null) {
+      if (ch === quote) quote = null;
+    } else if (ch === '"' || ch === "'") quote = ch;
+    else if ('[({'.includes(ch)) depth++;
+    else if ('])}'.includes(ch)) depth = Math.max(depth - 1, 0);
+    else if (ch === ',' && depth === 0) {
+      parts.push(buf);
+      buf = '';
+      continue;
+    }
+    buf += ch;
+  }
+  parts.push(buf);
+  return parts.filter((p) => p !== '');
+}

@@ -1,0 +1,255 @@
+/**
+ * lm-eval's output files for a run (lmeval-scoring-and-outputs.md §5): under
+ * `--output_path DIR`, `DIR/<model_name_sanitized>/results_<date_id>.json` (json.dumps
+ * indent=2) and one `samples_<task>_<date_id>.jsonl` per task (json.dumps, one line per
+ * document × filter), so lm-eval's tooling and lmaudit's own importer read the run.
+ * The results file says it was written by lmaudit (`lmaudit_version`), not lm-eval.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { dumpsPy } from '../data/pyjson.ts';
+import { PyFloat } from '../prompt/jinja/values.ts';
+import type { BuiltTask } from '../prompt/build.ts';
+import type { TaskConfig } from '../tasks/config.ts';
+import { FunctionRef } from '../tasks/yaml.ts';
+import { writeFileAtomic } from '../util/atomicFile.ts';
+import { sha256Hex } from '../util/hash.ts';
+import type { ModelArgs } from '../models/lm.ts';
+import { pyStrOf } from '../prompt/build.ts';
+
+const pyVersion = (v: unknown): string => (v === null || v === undefined ? 'Yaml' : pyStrOf(v));
+import { BOOTSTRAP_ITERS, type TaskScores } from './scoring.ts';
+import type { GroupResult } from './groups.ts';
+
+/** `datetime.now().isoformat().replace(":", "-")` in local time (microseconds omitted when zero, as Python does). */
+export function dateId(date: Date): string {
+  const p = (n: number, w = 2) => String(n).padStart(w, '0');
+  const base = `${date.getFullYear()}-${p(date.getMonth() + 1)}-${p(date.getDate())}T${p(date.getHours())}-${p(date.getMinutes())}-${p(date.getSeconds())}`;
+  return date.getMilliseconds() === 0 ? base : `${base}.${p(date.getMilliseconds() * 1000, 6)}`;
+}
+
+/** lm-eval's model_name: the first of these model_args keys; lmaudit falls back to the backend name (lm-eval: a random id). */
+export function modelName(model: string, args: ModelArgs): string {
+  for (const key of ['peft', 'delta', 'pretrained', 'model', 'path', 'engine']) {
+    if (args[key] !== undefined && args[key] !== null) return String(args[key]);
+  }
+  return model;
+}
+
+export function sanitizeModelName(name: string): string {
+  return name.replace(/["<>:/|\\?*[\]]+/g, '__');
+}
+
+export interface LmevalFilesInput {
+  outputPath: string;
+  date: Date;
+  model: string;
+  modelArgs: ModelArgs;
+  batchSize: number;
+  limit: number | null;
+  genKwargs: Record<string, unknown> | null;
+  seeds: { random: number | null; numpy: number | null; torch: number | null; fewshot: number | null };
+  tasks: readonly BuiltTask[];
+  scores: readonly TaskScores[];
+  groups: readonly GroupResult[];
+  systemInstruction: string | null;
+  fewshotAsMultiturn: boolean | null;
+  chatTemplate: string | null;
+  maxLength: number;
+  lmauditVersion: string;
+  totalSeconds: number;
+}
+
+/** Writes the files and returns their paths (results first). */
+export async function writeLmevalFiles(input: LmevalFilesInput): Promise<string[]> {
+  const name = modelName(input.model, input.modelArgs);
+  const dir = join(input.outputPath, sanitizeModelName(name));
+  await mkdir(dir, { recursive: true });
+  const stamp = dateId(input.date);
+  const taskHashes: Record<string, string> = {};
+  const samplesFiles: string[] = [];
+  for (const s of input.scores) {
+    const lines = s.samples.map((r) => dumpsPy(r));
+    taskHashes[s.task] = sha256Hex(s.samples.map((r) => `${r.doc_hash}${r.prompt_hash}${r.target_hash}`).join(''));
+    const file = join(dir, `samples_${s.task}_${stamp}.jsonl`);
+    await writeFileAtomic(file, lines.map((l) => `${l}\n`).join(''));
+    samplesFiles.push(file);
+  }
+  const results = resultsJson(input, name, taskHashes);
+  const resultsFile = join(dir, `results_${stamp}.json`);
+  await writeFileAtomic(resultsFile, dumpsPy(results, 2));
+  return [resultsFile, ...samplesFiles];
+}
+
+const float = (x: number) => new PyFloat(x);
+
+function resultsJson(input: LmevalFilesInput, name: string, taskHashes: Record<string, string>): Record<string, unknown> {
+  const results: Record<string, unknown> = {};
+  const sorted = <T>(entries: [string, T][]) => Object.fromEntries([...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  for (const s of input.scores) {
+    const task = input.tasks.find((t) => t.config.task === s.task)!;
+    const entry: Record<string, unknown> = { name: s.task, alias: task.config.task_alias ?? s.task };
+    // sample_len: the count of the last (metric, filter) processed, as lm-eval's.
+    entry.sample_len = s.results.at(-1)?.n ?? 0;
+    for (const r of s.results) {
+      entry[`${r.metric},${r.filter}`] = float(r.value);
+      entry[`${r.metric}_stderr,${r.filter}`] = r.stderr === 'N/A' ? 'N/A' : float(r.stderr);
+    }
+    results[s.task] = entry;
+  }
+  const groups: Record<string, unknown> = {};
+  for (const g of input.groups) {
+    if (g.results.length === 0) {
+      results[g.group] = { alias: g.alias, name: g.group };
+      continue;
+    }
+    const entry: Record<string, unknown> = { alias: g.alias, name: g.group, sample_len: g.results.at(-1)!.n };
+    for (const r of g.results) {
+      entry[`${r.metric},${r.filter}`] = float(r.value);
+      entry[`${r.metric}_stderr,${r.filter}`] = r.stderr === 'N/A' ? 'N/A' : float(r.stderr);
+    }
+    entry.sample_count = Object.fromEntries(g.results.map((r) => [`${r.metric},${r.filter}`, r.n]));
+    results[g.group] = entry;
+    groups[g.group] = entry;
+  }
+  const nshot = (names: readonly string[]): number | undefined => {
+    const shots = new Set(names.map((n) => input.tasks.find((t) => t.config.task === n)?.numFewshot ?? groupShots.get(n)));
+    return shots.size === 1 ? [...shots][0] : undefined;
+  };
+  const groupShots = new Map<string, number | undefined>();
+  for (const g of input.groups) groupShots.set(g.group, nshot(g.children));
+  const cli = input.chatTemplate;
+  return {
+    results,
+    ...(Object.keys(groups).length > 0 && { groups }),
+    group_subtasks: Object.fromEntries(input.groups.map((g) => [g.group, g.children])),
+    configs: sorted(input.tasks.map((t) => [t.config.task, taskConfigJson(t.config, t.numFewshot)])),
+    versions: sorted([
+      ...input.tasks.map((t): [string, unknown] => [t.config.task, t.config.metadata.version ?? 'Yaml']),
+      ...input.groups.map((g): [string, unknown] => [g.group, g.version === null ? 'N/A' : pyStrOf(g.version)]),
+    ]),
+    'n-shot': sorted([
+      ...input.tasks.map((t): [string, number | undefined] => [t.config.task, t.numFewshot]),
+      ...input.groups.map((g): [string, number | undefined] => [g.group, groupShots.get(g.group)]),
+    ].filter((e): e is [string, number] => e[1] !== undefined)),
+    higher_is_better: sorted([
+      ...input.scores.map((s): [string, unknown] => [s.task, Object.fromEntries(s.results.map((r) => [r.metric, r.higherIsBetter]))]),
+      ...input.groups.filter((g) => g.results.length > 0).map((g): [string, unknown] => [g.group, Object.fromEntries(g.results.map((r) => [r.metric, r.higherIsBetter]))]),
+    ]),
+    'n-samples': Object.fromEntries(input.tasks.map((t) => [t.config.task, { original: t.evalDocCount, effective: t.docs.length }])),
+    config: {
+      model: input.model,
+      model_args: input.modelArgs,
+      batch_size: input.batchSize,
+      batch_sizes: [],
+      device: null,
+      use_cache: null,
+      limit: input.limit === null ? null : float(input.limit),
+      bootstrap_iters: BOOTSTRAP_ITERS,
+      gen_kwargs: input.genKwargs ?? {},
+      random_seed: input.seeds.random,
+      numpy_seed: input.seeds.numpy,
+      torch_seed: input.seeds.torch,
+      fewshot_seed: input.seeds.fewshot,
+    },
+    git_hash: null,
+    date: float(input.date.getTime() / 1000),
+    pretty_env_info: 'N/A (written by lmaudit run, not lm-eval)',
+    transformers_version: 'N/A',
+    lmaudit_version: input.lmauditVersion,
+    upper_git_hash: null,
+    max_length: input.maxLength,
+    task_hashes: taskHashes,
+    model_source: input.model,
+    model_name: name,
+    model_name_sanitized: sanitizeModelName(name),
+    system_instruction: input.systemInstruction,
+    system_instruction_sha: input.systemInstruction === null ? null : sha256Hex(input.systemInstruction),
+    fewshot_as_multiturn: input.fewshotAsMultiturn,
+    chat_template: cli,
+    chat_template_sha: cli ? sha256Hex(cli) : null,
+    total_evaluation_time_seconds: String(input.totalSeconds),
+  };
+}
+
+/** A task's config as lm-eval's results `configs` hold it: None fields dropped, functions as their `!function` name. */
+export function taskConfigJson(c: TaskConfig, numFewshot: number): Record<string, unknown> {
+  const keep = (v: unknown): unknown => {
+    if (v instanceof FunctionRef) return String(v);
+    if (Array.isArray(v)) return v.map(keep);
+    if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
+      return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null && x !== undefined).map(([k, x]) => [k, keep(x)]));
+    }
+    return v;
+  };
+  const fields: Record<string, unknown> = {
+    task: c.task,
+    tag: c.tag.length > 0 ? c.tag : null,
+    dataset_path: c.dataset_path,
+    dataset_name: c.dataset_name,
+    dataset_kwargs: c.dataset_kwargs,
+    training_split: c.training_split,
+    validation_split: c.validation_split,
+    test_split: c.test_split,
+    fewshot_split: c.fewshot_split,
+    process_docs: c.process_docs,
+    doc_to_text: c.doc_to_text,
+    doc_to_target: c.doc_to_target,
+    doc_to_choice: c.doc_to_choice,
+    description: c.description,
+    target_delimiter: c.target_delimiter,
+    fewshot_delimiter: c.fewshot_delimiter,
+    fewshot_config: c.fewshot_config,
+    num_fewshot: numFewshot,
+    metric_list: c.metric_list,
+    output_type: c.output_type,
+    generation_kwargs: c.generation_kwargs,
+    repeats: c.repeats,
+    filter_list: c.filter_list,
+    should_decontaminate: c.should_decontaminate,
+    gen_prefix: c.gen_prefix,
+    metadata: c.metadata,
+  };
+  return keep(fields) as Record<string, unknown>;
+}
+
+/** lm-eval's printed table (utils.make_table): one row per task × filter × metric, value and stderr to 4 places. */
+export function resultsTable(tasks: readonly BuiltTask[], scores: readonly TaskScores[], groups: readonly GroupResult[] = []): string[] {
+  const taskRows = scores.map((s) => {
+    const t = tasks.find((x) => x.config.task === s.task)!;
+    return { name: s.task, version: pyVersion(t.config.metadata.version), shots: String(t.numFewshot), results: s.results };
+  });
+  const lines = markdownTable('Tasks', taskRows);
+  const withNumbers = groups.filter((g) => g.results.length > 0);
+  if (withNumbers.length === 0) return lines;
+  const groupRows = withNumbers.map((g) => ({ name: g.group, version: g.version === null ? 'N/A' : pyStrOf(g.version), shots: '', results: g.results }));
+  return [...lines, '', ...markdownTable('Groups', groupRows)];
+}
+
+function markdownTable(title: string, entries: { name: string; version: string; shots: string; results: readonly { metric: string; filter: string; value: number; stderr: number | 'N/A'; higherIsBetter: boolean | null }[] }[]): string[] {
+  const header = [title, 'Version', 'Filter', 'n-shot', 'Metric', '', 'Value', '', 'Stderr'];
+  const right = new Set([1, 3, 6, 8]);
+  const rows: string[][] = [];
+  for (const e of entries) {
+    let first = true;
+    for (const r of e.results) {
+      rows.push([
+        first ? e.name : '',
+        first ? e.version : '',
+        r.filter,
+        first ? e.shots : '',
+        r.metric,
+        r.higherIsBetter === null ? '' : r.higherIsBetter ? '↑' : '↓',
+        r.value.toFixed(4),
+        '±',
+        r.stderr === 'N/A' ? 'N/A' : r.stderr.toFixed(4),
+      ]);
+      first = false;
+    }
+  }
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => [...r[i]!].length)));
+  const cell = (text: string, i: number) => (right.has(i) ? text.padStart(widths[i]!) : text.padEnd(widths[i]!));
+  const line = (cells: string[]) => `|${cells.map(cell).join('|')}|`;
+  const rule = `|${widths.map((w, i) => (right.has(i) ? `${'-'.repeat(w - 1)}:` : '-'.repeat(w))).join('|')}|`;
+  return [line(header), rule, ...rows.map(line)];
+}

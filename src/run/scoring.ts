@@ -1,0 +1,226 @@
+/**
+ * Scoring a finished run with lm-eval's rules, through the project's one implementation
+ * of them (src/score/lmeval: filter pipelines, per-document metrics, aggregations and
+ * standard errors). Gives, per task, the aggregate numbers, the store's scores and
+ * filtered rows, and the per-(document, filter) records lm-eval's samples file holds.
+ */
+import { BadInputError } from '../errors.ts';
+import { PyFloat } from '../prompt/jinja/values.ts';
+import { pyFloatRepr } from '../prompt/jinja/pyfloat.ts';
+import type { BuiltTask, DocRequests } from '../prompt/build.ts';
+import { pyStrOf } from '../prompt/build.ts';
+import { aggregate, type AggregationName, type Stderr } from '../score/lmeval/aggregate.ts';
+import { buildPipeline, DEFAULT_PIPELINE, type FilterPipeline } from '../score/lmeval/filters.ts';
+import { recomputeItem, type DocRecord, type TaskSettings } from '../score/lmeval/perItem.ts';
+import type { FilteredRow, ResponseRow, ScoreRow } from '../store/schema.ts';
+import { isPlainObject } from '../util/json.ts';
+import { sha256Hex } from '../util/hash.ts';
+import { dumpsPy } from '../data/pyjson.ts';
+
+/** The bootstrap iterations lm-eval's CLI always uses (simple_evaluate's default). */
+export const BOOTSTRAP_ITERS = 100_000;
+
+interface MetricSpec {
+  metric: string;
+  aggregation: AggregationName;
+  higherIsBetter: boolean;
+  entry: Record<string, unknown>;
+}
+
+/** lm-eval's registered metrics that this scorer computes per document, by output type. */
+const SUPPORTED: Record<string, Record<string, { aggregation: AggregationName; higherIsBetter: boolean; int: boolean }>> = {
+  multiple_choice: {
+    acc: { aggregation: 'mean', higherIsBetter: true, int: false },
+    acc_norm: { aggregation: 'mean', higherIsBetter: true, int: false },
+    acc_bytes: { aggregation: 'mean', higherIsBetter: true, int: false },
+    exact_match: { aggregation: 'mean', higherIsBetter: true, int: true },
+  },
+  loglikelihood: {
+    acc: { aggregation: 'mean', higherIsBetter: true, int: true },
+    perplexity: { aggregation: 'perplexity', higherIsBetter: false, int: false },
+  },
+  generate_until: {
+    exact_match: { aggregation: 'mean', higherIsBetter: true, int: false },
+  },
+};
+const DEFAULT_METRICS: Record<string, string[]> = {
+  multiple_choice: ['acc', 'acc_norm'],
+  loglikelihood: ['perplexity', 'acc'],
+  generate_until: ['exact_match'],
+};
+const AGGREGATIONS = new Set<string>(['mean', 'median', 'perplexity', 'nanmean']);
+
+/** The metrics a task asks for, checked before anything is sent: a metric lmaudit cannot compute stops the run here. */
+export function metricSpecs(task: BuiltTask): MetricSpec[] {
+  const c = task.config;
+  const where = { file: c.source, field: 'metric_list' };
+  if (c.process_results !== null) throw new BadInputError(`task '${c.task}' scores with its own process_results (Python); lmaudit run cannot compute it`, { file: c.source, field: 'process_results' });
+  const table = SUPPORTED[c.output_type];
+  if (table === undefined) throw new BadInputError(`task '${c.task}': lmaudit run does not score output_type ${c.output_type} yet (--tasks)`, { file: c.source, field: 'output_type' });
+  const entries: Record<string, unknown>[] = c.metric_list ?? DEFAULT_METRICS[c.output_type]!.map((metric) => ({ metric }));
+  return entries.map((entry) => {
+    const name = String(entry.metric);
+    const known = table[name];
+    if (known === undefined) throw new BadInputError(`task '${c.task}': metric ${name} is not computed by lmaudit run for ${c.output_type} (it computes ${Object.keys(table).join(', ')})`, where);
+    const aggregation = entry.aggregation === undefined ? known.aggregation : String(entry.aggregation);
+    if (!AGGREGATIONS.has(aggregation)) throw new BadInputError(`task '${c.task}': aggregation ${aggregation} of ${name} is not supported by lmaudit run`, where);
+    const hib = entry.higher_is_better;
+    return { metric: name, aggregation: aggregation as AggregationName, higherIsBetter: typeof hib === 'boolean' ? hib : known.higherIsBetter, entry };
+  });
+}
+
+/** Multiple-input tasks (winogrande) read their gold from Python doc_to_text; the run cannot score them yet. */
+export function checkScorable(task: BuiltTask): void {
+  metricSpecs(task);
+  filterPipelines(task);
+  const first = task.docs[0];
+  if (task.config.output_type === 'multiple_choice' && first !== undefined && new Set(first.arguments.map((a) => a[0])).size > 1) {
+    throw new BadInputError(`task '${task.config.task}' is a multiple-input task (one context per choice); lmaudit run does not score those yet (--tasks)`, { file: task.config.source });
+  }
+}
+
+export function filterPipelines(task: BuiltTask): FilterPipeline[] {
+  const list = task.config.filter_list;
+  if (list === null) return [DEFAULT_PIPELINE];
+  return list.map((p, i) => {
+    if (!isPlainObject(p) || typeof p.name !== 'string' || !Array.isArray(p.filter)) {
+      throw new BadInputError(`task '${task.config.task}': filter_list[${i}] needs a name and a filter list`, { file: task.config.source, field: 'filter_list' });
+    }
+    return p as unknown as FilterPipeline;
+  });
+}
+
+export interface MetricResult {
+  metric: string;
+  filter: string;
+  value: number;
+  stderr: Stderr;
+  n: number;
+  aggregation: string;
+  higherIsBetter: boolean;
+}
+
+/** One line of lm-eval's samples file, as a value for Python's json.dumps. */
+export type SampleRecord = Record<string, unknown>;
+
+export interface TaskScores {
+  task: string;
+  results: MetricResult[];
+  scores: ScoreRow[];
+  filtered: FilteredRow[];
+  samples: SampleRecord[];
+}
+
+const responseKey = (task: string, docId: string, idx: number, repeat: number) => `${task}\u0000${docId}\u0000${idx}\u0000${repeat}`;
+
+/** Python's str() of a response leaf, as lm-eval's sanitize_list writes it. */
+function pyLeaf(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(pyLeaf);
+  if (typeof v === 'boolean') return v ? 'True' : 'False';
+  if (typeof v === 'number') return pyFloatRepr(v);
+  return pyStrOf(v);
+}
+
+export function scoreTask(task: BuiltTask, runId: string, responses: ReadonlyMap<string, ResponseRow>, repeats: number): TaskScores {
+  const c = task.config;
+  const specs = metricSpecs(task);
+  const pipelines = filterPipelines(task);
+  const settings: TaskSettings = {
+    outputType: c.output_type,
+    metricList: new Map(specs.map((s) => [s.metric, s.entry])),
+    filterList: c.filter_list === null ? null : pipelines,
+    customProcessResults: false,
+    processResultsPort: null,
+    winogrande: false,
+  };
+  const intMetric = (m: string) => SUPPORTED[c.output_type]![m]!.int;
+  const docs = task.docs.map((d) => docRecord(d, responses, repeats));
+  const out: TaskScores = { task: c.task, results: [], scores: [], filtered: [], samples: [] };
+  const values = new Map<string, number[]>();
+  let line = 0;
+  for (const pipeline of pipelines) {
+    const apply = buildPipeline(pipeline);
+    task.docs.forEach((record, i) => {
+      const doc = docs[i]!;
+      line++;
+      const isLl = record.request_type !== 'generate_until';
+      const filteredResps = doc.requests.map((r) => apply(isLl ? r.logprobs.map((ll, k) => [ll, r.greedy[k]]) : r.texts, record.doc as Record<string, unknown>));
+      const metricValues: [string, unknown][] = [];
+      for (const spec of specs) {
+        const result = recomputeItem(settings, doc, pipeline.name, spec.metric);
+        if (result.kind !== 'value') throw new Error(`task '${c.task}' doc ${record.doc_id}: ${spec.metric} not computed (${result.why})`);
+        const key = `${spec.metric}\u0000${pipeline.name}`;
+        const list = values.get(key) ?? [];
+        list.push(result.value);
+        values.set(key, list);
+        metricValues.push([spec.metric, intMetric(spec.metric) ? result.value : new PyFloat(result.value)]);
+      }
+      const filteredJson = pyLeaf(filteredResps);
+      out.filtered.push({ run_id: runId, task: c.task, doc_id: String(record.doc_id), filter: pipeline.name, line, filtered_json: dumpsPy(filteredJson), metrics_json: JSON.stringify(specs.map((s) => s.metric)) });
+      for (const [metric, v] of metricValues) {
+        out.scores.push({ run_id: runId, task: c.task, doc_id: String(record.doc_id), filter: pipeline.name, metric, value: v instanceof PyFloat ? v.value : (v as number), value_json: dumpsPy(v) });
+      }
+      out.samples.push(sampleRecord(record, doc, filteredJson, pipeline.name, specs.map((s) => s.metric), metricValues));
+    });
+  }
+  for (const pipeline of pipelines) {
+    for (const spec of specs) {
+      const xs = values.get(`${spec.metric}\u0000${pipeline.name}`) ?? [];
+      if (xs.length === 0) continue;
+      const { value, stderr } = aggregate(spec.aggregation, xs, { mode: 'fold', bootstrapIters: BOOTSTRAP_ITERS, medianSorts: true, metric: spec.metric });
+      out.results.push({ metric: spec.metric, filter: pipeline.name, value, stderr, n: xs.length, aggregation: spec.aggregation, higherIsBetter: spec.higherIsBetter });
+    }
+  }
+  return out;
+}
+
+function docRecord(record: DocRequests, responses: ReadonlyMap<string, ResponseRow>, repeats: number): DocRecord {
+  const docId = String(record.doc_id);
+  const requests = record.arguments.map((_, idx) => {
+    const texts: (string | null)[] = [];
+    const logprobs: (number | null)[] = [];
+    const greedy: (boolean | null)[] = [];
+    for (let r = 0; r < repeats; r++) {
+      const row = responses.get(responseKey(record.task, docId, idx, r));
+      if (row === undefined) throw new Error(`no response for ${record.task}/${docId}/${idx}/${r}`);
+      texts.push(row.text);
+      logprobs.push(row.logprob);
+      greedy.push(row.is_greedy);
+    }
+    return { texts, logprobs, greedy };
+  });
+  const mc = record.request_type === 'loglikelihood' && record.arguments.length > 1;
+  return {
+    docId,
+    requestType: record.request_type,
+    target: record.target === null || record.target === undefined ? null : pyStrOf(record.target),
+    // The choice texts without the delimiter the continuations carry (acc_norm divides by their length).
+    choices: mc ? record.arguments.map((a) => String(a[1]).slice((record.target_delimiter_used ?? '').length)) : null,
+    doc: record.doc as Record<string, unknown>,
+    requests,
+  };
+}
+
+function sampleRecord(record: DocRequests, doc: DocRecord, filtered: unknown, filter: string, metrics: string[], metricValues: [string, unknown][]): SampleRecord {
+  const args: Record<string, unknown> = {};
+  record.arguments.forEach((a, i) => {
+    args[`gen_args_${i}`] = Object.fromEntries(a.map((v, j) => [`arg_${j}`, v]));
+  });
+  const isLl = record.request_type !== 'generate_until';
+  const resps = doc.requests.map((r) => (isLl ? r.logprobs.map((ll, k) => (record.request_type === 'loglikelihood' ? [ll, r.greedy[k]] : ll)) : r.texts));
+  const target = record.target === null || record.target === undefined ? 'None' : pyStrOf(record.target);
+  return {
+    doc_id: record.doc_id,
+    doc: record.doc,
+    target,
+    arguments: args,
+    resps: pyLeaf(resps),
+    filtered_resps: filtered,
+    filter,
+    metrics,
+    doc_hash: record.doc_hash,
+    prompt_hash: record.prompt_hash,
+    target_hash: sha256Hex(target),
+    ...Object.fromEntries(metricValues),
+  };
+}
