@@ -29,3 +29,8 @@ export function formatTable(header: readonly string[], rows: readonly (readonly 
     r.map((c, i) => (typeof raw?.[i] === 'number' ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map((r, i) => line(r, rows[i]))];
 }
+
+/** What was read without being named: a named results file's samples files, each with why. */
+export function companionLines(companions: readonly { path: string; with: string; why: string }[], side = ''): string[] {
+  return companions.map((c) => `${side}also read ${c.path} (${c.why})`);
+}

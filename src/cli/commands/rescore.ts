@@ -8,7 +8,7 @@ import { AS_RECORDED, splitSpecs } from '../../score/registry.ts';
 import type { AsRecordedSection } from '../../score/asRecorded.ts';
 import { openRescoreWriter, type RescoreWriter } from '../../store/writeStore.ts';
 import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
-import { printJson, printLines } from '../output.ts';
+import { companionLines, printJson, printLines } from '../output.ts';
 import { formatMatrix, formatAsRecorded } from '../formatMatrix.ts';
 
 interface RescoreFlags extends ImportFlags {
@@ -91,8 +91,9 @@ export function registerRescore(program: Command): void {
     const resultsOnly = source.store.manifest.runs
       .filter((r) => !withItems.has(r.run_id) && !(wantsAsRecorded && matrixExtractors?.length === 0))
       .map((r) => ({ run_id: r.run_id, label: r.label, reported_tasks: Object.keys(r.reported).length }));
-    if (flags.json) return printJson({ ...report, runs_without_items: resultsOnly, rescores_written: written });
+    if (flags.json) return printJson({ ...report, runs_without_items: resultsOnly, rescores_written: written, companions: source.companions });
     printLines([
+      ...companionLines(source.companions),
       ...formatMatrix(scopes, source.skipped.length),
       ...resultsOnly.map(
         (r) => `run ${r.run_id} (${r.label}): no per-item records (${r.reported_tasks} task(s) with reported numbers only), so nothing to rescore; \`lmaudit diff\` and \`lmaudit report\` still compare what it reported`,
