@@ -87,6 +87,8 @@ export interface RunSummary {
 export interface RunComparison {
   a: RunSummary;
   b: RunSummary;
+  /** Why these two runs were paired (task names, closest settings, or --run-a/--run-b). */
+  pairedBecause: string;
   tasks: TaskComparison[];
   tasksOnlyInA: string[];
   tasksOnlyInB: string[];
@@ -111,7 +113,7 @@ export async function diffStores(storeA: OpenStore, storeB: OpenStore, options: 
   const o = { ...DEFAULT_DIFF_OPTIONS, ...options };
   const runsA = selectRuns(storeA.manifest.runs, o.runA, 'A');
   const runsB = selectRuns(storeB.manifest.runs, o.runB, 'B');
-  const pairing = pairRuns(runsA, runsB);
+  const pairing = pairRuns(runsA, runsB, o.runA !== undefined || o.runB !== undefined);
   if (pairing.pairs.length === 0) {
     throw new BadInputError(
       `no run of A shares a task with a run of B (A: ${runsA.map(describeRun).join('; ')}; B: ${runsB.map(describeRun).join('; ')}); choose runs with --run-a/--run-b`,
@@ -126,7 +128,7 @@ export async function diffStores(storeA: OpenStore, storeB: OpenStore, options: 
       const rescored = { a: rescoredA.byScope.get(`${pair.a.run_id}\u0000${t.a}`), b: rescoredB.byScope.get(`${pair.b.run_id}\u0000${t.b}`) };
       tasks.push(await compareTask(storeA, pair.a, t.a, storeB, pair.b, t.b, o, rescored));
     }
-    comparisons.push({ a: summary(pair.a), b: summary(pair.b), tasks, tasksOnlyInA: pair.onlyInA, tasksOnlyInB: pair.onlyInB });
+    comparisons.push({ a: summary(pair.a), b: summary(pair.b), pairedBecause: pair.reason, tasks, tasksOnlyInA: pair.onlyInA, tasksOnlyInB: pair.onlyInB });
   }
   return {
     a: { location: storeA.location, runs: runsA.map(summary) },

@@ -141,7 +141,7 @@ export function diffLines(r: DiffResult, declared: DeclaredFalsifierResult | nul
     if (c.tasks.length > SUMMARY_TASKS) out.push(`    … ${c.tasks.length - SUMMARY_TASKS} more task(s) below`);
   }
   for (const c of r.comparisons) {
-    out.push('', `== run ${c.a.run_id} (${c.a.label}) vs ${c.b.run_id} (${c.b.label})`);
+    out.push('', `== run ${c.a.run_id} (${c.a.label}) vs ${c.b.run_id} (${c.b.label})`, `Paired because: ${c.pairedBecause}.`);
     if (c.tasksOnlyInA.length > 0) out.push(`Tasks only in A (${c.tasksOnlyInA.length}): ${c.tasksOnlyInA.slice(0, 12).join(', ')}${c.tasksOnlyInA.length > 12 ? ', …' : ''}`);
     if (c.tasksOnlyInB.length > 0) out.push(`Tasks only in B (${c.tasksOnlyInB.length}): ${c.tasksOnlyInB.slice(0, 12).join(', ')}${c.tasksOnlyInB.length > 12 ? ', …' : ''}`);
     const first = c.tasks[0];
