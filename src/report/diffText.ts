@@ -112,6 +112,39 @@ function taskLines(t: TaskComparison, r: DiffResult): string[] {
   return out;
 }
 
+/** Scores named per task in the summary line. */
+const SUMMARY_SCORES = 8;
+
+/**
+ * The scores of one task for the summary line: every one that moved (per-item on the shared items,
+ * then the reported aggregates), largest |B − A| first; one score alone says nothing of the others.
+ */
+export function scoreSummary(t: TaskComparison): string {
+  const moved = t.paired
+    .filter((p) => Number.isFinite(p.result.difference) && p.result.difference !== 0)
+    .sort((x, y) => Math.abs(y.result.difference) - Math.abs(x.result.difference))
+    .map((p) => `${p.score} B − A = ${fmt(p.result.difference)} (${p.result.distinguishable ? 'distinguishable' : 'not distinguishable'} at n = ${p.result.n})`);
+  const reportedMoved = t.reported
+    .filter((s) => !(typeof s.a === 'number' && typeof s.b === 'number' && s.a === s.b))
+    .filter((s) => !Object.is(s.a, s.b))
+    // A change with no size (NaN, a string, a value on one side only) follows the numeric ones.
+    .map((s) => ({ s, d: typeof s.a === 'number' && typeof s.b === 'number' && Number.isFinite(s.b - s.a) ? Math.abs(s.b - s.a) : -1 }))
+    .sort((x, y) => y.d - x.d)
+    .map(({ s }) => `reported ${s.score}: A ${cell(s.a, 12)}, B ${cell(s.b, 12)}`);
+  const all = [...moved, ...reportedMoved];
+  if (all.length > 0) {
+    const shown = all.slice(0, SUMMARY_SCORES).join('; ');
+    return `${all.length} score${all.length === 1 ? '' : 's'} differ${all.length === 1 ? 's' : ''} (largest first): ${shown}${all.length > SUMMARY_SCORES ? `; … ${all.length - SUMMARY_SCORES} more below` : ''}`;
+  }
+  const first = t.paired.find((p) => !p.score.startsWith('rescored:')) ?? t.paired[0];
+  if (first !== undefined) {
+    const others = t.paired.length - 1;
+    return `${first.score} B − A = ${fmt(first.result.difference)} (${first.result.distinguishable ? 'distinguishable' : 'not distinguishable'} at n = ${first.result.n})${others === 1 ? '; the other paired score is equal too' : others > 1 ? `; the other ${others} paired scores are equal too` : ''}`;
+  }
+  if (t.reported[0] !== undefined) return `reported ${t.reported[0].score}: A ${cell(t.reported[0].a, 12)}, B ${cell(t.reported[0].b, 12)} (no per-item samples to pair)`;
+  return 'no per-item samples';
+}
+
 /** Tasks listed per run pair in the summary. */
 const SUMMARY_TASKS = 30;
 
@@ -127,15 +160,9 @@ export function diffLines(r: DiffResult, declared: DeclaredFalsifierResult | nul
     out.push(`  ${shortLabel(c.a.label)} vs ${shortLabel(c.b.label)}: ${runLevel.length === 0 ? 'no run-level setting differs' : `run level differs: ${runLevel.join(', ')}`}`);
     for (const t of c.tasks.slice(0, SUMMARY_TASKS)) {
       const differing = differingFields(t.settings).filter((f) => !isRunLevel(f));
-      const first = t.paired.find((p) => !p.score.startsWith('rescored:')) ?? t.paired[0];
       out.push(
         `    ${t.taskA}: ${differing.length === 0 ? 'no task setting differs' : `differs: ${differing.slice(0, 6).join(', ')}${differing.length > 6 ? ', …' : ''}`}; ` +
-          `falsifier ${t.falsifier.status}` +
-          (first
-            ? `; ${first.score} B − A = ${fmt(first.result.difference)} (${first.result.distinguishable ? 'distinguishable' : 'not distinguishable'} at n = ${first.result.n})`
-            : t.reported[0]
-              ? `; reported ${t.reported[0].score}: A ${cell(t.reported[0].a, 12)}, B ${cell(t.reported[0].b, 12)} (no per-item samples to pair)`
-              : '; no per-item samples'),
+          `falsifier ${t.falsifier.status}; ${scoreSummary(t)}`,
       );
     }
     if (c.tasks.length > SUMMARY_TASKS) out.push(`    … ${c.tasks.length - SUMMARY_TASKS} more task(s) below`);
