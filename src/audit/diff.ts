@@ -12,6 +12,7 @@ import { buildFalsifier, type Falsifier } from './falsifier.ts';
 import { attributeFlips, type FlipAttribution } from './flips.ts';
 import { describeDifferences, joinDocs, loadDocs, type DocRecord, type ItemDifferences, type JoinKey } from './itemJoin.ts';
 import { DEFAULT_PAIRED_OPTIONS, pairedComparison, type PairedOptions, type PairedResult } from './pairedStats.ts';
+import { isPerRunItem } from './provenanceView.ts';
 import { describeRun, pairRuns, selectRuns } from './runPairs.ts';
 import { diffSettings, markObservedContradictions, type SettingsDiff } from './settingsDiff.ts';
 import { rescoredValues, RESCORED_PREFIX, type RescoredValues } from './rescored.ts';
@@ -89,6 +90,8 @@ export interface RunComparison {
   b: RunSummary;
   /** Why these two runs were paired (task names, closest settings, or --run-a/--run-b). */
   pairedBecause: string;
+  /** The run-level items (PER_RUN_ITEMS) side by side; present also when no task pairs. */
+  runSettings: SettingsDiff;
   tasks: TaskComparison[];
   tasksOnlyInA: string[];
   tasksOnlyInB: string[];
@@ -128,7 +131,7 @@ export async function diffStores(storeA: OpenStore, storeB: OpenStore, options: 
       const rescored = { a: rescoredA.byScope.get(`${pair.a.run_id}\u0000${t.a}`), b: rescoredB.byScope.get(`${pair.b.run_id}\u0000${t.b}`) };
       tasks.push(await compareTask(storeA, pair.a, t.a, storeB, pair.b, t.b, o, rescored));
     }
-    comparisons.push({ a: summary(pair.a), b: summary(pair.b), pairedBecause: pair.reason, tasks, tasksOnlyInA: pair.onlyInA, tasksOnlyInB: pair.onlyInB });
+    comparisons.push({ a: summary(pair.a), b: summary(pair.b), pairedBecause: pair.reason, runSettings: runLevelSettings(pair.a, pair.b), tasks, tasksOnlyInA: pair.onlyInA, tasksOnlyInB: pair.onlyInB });
   }
   return {
     a: { location: storeA.location, runs: runsA.map(summary) },
@@ -139,6 +142,12 @@ export async function diffStores(storeA: OpenStore, storeB: OpenStore, options: 
     rescoring: { a: rescoredA.note, b: rescoredB.note },
     options: { iterations: o.iterations, seed: o.seed, alpha: o.alpha },
   };
+}
+
+/** The run-level rows of a settings diff (per-task items left out: they belong to a task pair). */
+function runLevelSettings(a: RunProvenance, b: RunProvenance): SettingsDiff {
+  const d = diffSettings(a, null, b, null);
+  return { ...d, items: d.items.filter((i) => isPerRunItem(i.item)) };
 }
 
 const KEY_NOTE: Record<JoinKey, string> = {

@@ -37,7 +37,7 @@ export interface DisclosureRow {
 export interface DisclosureTable {
   run: RunSummary;
   task: string | null;
-  /** How many of the twelve items the source recorded (any field known). */
+  /** How many of the disclosure items (DISCLOSURE_ITEMS) the source recorded (any field known). */
   recordedItems: number;
   rows: DisclosureRow[];
   /** The importer's notes on inconsistencies inside the records. */

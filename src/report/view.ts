@@ -4,6 +4,7 @@
  * strings here: each format escapes them its own way (autoescape for HTML,
  * filters for Markdown and LaTeX).
  */
+import { DISCLOSURE_ITEMS } from '../store/schema.ts';
 import { FLIP_CAUSE_TEXT, type FlipCause } from '../audit/flips.ts';
 import { formatP } from '../audit/pairedStats.ts';
 import type { TaskComparison } from '../audit/diff.ts';
@@ -108,7 +109,7 @@ const interval = (ci: [number, number] | null) => (ci === null ? '—' : `[${fmt
 
 export function buildView(data: ReportData): ReportView {
   const disclosure: ViewTable[] = data.disclosure.map((d) => ({
-    title: `${d.run.label}${d.task !== null ? ` · task ${d.task}` : ''}: ${d.recordedItems} of 12 disclosure items recorded`,
+    title: `${d.run.label}${d.task !== null ? ` · task ${d.task}` : ''}: ${d.recordedItems} of ${DISCLOSURE_ITEMS.length} disclosure items recorded`,
     header: ['item', 'recorded', 'fields known', 'values'],
     rows: d.rows.map((r) => [
       r.item,
@@ -151,7 +152,7 @@ export function buildView(data: ReportData): ReportView {
             f.verdict,
             f.a.status === 'unknown' ? '—' : cell(f.a.value, 50),
             f.b.status === 'unknown' ? '—' : cell(f.b.value, 50),
-            [f.rules.length > 0 ? `noise ignored: ${f.rules.join(', ')}` : '', f.contradiction ? `record contradicts itself: ${f.contradiction.detail}` : ''].filter(Boolean).join('; '),
+            [f.rules.length > 0 ? `noise ignored: ${f.rules.join(', ')}` : '', f.contradiction ? `record contradicts itself: ${f.contradiction.detail}` : '', f.resolved ? `auto resolved: ${f.resolved.detail}` : ''].filter(Boolean).join('; '),
           ]);
         }
       }
