@@ -5,6 +5,7 @@
  * Printing and report formats read this structure; nothing here prints.
  */
 import { BadInputError } from '../errors.ts';
+import { findImpossible, type ImpossibleFinding } from './cannotBeRight.ts';
 import type { OpenStore } from '../store/readStore.ts';
 import type { RunProvenance } from '../store/schema.ts';
 import { checkConfiguredVsUsed, type CheckResult } from './configuredVsUsed.ts';
@@ -105,6 +106,8 @@ export interface DiffResult {
   unpairedB: RunSummary[];
   /** Why rescoring cells are missing from the paired statistics, when they are (null: they are included). */
   rescoring: { a: string | null; b: string | null };
+  /** Findings that make a compared run wrong whatever it is compared with (cannotBeRight.ts). */
+  cannotBeRight: { a: ImpossibleFinding[]; b: ImpossibleFinding[] };
   options: { iterations: number; seed: number; alpha: number };
 }
 
@@ -140,6 +143,10 @@ export async function diffStores(storeA: OpenStore, storeB: OpenStore, options: 
     unpairedA: pairing.unpairedA.map(summary),
     unpairedB: pairing.unpairedB.map(summary),
     rescoring: { a: rescoredA.note, b: rescoredB.note },
+    cannotBeRight: {
+      a: await findImpossible(storeA, [...new Set(pairing.pairs.map((p) => p.a))]),
+      b: await findImpossible(storeB, [...new Set(pairing.pairs.map((p) => p.b))]),
+    },
     options: { iterations: o.iterations, seed: o.seed, alpha: o.alpha },
   };
 }

@@ -193,6 +193,9 @@ export function diffLines(r: DiffResult, declared: DeclaredFalsifierResult | nul
     }
     if (c.tasks.length > SUMMARY_TASKS) out.push(`    … ${c.tasks.length - SUMMARY_TASKS} more task(s) below`);
   }
+  for (const [side, findings] of [['A', r.cannotBeRight.a], ['B', r.cannotBeRight.b]] as const) {
+    for (const f of findings) out.push(`  cannot be right in ${side}: ${f.run_id}${f.task !== null ? ` · ${f.task}` : ''}: ${f.message}`);
+  }
   for (const c of r.comparisons) {
     out.push('', `== run ${c.a.run_id} (${c.a.label}) vs ${c.b.run_id} (${c.b.label})`, `Paired because: ${c.pairedBecause}.`);
     if (c.tasksOnlyInA.length > 0) out.push(`Tasks only in A (${c.tasksOnlyInA.length}): ${c.tasksOnlyInA.slice(0, 12).join(', ')}${c.tasksOnlyInA.length > 12 ? ', …' : ''}`);

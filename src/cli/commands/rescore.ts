@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { randomBytes } from 'node:crypto';
+import { findImpossible, impossibleLines } from '../../audit/cannotBeRight.ts';
 import { loadSource } from '../../audit/source.ts';
 import { BadInputError } from '../../errors.ts';
 import { computeMatrix, type MatrixSpec, type ScopeResult } from '../../score/matrix.ts';
@@ -85,13 +86,14 @@ export function registerRescore(program: Command): void {
     const asRecorded: AsRecordedSection[] = wantsAsRecorded ? await (await import('../../score/asRecorded.ts')).rescoreAsRecorded(source.store) : [];
     const written = writer === null ? null : await writer.finish(rescoreProvenance(scopes, sources));
 
+    const impossible = await findImpossible(source.store);
     const report = toReport(scopes, asRecorded, source.skipped, source.unrecognised);
     // Runs that recorded only aggregates (results files without samples) have nothing to re-read.
     const withItems = new Set(scopes.map((s) => s.run_id));
     const resultsOnly = source.store.manifest.runs
       .filter((r) => !withItems.has(r.run_id) && !(wantsAsRecorded && matrixExtractors?.length === 0))
       .map((r) => ({ run_id: r.run_id, label: r.label, reported_tasks: Object.keys(r.reported).length }));
-    if (flags.json) return printJson({ ...report, runs_without_items: resultsOnly, rescores_written: written, companions: source.companions });
+    if (flags.json) return printJson({ ...report, runs_without_items: resultsOnly, rescores_written: written, companions: source.companions, cannot_be_right: impossible });
     printLines([
       ...companionLines(source.companions),
       ...formatMatrix(scopes, source.skipped.length),
@@ -99,6 +101,7 @@ export function registerRescore(program: Command): void {
         (r) => `run ${r.run_id} (${r.label}): no per-item records (${r.reported_tasks} task(s) with reported numbers only), so nothing to rescore; \`lmaudit diff\` and \`lmaudit report\` still compare what it reported`,
       ),
       ...formatAsRecorded(asRecorded),
+      ...impossibleLines(impossible),
       ...(written ? [`Per-item results appended to ${written}`] : []),
     ]);
   });
