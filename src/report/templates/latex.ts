@@ -43,6 +43,14 @@ export const LATEX_TEMPLATE = String.raw`{% macro tbl(t) %}
 Source: \texttt{ {{- v.subject | tex -}} }.
 {{ bullets(v.runs) }}
 
+{% if v.summary %}
+{{ tbl(v.summary) }}
+{% endif %}
+{% if v.cannotBeRight.length > 0 %}
+\paragraph{Cannot be right}
+{{ bullets(v.cannotBeRight) }}
+{% endif %}
+
 \subsection*{Disclosure}
 {% for t in v.disclosure %}
 {{ tbl(t) }}
