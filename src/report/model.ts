@@ -14,6 +14,7 @@ import type { PairedOptions } from '../audit/pairedStats.ts';
 import { disclosureCounts, effectiveFact, itemGroup } from '../audit/provenanceView.ts';
 import { diffSettings } from '../audit/settingsDiff.ts';
 import { findImpossible, type ImpossibleFinding } from '../audit/cannotBeRight.ts';
+import { taskCode } from '../audit/taskCode.ts';
 import type { OpenStore } from '../store/readStore.ts';
 import { DISCLOSURE_FIELDS, type DisclosureItem, type RunProvenance } from '../store/schema.ts';
 import { computeMatrix, type ScopeResult } from '../score/matrix.ts';
@@ -162,6 +163,17 @@ export async function buildReport(
     matrixNote = `rescoring failed: ${(error as Error).message.split('\n')[0]}`;
   }
   const cannotBeRight = await findImpossible(store, runs);
+  const ownCode = new Map<string, string>();
+  for (const run of runs) {
+    for (const task of Object.keys(run.tasks)) {
+      const code = await taskCode(run, task);
+      if (code !== null) ownCode.set(`${run.run_id}\u0000${task}`, code.sentence);
+    }
+  }
+  for (const scope of matrix) {
+    const sentence = ownCode.get(`${scope.run_id}\u0000${scope.task}`);
+    if (sentence !== undefined) scope.notes.unshift(sentence);
+  }
   const summaryRows: SummaryRow[] = [];
   for (const run of runs) {
     for (const task of Object.keys(run.tasks)) {
@@ -174,10 +186,12 @@ export async function buildReport(
         task,
         reported: reportedScores(run.reported[task] ?? {}),
         spread:
-          sp?.lowest && sp.highest
+          sp?.lowest && sp.highest && !ownCode.has(`${run.run_id}\u0000${task}`)
             ? { lowest: sp.lowest.score, lowestCell: `${sp.lowest.extractor}/${sp.lowest.normalizer}`, highest: sp.highest.score, highestCell: `${sp.highest.extractor}/${sp.highest.normalizer}` }
             : null,
-        spreadNote: scope === undefined ? (matrixNote ?? 'no per-item records to rescore') : sp?.lowest ? null : 'no scored cells',
+        spreadNote: ownCode.has(`${run.run_id}\u0000${task}`)
+          ? 'the task scores by its own code (process_results): the readings say nothing about its numbers (see the matrix note)'
+          : scope === undefined ? (matrixNote ?? 'no per-item records to rescore') : sp?.lowest ? null : 'no scored cells',
         falsifier: falsifiers.find((f) => f.run_id === run.run_id && f.task === task)!.falsifier.status,
         disclosure: { recorded: counts.filter((c) => c.recorded).length, of: counts.length },
         cannotBeRight: cannotBeRight.filter((f) => f.run_id === run.run_id && (f.task === null || f.task === task)).map((f) => f.message),

@@ -123,6 +123,7 @@ export function buildView(data: ReportData): ReportView {
       s.spread.difference === null
         ? 'spread: no scored cells'
         : `spread: ${fmt(s.spread.difference)} between the lowest cell (${s.spread.lowest!.extractor}/${s.spread.lowest!.normalizer} = ${fmt(s.spread.lowest!.score)}) and the highest (${s.spread.highest!.extractor}/${s.spread.highest!.normalizer} = ${fmt(s.spread.highest!.score)})`,
+    note: s.notes.length > 0 ? s.notes.join(' ') : undefined,
     denominator: `denominator: ${s.denominator.items_scored} of ${s.denominator.items_read} items scored (${s.denominator.no_response} without a response, ${s.denominator.no_gold} without a gold answer); ${s.denominator.rule}`,
   }));
   const comparisons: ComparisonView[] = [];

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { randomBytes } from 'node:crypto';
 import { findImpossible, impossibleLines } from '../../audit/cannotBeRight.ts';
+import { taskCode } from '../../audit/taskCode.ts';
 import { loadSource } from '../../audit/source.ts';
 import { BadInputError } from '../../errors.ts';
 import { computeMatrix, type MatrixSpec, type ScopeResult } from '../../score/matrix.ts';
@@ -87,6 +88,12 @@ export function registerRescore(program: Command): void {
     const written = writer === null ? null : await writer.finish(rescoreProvenance(scopes, sources));
 
     const impossible = await findImpossible(source.store);
+    // A task that scores by its own code: its cells say nothing about its numbers, and the notes say so.
+    for (const scope of scopes) {
+      const run = source.store.manifest.runs.find((r) => r.run_id === scope.run_id);
+      const code = run === undefined ? null : await taskCode(run, scope.task);
+      if (code !== null) scope.notes.unshift(code.sentence);
+    }
     const report = toReport(scopes, asRecorded, source.skipped, source.unrecognised);
     // Runs that recorded only aggregates (results files without samples) have nothing to re-read.
     const withItems = new Set(scopes.map((s) => s.run_id));
