@@ -26,14 +26,26 @@ export interface TaskCode {
 /** For a task lm-eval scores with `process_results`, what the rescoring matrix can and cannot say. */
 export async function taskCode(run: RunProvenance, task: string): Promise<TaskCode | null> {
   const path = valueOf(run, task, 'scoring.scoring_path');
-  if (typeof path !== 'string' || !path.startsWith('process_results')) return null;
-  const cfg = taskConfig(await rawResults(run), task);
-  const name = functionName(cfg?.process_results);
-  const where = `configs.${task}.process_results of the results file`;
   const metrics = valueOf(run, task, 'scoring.metrics');
   const names = Array.isArray(metrics) ? metrics.map((m) => (m !== null && typeof m === 'object' ? String((m as { metric?: unknown }).metric ?? '') : String(m))).filter((m) => m !== '') : [];
   const readable = names.filter((m) => MATRIX_READABLE.has(m));
   const unreadable = names.filter((m) => !MATRIX_READABLE.has(m));
+  if (typeof path !== 'string' || !path.startsWith('process_results')) {
+    // No task code, but no metric a cell reads either (a custom metric such as mae): the cells measure something else.
+    if (run.source_kind !== 'lm-eval' || names.length === 0 || readable.length > 0) return null;
+    return {
+      function: null,
+      where: `configs.${task}.metric_list of the results file`,
+      readable,
+      unreadable,
+      sentence:
+        `${task} reports ${unreadable.join(', ')}, ${unreadable.length === 1 ? 'which is not' : 'none of them'} a match of an answer against the gold, which is what a matrix cell reads: its cells and spread say nothing about the reported numbers ` +
+        '(rescore --extractors as-recorded re-reads the per-sample values the task recorded)',
+    };
+  }
+  const cfg = taskConfig(await rawResults(run), task);
+  const name = functionName(cfg?.process_results);
+  const where = `configs.${task}.process_results of the results file`;
   const fn = name !== null ? `its process_results function ${name} (source recorded in ${where})` : `its process_results code (recorded in ${where})`;
   const sentence =
     `${task} scores by its own code, ${fn}: the matrix reads answers against the gold with extractors and normalisers, not what that function computes, so its cells and spread say nothing about the reported numbers` +

@@ -164,10 +164,12 @@ export async function buildReport(
   }
   const cannotBeRight = await findImpossible(store, runs);
   const ownCode = new Map<string, string>();
+  const ownFunction = new Map<string, boolean>();
   for (const run of runs) {
     for (const task of Object.keys(run.tasks)) {
       const code = await taskCode(run, task);
       if (code !== null) ownCode.set(`${run.run_id}\u0000${task}`, code.sentence);
+      if (code !== null) ownFunction.set(`${run.run_id}\u0000${task}`, code.where.includes('process_results'));
     }
   }
   for (const scope of matrix) {
@@ -190,7 +192,9 @@ export async function buildReport(
             ? { lowest: sp.lowest.score, lowestCell: `${sp.lowest.extractor}/${sp.lowest.normalizer}`, highest: sp.highest.score, highestCell: `${sp.highest.extractor}/${sp.highest.normalizer}` }
             : null,
         spreadNote: ownCode.has(`${run.run_id}\u0000${task}`)
-          ? 'the task scores by its own code (process_results): the readings say nothing about its numbers (see the matrix note)'
+          ? ownFunction.get(`${run.run_id}\u0000${task}`)
+            ? 'the task scores by its own code (process_results): the readings say nothing about its numbers (see the matrix note)'
+            : 'the task reports metrics no reading measures: the readings say nothing about its numbers (see the matrix note)'
           : scope === undefined ? (matrixNote ?? 'no per-item records to rescore') : sp?.lowest ? null : 'no scored cells',
         falsifier: falsifiers.find((f) => f.run_id === run.run_id && f.task === task)!.falsifier.status,
         disclosure: { recorded: counts.filter((c) => c.recorded).length, of: counts.length },

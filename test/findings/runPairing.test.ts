@@ -11,11 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.ts';
 
-/** The upstream asdiv folder: the two runs fixtures/lmeval ships plus the three of fixtures/lmeval-pairing. */
+/** The upstream asdiv folder: the two runs fixtures/lmeval ships plus the three of fixtures/lmeval-more. */
 function wholeAsdivFolder(): string {
   const dir = join(mkdtempSync(join(tmpdir(), 'lmaudit-pairing-')), 'asdiv');
   cpSync('fixtures/lmeval/pr2236-asdiv/asdiv', dir, { recursive: true });
-  cpSync('fixtures/lmeval-pairing/pr2236-asdiv/asdiv', dir, { recursive: true });
+  cpSync('fixtures/lmeval-more/pr2236-asdiv/asdiv', dir, { recursive: true });
   return dir;
 }
 
@@ -73,13 +73,13 @@ test('among runs that share the task name, the closest settings win', async () =
   assert.match(pairing.pairs[0]!.reason, /^the same task name \(asdiv\); no recorded setting differs; chosen over 1 other candidate \(1 with as many shared names and more or as many differing settings\)/);
 });
 
-test('fixtures/lmeval-pairing: every file listed in fixtures/SOURCES.md with the sha256 it has', async () => {
+test('fixtures/lmeval-more: every file listed in fixtures/SOURCES.md with the sha256 it has', async () => {
   const { readFileSync } = await import('node:fs');
   const { sha256Hex } = await import('../../src/util/hash.ts');
   const sources = readFileSync('fixtures/SOURCES.md', 'utf8');
-  const start = sources.indexOf('## lmeval-pairing/');
+  const start = sources.indexOf('## lmeval-more/');
   const section = sources.slice(start, sources.indexOf('\n## ', start + 1));
   const rows = [...section.matchAll(/^\| `([^`]+)` \| .* \| `([0-9a-f]{64})` \|$/gm)];
-  assert.equal(rows.length, 3);
-  for (const [, file, sha] of rows) assert.equal(sha256Hex(readFileSync(join('fixtures/lmeval-pairing', file!))), sha, file);
+  assert.equal(rows.length, 5);
+  for (const [, file, sha] of rows) assert.equal(sha256Hex(readFileSync(join('fixtures/lmeval-more', file!))), sha, file);
 });

@@ -11,7 +11,7 @@ import type { AsRecordedSection } from '../../score/asRecorded.ts';
 import { openRescoreWriter, type RescoreWriter } from '../../store/writeStore.ts';
 import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
 import { companionLines, printJson, printLines } from '../output.ts';
-import { formatMatrix, formatAsRecorded } from '../formatMatrix.ts';
+import { formatMatrix, formatAsRecorded, reportedWithoutRows } from '../formatMatrix.ts';
 
 interface RescoreFlags extends ImportFlags {
   extractors?: string;
@@ -100,14 +100,14 @@ export function registerRescore(program: Command): void {
     const resultsOnly = source.store.manifest.runs
       .filter((r) => !withItems.has(r.run_id) && !(wantsAsRecorded && matrixExtractors?.length === 0))
       .map((r) => ({ run_id: r.run_id, label: r.label, reported_tasks: Object.keys(r.reported).length }));
-    if (flags.json) return printJson({ ...report, runs_without_items: resultsOnly, rescores_written: written, companions: source.companions, cannot_be_right: impossible });
+    if (flags.json) return printJson({ ...report, runs_without_items: resultsOnly, rescores_written: written, companions: source.companions, cannot_be_right: impossible, as_recorded_without_rows: asRecorded.flatMap((sec) => reportedWithoutRows(sec, source.store.manifest.runs.find((r) => r.run_id === sec.run_id)).map((m) => ({ run_id: sec.run_id, ...m }))) });
     printLines([
       ...companionLines(source.companions),
       ...formatMatrix(scopes, source.skipped.length),
       ...resultsOnly.map(
         (r) => `run ${r.run_id} (${r.label}): no per-item records (${r.reported_tasks} task(s) with reported numbers only), so nothing to rescore; \`lmaudit diff\` and \`lmaudit report\` still compare what it reported`,
       ),
-      ...formatAsRecorded(asRecorded),
+      ...formatAsRecorded(asRecorded, source.store.manifest.runs),
       ...impossibleLines(impossible),
       ...(written ? [`Per-item results appended to ${written}`] : []),
     ]);
