@@ -58,7 +58,8 @@ test('single real run: all four formats carry the disclosure count, matrix and f
 
   const html = renderReport(data, 'html');
   assert.match(html, /^<!DOCTYPE html>/);
-  assert.match(html, /<svg [^>]*class="chart dot-plot"/);
+  // Every cell of this run has n = 0 (truthfulqa_gen's targets are blank): no chart of empty cells (issue 15).
+  assert.doesNotMatch(html, /<svg [^>]*class="chart dot-plot"/);
   assert.doesNotMatch(html, /<script|https?:\/\/(?!www\.w3\.org\/2000\/svg)/);
 });
 
@@ -82,6 +83,7 @@ test('real pair: the comparison, paired statistics and falsifier appear in every
   assert.match(tex, /batch\\_\\allowbreak\{\}size & differs & "8" & "1"/);
   const html = renderReport(data, 'html');
   assert.match(html, /class="chart forest-plot"/);
+  assert.match(html, /<svg [^>]*class="chart dot-plot"/, 'asdiv has scored cells: their chart is drawn');
   assert.match(html, /Paired statistics on the shared items/);
   const json = JSON.parse(renderReport(data, 'json'));
   assert.equal(json.comparison.comparisons[0].tasks[0].paired[0].result.n, 50);
