@@ -90,12 +90,28 @@ function foreignChatTemplate(run: RunProvenance, task: string): string | null {
 }
 
 interface ScoreStats { run_id: string; task: string; metric: string; filter: string; n: number; lo: number | null; hi: number | null }
-interface OutputStats { run_id: string; task: string; n: number; empty: number; lo: string | null; hi: string | null; cut: number; with_reason: number }
+interface StopStats { run_id: string; task: string; cut: number; with_reason: number }
 interface FilteredStats { run_id: string; task: string; filter: string; n: number; invalid: number }
 interface DocCount { run_id: string; task: string; docs: number }
 
 const pct = (k: number, n: number) => `${k} of ${n}`;
 const quoted = (s: string, max = 60) => JSON.stringify(s.length > max ? `${s.slice(0, max - 1)}…` : s);
+
+/**
+ * The one text every output of a task is, with how many there are; null when two differ or there
+ * are too few. Asks for a second, different text first: a working run answers at its second row,
+ * so only a degenerate one is read to the end.
+ */
+async function everyOutputTheSame(store: OpenStore, runId: string, task: string): Promise<{ text: string; n: number } | null> {
+  const where = `run_id = ${sqlString(runId)} AND task = ${sqlString(task)} AND request_idx = 0 AND repeat = 0 AND text IS NOT NULL`;
+  const first = await queryRows<{ text: string }>(`SELECT text FROM ${store.table('responses')} WHERE ${where} LIMIT 1`);
+  if (first.length === 0) return null;
+  const text = first[0]!.text;
+  const other = await queryRows(`SELECT 1 FROM ${store.table('responses')} WHERE ${where} AND text <> ${sqlString(text)} LIMIT 1`);
+  if (other.length > 0) return null;
+  const [{ n }] = await queryRows<{ n: number }>(`SELECT count(*) AS n FROM ${store.table('responses')} WHERE ${where}`);
+  return n! >= MIN_ITEMS ? { text, n: n! } : null;
+}
 
 /** Every finding for the runs given (all the store's runs by default), run-level ones first. */
 export async function findImpossible(store: OpenStore, runs: readonly RunProvenance[] = store.manifest.runs): Promise<ImpossibleFinding[]> {
@@ -121,17 +137,22 @@ export async function findImpossible(store: OpenStore, runs: readonly RunProvena
       add(byId.get(s.run_id)!, s.task, 'constant_scores', `every one of the ${s.n} per-sample ${s.metric},${s.filter} values is ${s.lo}: the scorer or the outputs are broken, or the task cannot tell models apart`);
     }
   }
-  const outputs = await queryRows<OutputStats>(
-    `SELECT run_id, task, count(text) AS n, count(*) FILTER (WHERE trim(text, ' \t\n\r') = '') AS empty, min(text) AS lo, max(text) AS hi,
-            count(*) FILTER (WHERE finish_reason IN ('length', 'max_tokens', 'model_length')) AS cut, count(finish_reason) AS with_reason
-     FROM ${store.table('responses')} WHERE run_id IN (${ids}) AND request_idx = 0 AND repeat = 0 GROUP BY ALL ORDER BY ALL`,
+  for (const run of runs) {
+    for (const task of Object.keys(run.tasks)) {
+      const same = await everyOutputTheSame(store, run.run_id, task);
+      if (same === null) continue;
+      if (same.text.trim() === '') add(run, task, 'empty_outputs', `every one of the ${same.n} outputs is empty${same.text === '' ? '' : ` (${JSON.stringify(same.text)})`}`);
+      else add(run, task, 'identical_outputs', `every one of the ${same.n} outputs is the same text, ${quoted(same.text)}`);
+    }
+  }
+  // Only responses that recorded why they stopped are read (lm-eval records none).
+  const stops = await queryRows<StopStats>(
+    `SELECT run_id, task, count(*) FILTER (WHERE finish_reason IN ('length', 'max_tokens', 'model_length')) AS cut, count(*) AS with_reason
+     FROM ${store.table('responses')} WHERE run_id IN (${ids}) AND request_idx = 0 AND repeat = 0 AND finish_reason IS NOT NULL GROUP BY ALL ORDER BY ALL`,
   );
-  for (const o of outputs) {
-    const run = byId.get(o.run_id)!;
-    if (o.n >= MIN_ITEMS && o.empty === o.n) add(run, o.task, 'empty_outputs', `every one of the ${o.n} outputs is empty`);
-    else if (o.n >= MIN_ITEMS && o.lo === o.hi && o.lo !== null) add(run, o.task, 'identical_outputs', `every one of the ${o.n} outputs is the same text, ${quoted(o.lo)}`);
+  for (const o of stops) {
     if (o.with_reason >= MIN_ITEMS && o.cut > o.with_reason * MOST) {
-      add(run, o.task, 'truncated_outputs', `${pct(o.cut, o.with_reason)} outputs stopped at the token limit (their recorded stop reason): the answers are cut off`);
+      add(byId.get(o.run_id)!, o.task, 'truncated_outputs', `${pct(o.cut, o.with_reason)} outputs stopped at the token limit (their recorded stop reason): the answers are cut off`);
     }
   }
   const filtered = await queryRows<FilteredStats>(
