@@ -56,7 +56,7 @@ const AS_RECORDED_ROWS: Record<AsRecordedSection['source_kind'], { header: strin
       c.task, c.filter, c.metric, c.n, num(c.value), num(c.stderr),
       c.reported === null ? 'not reported' : `${named(c.reported.value)} ± ${named(c.reported.stderr)}`,
       c.matches_reported === null ? 'n/a' : c.matches_reported ? 'yes' : notNumeric(c.reported?.value) !== null ? 'n/a' : 'NO',
-      `${c.items.reproduced}${c.items.taken_as_recorded ? ` (${c.items.taken_as_recorded.count} as recorded)` : ''}`,
+      c.items.taken_as_recorded ? `${c.items.reproduced} (${c.items.taken_as_recorded.count} as recorded)` : c.items.reproduced,
       c.items.differing.length, lmevalWhy(c),
     ],
   },
