@@ -52,15 +52,12 @@ export async function importSources(paths: readonly string[], options: ImportOpt
   const companions: Companion[] = [];
   const named = new Set(probes.map((p) => resolve(p.path)));
   for (const p of probes.filter((q) => q.explicit)) {
-    for (const importer of IMPORTERS) {
-      if (importer.companions === undefined || !importer.claims(p)) continue;
-      for (const c of await importer.companions(p)) {
-        if (named.has(resolve(c.path))) continue;
-        named.add(resolve(c.path));
-        companions.push(c);
-        probes.push(await probe(c.path, false));
-      }
-      break;
+    const importer = IMPORTERS.find((i) => i.claims(p));
+    for (const c of (await importer?.companions?.(p)) ?? []) {
+      if (named.has(resolve(c.path))) continue;
+      named.add(resolve(c.path));
+      companions.push(c);
+      probes.push(await probe(c.path, false));
     }
   }
   // A file named twice (or found again by walking a folder) is read once.
