@@ -58,6 +58,8 @@ export interface SummaryRow {
   /** Why there is no spread, when there is none. */
   spreadNote: string | null;
   falsifier: Falsifier['status'];
+  /** The falsifier is the comparison's with --against (else this run's alone). */
+  falsifierAgainst: boolean;
   disclosure: { recorded: number; of: number };
   cannotBeRight: string[];
 }
@@ -196,7 +198,11 @@ export async function buildReport(
             ? 'the task scores by its own code (process_results): the readings say nothing about its numbers (see the matrix note)'
             : 'the task reports metrics no reading measures: the readings say nothing about its numbers (see the matrix note)'
           : scope === undefined ? (matrixNote ?? 'no per-item records to rescore') : sp?.lowest ? null : 'no scored cells',
-        falsifier: falsifiers.find((f) => f.run_id === run.run_id && f.task === task)!.falsifier.status,
+        // With --against, the comparison's falsifier is the answer; alone, the run's own (what a reader must match).
+        falsifier:
+          comparison?.comparisons.find((c) => c.a.run_id === run.run_id)?.tasks.find((t) => t.taskA === task)?.falsifier.status ??
+          falsifiers.find((f) => f.run_id === run.run_id && f.task === task)!.falsifier.status,
+        falsifierAgainst: comparison?.comparisons.some((c) => c.a.run_id === run.run_id && c.tasks.some((t) => t.taskA === task)) ?? false,
         disclosure: { recorded: counts.filter((c) => c.recorded).length, of: counts.length },
         cannotBeRight: cannotBeRight.filter((f) => f.run_id === run.run_id && (f.task === null || f.task === task)).map((f) => f.message),
       });
