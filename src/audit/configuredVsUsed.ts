@@ -134,8 +134,13 @@ export function expectedDocs(limit: number | null, original: number): number {
   return limit < 1 ? Math.ceil(original * limit) : Math.min(Math.trunc(limit), original);
 }
 
-function nSamples(c: Context): { original: number; effective: number } | null {
-  const v = c.run.tasks[c.task]?.samples.document_count.configured;
+/** The document count a results file claims for a task (n-samples effective), or null. */
+export function claimedDocuments(run: RunProvenance, task: string): number | null {
+  return nSamples({ run, task })?.effective ?? null;
+}
+
+function nSamples(c: Pick<Context, 'run' | 'task'>): { original: number; effective: number } | null {
+  const v = c.run.tasks[c.task]?.samples.document_count?.configured;
   if (v === undefined || v.status === 'unknown') return null;
   const o = v.value as { original?: unknown; effective?: unknown };
   return typeof o?.original === 'number' && typeof o?.effective === 'number' ? { original: o.original, effective: o.effective } : null;
@@ -164,13 +169,13 @@ const samplesInFile: Check = (c) => {
   return result(id, c.task, 'mismatch', String(claimed), used, `the results claim ${claimed} documents, the samples hold ${c.docs.length}`, [{ docId: last.docId, bytes: `last document in the samples: doc_id ${last.docId}` }]);
 };
 
-/** Special tokens by model family (tokenizer.json of each family's public checkpoints). */
-const TOKENIZER_FAMILIES: readonly { family: string; model: RegExp; tokens: readonly string[] }[] = [
-  { family: 'Llama 3', model: /llama-?3/i, tokens: ['<|begin_of_text|>', '<|end_of_text|>', '<|eot_id|>', '<|finetune_right_pad_id|>'] },
+/** Special tokens by model family (tokenizer.json of each family's public checkpoints), chat-turn markers included. */
+export const TOKENIZER_FAMILIES: readonly { family: string; model: RegExp; tokens: readonly string[] }[] = [
+  { family: 'Llama 3', model: /llama-?3/i, tokens: ['<|begin_of_text|>', '<|end_of_text|>', '<|eot_id|>', '<|finetune_right_pad_id|>', '<|start_header_id|>', '<|end_header_id|>'] },
   { family: 'Qwen', model: /qwen/i, tokens: ['<|endoftext|>', '<|im_start|>', '<|im_end|>'] },
   { family: 'GPT-2 / GPT-Neo(X) / Pythia', model: /pythia|gpt-?neo|gpt2|gpt-j|gpt-neox/i, tokens: ['<|endoftext|>', '<|padding|>'] },
   { family: 'Llama 2 / Mistral', model: /mistral|mixtral|llama-?2|vicuna/i, tokens: ['<s>', '</s>', '<unk>'] },
-  { family: 'Gemma', model: /gemma/i, tokens: ['<bos>', '<eos>', '<pad>', '<end_of_turn>'] },
+  { family: 'Gemma', model: /gemma/i, tokens: ['<bos>', '<eos>', '<pad>', '<start_of_turn>', '<end_of_turn>'] },
 ];
 
 const tokenizerModel: Check = (c) => {

@@ -5,6 +5,7 @@
  * Printing and report formats read this structure; nothing here prints.
  */
 import { BadInputError } from '../errors.ts';
+import { findImpossible, type ImpossibleFinding } from './cannotBeRight.ts';
 import type { OpenStore } from '../store/readStore.ts';
 import type { RunProvenance } from '../store/schema.ts';
 import { checkConfiguredVsUsed, type CheckResult } from './configuredVsUsed.ts';
@@ -12,6 +13,7 @@ import { buildFalsifier, type Falsifier } from './falsifier.ts';
 import { attributeFlips, type FlipAttribution } from './flips.ts';
 import { describeDifferences, joinDocs, loadDocs, type DocRecord, type ItemDifferences, type JoinKey } from './itemJoin.ts';
 import { DEFAULT_PAIRED_OPTIONS, pairedComparison, type PairedOptions, type PairedResult } from './pairedStats.ts';
+import { isPerRunItem } from './provenanceView.ts';
 import { describeRun, pairRuns, selectRuns } from './runPairs.ts';
 import { diffSettings, markObservedContradictions, type SettingsDiff } from './settingsDiff.ts';
 import { rescoredValues, RESCORED_PREFIX, type RescoredValues } from './rescored.ts';
@@ -87,6 +89,10 @@ export interface RunSummary {
 export interface RunComparison {
   a: RunSummary;
   b: RunSummary;
+  /** Why these two runs were paired (task names, closest settings, or --run-a/--run-b). */
+  pairedBecause: string;
+  /** The run-level items (PER_RUN_ITEMS) side by side; present also when no task pairs. */
+  runSettings: SettingsDiff;
   tasks: TaskComparison[];
   tasksOnlyInA: string[];
   tasksOnlyInB: string[];
@@ -100,6 +106,8 @@ export interface DiffResult {
   unpairedB: RunSummary[];
   /** Why rescoring cells are missing from the paired statistics, when they are (null: they are included). */
   rescoring: { a: string | null; b: string | null };
+  /** Findings that make a compared run wrong whatever it is compared with (cannotBeRight.ts). */
+  cannotBeRight: { a: ImpossibleFinding[]; b: ImpossibleFinding[] };
   options: { iterations: number; seed: number; alpha: number };
 }
 
@@ -111,7 +119,7 @@ export async function diffStores(storeA: OpenStore, storeB: OpenStore, options: 
   const o = { ...DEFAULT_DIFF_OPTIONS, ...options };
   const runsA = selectRuns(storeA.manifest.runs, o.runA, 'A');
   const runsB = selectRuns(storeB.manifest.runs, o.runB, 'B');
-  const pairing = pairRuns(runsA, runsB);
+  const pairing = pairRuns(runsA, runsB, o.runA !== undefined || o.runB !== undefined);
   if (pairing.pairs.length === 0) {
     throw new BadInputError(
       `no run of A shares a task with a run of B (A: ${runsA.map(describeRun).join('; ')}; B: ${runsB.map(describeRun).join('; ')}); choose runs with --run-a/--run-b`,
@@ -126,7 +134,7 @@ export async function diffStores(storeA: OpenStore, storeB: OpenStore, options: 
       const rescored = { a: rescoredA.byScope.get(`${pair.a.run_id}\u0000${t.a}`), b: rescoredB.byScope.get(`${pair.b.run_id}\u0000${t.b}`) };
       tasks.push(await compareTask(storeA, pair.a, t.a, storeB, pair.b, t.b, o, rescored));
     }
-    comparisons.push({ a: summary(pair.a), b: summary(pair.b), tasks, tasksOnlyInA: pair.onlyInA, tasksOnlyInB: pair.onlyInB });
+    comparisons.push({ a: summary(pair.a), b: summary(pair.b), pairedBecause: pair.reason, runSettings: runLevelSettings(pair.a, pair.b), tasks, tasksOnlyInA: pair.onlyInA, tasksOnlyInB: pair.onlyInB });
   }
   return {
     a: { location: storeA.location, runs: runsA.map(summary) },
@@ -135,8 +143,18 @@ export async function diffStores(storeA: OpenStore, storeB: OpenStore, options: 
     unpairedA: pairing.unpairedA.map(summary),
     unpairedB: pairing.unpairedB.map(summary),
     rescoring: { a: rescoredA.note, b: rescoredB.note },
+    cannotBeRight: {
+      a: await findImpossible(storeA, [...new Set(pairing.pairs.map((p) => p.a))]),
+      b: await findImpossible(storeB, [...new Set(pairing.pairs.map((p) => p.b))]),
+    },
     options: { iterations: o.iterations, seed: o.seed, alpha: o.alpha },
   };
+}
+
+/** The run-level rows of a settings diff (per-task items left out: they belong to a task pair). */
+function runLevelSettings(a: RunProvenance, b: RunProvenance): SettingsDiff {
+  const d = diffSettings(a, null, b, null);
+  return { ...d, items: d.items.filter((i) => isPerRunItem(i.item)) };
 }
 
 const KEY_NOTE: Record<JoinKey, string> = {

@@ -34,7 +34,8 @@ export const DEFAULT_CLAUSES: readonly ClauseSpec[] = [
   { name: 'documents', phrase: 'document sets', fields: ['samples.limit'], checks: [], items: 'documents' },
   { name: 'prompts', phrase: 'prompt bytes', fields: [], checks: [], items: 'prompts' },
   { name: 'precision', phrase: 'numeric precisions (dtype)', fields: ['model.dtype'], checks: [] },
-  { name: 'harness', phrase: 'harness versions', fields: ['harness.version'], checks: [] },
+  // Two commits of one release are two harnesses: lm-eval's version string moves only at releases.
+  { name: 'harness', phrase: 'harness versions or commits', fields: ['harness.version', 'harness.commit'], checks: [] },
 ];
 
 export interface Clause {
@@ -72,6 +73,7 @@ const FIELD_NAMES: Record<string, string> = {
   'model.model_id': 'the model',
   'samples.limit': 'the limit',
   'harness.version': 'the harness version',
+  'harness.commit': 'the harness commit',
   'task.version': 'the task version',
   'task.dataset_path': 'the dataset path',
   'task.dataset_name': 'the dataset name',

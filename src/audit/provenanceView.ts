@@ -1,7 +1,7 @@
 /**
  * Reading the provenance block for the audit: the value a setting effectively
  * had (what was used when known, else what was configured), whether the record
- * contradicts itself, and how many of the twelve disclosure items a source recorded.
+ * contradicts itself, and how many of the disclosure items (DISCLOSURE_ITEMS) a source recorded.
  */
 import {
   DISCLOSURE_FIELDS,
@@ -33,7 +33,8 @@ export function isPerRunItem(item: DisclosureItem): boolean {
 
 /** The settings of one disclosure item for a run (and a task, for per-task items). */
 export function itemGroup(run: RunProvenance, task: string | null, item: DisclosureItem): Record<string, Setting> {
-  if (isPerRunItem(item)) return run[item as 'harness' | 'model' | 'records'];
+  // `?? {}`: a provenance block made before the environment item existed has no such group.
+  if (isPerRunItem(item)) return run[item as 'harness' | 'model' | 'environment' | 'records'] ?? {};
   if (task === null) return {};
   const block = run.tasks[task];
   return block === undefined ? {} : (block as Record<string, Record<string, Setting>>)[item] ?? {};

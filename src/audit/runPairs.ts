@@ -2,13 +2,15 @@
  * Which runs and tasks of A to compare with which of B. A source may hold
  * several runs (an lm-eval folder with two results files gives two); a
  * selector narrows a side to the runs whose id, label or record file names
- * contain it. Runs pair greedily by the number of tasks they share, and tasks
- * pair by name — or, when each side has exactly one, with each other.
+ * contain it. Runs pair greedily: by task name first, then by the closest
+ * settings (pairRuns); tasks pair by name — or, when each side has exactly one,
+ * with each other.
  */
 import { basename } from 'node:path';
 import { BadInputError } from '../errors.ts';
 import type { RunProvenance } from '../store/schema.ts';
 import { valueOf } from './provenanceView.ts';
+import { diffSettings, differingFields } from './settingsDiff.ts';
 
 function fileNames(run: RunProvenance): string[] {
   const files = valueOf(run, null, 'records.files');
@@ -39,6 +41,8 @@ export interface RunPair {
   tasks: { a: string; b: string }[];
   onlyInA: string[];
   onlyInB: string[];
+  /** Why these two runs were compared, in words (shown with the pair). */
+  reason: string;
 }
 
 export function pairTasks(a: RunProvenance, b: RunProvenance): Pick<RunPair, 'tasks' | 'onlyInA' | 'onlyInB'> {
@@ -59,32 +63,81 @@ export interface RunPairing {
   unpairedB: RunProvenance[];
 }
 
-export function pairRuns(runsA: readonly RunProvenance[], runsB: readonly RunProvenance[]): RunPairing {
-  const candidates: { a: RunProvenance; b: RunProvenance; shared: number }[] = [];
+interface Candidate {
+  a: RunProvenance;
+  b: RunProvenance;
+  /** Tasks both runs hold under the same name. */
+  byName: number;
+  /** The disclosure fields that differ between the two (run level and the first task pair). */
+  differing: string[];
+}
+
+/** The settings distance of two runs: every disclosure field that differs, run level and (first) task level. */
+function differingSettings(a: RunProvenance, b: RunProvenance): string[] {
+  const t = pairTasks(a, b).tasks[0];
+  return differingFields(diffSettings(a, t?.a ?? null, b, t?.b ?? null));
+}
+
+function listed(fields: readonly string[]): string {
+  if (fields.length === 0) return 'no recorded setting differs';
+  return `${fields.length} setting${fields.length === 1 ? '' : 's'} differ${fields.length === 1 ? 's' : ''} (${fields.slice(0, 4).join(', ')}${fields.length > 4 ? ', …' : ''})`;
+}
+
+/** Why candidate `c` was paired: its basis, its settings distance, and the candidates it was chosen over. */
+function reasonFor(c: Candidate, all: readonly Candidate[], sayOverride: boolean): string {
+  const shared = pairTasks(c.a, c.b).tasks.filter((t) => t.a === t.b).map((t) => t.a);
+  const basis =
+    c.byName > 0
+      ? `the same task name${shared.length === 1 ? '' : 's'} (${shared.slice(0, 3).join(', ')}${shared.length > 3 ? `, … ${shared.length} in all` : ''})`
+      : `no task name in common; each run has one task (${Object.keys(c.a.tasks)[0]} vs ${Object.keys(c.b.tasks)[0]}), paired by position`;
+  const rivals = all.filter((o) => o !== c && (o.a === c.a || o.b === c.b));
+  const byPosition = rivals.filter((o) => o.byName === 0 && c.byName > 0).length;
+  const fewerNames = rivals.filter((o) => o.byName > 0 && o.byName < c.byName).length;
+  const farther = rivals.length - byPosition - fewerNames;
+  const over = [
+    byPosition > 0 ? `${byPosition} paired only by position` : '',
+    fewerNames > 0 ? `${fewerNames} sharing fewer task names` : '',
+    farther > 0 ? `${farther} with as many shared names and more or as many differing settings` : '',
+  ].filter(Boolean);
+  return `${basis}; ${listed(c.differing)}${over.length > 0 ? `; chosen over ${rivals.length} other candidate${rivals.length === 1 ? '' : 's'} (${over.join(', ')})` : ''}${sayOverride ? '; --run-a/--run-b choose other runs' : ''}`;
+}
+
+/**
+ * Pairs runs of A with runs of B. A pair that shares task names beats one that does not (a
+ * one-task-each pair by position is a last resort); among equals, more shared names first, then
+ * the closest settings (fewest differing disclosure fields), so a rerun of the same model and
+ * task at another batch size pairs with its original, not with whichever run was read first.
+ * `selected` says the sides were narrowed by --run-a/--run-b.
+ */
+export function pairRuns(runsA: readonly RunProvenance[], runsB: readonly RunProvenance[], selected = false): RunPairing {
+  const candidates: Candidate[] = [];
   // A run is compared with itself only when each side is that one run (`diff X X` on a one-run source).
   const selfPair = runsA.length === 1 && runsB.length === 1 && runsA[0] === runsB[0];
   for (const a of runsA) {
     for (const b of runsB) {
       if (a === b && !selfPair) continue;
       const p = pairTasks(a, b);
-      if (p.tasks.length > 0) candidates.push({ a, b, shared: p.tasks.length });
+      if (p.tasks.length === 0) continue;
+      candidates.push({ a, b, byName: p.tasks.filter((t) => t.a === t.b).length, differing: differingSettings(a, b) });
     }
   }
-  candidates.sort((x, y) => y.shared - x.shared);
+  candidates.sort((x, y) => Number(y.byName > 0) - Number(x.byName > 0) || y.byName - x.byName || x.differing.length - y.differing.length);
   const usedA = new Set<RunProvenance>();
   const usedB = new Set<RunProvenance>();
   const pairs: RunPair[] = [];
+  const manyCandidates = runsA.length > 1 || runsB.length > 1;
   for (const c of candidates) {
     if (usedA.has(c.a) || usedB.has(c.b)) continue;
     // `diff X X` without selectors: (r1, r2) and (r2, r1) are one comparison, made once.
     if (pairs.some((p) => p.a === c.b && p.b === c.a)) continue;
     usedA.add(c.a);
     usedB.add(c.b);
-    pairs.push({ a: c.a, b: c.b, ...pairTasks(c.a, c.b) });
+    const reason = (selected ? 'chosen with --run-a/--run-b; ' : '') + reasonFor(c, candidates, manyCandidates && !selected);
+    pairs.push({ a: c.a, b: c.b, ...pairTasks(c.a, c.b), reason });
   }
   if (pairs.length === 0 && runsA.length === 1 && runsB.length === 1) {
     // Nothing shared: still compare the two runs' settings (their tasks stay listed as unmatched).
-    pairs.push({ a: runsA[0]!, b: runsB[0]!, ...pairTasks(runsA[0]!, runsB[0]!) });
+    pairs.push({ a: runsA[0]!, b: runsB[0]!, ...pairTasks(runsA[0]!, runsB[0]!), reason: 'the only run on each side; no task in common, so only the run-level settings are compared' });
     usedA.add(runsA[0]!);
     usedB.add(runsB[0]!);
   }

@@ -8,7 +8,8 @@ import { DISCLOSURE_ITEMS, type DisclosureItem, type Fact, type RunProvenance, t
 import { compareValues, NOISE_RULES, type NoiseRuleName } from './noise.ts';
 import { effectiveFact, fieldsOf, isKnown, isPerRunItem, itemGroup } from './provenanceView.ts';
 
-export type FieldVerdict = 'same' | 'differs' | 'contradicts' | 'unknown in A' | 'unknown in B' | 'unknown in both';
+/** 'resolved': the same on both sides, and a side configured it as `auto` and recorded the value that was chosen. */
+export type FieldVerdict = 'same' | 'resolved' | 'differs' | 'contradicts' | 'unknown in A' | 'unknown in B' | 'unknown in both';
 export type ItemVerdict = FieldVerdict | 'unknown in A and B';
 
 export interface ShownFact {
@@ -28,11 +29,13 @@ export interface FieldRow {
   rules: NoiseRuleName[];
   /** Set when a record contradicts itself: which side, configured vs used. */
   contradiction?: { side: 'A' | 'B' | 'A and B'; detail: string };
+  /** Set when a side configured `auto` and recorded what it resolved to (not a contradiction). */
+  resolved?: { side: 'A' | 'B' | 'A and B'; detail: string };
 }
 
 export interface ItemRow {
   item: DisclosureItem;
-  /** Null for run-level items (harness, model, records). */
+  /** Null for run-level items (PER_RUN_ITEMS: harness, model, environment, records). */
   task: string | null;
   verdict: ItemVerdict;
   fields: FieldRow[];
@@ -65,6 +68,11 @@ function comparableValue(item: DisclosureItem, field: string, value: unknown): u
   if (item === 'records' && field === 'files' && Array.isArray(value)) {
     // 'samples:<task>' compares as 'samples': the task name is compared where it belongs (task.name).
     return value.map((f) => String((f as { role?: string }).role ?? '?').split(':')[0]).sort();
+  }
+  // lm-eval records the sizes it ran at as a list (`batch_sizes: [8]`) beside the configured "8".
+  if (item === 'model' && field === 'batch_size') {
+    const one = Array.isArray(value) && value.length === 1 ? value[0] : value;
+    if (typeof one === 'number' || (typeof one === 'string' && /^\d+$/.test(one))) return String(one);
   }
   return value;
 }
@@ -99,8 +107,20 @@ function projectConfigured(item: DisclosureItem, field: string, configured: unkn
   return { comparable, value };
 }
 
+/**
+ * lm-eval's `--batch_size auto` (and `auto:N`) asks it to find a size; `batch_sizes` records the
+ * size it found. That the two differ is the setting working, not the record contradicting itself.
+ */
+function autoResolved(s: Setting | undefined): string | null {
+  if (s === undefined || !isKnown(s.configured) || !isKnown(s.used)) return null;
+  const c = s.configured.value;
+  if (typeof c !== 'string' || !/^auto(:\d+)?$/.test(c.trim())) return null;
+  return `configured ${brief(c)}, resolved to ${brief(s.used.value)}`;
+}
+
 function selfContradiction(item: DisclosureItem, field: string, s: Setting | undefined): string | null {
   if (s === undefined || !isKnown(s.configured) || !isKnown(s.used)) return null;
+  if (autoResolved(s) !== null) return null;
   const hubId = item === 'model' && field === 'model_id';
   const usedValue = comparableValue(item, field, s.used.value);
   // Equal as recorded, or equal once projected onto the used value's shape: no contradiction.
@@ -129,6 +149,14 @@ export function compareField(item: DisclosureItem, field: string, sa: Setting | 
       detail: [ca !== null ? `A: ${ca}` : null, cb !== null ? `B: ${cb}` : null].filter(Boolean).join('; '),
     };
   }
+  const ra = autoResolved(sa);
+  const rb = autoResolved(sb);
+  if (ra !== null || rb !== null) {
+    row.resolved = {
+      side: ra !== null && rb !== null ? 'A and B' : ra !== null ? 'A' : 'B',
+      detail: [ra !== null ? `A: ${ra}` : null, rb !== null ? `B: ${rb}` : null].filter(Boolean).join('; '),
+    };
+  }
   if (!isKnown(fa) || !isKnown(fb)) {
     row.verdict = !isKnown(fa) && !isKnown(fb) ? 'unknown in both' : !isKnown(fa) ? 'unknown in A' : 'unknown in B';
     return row;
@@ -137,7 +165,7 @@ export function compareField(item: DisclosureItem, field: string, sa: Setting | 
     hubId: item === 'model' && field === 'model_id',
   });
   row.rules = c.rules;
-  row.verdict = !c.equal ? 'differs' : row.contradiction !== undefined ? 'contradicts' : 'same';
+  row.verdict = !c.equal ? 'differs' : row.contradiction !== undefined ? 'contradicts' : row.resolved !== undefined ? 'resolved' : 'same';
   return row;
 }
 
@@ -150,7 +178,7 @@ function itemVerdict(fields: readonly FieldRow[]): ItemVerdict {
   if (unknownA && unknownB) return 'unknown in A and B';
   if (unknownA) return 'unknown in A';
   if (unknownB) return 'unknown in B';
-  if (has('same')) return 'same';
+  if (has('same') || has('resolved')) return 'same';
   return 'unknown in both';
 }
 

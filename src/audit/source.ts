@@ -14,11 +14,13 @@ export interface LoadedSource {
   store: OpenStore;
   skipped: SkippedRecord[];
   unrecognised: ImportResult['unrecognised'];
+  /** Files read because they belong with a named file (a results file's samples), with why. */
+  companions: ImportResult['companions'];
 }
 
 export async function loadSource(paths: readonly string[], options: ImportOptions): Promise<LoadedSource> {
   if (paths.length === 1 && (await isStoreFolder(paths[0]!))) {
-    return { store: await openStore(paths[0]!), skipped: [], unrecognised: [] };
+    return { store: await openStore(paths[0]!), skipped: [], unrecognised: [], companions: [] };
   }
   // The importers load only when a source is not a store already.
   const { importSources } = await import('../import/index.ts');
@@ -45,6 +47,7 @@ export async function loadSource(paths: readonly string[], options: ImportOption
     },
     skipped: imported.runs.flatMap((r) => r.skipped),
     unrecognised: imported.unrecognised,
+    companions: imported.companions,
   };
 }
 

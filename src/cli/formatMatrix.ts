@@ -1,6 +1,7 @@
 /** The readable form of a rescoring matrix (the JSON form is the data itself). */
 import type { ScopeResult } from '../score/matrix.ts';
 import type { AsRecordedSection } from '../score/asRecorded.ts';
+import type { RunProvenance } from '../store/schema.ts';
 import { formatTable } from './output.ts';
 
 const pct = (x: number | null) => (x === null ? 'n/a' : x.toFixed(4));
@@ -52,10 +53,11 @@ const LMEVAL_ROWS = {
   header: ['task', 'filter', 'metric', 'n', 'value', 'stderr', 'reported', 'matches', 'items reproduced', 'differing', 'why'],
   row: (c: AsRecordedCellView) => [
     c.task, c.filter, c.metric, c.n, num(c.value), num(c.stderr),
-    c.reported === null ? 'n/a' : `${num(c.reported.value)} ± ${num(c.reported.stderr)}`,
-    c.matches_reported === null ? 'n/a' : c.matches_reported ? 'yes' : 'NO',
-    `${c.items.reproduced} of ${c.n}${c.items.within_tolerance ? ` (+${c.items.within_tolerance.count} within ${num(c.items.within_tolerance.tolerance)})` : ''}`,
-    c.items.differing.length, c.why ?? '',
+    c.reported === null ? 'not reported' : `${named(c.reported.value)} ± ${named(c.reported.stderr)}`,
+    c.matches_reported === null ? 'n/a' : c.matches_reported ? 'yes' : notNumeric(c.reported?.value) !== null ? 'n/a' : 'NO',
+    `${c.items.reproduced} of ${c.n}${c.items.within_tolerance ? ` (+${c.items.within_tolerance.count} within ${num(c.items.within_tolerance.tolerance)})` : ''}` +
+      (c.items.taken_as_recorded ? ` (${c.items.taken_as_recorded.count} as recorded)` : ''),
+    c.items.differing.length, lmevalWhy(c),
   ],
 };
 const AS_RECORDED_ROWS: Record<AsRecordedSection['source_kind'], { header: string[]; row: (cell: never) => Row }> = {
@@ -65,8 +67,9 @@ const AS_RECORDED_ROWS: Record<AsRecordedSection['source_kind'], { header: strin
   inspect: {
     header: ['task', 'scorer', 'reducer', 'samples agree', 'metrics reproduced', 'differences'],
     row: (c: InspectCellView) => [
-      c.task, c.scorer, c.reducer, `${c.samples.agree}/${c.samples.compared}`,
-      c.metrics.map((m) => `${m.metric} ${num(m.stored)}${m.reproduced ? '' : ` (ours ${num(m.rescored)})`}`).join('; '),
+      c.task, c.scorer, c.reducer,
+      c.samples.rescored === 0 ? 'no samples' : c.samples.compared === 0 ? `no stored scores (${c.samples.rescored} rescored)` : `${c.samples.agree}/${c.samples.compared}`,
+      c.metrics.map((m) => inspectMetric(m, c.samples.rescored)).join('; '),
       c.unsupported ?? c.samples.differences.slice(0, 3).map((d) => `${d.doc_id}: ${d.why}`).join('; '),
     ],
   },
@@ -76,21 +79,86 @@ const AS_RECORDED_ROWS: Record<AsRecordedSection['source_kind'], { header: strin
 interface AsRecordedCellView {
   task: string; filter: string; metric: string; n: number; value: unknown; stderr: unknown;
   reported: { value: unknown; stderr: unknown } | null; matches_reported: boolean | null;
-  items: { reproduced: number; within_tolerance?: { count: number; tolerance: number } | null; differing: { doc_id: string; why: string }[] }; why: string | null;
+  items: {
+    reproduced: number;
+    within_tolerance?: { count: number; tolerance: number } | null;
+    taken_as_recorded: { count: number; why: string[] } | null;
+    differing: { doc_id: string; why: string }[];
+  };
+  why: string | null;
 }
 interface InspectCellView {
   task: string; scorer: string; reducer: string; unsupported?: string;
-  samples: { agree: number; compared: number; differences: { doc_id: string; why: string }[] };
-  metrics: { metric: string; stored: unknown; rescored: unknown; reproduced: boolean }[];
+  samples: { rescored: number; agree: number; compared: number; differences: { doc_id: string; why: string }[] };
+  metrics: { metric: string; stored: unknown; rescored: unknown; reproduced: boolean | null }[];
 }
 
-export function formatAsRecorded(sections: readonly AsRecordedSection[]): string[] {
+/** What a reported value is when it is not a number: NaN, a string, nothing (null when it is a number). */
+function notNumeric(v: unknown): string | null {
+  if (typeof v === 'number') return Number.isNaN(v) ? 'NaN (not a number)' : null;
+  if (v === 'Infinity' || v === '-Infinity') return null;
+  if (v === 'NaN') return 'NaN (not a number)';
+  if (v === null || v === undefined) return 'missing (null)';
+  if (typeof v === 'string') return `the string ${JSON.stringify(v)}, not a number`;
+  return `${JSON.stringify(v)}, not a number`;
+}
+
+/** A reported value named as what it is. */
+const named = (v: unknown) => (typeof v === 'number' && !Number.isNaN(v) ? num(v) : v === 'Infinity' || v === '-Infinity' ? String(v) : notNumeric(v) === 'missing (null)' ? 'none' : typeof v === 'string' && v !== 'NaN' ? JSON.stringify(v) : 'NaN');
+
+/**
+ * The why column says what happened. A match over items taken as recorded is an aggregate of
+ * the recorded per-sample values (not recomputed themselves); a reported value that is not a
+ * number is named, not blamed on other values.
+ */
+function lmevalWhy(c: AsRecordedCellView): string {
+  const reportedIs = c.reported === null ? null : notNumeric(c.reported.value);
+  if (c.reported !== null && reportedIs !== null && !(reportedIs.startsWith('NaN') && typeof c.value === 'number' && Number.isNaN(c.value))) {
+    return `the results file reports ${reportedIs}${c.value === null ? '' : `; the recorded per-sample values aggregate to ${num(c.value)}`}`;
+  }
+  const taken = c.items.taken_as_recorded;
+  if (taken !== null && c.matches_reported === true) {
+    const all = taken.count === c.n;
+    return `${all ? 'the aggregate was recomputed from the recorded per-sample values, which were not themselves recomputed' : `${taken.count} of ${c.n} per-sample values were taken as recorded, not recomputed`} (${taken.why.join('; ')})`;
+  }
+  return c.why ?? '';
+}
+
+function inspectMetric(m: InspectCellView['metrics'][number], rescored: number): string {
+  if (rescored === 0) return `${m.metric} ${num(m.stored)} (no samples to recompute it from)`;
+  if (m.stored === null || m.stored === undefined) return `${m.metric} not in the log (ours from the responses: ${num(m.rescored)})`;
+  return `${m.metric} ${num(m.stored)}${m.reproduced ? '' : ` (ours ${num(m.rescored)})`}`;
+}
+
+/**
+ * The scores a results file reports for a task whose samples hold no rows under that filter and
+ * metric (a filter pipeline whose per-sample rows are missing): listed, not dropped.
+ */
+export function reportedWithoutRows(section: AsRecordedSection, run: RunProvenance | undefined): { task: string; score: string }[] {
+  if (run === undefined || section.source_kind !== 'lm-eval') return [];
+  const cells = section.cells as { task: string; filter: string; metric: string }[];
+  const out: { task: string; score: string }[] = [];
+  for (const task of new Set(cells.map((c) => c.task))) {
+    for (const key of Object.keys(run.reported[task] ?? {})) {
+      const comma = key.indexOf(',');
+      if (comma < 0 || /_stderr$/.test(key.slice(0, comma))) continue;
+      const [metric, filter] = [key.slice(0, comma), key.slice(comma + 1)];
+      if (!cells.some((c) => c.task === task && c.metric === metric && c.filter === filter)) out.push({ task, score: key });
+    }
+  }
+  return out;
+}
+
+export function formatAsRecorded(sections: readonly AsRecordedSection[], runs: readonly RunProvenance[] = []): string[] {
   if (sections.length === 0) return [];
   const lines = ["As recorded (the source's own scoring rules, re-applied to the stored outputs):"];
   for (const s of sections) {
     lines.push(`run ${s.run_id} (${s.source_kind})${s.note ? `: ${s.note}` : ''}`);
     const shape = AS_RECORDED_ROWS[s.source_kind];
     if (s.cells.length > 0) lines.push(...formatTable(shape.header, s.cells.map((c) => shape.row(c as never))).map((l) => `  ${l}`));
+    for (const m of reportedWithoutRows(s, runs.find((r) => r.run_id === s.run_id))) {
+      lines.push(`  reported ${m.score} (${m.task}): the samples hold no per-sample rows for this metric and filter, so it cannot be reproduced`);
+    }
     type CellDetail = {
       task?: string;
       metric?: string;

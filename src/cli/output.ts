@@ -36,3 +36,8 @@ export function warnIfUnfinished(location: string, store: { unfinished?: { respo
   const { responses, expected } = store.unfinished;
   process.stderr.write(`lmaudit: ${location}: unfinished: ${responses.toLocaleString('en-US')} of ${expected.toLocaleString('en-US')} responses (read as it stands; \`lmaudit run … --resume ${location}\` continues it)\n`);
 }
+
+/** What was read without being named: a named results file's samples files, each with why. */
+export function companionLines(companions: readonly { path: string; with: string; why: string }[], side = ''): string[] {
+  return companions.map((c) => `${side}also read ${c.path} (${c.why})`);
+}

@@ -6,7 +6,7 @@
 import { open, readdir, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { BadInputError } from '../errors.ts';
-import type { FileProbe, ImportOptions, ImportedRun, Importer } from './types.ts';
+import type { Companion, FileProbe, ImportOptions, ImportedRun, Importer } from './types.ts';
 import { genericImporter } from './generic/genericImporter.ts';
 import { inspectImporter } from './inspect/inspectImporter.ts';
 import { lmevalImporter } from './lmeval/lmevalImporter.ts';
@@ -24,6 +24,8 @@ export interface Unrecognised {
 export interface ImportResult {
   runs: ImportedRun[];
   unrecognised: Unrecognised[];
+  /** Files read although not named, because they belong with a named file (a results file's samples). */
+  companions: Companion[];
 }
 
 const HEAD_BYTES = 64 * 1024;
@@ -44,6 +46,18 @@ export async function importSources(paths: readonly string[], options: ImportOpt
       for (const store of found.stores) storesFound.push({ path: store, reason: 'an lmaudit run store, not an output file (rescore, diff and report read it as it is)' });
     } else {
       probes.push(await probe(path, true));
+    }
+  }
+  // A results file named alone brings the samples files beside it that a folder import would pair with it.
+  const companions: Companion[] = [];
+  const named = new Set(probes.map((p) => resolve(p.path)));
+  for (const p of probes.filter((q) => q.explicit)) {
+    const importer = IMPORTERS.find((i) => i.claims(p));
+    for (const c of (await importer?.companions?.(p)) ?? []) {
+      if (named.has(resolve(c.path))) continue;
+      named.add(resolve(c.path));
+      companions.push(c);
+      probes.push(await probe(c.path, false));
     }
   }
   // A file named twice (or found again by walking a folder) is read once.
@@ -84,7 +98,7 @@ export async function importSources(paths: readonly string[], options: ImportOpt
       file: paths.join(', '),
     });
   }
-  return { runs, unrecognised };
+  return { runs, unrecognised, companions };
 }
 
 /** A folder's files, depth first in name order; a run store inside it is listed whole, not file by file. */

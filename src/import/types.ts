@@ -60,4 +60,17 @@ export interface Importer {
   claims(probe: FileProbe): boolean;
   /** Reads the claimed files (all of one import call at once, so results and samples can be paired). */
   importFiles(files: readonly FileProbe[], options: ImportOptions): Promise<ImportedRun[]>;
+  /**
+   * Files beside a file named on the command line that belong to the same run (an lm-eval
+   * results file's samples files), each with why; read as if the folder had been named.
+   */
+  companions?(probe: FileProbe): Promise<Companion[]>;
+}
+
+/** A file read because it belongs with one that was named (not named itself). */
+export interface Companion {
+  path: string;
+  /** The named file it belongs with. */
+  with: string;
+  why: string;
 }

@@ -7,7 +7,8 @@ import type { DeclaredFalsifierResult } from '../audit/declaredFalsifier.ts';
 import type { DiffResult, TaskComparison } from '../audit/diff.ts';
 import { FLIP_CAUSE_TEXT, type FlipCause } from '../audit/flips.ts';
 import { formatP } from '../audit/pairedStats.ts';
-import type { FieldRow, ItemRow } from '../audit/settingsDiff.ts';
+import type { FieldRow, ItemRow, SettingsDiff } from '../audit/settingsDiff.ts';
+import { PER_RUN_ITEMS } from '../store/schema.ts';
 import { cell, clip, fmt, table } from './textTable.ts';
 import { shortLabel, sourceRows } from './view.ts';
 import { differingFields } from '../audit/settingsDiff.ts';
@@ -18,14 +19,14 @@ function fieldLine(f: FieldRow): string[] {
     f.verdict,
     f.a.status === 'unknown' ? '—' : cell(f.a.value),
     f.b.status === 'unknown' ? '—' : cell(f.b.value),
-    [f.rules.length > 0 ? `noise: ${f.rules.join(', ')}` : '', f.contradiction ? `record contradicts itself (${f.contradiction.detail})` : ''].filter(Boolean).join('; '),
+    [f.rules.length > 0 ? `noise: ${f.rules.join(', ')}` : '', f.contradiction ? `record contradicts itself (${f.contradiction.detail})` : '', f.resolved ? `auto resolved (${f.resolved.detail})` : ''].filter(Boolean).join('; '),
   ];
 }
 
 function settingsRows(items: readonly ItemRow[], onlyChanged: boolean): string[][] {
   const rows: string[][] = [];
   for (const item of items) {
-    const interesting = item.fields.filter((f) => f.verdict !== 'same' || f.rules.length > 0 || f.contradiction);
+    const interesting = item.fields.filter((f) => f.verdict !== 'same' || f.rules.length > 0 || f.contradiction || f.resolved);
     const shownFields = onlyChanged ? item.fields.filter((f) => f.verdict === 'differs' || f.verdict === 'contradicts' || f.verdict === 'unknown in A' || f.verdict === 'unknown in B') : interesting.filter((f) => f.verdict !== 'unknown in both');
     if (onlyChanged && shownFields.length === 0 && item.observedContradictions === undefined) continue;
     rows.push([item.item, item.verdict, `${item.knownInA} known`, `${item.knownInB} known`, item.observedContradictions ? `samples contradict the record: ${item.observedContradictions.join('; ')}` : '']);
@@ -112,6 +113,63 @@ function taskLines(t: TaskComparison, r: DiffResult): string[] {
   return out;
 }
 
+/** How the summary names the environment fields that differ ("hardware differs: GPU X vs GPU Y"). */
+const ENVIRONMENT_PHRASES: Record<string, string> = { gpu: 'hardware differs: GPUs', cpu: 'hardware differs: CPU', accelerator: 'accelerator stack differs:', os: 'OS differs:', libraries: 'library versions differ:' };
+
+/** The environment's differing fields in words, values side by side (libraries: only those that differ). */
+export function environmentSummary(settings: SettingsDiff): string[] {
+  const item = settings.items.find((i) => i.item === 'environment');
+  if (item === undefined) return [];
+  return item.fields
+    .filter((f) => f.verdict === 'differs')
+    .map((f) => {
+      const phrase = ENVIRONMENT_PHRASES[f.field] ?? `${f.field} differs:`;
+      if (f.field === 'libraries' && isRecord(f.a.value) && isRecord(f.b.value)) {
+        const a = f.a.value;
+        const b = f.b.value;
+        const names = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => a[k] !== b[k]).sort();
+        return `${phrase} ${names.map((k) => `${k} ${String(a[k] ?? '—')} vs ${String(b[k] ?? '—')}`).join(', ')}`;
+      }
+      return `${phrase} ${summaryValue(f.a.value)} vs ${summaryValue(f.b.value)}`;
+    });
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const summaryValue = (v: unknown) => (typeof v === 'string' ? v : cell(v, 60));
+
+/** Scores named per task in the summary line. */
+const SUMMARY_SCORES = 8;
+
+/**
+ * The scores of one task for the summary line: every one that moved (per-item on the shared items,
+ * then the reported aggregates), largest |B − A| first; one score alone says nothing of the others.
+ */
+export function scoreSummary(t: TaskComparison): string {
+  const moved = t.paired
+    .filter((p) => Number.isFinite(p.result.difference) && p.result.difference !== 0)
+    .sort((x, y) => Math.abs(y.result.difference) - Math.abs(x.result.difference))
+    .map((p) => `${p.score} B − A = ${fmt(p.result.difference)} (${p.result.distinguishable ? 'distinguishable' : 'not distinguishable'} at n = ${p.result.n})`);
+  const reportedMoved = t.reported
+    .filter((s) => !(typeof s.a === 'number' && typeof s.b === 'number' && s.a === s.b))
+    .filter((s) => !Object.is(s.a, s.b))
+    // A change with no size (NaN, a string, a value on one side only) follows the numeric ones.
+    .map((s) => ({ s, d: typeof s.a === 'number' && typeof s.b === 'number' && Number.isFinite(s.b - s.a) ? Math.abs(s.b - s.a) : -1 }))
+    .sort((x, y) => y.d - x.d)
+    .map(({ s }) => `reported ${s.score}: A ${cell(s.a, 12)}, B ${cell(s.b, 12)}`);
+  const all = [...moved, ...reportedMoved];
+  if (all.length > 0) {
+    const shown = all.slice(0, SUMMARY_SCORES).join('; ');
+    return `${all.length} score${all.length === 1 ? '' : 's'} differ${all.length === 1 ? 's' : ''} (largest first): ${shown}${all.length > SUMMARY_SCORES ? `; … ${all.length - SUMMARY_SCORES} more below` : ''}`;
+  }
+  const first = t.paired.find((p) => !p.score.startsWith('rescored:')) ?? t.paired[0];
+  if (first !== undefined) {
+    const others = t.paired.length - 1;
+    return `${first.score} B − A = ${fmt(first.result.difference)} (${first.result.distinguishable ? 'distinguishable' : 'not distinguishable'} at n = ${first.result.n})${others === 1 ? '; the other paired score is equal too' : others > 1 ? `; the other ${others} paired scores are equal too` : ''}`;
+  }
+  if (t.reported[0] !== undefined) return `reported ${t.reported[0].score}: A ${cell(t.reported[0].a, 12)}, B ${cell(t.reported[0].b, 12)} (no per-item samples to pair)`;
+  return 'no per-item samples';
+}
+
 /** Tasks listed per run pair in the summary. */
 const SUMMARY_TASKS = 30;
 
@@ -121,36 +179,31 @@ export function diffLines(r: DiffResult, declared: DeclaredFalsifierResult | nul
   out.push(`Paired statistics: percentile bootstrap of B − A with ${r.options.iterations} resamples (seed ${r.options.seed}); exact McNemar for 0/1 scores; 'rescored:' rows are rescoring-matrix cells (extractor/normaliser).`);
   for (const [side, note] of [['A', r.rescoring.a], ['B', r.rescoring.b]] as const) if (note !== null) out.push(`Rescoring of ${side}: ${note}`);
   out.push('', 'Summary:');
-  const isRunLevel = (f: string) => /^(harness|model|records)\./.test(f);
+  const isRunLevel = (f: string) => (PER_RUN_ITEMS as readonly string[]).includes(f.split('.')[0]!);
   for (const c of r.comparisons) {
-    const runLevel = c.tasks[0] ? differingFields(c.tasks[0].settings).filter(isRunLevel) : [];
-    out.push(`  ${shortLabel(c.a.label)} vs ${shortLabel(c.b.label)}: ${runLevel.length === 0 ? 'no run-level setting differs' : `run level differs: ${runLevel.join(', ')}`}`);
+    const runLevel = differingFields(c.runSettings).filter(isRunLevel);
+    const hardware = environmentSummary(c.runSettings);
+    out.push(`  ${shortLabel(c.a.label)} vs ${shortLabel(c.b.label)}: ${runLevel.length === 0 ? 'no run-level setting differs' : `run level differs: ${runLevel.join(', ')}`}${hardware.map((h) => `; ${h}`).join('')}`);
     for (const t of c.tasks.slice(0, SUMMARY_TASKS)) {
       const differing = differingFields(t.settings).filter((f) => !isRunLevel(f));
-      const first = t.paired.find((p) => !p.score.startsWith('rescored:')) ?? t.paired[0];
       out.push(
         `    ${t.taskA}: ${differing.length === 0 ? 'no task setting differs' : `differs: ${differing.slice(0, 6).join(', ')}${differing.length > 6 ? ', …' : ''}`}; ` +
-          `falsifier ${t.falsifier.status}` +
-          (first
-            ? `; ${first.score} B − A = ${fmt(first.result.difference)} (${first.result.distinguishable ? 'distinguishable' : 'not distinguishable'} at n = ${first.result.n})`
-            : t.reported[0]
-              ? `; reported ${t.reported[0].score}: A ${cell(t.reported[0].a, 12)}, B ${cell(t.reported[0].b, 12)} (no per-item samples to pair)`
-              : '; no per-item samples'),
+          `falsifier ${t.falsifier.status}; ${scoreSummary(t)}`,
       );
     }
     if (c.tasks.length > SUMMARY_TASKS) out.push(`    … ${c.tasks.length - SUMMARY_TASKS} more task(s) below`);
   }
+  for (const [side, findings] of [['A', r.cannotBeRight.a], ['B', r.cannotBeRight.b]] as const) {
+    for (const f of findings) out.push(`  cannot be right in ${side}: ${f.run_id}${f.task !== null ? ` · ${f.task}` : ''}: ${f.message}`);
+  }
   for (const c of r.comparisons) {
-    out.push('', `== run ${c.a.run_id} (${c.a.label}) vs ${c.b.run_id} (${c.b.label})`);
+    out.push('', `== run ${c.a.run_id} (${c.a.label}) vs ${c.b.run_id} (${c.b.label})`, `Paired because: ${c.pairedBecause}.`);
     if (c.tasksOnlyInA.length > 0) out.push(`Tasks only in A (${c.tasksOnlyInA.length}): ${c.tasksOnlyInA.slice(0, 12).join(', ')}${c.tasksOnlyInA.length > 12 ? ', …' : ''}`);
     if (c.tasksOnlyInB.length > 0) out.push(`Tasks only in B (${c.tasksOnlyInB.length}): ${c.tasksOnlyInB.slice(0, 12).join(', ')}${c.tasksOnlyInB.length > 12 ? ', …' : ''}`);
-    const first = c.tasks[0];
-    if (first !== undefined) {
-      out.push('', 'Settings (run level):');
-      out.push(...table(['item / field', 'verdict', 'A', 'B', 'note'], settingsRows(first.settings.items.filter((i) => i.task === null), false)));
-      const rules = first.settings.rulesApplied;
-      if (rules.length > 0) out.push('Noise ignored:', ...rules.map((x) => `  ${x.name}: ${x.description}`));
-    }
+    out.push('', 'Settings (run level):');
+    out.push(...table(['item / field', 'verdict', 'A', 'B', 'note'], settingsRows(c.runSettings.items, false)));
+    const rules = c.tasks[0]?.settings.rulesApplied ?? c.runSettings.rulesApplied;
+    if (rules.length > 0) out.push('Noise ignored:', ...rules.map((x) => `  ${x.name}: ${x.description}`));
     for (const t of c.tasks) out.push(...taskLines(t, r));
   }
   for (const u of r.unpairedA) out.push(`Run of A with no partner in B: ${u.run_id} (${u.label})`);

@@ -13,6 +13,8 @@ import { loadDocs } from '../audit/itemJoin.ts';
 import type { PairedOptions } from '../audit/pairedStats.ts';
 import { disclosureCounts, effectiveFact, itemGroup } from '../audit/provenanceView.ts';
 import { diffSettings } from '../audit/settingsDiff.ts';
+import { findImpossible, type ImpossibleFinding } from '../audit/cannotBeRight.ts';
+import { taskCode } from '../audit/taskCode.ts';
 import type { OpenStore } from '../store/readStore.ts';
 import { DISCLOSURE_FIELDS, type DisclosureItem, type RunProvenance } from '../store/schema.ts';
 import { computeMatrix, type ScopeResult } from '../score/matrix.ts';
@@ -37,11 +39,29 @@ export interface DisclosureRow {
 export interface DisclosureTable {
   run: RunSummary;
   task: string | null;
-  /** How many of the twelve items the source recorded (any field known). */
+  /** How many of the disclosure items (DISCLOSURE_ITEMS) the source recorded (any field known). */
   recordedItems: number;
   rows: DisclosureRow[];
   /** The importer's notes on inconsistencies inside the records. */
   notes: { kind: string; message: string }[];
+}
+
+/** The answer first: one row per run and task. */
+export interface SummaryRow {
+  run_id: string;
+  label: string;
+  task: string;
+  /** The source's own numbers: every 'metric,filter' it reported, with its stderr (values verbatim: NaN, strings, null kept). */
+  reported: { score: string; value: unknown; stderr: unknown }[];
+  /** Lowest and highest cell of the rescoring matrix (null: no matrix for this task, or no scored cell). */
+  spread: { lowest: number; lowestCell: string; highest: number; highestCell: string } | null;
+  /** Why there is no spread, when there is none. */
+  spreadNote: string | null;
+  falsifier: Falsifier['status'];
+  /** The falsifier is the comparison's with --against (else this run's alone). */
+  falsifierAgainst: boolean;
+  disclosure: { recorded: number; of: number };
+  cannotBeRight: string[];
 }
 
 export interface ReportData {
@@ -49,6 +69,10 @@ export interface ReportData {
   tool: string;
   title: string;
   subject: { location: string; runs: RunSummary[] };
+  /** Per task: reported score ± stderr, reading spread, falsifier status, disclosure count. */
+  summary: SummaryRow[];
+  /** Findings that make a run wrong whatever it is compared with. */
+  cannotBeRight: ImpossibleFinding[];
   disclosure: DisclosureTable[];
   /** Tasks left out of the detailed disclosure tables (they are in the matrix and JSON). */
   disclosureOmittedTasks: number;
@@ -140,11 +164,57 @@ export async function buildReport(
   } catch (error) {
     matrixNote = `rescoring failed: ${(error as Error).message.split('\n')[0]}`;
   }
+  const cannotBeRight = await findImpossible(store, runs);
+  const ownCode = new Map<string, string>();
+  const ownFunction = new Map<string, boolean>();
+  for (const run of runs) {
+    for (const task of Object.keys(run.tasks)) {
+      const code = await taskCode(run, task);
+      if (code !== null) ownCode.set(`${run.run_id}\u0000${task}`, code.sentence);
+      if (code !== null) ownFunction.set(`${run.run_id}\u0000${task}`, code.where.includes('process_results'));
+    }
+  }
+  for (const scope of matrix) {
+    const sentence = ownCode.get(`${scope.run_id}\u0000${scope.task}`);
+    if (sentence !== undefined) scope.notes.unshift(sentence);
+  }
+  const summaryRows: SummaryRow[] = [];
+  for (const run of runs) {
+    for (const task of Object.keys(run.tasks)) {
+      const scope = matrix.find((m) => m.run_id === run.run_id && m.task === task);
+      const sp = scope?.spread;
+      const counts = disclosureCounts(run, task);
+      summaryRows.push({
+        run_id: run.run_id,
+        label: run.label,
+        task,
+        reported: reportedScores(run.reported[task] ?? {}),
+        spread:
+          sp?.lowest && sp.highest && !ownCode.has(`${run.run_id}\u0000${task}`)
+            ? { lowest: sp.lowest.score, lowestCell: `${sp.lowest.extractor}/${sp.lowest.normalizer}`, highest: sp.highest.score, highestCell: `${sp.highest.extractor}/${sp.highest.normalizer}` }
+            : null,
+        spreadNote: ownCode.has(`${run.run_id}\u0000${task}`)
+          ? ownFunction.get(`${run.run_id}\u0000${task}`)
+            ? 'the task scores by its own code (process_results): the readings say nothing about its numbers (see the matrix note)'
+            : 'the task reports metrics no reading measures: the readings say nothing about its numbers (see the matrix note)'
+          : scope === undefined ? (matrixNote ?? 'no per-item records to rescore') : sp?.lowest ? null : 'no scored cells',
+        // With --against, the comparison's falsifier is the answer; alone, the run's own (what a reader must match).
+        falsifier:
+          comparison?.comparisons.find((c) => c.a.run_id === run.run_id)?.tasks.find((t) => t.taskA === task)?.falsifier.status ??
+          falsifiers.find((f) => f.run_id === run.run_id && f.task === task)!.falsifier.status,
+        falsifierAgainst: comparison?.comparisons.some((c) => c.a.run_id === run.run_id && c.tasks.some((t) => t.taskA === task)) ?? false,
+        disclosure: { recorded: counts.filter((c) => c.recorded).length, of: counts.length },
+        cannotBeRight: cannotBeRight.filter((f) => f.run_id === run.run_id && (f.task === null || f.task === task)).map((f) => f.message),
+      });
+    }
+  }
   return {
     report_version: REPORT_VERSION,
     tool: 'lmaudit 0.1.0',
     title: options.title ?? `Audit appendix: ${runs.map((r) => titleTasks(Object.keys(r.tasks))).join('; ') || store.location}`,
     subject: { location: store.location, runs: runs.map(summary) },
+    summary: summaryRows,
+    cannotBeRight,
     disclosure,
     disclosureOmittedTasks: omitted,
     matrix,
@@ -155,6 +225,15 @@ export async function buildReport(
     declared,
     options: { iterations: options.iterations, seed: options.seed, alpha: options.alpha },
   };
+}
+
+/** Every 'metric,filter' a task reported (not its stderrs, not lm-eval's alias), with the stderr beside it. */
+function reportedScores(reported: Record<string, unknown>): SummaryRow['reported'] {
+  const isStderr = (k: string) => /_stderr(,|$)/.test(k);
+  const stderrKey = (k: string) => (k.includes(',') ? k.replace(',', '_stderr,') : `${k}_stderr`);
+  return Object.keys(reported)
+    .filter((k) => !isStderr(k) && k !== 'alias' && k !== 'samples')
+    .map((score) => ({ score, value: reported[score], stderr: stderrKey(score) in reported ? reported[stderrKey(score)] : undefined }));
 }
 
 /** A run's tasks for the title: the first three, and how many more (a results file may hold 87). */

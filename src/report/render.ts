@@ -80,7 +80,7 @@ function environment(): nunjucks.Environment {
     return new nunjucks.runtime.SafeString(`${fence}diff\n${text.replace(/&/g, '&amp;').replace(/</g, '&lt;')}\n${fence}`);
   });
   // Free-text columns wrap; the others stay one line.
-  const wide = new Set(['values', 'finding', 'note', 'output', 'prompt (last 300 characters)', 'A', 'B']);
+  const wide = new Set(['values', 'finding', 'note', 'output', 'prompt (last 300 characters)', 'A', 'B', 'reported (± stderr)', 'readings (lowest – highest cell)', 'cannot be right']);
   env.addGlobal('colspec', (header: string[]) =>
     new nunjucks.runtime.SafeString(header.map((h) => (wide.has(h) ? `p{${(0.8 / header.filter((x) => wide.has(x)).length).toFixed(2)}\\linewidth}` : 'l')).join('')));
   return env;
@@ -93,7 +93,7 @@ export function renderReport(data: ReportData, format: ReportFormat): string {
   if (format === 'md') return env.renderString(MARKDOWN_TEMPLATE, { v: view });
   if (format === 'tex') return env.renderString(LATEX_TEMPLATE, { v: view });
   const charts = {
-    matrix: view.matrix.filter((m) => m.dots.length > 0).map((m) => new nunjucks.runtime.SafeString(dotPlot(m.chartTitle, m.dots))),
+    matrix: view.matrix.filter((m) => m.dots.some((d) => d.value !== null)).map((m) => new nunjucks.runtime.SafeString(dotPlot(m.chartTitle, m.dots))),
     // One per comparison, aligned with view.comparisons (null where nothing was paired).
     forests: view.comparisons.map((c) => (c.forest.length > 0 ? new nunjucks.runtime.SafeString(forestPlot(c.forestTitle, c.forest)) : null)),
   };

@@ -1,8 +1,12 @@
 /** Plain-text cells and tables shared by the terminal and Markdown forms. */
+import { describeFunctionSource } from '../util/pyFunctionSource.ts';
 
 /** A value as one short line: strings JSON-quoted (so whitespace shows), long values cut. */
 export function cell(value: unknown, max = 48): string {
   if (value === undefined) return '—';
+  const fn = describeFunctionSource(value);
+  // A function source is named, never shown (nor cut mid-name): the line stays short whatever `max` says.
+  if (fn !== null) return fn;
   // Recorded numbers keep every digit (a clock reading or an id rounded to 4 digits would mislead).
   const text = typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? String(value));
   const one = text.replace(/\s+/g, ' ');

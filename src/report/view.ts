@@ -9,6 +9,7 @@ import { formatP } from '../audit/pairedStats.ts';
 import type { TaskComparison } from '../audit/diff.ts';
 import type { ReportData } from './model.ts';
 import { cell, clip, fmt } from './textTable.ts';
+import { disclosureTables, summaryTable } from './summaryView.ts';
 
 export interface ViewTable {
   title: string;
@@ -49,6 +50,10 @@ export interface ReportView {
   tool: string;
   subject: string;
   runs: string[];
+  /** The answer first: per task, reported score, spread of readings, falsifier, disclosure count. */
+  summary: ViewTable | null;
+  /** Runs that cannot be right, one line each. */
+  cannotBeRight: string[];
   disclosure: ViewTable[];
   disclosureNote: string | null;
   matrixNote: string | null;
@@ -107,33 +112,18 @@ export function shortLabel(label: string): string {
 const interval = (ci: [number, number] | null) => (ci === null ? '—' : `[${fmt(ci[0])}, ${fmt(ci[1])}]`);
 
 export function buildView(data: ReportData): ReportView {
-  const disclosure: ViewTable[] = data.disclosure.map((d) => ({
-    title: `${d.run.label}${d.task !== null ? ` · task ${d.task}` : ''}: ${d.recordedItems} of 12 disclosure items recorded`,
-    header: ['item', 'recorded', 'fields known', 'values'],
-    rows: d.rows.map((r) => [
-      r.item,
-      r.recorded ? 'yes' : 'no',
-      `${r.known}/${r.fields}`,
-      clip(
-        r.detail
-          .filter((f) => f.status !== 'unknown')
-          .map((f) => `${f.field}=${cell(f.value, 60)}${f.status === 'inferred' ? ' (inferred)' : ''}`)
-          .join('; ') || 'not recorded',
-        220,
-      ),
-    ]),
-    note: d.notes.length > 0 ? `Record notes: ${d.notes.map((n) => `${n.kind}: ${clip(n.message, 200)}`).join(' | ')}` : undefined,
-  }));
+  const disclosure = disclosureTables(data);
   const matrix = data.matrix.map((s) => ({
     title: `Rescoring matrix: ${s.task} (run ${s.run_id}, ${s.answer_type}: ${s.answer_type_why})`,
     chartTitle: `${s.task}: micro score per cell, 95% interval (run ${s.run_id})`,
     header: ['extractor', 'normaliser', 'aggregation', 'score', 'stderr', '95% CI', 'n'],
     rows: s.cells.map((c) => [c.extractor, c.normalizer, c.aggregation, fmt(c.score), fmt(c.stderr), interval(c.ci95), String(c.n)]),
-    dots: s.cells.filter((c) => c.aggregation === 'micro').map((c) => ({ label: `${c.extractor} / ${c.normalizer}`, value: c.score, lo: c.ci95?.[0] ?? null, hi: c.ci95?.[1] ?? null })),
+    dots: s.cells.filter((c) => c.aggregation === 'micro' && c.n > 0 && c.score !== null).map((c) => ({ label: `${c.extractor} / ${c.normalizer}`, value: c.score, lo: c.ci95?.[0] ?? null, hi: c.ci95?.[1] ?? null })),
     spread:
       s.spread.difference === null
         ? 'spread: no scored cells'
         : `spread: ${fmt(s.spread.difference)} between the lowest cell (${s.spread.lowest!.extractor}/${s.spread.lowest!.normalizer} = ${fmt(s.spread.lowest!.score)}) and the highest (${s.spread.highest!.extractor}/${s.spread.highest!.normalizer} = ${fmt(s.spread.highest!.score)})`,
+    note: s.notes.length > 0 ? s.notes.join(' ') : undefined,
     denominator: `denominator: ${s.denominator.items_scored} of ${s.denominator.items_read} items scored (${s.denominator.no_response} without a response, ${s.denominator.no_gold} without a gold answer); ${s.denominator.rule}`,
   }));
   const comparisons: ComparisonView[] = [];
@@ -151,7 +141,7 @@ export function buildView(data: ReportData): ReportView {
             f.verdict,
             f.a.status === 'unknown' ? '—' : cell(f.a.value, 50),
             f.b.status === 'unknown' ? '—' : cell(f.b.value, 50),
-            [f.rules.length > 0 ? `noise ignored: ${f.rules.join(', ')}` : '', f.contradiction ? `record contradicts itself: ${f.contradiction.detail}` : ''].filter(Boolean).join('; '),
+            [f.rules.length > 0 ? `noise ignored: ${f.rules.join(', ')}` : '', f.contradiction ? `record contradicts itself: ${f.contradiction.detail}` : '', f.resolved ? `auto resolved: ${f.resolved.detail}` : ''].filter(Boolean).join('; '),
           ]);
         }
       }
@@ -236,6 +226,8 @@ export function buildView(data: ReportData): ReportView {
     tool: data.tool,
     subject: data.subject.location,
     runs: data.subject.runs.map((r) => `${r.run_id}: ${r.label} (${r.source_kind}, ${r.source_format})`),
+    summary: summaryTable(data),
+    cannotBeRight: data.cannotBeRight.map((f) => `${f.run_id}${f.task !== null ? ` · ${f.task}` : ''}: ${f.message}`),
     disclosure,
     disclosureNote: data.disclosureOmittedTasks > 0 ? `${data.disclosureOmittedTasks} more task(s) are left out of these tables; the JSON report has every task.` : null,
     matrix,

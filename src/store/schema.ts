@@ -157,8 +157,10 @@ export const Setting = z.object({ configured: Fact, used: Fact });
 export type Setting = z.infer<typeof Setting>;
 
 /**
- * The twelve disclosure items of DESIGN.md and the fields each must carry. Every
- * field is present in every block; `unknown` when the source did not record it.
+ * The disclosure items and the fields each must carry: DESIGN.md's twelve and a thirteenth,
+ * `environment` (the hardware and libraries a run ran on: two reruns on different GPUs can
+ * differ in their generations for that alone). Every field is present in every block;
+ * `unknown` when the source did not record it. Count them with DISCLOSURE_ITEMS.length.
  */
 export const DISCLOSURE_FIELDS = {
   harness: ['name', 'version', 'commit', 'dirty', 'runtime'],
@@ -173,6 +175,8 @@ export const DISCLOSURE_FIELDS = {
   samples: ['limit', 'document_count', 'document_ids'],
   failures: ['errors', 'empty_answers', 'truncations', 'in_denominator'],
   model: ['backend', 'model_id', 'dtype', 'revision', 'args', 'batch_size', 'device'],
+  /** gpu: 'N × model'; accelerator: the CUDA/ROCm stack; libraries: versions besides harness.runtime's. */
+  environment: ['gpu', 'cpu', 'accelerator', 'os', 'libraries'],
   records: ['files'],
 } as const;
 export type DisclosureItem = keyof typeof DISCLOSURE_FIELDS;
@@ -190,7 +194,7 @@ export const PER_TASK_ITEMS = [
   'samples',
   'failures',
 ] as const satisfies readonly DisclosureItem[];
-export const PER_RUN_ITEMS = ['harness', 'model', 'records'] as const satisfies readonly DisclosureItem[];
+export const PER_RUN_ITEMS = ['harness', 'model', 'environment', 'records'] as const satisfies readonly DisclosureItem[];
 export type PerTaskItem = (typeof PER_TASK_ITEMS)[number];
 export type PerRunItem = (typeof PER_RUN_ITEMS)[number];
 
@@ -228,6 +232,8 @@ export const RunProvenance = z.object({
   source_format: z.string(),
   harness: SettingsGroup,
   model: SettingsGroup,
+  /** Absent from stores written before the item existed: read as every field unknown. */
+  environment: z._default(SettingsGroup, {}),
   records: SettingsGroup,
   tasks: z.record(z.string(), TaskProvenance),
   /** The source's own aggregate numbers, verbatim: {task: {"metric,filter": value}}. */
@@ -293,6 +299,7 @@ export function emptyRunProvenance(
     ...init,
     harness: unknownGroup(DISCLOSURE_FIELDS.harness),
     model: unknownGroup(DISCLOSURE_FIELDS.model),
+    environment: unknownGroup(DISCLOSURE_FIELDS.environment),
     records: unknownGroup(DISCLOSURE_FIELDS.records),
     tasks: {},
     reported: {},

@@ -68,7 +68,8 @@ test('settings diff and falsifier over a pair of provenance blocks', () => {
     r.tasks.t!.fewshot.count = same(recorded(0));
   });
   const d = diffSettings(a, 't', b, 't');
-  assert.equal(d.items.length, 12);
+  // DESIGN.md's twelve disclosure items and the environment.
+  assert.equal(d.items.length, 13);
   const model = d.items.find((i) => i.item === 'model')!;
   assert.equal(model.verdict, 'differs');
   assert.equal(model.fields.find((f) => f.field === 'model_id')!.verdict, 'same');
@@ -82,9 +83,9 @@ test('settings diff and falsifier over a pair of provenance blocks', () => {
   assert.equal(f.clauses.find((c) => c.name === 'chat_template')!.status, 'unknown');
   assert.equal(
     f.sentence,
-    'This comparison is void if the two runs used different task versions or datasets, few-shot counts, chat-template settings, system instructions, extraction rules or metrics, generation settings, document sets, prompt bytes, numeric precisions (dtype), or harness versions; ' +
+    'This comparison is void if the two runs used different task versions or datasets, few-shot counts, chat-template settings, system instructions, extraction rules or metrics, generation settings, document sets, prompt bytes, numeric precisions (dtype), or harness versions or commits; ' +
       'here the few-shot count differs (5 vs 0); the dtype differs ("torch.bfloat16" vs "torch.float32"); ' +
-      'and the records cannot tell whether the task versions or datasets, chat-template settings, system instructions, extraction rules or metrics, generation settings, document sets, prompt bytes, or harness versions agree.',
+      'and the records cannot tell whether the task versions or datasets, chat-template settings, system instructions, extraction rules or metrics, generation settings, document sets, prompt bytes, or harness versions or commits agree.',
   );
 });
 

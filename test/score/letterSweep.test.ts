@@ -240,6 +240,8 @@ test('a task none of whose items has a usable gold prints one line saying so, no
   assert.deepEqual(r.stdout.trimEnd().split('\n').slice(1), [
     '  nothing to score: 12 cell(s) over 0 items',
     '  denominator: 0 scored of 20 read; 0 without a response (scored as empty); 20 without gold (excluded)',
+    // The task scores by its own process_results (issue 15): the matrix says its cells cannot speak for its numbers.
+    '  note: truthfulqa_gen scores by its own code, its process_results function process_results_gen (source recorded in configs.truthfulqa_gen.process_results of the results file): the matrix reads answers against the gold with extractors and normalisers, not what that function computes, so its cells and spread say nothing about the reported numbers; of its metrics, none is one a matrix cell reads, and bleu_max, bleu_acc, bleu_diff, rouge1_max, rouge1_acc, rouge1_diff, rouge2_max, rouge2_acc, rouge2_diff, rougeL_max, rougeL_acc, rougeL_diff come only from the function (rescore --extractors as-recorded re-reads the per-sample values it recorded)',
     '  note: 20 item(s) have no usable gold (none, or only whitespace: the task scores them some other way, e.g. against reference answers in the document)',
   ]);
 });

@@ -5,7 +5,7 @@ import { loadSource } from '../../audit/source.ts';
 import { BadInputError, FalsifierViolatedError } from '../../errors.ts';
 import { diffLines } from '../../report/diffText.ts';
 import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
-import { printJson, printLines, warnIfUnfinished } from '../output.ts';
+import { companionLines, printJson, printLines, warnIfUnfinished } from '../output.ts';
 
 export interface AuditFlags extends ImportFlags {
   runA?: string;
@@ -63,8 +63,9 @@ export function registerDiff(program: Command): void {
     if (b !== a) warnIfUnfinished(b, sourceB.store);
     const diff = await diffStores(sourceA.store, sourceB.store, options);
     const declared: DeclaredFalsifierResult | null = spec !== null ? evaluateDeclared(flags.falsifier!, spec, diff) : null;
-    if (flags.json) printJson({ ...diff, declared_falsifier: declared, skipped: { a: sourceA.skipped.length, b: sourceB.skipped.length } });
-    else printLines(diffLines(diff, declared));
+    const companions = { a: sourceA.companions, b: sourceB === sourceA ? [] : sourceB.companions };
+    if (flags.json) printJson({ ...diff, declared_falsifier: declared, skipped: { a: sourceA.skipped.length, b: sourceB.skipped.length }, companions });
+    else printLines([...companionLines(companions.a, 'A: '), ...companionLines(companions.b, 'B: '), ...diffLines(diff, declared)]);
     if (declared?.status === 'violated') throw new FalsifierViolatedError(declared.sentence);
   });
 }

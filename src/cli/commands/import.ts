@@ -4,7 +4,7 @@ import { stageUnion } from '../../audit/source.ts';
 import { writeStore } from '../../store/writeStore.ts';
 import { SCHEMA_VERSION } from '../../store/schema.ts';
 import { importOptionsFrom, addImportFlags, type ImportFlags } from '../importFlags.ts';
-import { printJson, printLines } from '../output.ts';
+import { companionLines, printJson, printLines } from '../output.ts';
 
 export function registerImport(program: Command): void {
   addImportFlags(
@@ -36,12 +36,14 @@ export function registerImport(program: Command): void {
       })),
       skipped: imported.runs.flatMap((r) => r.skipped),
       unrecognised: imported.unrecognised,
+      companions: imported.companions,
     };
     if (flags.json) return printJson(summary);
     printLines([
       `Imported ${summary.runs.length} run(s) into ${flags.out}`,
       ...summary.runs.map((r) => `  ${r.run_id}  ${r.format}  ${r.label}  tasks: ${r.tasks.join(', ')}${r.skipped ? `  skipped records: ${r.skipped}` : ''}`),
       ...summary.skipped.slice(0, 20).map((s) => `  skipped ${s.file}${s.line ? `:${s.line}` : ''}${s.field ? ` field '${s.field}'` : ''}: ${s.reason}`),
+      ...companionLines(summary.companions, '  '),
       ...summary.unrecognised.map((u) => `  not imported: ${u.path} (${u.reason})`),
     ]);
   });

@@ -9,7 +9,7 @@ import { buildReport } from '../../report/model.ts';
 import { REPORT_FORMATS, renderReport, type ReportFormat } from '../../report/render.ts';
 import { DEFAULT_PAIRED_OPTIONS } from '../../audit/pairedStats.ts';
 import { addImportFlags, importOptionsFrom } from '../importFlags.ts';
-import { printJson, warnIfUnfinished } from '../output.ts';
+import { companionLines, printJson, warnIfUnfinished } from '../output.ts';
 import { writeFileAtomic } from '../../util/atomicFile.ts';
 import { addAuditFlags, diffOptionsFrom, type AuditFlags } from './diff.ts';
 
@@ -69,6 +69,9 @@ export function registerReport(program: Command): void {
       runSelector: flags.runA,
     });
     const text = renderReport(data, format);
+    // The report itself goes to stdout (or --out): what was read besides the named files is said on stderr.
+    const companions = [...sourceA.companions, ...(sourceB === null || sourceB === sourceA ? [] : sourceB.companions)];
+    if (companions.length > 0) process.stderr.write(`${companionLines(companions).join('\n')}\n`);
     if (flags.out !== undefined) {
       await writeAtomic(flags.out, text);
       const summary = { out: flags.out, format, bytes: Buffer.byteLength(text), declared_falsifier: declared?.status ?? null };

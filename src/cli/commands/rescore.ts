@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
 import { randomBytes } from 'node:crypto';
+import { findImpossible, impossibleLines } from '../../audit/cannotBeRight.ts';
+import { taskCode } from '../../audit/taskCode.ts';
 import { loadSource } from '../../audit/source.ts';
 import { BadInputError } from '../../errors.ts';
 import { computeMatrix, type MatrixSpec, type ScopeResult } from '../../score/matrix.ts';
@@ -8,8 +10,8 @@ import { AS_RECORDED, splitSpecs } from '../../score/registry.ts';
 import type { AsRecordedSection } from '../../score/asRecorded.ts';
 import { openRescoreWriter, type RescoreWriter } from '../../store/writeStore.ts';
 import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
-import { printJson, printLines, warnIfUnfinished } from '../output.ts';
-import { formatMatrix, formatAsRecorded } from '../formatMatrix.ts';
+import { companionLines, printJson, printLines, warnIfUnfinished } from '../output.ts';
+import { formatMatrix, formatAsRecorded, reportedWithoutRows } from '../formatMatrix.ts';
 
 interface RescoreFlags extends ImportFlags {
   extractors?: string;
@@ -86,19 +88,28 @@ export function registerRescore(program: Command): void {
     const asRecorded: AsRecordedSection[] = wantsAsRecorded ? await (await import('../../score/asRecorded.ts')).rescoreAsRecorded(source.store) : [];
     const written = writer === null ? null : await writer.finish(rescoreProvenance(scopes, sources));
 
+    const impossible = await findImpossible(source.store);
+    // A task that scores by its own code: its cells say nothing about its numbers, and the notes say so.
+    for (const scope of scopes) {
+      const run = source.store.manifest.runs.find((r) => r.run_id === scope.run_id);
+      const code = run === undefined ? null : await taskCode(run, scope.task);
+      if (code !== null) scope.notes.unshift(code.sentence);
+    }
     const report = toReport(scopes, asRecorded, source.skipped, source.unrecognised);
     // Runs that recorded only aggregates (results files without samples) have nothing to re-read.
     const withItems = new Set(scopes.map((s) => s.run_id));
     const resultsOnly = source.store.manifest.runs
       .filter((r) => !withItems.has(r.run_id) && !(wantsAsRecorded && matrixExtractors?.length === 0))
       .map((r) => ({ run_id: r.run_id, label: r.label, reported_tasks: Object.keys(r.reported).length }));
-    if (flags.json) return printJson({ ...report, runs_without_items: resultsOnly, rescores_written: written });
+    if (flags.json) return printJson({ ...report, runs_without_items: resultsOnly, rescores_written: written, companions: source.companions, cannot_be_right: impossible, as_recorded_without_rows: asRecorded.flatMap((sec) => reportedWithoutRows(sec, source.store.manifest.runs.find((r) => r.run_id === sec.run_id)).map((m) => ({ run_id: sec.run_id, ...m }))) });
     printLines([
+      ...companionLines(source.companions),
       ...formatMatrix(scopes, source.skipped.length),
       ...resultsOnly.map(
         (r) => `run ${r.run_id} (${r.label}): no per-item records (${r.reported_tasks} task(s) with reported numbers only), so nothing to rescore; \`lmaudit diff\` and \`lmaudit report\` still compare what it reported`,
       ),
-      ...formatAsRecorded(asRecorded),
+      ...formatAsRecorded(asRecorded, source.store.manifest.runs),
+      ...impossibleLines(impossible),
       ...(written ? [`Per-item results appended to ${written}`] : []),
     ]);
   });

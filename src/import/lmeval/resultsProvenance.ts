@@ -5,6 +5,7 @@
  */
 import { type RunProvenance, type Setting, type TaskProvenance, emptyTaskProvenance, inferred, recorded, same, UNKNOWN } from '../../store/schema.ts';
 import { sha256Hex } from '../../util/hash.ts';
+import { parseEnvInfo } from './envInfo.ts';
 import { isPlainObject } from '../../util/json.ts';
 
 type Json = Record<string, unknown>;
@@ -69,6 +70,12 @@ export function fillRunProvenance(prov: RunProvenance, resultsFile: Json | null,
   if (python) runtime.python = python[1];
   if (has(results, 'transformers_version')) runtime.transformers = results.transformers_version;
   if (Object.keys(runtime).length > 0) prov.harness.runtime = same(recorded(runtime, 'pretty_env_info, transformers_version'));
+  const env = parseEnvInfo(results.pretty_env_info);
+  if (env !== null) {
+    for (const field of ['gpu', 'cpu', 'accelerator', 'os', 'libraries'] as const) {
+      if (env[field] !== undefined) prov.environment[field] = same(recorded(env[field], 'pretty_env_info'));
+    }
+  }
 
   const args = modelArgsOf(config.model_args);
   prov.model.backend = same(has(results, 'model_source') ? recorded(results.model_source, 'model_source') : at(config, 'model', 'config.model'));

@@ -7,7 +7,7 @@ export const LATEX_TEMPLATE = String.raw`{% macro tbl(t) %}
 {% endif %}
 \begin{longtable}{ {{- colspec(t.header) -}} }
 \toprule
-{% for h in t.header %}{{ h | tex }}{% if not loop.last %} & {% endif %}{% endfor %} \\
+{% for h in t.header %}\hyphenpenalty=10000\relax {{ h | tex }}{% if not loop.last %} & {% endif %}{% endfor %} \\
 \midrule
 {% for r in t.rows %}
 {% for c in r %}{{ c | tex }}{% if not loop.last %} & {% endif %}{% endfor %} \\
@@ -42,6 +42,14 @@ export const LATEX_TEMPLATE = String.raw`{% macro tbl(t) %}
 \section*{ {{- v.title | tex -}} }
 Source: \texttt{ {{- v.subject | tex -}} }.
 {{ bullets(v.runs) }}
+
+{% if v.summary %}
+{{ tbl(v.summary) }}
+{% endif %}
+{% if v.cannotBeRight.length > 0 %}
+\paragraph{Cannot be right}
+{{ bullets(v.cannotBeRight) }}
+{% endif %}
 
 \subsection*{Disclosure}
 {% for t in v.disclosure %}

@@ -1,0 +1,65 @@
+/**
+ * Issue 15 part 2, "false alarms": `batch_size: auto` resolved to a size is "resolved", not a
+ * record contradicting itself; two lm-eval commits are two harnesses. B is a copy of the asdiv
+ * batch-8 run (results + samples) with the results file edited as lm-eval writes those fields.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli } from '../helpers/cli.ts';
+
+const A = 'fixtures/lmeval/pr2236-asdiv/asdiv/meta-llama__Meta-Llama-3-8B-Instruct';
+const TS = '2024-08-21T03-44-09.494230';
+
+function copyWith(edits: [string, string][]): string {
+  const dir = mkdtempSync(join(tmpdir(), 'lmaudit-alarm-'));
+  copyFileSync(join(A, `samples_asdiv_${TS}.jsonl`), join(dir, `samples_asdiv_${TS}.jsonl`));
+  let text = readFileSync(join(A, `results_${TS}.json`), 'utf8');
+  for (const [from, to] of edits) {
+    assert.ok(text.includes(from), from);
+    text = text.replace(from, to);
+  }
+  writeFileSync(join(dir, `results_${TS}.json`), text);
+  return dir;
+}
+
+interface Row { field: string; verdict: string; contradiction?: unknown; resolved?: { side: string; detail: string } }
+function runLevelField(diff: { comparisons: { tasks: { settings: { items: { item: string; fields: Row[] }[] } }[] }[] }, item: string, field: string): Row {
+  return diff.comparisons[0]!.tasks[0]!.settings.items.find((i) => i.item === item)!.fields.find((f) => f.field === field)!;
+}
+
+test('batch_size auto resolved to [8] against a run configured 8: resolved, no contradiction, no difference', () => {
+  const b = copyWith([['"batch_size": "8",', '"batch_size": "auto",'], ['"batch_sizes": [],', '"batch_sizes": [8],']]);
+  const r = runCli(['diff', A, b, '--json', '--iterations', '100']);
+  assert.equal(r.status, 0, r.stderr);
+  const row = runLevelField(JSON.parse(r.stdout), 'model', 'batch_size');
+  assert.equal(row.verdict, 'resolved');
+  assert.equal(row.contradiction, undefined);
+  assert.deepEqual(row.resolved, { side: 'B', detail: 'B: configured "auto", resolved to [8]' });
+  const text = runCli(['diff', A, b, '--iterations', '100']).stdout;
+  assert.match(text, /^ {2}batch_size +resolved +"8" +\[8\] +auto resolved \(B: configured "auto", resolved to \[8\]\)$/m);
+  assert.match(text, /: no run-level setting differs$/m);
+});
+
+test('batch_size auto resolved to [64] against batch 8: differs (a real difference), still not a contradiction', () => {
+  const b = copyWith([['"batch_size": "8",', '"batch_size": "auto",'], ['"batch_sizes": [],', '"batch_sizes": [64],']]);
+  const row = runLevelField(JSON.parse(runCli(['diff', A, b, '--json', '--iterations', '100']).stdout), 'model', 'batch_size');
+  assert.equal(row.verdict, 'differs');
+  assert.equal(row.contradiction, undefined);
+});
+
+test('two lm-eval commits are not the same harness: the harness clause compares the commit', () => {
+  const b = copyWith([['"git_hash": "59170e85"', '"git_hash": "1234abcd"']]);
+  const r = runCli(['diff', A, b, '--json', '--iterations', '100']);
+  assert.equal(r.status, 0, r.stderr);
+  const falsifier = JSON.parse(r.stdout).comparisons[0].tasks[0].falsifier;
+  assert.equal(falsifier.status, 'violated');
+  assert.deepEqual(falsifier.clauses.find((c: { name: string }) => c.name === 'harness'), {
+    name: 'harness',
+    phrase: 'harness versions or commits',
+    status: 'violated',
+    finding: 'the harness commit differs ("59170e85" vs "1234abcd")',
+  });
+});
