@@ -25,7 +25,7 @@ const asRecorded = (path: string) => {
 test('matches over values taken as recorded: the aggregate was recomputed, the values were not (real: tgpred, mae Infinity ± NaN)', () => {
   const out = asRecorded(TGPRED);
   const row = out.split('\n').find((l) => l.includes('polymer_tg_prediction'))!;
-  assert.match(row, /mae +24 +Infinity +NaN +Infinity ± NaN +yes +0 \(24 as recorded\) +0 +the aggregate was recomputed from the recorded per-sample values, which were not themselves recomputed \(24 item\(s\): /);
+  assert.match(row, /mae +24 +Infinity +NaN +Infinity ± NaN +yes +0 of 24 \(24 as recorded\) +0 +the aggregate was recomputed from the recorded per-sample values, which were not themselves recomputed \(24 item\(s\): /);
 });
 
 function asdivReporting(value: unknown, extra: Record<string, unknown> = {}): string {
@@ -41,7 +41,7 @@ function asdivReporting(value: unknown, extra: Record<string, unknown> = {}): st
 test('a reported value that is a string or missing is named as such, not blamed on other values', () => {
   const text = asRecorded(asdivReporting('N/A'));
   const row = text.split('\n').find((l) => /^ {2}asdiv +none +acc/.test(l))!;
-  assert.match(row, /"N\/A" ± 0\.0387561713321 +n\/a +50 +0 +the results file reports the string "N\/A", not a number; the recorded per-sample values aggregate to 0\.92$/);
+  assert.match(row, /"N\/A" ± 0\.0387561713321 +n\/a +50 of 50 +0 +the results file reports the string "N\/A", not a number; the recorded per-sample values aggregate to 0\.92$/);
   assert.doesNotMatch(text, /other values/);
   const none = asRecorded(asdivReporting(null)).split('\n').find((l) => /^ {2}asdiv +none +acc/.test(l))!;
   assert.match(none, /none ± 0\.0387561713321 +n\/a .* the results file reports missing \(null\); the recorded per-sample values aggregate to 0\.92$/);
