@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { importSources } from '../../import/index.ts';
 import { stageUnion } from '../../audit/source.ts';
 import { writeStore } from '../../store/writeStore.ts';
+import { checkWritableParent } from '../../store/outputPath.ts';
 import { SCHEMA_VERSION } from '../../store/schema.ts';
 import { importOptionsFrom, addImportFlags, type ImportFlags } from '../importFlags.ts';
 import { printJson, printLines } from '../output.ts';
@@ -16,6 +17,8 @@ export function registerImport(program: Command): void {
       .option('--replace', 'replace an existing store at --out', false)
       .option('--json', 'print a JSON summary', false),
   ).action(async (sources: string[], flags: ImportFlags & { out: string; replace: boolean; json: boolean }) => {
+    // A store that cannot be written is said before the sources are read, not after.
+    await checkWritableParent(flags.out, 'the store');
     const imported = await importSources(sources, importOptionsFrom(flags));
     const staged = await stageUnion(imported.runs.map((r) => r.tables));
     await writeStore(
