@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
 import { BadInputError, StoreError } from '../errors.ts';
 import { checkWritableParent, makeFolders } from './outputPath.ts';
-import { duck, duckSideConnection, sqlIdent, sqlString } from './duck.ts';
+import { duck, duckSideConnection, processAlive, sqlIdent, sqlString } from './duck.ts';
 import {
   SCHEMA_VERSION,
   STORE_TABLES,
@@ -277,14 +277,6 @@ async function removeAbandonedStaging(dir: string): Promise<void> {
   }
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 async function dropStaged(name: string): Promise<void> {
   const conn = await duck();

@@ -83,6 +83,7 @@ async function importOne(probe: FileProbe, options: ImportOptions): Promise<Impo
   const format = FORMATS[extname(probe.name).toLowerCase()]!;
   const columns = await sourceColumns(probe, format);
   const fields = resolveFields(columns, options.fields, probe.path);
+  if (format === 'parquet') await refuseNestedColumns(probe.path, fields);
   const task = basename(probe.name, extname(probe.name));
   // Hashing runs on this thread while DuckDB reads the file on its own threads.
   const [scan, bulk] = await Promise.all([
@@ -179,6 +180,23 @@ async function sourceColumns(probe: FileProbe, format: Format): Promise<string[]
     return (await queryRows<{ column_name: string }>(`DESCRIBE SELECT * FROM read_parquet(${sqlString(probe.path)})`)).map((r) => r.column_name);
   } catch (error) {
     throw new BadInputError(`cannot read as ${format} (${(error as Error).message.split('\n')[0]})`, { file: probe.path });
+  }
+}
+
+/**
+ * Parquet columns that hold lists, structs or maps: DuckDB would print them as text
+ * ("[a, b]"), which no Python script reading the file would compare with an answer.
+ */
+async function refuseNestedColumns(path: string, fields: ResolvedFields): Promise<void> {
+  const types = await queryRows<{ column_name: string; column_type: string }>(`DESCRIBE SELECT * FROM read_parquet(${sqlString(path)})`);
+  for (const role of ['id', 'output', 'gold', 'group'] as const) {
+    const name = fields[role];
+    const type = types.find((t) => t.column_name === name)?.column_type;
+    if (name === null || type === undefined) continue;
+    const nested = /\[\d*\]$/.test(type) ? 'a list' : /^STRUCT/.test(type) ? 'a struct' : /^MAP/.test(type) ? 'a map' : /^UNION/.test(type) ? 'a union' : null;
+    if (nested !== null) {
+      throw new BadInputError(`the ${role} column holds ${nested} (Parquet type ${type}) in every record; expected text or a number`, { file: path, field: name });
+    }
   }
 }
 
