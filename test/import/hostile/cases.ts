@@ -65,7 +65,7 @@ const encoding: HostileCase[] = [
   {
     name: 'a text value starting with U+FEFF is kept: "\\ufeff8" is not "8"',
     files: { 'feff.jsonl': generic([{ id: 'q1', output: '\ufeff8', gold: '8' }, { id: 'q2', output: '8', gold: '8' }]) },
-    args: ['rescore', '{dir}/feff.jsonl', '--extractors', 'exact', '--normalizers', 'none', '--json'], status: 0, check: scored(0.5, 2),
+    args: ['rescore', '{dir}/feff.jsonl', '--extractors', 'exact', '--normalizers', 'none', '--engine', 'js', '--json'], status: 0, check: scored(0.5, 2),
   },
   { name: 'a NUL byte inside a JSONL file', files: { 'nul.jsonl': Buffer.from(`${JSON.stringify(ok)}\n\u0000\u0000\n`) }, args: importFile('nul.jsonl'), status: 2 },
   { name: 'binary garbage named .jsonl', files: { 'garbage.jsonl': Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) % 256)) }, args: importFile('garbage.jsonl'), status: 2 },
