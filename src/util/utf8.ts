@@ -65,9 +65,9 @@ export async function readUtf8File(file: string): Promise<string> {
   return decodeUtf8(bytes, file);
 }
 
-export function decodeUtf8(bytes: Buffer, file: string): string {
+export function decodeUtf8(bytes: Buffer, file: string, member?: string): string {
   const foreign = foreignEncoding(bytes.subarray(0, 64));
-  if (foreign !== null) throw new BadInputError(`the file is ${foreign}; ${UTF16_ADVICE}`, { file });
+  if (foreign !== null) throw new BadInputError(`the ${member === undefined ? 'file' : 'member'} is ${foreign}; ${UTF16_ADVICE}`, { file, member });
   const bad = firstInvalidUtf8(bytes);
   if (bad !== null) {
     let line = 1;
@@ -78,7 +78,7 @@ export function decodeUtf8(bytes: Buffer, file: string): string {
         start = i + 1;
       }
     }
-    throw new BadInputError(invalidUtf8Message(bytes.subarray(start), bad - start), { file, line });
+    throw new BadInputError(invalidUtf8Message(bytes.subarray(start), bad - start), { file, member, line });
   }
   return bytes.toString('utf8');
 }

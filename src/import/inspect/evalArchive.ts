@@ -14,6 +14,7 @@ import yauzl from 'yauzl';
 import type { Entry, ZipFile } from 'yauzl';
 import { BadInputError } from '../../errors.ts';
 import { parsePythonJson } from '../../util/json.ts';
+import { decodeUtf8 } from '../../util/utf8.ts';
 import { decodeZstd, ZstdRefusal } from './zstdMember.ts';
 
 export const ZIP_METHOD = { stored: 0, deflate: 8, zstd: 93 } as const;
@@ -141,5 +142,5 @@ function collect(stream: NodeJS.ReadableStream, limit: number, where: { file: st
 /** A member parsed as JSON (NaN/Infinity tokens allowed), naming the member when it is not JSON. */
 export async function readMemberJson(archive: EvalArchive, name: string): Promise<unknown> {
   const bytes = await archive.read(name);
-  return parsePythonJson(bytes.toString('utf8'), { file: archive.path, member: name });
+  return parsePythonJson(decodeUtf8(bytes, archive.path, name), { file: archive.path, member: name });
 }
