@@ -12,6 +12,7 @@ import { inspectImporter } from './inspect/inspectImporter.ts';
 import { lmevalImporter } from './lmeval/lmevalImporter.ts';
 import { isStoreFolder } from '../store/readStore.ts';
 import { pushTo } from '../util/groupBy.ts';
+import { foreignEncoding, UTF16_ADVICE } from '../util/utf8.ts';
 
 /** The one list of importers (more specific formats first; generic records last). */
 const IMPORTERS: readonly Importer[] = [inspectImporter, lmevalImporter, genericImporter];
@@ -71,6 +72,12 @@ export async function importSources(paths: readonly string[], options: ImportOpt
   const claimed = new Map<Importer, FileProbe[]>();
   const unrecognised: Unrecognised[] = [...storesFound];
   for (const p of unique) {
+    const foreign = p.refused ?? foreignFormat(p);
+    if (foreign !== null) {
+      if (p.explicit) throw new BadInputError(`not a file lmaudit can import: ${foreign}`, { file: p.path });
+      unrecognised.push({ path: p.path, reason: foreign });
+      continue;
+    }
     const importer = IMPORTERS.find((i) => i.claims(p));
     if (importer === undefined) {
       if (p.explicit) {
@@ -94,7 +101,8 @@ export async function importSources(paths: readonly string[], options: ImportOpt
     }
   }
   if (runs.length === 0) {
-    throw new BadInputError(`nothing importable found (${unrecognised.length} file(s) not recognised)`, {
+    const listed = unrecognised.map((u) => `\n  ${u.path}: ${u.reason}`).join('');
+    throw new BadInputError(`nothing importable found (${unrecognised.length} file(s), none recognised)${listed}`, {
       file: paths.join(', '),
     });
   }
@@ -130,12 +138,39 @@ async function probe(path: string, explicit: boolean): Promise<FileProbe> {
   try {
     const buffer = Buffer.alloc(HEAD_BYTES);
     const { bytesRead } = await handle.read(buffer, 0, HEAD_BYTES, 0);
+    const foreign = foreignEncoding(buffer.subarray(0, bytesRead));
+    if (foreign !== null) return { path, name: basename(path), head: '', explicit, refused: `the file is ${foreign}; ${UTF16_ADVICE}` };
     // A UTF-8 byte order mark says how the file is encoded, not what it holds.
     const head = buffer.subarray(0, bytesRead).toString('utf8').replace(/^\uFEFF/, '');
     return { path, name: basename(path), head, explicit };
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * Outputs of other harnesses lmaudit does not read (yet), named so the user knows what they
+ * hold instead of being told the keys match nothing.
+ */
+function foreignFormat(p: FileProbe): string | null {
+  const head = p.head.trimStart();
+  if (/^details_.*\.parquet$/i.test(p.name) || (/\.parquet$/i.test(p.name) && /(^|\/)details\//.test(p.path) && p.name.includes('|'))) {
+    return 'lighteval details (per-sample Parquet), a format lmaudit does not read';
+  }
+  if (!head.startsWith('{')) return null;
+  if (/"config_general"\s*:/.test(head) && (/"lighteval_sha"\s*:/.test(head) || /"summary_tasks"\s*:/.test(head) || /"config_tasks"\s*:/.test(head))) {
+    return 'lighteval results, a format lmaudit does not read';
+  }
+  if (/"(patch_is_None|patch_successfully_applied)"\s*:/.test(head) && /"tests_status"\s*:/.test(head)) {
+    return 'a SWE-bench evaluation report (report.json), a format lmaudit does not read';
+  }
+  if (/"resolved_ids"\s*:/.test(head) && /"(total_instances|submitted_instances)"\s*:/.test(head)) {
+    return 'a SWE-bench run summary report, a format lmaudit does not read';
+  }
+  if (/"is_resolved"\s*:/.test(head) && /"task_id"\s*:/.test(head) && /"(n_resolved|accuracy)"\s*:/.test(head)) {
+    return 'a Terminal-Bench results.json, a format lmaudit does not read';
+  }
+  return null;
 }
 
 function describeUnknown(p: FileProbe): string {

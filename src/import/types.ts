@@ -52,6 +52,8 @@ export interface FileProbe {
   head: string;
   /** The file was named on the command line (not found by walking a folder). */
   explicit: boolean;
+  /** Why no importer may read it, known from its first bytes (UTF-16 text). */
+  refused?: string;
 }
 
 export interface Importer {

@@ -5,9 +5,9 @@
  * `tokenizer_config.json` as variables, `continue_final_message` when a gen_prefix ends
  * the conversation, and lm-eval's HF retry without system messages on a template error.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { basename } from 'node:path';
+import { basename, join } from 'node:path';
 import { Template } from '@huggingface/jinja';
 import { BadInputError, UnknownNameError } from '../errors.ts';
 import { sha256Hex } from '../util/hash.ts';
@@ -67,7 +67,16 @@ export function loadChatTemplate(spec: string): ChatTemplate {
     }
     origin = `npm:${bundled}`;
   }
-  const text = readFileSync(path, 'utf8');
+  if (statSync(path).isDirectory()) {
+    const inside = existsSync(join(path, 'tokenizer_config.json')) ? ` (it holds ${join(path, 'tokenizer_config.json')}: name that file)` : '';
+    throw new BadInputError(`--apply_chat_template: this is a folder, not a tokenizer_config.json or template file${inside}`, { file: path });
+  }
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new BadInputError(`--apply_chat_template: cannot read (${(error as Error).message})`, { file: path });
+  }
   let source: string;
   let tokens: Record<string, unknown> = {};
   if (path.endsWith('.json')) {

@@ -8,7 +8,7 @@
 import { BadInputError } from '../errors.ts';
 import { pyStrip } from '../util/pytext.ts';
 import { compilePython } from '../util/pyRegex.ts';
-import { findall } from '../util/pyRegexMatch.ts';
+import { boundedFindall } from '../util/regexBudget.ts';
 import { spanExtractor, type Extractor } from './types.ts';
 
 export function regexExtractor(argument: string): Extractor {
@@ -21,7 +21,7 @@ export function regexExtractor(argument: string): Extractor {
     `regex:${argument}`,
     `findall(${JSON.stringify(pattern)})[${groupSelect}], first non-empty group, stripped (lm-eval regex filter)`,
     (text) => {
-      const found = findall(compiled, text);
+      const found = boundedFindall(compiled, text);
       const index = groupSelect < 0 ? found.length + groupSelect : groupSelect;
       const hit = found[index];
       if (hit === undefined) return null;

@@ -3,6 +3,25 @@
  * Parquet, CSV or JSON at volume goes through here.
  */
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { randomBytes } from 'node:crypto';
+import { readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as dataAccessors from '@duckdb/node-api/lib/vectors/dataAccessors.js';
+
+/**
+ * Text comes back byte for byte. The client decodes every VARCHAR with one shared
+ * `new TextDecoder()`, which drops a leading U+FEFF: an output "\ufeff8" stored whole came
+ * back as "8" and rescored as correct where lm-eval (Python keeps the mark) scores it 0.
+ * The decoder is the module's export, read at each call, so a BOM-keeping one replaces it.
+ * `default` is the CommonJS module object itself, in Node's ESM loader and in the bundle.
+ */
+function keepByteOrderMarks(): void {
+  type Accessors = { textDecoder: { decode(bytes: Uint8Array): string } };
+  const module = (dataAccessors as unknown as { default?: Accessors }).default ?? (dataAccessors as unknown as Accessors);
+  module.textDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
+}
+keepByteOrderMarks();
 
 let instance: Promise<DuckDBInstance> | undefined;
 let connection: Promise<DuckDBConnection> | undefined;
@@ -12,11 +31,60 @@ function duckInstance(): Promise<DuckDBInstance> {
   return instance;
 }
 
+const SPILL_PREFIX = 'lmaudit-spill-';
+let spill: string | undefined;
+
+/**
+ * DuckDB's spill folder: this process's own, in the system's temporary folder (DuckDB's
+ * default is `.tmp` in the current directory, where a killed import left a gigabyte).
+ * Removed at exit; one a killed process left behind is removed by the next run.
+ */
+function spillFolder(): string {
+  if (spill !== undefined) return spill;
+  const root = tmpdir();
+  for (const name of safeReaddir(root)) {
+    if (!name.startsWith(SPILL_PREFIX)) continue;
+    const pid = Number(name.slice(SPILL_PREFIX.length).split('-')[0]);
+    if (Number.isInteger(pid) && pid !== process.pid && !processAlive(pid)) rmSync(join(root, name), { recursive: true, force: true });
+  }
+  spill = join(root, `${SPILL_PREFIX}${process.pid}-${randomBytes(4).toString('hex')}`);
+  const folder = spill;
+  process.on('exit', () => rmSync(folder, { recursive: true, force: true }));
+  return spill;
+}
+
+function safeReaddir(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+/** True when a process with this id runs (EPERM: it runs as another user). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Lowers DuckDB's memory limit for the rest of the process. `import` takes 512 MB: its peak
+ * must stay under 1 GiB whatever the file's size (issue 15), and Node's heap holds the rest
+ * (a 248 MiB samples file peaked at 1.18 GiB with 1 GB for DuckDB, 0.85 GiB with 400 MB).
+ */
+export async function limitDuckMemory(limit: string): Promise<void> {
+  await (await duck()).run(`SET memory_limit = ${sqlString(limit)}`);
+}
+
 export function duck(): Promise<DuckDBConnection> {
   connection ??= (async () => {
     const conn = await (await duckInstance()).connect();
     // Spill to a temporary folder instead of growing without bound (10M-record stores must stay under 2 GiB).
-    await conn.run("SET memory_limit = '1GB'; SET preserve_insertion_order = true;");
+    await conn.run(`SET memory_limit = '1GB'; SET preserve_insertion_order = true; SET temp_directory = ${sqlString(spillFolder())};`);
     return process.env.LMAUDIT_TIMING ? timed(conn) : conn;
   })();
   return connection;

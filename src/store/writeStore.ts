@@ -8,9 +8,10 @@ import { mkdir, rename, rm, stat, writeFile, readdir } from 'node:fs/promises';
 import { dirname, join, basename } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
-import { StoreError } from '../errors.ts';
+import { BadInputError, StoreError } from '../errors.ts';
 import { commitFile, temporaryNameFor } from '../util/atomicFile.ts';
-import { duck, duckSideConnection, sqlIdent, sqlString } from './duck.ts';
+import { checkWritableParent, makeFolders } from './outputPath.ts';
+import { duck, duckSideConnection, processAlive, sqlIdent, sqlString } from './duck.ts';
 import {
   SCHEMA_VERSION,
   STORE_TABLES,
@@ -120,10 +121,17 @@ export async function writeStore(
   if (existing === 'dir' && !options.replace) {
     throw new StoreError(`${dir}: already exists and is not empty (nothing was changed; pass --replace to overwrite it)`);
   }
-  await mkdir(dirname(dir), { recursive: true });
+  await checkWritableParent(dir, 'the store');
+  await makeFolders(dirname(dir), 'the store');
   await removeAbandonedStaging(dir);
   const staging = join(dirname(dir), `.${basename(dir)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
-  await mkdir(join(staging, 'rescores'), { recursive: true });
+  try {
+    await mkdir(staging);
+    await mkdir(join(staging, 'rescores'));
+  } catch (error) {
+    await rm(staging, { recursive: true, force: true });
+    throw new BadInputError(`cannot create the store (${(error as Error).message})`, { file: dir });
+  }
   try {
     const metadata = parquetMetadata(checked);
     for (const table of STORE_TABLES) {
@@ -271,14 +279,6 @@ async function removeAbandonedStaging(dir: string): Promise<void> {
   }
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 async function dropStaged(name: string): Promise<void> {
   const conn = await duck();

@@ -58,6 +58,9 @@ export class TaskIndex {
   private readonly tags = new Map<string, Set<string>>();
   private readonly parsed: ParseCache = new Map();
 
+  /** Task files that could not be read (malformed YAML, an alias bomb), kept for the unknown-name message. */
+  private readonly broken: BadInputError[] = [];
+
   constructor(readonly roots: readonly string[]) {
     for (const root of roots) this.indexRoot(resolve(root));
   }
@@ -73,7 +76,15 @@ export class TaskIndex {
   }
 
   private addFile(file: string, seenHere: Set<string>): void {
-    const raw = loadYamlWithIncludes(file, [], this.parsed);
+    let raw;
+    try {
+      raw = loadYamlWithIncludes(file, [], this.parsed);
+    } catch (error) {
+      // One broken file must not block the tasks of the others; a name it might define says so.
+      if (!(error instanceof BadInputError)) throw error;
+      this.broken.push(error);
+      return;
+    }
     if ('class' in raw) return;
     const name = 'group' in raw && raw.group !== undefined && 'task' in raw && Array.isArray(raw.task) ? raw.group : raw.task;
     const kind = name === raw.group && Array.isArray(raw.task) ? 'group' : 'task';
@@ -124,6 +135,10 @@ export class TaskIndex {
     if (tagged !== undefined) {
       for (const task of [...tagged].sort()) this.resolveOne(task, overrides, addTask, groups);
       return name;
+    }
+    if (this.broken.length > 0) {
+      const listed = this.broken.map((e) => `\n  ${e.message}`).join('');
+      throw new BadInputError(`unknown task '${name}'; ${this.broken.length} task file(s) could not be read, and one of them may define it:${listed}`);
     }
     throw new UnknownNameError('task', name, this.names());
   }

@@ -65,5 +65,42 @@ export function parseYamlText(text: string, file: string): Record<string, unknow
   }
   if (value === null || value === undefined) return {};
   if (typeof value !== 'object' || Array.isArray(value)) throw new BadInputError('a task file must be a YAML mapping', { file });
+  refuseAliasBomb(value as Record<string, unknown>, file);
   return value as Record<string, unknown>;
+}
+
+/**
+ * A task file's values as they will be walked: js-yaml shares one object per anchor, so
+ * nine anchors of nine aliases each parse in microseconds and then expand to 9^9 values
+ * when the task is copied, rendered or hashed (a RangeError after seconds and a gigabyte).
+ * Real task files hold a few thousand values at most.
+ */
+export const MAX_YAML_VALUES = 1_000_000;
+
+function refuseAliasBomb(value: Record<string, unknown>, file: string): void {
+  const sizes = new Map<object, number>();
+  const sizeOf = (v: unknown): number => {
+    if (v === null || typeof v !== 'object') return 1;
+    const known = sizes.get(v);
+    if (known !== undefined) return known;
+    sizes.set(v, 1); // a cycle (an alias inside its own anchor) counts once
+    let n = 1;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) {
+      n += sizeOf(child);
+      if (n > MAX_YAML_VALUES) break;
+    }
+    sizes.set(v, n);
+    return n;
+  };
+  let total = 0;
+  for (const [key, child] of Object.entries(value)) {
+    const n = sizeOf(child);
+    total += n;
+    if (n > MAX_YAML_VALUES || total > MAX_YAML_VALUES) {
+      throw new BadInputError(
+        `YAML anchors and aliases expand to more than ${MAX_YAML_VALUES.toLocaleString('en-US')} values (an alias bomb?); refused`,
+        { file, field: key },
+      );
+    }
+  }
 }

@@ -1,23 +1,78 @@
 /**
  * Reading line-oriented files without holding them whole: a JSONL file may be
  * gigabytes, and a single line may be huge. Lines are yielded with their 1-based number.
+ *
+ * Bytes are split at '\n' (a trailing '\r' is dropped, as Python's universal newlines do)
+ * and checked as UTF-8 before they are decoded: a bad byte is an error naming the line,
+ * or, when the caller passes `onInvalid`, a line it is told of and that is not yielded.
+ * A whole chunk is checked and decoded at once when it is valid (the common case).
  */
 import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { BadInputError } from '../errors.ts';
+import { firstInvalidUtf8, foreignEncoding, invalidUtf8Message, UTF16_ADVICE } from './utf8.ts';
 
-export async function* readLines(file: string): AsyncGenerator<{ line: number; text: string }> {
-  const stream = createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 20 });
+const CHUNK = 1 << 20;
+
+export async function* readLines(
+  file: string,
+  onInvalid?: (line: number, reason: string) => void,
+): AsyncGenerator<{ line: number; text: string }> {
+  const stream = createReadStream(file, { highWaterMark: CHUNK });
   stream.on('error', () => {});
   let line = 0;
+  /** Bytes after the last '\n' seen, waiting for the rest of their line. */
+  let carry: Buffer[] = [];
+  let first = true;
+  const lineText = (bytes: Buffer): string | null => {
+    line++;
+    let end = bytes.length;
+    if (end > 0 && bytes[end - 1] === 13) end--;
+    let start = 0;
+    // A UTF-8 byte order mark (Windows tools write one) is not part of the first line.
+    if (line === 1 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) start = 3;
+    const body = bytes.subarray(start, end);
+    const bad = firstInvalidUtf8(body);
+    if (bad === null) return body.toString('utf8');
+    const reason = invalidUtf8Message(body, bad);
+    if (onInvalid === undefined) throw new BadInputError(reason, { file, line });
+    onInvalid(line, reason);
+    return null;
+  };
   try {
-    const rl = createInterface({ input: stream, crlfDelay: Infinity });
-    for await (const text of rl) {
-      line++;
-      // A UTF-8 byte order mark (Windows tools write one) is not part of the first line.
-      yield { line, text: line === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text };
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      if (first) {
+        first = false;
+        const foreign = foreignEncoding(chunk.subarray(0, 64));
+        if (foreign !== null) throw new BadInputError(`the file is ${foreign}; ${UTF16_ADVICE}`, { file });
+      }
+      const lastNewline = chunk.lastIndexOf(10);
+      if (lastNewline < 0) {
+        carry.push(chunk);
+        continue;
+      }
+      const head = chunk.subarray(0, lastNewline);
+      const whole = carry.length > 0 ? Buffer.concat([...carry, head]) : head;
+      carry = lastNewline + 1 < chunk.length ? [chunk.subarray(lastNewline + 1)] : [];
+      // Fast path: the whole run of lines is valid UTF-8 and holds no '\r' and no mark to strip.
+      if (line > 0 && firstInvalidUtf8(whole) === null && whole.indexOf(13) < 0) {
+        for (const text of whole.toString('utf8').split('\n')) yield { line: ++line, text };
+        continue;
+      }
+      let start = 0;
+      for (;;) {
+        const nl = whole.indexOf(10, start);
+        const text = lineText(whole.subarray(start, nl < 0 ? whole.length : nl));
+        if (text !== null) yield { line, text };
+        if (nl < 0) break;
+        start = nl + 1;
+      }
+    }
+    if (carry.length > 0) {
+      const text = lineText(Buffer.concat(carry));
+      if (text !== null) yield { line, text };
     }
   } catch (error) {
+    if (error instanceof BadInputError) throw error;
     throw new BadInputError(`cannot read (${(error as Error).message})`, { file }, { cause: error });
   }
 }

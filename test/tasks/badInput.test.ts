@@ -29,7 +29,7 @@ function badInput(fn: () => unknown, pattern: RegExp): void {
 
 test('malformed YAML names the file and line', () => {
   const dir = folder({ 't.yaml': 'task: t\ndoc_to_text: [unclosed\n' });
-  badInput(() => new TaskIndex([dir]), /t\.yaml, line \d+: malformed YAML/);
+  badInput(() => new TaskIndex([dir]).resolve(['t']), /t\.yaml, line \d+: malformed YAML/);
 });
 
 test('an unknown key is refused with a did-you-mean', () => {
@@ -44,7 +44,7 @@ test('an unknown fewshot_config key is refused', () => {
 
 test('an include cycle names the files', () => {
   const dir = folder({ 'a.yaml': 'include: b.yaml\ntask: a\n', 'b.yaml': 'include: a.yaml\n' });
-  badInput(() => new TaskIndex([dir]), /include cycle: .*a\.yaml -> .*b\.yaml -> .*a\.yaml/);
+  badInput(() => new TaskIndex([dir]).resolve(['a']), /include cycle: .*a\.yaml -> .*b\.yaml -> .*a\.yaml/);
 });
 
 test('an unknown !function names the task and the function', async () => {
@@ -76,7 +76,22 @@ test('the CLI exits 2 and names the file', () => {
   assert.match(r.stderr, /t\.yaml, field 'doc_to_txt': unknown key 'doc_to_txt'\. Did you mean: doc_to_text/);
 });
 
+test('a broken task file blocks only the names it might define, not the other tasks of its folder', () => {
+  const dir = folder({ 'broken.yaml': 'task: broken\n  bad: [indent\n', 't.yaml': TASK(''), 'test.jsonl': DATA });
+  const index = new TaskIndex([dir]);
+  assert.deepEqual(index.resolve(['t']).tasks.map((c) => c.task), ['t']);
+  badInput(() => index.resolve(['broken']), /unknown task 'broken'; 1 task file\(s\) could not be read[\s\S]*broken\.yaml, line 2: malformed YAML/);
+});
+
+test('a YAML alias bomb is refused by its expanded size, at once', () => {
+  const anchors = ['a: &a [x, x, x, x, x, x, x, x, x]', ...'bcdefghij'.split('').map((c, i) => `${c}: &${c} [${Array(9).fill(`*${'abcdefghij'[i]}`).join(', ')}]`)];
+  const dir = folder({ 'bomb.yaml': `task: bomb\n${anchors.join('\n')}\ndoc_to_choice: *j\n` });
+  const started = Date.now();
+  badInput(() => new TaskIndex([dir]).resolve(['bomb']), /bomb\.yaml, field 'g': YAML anchors and aliases expand to more than 1,000,000 values \(an alias bomb\?\)/);
+  assert.ok(Date.now() - started < 5000, 'refused before expanding');
+});
+
 test('a missing include names the including file', () => {
   const dir = folder({ 't.yaml': 'include: nowhere.yaml\ntask: t\n' });
-  badInput(() => new TaskIndex([dir]), /t\.yaml, field 'include': included file not found: nowhere\.yaml/);
+  badInput(() => new TaskIndex([dir]).resolve(['t']), /t\.yaml, field 'include': included file not found: nowhere\.yaml/);
 });

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { BadInputError } from '../../errors.ts';
 import { buildPrompts, writePromptFile } from '../../prompt/prompts.ts';
+import { checkWritableParent } from '../../store/outputPath.ts';
 import { printJson, printLines, formatTable } from '../output.ts';
 import { parseKeyValueArgs } from '../keyValueArgs.ts';
 
@@ -48,6 +49,7 @@ export function registerPrompts(program: Command): void {
     .requiredOption('--out <file>', 'JSONL file to write')
     .option('--json', 'print a JSON summary', false)
     .action(async (flags: PromptFlags) => {
+      await checkWritableParent(flags.out, 'the prompts file');
       const chat = flags.apply_chat_template;
       if (chat === true) throw new BadInputError('--apply_chat_template needs a template here (no model is loaded): a tokenizer_config.json, a template file, llama3 or qwen3');
       const { built, groups, chatTemplate, seeds } = await buildPrompts({

@@ -13,10 +13,12 @@ import { stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { BadInputError } from '../../errors.ts';
 import { sha256File } from '../../util/hash.ts';
+import { hashCheckingUtf8 } from '../../util/utf8.ts';
 import { parseOrderedLeading } from '../../util/orderedJson.ts';
 import { duck, queryRows, sqlIdent, sqlString } from '../../store/duck.ts';
 import { emptyRunProvenance, emptyTaskProvenance, inferred, recorded, same } from '../../store/schema.ts';
 import type { FieldMap, FileProbe, ImportOptions, ImportedRun, Importer } from '../types.ts';
+import { readLines } from '../../util/lines.ts';
 import { readGenericRecordsJs, type GenericRecord } from './genericJs.ts';
 
 export const FIELD_CANDIDATES = {
@@ -81,12 +83,19 @@ async function importOne(probe: FileProbe, options: ImportOptions): Promise<Impo
   const format = FORMATS[extname(probe.name).toLowerCase()]!;
   const columns = await sourceColumns(probe, format);
   const fields = resolveFields(columns, options.fields, probe.path);
+  if (format === 'parquet') await refuseNestedColumns(probe.path, fields);
   const task = basename(probe.name, extname(probe.name));
   // Hashing runs on this thread while DuckDB reads the file on its own threads.
-  const [sha, bulk] = await Promise.all([
-    sha256File(probe.path),
+  const [scan, bulk] = await Promise.all([
+    format === 'parquet' ? sha256File(probe.path).then((sha256) => ({ sha256, invalidAt: null, line: null })) : hashCheckingUtf8(probe.path),
     format === 'csv' || format === 'parquet' || !options.skipBad ? bulkStage(probe.path, format, fields, columns) : Promise.resolve(null),
   ]);
+  const sha = scan.sha256;
+  if (scan.invalidAt !== null && (!options.skipBad || typeof bulk === 'string')) {
+    // DuckDB's readers replace a bad byte with U+FFFD; Python's json would refuse the file.
+    if (typeof bulk === 'string') await (await duck()).run(`DROP TABLE IF EXISTS ${bulk}`);
+    if (!options.skipBad || format === 'csv') throw new BadInputError(`not valid UTF-8 (byte ${scan.invalidAt} of the file); Python's open/json would refuse it too`, { file: probe.path, line: scan.line ?? undefined });
+  }
   const runId = `generic-${sha.slice(0, 16)}`;
   const provenance = emptyRunProvenance({ run_id: runId, label: probe.name, source_kind: 'generic', source_format: format });
   provenance.harness.name = same(recorded('unknown harness (generic records)'));
@@ -151,8 +160,8 @@ async function sourceColumns(probe: FileProbe, format: Format): Promise<string[]
     if (probe.head.trim() === '' && (await stat(probe.path)).size <= Buffer.byteLength(probe.head)) {
       throw new BadInputError('the file is empty: no records to read', { file: probe.path });
     }
-    const keys = firstJsonKeys(probe.head);
-    if (keys === null) throw new BadInputError('the first record is not a JSON object', { file: probe.path, line: 1 });
+    const keys = firstJsonKeys(probe.head) ?? (await firstRecordKeys(probe));
+    if (keys === null) throw new BadInputError(describeNonRecords(probe.head), { file: probe.path, line: 1 });
     return keys;
   }
   if (format === 'csv') {
@@ -172,6 +181,58 @@ async function sourceColumns(probe: FileProbe, format: Format): Promise<string[]
   } catch (error) {
     throw new BadInputError(`cannot read as ${format} (${(error as Error).message.split('\n')[0]})`, { file: probe.path });
   }
+}
+
+/**
+ * Parquet columns that hold lists, structs or maps: DuckDB would print them as text
+ * ("[a, b]"), which no Python script reading the file would compare with an answer.
+ */
+async function refuseNestedColumns(path: string, fields: ResolvedFields): Promise<void> {
+  const types = await queryRows<{ column_name: string; column_type: string }>(`DESCRIBE SELECT * FROM read_parquet(${sqlString(path)})`);
+  for (const role of ['id', 'output', 'gold', 'group'] as const) {
+    const name = fields[role];
+    const type = types.find((t) => t.column_name === name)?.column_type;
+    if (name === null || type === undefined) continue;
+    const nested = /\[\d*\]$/.test(type) ? 'a list' : /^STRUCT/.test(type) ? 'a struct' : /^MAP/.test(type) ? 'a map' : /^UNION/.test(type) ? 'a union' : null;
+    if (nested !== null) {
+      throw new BadInputError(`the ${role} column holds ${nested} (Parquet type ${type}) in every record; expected text or a number`, { file: path, field: name });
+    }
+  }
+}
+
+/** The first record's keys when it is longer than the probe's head (a 5 MB output on line 1). */
+async function firstRecordKeys(probe: FileProbe): Promise<string[] | null> {
+  if (Buffer.byteLength(probe.head) < 60_000) return null;
+  if (probe.head.trimStart().startsWith('[')) return null;
+  for await (const { text } of readLines(probe.path)) {
+    if (text.trim() === '') continue;
+    return firstJsonKeys(text);
+  }
+  return null;
+}
+
+const KIND_NAMES: Record<string, [string, string]> = {
+  obj: ['a JSON object', 'objects'], arr: ['a JSON array', 'arrays'], str: ['a JSON string', 'strings'],
+  num: ['a JSON number', 'numbers'], bool: ['a JSON boolean', 'booleans'], null: ['a JSON null', 'nulls'],
+};
+
+/** What the file holds instead of records (objects), said plainly. */
+export function describeNonRecords(head: string): string {
+  const text = head.trimStart();
+  let first;
+  try {
+    first = parseOrderedLeading(text);
+  } catch {
+    return /^[[{]/.test(text) ? 'the first record is not complete, well-formed JSON' : 'the file does not start with JSON (records are JSON objects, one per line, or a JSON array of them)';
+  }
+  if (first.k === 'arr') {
+    if (first.items.length === 0) return 'the file is an empty JSON array: no records';
+    const kinds = [...new Set(first.items.map((i) => i.k))];
+    if (kinds.length === 1 && kinds[0] === 'obj') return 'the first record is not a JSON object';
+    const what = kinds.length === 1 ? KIND_NAMES[kinds[0]!]![1] : `mixed values (${kinds.map((k) => KIND_NAMES[k]![1]).join(', ')})`;
+    return `the file is a JSON array of ${what}, not of records (objects with an id, an output and a gold answer)`;
+  }
+  return `the file is ${KIND_NAMES[first.k]![0]}, not records (objects with an id, an output and a gold answer)`;
 }
 
 export function resolveFields(columns: readonly string[], flags: FieldMap, file: string): ResolvedFields {

@@ -3,12 +3,12 @@
  * path, but it names the exact line and field of a bad record, and with
  * --skip-bad it counts and reports what it skipped instead of failing.
  */
-import { readFile } from 'node:fs/promises';
 import { BadInputError } from '../../errors.ts';
 import { isPlainObject } from '../../util/json.ts';
 import { parsePyJson } from '../../data/pyjson.ts';
 import { PyFloat } from '../../prompt/jinja/values.ts';
 import { pyFloatRepr } from '../../prompt/jinja/pyfloat.ts';
+import { readUtf8File } from '../../util/utf8.ts';
 import { readLines } from '../../util/lines.ts';
 import type { ImportOptions, SkippedRecord } from '../types.ts';
 import type { ResolvedFields } from './genericImporter.ts';
@@ -77,15 +77,13 @@ export async function readGenericRecordsJs(
 
   if (array) {
     // Element i is reported as line i+1.
-    const text = await readFile(file, 'utf8').catch((e: Error) => {
-      throw new BadInputError(`cannot read (${e.message})`, { file });
-    });
+    const text = await readUtf8File(file);
     const parsed = parsePyJson(withoutBom(text), { file });
     if (!Array.isArray(parsed)) throw new BadInputError('expected a JSON array of records', { file, line: 1 });
     parsed.forEach((record, i) => take(i + 1, record));
     return { rows, skipped };
   }
-  for await (const { line, text } of readLines(file)) {
+  for await (const { line, text } of readLines(file, options.skipBad ? (line, reason) => skipped.push({ file, line, reason }) : undefined)) {
     if (text.trim() === '') continue;
     let record: unknown;
     try {

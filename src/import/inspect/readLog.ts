@@ -5,6 +5,7 @@
  * rebuilt from the journal). Sample id and epoch always come from the JSON body.
  */
 import { open, readFile, stat } from 'node:fs/promises';
+import { readUtf8File } from '../../util/utf8.ts';
 import { BadInputError } from '../../errors.ts';
 import { isPlainObject } from '../../util/json.ts';
 import { parsePythonJson } from '../../util/json.ts';
@@ -61,7 +62,7 @@ async function readJson(file: string): Promise<InspectLog> {
   if (size > MAX_JSON_LOG_BYTES) {
     throw new BadInputError(`a .json log of ${size} bytes is too large to read as one JSON document; convert it with \`inspect log convert --to eval\``, { file });
   }
-  const text = await readFile(file, 'utf8');
+  const text = await readUtf8File(file);
   const root = parsePythonJson(text, { file });
   if (!isPlainObject(root)) throw new BadInputError('expected one EvalLog JSON object', { file, line: 1 });
   const { samples, reductions, ...header } = root;

@@ -6,6 +6,7 @@
  */
 import type { RecordNote } from '../../store/schema.ts';
 import { createHash, type Hash } from 'node:crypto';
+import { BadInputError } from '../../errors.ts';
 import { sha256Hex } from '../../util/hash.ts';
 import { pyDumps } from '../../util/orderedJson.ts';
 import { targetText, type SampleLine } from './sampleLine.ts';
@@ -149,4 +150,40 @@ export function checkSamples(input: CheckInput & { lines: readonly SampleLine[] 
   const checks = new SampleChecks(input);
   for (const l of input.lines) checks.add(l);
   return checks.notes();
+}
+
+/**
+ * What makes a samples file one task's: one record per document and filter, and the same
+ * metric list on every record (lm-eval writes the task's metric names on each). A second
+ * record for a (doc_id, filter), or another metric list, means records of another task or
+ * a file written twice: counting them would be wrong either way, so it is an error.
+ */
+export class OneTaskRecords {
+  private readonly lineOf = new Map<string, number>();
+  private metrics: { list: string; line: number } | null = null;
+
+  constructor(private readonly file: string) {}
+
+  add(l: SampleLine): void {
+    const list = l.metricsList === null ? null : JSON.stringify(l.metricsList);
+    if (list !== null) {
+      if (this.metrics === null) this.metrics = { list, line: l.line };
+      else if (this.metrics.list !== list) {
+        throw new BadInputError(
+          `records of more than one task: this record lists metrics ${list}, the record on line ${this.metrics.line} ${this.metrics.list} (lm-eval writes one samples file per task)`,
+          { file: this.file, line: l.line, field: 'metrics' },
+        );
+      }
+    }
+    const filter = l.filter ?? 'none';
+    const key = `${filter}\u0000${l.docId}`;
+    const first = this.lineOf.get(key);
+    if (first !== undefined) {
+      throw new BadInputError(
+        `doc_id ${l.docId} appears twice under filter '${filter}' (line ${first} and line ${l.line}): lm-eval writes one record per document and filter, so these are records of more than one task or of two runs`,
+        { file: this.file, line: l.line, field: 'doc_id' },
+      );
+    }
+    this.lineOf.set(key, l.line);
+  }
 }

@@ -17,7 +17,8 @@ export type LmevalFileKind =
   /** BigScience fork `examples-*.jsonl`: `{pred, target, ctx, prompt_name, …}` per (doc, template). */
   | 'bigscience-examples';
 
-const FIRST_KEY_RESULTS = /^\{\s*"results"\s*:\s*([[{])/;
+// Any value after the key: a results file with a wrongly typed `results` is still a results file (and an error).
+const FIRST_KEY_RESULTS = /^\{\s*"results"\s*:\s*(\S)/;
 const FIRST_KEY_DOC_ID = /^\[?\s*\{\s*"doc_id"\s*:/;
 
 export function sniffLmeval(probe: FileProbe): LmevalFileKind | null {

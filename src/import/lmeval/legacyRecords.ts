@@ -4,17 +4,15 @@
  * and the 2022 BigScience fork's `examples-*.jsonl` ({pred, target, ctx, prompt_*}).
  * Neither records the document, the continuation or is_greedy: those stay null.
  */
-import { readFile } from 'node:fs/promises';
 import { BadInputError } from '../../errors.ts';
+import { readUtf8File } from '../../util/utf8.ts';
 import { readLines } from '../../util/lines.ts';
 import type { ImportOptions, SkippedRecord } from '../types.ts';
 import { member, parseOrdered, parseOrderedArray, type PyNode } from '../../util/orderedJson.ts';
 import { kindName, type SampleLine } from './sampleLine.ts';
 
 export async function readWriteOutFile(file: string, options: ImportOptions, skipped: SkippedRecord[]): Promise<SampleLine[]> {
-  const text = await readFile(file, 'utf8').catch((e: Error) => {
-    throw new BadInputError(`cannot read (${e.message})`, { file });
-  });
+  const text = await readUtf8File(file);
   const out: SampleLine[] = [];
   for (const { node, line } of parseOrderedArray(text, { file })) {
     try {
@@ -79,7 +77,7 @@ export interface BigscienceLine {
 
 export async function readBigscienceExamples(file: string, options: ImportOptions, skipped: SkippedRecord[]): Promise<BigscienceLine[]> {
   const out: BigscienceLine[] = [];
-  for await (const { line, text } of readLines(file)) {
+  for await (const { line, text } of readLines(file, options.skipBad ? (line, reason) => skipped.push({ file, line, reason }) : undefined)) {
     if (text.trim() === '') continue;
     try {
       out.push(bigscienceLine(parseOrdered(text, { file, line }), file, line));

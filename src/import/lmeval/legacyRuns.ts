@@ -7,6 +7,7 @@ import { emptyRunProvenance, emptyTaskProvenance, inferred, recorded, same, type
 import { isPlainObject } from '../../util/json.ts';
 import type { ImportOptions, ImportedRun, SkippedRecord } from '../types.ts';
 import { checkSamples } from './checks.ts';
+import { checkBigscienceResults } from './resultsShape.ts';
 import { BIGSCIENCE_TEMPLATE_FIELDS, readBigscienceExamples, readWriteOutFile } from './legacyRecords.ts';
 import { pyDumps, toValue } from '../../util/orderedJson.ts';
 import type { RunGroup } from './pairing.ts';
@@ -59,6 +60,7 @@ export async function importBigscienceRun(group: Extract<RunGroup, { kind: 'bigs
   const notes: RecordNote[] = [];
   const full = group.results.find((r) => !r.name.startsWith('slim-')) ?? group.results[0];
   const results: Json = full ? await readResultsJson(full) : {};
+  if (full) checkBigscienceResults(results, full.path);
   const entries = Array.isArray(results.results) ? results.results.filter(isPlainObject) : [];
   const prov = emptyRunProvenance({ run_id: runId, label: (full ?? group.examples[0]!).path, source_kind: 'lm-eval', source_format: 'lm-eval BigScience fork (2022)' });
   fillRunProvenance(prov, { config: results.config }, null);
@@ -74,6 +76,7 @@ export async function importBigscienceRun(group: Extract<RunGroup, { kind: 'bigs
   }
   for (const slim of group.results.filter((r) => r !== full)) {
     const other = await readResultsJson(slim);
+    checkBigscienceResults(other, slim.path);
     const differ: string[] = [];
     for (const e of Array.isArray(other.results) ? other.results.filter(isPlainObject) : []) {
       const task = `${String(e.dataset_name ?? e.task_name)}+${String(e.prompt_name)}`;

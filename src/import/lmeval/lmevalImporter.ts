@@ -5,7 +5,6 @@
  */
 import { readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { BadInputError } from '../../errors.ts';
 import { isPlainObject } from '../../util/json.ts';
 import type { Companion, FileProbe, ImportedRun, Importer } from '../types.ts';
 import { legacySamplesNames, samplesTaskOf, sniffLmeval, timestampOf, type LmevalFileKind } from './formats.ts';
@@ -13,6 +12,7 @@ import { importBigscienceRun, importWriteOutRun } from './legacyRuns.ts';
 import { importLmevalRun } from './lmevalRun.ts';
 import { groupFiles, type ResultsSummary } from './pairing.ts';
 import { readResultsJson } from './runCommon.ts';
+import { checkResultsShape } from './resultsShape.ts';
 
 export const lmevalImporter: Importer = {
   name: 'lm-eval',
@@ -26,11 +26,11 @@ export const lmevalImporter: Importer = {
     for (const { probe, kind } of kinds) {
       if (kind !== 'results') continue;
       const json = await readResultsJson(probe);
-      if (!isPlainObject(json.results)) throw new BadInputError('expected an object of per-task results', { file: probe.path, field: 'results' });
+      checkResultsShape(json, probe.path);
       results.set(probe, json);
       const config = isPlainObject(json.config) ? json.config : {};
       summaries.set(probe, {
-        tasks: [...new Set([...Object.keys(isPlainObject(json.configs) ? json.configs : {}), ...Object.keys(json.results)])],
+        tasks: [...new Set([...Object.keys(isPlainObject(json.configs) ? json.configs : {}), ...Object.keys(json.results as Record<string, unknown>)])],
         modelArgs: typeof config.model_args === 'string' ? config.model_args : null,
       });
     }

@@ -4,9 +4,10 @@
  * provenance block, `reported` and the consistency notes.
  */
 import { emptyRunProvenance, inferred, recorded, same, UNKNOWN as UNKNOWN_FACT, type RecordNote, type SourceFile } from '../../store/schema.ts';
+import { BadInputError } from '../../errors.ts';
 import { isPlainObject } from '../../util/json.ts';
 import type { ImportOptions, ImportedRun, SkippedRecord } from '../types.ts';
-import { SampleChecks } from './checks.ts';
+import { OneTaskRecords, SampleChecks } from './checks.ts';
 import { modelArgsFromSamplesName, type RunGroup } from './pairing.ts';
 import { fillRunProvenance, modelArgsOf, taskProvenance, type SamplesShape, type TaskFacts } from './resultsProvenance.ts';
 import { runIdOf, sourceFile, verbatim } from './runCommon.ts';
@@ -53,7 +54,9 @@ export async function importLmevalRun(
       });
       // Without a config, the first record says what kind of request the task made.
       const reading = { builder: null as TaskRowBuilder | null, facts: new TaskFactsCollector(configured ?? 'unknown') };
+      const oneTask = new OneTaskRecords(s.probe.path);
       await forEachSampleLine(s.probe, options, skipped, (line) => {
+        oneTask.add(line);
         if (reading.builder === null) {
           const requestType = configured ?? inferRequestType(line);
           reading.builder = new TaskRowBuilder({ runId, task: s.task, requestType, targetDelimiter: delimiter }, stagers.sink);
@@ -64,6 +67,9 @@ export async function importLmevalRun(
         reading.facts.add(line);
         checks.add(line);
       });
+      if (reading.builder === null && !skipped.some((k) => k.file === s.probe.path)) {
+        throw new BadInputError(s.probe.head.trimStart().startsWith('[') ? 'the samples file is an empty JSON array: no records' : 'the samples file holds no records', { file: s.probe.path });
+      }
       facts.set(s.task, reading.facts.facts());
       notes.push(...checks.notes());
       if (s.taskFrom === 'file name' && group.results !== null && !(s.task in configs) && !(s.task in obj(res.results))) {

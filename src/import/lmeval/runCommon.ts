@@ -2,20 +2,21 @@
  * Pieces every lm-eval run shares: source-file records with sha256, the stable run
  * id, the results JSON read tolerantly, and verbatim `reported` numbers.
  */
-import { readFile } from 'node:fs/promises';
 import { BadInputError } from '../../errors.ts';
 import type { SourceFile } from '../../store/schema.ts';
-import { sha256Hex } from '../../util/hash.ts';
+import { sha256File, sha256Hex } from '../../util/hash.ts';
+import { readUtf8File } from '../../util/utf8.ts';
 import { isPlainObject } from '../../util/json.ts';
 import type { FileProbe, ImportedRun } from '../types.ts';
 import type { TaskRows } from './sampleRows.ts';
 import { parseOrdered, toValue } from '../../util/orderedJson.ts';
 
 export async function sourceFile(probe: FileProbe, role: string): Promise<SourceFile> {
-  const bytes = await readFile(probe.path).catch((e: Error) => {
+  // Streamed: a samples file may be larger than a Buffer can hold (2 GiB).
+  const sha256 = await sha256File(probe.path).catch((e: Error) => {
     throw new BadInputError(`cannot read (${e.message})`, { file: probe.path });
   });
-  return { path: probe.path, sha256: sha256Hex(bytes), role };
+  return { path: probe.path, sha256, role };
 }
 
 /** Stable over re-imports of the same bytes, whatever the folder they sit in. */
@@ -24,9 +25,7 @@ export function runIdOf(files: readonly SourceFile[]): string {
 }
 
 export async function readResultsJson(probe: FileProbe): Promise<Record<string, unknown>> {
-  const text = await readFile(probe.path, 'utf8').catch((e: Error) => {
-    throw new BadInputError(`cannot read (${e.message})`, { file: probe.path });
-  });
+  const text = await readUtf8File(probe.path);
   const value = toValue(parseOrdered(text, { file: probe.path }));
   if (!isPlainObject(value)) throw new BadInputError('expected a JSON object', { file: probe.path, line: 1 });
   return value;

@@ -4,8 +4,8 @@
  * repeat, the filtered value, the filter name and the per-sample metric values.
  * A record that breaks the format fails with file, line and field named.
  */
-import { readFile } from 'node:fs/promises';
 import { BadInputError } from '../../errors.ts';
+import { readUtf8File } from '../../util/utf8.ts';
 import { readLines } from '../../util/lines.ts';
 import type { FileProbe, ImportOptions, SkippedRecord } from '../types.ts';
 import { member, parseOrdered, parseOrderedArray, pyDumps, pyStr, type PyNode } from '../../util/orderedJson.ts';
@@ -71,13 +71,11 @@ export async function forEachSampleLine(
     each(sample);
   };
   if (probe.head.trimStart().startsWith('[')) {
-    const text = await readFile(file, 'utf8').catch((e: Error) => {
-      throw new BadInputError(`cannot read (${e.message})`, { file });
-    });
+    const text = await readUtf8File(file);
     for (const { node, line } of parseOrderedArray(text, { file })) take(node, line);
     return;
   }
-  for await (const { line, text: lineText } of readLines(file)) {
+  for await (const { line, text: lineText } of readLines(file, options.skipBad ? (line, reason) => skipped.push({ file, line, reason }) : undefined)) {
     if (lineText.trim() === '') continue;
     let node: PyNode;
     try {

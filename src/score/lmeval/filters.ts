@@ -6,7 +6,8 @@
  */
 import { UnknownNameError } from '../../errors.ts';
 import { compilePython, type PyPattern } from '../../util/pyRegex.ts';
-import { findall, subEmpty } from '../../util/pyRegexMatch.ts';
+import { subEmpty } from '../../util/pyRegexMatch.ts';
+import { boundedFindall as findall } from '../../util/regexBudget.ts';
 import { pyStrip } from '../../util/pytext.ts';
 
 export type FilterValue = unknown;

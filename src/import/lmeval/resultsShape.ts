@@ -1,0 +1,54 @@
+/**
+ * A results file's fields checked for the types lm-eval writes, before anything is built
+ * from them: a list where an object belongs, or a metric recorded as text, is an error that
+ * names the file and the field, not a run of a guessed format or a task named `undefined`.
+ */
+import { BadInputError } from '../../errors.ts';
+import { isPlainObject } from '../../util/json.ts';
+
+/** Top-level fields that lm-eval writes as objects (when it writes them at all). */
+const OBJECT_FIELDS = ['configs', 'config', 'versions', 'n-shot', 'n-samples', 'higher_is_better', 'group_subtasks', 'task_hashes', 'groups'];
+
+const typeName = (v: unknown): string =>
+  v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'string' ? `the string ${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)}` : isPlainObject(v) ? 'an object' : `a ${typeof v}`;
+
+/** lm-eval ≥0.4 results (`results` an object of per-task objects of numbers). */
+export function checkResultsShape(json: Record<string, unknown>, file: string): void {
+  const results = json.results;
+  if (!isPlainObject(results)) throw new BadInputError(`expected an object of per-task results, got ${typeName(results)}`, { file, field: 'results' });
+  for (const key of OBJECT_FIELDS) {
+    if (key in json && !isPlainObject(json[key])) throw new BadInputError(`expected an object, got ${typeName(json[key])}`, { file, field: key });
+  }
+  for (const [task, metrics] of Object.entries(results)) {
+    if (!isPlainObject(metrics)) throw new BadInputError(`expected an object of metric values, got ${typeName(metrics)}`, { file, field: `results.${task}` });
+    for (const [key, value] of Object.entries(metrics)) {
+      if (typeof value === 'number' || typeof value === 'boolean' || value === null) continue;
+      // lm-eval's own strings: the display alias, and "N/A" for a standard error it could not compute.
+      if (typeof value === 'string' && (key === 'alias' || key === 'name' || (/stderr/.test(key) && value === 'N/A'))) continue;
+      throw new BadInputError(`a metric value must be a number, got ${typeName(value)}`, { file, field: `results.${task}.${key}` });
+    }
+  }
+  const nsamples = json['n-samples'];
+  if (isPlainObject(nsamples)) {
+    for (const [task, counts] of Object.entries(nsamples)) {
+      if (!isPlainObject(counts)) throw new BadInputError(`expected an object ({original, effective}), got ${typeName(counts)}`, { file, field: `n-samples.${task}` });
+    }
+  }
+}
+
+/** The BigScience fork's results: a list of one-metric objects naming their task and template. */
+export function checkBigscienceResults(json: Record<string, unknown>, file: string): void {
+  const results = json.results;
+  if (!Array.isArray(results)) throw new BadInputError(`expected a list of per-template results, got ${typeName(results)}`, { file, field: 'results' });
+  if (results.length === 0) throw new BadInputError('the list of results is empty: no task to import', { file, field: 'results' });
+  results.forEach((entry, i) => {
+    const field = `results[${i}]`;
+    if (!isPlainObject(entry)) {
+      throw new BadInputError(`expected an object with task_name (or dataset_name) and prompt_name (the BigScience fork's layout), got ${typeName(entry)}`, { file, field });
+    }
+    const task = entry.dataset_name ?? entry.task_name;
+    if (typeof task !== 'string') throw new BadInputError(`task_name/dataset_name must be a string, got ${typeName(task)}`, { file, field });
+    if (typeof entry.prompt_name !== 'string') throw new BadInputError(`prompt_name must be a string, got ${typeName(entry.prompt_name)}`, { file, field });
+  });
+  if ('config' in json && !isPlainObject(json.config)) throw new BadInputError(`expected an object, got ${typeName(json.config)}`, { file, field: 'config' });
+}
