@@ -25,6 +25,8 @@ export function checkResultsShape(json: Record<string, unknown>, file: string): 
       if (typeof value === 'number' || typeof value === 'boolean' || value === null) continue;
       // lm-eval's own strings: the display alias, and "N/A" for a standard error it could not compute.
       if (typeof value === 'string' && (key === 'alias' || key === 'name' || (/stderr/.test(key) && value === 'N/A'))) continue;
+      // An aggregating group's per-metric document counts: {"metric,filter": n}.
+      if (key === 'sample_count' && isPlainObject(value) && Object.values(value).every((n) => typeof n === 'number')) continue;
       throw new BadInputError(`a metric value must be a number, got ${typeName(value)}`, { file, field: `results.${task}.${key}` });
     }
   }
