@@ -23,8 +23,9 @@ export function checkResultsShape(json: Record<string, unknown>, file: string): 
     if (!isPlainObject(metrics)) throw new BadInputError(`expected an object of metric values, got ${typeName(metrics)}`, { file, field: `results.${task}` });
     for (const [key, value] of Object.entries(metrics)) {
       if (typeof value === 'number' || typeof value === 'boolean' || value === null) continue;
-      // lm-eval's own strings: the display alias, and "N/A" for a standard error it could not compute.
-      if (typeof value === 'string' && (key === 'alias' || key === 'name' || (/stderr/.test(key) && value === 'N/A'))) continue;
+      // lm-eval's own strings: the display alias, and "N/A" for a value it could not compute (it writes it for
+      // standard errors; a value marked so is kept, so that as-recorded can name it instead of refusing the file).
+      if (typeof value === 'string' && (key === 'alias' || key === 'name' || value === 'N/A')) continue;
       // An aggregating group's per-metric document counts: {"metric,filter": n}.
       if (key === 'sample_count' && isPlainObject(value) && Object.values(value).every((n) => typeof n === 'number')) continue;
       throw new BadInputError(`a metric value must be a number, got ${typeName(value)}`, { file, field: `results.${task}.${key}` });
