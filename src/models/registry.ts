@@ -32,3 +32,10 @@ registerBackend('dummy', {
     return dummyBackend.open(args, options);
   },
 });
+
+registerBackend('onnx', {
+  async open(args, options) {
+    const { onnxBackend } = await import('./onnx/onnxBackend.ts');
+    return onnxBackend.open(args, options);
+  },
+});

@@ -1,0 +1,387 @@
+/**
+ * The onnx backend's inference thread. `InferenceSession.run` blocks the thread that calls it
+ * for the whole forward pass (onnxruntime-node runs the native call synchronously), so the
+ * session lives here and the main thread (progress view, store writes, later `lmaudit serve`)
+ * stays responsive. This file is plain JavaScript, loaded by path, so that it runs the same
+ * under tsx (tests) and beside the CommonJS bundle (the CLI). It knows token ids only: the
+ * tokenizer, lm-eval's request semantics and stop strings stay on the main thread.
+ *
+ * Messages: {id, op, ...} in; {id, result} or {id, error} out. Ops: open, score, scoreShared,
+ * genStart, genStep, genEnd, close.
+ */
+import { parentPort } from 'node:worker_threads';
+import * as ort from 'onnxruntime-node';
+
+/** Logits per forward pass are B·S·V floats; passes are split so that one holds at most this many. */
+const LOGITS_BUDGET = 64 * 1024 * 1024;
+
+let session = null;
+/** What the graph takes: see open(). */
+let graph = null;
+/** The last context run by scoreShared: its tokens, the KV it left and its last position's logits. */
+let sharedCache = null;
+/** The generation in progress (one at a time). */
+let gen = null;
+/** Token positions fed through the graph (batch × sequence, padding included) and passes run: what prefix sharing saves. */
+const stats = { forwardTokens: 0, forwardPasses: 0 };
+
+const big = (values) => BigInt64Array.from(values, (v) => BigInt(v));
+const int64 = (values, dims) => new ort.Tensor('int64', big(values), dims);
+
+function emptyPast(batch) {
+  const feeds = {};
+  for (const p of graph.past) feeds[p.name] = new ort.Tensor(p.type, p.type === 'float16' ? new Uint16Array(0) : new Float32Array(0), [batch, p.heads, 0, p.headDim]);
+  return feeds;
+}
+
+/** Common feeds: ids [B,S], mask [B,P+S], positions [B,S] (when the graph takes them), past (or empty). */
+function feedsFor(ids, mask, positions, batch, seq, pastLen, past) {
+  const feeds = { input_ids: int64(ids, [batch, seq]) };
+  if (graph.hasMask) feeds.attention_mask = int64(mask, [batch, pastLen + seq]);
+  if (graph.hasPositions) feeds.position_ids = int64(positions, [batch, seq]);
+  if (graph.past.length > 0) Object.assign(feeds, past ?? emptyPast(batch));
+  if (graph.hasUseCacheBranch) feeds.use_cache_branch = new ort.Tensor('bool', [pastLen > 0], [1]);
+  if (graph.hasLogitsToKeep) feeds.num_logits_to_keep = new ort.Tensor('int64', BigInt64Array.from([0n]), []);
+  return feeds;
+}
+
+async function run(feeds, withPresent) {
+  stats.forwardTokens += feeds.input_ids.dims[0] * feeds.input_ids.dims[1];
+  stats.forwardPasses += 1;
+  const fetches = withPresent ? ['logits', ...graph.past.map((p) => p.present)] : ['logits'];
+  const out = await session.run(feeds, fetches);
+  const logits = out.logits;
+  if (logits.type !== 'float32') throw new Error(`the model's logits are ${logits.type}; only float32 logits are read (export with float32 outputs)`);
+  let past = null;
+  if (withPresent) {
+    past = {};
+    for (const p of graph.past) past[p.name] = out[p.present];
+  }
+  return { logits: logits.data, dims: logits.dims, past };
+}
+
+/** log_softmax of one position at `target`, in float64, and whether `target` is the (first) argmax. */
+function scoreAt(logits, offset, vocab, target) {
+  let max = -Infinity;
+  let arg = 0;
+  for (let i = 0; i < vocab; i++) {
+    const x = logits[offset + i];
+    if (x > max) {
+      max = x;
+      arg = i;
+    }
+  }
+  let sum = 0;
+  for (let i = 0; i < vocab; i++) sum += Math.exp(logits[offset + i] - max);
+  return { logprob: logits[offset + target] - max - Math.log(sum), greedy: arg === target };
+}
+
+function open({ path, threads }) {
+  return ort.InferenceSession.create(path, { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' }).then((s) => {
+    session = s;
+    const inputs = new Map(s.inputMetadata.map((m) => [m.name, m]));
+    const outputs = new Set(s.outputNames);
+    if (!inputs.has('input_ids')) throw new Error(`the graph has no input_ids input (inputs: ${s.inputNames.join(', ')}); it is not a causal LM export`);
+    if (!outputs.has('logits')) throw new Error(`the graph has no logits output (outputs: ${s.outputNames.join(', ')})`);
+    const past = [];
+    for (const m of s.inputMetadata) {
+      const found = /^past_key_values\.(\d+)\.(key|value)$/.exec(m.name);
+      if (found === null) continue;
+      const present = [`present.${found[1]}.${found[2]}`, `present_key_values.${found[1]}.${found[2]}`].find((n) => outputs.has(n));
+      if (present === undefined) throw new Error(`the graph takes ${m.name} but returns no matching present output`);
+      const [, heads, , headDim] = m.shape;
+      if (typeof heads !== 'number' || typeof headDim !== 'number') throw new Error(`${m.name} has symbolic head dimensions (${JSON.stringify(m.shape)}); a past of [batch, kv_heads, past, head_dim] with fixed heads is expected`);
+      past.push({ name: m.name, present, type: m.type, heads, headDim });
+    }
+    const logitsMeta = s.outputMetadata?.find?.((m) => m.name === 'logits');
+    const vocab = logitsMeta && typeof logitsMeta.shape?.[2] === 'number' ? logitsMeta.shape[2] : null;
+    graph = {
+      past,
+      hasMask: inputs.has('attention_mask'),
+      hasPositions: inputs.has('position_ids'),
+      hasUseCacheBranch: inputs.has('use_cache_branch'),
+      hasLogitsToKeep: inputs.has('num_logits_to_keep'),
+    };
+    const known = new Set(['input_ids', 'attention_mask', 'position_ids', 'use_cache_branch', 'num_logits_to_keep', ...past.map((p) => p.name)]);
+    const unknown = s.inputNames.filter((n) => !known.has(n));
+    if (unknown.length > 0) throw new Error(`the graph takes inputs a causal LM export does not (${unknown.join(', ')})`);
+    return { inputs: s.inputNames, outputs: s.outputNames, kvCache: past.length > 0, positionIds: graph.hasPositions, layers: past.length / 2, kvHeads: past[0]?.heads ?? null, headDim: past[0]?.headDim ?? null, kvType: past[0]?.type ?? null, vocab };
+  });
+}
+
+/**
+ * Rows {ids, from, targets}: logits at positions from … from+targets.length−1 predict the targets.
+ * Longest first, right-padded (as lm-eval batches), split to the logits budget.
+ */
+async function score({ rows, vocab }) {
+  const order = rows.map((_, i) => i).sort((a, b) => rows[b].ids.length - rows[a].ids.length);
+  const results = new Array(rows.length);
+  for (let start = 0; start < order.length; ) {
+    const seq = rows[order[start]].ids.length;
+    const take = Math.max(1, Math.min(order.length - start, Math.floor(LOGITS_BUDGET / (seq * vocab))));
+    const chunk = order.slice(start, start + take);
+    start += take;
+    const ids = [];
+    const mask = [];
+    const positions = [];
+    for (const i of chunk) {
+      const row = rows[i].ids;
+      for (let k = 0; k < seq; k++) {
+        ids.push(k < row.length ? row[k] : 0);
+        mask.push(k < row.length ? 1 : 0);
+        positions.push(k);
+      }
+    }
+    const t0 = performance.now();
+    const { logits } = await run(feedsFor(ids, mask, positions, chunk.length, seq, 0, null), false);
+    const ms = (performance.now() - t0) / chunk.length;
+    chunk.forEach((i, b) => {
+      const { from, targets } = rows[i];
+      let logprob = 0;
+      let greedy = true;
+      targets.forEach((t, j) => {
+        const r = scoreAt(logits, (b * seq + from + j) * vocab, vocab, t);
+        logprob += r.logprob;
+        greedy &&= r.greedy;
+      });
+      results[i] = { logprob, greedy, ms };
+    });
+  }
+  return results;
+}
+
+/** Repeats a [1, H, P, D] past along the batch dimension. */
+function replicate(past, batch) {
+  const out = {};
+  for (const [name, tensor] of Object.entries(past)) {
+    const one = tensor.data;
+    const data = new one.constructor(one.length * batch);
+    for (let b = 0; b < batch; b++) data.set(one, b * one.length);
+    out[name] = new ort.Tensor(tensor.type, data, [batch, ...tensor.dims.slice(1)]);
+  }
+  return out;
+}
+
+const sameTokens = (a, b) => a.length === b.length && a.every((t, i) => t === b[i]);
+
+/**
+ * All continuations of one context from one pass over the context: its KV is kept (and reused by
+ * the next call with the same context), each continuation's first token is scored from the
+ * context's last logits, the rest from one batched pass over the continuations with the past
+ * repeated along the batch.
+ */
+async function scoreShared({ context, conts, vocab }) {
+  let ms = 0;
+  if (sharedCache === null || !sameTokens(sharedCache.context, context)) {
+    sharedCache = null;
+    const n = context.length;
+    const t0 = performance.now();
+    const { logits, past } = await run(feedsFor(context, new Array(n).fill(1), context.map((_, k) => k), 1, n, 0, null), true);
+    ms += performance.now() - t0;
+    sharedCache = { context: [...context], past, last: logits.slice((n - 1) * vocab, n * vocab) };
+  }
+  const { past, last } = sharedCache;
+  const pastLen = context.length;
+  const results = conts.map((cont) => {
+    const r = scoreAt(last, 0, vocab, cont[0]);
+    return { logprob: r.logprob, greedy: r.greedy, ms: 0 };
+  });
+  const longer = conts.map((c, i) => i).filter((i) => conts[i].length > 1).sort((a, b) => conts[b].length - conts[a].length);
+  for (let start = 0; start < longer.length; ) {
+    const seq = conts[longer[start]].length - 1;
+    const take = Math.max(1, Math.min(longer.length - start, Math.floor(LOGITS_BUDGET / (seq * vocab))));
+    const chunk = longer.slice(start, start + take);
+    start += take;
+    const ids = [];
+    const mask = [];
+    const positions = [];
+    for (const i of chunk) {
+      const row = conts[i].slice(0, -1);
+      for (let k = 0; k < pastLen; k++) mask.push(1);
+      for (let k = 0; k < seq; k++) {
+        ids.push(k < row.length ? row[k] : 0);
+        mask.push(k < row.length ? 1 : 0);
+        positions.push(pastLen + k);
+      }
+    }
+    const t0 = performance.now();
+    const { logits } = await run(feedsFor(ids, mask, positions, chunk.length, seq, pastLen, replicate(past, chunk.length)), false);
+    ms += performance.now() - t0;
+    chunk.forEach((i, b) => {
+      const cont = conts[i];
+      for (let k = 1; k < cont.length; k++) {
+        const r = scoreAt(logits, (b * seq + k - 1) * vocab, vocab, cont[k]);
+        results[i].logprob += r.logprob;
+        results[i].greedy &&= r.greedy;
+      }
+    });
+  }
+  for (const r of results) r.ms = ms / results.length;
+  return results;
+}
+
+// ---------------------------------------------------------------- generation
+
+/** xoshiro128** seeded through splitmix32: a stated, reproducible stream (not torch's). */
+function rng(seed) {
+  let s = seed >>> 0;
+  const split = () => {
+    s = (s + 0x9e3779b9) >>> 0;
+    let z = s;
+    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
+    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
+    return (z ^ (z >>> 16)) >>> 0;
+  };
+  const st = [split(), split(), split(), split()];
+  return () => {
+    const result = Math.imul(((Math.imul(st[1], 5) << 7) | (Math.imul(st[1], 5) >>> 25)) >>> 0, 9) >>> 0;
+    const t = (st[1] << 9) >>> 0;
+    st[2] ^= st[0];
+    st[3] ^= st[1];
+    st[1] ^= st[2];
+    st[0] ^= st[3];
+    st[2] ^= t;
+    st[3] = ((st[3] << 11) | (st[3] >>> 21)) >>> 0;
+    return result / 4294967296;
+  };
+}
+
+/** Greedy: the first maximum (torch.argmax's choice). Sampling: temperature, then top-k, then top-p, as HF orders its warpers. */
+function choose(logits, offset, vocab, sampling, draw) {
+  if (!sampling.doSample) {
+    let max = -Infinity;
+    let arg = 0;
+    for (let i = 0; i < vocab; i++) if (logits[offset + i] > max) {
+      max = logits[offset + i];
+      arg = i;
+    }
+    return arg;
+  }
+  const temperature = sampling.temperature && sampling.temperature > 0 ? sampling.temperature : 1;
+  let cand = [];
+  for (let i = 0; i < vocab; i++) cand.push([i, logits[offset + i] / temperature]);
+  cand.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+  if (sampling.topK !== null && sampling.topK > 0) cand = cand.slice(0, sampling.topK);
+  const max = cand[0][1];
+  let weights = cand.map(([, x]) => Math.exp(x - max));
+  let total = weights.reduce((a, b) => a + b, 0);
+  if (sampling.topP !== null && sampling.topP < 1) {
+    let cum = 0;
+    let keep = 0;
+    while (keep < cand.length && cum < sampling.topP) cum += weights[keep++] / total;
+    cand = cand.slice(0, Math.max(1, keep));
+    weights = weights.slice(0, cand.length);
+    total = weights.reduce((a, b) => a + b, 0);
+  }
+  let u = draw() * total;
+  for (let k = 0; k < cand.length; k++) {
+    u -= weights[k];
+    if (u <= 0) return cand[k][0];
+  }
+  return cand[cand.length - 1][0];
+}
+
+/** Rows of context ids, left-padded (as lm-eval generates); positions = cumsum(mask) − 1, padded slots 1 (as HF). */
+async function genStart({ rows, padId, vocab, sampling }) {
+  const batch = rows.length;
+  const seq = Math.max(...rows.map((r) => r.length));
+  const ids = [];
+  const mask = [];
+  const positions = [];
+  for (const row of rows) {
+    const pad = seq - row.length;
+    for (let k = 0; k < seq; k++) {
+      ids.push(k < pad ? padId : row[k - pad]);
+      mask.push(k < pad ? 0 : 1);
+      positions.push(k < pad ? 1 : k - pad);
+    }
+  }
+  const draws = rows.map((_, b) => rng(sampling.seeds?.[b] ?? sampling.seed ?? 0));
+  const t0 = performance.now();
+  const { logits, past } = await run(feedsFor(ids, mask, positions, batch, seq, 0, null), graph.past.length > 0);
+  const next = rows.map((_, b) => choose(logits, (b * seq + seq - 1) * vocab, vocab, sampling, draws[b]));
+  gen = { batch, ids, mask, seq, past, vocab, sampling, draws, counts: rows.map((r) => r.length) };
+  return { next, ms: performance.now() - t0 };
+}
+
+/** Feeds one token per row (the chosen one, or the pad for a finished row) and chooses the next. */
+async function genStep({ feed }) {
+  const g = gen;
+  const t0 = performance.now();
+  for (let b = 0; b < g.batch; b++) g.counts[b]++;
+  let logits;
+  let offsetOf;
+  if (graph.past.length > 0) {
+    const pastLen = g.mask.length / g.batch;
+    const mask = [];
+    for (let b = 0; b < g.batch; b++) {
+      for (let k = 0; k < pastLen; k++) mask.push(g.mask[b * pastLen + k]);
+      mask.push(1);
+    }
+    g.mask = mask;
+    const out = await run(feedsFor(feed, mask, g.counts.map((c) => c - 1), g.batch, 1, pastLen, g.past), true);
+    g.past = out.past;
+    logits = out.logits;
+    offsetOf = (b) => b * g.vocab;
+  } else {
+    // A graph without a KV cache recomputes the whole sequence at every step.
+    const seq = g.seq;
+    const ids = [];
+    const mask = [];
+    for (let b = 0; b < g.batch; b++) {
+      for (let k = 0; k < seq; k++) {
+        ids.push(g.ids[b * seq + k]);
+        mask.push(g.mask[b * seq + k]);
+      }
+      ids.push(feed[b]);
+      mask.push(1);
+    }
+    g.ids = ids;
+    g.mask = mask;
+    g.seq = seq + 1;
+    const positions = [];
+    for (let b = 0; b < g.batch; b++) {
+      let count = 0;
+      for (let k = 0; k < g.seq; k++) {
+        const m = mask[b * g.seq + k];
+        count += m;
+        positions.push(m === 0 ? 1 : count - 1);
+      }
+    }
+    const out = await run(feedsFor(ids, mask, positions, g.batch, g.seq, 0, null), false);
+    logits = out.logits;
+    offsetOf = (b) => (b * g.seq + g.seq - 1) * g.vocab;
+  }
+  const next = feed.map((_, b) => choose(logits, offsetOf(b), g.vocab, g.sampling, g.draws[b]));
+  return { next, ms: performance.now() - t0 };
+}
+
+const OPS = {
+  open,
+  stats: async () => ({ ...stats }),
+  score,
+  scoreShared,
+  genStart,
+  genStep,
+  genEnd: async () => {
+    gen = null;
+    return null;
+  },
+  close: async () => {
+    sharedCache = null;
+    gen = null;
+    if (session !== null) await session.release();
+    session = null;
+    return null;
+  },
+};
+
+parentPort.on('message', async (message) => {
+  const { id, op } = message;
+  try {
+    const result = await OPS[op](message);
+    parentPort.postMessage({ id, result });
+  } catch (error) {
+    parentPort.postMessage({ id, error: error instanceof Error ? error.message : String(error) });
+  }
+});
