@@ -84,7 +84,7 @@ export function runProvenance(
   f: RunFacts,
   observed: ReadonlyMap<string, TaskObservations> | null,
   scores: readonly TaskScores[] | null,
-  timing: { wallMs: number; inferenceMs: number } | null,
+  timing: { wallMs: number; inferenceMs: number; counters?: Record<string, number> } | null,
   records: SourceFile[],
   groups: readonly GroupResult[] = [],
 ): RunProvenance {
@@ -94,7 +94,7 @@ export function runProvenance(
   prov.harness.version = same(recorded(f.lmauditVersion, 'package.json'));
   prov.harness.runtime = {
     configured: UNKNOWN,
-    used: recorded({ node: process.versions.node, ...d.runtime, ...(timing && { wall_seconds: timing.wallMs / 1000, inference_seconds: timing.inferenceMs / 1000 }) }, 'process.versions, backend'),
+    used: recorded({ node: process.versions.node, ...d.runtime, ...(timing && { wall_seconds: timing.wallMs / 1000, inference_seconds: timing.inferenceMs / 1000, ...(timing.counters && { backend_counters: timing.counters }) }) }, 'process.versions, backend'),
   };
   prov.model.backend = same(recorded(f.model, '--model'));
   prov.model.model_id = { configured: flag(redactedArgs(f.modelArgs)), used: recorded(d.modelId, 'backend') };

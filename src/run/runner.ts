@@ -63,6 +63,8 @@ export interface RunSummary {
   heldBefore: number;
   wallMs: number;
   inferenceMs: number;
+  /** The backend's work counters for this invocation (empty when it keeps none). */
+  counters: Record<string, number>;
 }
 
 /** Settings whose change makes a resumed run a different run. */
@@ -206,6 +208,7 @@ async function runWith(lm: LanguageModel, o: RunOptions, events: RunEvents, star
   }
   stopRecording();
 
+  const counters = (await lm.counters?.()) ?? {};
   await events.emit({ kind: 'scoring' });
   const responses = await readResponses(o.store, recorder);
   const byKey = new Map(responses.map((r) => [responseKey(r), r]));
@@ -220,7 +223,7 @@ async function runWith(lm: LanguageModel, o: RunOptions, events: RunEvents, star
   });
   const records: SourceFile[] = [];
   for (const [i, path] of lmevalFiles.entries()) records.push({ path, sha256: await sha256File(path), role: i === 0 ? 'lm-eval results' : 'lm-eval samples' });
-  const manifest: StoreManifest = { schema_version: SCHEMA_VERSION, created_by: `lmaudit ${facts.lmauditVersion} run`, runs: [runProvenance(facts, observed, scores, { wallMs, inferenceMs }, records, groupScores)] };
+  const manifest: StoreManifest = { schema_version: SCHEMA_VERSION, created_by: `lmaudit ${facts.lmauditVersion} run`, runs: [runProvenance(facts, observed, scores, { wallMs, inferenceMs, counters }, records, groupScores)] };
   const text = new Map(responses.filter((r) => r.repeat === 0).map((r) => [`${r.task}\u0000${r.doc_id}\u0000${r.request_idx}`, r.text]));
   const finalInstances = instances.map((r) => ({ ...r, response_text: text.get(`${r.task}\u0000${r.doc_id}\u0000${r.request_idx}`) ?? null }));
   try {
@@ -230,7 +233,7 @@ async function runWith(lm: LanguageModel, o: RunOptions, events: RunEvents, star
   }
   const totalMs = performance.now() - startedAt;
   await events.emit({ kind: 'finished', wallMs: totalMs, inferenceMs });
-  return { store: o.store, tasks: built, scores, groups: groupScores, lmevalFiles, sent, heldBefore, wallMs: totalMs, inferenceMs };
+  return { store: o.store, tasks: built, scores, groups: groupScores, lmevalFiles, sent, heldBefore, wallMs: totalMs, inferenceMs, counters };
 }
 
 function expected(built: readonly BuiltTask[]): number {

@@ -154,6 +154,7 @@ export function registerRun(program: Command): void {
           wall_seconds: summary.wallMs / 1000,
           inference_seconds: summary.inferenceMs / 1000,
           harness_overhead: overhead,
+          backend_counters: summary.counters,
           results: summary.scores.map((s) => ({ task: s.task, metrics: s.results })),
           groups: summary.groups.filter((g) => g.results.length > 0).map((g) => ({ group: g.group, metrics: g.results })),
         });

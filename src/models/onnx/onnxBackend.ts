@@ -240,9 +240,10 @@ class OnnxModel implements LanguageModel {
     });
   }
 
-  /** Token positions and passes run through the graph so far (the prefix-sharing bench reads them). */
-  stats(): Promise<{ forwardTokens: number; forwardPasses: number }> {
-    return this.thread.stats();
+  /** Token positions (batch × sequence, padding included) and passes run through the graph so far. */
+  async counters(): Promise<Record<string, number>> {
+    const s = await this.thread.stats();
+    return { forward_tokens: s.forwardTokens, forward_passes: s.forwardPasses };
   }
 
   close(): Promise<void> {
