@@ -2,9 +2,9 @@
  * Paths to the data the tests read, all of it inside the repository (a user's clone has nothing beside it).
  *
  * - `fixturePath('lmeval/…')`: a file or folder under fixtures/, as stored.
- * - `externalFixture('lm-evaluation-harness/…' | 'pythia/…' | 'inspect/…')`: the real outputs other people
+ * - `externalFixture('lm-evaluation-harness/…' | 'pythia/…' | 'inspect/…' | 'agents/…')`: the real outputs other people
  *   produced, in their original layout and bytes (fixtures/external/SOURCES.md). They are stored compactly
- *   (fixtures/external/copy_from_data.sh says how), so the first call rebuilds the three trees in a temporary
+ *   (fixtures/external/copy_from_data.sh says how), so the first call rebuilds the four trees in a temporary
  *   folder, removed when the process exits; the importer reads real files and folders, as a user's would be.
  * - `goldenPromptText('arc_easy.0shot.jsonl')`: one file of fixtures/golden-prompts, decompressed in memory.
  */
@@ -30,6 +30,7 @@ const TREES: { name: string; alsoFrom?: string }[] = [
   { name: 'lm-evaluation-harness', alsoFrom: 'lmeval' },
   { name: 'pythia' },
   { name: 'inspect', alsoFrom: 'inspect/logs' },
+  { name: 'agents' },
 ];
 
 /** Every file under `dir`, as paths relative to it with '/' separators, sorted. */
@@ -74,7 +75,7 @@ function externalRoot(): string {
   return rebuilt;
 }
 
-/** A path in the rebuilt copy of fixtures/external (`lm-evaluation-harness/…`, `pythia/…`, `inspect/…`); '' gives the parent folder. */
+/** A path in the rebuilt copy of fixtures/external (`lm-evaluation-harness/…`, `pythia/…`, `inspect/…`, `agents/…`); '' gives the parent folder. */
 export function externalFixture(relative = ''): string {
   return relative === '' ? externalRoot() : join(externalRoot(), relative);
 }

@@ -11,7 +11,7 @@ import { externalFixture, filesUnder, fixturePath, goldenPromptText, originalNam
 
 const sha256 = (bytes: Buffer | string): string => createHash('sha256').update(bytes).digest('hex');
 
-test('fixtures/external rebuilds the lm-eval, pythia and Inspect trees byte for byte, with no file missing or extra', () => {
+test('fixtures/external rebuilds the lm-eval, pythia, Inspect and agent-record trees byte for byte, with no file missing or extra', () => {
   const sums = readFileSync(fixturePath('external/SHA256SUMS'), 'utf8')
     .split('\n')
     .filter((l) => l !== '')
@@ -20,13 +20,14 @@ test('fixtures/external rebuilds the lm-eval, pythia and Inspect trees byte for 
       assert.ok(m, `SHA256SUMS line: ${l}`);
       return [m[2]!, m[1]!] as const;
     });
-  // 39 lm-evaluation-harness files, 2 pythia, 8 Inspect (7 logs and their SOURCES.md): the whole of each tree.
+  // 39 lm-evaluation-harness files, 2 pythia, 8 Inspect (7 logs and their SOURCES.md), 108 agent records (with
+  // their SOURCES.md and MANIFEST.jsonl): the whole of each tree.
   assert.deepEqual(
-    ['lm-evaluation-harness/', 'pythia/', 'inspect/'].map((t) => sums.filter(([f]) => f.startsWith(t)).length),
-    [39, 2, 8],
+    ['lm-evaluation-harness/', 'pythia/', 'inspect/', 'agents/'].map((t) => sums.filter(([f]) => f.startsWith(t)).length),
+    [39, 2, 8, 108],
   );
   const root = externalFixture();
-  const rebuilt = ['lm-evaluation-harness', 'pythia', 'inspect'].flatMap((t) => filesUnder(root, `${t}/`)).sort();
+  const rebuilt = ['lm-evaluation-harness', 'pythia', 'inspect', 'agents'].flatMap((t) => filesUnder(root, `${t}/`)).sort();
   assert.deepEqual(rebuilt, sums.map(([f]) => f).sort());
   for (const [file, sum] of sums) assert.equal(sha256(readFileSync(`${root}${file}`)), sum, file);
 });
