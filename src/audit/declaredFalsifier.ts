@@ -16,9 +16,9 @@ import { readFile } from 'node:fs/promises';
 import { load } from 'js-yaml';
 import * as z from '../util/zod.ts';
 import { BadInputError } from '../errors.ts';
-import { DISCLOSURE_FIELDS } from '../store/schema.ts';
+import { AGENT_FIELDS, DISCLOSURE_FIELDS } from '../store/schema.ts';
 import type { DiffResult, TaskComparison } from './diff.ts';
-import { DEFAULT_CLAUSES, evaluateClause, type Clause, type ClauseSpec, type ClauseStatus } from './falsifier.ts';
+import { AGENT_CLAUSES, DEFAULT_CLAUSES, evaluateClause, type Clause, type ClauseSpec, type ClauseStatus } from './falsifier.ts';
 
 export const DeclaredFalsifierSpec = z.strictObject({
   claim: z.string().check(z.minLength(1)),
@@ -64,15 +64,15 @@ export async function loadDeclaredFalsifier(file: string): Promise<DeclaredFalsi
 
 /** A `must_agree` entry: a default clause by name, or one disclosure field as 'item.field'. */
 function clauseFor(name: string, file: string): ClauseSpec {
-  const known = DEFAULT_CLAUSES.find((c) => c.name === name);
+  const known = [...DEFAULT_CLAUSES, ...AGENT_CLAUSES].find((c) => c.name === name);
   if (known !== undefined) return known;
   const [item, field] = name.split('.');
-  const fields = (DISCLOSURE_FIELDS as Record<string, readonly string[]>)[item ?? ''];
+  const fields = ({ ...DISCLOSURE_FIELDS, agent: AGENT_FIELDS } as Record<string, readonly string[]>)[item ?? ''];
   if (fields !== undefined && field !== undefined && fields.includes(field)) {
     return { name, phrase: name.replace('.', ' ').replace(/_/g, ' '), fields: [name], checks: [] };
   }
   throw new BadInputError(
-    `unknown clause or field '${name}' (clauses: ${DEFAULT_CLAUSES.map((c) => c.name).join(', ')}; or a disclosure field as item.field, e.g. model.dtype)`,
+    `unknown clause or field '${name}' (clauses: ${[...DEFAULT_CLAUSES, ...AGENT_CLAUSES].map((c) => c.name).join(', ')}; or a disclosure field as item.field, e.g. model.dtype or agent.timeouts)`,
     { file, field: 'must_agree' },
   );
 }

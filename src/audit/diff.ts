@@ -7,7 +7,7 @@
 import { BadInputError } from '../errors.ts';
 import { findImpossible, type ImpossibleFinding } from './cannotBeRight.ts';
 import type { OpenStore } from '../store/readStore.ts';
-import type { RunProvenance } from '../store/schema.ts';
+import { AGENT_SOURCE_KINDS, type RunProvenance } from '../store/schema.ts';
 import { checkConfiguredVsUsed, type CheckResult } from './configuredVsUsed.ts';
 import { buildFalsifier, type Falsifier } from './falsifier.ts';
 import { attributeFlips, type FlipAttribution } from './flips.ts';
@@ -157,6 +157,10 @@ function runLevelSettings(a: RunProvenance, b: RunProvenance): SettingsDiff {
   return { ...d, items: d.items.filter((i) => isPerRunItem(i.item)) };
 }
 
+function isAgentKind(run: RunProvenance): boolean {
+  return (AGENT_SOURCE_KINDS as readonly string[]).includes(run.source_kind);
+}
+
 const KEY_NOTE: Record<JoinKey, string> = {
   doc_hash: 'joined on doc_hash',
   doc_content: 'joined on the document content (doc_hash paired fewer items: the two sources hash documents differently)',
@@ -184,7 +188,9 @@ export async function compareTask(
     ...checks.b.filter((c) => c.status === 'mismatch').map((c) => ({ side: 'B' as const, item: c.item, text: `${c.id}: configured ${c.configured}, used ${c.used}` })),
   ]);
   const reported = reportedScores(runA, taskA, runB, taskB);
-  if (docsA.length === 0 || docsB.length === 0) {
+  // Two agent runs of different benchmarks: their instance ids may coincide, their items are never the same.
+  const otherBenchmark = isAgentKind(runA) && isAgentKind(runB) && taskA !== taskB;
+  if (docsA.length === 0 || docsB.length === 0 || otherBenchmark) {
     const missing = docsA.length === 0 && docsB.length === 0 ? 'neither run' : docsA.length === 0 ? 'A' : 'B';
     return {
       taskA,
@@ -193,7 +199,9 @@ export async function compareTask(
       sourceConfig,
       checks,
       items: null,
-      pairedNote: `no per-item samples in ${missing}: paired statistics need the same items scored in both runs; only the reported aggregates can be set side by side`,
+      pairedNote: otherBenchmark
+        ? `different benchmarks (A: ${taskA}, B: ${taskB}): agent items are joined only within one benchmark, so there are no paired statistics; only the settings and the reported aggregates are set side by side`
+        : `no per-item samples in ${missing}: paired statistics need the same items scored in both runs; only the reported aggregates can be set side by side`,
       paired: [],
       flips: [],
       reported,

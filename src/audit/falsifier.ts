@@ -38,6 +38,22 @@ export const DEFAULT_CLAUSES: readonly ClauseSpec[] = [
   { name: 'harness', phrase: 'harness versions or commits', fields: ['harness.version', 'harness.commit'], checks: [] },
 ];
 
+/** Clauses for agent runs, used when the settings diff has agent settings: what moves an agent score. */
+export const AGENT_CLAUSES: readonly ClauseSpec[] = [
+  { name: 'scaffold', phrase: 'agent scaffolds', fields: ['agent.agent_name', 'agent.agent_version'], checks: [] },
+  { name: 'limits', phrase: 'agent limits or timeouts', fields: ['agent.timeouts', 'agent.agent_limits'], checks: [] },
+  { name: 'sandbox', phrase: 'sandboxes (provider, resources, network)', fields: ['agent.sandbox_provider', 'agent.sandbox_resources', 'agent.network'], checks: [] },
+  { name: 'attempts', phrase: 'attempts per task or retry policies', fields: ['agent.attempts', 'agent.retries'], checks: [] },
+  { name: 'denominator', phrase: 'denominator rules or task selections', fields: ['agent.denominator_rule', 'agent.split_size', 'agent.tasks_excluded', 'agent.task_selection'], checks: [] },
+];
+
+/** The default clauses for a diff: the agent clauses join them when the runs are agent runs. */
+export function clausesFor(diff: SettingsDiff): readonly ClauseSpec[] {
+  // Prompt-level clauses (few-shot, chat template, …) say nothing about an agent run: its own clauses replace them.
+  if (!diff.items.some((i) => i.item === 'agent')) return DEFAULT_CLAUSES;
+  return [...DEFAULT_CLAUSES.filter((c) => c.name === 'documents' || c.name === 'harness'), ...AGENT_CLAUSES];
+}
+
 export interface Clause {
   name: string;
   phrase: string;
@@ -158,7 +174,7 @@ export function buildFalsifier(
   diff: SettingsDiff,
   checks: { a: readonly CheckResult[]; b: readonly CheckResult[] } | null,
   documents: DocumentCoverage | null,
-  specs: readonly ClauseSpec[] = DEFAULT_CLAUSES,
+  specs: readonly ClauseSpec[] = clausesFor(diff),
   subject = 'This comparison',
 ): Falsifier {
   const clauses = specs.map((s) => evaluateClause(s, diff, checks, documents));
@@ -183,7 +199,7 @@ export function falsifierSentence(subject: string, clauses: readonly Clause[]): 
 }
 
 /** A single-run falsifier (report without --against): which settings a reader must match to compare against this run. */
-export function singleRunFalsifier(diff: SettingsDiff, specs: readonly ClauseSpec[] = DEFAULT_CLAUSES): Falsifier {
+export function singleRunFalsifier(diff: SettingsDiff, specs: readonly ClauseSpec[] = clausesFor(diff)): Falsifier {
   const rows = fieldRows(diff);
   const clauses: Clause[] = specs.map((spec) => {
     const values = spec.fields

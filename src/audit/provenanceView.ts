@@ -27,8 +27,9 @@ export function factValue(fact: Fact): unknown {
   return isKnown(fact) ? fact.value : undefined;
 }
 
-export function isPerRunItem(item: DisclosureItem): boolean {
-  return (PER_RUN_ITEMS as readonly string[]).includes(item);
+/** Run-level items: PER_RUN_ITEMS, and the agent settings (RunProvenance.agent belongs to the run, not a task). */
+export function isPerRunItem(item: DisclosureItem | 'agent'): boolean {
+  return item === 'agent' || (PER_RUN_ITEMS as readonly string[]).includes(item);
 }
 
 /** The settings of one disclosure item for a run (and a task, for per-task items). */

@@ -4,9 +4,12 @@
  * noise rules (src/audit/noise.ts); a record whose configured and used values
  * disagree contradicts itself, which is its own verdict.
  */
-import { DISCLOSURE_ITEMS, type DisclosureItem, type Fact, type RunProvenance, type Setting } from '../store/schema.ts';
+import { AGENT_FIELDS, DISCLOSURE_ITEMS, type DisclosureItem, type Fact, type RunProvenance, type Setting } from '../store/schema.ts';
 import { compareValues, NOISE_RULES, type NoiseRuleName } from './noise.ts';
 import { effectiveFact, fieldsOf, isKnown, isPerRunItem, itemGroup } from './provenanceView.ts';
+
+/** A row's item: a disclosure item, or the agent settings of agent runs (RunProvenance.agent). */
+export type SettingsItem = DisclosureItem | 'agent';
 
 /** 'resolved': the same on both sides, and a side configured it as `auto` and recorded the value that was chosen. */
 export type FieldVerdict = 'same' | 'resolved' | 'differs' | 'contradicts' | 'unknown in A' | 'unknown in B' | 'unknown in both';
@@ -20,7 +23,7 @@ export interface ShownFact {
 }
 
 export interface FieldRow {
-  item: DisclosureItem;
+  item: SettingsItem;
   field: string;
   a: ShownFact;
   b: ShownFact;
@@ -34,7 +37,7 @@ export interface FieldRow {
 }
 
 export interface ItemRow {
-  item: DisclosureItem;
+  item: SettingsItem;
   /** Null for run-level items (PER_RUN_ITEMS: harness, model, environment, records). */
   task: string | null;
   verdict: ItemVerdict;
@@ -64,7 +67,7 @@ function shown(fact: Fact): ShownFact {
  * hashes always differ between two runs, so they compare by role only (both
  * have results and samples, or not).
  */
-function comparableValue(item: DisclosureItem, field: string, value: unknown): unknown {
+function comparableValue(item: SettingsItem, field: string, value: unknown): unknown {
   if (item === 'records' && field === 'files' && Array.isArray(value)) {
     // 'samples:<task>' compares as 'samples': the task name is compared where it belongs (task.name).
     return value.map((f) => String((f as { role?: string }).role ?? '?').split(':')[0]).sort();
@@ -89,7 +92,7 @@ const OUTPUT_TYPE_REQUESTS: Record<string, string> = {
  * shape; when no projection fits, the two are not comparable and no
  * contradiction is claimed.
  */
-function projectConfigured(item: DisclosureItem, field: string, configured: unknown, used: unknown, renames = true): { comparable: boolean; value: unknown } {
+function projectConfigured(item: SettingsItem, field: string, configured: unknown, used: unknown, renames = true): { comparable: boolean; value: unknown } {
   let value = configured;
   // lm-eval merges the CLI's --gen_kwargs over the task's generation_kwargs.
   if (renames && item === 'generation' && field === 'settings' && value !== null && typeof value === 'object' && 'task' in value) {
@@ -118,7 +121,7 @@ function autoResolved(s: Setting | undefined): string | null {
   return `configured ${brief(c)}, resolved to ${brief(s.used.value)}`;
 }
 
-function selfContradiction(item: DisclosureItem, field: string, s: Setting | undefined): string | null {
+function selfContradiction(item: SettingsItem, field: string, s: Setting | undefined): string | null {
   if (s === undefined || !isKnown(s.configured) || !isKnown(s.used)) return null;
   if (autoResolved(s) !== null) return null;
   const hubId = item === 'model' && field === 'model_id';
@@ -137,7 +140,7 @@ export function brief(value: unknown, max = 80): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
-export function compareField(item: DisclosureItem, field: string, sa: Setting | undefined, sb: Setting | undefined): FieldRow {
+export function compareField(item: SettingsItem, field: string, sa: Setting | undefined, sb: Setting | undefined): FieldRow {
   const fa = effectiveFact(sa);
   const fb = effectiveFact(sb);
   const row: FieldRow = { item, field, a: shown(fa), b: shown(fb), verdict: 'same', rules: [] };
@@ -200,11 +203,25 @@ export function diffSettings(runA: RunProvenance, taskA: string | null, runB: Ru
       knownInB: fields.filter((f) => f.b.status !== 'unknown').length,
     });
   }
+  if (runA.agent !== undefined || runB.agent !== undefined) items.push(agentRow(runA, runB));
   return {
     taskA,
     taskB,
     items,
     rulesApplied: [...used].sort().map((name) => ({ name, description: NOISE_RULES[name].description })),
+  };
+}
+
+/** Agent runs' settings (scaffold, sandbox, limits, attempts, denominator), run level, compared field by field. */
+function agentRow(runA: RunProvenance, runB: RunProvenance): ItemRow {
+  const fields = AGENT_FIELDS.map((field) => compareField('agent', field, runA.agent?.[field], runB.agent?.[field]));
+  return {
+    item: 'agent',
+    task: null,
+    verdict: itemVerdict(fields),
+    fields,
+    knownInA: fields.filter((f) => f.a.status !== 'unknown').length,
+    knownInB: fields.filter((f) => f.b.status !== 'unknown').length,
   };
 }
 

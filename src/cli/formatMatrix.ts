@@ -48,6 +48,12 @@ export function formatMatrix(scopes: readonly ScopeResult[], skippedOnImport: nu
 type Row = (string | number)[];
 const num = (x: unknown) => (typeof x === 'number' ? (Number.isFinite(x) ? String(Number(x.toPrecision(12))) : String(x)) : x === null || x === undefined ? 'n/a' : String(x));
 
+interface AgentCellView { task: string; quantity: string; recorded: unknown; reproduced: unknown; matches: string }
+const AGENT_ROWS = {
+  header: ['task', 'quantity', 'recorded', 'reproduced', 'matches'],
+  row: (c: AgentCellView) => [c.task, c.quantity, num(c.recorded), num(c.reproduced), c.matches],
+};
+
 /** One table row per reproduced cell; the row's shape depends on the source harness. */
 const LMEVAL_ROWS = {
   header: ['task', 'filter', 'metric', 'n', 'value', 'stderr', 'reported', 'matches', 'items reproduced', 'differing', 'why'],
@@ -74,6 +80,9 @@ const AS_RECORDED_ROWS: Record<AsRecordedSection['source_kind'], { header: strin
     ],
   },
   generic: { header: [], row: () => [] },
+  swebench: AGENT_ROWS,
+  'terminal-bench': AGENT_ROWS,
+  harbor: AGENT_ROWS,
 };
 
 interface AsRecordedCellView {

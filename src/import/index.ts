@@ -7,6 +7,8 @@ import { open, readdir, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { BadInputError } from '../errors.ts';
 import type { Companion, FileProbe, ImportOptions, ImportedRun, Importer } from './types.ts';
+import { agentsImporter } from './agents/agentsImporter.ts';
+import { inEvaluationFolder } from './agents/swebench.ts';
 import { genericImporter } from './generic/genericImporter.ts';
 import { inspectImporter } from './inspect/inspectImporter.ts';
 import { lmevalImporter } from './lmeval/lmevalImporter.ts';
@@ -15,7 +17,7 @@ import { pushTo } from '../util/groupBy.ts';
 import { foreignEncoding, UTF16_ADVICE } from '../util/utf8.ts';
 
 /** The one list of importers (more specific formats first; generic records last). */
-const IMPORTERS: readonly Importer[] = [inspectImporter, lmevalImporter, genericImporter];
+const IMPORTERS: readonly Importer[] = [inspectImporter, agentsImporter, lmevalImporter, genericImporter];
 
 export interface Unrecognised {
   path: string;
@@ -161,14 +163,10 @@ function foreignFormat(p: FileProbe): string | null {
   if (/"config_general"\s*:/.test(head) && (/"lighteval_sha"\s*:/.test(head) || /"summary_tasks"\s*:/.test(head) || /"config_tasks"\s*:/.test(head))) {
     return 'lighteval results, a format lmaudit does not read';
   }
-  if (/"(patch_is_None|patch_successfully_applied)"\s*:/.test(head) && /"tests_status"\s*:/.test(head)) {
-    return 'a SWE-bench evaluation report (report.json), a format lmaudit does not read';
-  }
-  if (/"resolved_ids"\s*:/.test(head) && /"(total_instances|submitted_instances)"\s*:/.test(head)) {
-    return 'a SWE-bench run summary report, a format lmaudit does not read';
-  }
-  if (/"is_resolved"\s*:/.test(head) && /"task_id"\s*:/.test(head) && /"(n_resolved|accuracy)"\s*:/.test(head)) {
-    return 'a Terminal-Bench results.json, a format lmaudit does not read';
+  // SWE-bench run summaries and Terminal-Bench results are read by the agents importer; a report.json is read only
+  // in the folder the harness writes it to, where its run summary and predictions can be joined with it.
+  if (/"(patch_is_None|patch_successfully_applied)"\s*:/.test(head) && /"tests_status"\s*:/.test(head) && !inEvaluationFolder(p)) {
+    return 'a SWE-bench evaluation report (report.json) outside its folder logs/run_evaluation/<run_id>/<model>/<instance_id>/, where lmaudit reads it with the run summary and predictions';
   }
   return null;
 }

@@ -7,6 +7,7 @@ import type { OpenStore } from '../store/readStore.ts';
 import type { RunProvenance } from '../store/schema.ts';
 import { lmevalAsRecordedSections } from './lmeval/asRecorded.ts';
 import { rescoreInspectAsRecorded } from './inspect/rescore.ts';
+import { agentAsRecordedSections } from './agents/asRecorded.ts';
 import { pushTo } from '../util/groupBy.ts';
 
 export interface AsRecordedSection {
@@ -41,6 +42,9 @@ const REPRODUCERS: Record<RunProvenance['source_kind'], Reproducer> = {
   generic: nothingRecorded('generic'),
   'lm-eval': lmevalAsRecordedSections,
   inspect,
+  swebench: agentAsRecordedSections,
+  'terminal-bench': agentAsRecordedSections,
+  harbor: agentAsRecordedSections,
 };
 
 export async function rescoreAsRecorded(store: OpenStore): Promise<AsRecordedSection[]> {

@@ -8,6 +8,7 @@
 import { BadInputError } from '../errors.ts';
 import { queryRows } from '../store/duck.ts';
 import type { OpenStore } from '../store/readStore.ts';
+import { AGENT_REQUEST_TYPE } from '../store/schema.ts';
 import { resolveNormalizer, resolveReader, type ReaderSpec } from './registry.ts';
 import { binaryStderr, ci95, macro } from './stats.ts';
 import { commandLineSweep, detectAnswerType, goldClassSql, loadSweeps, type Aggregation, type AnswerType, type GoldSummary, type Sweep } from './sweeps.ts';
@@ -98,7 +99,7 @@ export async function listScopes(store: OpenStore): Promise<ListedScope[]> {
            coalesce(bool_and(${gold.number}) FILTER (${counted}), false) AS "allNumbers"
     FROM (SELECT run_id, task, target, bool_or(request_type = 'loglikelihood') AS loglikelihood,
                  max(request_idx) AS last_request, bool_or(request_idx = 0) AS first
-          FROM ${store.table('instances')} GROUP BY run_id, task, target)
+          FROM ${store.table('instances')} WHERE request_type <> '${AGENT_REQUEST_TYPE}' GROUP BY run_id, task, target)
     GROUP BY run_id, task ORDER BY run_id, task`);
   return rows.map(({ golds, allLetters, allNumbers, ...scope }) => ({ ...scope, golds: { count: golds, allLetters, allNumbers } }));
 }

@@ -141,6 +141,47 @@ export interface TableRows {
 
 // ---------------------------------------------------------------- provenance
 
+/** Source kinds whose runs are agent evaluations (an item per task instance, a response per trial). */
+export const AGENT_SOURCE_KINDS = ['swebench', 'terminal-bench', 'harbor'] as const;
+export type AgentSourceKind = (typeof AGENT_SOURCE_KINDS)[number];
+
+/**
+ * Agent runs store their trials in the ordinary tables, so that items join on instance id like any other run:
+ * - instances: one row per task instance (request_idx 0, request_type AGENT_REQUEST_TYPE), doc_id = instance id;
+ * - responses: one row per trial, `repeat` = attempt (0-based), `text` = the submitted patch when there is one,
+ *   `finish_reason` = the trial's outcome (one of TRIAL_OUTCOMES), `error` = the exception or failure mode;
+ * - scores: one row per trial with a reward, metric 'reward', filter `attempt:<repeat>` (a missing reward has no
+ *   row, so "missing" stays distinguishable from 0); and one row per evaluated instance, metric 'pass_rate',
+ *   filter 'none': the mean over its attempts with a missing reward as 0 (what paired statistics compare).
+ */
+export const AGENT_REQUEST_TYPE = 'agent_trial';
+export const TRIAL_OUTCOMES = ['resolved', 'unresolved', 'error', 'timeout', 'empty_patch', 'not_submitted', 'not_evaluated'] as const;
+export type TrialOutcome = (typeof TRIAL_OUTCOMES)[number];
+
+/** The settings an agent run records (RunProvenance.agent); every field present, `unknown` when not recorded. */
+export const AGENT_FIELDS = [
+  'agent_name',
+  'agent_version',
+  'model_configured',
+  'model_recorded',
+  'sandbox_provider',
+  'sandbox_resources',
+  'network',
+  'timeouts',
+  'agent_limits',
+  'retries',
+  'attempts',
+  'concurrency',
+  'tasks_excluded',
+  'task_selection',
+  'dataset',
+  'dataset_version',
+  'split_size',
+  'harness_version',
+  'denominator_rule',
+] as const;
+export type AgentField = (typeof AGENT_FIELDS)[number];
+
 /**
  * What a source says about one setting. `recorded`: the source wrote it down;
  * `inferred`: we derived it from the records (with how); `unknown`: nobody recorded it.
@@ -228,7 +269,7 @@ export type RecordNote = z.infer<typeof RecordNote>;
 export const RunProvenance = z.object({
   run_id: z.string(),
   label: z.string(),
-  source_kind: z.enum(['lmaudit', 'lm-eval', 'inspect', 'generic']),
+  source_kind: z.enum(['lmaudit', 'lm-eval', 'inspect', 'generic', ...AGENT_SOURCE_KINDS]),
   source_format: z.string(),
   harness: SettingsGroup,
   model: SettingsGroup,
@@ -239,6 +280,8 @@ export const RunProvenance = z.object({
   /** The source's own aggregate numbers, verbatim: {task: {"metric,filter": value}}. */
   reported: z.record(z.string(), z.record(z.string(), z.unknown())),
   notes: z.array(RecordNote),
+  /** Agent runs only (AGENT_FIELDS): the scaffold, sandbox, limits and denominator facts. Absent for other runs. */
+  agent: z.optional(SettingsGroup),
 });
 export type RunProvenance = z.infer<typeof RunProvenance>;
 
@@ -305,6 +348,11 @@ export function emptyRunProvenance(
     reported: {},
     notes: [],
   };
+}
+
+/** An agent settings block with every field present and unknown. */
+export function emptyAgentProvenance(): Record<string, Setting> {
+  return unknownGroup(AGENT_FIELDS);
 }
 
 /** Sets one field of a group, refusing names the schema does not list (a typo would silently add a field). */

@@ -12,6 +12,9 @@ import { openRescoreWriter, type RescoreWriter } from '../../store/writeStore.ts
 import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
 import { companionLines, printJson, printLines, warnIfUnfinished } from '../output.ts';
 import { formatMatrix, formatAsRecorded, reportedWithoutRows } from '../formatMatrix.ts';
+import { formatAgentSweeps } from '../formatAgentSweep.ts';
+import { agentSweeps } from '../../score/agents/sweep.ts';
+import { isAgentRun } from '../../score/agents/storeTrials.ts';
 
 interface RescoreFlags extends ImportFlags {
   extractors?: string;
@@ -95,9 +98,11 @@ export function registerRescore(program: Command): void {
       const code = run === undefined ? null : await taskCode(run, scope.task);
       if (code !== null) scope.notes.unshift(code.sentence);
     }
-    const report = toReport(scopes, asRecorded, source.skipped, source.unrecognised);
+    // Agent runs are swept over denominator rules instead of extractors (src/score/agents).
+    const agents = wantsAsRecorded && matrixExtractors?.length === 0 ? [] : await agentSweeps(source.store);
+    const report = { ...toReport(scopes, asRecorded, source.skipped, source.unrecognised), agent_sweeps: agents };
     // Runs that recorded only aggregates (results files without samples) have nothing to re-read.
-    const withItems = new Set(scopes.map((s) => s.run_id));
+    const withItems = new Set([...scopes.map((s) => s.run_id), ...source.store.manifest.runs.filter(isAgentRun).map((r) => r.run_id)]);
     const resultsOnly = source.store.manifest.runs
       .filter((r) => !withItems.has(r.run_id) && !(wantsAsRecorded && matrixExtractors?.length === 0))
       .map((r) => ({ run_id: r.run_id, label: r.label, reported_tasks: Object.keys(r.reported).length }));
@@ -105,6 +110,7 @@ export function registerRescore(program: Command): void {
     printLines([
       ...companionLines(source.companions),
       ...formatMatrix(scopes, source.skipped.length),
+      ...formatAgentSweeps(agents),
       ...resultsOnly.map(
         (r) => `run ${r.run_id} (${r.label}): no per-item records (${r.reported_tasks} task(s) with reported numbers only), so nothing to rescore; \`lmaudit diff\` and \`lmaudit report\` still compare what it reported`,
       ),

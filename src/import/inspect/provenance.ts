@@ -23,6 +23,7 @@ import {
 import { arr, obj, type Json } from './migrate.ts';
 import { messageText, promptMessages } from './messages.ts';
 import type { InspectLog } from './readLog.ts';
+import { inspectAgentSettings } from '../agents/inspectAgent.ts';
 
 const rec = (value: unknown, from: string): Setting => same(recorded(value, from));
 
@@ -69,6 +70,8 @@ export function runProvenance(log: InspectLog, runId: string, sha256: string): R
   if (served !== undefined) p.model.revision = same(inferred(served, 'sample output.model: the model version the provider reported'));
   p.records.files = rec([{ path: log.file, sha256, role: `inspect-${log.format}` }], 'import');
   p.reported[String(spec.task)] = reportedMetrics(log.header);
+  const agent = inspectAgentSettings(log.header as Record<string, unknown>, log.samples as Record<string, unknown>[]);
+  if (agent !== undefined) [p.agent, p.notes] = [agent.agent, [...p.notes, ...agent.notes]];
   return p;
 }
 

@@ -164,14 +164,22 @@ const folders: HostileCase[] = [
     args: importArgs(), status: 2, names: 'details_leaderboard', message: /lighteval details/,
   },
   {
-    name: 'a SWE-bench report.json is named as such',
+    // Outside logs/run_evaluation/<run_id>/<model>/<instance_id>/ nothing says which evaluation a report belongs to.
+    // (The case folder's name holds 'SWE-bench' too: the message is matched on what only the message says.)
+    name: 'a SWE-bench report.json outside its evaluation folder is named as such',
     files: { 'report.json': JSON.stringify({ 'astropy__astropy-12907': { patch_is_None: false, patch_exists: true, patch_successfully_applied: true, resolved: true, tests_status: {} } }) },
-    args: importArgs(), status: 2, names: 'report.json', message: /SWE-bench/,
+    args: importArgs(), status: 2, names: 'report.json', message: /a SWE-bench evaluation report \(report\.json\) outside its folder logs\/run_evaluation/,
   },
   {
-    name: 'a Terminal-Bench results.json is named as such',
+    // tb's TrialResults requires trial_name (it names the trial's folder and its attempt).
+    name: 'a Terminal-Bench results.json whose trial has no trial_name is refused naming the field',
     files: { 'results.json': JSON.stringify({ id: 'run', results: [{ task_id: 'hello-world', is_resolved: true, failure_mode: 'unset' }], n_resolved: 1, n_unresolved: 0, accuracy: 1 }) },
-    args: importArgs(), status: 2, names: 'results.json', message: /Terminal-Bench/,
+    args: importArgs(), status: 2, names: 'results.json', message: /field 'results\[0\]\.trial_name': a Terminal-Bench trial without a string 'trial_name'/,
+  },
+  {
+    name: 'a Terminal-Bench results.json imports as a run of its trials',
+    files: { 'results.json': JSON.stringify({ id: 'run', results: [{ trial_name: 'hello-world.1-of-1.r', task_id: 'hello-world', is_resolved: true, failure_mode: 'unset' }], n_resolved: 1, n_unresolved: 0, accuracy: 1 }) },
+    args: importArgs(), status: 0,
   },
   { name: 'an empty folder', files: { 'sub/.keep': '' }, args: ['import', '{dir}/sub', '--out', '{out}'], status: 2, names: 'sub', message: /nothing importable/ },
   { name: 'a missing file', files: {}, args: ['import', '{dir}/nope.jsonl', '--out', '{out}'], status: 2, names: 'nope.jsonl', message: /no such file/ },

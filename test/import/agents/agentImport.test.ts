@@ -1,0 +1,171 @@
+/**
+ * The agent-record importers on the real files in fixtures/external/agents (every file imports or is listed with
+ * its reason; the SWE-bench PR prediction files get their flags) and on the harness-layout fixtures; bad input is
+ * refused with the file named and nothing stored.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { externalFixture, fixturePath } from '../../helpers/fixtures.ts';
+import { runCli } from '../../helpers/cli.ts';
+import { importSources } from '../../../src/import/index.ts';
+import type { RunProvenance } from '../../../src/store/schema.ts';
+
+const options = { skipBad: false, fields: {} };
+const noteKinds = (run: RunProvenance) => run.notes.map((n) => n.kind);
+const noteOf = (run: RunProvenance, kind: string) => run.notes.find((n) => n.kind === kind)?.message;
+
+test('every file of the shared agent records imports, or is listed with its reason', async () => {
+  const root = externalFixture('agents');
+  const { runs, unrecognised } = await importSources([root], options);
+  // MANIFEST.jsonl (the copy's own index) and SOURCES.md are the only files not imported.
+  assert.deepEqual(unrecognised.map((u) => [u.path.slice(root.length + 1), u.reason]), [
+    ['MANIFEST.jsonl', 'JSON whose keys match no known output format'],
+    ['SOURCES.md', 'documentation, not an output file'],
+  ]);
+  const kinds = (k: string, format: RegExp) => runs.filter((r) => r.provenance.source_kind === k && format.test(r.provenance.source_format)).length;
+  assert.equal(kinds('swebench', /predictions/), 6);
+  assert.equal(kinds('harbor', /parity record/), 60);
+  // 6 tb2, 14 leaderboard, 7 reliability, 3 job.yaml and 3 generated rerun configs.
+  assert.equal(kinds('harbor', /job config \(YAML\)/), 33);
+  assert.equal(kinds('harbor', /registry/), 1);
+  assert.equal(kinds('harbor', /ATIF/), 1);
+  assert.equal(kinds('inspect', /./), 4);
+  assert.equal(runs.length, 105);
+  // Configs and parity records are settings without items, and say so.
+  for (const r of runs.filter((x) => x.provenance.source_kind === 'harbor')) {
+    assert.deepEqual(r.tables, {});
+    assert.ok(noteKinds(r.provenance).includes('settings_only'), r.provenance.label);
+  }
+  const simpleqa = runs.find((r) => r.provenance.label === 'simpleqa/parity_experiment.json')!;
+  assert.equal(simpleqa.provenance.source_format, 'Harbor adapter parity record (non-strict JSON)');
+  assert.match(noteOf(simpleqa.provenance, 'not_strict_json')!, /trailing commas/);
+  const daytona = runs.find((r) => r.provenance.label === 'tb2/terminus-closed.yaml')!.provenance.agent!;
+  assert.deepEqual(daytona.sandbox_provider!.used, { status: 'recorded', value: 'daytona', from: 'job config environment.type' });
+  assert.deepEqual((daytona.retries!.used as { value: { exclude_exceptions: string[] } }).value.exclude_exceptions, ['AgentTimeoutError', 'VerifierTimeoutError']);
+  assert.deepEqual((daytona.attempts!.used as { value: number }).value, 5);
+  const rerun = runs.find((r) => r.provenance.label === 'terminus-2/2025-09-17__04-36-17.yaml')!;
+  assert.equal(noteOf(rerun.provenance, 'rerun_config'), "18 explicit trial_configs into trials_dir jobs/2025-09-15__01-26-06: a rerun of chosen trials, whose results land apart from the original job's");
+  const pixiu = runs.find((r) => r.provenance.label === 'pixiu/parity_experiment.json')!;
+  assert.ok(pixiu.provenance.notes.some((n) => n.kind === 'parity_subset' && /435 of 54083/.test(n.message)));
+  // Inspect agent logs: the sandbox and the scored-subset denominator.
+  const cve = runs.find((r) => r.provenance.label === 'data_cvebench_empty_choices.json')!.provenance;
+  assert.match(noteOf(cve, 'scored_subset')!, /^78 of 80 samples completed and 78 were scored/);
+  assert.deepEqual((cve.agent!.retries!.used as { value: unknown }).value, { fail_on_error: false, continue_on_fail: false, retry_on_error: null });
+  const browser = runs.find((r) => r.provenance.label === '2025-05-12T20-27-36-04-00_browser.json')!.provenance;
+  assert.equal((browser.agent!.sandbox_provider!.used as { value: unknown }).value, 'docker');
+  const intercode = runs.find((r) => r.provenance.label === 'data_intercode_ctf_local_path.json')!.provenance;
+  assert.match(noteOf(intercode, 'limit_fired')!, /message 50/);
+});
+
+test('the SWE-bench PR prediction files get their flags: fences, non-harness keys, placeholders, prose, a rate over the whole split', async () => {
+  const base = externalFixture('agents/swebench-SWE-bench-prs');
+  const one = async (rel: string) => (await importSources([join(base, rel)], options)).runs;
+  const [dexOriginal] = await one('pr547-dex8b/original-d91f4b4');
+  assert.match(noteOf(dexOriginal!.provenance, 'non_harness_keys')!, /'prediction', 'model_name'/);
+  assert.match(noteOf(dexOriginal!.provenance, 'extra_keys')!, /model_id/);
+  assert.match(noteOf(dexOriginal!.provenance, 'patch_fenced')!, /^290 of 296 patches wrapped in a Markdown code fence/);
+  const [dexFixed] = await one('pr547-dex8b/fixed-b07abfb');
+  assert.match(noteOf(dexFixed!.provenance, 'patch_fenced')!, /^290 of 296/);
+  assert.equal(noteOf(dexFixed!.provenance, 'non_harness_keys'), undefined);
+  // metadata.yaml: 96.7% = 290/300 (the Lite split), not 290/296 (the predictions).
+  assert.match(noteOf(dexFixed!.provenance, 'claimed_rate')!, /290\/300 = 96\.67% \(matches the claim\); over the 296 submitted predictions: 290\/296 = 97\.97%: the claim is resolved ÷ whole split/);
+  const [blackOriginal] = await one('pr627-blacksmith/original-37d80e4');
+  assert.match(noteOf(blackOriginal!.provenance, 'extra_keys')!, /execution_time_ms, status/);
+  assert.match(noteOf(blackOriginal!.provenance, 'patch_no_hunk')!, /^15 of 15 patches with no @@ hunk header/);
+  const [blackFixed] = await one('pr627-blacksmith/fixed-4856541');
+  assert.deepEqual(noteKinds(blackFixed!.provenance), ['not_evaluated']);
+  const [lite] = await one('pr495-predictions-lite');
+  assert.match(noteOf(lite!.provenance, 'patch_prose')!, /^300 of 300 patches starting with prose/);
+  assert.match(noteOf(lite!.provenance, 'patch_contains_fence')!, /^265 of 300/);
+  assert.match(noteOf(lite!.provenance, 'dict_without_instance_id')!, /^300 dict entries/);
+  const [mea] = await one('pr604-mea');
+  assert.match(noteOf(mea!.provenance, 'split_not_covered')!, /^324 predictions for SWE-bench Verified \(500 instances, inferred from the path\): a rate over the whole split counts the 176 unsubmitted/);
+  // Predictions alone: every instance is unevaluated, none is called resolved.
+  const responses = (mea!.tables.responses as { rows: { finish_reason: string }[] }).rows;
+  assert.equal(responses.length, 324);
+  assert.ok(responses.every((r) => r.finish_reason === 'not_evaluated'));
+});
+
+test('the SWE-bench evaluation folder: the run-id cache, a stale report and a whole-split total are flagged', async () => {
+  const { runs } = await importSources([fixturePath('agents/swebench')], options);
+  assert.equal(runs.length, 1);
+  const p = runs[0]!.provenance;
+  assert.equal(p.source_format, 'SWE-bench run summary v2 + evaluation logs');
+  assert.match(noteOf(p, 'stale_report')!, /^1 instance\(s\) have a patch.diff that differs/);
+  assert.deepEqual(p.notes.find((n) => n.kind === 'stale_report')!.evidence, ['demo__repo-5']);
+  assert.deepEqual(p.notes.find((n) => n.kind === 'run_id_cache')!.evidence, ['demo__repo-4']);
+  assert.match(noteOf(p, 'total_is_whole_split')!, /^total_instances is 10 while 6 instance\(s\) were submitted/);
+  const outcomes = (runs[0]!.tables.responses as { rows: { doc_id: string; finish_reason: string; error: string | null }[] }).rows.map((r) => [r.doc_id, r.finish_reason, r.error]);
+  assert.deepEqual(outcomes.slice(0, 6), [
+    ['demo__repo-1', 'resolved', null], ['demo__repo-2', 'unresolved', null], ['demo__repo-3', 'error', 'no report.json'],
+    ['demo__repo-4', 'empty_patch', null], ['demo__repo-5', 'resolved', null], ['demo__repo-6', 'error', 'report.json is empty'],
+  ]);
+});
+
+test('Terminal-Bench and Harbor folders: provenance of the agent run and the traps', async () => {
+  const tb = (await importSources([fixturePath('agents/terminal-bench')], options)).runs[0]!.provenance;
+  assert.equal(tb.source_kind, 'terminal-bench');
+  assert.deepEqual((tb.agent!.attempts!.used as { value: unknown }).value, 2);
+  assert.deepEqual((tb.agent!.model_recorded!.used as { value: unknown }).value, 'anthropic/claude-sonnet-4-20250514');
+  assert.match(noteOf(tb, 'timeout_but_resolved')!, /^1 trial/);
+  assert.match(noteOf(tb, 'errors_in_denominator')!, /^2 of 6 trial\(s\) have is_resolved null \(parse_error, test_timeout\)/);
+  const harbor = (await importSources([fixturePath('agents/harbor')], options)).runs[0]!.provenance;
+  assert.equal(harbor.label, '2026-06-15__15-53-26 terminus-2__anthropic/claude-sonnet-4-5__terminal-bench@2.0');
+  assert.deepEqual((harbor.agent!.sandbox_resources!.used as { value: unknown }).value, { cpu_enforcement_policy: 'limit', memory_enforcement_policy: 'limit', override_cpus: 2, override_memory_mb: 4096 });
+  assert.deepEqual((harbor.agent!.harness_version!.used as { value: unknown }).value, '0.21.0');
+  assert.deepEqual((harbor.agent!.tasks_excluded!.used as { value: unknown }).value, ['build-linux-kernel']);
+  assert.deepEqual(harbor.notes.find((n) => n.kind === 'exception_and_reward')!.evidence, ['fix-git__ccccccc']);
+});
+
+function scratch(from: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'lmaudit-agents-'));
+  cpSync(fixturePath(from), join(dir, 'in'), { recursive: true });
+  return dir;
+}
+
+/** Imports with the CLI into a new store; returns the result and whether anything was written. */
+function importInto(dir: string, target = join(dir, 'in')) {
+  const out = join(dir, 'store');
+  const result = runCli(['import', target, '--out', out]);
+  return { ...result, stored: existsSync(out) };
+}
+
+test('bad input: a summary whose lists contradict its counts, a trial folder without result.json, a reward that is not a number', () => {
+  const a = scratch('agents/swebench');
+  try {
+    const summary = join(a, 'in', 'org__model-x.fx-run.json');
+    const data = JSON.parse(readFileSync(summary, 'utf8'));
+    data.resolved_instances = 3;
+    writeFileSync(summary, JSON.stringify(data));
+    const r = importInto(a);
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /org__model-x\.fx-run\.json.*resolved_instances.*the summary contradicts itself: resolved_instances is 3 but resolved_ids lists 2 id\(s\)/s);
+    assert.doesNotMatch(r.stderr, /\n\s+at /);
+    assert.equal(r.stored, false);
+  } finally {
+    rmSync(a, { recursive: true, force: true });
+  }
+  const b = scratch('agents/harbor');
+  try {
+    rmSync(join(b, 'in/jobs/2026-06-15__15-53-26/sqlite-db__fffffff/result.json'));
+    const r = importInto(b);
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /sqlite-db__fffffff\/result\.json.*a trial folder without result\.json/s);
+    assert.equal(r.stored, false);
+  } finally {
+    rmSync(b, { recursive: true, force: true });
+  }
+  const c = scratch('agents/harbor');
+  try {
+    writeFileSync(join(c, 'in/jobs/2026-06-15__15-53-26/hello-world__aaaaaaa/verifier/reward.txt'), 'passed\n');
+    const r = importInto(c);
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /hello-world__aaaaaaa\/verifier\/reward\.txt.*reward\.txt must hold one number, found "passed"/s);
+    assert.equal(r.stored, false);
+  } finally {
+    rmSync(c, { recursive: true, force: true });
+  }
+});
