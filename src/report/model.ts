@@ -18,6 +18,7 @@ import { taskCode } from '../audit/taskCode.ts';
 import type { OpenStore } from '../store/readStore.ts';
 import { DISCLOSURE_FIELDS, type DisclosureItem, type RunProvenance } from '../store/schema.ts';
 import { computeMatrix, type ScopeResult } from '../score/matrix.ts';
+import { agentSweeps, type AgentSweep } from '../score/agents/sweep.ts';
 
 export const REPORT_VERSION = 1;
 
@@ -77,6 +78,8 @@ export interface ReportData {
   /** Tasks left out of the detailed disclosure tables (they are in the matrix and JSON). */
   disclosureOmittedTasks: number;
   matrix: ScopeResult[];
+  /** Agent runs: the denominator sweep, their analogue of the matrix (src/score/agents). */
+  agentSweeps: AgentSweep[];
   /** Why the matrix is empty when rescoring could not run (null otherwise). */
   matrixNote: string | null;
   /** A few items per task, as recorded: what the model saw and said (untrusted text, shown escaped). */
@@ -164,6 +167,7 @@ export async function buildReport(
   } catch (error) {
     matrixNote = `rescoring failed: ${(error as Error).message.split('\n')[0]}`;
   }
+  const agentSweepsOf = (await agentSweeps(store)).filter((sweep) => chosen.has(sweep.run_id));
   const cannotBeRight = await findImpossible(store, runs);
   const ownCode = new Map<string, string>();
   const ownFunction = new Map<string, boolean>();
@@ -182,7 +186,7 @@ export async function buildReport(
   for (const run of runs) {
     for (const task of Object.keys(run.tasks)) {
       const scope = matrix.find((m) => m.run_id === run.run_id && m.task === task);
-      const sp = scope?.spread;
+      const sp = scope?.spread ?? sweepSpread(agentSweepsOf.find((w) => w.run_id === run.run_id && w.task === task));
       const counts = disclosureCounts(run, task);
       summaryRows.push({
         run_id: run.run_id,
@@ -197,7 +201,7 @@ export async function buildReport(
           ? ownFunction.get(`${run.run_id}\u0000${task}`)
             ? 'the task scores by its own code (process_results): the readings say nothing about its numbers (see the matrix note)'
             : 'the task reports metrics no reading measures: the readings say nothing about its numbers (see the matrix note)'
-          : scope === undefined ? (matrixNote ?? 'no per-item records to rescore') : sp?.lowest ? null : 'no scored cells',
+          : scope === undefined && sp === undefined ? (matrixNote ?? 'no per-item records to rescore') : sp?.lowest ? null : 'no scored cells',
         // With --against, the comparison's falsifier is the answer; alone, the run's own (what a reader must match).
         falsifier:
           comparison?.comparisons.find((c) => c.a.run_id === run.run_id)?.tasks.find((t) => t.taskA === task)?.falsifier.status ??
@@ -218,6 +222,7 @@ export async function buildReport(
     disclosure,
     disclosureOmittedTasks: omitted,
     matrix,
+    agentSweeps: agentSweepsOf,
     matrixNote,
     samples,
     falsifiers,
@@ -225,6 +230,19 @@ export async function buildReport(
     declared,
     options: { iterations: options.iterations, seed: options.seed, alpha: options.alpha },
   };
+}
+
+/**
+ * An agent run's spread in the matrix's terms: the lowest and highest denominator rule (the rule's name stands in
+ * the extractor's place). Undefined when the run is no agent run; no lowest when nothing was evaluated.
+ */
+function sweepSpread(sweep: AgentSweep | undefined): { lowest?: { score: number; extractor: string; normalizer: string }; highest?: { score: number; extractor: string; normalizer: string } } | undefined {
+  if (sweep === undefined) return undefined;
+  const valued = sweep.evaluated ? sweep.rules.filter((r) => r.value !== null) : [];
+  if (valued.length === 0) return {};
+  const pick = (better: (a: number, b: number) => boolean) => valued.reduce((m, r) => (better(r.value!, m.value!) ? r : m));
+  const as = (r: (typeof valued)[number]) => ({ score: r.value!, extractor: r.rule, normalizer: `n ${r.n}` });
+  return { lowest: as(pick((a, b) => a < b)), highest: as(pick((a, b) => a > b)) };
 }
 
 /** Every 'metric,filter' a task reported (not its stderrs, not lm-eval's alias), with the stderr beside it. */

@@ -126,6 +126,23 @@ export function buildView(data: ReportData): ReportView {
     note: s.notes.length > 0 ? s.notes.join(' ') : undefined,
     denominator: `denominator: ${s.denominator.items_scored} of ${s.denominator.items_read} items scored (${s.denominator.no_response} without a response, ${s.denominator.no_gold} without a gold answer); ${s.denominator.rule}`,
   }));
+  // An agent run's denominator sweep takes a matrix table's place: one row per rule instead of per reading.
+  for (const w of data.agentSweeps) {
+    const valued = w.evaluated ? w.rules.filter((r) => r.value !== null) : [];
+    const lo = valued.length === 0 ? null : valued.reduce((m, r) => (r.value! < m.value! ? r : m));
+    const hi = valued.length === 0 ? null : valued.reduce((m, r) => (r.value! > m.value! ? r : m));
+    const outcomes = Object.entries(w.outcomes).map(([k, n]) => `${n} ${k}`).join(', ');
+    matrix.push({
+      title: `Denominator sweep: ${w.task} (run ${w.run_id}, ${w.source_kind}: the same trials under each rule)`,
+      chartTitle: `${w.task}: score under each denominator rule, ±1.96 standard errors (run ${w.run_id})`,
+      header: ['rule', 'value', 'n', 'stderr', 'as published', 'counts'],
+      rows: valued.map((r) => [r.rule, fmt(r.value), String(r.n), fmt(r.stderr), r.as_published.join('; ') || '—', r.description]),
+      dots: valued.map((r) => ({ label: r.rule, value: r.value, lo: r.stderr === null ? null : Math.max(0, r.value! - 1.96 * r.stderr), hi: r.stderr === null ? null : Math.min(1, r.value! + 1.96 * r.stderr) })),
+      spread: lo === null || hi === null ? 'spread: nothing evaluated (predictions or settings only), so no rule has a value' : `spread: ${fmt(hi.value! - lo.value!)} between the lowest rule (${lo.rule} = ${fmt(lo.value)}) and the highest (${hi.rule} = ${fmt(hi.value)})`,
+      note: w.notes.length > 0 ? w.notes.map((n) => `${n.kind}: ${n.message}`).join(' ') : undefined,
+      denominator: `denominator: ${w.trials} trial(s) over ${w.tasks} instance(s) (${outcomes})`,
+    });
+  }
   const comparisons: ComparisonView[] = [];
   const forestRows = (label: string, r: { difference: number; ci: [number, number] }) => ({ label, value: r.difference, lo: r.ci[0], hi: r.ci[1] });
   for (const c of data.comparison?.comparisons ?? []) {
