@@ -11,7 +11,7 @@ import { effectiveFact, fieldsOf, isKnown, isPerRunItem, itemGroup } from './pro
 /** A row's item: a disclosure item, or the agent settings of agent runs (RunProvenance.agent). */
 export type SettingsItem = DisclosureItem | 'agent';
 
-/** 'resolved': the same on both sides, and a side configured it as `auto` and recorded the value that was chosen. */
+/** 'resolved': the same on both sides, and a side configured it as `auto` and recorded the value chosen, or left something out that the harness filled in. */
 export type FieldVerdict = 'same' | 'resolved' | 'differs' | 'contradicts' | 'unknown in A' | 'unknown in B' | 'unknown in both';
 export type ItemVerdict = FieldVerdict | 'unknown in A and B';
 
@@ -32,7 +32,7 @@ export interface FieldRow {
   rules: NoiseRuleName[];
   /** Set when a record contradicts itself: which side, configured vs used. */
   contradiction?: { side: 'A' | 'B' | 'A and B'; detail: string };
-  /** Set when a side configured `auto` and recorded what it resolved to (not a contradiction). */
+  /** Set when a side configured `auto` and recorded what it resolved to, or the harness completed the configuration (not a contradiction). */
   resolved?: { side: 'A' | 'B' | 'A and B'; detail: string };
 }
 
@@ -121,9 +121,43 @@ function autoResolved(s: Setting | undefined): string | null {
   return `configured ${brief(c)}, resolved to ${brief(s.used.value)}`;
 }
 
+/**
+ * The harness filled in what the configuration left out: every configured key (or list element) is
+ * used as configured, and the used value adds more — lm-eval's default max_gen_toks, the EOS string a
+ * backend appends to the stop list. That is the configuration completed, not contradicted.
+ */
+function extendedByHarness(item: SettingsItem, field: string, s: Setting | undefined): string | null {
+  if (s === undefined || !isKnown(s.configured) || !isKnown(s.used)) return null;
+  const used = s.used.value;
+  const { value: configured } = projectConfigured(item, field, s.configured.value, used);
+  const same = (a: unknown, b: unknown) => compareValues(a, b).equal;
+  if (Array.isArray(configured) && Array.isArray(used) && used.length > configured.length && configured.every((c, i) => same(c, used[i]))) {
+    return `configured ${brief(configured)}; the harness added ${brief(used.slice(configured.length))}`;
+  }
+  const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+  if (isObject(configured) && isObject(used)) {
+    const keys = Object.keys(configured);
+    const added = Object.keys(used).filter((k) => !(k in configured));
+    if (added.length > 0 && keys.every((k) => k in used && (same(configured[k], used[k]) || extendsList(configured[k], used[k])))) {
+      return `configured ${brief(configured)}; the harness added ${brief(Object.fromEntries(added.map((k) => [k, used[k]])))}`;
+    }
+  }
+  return null;
+}
+
+/** A scalar configured where a list is used (lm-eval's `until: "x"` → ["x"]). */
+function extendsList(configured: unknown, used: unknown): boolean {
+  return typeof configured === 'string' && Array.isArray(used) && used.length === 1 && used[0] === configured;
+}
+
+/** auto resolved to a value, or the configuration completed by the harness. */
+function resolvedBy(item: SettingsItem, field: string, s: Setting | undefined): string | null {
+  return autoResolved(s) ?? extendedByHarness(item, field, s);
+}
+
 function selfContradiction(item: SettingsItem, field: string, s: Setting | undefined): string | null {
   if (s === undefined || !isKnown(s.configured) || !isKnown(s.used)) return null;
-  if (autoResolved(s) !== null) return null;
+  if (resolvedBy(item, field, s) !== null) return null;
   const hubId = item === 'model' && field === 'model_id';
   const usedValue = comparableValue(item, field, s.used.value);
   // Equal as recorded, or equal once projected onto the used value's shape: no contradiction.
@@ -152,8 +186,8 @@ export function compareField(item: SettingsItem, field: string, sa: Setting | un
       detail: [ca !== null ? `A: ${ca}` : null, cb !== null ? `B: ${cb}` : null].filter(Boolean).join('; '),
     };
   }
-  const ra = autoResolved(sa);
-  const rb = autoResolved(sb);
+  const ra = resolvedBy(item, field, sa);
+  const rb = resolvedBy(item, field, sb);
   if (ra !== null || rb !== null) {
     row.resolved = {
       side: ra !== null && rb !== null ? 'A and B' : ra !== null ? 'A' : 'B',

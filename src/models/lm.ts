@@ -100,6 +100,8 @@ export interface LanguageModel {
   loglikelihood(requests: readonly LoglikelihoodRequest[]): Promise<LoglikelihoodResult[]>;
   loglikelihoodRolling(requests: readonly RollingRequest[]): Promise<RollingResult[]>;
   generateUntil(requests: readonly GenerateRequest[]): Promise<GenerateResult[]>;
+  /** Refuses generation settings it cannot serve (a typed error), before anything is sent or stored. */
+  checkGeneration?(settings: GenerationSettings): void;
   /** Work counters a backend keeps (e.g. token positions through the graph), for the provenance and the bench. */
   counters?(): Promise<Record<string, number>>;
   /** Frees workers and sessions; the process must be able to exit afterwards. */

@@ -94,8 +94,24 @@ export function runProvenance(
   prov.harness.version = same(recorded(f.lmauditVersion, 'package.json'));
   prov.harness.runtime = {
     configured: UNKNOWN,
-    used: recorded({ node: process.versions.node, ...d.runtime, ...(timing && { wall_seconds: timing.wallMs / 1000, inference_seconds: timing.inferenceMs / 1000, ...(timing.counters && { backend_counters: timing.counters }) }) }, 'process.versions, backend'),
+    used: recorded({ node: process.versions.node, ...d.runtime }, 'process.versions, backend'),
   };
+  // The machine is the environment item, as lm-eval's pretty_env_info is for its runs. No accelerator is used by
+  // the backends of this stage; the API backends record theirs as unknown.
+  const host = machine();
+  prov.environment.cpu = same(recorded({ model: host.cpu_model, cores: host.cpu_cores, arch: host.arch }, 'os module'));
+  prov.environment.os = same(recorded(host.os, 'os module'));
+  prov.environment.libraries = same(recorded({ node: process.versions.node, ...d.runtime }, 'process.versions, backend'));
+  // How long it took and how much work the backend did are measurements, not settings: a note, not a setting to diff.
+  if (timing !== null) {
+    const counters = timing.counters ?? {};
+    prov.notes.push({
+      task: null,
+      kind: 'timing',
+      message: `wall ${(timing.wallMs / 1000).toFixed(2)} s, of which ${(timing.inferenceMs / 1000).toFixed(2)} s in inference calls${Object.keys(counters).length > 0 ? `; backend counters ${JSON.stringify(counters)}` : ''}`,
+      evidence: [JSON.stringify({ wall_seconds: timing.wallMs / 1000, inference_seconds: timing.inferenceMs / 1000, backend_counters: counters })],
+    });
+  }
   prov.model.backend = same(recorded(f.model, '--model'));
   prov.model.model_id = { configured: flag(redactedArgs(f.modelArgs)), used: recorded(d.modelId, 'backend') };
   prov.model.dtype = { configured: UNKNOWN, used: d.dtype === null ? UNKNOWN : recorded(d.dtype, 'backend') };
@@ -176,7 +192,7 @@ function taskBlock(f: RunFacts, t: BuiltTask, o: TaskObservations | null): TaskP
   if (c.output_type === 'generate_until') {
     const sent = f.settings.get(c.task) ?? null;
     const configured = recorded({ task: plain(c.generation_kwargs), cli: plain(f.genKwargs) }, `${c.source}: generation_kwargs + --gen_kwargs`);
-    p.generation.settings = { configured, used: sent === null ? UNKNOWN : used(sent, sent.doSample ? 'generation settings sent to the backend (each repeat seeded with seed + its repeat index)' : 'generation settings sent to the backend') };
+    p.generation.settings = { configured, used: sent === null ? UNKNOWN : used(lmevalKwargs(sent), sent.doSample ? 'generation kwargs after lm-eval\'s normalisation, sent to the backend (each repeat seeded with seed + its repeat index)' : 'generation kwargs after lm-eval\'s normalisation, sent to the backend') };
     const stops = o === null ? null : uniqueJson(o.stopUsed);
     p.generation.stop_sequences = { configured: used(sent?.until ?? null, 'until after --gen_kwargs'), used: stops === null ? UNKNOWN : used(stops.length === 1 ? stops[0] : stops, 'stop sequences the backend applied') };
     const merged = { ...(c.generation_kwargs ?? {}), ...(f.genKwargs ?? {}) };
@@ -184,6 +200,11 @@ function taskBlock(f: RunFacts, t: BuiltTask, o: TaskObservations | null): TaskP
     const added = stops === null || sent === null ? null : [...new Set(stops.flat().filter((s) => !sent.until.includes(s)))];
     p.generation.backend_additions = { configured: UNKNOWN, used: added === null ? UNKNOWN : used({ stop_sequences: added, bos_added: f.description.addsBos }, 'backend') };
   } else {
+    // Nothing was generated: the settings are known to be none (null), not unknown.
+    const none = recorded(null, `${c.output_type}: no generation`);
+    p.generation.settings = same(none);
+    p.generation.stop_sequences = same(none);
+    p.generation.max_tokens = same(none);
     p.generation.backend_additions = { configured: UNKNOWN, used: used({ bos_added: f.description.addsBos }, 'backend') };
   }
 
@@ -199,6 +220,20 @@ function taskBlock(f: RunFacts, t: BuiltTask, o: TaskObservations | null): TaskP
     p.failures.in_denominator = same(recorded(true, 'every document is scored; none is skipped'));
   }
   return p;
+}
+
+/** The settings sent, spelled as lm-eval's normalize_gen_kwargs returns them, so configured and used compare key by key. */
+function lmevalKwargs(g: GenerationSettings): Record<string, unknown> {
+  return {
+    ...g.extra,
+    until: g.until,
+    do_sample: g.doSample,
+    temperature: g.temperature ?? 0,
+    ...(g.topP !== null && { top_p: g.topP }),
+    ...(g.topK !== null && { top_k: g.topK }),
+    ...(g.seed !== null && { seed: g.seed }),
+    max_gen_toks: g.maxGenToks,
+  };
 }
 
 function maxKey(kw: Record<string, unknown> | null): unknown {

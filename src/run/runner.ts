@@ -138,6 +138,14 @@ async function runWith(lm: LanguageModel, o: RunOptions, events: RunEvents, star
   checkCapabilities(lm, built);
   const settings = new Map<string, GenerationSettings>();
   for (const t of built) if (t.config.output_type === 'generate_until') settings.set(t.config.task, generationSettings(t.config.generation_kwargs === null ? null : { ...t.config.generation_kwargs, ...(o.genKwargs ?? {}) }, t.config.task, seeds.random));
+  for (const [task, s] of settings) {
+    try {
+      lm.checkGeneration?.(s);
+    } catch (error) {
+      if (error instanceof BadInputError) throw new BadInputError(`task '${task}': ${error.detail}`, error.where);
+      throw error;
+    }
+  }
 
   let recorder: RunRecorder;
   let runId: string;

@@ -63,3 +63,21 @@ test('two lm-eval commits are not the same harness: the harness clause compares 
     finding: 'the harness commit differs ("59170e85" vs "1234abcd")',
   });
 });
+
+test('a harness that fills in what the configuration left out (a default max_gen_toks, the EOS stop it appends) is "resolved", not a contradiction', async () => {
+  const { compareField } = await import('../../src/audit/settingsDiff.ts');
+  const { recorded } = await import('../../src/store/schema.ts');
+  const setting = (configured: unknown, used: unknown) => ({ configured: recorded(configured), used: recorded(used) });
+  const kwargs = setting({ task: { until: ['Question:'], do_sample: false }, cli: null }, { until: ['Question:'], do_sample: false, temperature: 0, max_gen_toks: 256 });
+  const row = compareField('generation', 'settings', kwargs, kwargs);
+  assert.equal(row.verdict, 'resolved');
+  assert.equal(row.contradiction, undefined);
+  assert.match(row.resolved!.detail, /A: configured \{"until":\["Question:"\],"do_sample":false\}; the harness added \{"temperature":0,"max_gen_toks":256\}/);
+  const stops = setting(['Question:'], ['Question:', '<|endoftext|>']);
+  assert.equal(compareField('generation', 'stop_sequences', stops, stops).verdict, 'resolved');
+  // A used value that drops or changes what was configured is still a contradiction.
+  const changed = setting({ task: { until: ['Question:'], do_sample: false }, cli: null }, { until: ['\n\n'], do_sample: false, max_gen_toks: 256 });
+  assert.equal(compareField('generation', 'settings', changed, changed).verdict, 'contradicts');
+  const dropped = setting(['Question:', '\n\n'], ['Question:']);
+  assert.equal(compareField('generation', 'stop_sequences', dropped, dropped).verdict, 'contradicts');
+});

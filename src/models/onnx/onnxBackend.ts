@@ -186,13 +186,19 @@ class OnnxModel implements LanguageModel {
     return results;
   }
 
+  checkGeneration(settings: GenerationSettings): void {
+    if (this.maxLength - settings.maxGenToks <= 0) {
+      throw new BadInputError(`max_gen_toks ${settings.maxGenToks} leaves no room for a context in the model's length (${this.maxLength} tokens); lm-eval refuses this too (set --gen_kwargs max_gen_toks=N below ${this.maxLength})`);
+    }
+  }
+
   /** HF `generate` as lm-eval drives it: left-padded contexts cut to max_length − max_gen_toks, stop criteria over a look-back window, EOS rows padded. */
   private async generateBatch(batch: readonly GenerateRequest[]): Promise<GenerateResult[]> {
     const settings = batch[0]!.settings;
     const stops = stopSequences(settings.until, this.eosText);
     const maxNew = settings.maxGenToks;
+    this.checkGeneration(settings);
     const maxCtx = this.maxLength - maxNew;
-    if (maxCtx <= 0) throw new BadInputError(`max_gen_toks ${maxNew} leaves no room for a context in the model's length (${this.maxLength}); lm-eval refuses this too`);
     const contexts = batch.map((r) => {
       const ids = this.tok.encode(r.context);
       return { ids: ids.slice(Math.max(0, ids.length - maxCtx)), truncated: Math.max(0, ids.length - maxCtx) };
