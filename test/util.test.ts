@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parsePythonJson, toPythonJson } from '../src/util/json.ts';
 import { BadInputError } from '../src/errors.ts';
-import { pyStrip, pySplit, wordAt, wordBefore } from '../src/util/pytext.ts';
+import { pySplit, pyStrip } from '../src/py/str.ts';
+import { wordAt, wordBefore } from '../src/py/unicodedata.ts';
 
 test('Python JSON: bare NaN and Infinity tokens parse, strings that spell them stay strings', () => {
   const value = parsePythonJson('{"mae,none": Infinity, "mae_stderr,none": NaN, "x": -Infinity, "s": "NaN Infinity", "n": [1, NaN]}') as Record<string, unknown>;
@@ -31,9 +32,9 @@ test("Python's whitespace set and Unicode word boundaries", () => {
 });
 
 test("one JSON reader behind both Python views: json.loads' strictness, dict keys and json.dumps' strings (values from CPython 3.11)", async () => {
-  const { parsePyJson, dumpsPy } = await import('../src/data/pyjson.ts');
-  const { parseOrdered, pyDumps, toValue } = await import('../src/util/orderedJson.ts');
-  const { PyFloat } = await import('../src/prompt/jinja/values.ts');
+  const { parsePyJson, dumpsPy } = await import('../src/py/json.ts');
+  const { parseOrdered, pyDumps, toValue } = await import('../src/py/orderedJson.ts');
+  const { PyFloat } = await import('../src/py/values.ts');
   // json.loads('"a\tb"') raises "Invalid control character": a raw tab inside a string is not JSON.
   for (const parse of [parsePyJson, parseOrdered]) {
     assert.throws(() => parse('{\n"a": "x\ty"}', { file: 'd.jsonl', line: 7 }), (e: unknown) => e instanceof BadInputError && e.where.line === 8 && /control character/.test(e.message));

@@ -9,7 +9,7 @@
  * (src/prompt/pyrandom.ts), so a few lines of Python reproduce an interval to
  * the last digit (test/audit/reference/paired_reference.py).
  */
-import { PyRandom } from '../prompt/pyrandom.ts';
+import { PyRandom } from '../py/random.ts';
 
 export interface PairedOptions {
   /**

@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import type { RunProvenance } from '../store/schema.ts';
 import { sha256Hex } from '../util/hash.ts';
 import { isPlainObject } from '../util/json.ts';
-import { parseOrdered, toValue } from '../util/orderedJson.ts';
+import { parseOrdered, toValue } from '../py/orderedJson.ts';
 import { valueOf } from './provenanceView.ts';
 
 export type RawResults = { status: 'read'; path: string; json: Record<string, unknown> } | { status: 'unavailable'; why: string };

@@ -8,11 +8,11 @@
  * Both `lmaudit prompts` and `lmaudit run` parse through here.
  */
 import { BadInputError } from '../errors.ts';
-import { parsePyJson } from '../data/pyjson.ts';
-import { PyFloat } from '../prompt/jinja/values.ts';
+import { parsePyJson } from '../py/json.ts';
+import { PyFloat } from '../py/values.ts';
 import { literalEval } from '../prompt/pyliteral.ts';
 import { isPlainObject } from '../util/json.ts';
-import { pyStrip } from '../util/pytext.ts';
+import { pyStrip } from '../py/str.ts';
 
 export function parseKeyValueArgs(text: string | undefined, flag: string): Record<string, unknown> {
   if (text === undefined || text.trim() === '') return {};

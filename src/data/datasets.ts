@@ -9,8 +9,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
 import { BadInputError } from '../errors.ts';
-import { PyFloat } from '../prompt/jinja/values.ts';
-import { parsePyJson } from './pyjson.ts';
+import { PyFloat } from '../py/values.ts';
+import { parsePyJson } from '../py/json.ts';
 import { packageRoot } from '../util/packageRoot.ts';
 import { hubParquetFiles } from './hub.ts';
 

@@ -5,7 +5,7 @@
  * left truncation, rolling windows, the generation context budget and the stop-string cut.
  * Each function names the Python it follows; the API backends of the next stage reuse them.
  */
-import { PY_WHITESPACE } from '../util/pytext.ts';
+import { PY_WHITESPACE } from '../py/str.ts';
 
 export interface TokenCodec {
   /** `tok_encode(text)`: the tokenizer's defaults (special tokens as its config says), unless told. */

@@ -7,7 +7,7 @@ import { hash, randomInt } from 'node:crypto';
 import { dirname } from 'node:path';
 import { BadInputError } from '../errors.ts';
 import { loadSplit, type Doc } from '../data/datasets.ts';
-import { dumpsPyIndent2 } from '../data/pyjson.ts';
+import { dumpsPyIndent2 } from '../py/json.ts';
 import { resolveFunction } from '../tasks/functions.ts';
 import type { TaskConfig } from '../tasks/config.ts';
 import { FunctionRef } from '../tasks/yaml.ts';
@@ -15,7 +15,7 @@ import type { ChatTemplate } from './chatTemplate.ts';
 import { PromptShapeError, buildQaTurn, endsWithWhitespace, maybeDelimit, messagesToText, multiturnToSingleturn, toChat, truthy, type Message } from './context.ts';
 import { TaskFields } from './fields.ts';
 import { pythonStr } from './jinja/index.ts';
-import { PyRandom } from './pyrandom.ts';
+import { PyRandom } from '../py/random.ts';
 import { makeSampler, type Sampler } from './samplers.ts';
 
 export type RequestType = 'loglikelihood' | 'loglikelihood_rolling' | 'generate_until';

@@ -11,7 +11,7 @@ import { basename, join } from 'node:path';
 import { Template } from '@huggingface/jinja';
 import { BadInputError, UnknownNameError } from '../errors.ts';
 import { sha256Hex } from '../util/hash.ts';
-import { dumpsPy } from '../data/pyjson.ts';
+import { dumpsPy } from '../py/json.ts';
 import type { ChatMessage } from './context.ts';
 
 export interface ChatTemplate {

@@ -3,7 +3,7 @@
  * build_qa_turn / multiple_input_context; lmeval-prompts.md §7). Messages carry a
  * plain-text delimiter that the chat path drops.
  */
-import { firstChar, isPySpace, lastChar } from '../data/pystr.ts';
+import { firstChar, isSpaceChar as isPySpace, lastChar } from '../py/str.ts';
 
 export interface Message {
   role: 'system' | 'user' | 'assistant';

@@ -2,7 +2,7 @@
  * Built requests as rows of the store's `instances` table (src/store/schema.ts): one
  * row per Instance, the same records `lmaudit prompts` writes and `lmaudit run` sends.
  */
-import { dumpsPy } from '../data/pyjson.ts';
+import { dumpsPy } from '../py/json.ts';
 import { pyStrOf, type DocRequests } from './build.ts';
 
 export interface InstanceRow {

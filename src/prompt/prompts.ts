@@ -5,7 +5,7 @@
  */
 import { closeSync, openSync, writeSync, writevSync } from 'node:fs';
 import { BadInputError } from '../errors.ts';
-import { dumpsPy, dumpsPyParts } from '../data/pyjson.ts';
+import { dumpsPy, dumpsPyParts } from '../py/json.ts';
 import { TaskIndex, type GroupNode } from '../tasks/index.ts';
 import { buildTask, type BuiltTask, type DocRequests } from './build.ts';
 import { loadChatTemplate, type ChatTemplate } from './chatTemplate.ts';

@@ -5,8 +5,8 @@
  * n+1 and drops every shot equal to the eval doc (Python `==`), then keeps n.
  */
 import { BadInputError, UnknownNameError, UnsupportedError } from '../errors.ts';
-import { PyFloat } from './jinja/values.ts';
-import { PyRandom } from './pyrandom.ts';
+import { PyFloat } from '../py/values.ts';
+import { PyRandom } from '../py/random.ts';
 
 type Doc = Record<string, unknown>;
 

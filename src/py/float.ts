@@ -1,81 +1,52 @@
 /**
- * The Python string and number behaviour Inspect's scorers depend on, written
- * out because JS differs: casefold (full folding, not toLowerCase), strip()
- * (Python's whitespace set, not trim()'s), float() parsing, format(x, ".5g"),
- * round(x, 2) (half-to-even on the exact binary value) and str(float).
+ * Python's float semantics, written out because JS differs: float() parsing
+ * (Python's whitespace, '_' separators, digits of any script), round(x, n)
+ * (half to even on the exact binary value, any n), format(x, ".{p}g") and
+ * repr/str of a float.
  */
-import { CASEFOLD_SPECIAL } from './casefoldTable.ts';
-import { unicodeNumberToFloat } from './unicodeNumber.ts';
-import { pyStrip } from '../../util/pytext.ts';
-
-/** Characters for which Python's str.isspace() is true. */
-export const PY_SPACE = '\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
-export const PY_SPACE_RUN = new RegExp(`[${PY_SPACE}]+`);
-
-export const ASCII_PUNCTUATION = '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~';
-const ASCII_WHITESPACE = ' \t\n\r\v\f';
-
-export { pyStrip };
-
-/** Python `s.strip(chars)`. */
-export function pyStripChars(s: string, chars: string): string {
-  let start = 0;
-  let end = s.length;
-  while (start < end && chars.includes(s[start]!)) start++;
-  while (end > start && chars.includes(s[end - 1]!)) end--;
-  return s.slice(start, end);
-}
-
-/** Inspect's strip_punctuation: `s.strip(string.whitespace + string.punctuation)`. */
-export function stripPunctuation(s: string): string {
-  return pyStripChars(s, ASCII_WHITESPACE + ASCII_PUNCTUATION);
-}
-
-export function casefold(s: string): string {
-  let out = '';
-  for (const ch of s) out += CASEFOLD_SPECIAL[ch.codePointAt(0)!] ?? ch.toLowerCase();
-  return out;
-}
-
-/** Python `str.lower()` (per code point, so no final-sigma context, as Python). */
-export function pyLower(s: string): string {
-  return s.toLowerCase();
-}
+import { decimalValue } from './unicodedata.ts';
+import { isPySpace, pyStrip } from './str.ts';
 
 const FLOAT_SYNTAX = /^[+-]?(?:(?:\d(?:_?\d)*)(?:\.(?:\d(?:_?\d)*)?)?|\.\d(?:_?\d)*)(?:[eE][+-]?\d(?:_?\d)*)?$/;
 const FLOAT_WORDS = /^[+-]?(?:inf|infinity|nan)$/i;
 
-const DECIMAL_DIGIT = /\p{Nd}/u;
+/** Non-ASCII decimal digits (Unicode 14's Nd, as CPython 3.11) to ASCII; other characters kept. */
+export function asciiDigits(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (!/[^\x00-\x7f]/.test(s)) return s;
+  let out = '';
+  for (const ch of s) {
+    const d = decimalValue(ch.codePointAt(0)!);
+    out += d === null ? ch : String(d);
+  }
+  return out;
+}
 
 /**
- * The value of a Unicode decimal digit (category Nd). Nd code points come in whole
- * decades starting at a zero (Unicode stability policy; adjacent decades, as in the
- * mathematical digits, form longer spans), so the value is the offset into the span mod 10.
+ * What float() and int() strip: CPython maps non-ASCII whitespace to ' ' and then strips only ASCII
+ * ' \t\n\v\f\r', so '\x1c'-'\x1f' (whitespace to str.isspace()) are not stripped.
  */
-function digitValue(cp: number): number {
-  let run = 0;
-  while (run < 100 && DECIMAL_DIGIT.test(String.fromCodePoint(cp - run - 1))) run++;
-  return run % 10;
+export function stripNumber(s: string): string {
+  const t = pyStrip(s);
+  if (t.length === s.length) return s;
+  let a = 0;
+  let b = s.length;
+  while (a < b && keepsNumberSpace(s.charCodeAt(a))) a++;
+  while (b > a && keepsNumberSpace(s.charCodeAt(b - 1))) b--;
+  return s.slice(a, b);
 }
+
+const keepsNumberSpace = (unit: number): boolean => !(unit >= 0x1c && unit <= 0x1f) && isPySpace(unit);
 
 /** Python `float(s)`: null where Python raises ValueError. Like Python, digits of any script count (Nd), nothing else does. */
 export function pyFloat(s: string): number | null {
-  const t = [...pyStrip(s)].map((ch) => (ch >= '0' && ch <= '9') || !DECIMAL_DIGIT.test(ch) ? ch : String(digitValue(ch.codePointAt(0)!))).join('');
+  const t = asciiDigits(stripNumber(s));
   if (FLOAT_WORDS.test(t)) {
     const sign = t.startsWith('-') ? -1 : 1;
     return /nan/i.test(t) ? Number.NaN : sign * Number.POSITIVE_INFINITY;
   }
   if (!FLOAT_SYNTAX.test(t)) return null;
   return Number(t.replace(/_/g, ''));
-}
-
-/** Inspect's `_parse_number`: float(), then its Unicode fallback; finite only. */
-export function parseFiniteNumber(s: string): number | null {
-  for (const parse of [pyFloat, unicodeNumberToFloat]) {
-    const value = parse(s);
-    if (value !== null && Number.isFinite(value)) return value;
-  }
-  return null;
 }
 
 /** Exact decimal digits of a finite double: `digits` without leading zeros, value = 0.digits × 10^exp10. */
@@ -146,22 +117,25 @@ export function pyRound(x: number, ndigits: number): number {
   return negative ? -value : value;
 }
 
-/** Python `str(float)` (repr): shortest round-trip digits, exponent form below 1e-4 and from 1e16. */
+/**
+ * Python's `repr(float)` / `str(float)` (identical since 3.2): the shortest
+ * round-tripping digits, as JS also picks, but with Python's layout — fixed
+ * notation for 1e-4 ≤ |x| < 1e16 (always with a '.0' when integral), otherwise
+ * `d.ddde±XX` with at least two exponent digits; `inf`, `-inf`, `nan`.
+ */
 export function pyFloatRepr(x: number): string {
   if (Number.isNaN(x)) return 'nan';
-  if (!Number.isFinite(x)) return x > 0 ? 'inf' : '-inf';
+  if (x === Infinity) return 'inf';
+  if (x === -Infinity) return '-inf';
   if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
-  const [mantissa, expText] = x.toExponential().split('e') as [string, string];
-  const exponent = Number(expText);
-  const negative = mantissa.startsWith('-');
-  const digits = mantissa.replace(/^-/, '').replace('.', '');
-  const sign = negative ? '-' : '';
-  if (exponent < -4 || exponent >= 16) {
-    const mant = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
-    return `${sign}${mant}e${exponent < 0 ? '-' : '+'}${Math.abs(exponent).toString().padStart(2, '0')}`;
+  const abs = Math.abs(x);
+  if (abs >= 1e-4 && abs < 1e16) {
+    // JS prints fixed notation over all of this range (its switch is at 1e-7 and 1e21).
+    const s = String(x);
+    return s.includes('.') ? s : `${s}.0`;
   }
-  if (exponent < 0) return `${sign}0.${'0'.repeat(-exponent - 1)}${digits}`;
-  const intPart = digits.slice(0, exponent + 1).padEnd(exponent + 1, '0');
-  const frac = digits.slice(exponent + 1);
-  return `${sign}${intPart}.${frac || '0'}`;
+  const [mantissa, exponent] = x.toExponential().split('e') as [string, string];
+  const sign = exponent.startsWith('-') ? '-' : '+';
+  const digits = exponent.replace(/^[+-]/, '');
+  return `${mantissa}e${sign}${digits.padStart(2, '0')}`;
 }

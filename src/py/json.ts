@@ -6,10 +6,10 @@
  * with or without `indent`.
  */
 import type { InputLocation } from '../errors.ts';
-import { PyFloat } from '../prompt/jinja/values.ts';
-import { pyFloatRepr } from '../prompt/jinja/pyfloat.ts';
-import { readJson, type JsonBuilder } from '../util/jsonReader.ts';
-import { isWellFormed, pyJsonString, setMember } from '../util/orderedJson.ts';
+import { PyFloat } from './values.ts';
+import { pyFloatRepr } from './float.ts';
+import { readJson, type JsonBuilder } from './jsonReader.ts';
+import { isWellFormed, pyJsonString, setMember } from './orderedJson.ts';
 
 /** Python's values: a number with a fraction or exponent (or NaN/Infinity) is a float, any other an int. */
 const PYTHON_VALUES: JsonBuilder<unknown> = {

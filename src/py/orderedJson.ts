@@ -7,7 +7,7 @@
  */
 import type { InputLocation } from '../errors.ts';
 // CPython's str repr (quote choice, escapes by str.isprintable over the full Unicode tables).
-import { pyStrRepr } from '../prompt/jinja/pystr.ts';
+import { pyStrRepr } from './str.ts';
 import { readJson, readJsonArray, readLeadingJson, type JsonBuilder } from './jsonReader.ts';
 
 export type PyNode =

@@ -11,6 +11,8 @@
  * inside a repeated group). Running a pattern as Python iterates is pyRegexMatch.ts.
  */
 import { BadInputError, UnsupportedError } from '../errors.ts';
+import { PY_WHITESPACE_CLASS } from './str.ts';
+import { ALNUM, DECIMALS } from './unicodedata.ts';
 
 export interface PyPattern {
   readonly source: string;
@@ -21,10 +23,13 @@ export interface PyPattern {
 }
 
 // Python str.isspace() characters: JS \s lacks \x1c-\x1f and \x85 and adds \ufeff.
-const PY_SPACE = ' \\t\\n\\r\\f\\v\\x1c-\\x1f\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
+const PY_SPACE = PY_WHITESPACE_CLASS;
 const ASCII_SPACE = ' \\t\\n\\r\\f\\v';
-// Python \w on str: str.isalnum() or "_" (letters Lu Ll Lt Lm Lo, and numerics).
-const PY_WORD = '\\p{L}\\p{N}_';
+// Python \w on str: str.isalnum() or "_", and \d: str.isdecimal(), both as Unicode 14 has them
+// (JS \p{…} follows Node's newer Unicode).
+const PY_WORD = `${ALNUM.classBody()}_`;
+const PY_DIGIT = DECIMALS.classBody();
+const PY_NOT_DIGIT = DECIMALS.classBody(true);
 const ASCII_WORD = 'A-Za-z0-9_';
 const SYNTAX = new Set([...'^$\\.*+?()[]{}|/']);
 
@@ -76,7 +81,7 @@ export function compilePython(pattern: string, options: PyRegexFlags = {}): PyPa
   }
   const word = flags.ascii ? ASCII_WORD : PY_WORD;
   const space = flags.ascii ? ASCII_SPACE : PY_SPACE;
-  const digit = flags.ascii ? '0-9' : '\\p{Nd}';
+  const digit = flags.ascii ? '0-9' : PY_DIGIT;
   const boundary = `(?:(?<=[${word}])(?![${word}])|(?<![${word}])(?=[${word}]))`;
   // Python 3.11's \B never matches an empty string (sre's at_non_boundary checks for it).
   const notBoundary = `(?:(?<=[${word}])(?=[${word}])|(?<![${word}])(?![${word}])(?:(?=[\\s\\S])|(?<=[\\s\\S])))`;
@@ -97,7 +102,7 @@ export function compilePython(pattern: string, options: PyRegexFlags = {}): PyPa
       case 'd': return [classItem(digit), 2];
       case 'w': return [classItem(word), 2];
       case 's': return [classItem(space), 2];
-      case 'D': return inClass ? (flags.ascii ? refuse('\\D inside a set') : ['\\P{Nd}', 2]) : [`[^${digit}]`, 2];
+      case 'D': return inClass ? (flags.ascii ? refuse('\\D inside a set') : [PY_NOT_DIGIT, 2]) : [`[^${digit}]`, 2];
       case 'W': return inClass ? refuse('\\W inside a set') : [`[^${word}]`, 2];
       case 'S': return inClass ? refuse('\\S inside a set') : [`[^${space}]`, 2];
       case 'b': return inClass ? ['\\x08', 2] : [boundary, 2];

@@ -2,7 +2,7 @@
  * Running a translated Python pattern (pyRegex.ts) the way Python's `re` iterates:
  * findall, search and sub, with Python 3.7+'s rule for matches after an empty match.
  */
-import type { PyPattern } from './pyRegex.ts';
+import type { PyPattern } from './re.ts';
 
 /** Python `pattern.findall(text)`: whole matches, group 1, or tuples of all groups ('' for unmatched). */
 export function findall(p: PyPattern, text: string): (string | string[])[] {

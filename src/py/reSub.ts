@@ -4,7 +4,7 @@
  * Python-regex translator (src/util/pyRegex.ts, which refuses what JS cannot
  * express exactly); the replacement's `\1` / `\g<name>` syntax is expanded here.
  */
-import { compilePython } from '../../util/pyRegex.ts';
+import { compilePython } from './re.ts';
 import { PyValueError } from './values.ts';
 
 /** Python's replacement template: `\1`, `\g<1>`, `\g<name>`, `\n`…; other ASCII-letter escapes are errors. */

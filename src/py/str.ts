@@ -5,37 +5,9 @@
  * CPython's Unicode 14 (Node ships a newer Unicode), and `repr()` quoting.
  * See docs lmeval-prompts.md §12.
  */
-import { DIGIT_RANGES, NONPRINTABLE_RANGES, TITLE_EXCEPTIONS, UNASSIGNED_RANGES } from './unicode-data.ts';
-
-class RangeSet {
-  private readonly starts: number[] = [];
-  private readonly ends: number[] = [];
-  constructor(encoded: string) {
-    let prev = -1;
-    for (const pair of encoded.split(',')) {
-      const [gap, len] = pair.split('.') as [string, string];
-      const start = prev + 1 + parseInt(gap, 36);
-      prev = start + parseInt(len, 36);
-      this.starts.push(start);
-      this.ends.push(prev);
-    }
-  }
-  has(cp: number): boolean {
-    let lo = 0;
-    let hi = this.starts.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      if (cp < this.starts[mid]!) hi = mid - 1;
-      else if (cp > this.ends[mid]!) lo = mid + 1;
-      else return true;
-    }
-    return false;
-  }
-}
-
-const NONPRINTABLE = new RangeSet(NONPRINTABLE_RANGES);
-const UNASSIGNED = new RangeSet(UNASSIGNED_RANGES);
-const DIGITS = new RangeSet(DIGIT_RANGES);
+import { CASEFOLD_SPECIAL } from './casefoldTable.ts';
+import { TITLE_EXCEPTIONS } from './unicodeTables.ts';
+import { DIGITS, NONPRINTABLE, UNASSIGNED } from './unicodedata.ts';
 
 /**
  * `str.isdigit()`: non-empty and every character a Unicode digit, so `"²"` and
@@ -53,6 +25,20 @@ export function pyIsDigit(s: string): boolean {
  */
 const CASE_FROZEN = new Set([0x19b, 0x264, 0xa7d3, 0xa7d5]);
 
+/** The characters for which Python's str.isspace() is true (what str.strip() removes). */
+export const PY_WHITESPACE =
+  '\t\n\u000b\u000c\r\u001c\u001d\u001e\u001f \u0085\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000';
+/** Its ASCII part. */
+export const ASCII_PY_WHITESPACE = '\t\n\u000b\u000c\r\u001c\u001d\u001e\u001f ';
+/** Python's `string.whitespace` (not the same as isspace's ASCII part: no \x1c-\x1f). */
+export const STRING_WHITESPACE = ' \t\n\r\u000b\u000c';
+/** Python's `string.punctuation`. */
+export const PY_PUNCTUATION = '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~';
+/** PY_WHITESPACE as the body of a regex character class. */
+export const PY_WHITESPACE_CLASS = PY_WHITESPACE.replace(/[\\\]^-]/g, '\\$&');
+/** A run of Python whitespace (`str.split()`'s separator). */
+export const PY_SPACE_RUN = new RegExp(`[${PY_WHITESPACE_CLASS}]+`);
+
 /** `str.isspace()` for one code point (docs §12: includes \x1c-\x1f and \x85, excludes \ufeff). */
 export function isPySpace(cp: number): boolean {
   return (
@@ -68,6 +54,11 @@ export function isPySpace(cp: number): boolean {
     cp === 0x205f ||
     cp === 0x3000
   );
+}
+
+/** `c.isspace()` for one character, false for none (the delimiter rules test `s[-1]` and `s[0]`). */
+export function isSpaceChar(c: string | undefined): boolean {
+  return c !== undefined && c.length === 1 && isPySpace(c.charCodeAt(0));
 }
 
 const SURROGATE = /[\uD800-\uDFFF]/;
@@ -91,6 +82,19 @@ export function pyCharAt(s: string, i: number): string | undefined {
   const j = i < 0 ? i + len : i;
   if (j < 0 || j >= len) return undefined;
   return chars ? chars[j] : s[j];
+}
+
+/** `s[-1]` without materialising code points; undefined for ''. */
+export function lastChar(s: string): string | undefined {
+  if (s.length === 0) return undefined;
+  const unit = s.charCodeAt(s.length - 1);
+  return unit >= 0xdc00 && unit <= 0xdfff && s.length > 1 ? s.slice(-2) : s.slice(-1);
+}
+
+/** `s[0]`; undefined for ''. */
+export function firstChar(s: string): string | undefined {
+  if (s.length === 0) return undefined;
+  return String.fromCodePoint(s.codePointAt(0)!);
 }
 
 /** Python's `slice.indices(len)`: normalised start, stop, step. */
@@ -134,7 +138,8 @@ function stripSet(chars: string | null): (ch: string) => boolean {
   return (ch) => set.has(ch);
 }
 
-export function pyStrip(s: string, chars: string | null, left: boolean, right: boolean): string {
+/** `str.strip(chars)` (or `lstrip`/`rstrip` through `left`/`right`); `chars` null is Python's whitespace. */
+export function pyStrip(s: string, chars: string | null = null, left = true, right = true): string {
   if (chars === null) {
     // Every Python whitespace character is in the BMP, so UTF-16 units can be tested directly
     // (no code-point array: this runs for every rendered prompt).
@@ -154,7 +159,12 @@ export function pyStrip(s: string, chars: string | null, left: boolean, right: b
 }
 
 /** `str.split(sep=None, maxsplit=-1)`. */
-export function pySplit(s: string, sep: string | null, maxsplit: number): string[] {
+export function pySplit(s: string, sep: string | null = null, maxsplit = -1): string[] {
+  if (sep === null && maxsplit < 0) {
+    // The common call (`s.split()`): one regex split, not a code-point array.
+    const stripped = pyStrip(s);
+    return stripped === '' ? [] : stripped.split(PY_SPACE_RUN);
+  }
   if (sep === null) return splitWhitespace(s, maxsplit);
   if (sep === '') throw new RangeError('empty separator');
   if (maxsplit < 0) return s.split(sep);
@@ -241,6 +251,15 @@ function mapCase(s: string, f: (x: string) => string): string {
 
 export const pyUpper = (s: string): string => mapCase(s, (x) => x.toUpperCase());
 export const pyLower = (s: string): string => mapCase(s, (x) => x.toLowerCase());
+
+/** `str.casefold()`: full case folding where it differs from lower() (CPython's table), lower() elsewhere, per code point (no final-sigma context, as CPython). */
+export function casefold(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (!/[^\x00-\x7f]/.test(s)) return s.toLowerCase();
+  let out = '';
+  for (const ch of s) out += CASEFOLD_SPECIAL[ch.codePointAt(0)!] ?? pyLower(ch);
+  return out;
+}
 
 /** `str.capitalize()` (3.8+): the first character title-cased, the rest lower-cased in context. */
 export function pyCapitalize(s: string): string {

@@ -10,9 +10,9 @@
  * (attribute bags such as `loop`). Templates reach nothing else: no JS object
  * is ever indexed by a template-supplied name.
  */
-import { UnsupportedError } from '../../errors.ts';
-import { pyFloatRepr } from './pyfloat.ts';
-import { compareCodePoints, pyStrRepr } from './pystr.ts';
+import { UnsupportedError } from '../errors.ts';
+import { pyFloatRepr } from './float.ts';
+import { compareCodePoints, pyStrRepr } from './str.ts';
 
 /** A Python float. Data loaders wrap float-typed columns in it so `str()` prints `1.0`, not `1`. */
 export class PyFloat {

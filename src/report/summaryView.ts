@@ -7,7 +7,13 @@
 import { DISCLOSURE_ITEMS, PER_RUN_ITEMS } from '../store/schema.ts';
 import type { DisclosureRow, DisclosureTable, ReportData } from './model.ts';
 import { cell, clip, fmt } from './textTable.ts';
-import type { ViewTable } from './view.ts';
+
+export interface ViewTable {
+  title: string;
+  header: string[];
+  rows: string[][];
+  note?: string;
+}
 
 /** A reported value as what it is: a number, or NaN / a string / nothing, named as such. */
 export function reportedValue(value: unknown): string {

@@ -9,14 +9,10 @@ import { formatP } from '../audit/pairedStats.ts';
 import type { TaskComparison } from '../audit/diff.ts';
 import type { ReportData } from './model.ts';
 import { cell, clip, fmt } from './textTable.ts';
-import { disclosureTables, summaryTable } from './summaryView.ts';
+import { disclosureTables, summaryTable, type ViewTable } from './summaryView.ts';
 
-export interface ViewTable {
-  title: string;
-  header: string[];
-  rows: string[][];
-  note?: string;
-}
+export type { ViewTable };
+
 
 /** A list item and the sub-items under it (rendered as a nested list). */
 export interface ListEntry {

@@ -7,7 +7,7 @@
  */
 import { BadInputError } from '../errors.ts';
 import type { GenerationSettings } from '../models/lm.ts';
-import { PyFloat } from '../prompt/jinja/values.ts';
+import { PyFloat } from '../py/values.ts';
 
 const MAX_KEYS = ['max_gen_toks', 'max_new_tokens', 'max_tokens', 'max_completion_tokens'];
 const KNOWN = new Set(['until', 'do_sample', 'temperature', 'top_p', 'top_k', 'seed', ...MAX_KEYS]);

@@ -7,8 +7,8 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { dumpsPy } from '../data/pyjson.ts';
-import { PyFloat } from '../prompt/jinja/values.ts';
+import { dumpsPy } from '../py/json.ts';
+import { PyFloat } from '../py/values.ts';
 import type { BuiltTask } from '../prompt/build.ts';
 import type { TaskConfig } from '../tasks/config.ts';
 import { FunctionRef } from '../tasks/yaml.ts';

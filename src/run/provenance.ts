@@ -5,7 +5,7 @@
  * request is sent; `finish` writes the block again with what the run observed.
  */
 import { cpus, platform, release, arch } from 'node:os';
-import { dumpsPy } from '../data/pyjson.ts';
+import { dumpsPy } from '../py/json.ts';
 import type { ModelArgs, ModelDescription } from '../models/lm.ts';
 import type { BuiltTask } from '../prompt/build.ts';
 import { pyStrOf } from '../prompt/build.ts';

@@ -18,7 +18,7 @@ import { RunRecorder, responseKey } from '../store/recorder.ts';
 import { SCHEMA_VERSION, type InstanceRow, type SourceFile, type StoreManifest } from '../store/schema.ts';
 import { sha256File, sha256Hex } from '../util/hash.ts';
 import { packageRoot } from '../util/packageRoot.ts';
-import { dumpsPy } from '../data/pyjson.ts';
+import { dumpsPy } from '../py/json.ts';
 import { RunEvents } from './events.ts';
 import { generationSettings } from './generation.ts';
 import { dateId, writeLmevalFiles } from './lmevalFiles.ts';

@@ -12,7 +12,7 @@ import type { GenerateRequest, GenerationSettings, LanguageModel, LoglikelihoodR
 import type { BuiltTask } from '../prompt/build.ts';
 import { responseKey } from '../store/recorder.ts';
 import type { ResponseRow } from '../store/schema.ts';
-import { dumpsPy } from '../data/pyjson.ts';
+import { dumpsPy } from '../py/json.ts';
 import type { RequestType } from './events.ts';
 
 export interface Target {

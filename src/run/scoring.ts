@@ -5,8 +5,8 @@
  * filtered rows, and the per-(document, filter) records lm-eval's samples file holds.
  */
 import { BadInputError } from '../errors.ts';
-import { PyFloat } from '../prompt/jinja/values.ts';
-import { pyFloatRepr } from '../prompt/jinja/pyfloat.ts';
+import { PyFloat } from '../py/values.ts';
+import { pyFloatRepr } from '../py/float.ts';
 import type { BuiltTask, DocRequests } from '../prompt/build.ts';
 import { pyStrOf } from '../prompt/build.ts';
 import { aggregate, type AggregationName, type Stderr } from '../score/lmeval/aggregate.ts';
@@ -15,7 +15,7 @@ import { recomputeItem, type DocRecord, type TaskSettings } from '../score/lmeva
 import type { FilteredRow, ResponseRow, ScoreRow } from '../store/schema.ts';
 import { isPlainObject } from '../util/json.ts';
 import { sha256Hex } from '../util/hash.ts';
-import { dumpsPy } from '../data/pyjson.ts';
+import { dumpsPy } from '../py/json.ts';
 
 /** The bootstrap iterations lm-eval's CLI always uses (simple_evaluate's default). */
 export const BOOTSTRAP_ITERS = 100_000;

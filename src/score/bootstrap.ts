@@ -6,7 +6,7 @@
  * sample standard deviation (n − 1, as lm-eval's bootstrap_stderr); the interval
  * is the 2.5th–97.5th percentile of the replicates.
  */
-import { PyRandom } from '../prompt/pyrandom.ts';
+import { PyRandom } from '../py/random.ts';
 import { sampleStddev } from './lmeval/aggregate.ts';
 import { pushTo } from '../util/groupBy.ts';
 

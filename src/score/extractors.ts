@@ -5,7 +5,7 @@
  */
 import { BadInputError } from '../errors.ts';
 import { sqlString } from '../store/duck.ts';
-import { wordAt, wordBefore } from '../util/pytext.ts';
+import { wordAt, wordBefore } from '../py/unicodedata.ts';
 import { normalizedGold, spanExtractor, type Extractor, type ItemView, type Normalizer } from './types.ts';
 import type { SqlNormalizer } from './normalizers.ts';
 

@@ -4,7 +4,8 @@
  * implementation): argmax over the choices' summed log-probs — raw, per code point,
  * per UTF-8 byte — and whether the gold continuation is the greedy one.
  */
-import { pyLen, utf8Length } from '../util/pytext.ts';
+import { pyLen } from '../py/str.ts';
+import { utf8Length } from '../util/utf8.ts';
 import { argmax, mcGold, multipleChoice, type McMetric } from './lmeval/metrics.ts';
 
 export interface ChoiceItem {

@@ -3,7 +3,7 @@
  * form (the definition) and, where an exactly equivalent DuckDB expression exists,
  * a SQL form used by the bulk path; tests hold the two to the same answers.
  */
-import { ASCII_PY_WHITESPACE, PY_PUNCTUATION, pySplit, pyStrip } from '../util/pytext.ts';
+import { ASCII_PY_WHITESPACE, PY_PUNCTUATION, pySplit, pyStrip } from '../py/str.ts';
 import { sqlString } from '../store/duck.ts';
 import type { Normalizer } from './types.ts';
 

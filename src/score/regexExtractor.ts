@@ -6,8 +6,8 @@
  * itself ends in `:<digits>` needs an explicit `:0`.
  */
 import { BadInputError } from '../errors.ts';
-import { pyStrip } from '../util/pytext.ts';
-import { compilePython } from '../util/pyRegex.ts';
+import { pyStrip } from '../py/str.ts';
+import { compilePython } from '../py/re.ts';
 import { boundedFindall } from '../util/regexBudget.ts';
 import { spanExtractor, type Extractor } from './types.ts';
 

@@ -10,7 +10,7 @@ import type { OpenStore } from '../store/readStore.ts';
 import { cellSql, plainFormFallsShort, type TextCell } from './sqlCells.ts';
 import type { ItemView } from './types.ts';
 import { goldsOf } from './golds.ts';
-import { ASCII_PY_WHITESPACE, PY_WHITESPACE, pyStrip } from '../util/pytext.ts';
+import { ASCII_PY_WHITESPACE, PY_WHITESPACE, pyStrip } from '../py/str.ts';
 
 export interface GroupTally {
   n: number;

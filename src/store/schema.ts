@@ -121,6 +121,9 @@ export const TABLES = {
 } as const satisfies Record<string, readonly ColumnSpec[]>;
 
 export type TableName = keyof typeof TABLES;
+/** A `scores.metric` starting with this holds a per-sample record field the importer kept, not a metric (`field:<name>`). */
+export const EXTRA_FIELD_PREFIX = 'field:';
+
 export const STORE_TABLES = ['instances', 'responses', 'scores', 'filtered'] as const satisfies readonly TableName[];
 
 type TsOf<T extends ColumnType> = T extends 'VARCHAR' ? string : T extends 'BOOLEAN' ? boolean : number;

@@ -5,7 +5,7 @@
  * "did you mean", naming the file.
  */
 import { BadInputError, closestNames } from '../errors.ts';
-import { PyFloat } from '../prompt/jinja/values.ts';
+import { PyFloat } from '../py/values.ts';
 import type { FunctionRef } from './yaml.ts';
 
 export type OutputType = 'loglikelihood' | 'loglikelihood_rolling' | 'multiple_choice' | 'generate_until';

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { NOT_RESOLVED, YAML11_SCHEMA, YAMLException, defineScalarTag, floatYaml11Tag, load, type Schema } from 'js-yaml';
 import { BadInputError } from '../errors.ts';
-import { PyFloat } from '../prompt/jinja/values.ts';
+import { PyFloat } from '../py/values.ts';
 
 /** A `!function` reference: the dotted name as written and the YAML file that wrote it. */
 export class FunctionRef {

@@ -4,7 +4,7 @@
  * marker strings that a reviver turns back into numbers. Errors name file and line.
  */
 import { BadInputError, type InputLocation } from '../errors.ts';
-import { parseOrdered } from './orderedJson.ts';
+import { parseOrdered } from '../py/orderedJson.ts';
 
 /** The marker as parsed; it is written escaped (JSON forbids a raw control character in a string). */
 const MARK = '\u0000lmaudit:';

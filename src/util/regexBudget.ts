@@ -9,8 +9,8 @@
  */
 import vm from 'node:vm';
 import { UnsupportedError } from '../errors.ts';
-import type { PyPattern } from './pyRegex.ts';
-import { findall } from './pyRegexMatch.ts';
+import type { PyPattern } from '../py/re.ts';
+import { findall } from '../py/reMatch.ts';
 
 /** Per output: orders of magnitude above a linear match on the longest real output. */
 export const REGEX_BUDGET_MS = 2000;

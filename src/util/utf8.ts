@@ -123,3 +123,8 @@ async function lineAt(path: string, offset: number): Promise<number> {
   }
   return line;
 }
+
+/** Length in UTF-8 bytes. */
+export function utf8Length(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}

@@ -9,9 +9,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadFile, loadSplit, locateSplit } from '../../src/data/datasets.ts';
-import { dumpsPy, parsePyJson } from '../../src/data/pyjson.ts';
+import { dumpsPy, parsePyJson } from '../../src/py/json.ts';
 import { docHash } from '../../src/prompt/build.ts';
-import { PyFloat } from '../../src/prompt/jinja/values.ts';
+import { PyFloat } from '../../src/py/values.ts';
 import { duck } from '../../src/store/duck.ts';
 
 test('JSONL keeps floats as floats and key order; malformed rows name file and line', async () => {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { BadInputError } from '../../src/errors.ts';
 import { compileChatTemplate, loadChatTemplate } from '../../src/prompt/chatTemplate.ts';
 import { parseSeed } from '../../src/prompt/prompts.ts';
-import { PyFloat } from '../../src/prompt/jinja/values.ts';
+import { PyFloat } from '../../src/py/values.ts';
 import { parseYamlText } from '../../src/tasks/yaml.ts';
 import { MOCK_CHAT, buildIn, taskFolder } from './helpers.ts';
 

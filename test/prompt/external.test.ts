@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { dumpsPy, parsePyJson } from '../../src/data/pyjson.ts';
+import { dumpsPy, parsePyJson } from '../../src/py/json.ts';
 import { buildTask, type BuildOptions, type DocRequests } from '../../src/prompt/build.ts';
 import { apiChatTemplate } from '../../src/prompt/chatTemplate.ts';
 import { TaskIndex } from '../../src/tasks/index.ts';

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { dumpsPy } from '../../src/data/pyjson.ts';
+import { dumpsPy } from '../../src/py/json.ts';
 import { buildPrompts } from '../../src/prompt/prompts.ts';
 
 const reference = JSON.parse(readFileSync(new URL('./reference/full_splits.json', import.meta.url), 'utf8')) as Record<string, { docs: number; sha256: string }>;

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { buildPrompts } from '../../src/prompt/prompts.ts';
-import { dumpsPy, parsePyJson } from '../../src/data/pyjson.ts';
+import { dumpsPy, parsePyJson } from '../../src/py/json.ts';
 import { goldenPromptText } from '../helpers/fixtures.ts';
 
 const manifest = JSON.parse(goldenPromptText('MANIFEST.json')) as {

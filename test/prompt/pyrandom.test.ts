@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { PyRandom, sampleSetSize } from '../../src/prompt/pyrandom.ts';
-import { pyFloatRepr } from '../../src/prompt/jinja/pyfloat.ts';
+import { PyRandom, sampleSetSize } from '../../src/py/random.ts';
+import { pyFloatRepr } from '../../src/py/float.ts';
 
 const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
 const words = (rng: PyRandom, n: number): number[] => range(n).map(() => rng.uint32());

@@ -97,7 +97,7 @@ test('gsm8k 2-shot from a pool of 12: draws [7, 1]; kwargs keep the float', asyn
   });
   const [doc] = await buildIn(dir, 'gsm_spec', { numFewshot: 2 });
   assert.equal(doc!.arguments[0]![0], 'Question: Train question 7?\nAnswer: Step 7.\n#### 7\n\nQuestion: Train question 1?\nAnswer: Step 1.\n#### 1\n\nQuestion: Janet has 3 apples. How many?\nAnswer:');
-  const { dumpsPy } = await import('../../src/data/pyjson.ts');
+  const { dumpsPy } = await import('../../src/py/json.ts');
   assert.equal(dumpsPy(doc!.arguments[0]![1]), '{"until": ["Question:", "</s>", "<|im_end|>"], "do_sample": false, "temperature": 0.0}');
 });
 

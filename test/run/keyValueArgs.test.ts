@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseKeyValueArgs } from '../../src/cli/keyValueArgs.ts';
-import { dumpsPy } from '../../src/data/pyjson.ts';
+import { dumpsPy } from '../../src/py/json.ts';
 
 // Expected: json.dumps(key_val_to_dict(text), ensure_ascii=False) with lm-eval 0.4.13's lm_eval/_cli/utils.py
 // (the CLI's --model_args/--gen_kwargs parser), run under CPython 3.11 on 2026-12-01.

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { repoRoot, runCli } from '../helpers/cli.ts';
 import { openStore } from '../../src/store/readStore.ts';
 import { queryRows } from '../../src/store/duck.ts';
-import { PyRandom } from '../../src/prompt/pyrandom.ts';
+import { PyRandom } from '../../src/py/random.ts';
 
 // 240 loglikelihood + 60 generate_until requests; the dummy backend takes 15 ms a batch of 4.
 const FLAGS = ['run', '--model', 'dummy', '--model_args', 'latency_ms=15', '--tasks', 'arc_easy,gsm8k', '--limit', '60', '--batch_size', '4'];

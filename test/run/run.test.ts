@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { runCli } from '../helpers/cli.ts';
 import { openStore } from '../../src/store/readStore.ts';
 import { queryRows } from '../../src/store/duck.ts';
-import { parsePyJson } from '../../src/data/pyjson.ts';
+import { parsePyJson } from '../../src/py/json.ts';
 import { sha256Hex } from '../../src/util/hash.ts';
 import { meanStderr } from '../../src/score/lmeval/aggregate.ts';
 

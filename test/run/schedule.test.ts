@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { planWork } from '../../src/run/schedule.ts';
 import { generationSettings } from '../../src/run/generation.ts';
 import type { BuiltTask } from '../../src/prompt/build.ts';
-import { PyFloat } from '../../src/prompt/jinja/values.ts';
+import { PyFloat } from '../../src/py/values.ts';
 
 function task(name: string, type: 'loglikelihood' | 'generate_until', args: unknown[][][], repeats = 1): BuiltTask {
   return {

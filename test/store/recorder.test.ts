@@ -11,7 +11,7 @@ import { queryRows } from '../../src/store/duck.ts';
 import { RunRecorder } from '../../src/store/recorder.ts';
 import { SCHEMA_VERSION, emptyRunProvenance, type StoreManifest } from '../../src/store/schema.ts';
 import { expectedRows, instanceRows } from './helpers/recordRows.ts';
-import { PyRandom } from '../../src/prompt/pyrandom.ts';
+import { PyRandom } from '../../src/py/random.ts';
 
 const child = fileURLToPath(new URL('./helpers/recordChild.ts', import.meta.url));
 const TOTAL = 600;

@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TaskIndex } from '../../src/tasks/index.ts';
-import { PyFloat } from '../../src/prompt/jinja/values.ts';
+import { PyFloat } from '../../src/py/values.ts';
 
 function folder(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'lmaudit-index-'));

@@ -6,8 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { compilePython } from '../../src/util/pyRegex.ts';
-import { findall, subEmpty } from '../../src/util/pyRegexMatch.ts';
+import { compilePython } from '../../src/py/re.ts';
+import { findall, subEmpty } from '../../src/py/reMatch.ts';
 import { UnsupportedError } from '../../src/errors.ts';
 
 interface Case {

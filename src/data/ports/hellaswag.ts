@@ -4,8 +4,8 @@
  * "\n"), then one pass of "  " -> " ", with no final strip. `capitalize` is the
  * template engine's Python port (title case of the first character, lower case of the rest).
  */
-import { pyCapitalize } from '../../prompt/jinja/pystr.ts';
-import { pyStrip } from '../pystr.ts';
+import { pyCapitalize } from '../../py/str.ts';
+import { pyStrip } from '../../py/str.ts';
 
 export function preprocess(text: string): string {
   let t = pyStrip(text);

@@ -1,5 +1,5 @@
 /** Port of lm_eval/tasks/truthfulqa/utils.py `process_docs_gen` (Dataset.map keeps the other columns in place). */
-import { pyStrip } from '../pystr.ts';
+import { pyStrip } from '../../py/str.ts';
 
 function formatAnswers(answers: string[]): string[] {
   const out: string[] = [];

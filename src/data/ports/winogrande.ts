@@ -1,6 +1,6 @@
 /** Port of lm_eval/tasks/winogrande/preprocess_winogrande.py (partial evaluation: contexts are the options). */
 import { BadInputError } from '../../errors.ts';
-import { pyStrip } from '../pystr.ts';
+import { pyStrip } from '../../py/str.ts';
 
 type Doc = Record<string, unknown>;
 

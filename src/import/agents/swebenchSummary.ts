@@ -23,7 +23,8 @@ export interface Summary {
   raw: Record<string, unknown>;
 }
 
-export const V2_0_0 = 'v2 (2.0.0–2.0.2, no submitted/empty_patch)';
+export { V2_0_0 } from '../../formats/swebench.ts';
+import { V2_0_0 } from '../../formats/swebench.ts';
 
 export const V1_LISTS = ['no_generation', 'generated', 'with_logs', 'install_fail', 'reset_failed', 'no_apply', 'applied', 'test_errored', 'test_timeout', 'resolved'];
 

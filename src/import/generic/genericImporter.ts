@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { BadInputError } from '../../errors.ts';
 import { sha256File } from '../../util/hash.ts';
 import { hashCheckingUtf8 } from '../../util/utf8.ts';
-import { parseOrderedLeading } from '../../util/orderedJson.ts';
+import { parseOrderedLeading } from '../../py/orderedJson.ts';
 import { duck, queryRows, sqlIdent, sqlString } from '../../store/duck.ts';
 import { emptyRunProvenance, emptyTaskProvenance, inferred, recorded, same } from '../../store/schema.ts';
 import type { FieldMap, FileProbe, ImportOptions, ImportedRun, Importer } from '../types.ts';

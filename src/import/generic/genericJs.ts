@@ -5,9 +5,9 @@
  */
 import { BadInputError } from '../../errors.ts';
 import { isPlainObject } from '../../util/json.ts';
-import { parsePyJson } from '../../data/pyjson.ts';
-import { PyFloat } from '../../prompt/jinja/values.ts';
-import { pyFloatRepr } from '../../prompt/jinja/pyfloat.ts';
+import { parsePyJson } from '../../py/json.ts';
+import { PyFloat } from '../../py/values.ts';
+import { pyFloatRepr } from '../../py/float.ts';
 import { readUtf8File } from '../../util/utf8.ts';
 import { readLines } from '../../util/lines.ts';
 import type { ImportOptions, SkippedRecord } from '../types.ts';

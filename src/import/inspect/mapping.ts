@@ -22,8 +22,7 @@
  */
 import { sha256Hex } from '../../util/hash.ts';
 import { isPlainObject, toPythonJson } from '../../util/json.ts';
-import { valueToFloat } from '../../score/inspect/reducers.ts';
-import type { ScoreValue } from '../../score/inspect/scorers.ts';
+import { type ScoreValue, valueToFloat } from '../../formats/inspectScore.ts';
 import { arr, obj, type Json } from './migrate.ts';
 import { completionOf, inputText, messageText, promptMessages } from './messages.ts';
 import { effectiveGenerateConfig } from './provenance.ts';

@@ -8,7 +8,7 @@ import type { RecordNote } from '../../store/schema.ts';
 import { createHash, type Hash } from 'node:crypto';
 import { BadInputError } from '../../errors.ts';
 import { sha256Hex } from '../../util/hash.ts';
-import { pyDumps } from '../../util/orderedJson.ts';
+import { pyDumps } from '../../py/orderedJson.ts';
 import { targetText, type SampleLine } from './sampleLine.ts';
 
 const MAX_EVIDENCE = 20;

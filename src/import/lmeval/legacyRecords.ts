@@ -8,7 +8,7 @@ import { BadInputError } from '../../errors.ts';
 import { readUtf8File } from '../../util/utf8.ts';
 import { readLines } from '../../util/lines.ts';
 import type { ImportOptions, SkippedRecord } from '../types.ts';
-import { member, parseOrdered, parseOrderedArray, type PyNode } from '../../util/orderedJson.ts';
+import { member, parseOrdered, parseOrderedArray, type PyNode } from '../../py/orderedJson.ts';
 import { kindName, type SampleLine } from './sampleLine.ts';
 
 export async function readWriteOutFile(file: string, options: ImportOptions, skipped: SkippedRecord[]): Promise<SampleLine[]> {

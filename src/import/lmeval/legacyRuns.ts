@@ -9,7 +9,7 @@ import type { ImportOptions, ImportedRun, SkippedRecord } from '../types.ts';
 import { checkSamples } from './checks.ts';
 import { checkBigscienceResults } from './resultsShape.ts';
 import { BIGSCIENCE_TEMPLATE_FIELDS, readBigscienceExamples, readWriteOutFile } from './legacyRecords.ts';
-import { pyDumps, toValue } from '../../util/orderedJson.ts';
+import { pyDumps, toValue } from '../../py/orderedJson.ts';
 import type { RunGroup } from './pairing.ts';
 import { fillRunProvenance } from './resultsProvenance.ts';
 import { appendRows, emptyRows, readResultsJson, runIdOf, sourceFile, tablesOf, verbatim } from './runCommon.ts';

@@ -14,7 +14,7 @@ import { runIdOf, sourceFile, verbatim } from './runCommon.ts';
 import { forEachSampleLine, type SampleLine } from './sampleLine.ts';
 import { inferRequestType, requestTypeOf, TaskRowBuilder, type TaskRowSink } from './sampleRows.ts';
 import { openTableStager } from '../../store/writeStore.ts';
-import { pyDumps } from '../../util/orderedJson.ts';
+import { pyDumps } from '../../py/orderedJson.ts';
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json => (isPlainObject(v) ? v : {});

@@ -9,7 +9,7 @@ import { readUtf8File } from '../../util/utf8.ts';
 import { isPlainObject } from '../../util/json.ts';
 import type { FileProbe, ImportedRun } from '../types.ts';
 import type { TaskRows } from './sampleRows.ts';
-import { parseOrdered, toValue } from '../../util/orderedJson.ts';
+import { parseOrdered, toValue } from '../../py/orderedJson.ts';
 
 export async function sourceFile(probe: FileProbe, role: string): Promise<SourceFile> {
   // Streamed: a samples file may be larger than a Buffer can hold (2 GiB).

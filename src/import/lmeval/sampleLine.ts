@@ -8,7 +8,7 @@ import { BadInputError } from '../../errors.ts';
 import { readUtf8File } from '../../util/utf8.ts';
 import { readLines } from '../../util/lines.ts';
 import type { FileProbe, ImportOptions, SkippedRecord } from '../types.ts';
-import { member, parseOrdered, parseOrderedArray, pyDumps, pyStr, type PyNode } from '../../util/orderedJson.ts';
+import { member, parseOrdered, parseOrderedArray, pyDumps, pyStr, type PyNode } from '../../py/orderedJson.ts';
 
 export interface RequestArgs {
   /** arg_0: the context (for chat models the messages JSON string; for rolling requests the text). */

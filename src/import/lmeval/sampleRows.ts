@@ -6,7 +6,7 @@
  */
 import { BadInputError } from '../../errors.ts';
 import { sha256Hex } from '../../util/hash.ts';
-import { numberOf, pyDumps, type PyNode } from '../../util/orderedJson.ts';
+import { numberOf, pyDumps, type PyNode } from '../../py/orderedJson.ts';
 import { compactJson, kindName, targetText, type SampleLine } from './sampleLine.ts';
 
 // Row shapes of src/store/schema.ts TABLES, spelled out: the schema's RowOf<> widens to an
@@ -25,8 +25,8 @@ export type ResponseRow = {
 export type ScoreRow = { run_id: string; task: string; doc_id: string; filter: string; metric: string; value: number | null; value_json: string };
 export type FilteredRow = { run_id: string; task: string; doc_id: string; filter: string; line: number; filtered_json: string | null; metrics_json: string | null };
 
-/** Marks a scores row that holds a non-metric record field. */
-export const EXTRA_FIELD_PREFIX = 'field:';
+export { EXTRA_FIELD_PREFIX } from '../../store/schema.ts';
+import { EXTRA_FIELD_PREFIX } from '../../store/schema.ts';
 
 export type RequestType = 'loglikelihood' | 'loglikelihood_rolling' | 'generate_until' | 'unknown';
 

@@ -9,11 +9,11 @@
 import { UnsupportedError } from '../../errors.ts';
 import {
   pyCapitalize, pyCharAt, pyCount, pyFind, pyLen, pyLower, pyReplace, pyRsplit, pySplit, pyStrip, pyUpper,
-} from './pystr.ts';
+} from '../../py/str.ts';
 import {
   PyCallable, PyDict, PyDictView, PyFloat, PyObject, PyRange, PyTuple, PyTypeError, PyUndefined, PyValueError, failUndefined, numberOf,
   pyEquals, pyIter, pyRepr, pyStr, typeName, type PyArgs, type PyValue,
-} from './values.ts';
+} from '../../py/values.ts';
 
 type Method<T> = (self: T, a: PyArgs) => PyValue;
 

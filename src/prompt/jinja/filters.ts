@@ -6,16 +6,17 @@
  */
 import { UnsupportedError } from '../../errors.ts';
 import { bindArgs, getAttribute, getItem } from './access.ts';
-import { pyFloatRepr } from './pyfloat.ts';
+import { pyFloatRepr } from '../../py/float.ts';
 import { NEGATED_TEST_FILTER_PREFIX, TEST_FILTER_PREFIX } from './rewrites.ts';
-import { pySub } from './pyregex.ts';
-import { pyCapitalize, pyLen, pyLower, pyReplace, pyStrip, pyUpper, sliceArray } from './pystr.ts';
-import { parsePyFloat, parsePyInt, pyRound } from './pynum.ts';
+import { pySub } from '../../py/reSub.ts';
+import { pyCapitalize, pyLen, pyLower, pyReplace, pyStrip, pyUpper, sliceArray } from '../../py/str.ts';
+import { pyFloat, pyRound } from '../../py/float.ts';
+import { parsePyInt } from '../../py/int.ts';
 import { runTest } from './tests.ts';
 import {
   PyBigInt, PyDict, PyDictView, PyFloat, PyGenerator, PyRange, PyTuple, PyTypeError, PyUndefined, PyValueError, failUndefined, isFloat,
   makeNumber, numberOf, pyCompare, pyEquals, pyIter, pyRepr, pyStr, truthy, typeName, type PyArgs, type PyValue,
-} from './values.ts';
+} from '../../py/values.ts';
 
 export type Filter = (value: PyValue, a: PyArgs) => PyValue;
 
@@ -162,14 +163,14 @@ export const FILTERS: Record<string, Filter> = {
   float: (v, a) => {
     const [dflt] = bindArgs('float', ['default'], a);
     if (v instanceof PyUndefined) failUndefined(v);
-    const n = typeof v === 'string' ? parsePyFloat(v) : numberOf(v);
+    const n = typeof v === 'string' ? (pyFloat(v) ?? undefined) : numberOf(v);
     return n === undefined ? (dflt ?? new PyFloat(0)) : new PyFloat(n);
   },
   int: (v, a) => {
     const [dflt, base] = bindArgs('int', ['default', 'base'], a);
     if (v instanceof PyUndefined) failUndefined(v);
     let n: number | undefined;
-    if (typeof v === 'string') n = parsePyInt(v, base === undefined ? 10 : asNumber(base, 'base')) ?? parsePyFloat(v);
+    if (typeof v === 'string') n = parsePyInt(v, base === undefined ? 10 : asNumber(base, 'base')) ?? pyFloat(v) ?? undefined;
     else n = numberOf(v);
     if (n === undefined || Number.isNaN(n)) return dflt ?? 0;
     if (!Number.isFinite(n)) throw new PyValueError('cannot convert float infinity to integer');
@@ -221,7 +222,8 @@ export const FILTERS: Record<string, Filter> = {
     const p = precision === undefined ? 0 : asNumber(precision, 'precision');
     const m = method === undefined ? 'common' : pyStr(method);
     const x = asNumber(v, 'round');
-    if (m === 'common') return isFloat(v) ? new PyFloat(pyRound(x, p)) : x;
+    // Python's round(int, n) is an int, rounded (half to even) only when n < 0.
+    if (m === 'common') return isFloat(v) ? new PyFloat(pyRound(x, p)) : p < 0 ? pyRound(x, p) : x;
     if (m !== 'ceil' && m !== 'floor') throw new PyValueError('method must be common, ceil or floor');
     return new PyFloat(Math[m](x * 10 ** p) / 10 ** p);
   },

@@ -8,7 +8,7 @@ import { bindArgs } from './access.ts';
 import {
   PyCallable, PyDict, PyFloat, PyObject, PyRange, PyTypeError, PyValueError, numberOf, pyStr, typeName,
   type PyValue,
-} from './values.ts';
+} from '../../py/values.ts';
 
 const MAX_RANGE = 10_000_000;
 

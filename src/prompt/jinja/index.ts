@@ -17,11 +17,11 @@ import { Renderer } from './interpreter.ts';
 import { tokenizeJinja } from './lexer.ts';
 import { NEGATED_TEST_FILTER_PREFIX, TEST_FILTER_PREFIX } from './rewrites.ts';
 import { TESTS } from './tests.ts';
-import { PyTypeError, PyUndefinedError, PyValueError, fromJs, pyStr, type PyValue } from './values.ts';
+import { PyTypeError, PyUndefinedError, PyValueError, fromJs, pyStr, type PyValue } from '../../py/values.ts';
 
-export { PyBigInt, PyDict, PyFloat, PyTuple, type PyValue } from './values.ts';
+export { PyBigInt, PyDict, PyFloat, PyTuple, type PyValue } from '../../py/values.ts';
 export { literalEval, LiteralEvalError } from './literal.ts';
-export { pyIsDigit, isPySpace, pyStrip } from './pystr.ts';
+export { pyIsDigit, isPySpace, pyStrip } from '../../py/str.ts';
 
 /** Python `str()` of a JSON-like document value (wrap floats in PyFloat), e.g. a target read from a column. */
 export function pythonStr(value: unknown): string {

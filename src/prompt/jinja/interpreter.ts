@@ -9,14 +9,14 @@ import { getAttribute, getItem } from './access.ts';
 import { applyFilter } from './filters.ts';
 import { GLOBALS } from './globals.ts';
 import type * as A from './hf.ts';
-import { pySlice, sliceArray } from './pystr.ts';
+import { pySlice, sliceArray } from '../../py/str.ts';
 import { TUPLE_CALLEE } from './rewrites.ts';
 import { binaryOp, unaryOp } from './operators.ts';
 import { runTest } from './tests.ts';
 import {
   PyCallable, PyDict, PyFloat, PyObject, PyTuple, PyTypeError, PyUndefined, PyValueError, failUndefined, numberOf,
   pyIter, pyStr, truthy, typeName, type PyArgs, type PyValue,
-} from './values.ts';
+} from '../../py/values.ts';
 
 /** Guards against templates that would run (practically) forever; real task templates take a few hundred steps. */
 const MAX_STEPS = 2_000_000;

@@ -10,7 +10,7 @@
  * below.
  */
 import { Token, TOKEN_TYPES, type TokenType } from './hf.ts';
-import { isPySpace } from './pystr.ts';
+import { isPySpace } from '../../py/str.ts';
 import { rewriteTokens } from './rewrites.ts';
 
 export class TemplateSyntaxError extends Error {

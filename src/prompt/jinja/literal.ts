@@ -8,7 +8,7 @@
  */
 import { UnsupportedError } from '../../errors.ts';
 import { decodeUnicodeEscape, TemplateSyntaxError } from './lexer.ts';
-import { PyDict, PyFloat, PyTuple, type PyValue } from './values.ts';
+import { PyDict, PyFloat, PyTuple, type PyValue } from '../../py/values.ts';
 
 /** What CPython raises: SyntaxError for text that does not parse, ValueError for a non-literal expression. */
 export class LiteralEvalError extends Error {

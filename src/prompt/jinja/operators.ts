@@ -8,7 +8,7 @@ import { UnsupportedError } from '../../errors.ts';
 import {
   PyDict, PyDictView, PyFloat, PyGenerator, PyRange, PyTuple, PyTypeError, PyUndefined, failUndefined, isFloat, makeNumber, numberOf,
   pyCompare, pyEquals, pyIter, pyStr, truthy, typeName, type PyValue,
-} from './values.ts';
+} from '../../py/values.ts';
 
 /** Python would build it; a hostile template could exhaust memory, so large products are refused. */
 const MAX_REPEAT = 10_000_000;

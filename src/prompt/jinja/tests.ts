@@ -8,9 +8,9 @@ import {
   PyCallable, PyDict, PyDictView, PyFloat, PyRange, PyTuple, PyUndefined, PyValueError, failUndefined, numberOf, pyCompare,
   pyEquals, pyIter, pyStr,
   type PyValue,
-} from './values.ts';
+} from '../../py/values.ts';
 import { binaryOp } from './operators.ts';
-import { pyLower, pyUpper } from './pystr.ts';
+import { pyLower, pyUpper } from '../../py/str.ts';
 
 type Test = (value: PyValue, args: PyValue[]) => boolean;
 

@@ -8,7 +8,7 @@ import type { AgentSourceKind } from '../../store/schema.ts';
 import { mean } from '../lmeval/aggregate.ts';
 import { harborPassAtKValues, passAtK, taskSuccesses, type AgentRunTrials, type Trial } from './rules.ts';
 import { readAgentTrials } from './storeTrials.ts';
-import { V2_0_0 } from '../../import/agents/swebenchSummary.ts';
+import { V2_0_0 } from '../../formats/swebench.ts';
 
 export interface AgentAsRecordedCell {
   task: string;

@@ -6,9 +6,9 @@
  * (solver/_multiple_choice.py parse_answers, 0.3.260) is re-run on the stored
  * completion and the scorer's comparison applied to its result.
  */
-import { compilePython } from '../../util/pyRegex.ts';
-import { findall } from '../../util/pyRegexMatch.ts';
-import { pyStrip } from './python.ts';
+import { compilePython } from '../../py/re.ts';
+import { findall } from '../../py/reMatch.ts';
+import { pyStrip } from '../../py/str.ts';
 import type { InspectScore } from './scorers.ts';
 
 const STRICT = compilePython('(?i)^ANSWER\\s*:\\s*([A-Za-z\\d ,]+)\\s*(?:$|\\n|\\.)', { multiline: true });

@@ -11,7 +11,7 @@
 import { BadInputError } from '../../errors.ts';
 import type { Extractor, ExtractorFactory, ItemView, Normalizer } from '../types.ts';
 import { choiceScore } from './choice.ts';
-import { valueToFloat } from './reducers.ts';
+import { valueToFloat } from '../../formats/inspectScore.ts';
 import {
   ANSWER_PATTERNS,
   answerScore,

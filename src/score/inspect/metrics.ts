@@ -8,8 +8,7 @@
  */
 import { UnknownNameError } from '../../errors.ts';
 import { npMean, npStd, npSum } from './numeric.ts';
-import { valueToFloat } from './reducers.ts';
-import type { ScoreValue } from './scorers.ts';
+import { type ScoreValue, valueToFloat } from '../../formats/inspectScore.ts';
 import { pushTo } from '../../util/groupBy.ts';
 
 export interface ReducedScore {

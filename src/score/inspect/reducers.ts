@@ -1,31 +1,12 @@
 /**
- * Inspect's `value_to_float` and epoch reducers (scorer/_metric.py,
+ * Inspect's epoch reducers (scorer/_metric.py,
  * scorer/_reducer/reducer.py, 0.3.260): mean, median, mode, max, at_least_k,
  * pass_at_k, pass_k_k, collect. Root-NaN scores are the unscored sentinel and
  * are skipped; dict and list values reduce key by key / index by index.
  */
 import { UnknownNameError } from '../../errors.ts';
 import { exactMean, pyMedian } from './numeric.ts';
-import { pyFloat, pyLower } from './python.ts';
-import type { ScoreValue } from './scorers.ts';
-
-/** Inspect's default value_to_float. */
-export function valueToFloat(value: ScoreValue): number {
-  if (typeof value === 'number') return value;
-  if (typeof value === 'boolean') return value ? 1 : 0;
-  if (value === 'C') return 1;
-  if (value === 'P') return 0.5;
-  if (value === 'I' || value === 'N') return 0;
-  if (typeof value === 'string') {
-    const v = pyLower(value);
-    if (v === 'yes' || v === 'true') return 1;
-    if (v === 'no' || v === 'false') return 0;
-    const n = pyFloat(v);
-    if (n !== null && Number.isFinite(n)) return n;
-  }
-  // Inspect warns and maps lists, dicts, None and unparseable strings to 0.
-  return 0;
-}
+import { type ScoreValue, valueToFloat } from '../../formats/inspectScore.ts';
 
 export const isUnscored = (value: ScoreValue | undefined): boolean => typeof value === 'number' && Number.isNaN(value);
 

@@ -4,23 +4,19 @@
  * Each takes the completion the scorer reads and the target list, and returns
  * the Score Inspect would record: value, answer, explanation.
  */
-import { compilePython } from '../../util/pyRegex.ts';
-import { searchGroups } from '../../util/pyRegexMatch.ts';
-import {
-  ASCII_PUNCTUATION,
-  PY_SPACE_RUN,
-  casefold,
-  formatG,
-  parseFiniteNumber,
-  pyFloat,
-  pyFloatRepr,
-  pyLower,
-  pyRound,
-  pyStrip,
-  stripPunctuation,
-} from './python.ts';
+import { compilePython } from '../../py/re.ts';
+import { searchGroups } from '../../py/reMatch.ts';
+import { formatG, pyFloat, pyFloatRepr, pyRound } from '../../py/float.ts';
+import { casefold, PY_PUNCTUATION, PY_SPACE_RUN, pyLower, pyStrip, STRING_WHITESPACE } from '../../py/str.ts';
+import { parseFiniteNumber } from './unicodeNumber.ts';
 
-export type ScoreValue = string | number | boolean | null | ScoreValue[] | { [key: string]: ScoreValue };
+/** Inspect's strip_punctuation: `s.strip(string.whitespace + string.punctuation)`. */
+function stripPunctuation(s: string): string {
+  return pyStrip(s, STRING_WHITESPACE + PY_PUNCTUATION);
+}
+
+export type { ScoreValue } from '../../formats/inspectScore.ts';
+import type { ScoreValue } from '../../formats/inspectScore.ts';
 
 export interface InspectScore {
   value: ScoreValue;
@@ -155,7 +151,7 @@ function removePunc(text: string): string {
   if (isFiniteNumber(text)) return text;
   const stripped = stripPunctuation(text);
   if (isFiniteNumber(stripped)) return stripped;
-  return [...text].filter((ch) => !ASCII_PUNCTUATION.includes(ch)).join('');
+  return [...text].filter((ch) => !PY_PUNCTUATION.includes(ch)).join('');
 }
 
 function normalizeToken(token: string): string {

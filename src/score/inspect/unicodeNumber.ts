@@ -5,16 +5,11 @@
  * ('3²'), Chinese numerals (十二, 二〇二五, 三點五), digits of any script with
  * locale-style separators, and single numeric symbols (Ⅻ, ⑩). Returns null
  * where Python raises ValueError. Character values come from Python's
- * unicodedata (unicodeNumericTable.ts), which JS lacks.
+ * unicodedata (src/py/unicodedata.ts), which JS lacks.
  */
-import { pyFloat } from './python.ts';
-import { DIGIT_NOT_DECIMAL, NUMERIC_BY_VALUE } from './unicodeNumericTable.ts';
-
-const NUMERIC = new Map<string, number>();
-for (const [value, chars] of Object.entries(NUMERIC_BY_VALUE)) for (const ch of chars) NUMERIC.set(ch, Number(value));
-const DIGITS = new Set(DIGIT_NOT_DECIMAL);
-const DECIMAL_DIGIT = /^\p{Nd}$/u;
-const SPACE = /^[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]$/;
+import { pyFloat } from '../../py/float.ts';
+import { isSpaceChar } from '../../py/str.ts';
+import { decimalValue as decimalOf, digitOnlyValue, numericValue } from '../../py/unicodedata.ts';
 
 const MINUS = new Set(['-', '−', '﹣', '－']);
 const PLUS = new Set(['+', '＋', '﹢']);
@@ -36,7 +31,7 @@ const SUPERSCRIPT_SIGNS = new Set(['⁻', '⁺']);
 /** Thrown where Python raises ValueError; caught at the entry point. */
 class NotANumber extends Error {}
 
-const isSpace = (ch: string) => SPACE.test(ch);
+const isSpace = isSpaceChar;
 const strip = (chars: string[]) => {
   let a = 0;
   let b = chars.length;
@@ -45,25 +40,24 @@ const strip = (chars: string[]) => {
   return chars.slice(a, b);
 };
 
-function decimalValue(ch: string): number | null {
-  if (!DECIMAL_DIGIT.test(ch)) return null;
-  const cp = ch.codePointAt(0)!;
-  let run = 0;
-  while (run < 100 && DECIMAL_DIGIT.test(String.fromCodePoint(cp - run - 1))) run++;
-  return run % 10;
-}
-
-/** unicodedata.numeric(ch), or null. */
-function numericValue(ch: string): number | null {
-  return decimalValue(ch) ?? NUMERIC.get(ch) ?? null;
-}
+const decimalValue = (ch: string): number | null => decimalOf(ch.codePointAt(0)!);
 
 function asciiDigit(ch: string): string | null {
   if (ch >= '0' && ch <= '9') return ch;
   const dec = decimalValue(ch);
   if (dec !== null) return String(dec);
-  if (DIGITS.has(ch)) return String(NUMERIC.get(ch));
+  const digit = digitOnlyValue(ch);
+  if (digit !== null) return String(digit);
   if (ch in CH_DIGITS) return String(CH_DIGITS[ch]);
+  return null;
+}
+
+/** Inspect's `_parse_number`: float(), then its Unicode fallback; finite only. */
+export function parseFiniteNumber(s: string): number | null {
+  for (const parse of [pyFloat, unicodeNumberToFloat]) {
+    const value = parse(s);
+    if (value !== null && Number.isFinite(value)) return value;
+  }
   return null;
 }
 

@@ -5,9 +5,9 @@
  * stddev, the chunked MT19937 bootstrap, numpy's pairwise sum for nanmean, and the
  * pooled group stderr.
  */
-import { PyRandom } from '../../prompt/pyrandom.ts';
+import { PyRandom } from '../../py/random.ts';
 import { npSum } from '../../util/numpySum.ts';
-import { pyExp, pyLog } from '../../util/pyMath.ts';
+import { pyExp, pyLog } from '../../py/math.ts';
 
 export type SumMode = 'fold' | 'neumaier';
 export type Stderr = number | 'N/A';

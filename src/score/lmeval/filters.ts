@@ -5,10 +5,10 @@
  * element, a string character by character (after take_first, as lm-eval itself does).
  */
 import { UnknownNameError } from '../../errors.ts';
-import { compilePython, type PyPattern } from '../../util/pyRegex.ts';
-import { subEmpty } from '../../util/pyRegexMatch.ts';
+import { compilePython, type PyPattern } from '../../py/re.ts';
+import { subEmpty } from '../../py/reMatch.ts';
 import { boundedFindall as findall } from '../../util/regexBudget.ts';
-import { pyStrip } from '../../util/pytext.ts';
+import { pyStrip } from '../../py/str.ts';
 
 export type FilterValue = unknown;
 export interface FilterStep {

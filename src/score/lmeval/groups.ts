@@ -7,7 +7,7 @@
 import type { RunProvenance } from '../../store/schema.ts';
 import { isPlainObject } from '../../util/json.ts';
 import { groupAggregate } from './aggregate.ts';
-import type { AsRecordedCell } from './asRecorded.ts';
+import type { AsRecordedCell } from './asRecordedCell.ts';
 
 const TOLERANCE = 1e-12;
 

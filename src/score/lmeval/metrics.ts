@@ -3,8 +3,8 @@
  * with HF evaluate's kwargs in their order (and numpy's string-array quirks), the
  * multiple_choice family from log-probabilities, and loglikelihood acc/perplexity.
  */
-import { compilePython } from '../../util/pyRegex.ts';
-import { subEmpty } from '../../util/pyRegexMatch.ts';
+import { compilePython } from '../../py/re.ts';
+import { subEmpty } from '../../py/reMatch.ts';
 import { literalEval } from '../../prompt/jinja/literal.ts';
 
 export interface ExactMatchKwargs {

@@ -10,8 +10,8 @@
  * true division) so the score is the same double where the platforms' libm agree.
  */
 import { UnsupportedError } from '../../errors.ts';
-import { PY_WHITESPACE, pySplit } from '../../util/pytext.ts';
-import { pyExp, pyLog } from '../../util/pyMath.ts';
+import { PY_WHITESPACE, pySplit } from '../../py/str.ts';
+import { pyExp, pyLog } from '../../py/math.ts';
 
 export const MAX_NGRAM_ORDER = 4;
 

@@ -9,7 +9,7 @@
 import { BadInputError } from '../../errors.ts';
 import { corpusBleu } from './sacrebleu.ts';
 import { rougeScore } from './rouge.ts';
-import { pyExp } from '../../util/pyMath.ts';
+import { pyExp } from '../../py/math.ts';
 
 type Doc = Record<string, unknown>;
 

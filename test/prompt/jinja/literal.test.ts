@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { UnsupportedError } from '../../../src/errors.ts';
 import { LiteralEvalError, literalEval } from '../../../src/prompt/jinja/literal.ts';
-import { PyDict, PyFloat, PyTuple, type PyValue } from '../../../src/prompt/jinja/values.ts';
+import { PyDict, PyFloat, PyTuple, type PyValue } from '../../../src/py/values.ts';
 
 type Lit = { value?: unknown; error?: string };
 const golden = JSON.parse(readFileSync(new URL('../../golden/jinja_cases.json', import.meta.url), 'utf8')) as {

@@ -3,10 +3,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { answerScore, exactScore, f1Score, includesScore, matchScore, patternScore, type AnswerKind, type InspectScore, type MatchOptions } from '../../../src/score/inspect/scorers.ts';
 import { choiceScore, choiceScoreWithoutFlags } from '../../../src/score/inspect/choice.ts';
-import { formatG, pyFloat, pyFloatRepr, pyRound } from '../../../src/score/inspect/python.ts';
+import { formatG, pyFloat, pyFloatRepr, pyRound } from '../../../src/py/float.ts';
 import { exactMean, npMean, npStd, npSum, pyMedian } from '../../../src/score/inspect/numeric.ts';
 import { clusteredStderr, stderr, bootstrapStderr, bootstrapTolerance } from '../../../src/score/inspect/metrics.ts';
-import { reducerByName, valueToFloat } from '../../../src/score/inspect/reducers.ts';
+import { valueToFloat } from '../../../src/formats/inspectScore.ts';
+import { reducerByName } from '../../../src/score/inspect/reducers.ts';
 import { INSPECT_EXTRACTORS } from '../../../src/score/inspect/extractors.ts';
 import { UnknownNameError } from '../../../src/errors.ts';
 
@@ -133,7 +134,7 @@ test('the extractors plug into the matrix seam, factories called with "" for def
 test("Inspect's Unicode number fallback gives what inspect_ai's own _unicode.py gives", async () => {
   // fixtures/inspect/unicode_numbers.json: fixtures/inspect/scripts/reference_unicode_numbers.py run on inspect_ai's _unicode.py.
   const { unicodeNumberToFloat } = await import('../../../src/score/inspect/unicodeNumber.ts');
-  const { parseFiniteNumber } = await import('../../../src/score/inspect/python.ts');
+  const { parseFiniteNumber } = await import('../../../src/score/inspect/unicodeNumber.ts');
   const cases = JSON.parse(readFileSync(new URL('../../../fixtures/inspect/unicode_numbers.json', import.meta.url), 'utf8')) as { input: string; unicode_number_to_float: number | string | null; parse_number: number | null }[];
   assert.equal(cases.length, 53);
   for (const c of cases) {

@@ -9,7 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { pyExp, pyLog } from '../../../src/util/pyMath.ts';
+import { pyExp, pyLog } from '../../../src/py/math.ts';
 import { corpusBleu, tokenizeIntl } from '../../../src/score/lmeval/sacrebleu.ts';
 import { rougeScore, rougeTokenize } from '../../../src/score/lmeval/rouge.ts';
 import { truthfulqaBleu, truthfulqaProcessResultsMc2, truthfulqaRouge } from '../../../src/score/lmeval/taskCode.ts';

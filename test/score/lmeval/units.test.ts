@@ -5,8 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { compilePython } from '../../../src/util/pyRegex.ts';
-import { findall } from '../../../src/util/pyRegexMatch.ts';
+import { compilePython } from '../../../src/py/re.ts';
+import { findall } from '../../../src/py/reMatch.ts';
 import { buildPipeline } from '../../../src/score/lmeval/filters.ts';
 import { exactMatch, mcGold, multipleChoice, type McMetric } from '../../../src/score/lmeval/metrics.ts';
 import {

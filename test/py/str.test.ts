@@ -2,11 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { isPyPrintable, isPySpace, pyCapitalize, pyIsDigit, pyLower, pyStrRepr, pyUpper } from '../../../src/prompt/jinja/pystr.ts';
-import { pyFloatRepr } from '../../../src/prompt/jinja/pyfloat.ts';
-import { parsePyFloat, parsePyInt, pyRound } from '../../../src/prompt/jinja/pynum.ts';
+import { isPyPrintable, isPySpace, pyCapitalize, pyIsDigit, pyLower, pyStrRepr, pyUpper } from '../../src/py/str.ts';
+import { pyFloat, pyFloatRepr, pyRound } from '../../src/py/float.ts';
+import { parsePyInt } from '../../src/py/int.ts';
 
-const facts = JSON.parse(readFileSync(new URL('../../golden/unicode.json', import.meta.url), 'utf8')) as {
+const facts = JSON.parse(readFileSync(new URL('../golden/unicode.json', import.meta.url), 'utf8')) as {
   upper_sha256: string;
   lower_sha256: string;
   capitalize_sha256: string;
@@ -65,13 +65,13 @@ test('float repr, int()/float() parsing and round() follow Python', () => {
   assert.equal(parsePyInt('0x1f', 16), 31);
   assert.equal(parsePyInt('0x1f', 0), 31);
   assert.equal(parsePyInt('-', 10), undefined);
-  assert.equal(parsePyFloat(' 1e3 '), 1000);
-  assert.equal(parsePyFloat('.5'), 0.5);
-  assert.equal(parsePyFloat('5.'), 5);
-  assert.equal(parsePyFloat('0x10'), undefined);
-  assert.equal(parsePyFloat(''), undefined);
-  assert.ok(Number.isNaN(parsePyFloat('NaN')!));
-  assert.equal(parsePyFloat('-Infinity'), -Infinity);
+  assert.equal(pyFloat(' 1e3 '), 1000);
+  assert.equal(pyFloat('.5'), 0.5);
+  assert.equal(pyFloat('5.'), 5);
+  assert.equal(pyFloat('0x10'), null);
+  assert.equal(pyFloat(''), null);
+  assert.ok(Number.isNaN(pyFloat('NaN')!));
+  assert.equal(pyFloat('-Infinity'), -Infinity);
   const rounds: [number, number, number][] = [[2.5, 0, 2], [3.5, 0, 4], [2.675, 2, 2.67], [0.125, 2, 0.12], [0.375, 2, 0.38], [1.25, 1, 1.2], [-2.5, 0, -2], [1234.5678, -2, 1200], [5e-324, 2, 0]];
   for (const [x, n, want] of rounds) assert.equal(pyRound(x, n), want, `round(${x}, ${n})`);
 });

@@ -1,0 +1,109 @@
+/**
+ * The Unicode character properties CPython 3.11 reads from its own Unicode 14
+ * database. JavaScript's `\p{…}` follows Node's ICU, which is newer (digits and
+ * letters assigned since 14.0 would count), so these come from tables generated
+ * by CPython (test/golden/unicode_gen.py, fixtures/inspect/scripts/unicode_numeric_table.py).
+ */
+import { ALNUM_RANGES, DECIMAL_RANGES, DIGIT_RANGES, NONPRINTABLE_RANGES, UNASSIGNED_RANGES } from './unicodeTables.ts';
+import { DIGIT_NOT_DECIMAL, NUMERIC_BY_VALUE } from './unicodeNumericTable.ts';
+
+/** The target these semantics are held to (test/py/target.test.ts checks both against CPython's outputs). */
+export const PYTHON_TARGET = { python: '3.11', unicode: '14.0.0' } as const;
+
+/** Sorted code-point ranges, decoded from the generator's base-36 'gap.length-1' pairs. */
+export class RangeSet {
+  readonly starts: number[] = [];
+  readonly ends: number[] = [];
+  constructor(encoded: string) {
+    let prev = -1;
+    for (const pair of encoded.split(',')) {
+      const [gap, len] = pair.split('.') as [string, string];
+      const start = prev + 1 + parseInt(gap, 36);
+      prev = start + parseInt(len, 36);
+      this.starts.push(start);
+      this.ends.push(prev);
+    }
+  }
+  /** The start of the range holding cp, or -1. */
+  rangeStart(cp: number): number {
+    let lo = 0;
+    let hi = this.starts.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      if (cp < this.starts[mid]!) hi = mid - 1;
+      else if (cp > this.ends[mid]!) lo = mid + 1;
+      else return this.starts[mid]!;
+    }
+    return -1;
+  }
+  has(cp: number): boolean {
+    return this.rangeStart(cp) >= 0;
+  }
+  /** The body of a regex character class (for a `u` pattern) holding these code points, or the others. */
+  classBody(complement = false): string {
+    const u = (cp: number) => `\\u{${cp.toString(16)}}`;
+    const pairs: [number, number][] = [];
+    if (!complement) for (let i = 0; i < this.starts.length; i++) pairs.push([this.starts[i]!, this.ends[i]!]);
+    else {
+      let next = 0;
+      for (let i = 0; i < this.starts.length; i++) {
+        if (this.starts[i]! > next) pairs.push([next, this.starts[i]! - 1]);
+        next = this.ends[i]! + 1;
+      }
+      if (next <= 0x10ffff) pairs.push([next, 0x10ffff]);
+    }
+    return pairs.map(([a, b]) => (a === b ? u(a) : `${u(a)}-${u(b)}`)).join('');
+  }
+}
+
+export const NONPRINTABLE = new RangeSet(NONPRINTABLE_RANGES);
+export const UNASSIGNED = new RangeSet(UNASSIGNED_RANGES);
+/** str.isdigit() (Numeric_Type Digit or Decimal). */
+export const DIGITS = new RangeSet(DIGIT_RANGES);
+/** str.isdecimal() (category Nd); every range starts at a zero (the generator asserts it). */
+export const DECIMALS = new RangeSet(DECIMAL_RANGES);
+/** str.isalnum(). */
+export const ALNUM = new RangeSet(ALNUM_RANGES);
+
+/** `unicodedata.decimal(ch)`, or null: the offset into its run of Nd digits, mod 10. */
+export function decimalValue(cp: number): number | null {
+  if (cp >= 0x30 && cp <= 0x39) return cp - 0x30;
+  if (cp < 0x80) return null;
+  const start = DECIMALS.rangeStart(cp);
+  return start < 0 ? null : (cp - start) % 10;
+}
+
+const NUMERIC = new Map<string, number>();
+for (const [value, chars] of Object.entries(NUMERIC_BY_VALUE)) for (const ch of chars) NUMERIC.set(ch, Number(value));
+const DIGIT_ONLY = new Set(DIGIT_NOT_DECIMAL);
+
+/** `unicodedata.numeric(ch)`, or null. */
+export function numericValue(ch: string): number | null {
+  return decimalValue(ch.codePointAt(0)!) ?? NUMERIC.get(ch) ?? null;
+}
+
+/** `unicodedata.digit(ch)` for a character that is a digit but not a decimal (superscripts, circled digits), or null. */
+export function digitOnlyValue(ch: string): number | null {
+  return DIGIT_ONLY.has(ch) ? NUMERIC.get(ch)! : null;
+}
+
+/** Python's `\w` on str (`str.isalnum()` or '_'), for one code point. */
+export function isWordChar(cp: number): boolean {
+  if (cp < 0x80) return (cp >= 0x30 && cp <= 0x39) || (cp >= 0x41 && cp <= 0x5a) || (cp >= 0x61 && cp <= 0x7a) || cp === 0x5f;
+  return ALNUM.has(cp);
+}
+
+/** Whether the code point ending just before `index` is a word character (Python `\w`, for `\b`). */
+export function wordBefore(text: string, index: number): boolean {
+  if (index <= 0) return false;
+  let start = index - 1;
+  const unit = text.charCodeAt(start);
+  if (unit >= 0xdc00 && unit <= 0xdfff && start > 0) start--;
+  return isWordChar(text.codePointAt(start)!);
+}
+
+/** Whether the code point starting at `index` is a word character (Python `\w`, for `\b`). */
+export function wordAt(text: string, index: number): boolean {
+  if (index >= text.length) return false;
+  return isWordChar(text.codePointAt(index)!);
+}
