@@ -12,7 +12,7 @@ import { parsePyJson } from '../py/json.ts';
 import { PyFloat } from '../py/values.ts';
 import { literalEval } from '../prompt/pyliteral.ts';
 import { isPlainObject } from '../util/json.ts';
-import { pyStrip } from '../py/str.ts';
+import { pyFloat } from '../py/float.ts';
 
 export function parseKeyValueArgs(text: string | undefined, flag: string): Record<string, unknown> {
   if (text === undefined || text.trim() === '') return {};
@@ -45,16 +45,6 @@ export function cliValue(arg: string): unknown {
   } catch {
     return arg;
   }
-}
-
-/** Python `float(text)`: surrounding whitespace, `_` between digits, inf/infinity/nan in any case. */
-function pyFloat(text: string): number | null {
-  const t = pyStrip(text);
-  const special = /^([+-]?)(inf|infinity|nan)$/i.exec(t);
-  if (special) return special[2]!.toLowerCase() === 'nan' ? Number.NaN : special[1] === '-' ? -Infinity : Infinity;
-  const digits = String.raw`\d(?:_?\d)*`;
-  if (!new RegExp(`^[+-]?(?:${digits}(?:\\.(?:${digits})?)?|\\.${digits})(?:[eE][+-]?${digits})?$`).test(t)) return null;
-  return Number(t.replaceAll('_', ''));
 }
 
 /** `split_top_level`: commas outside brackets, braces and quotes; empty pieces dropped. */
