@@ -264,7 +264,9 @@ async function copyStaged(conn: DuckDBConnection, staging: string, path: string,
     .map(([k, v]) => `${k}: ${sqlString(v)}`)
     .join(', ');
   const columns = TABLES[table].map((c) => sqlIdent(c.name)).join(', ');
-  await conn.run(`COPY (SELECT ${columns} FROM ${staging}) TO ${sqlString(path)} (FORMAT parquet, COMPRESSION zstd, KV_METADATA {${kv}})`);
+  // The writer holds a whole row group in memory, outside DuckDB's memory limit: at the default 122,880 rows a
+  // group of lm-eval instances (documents and prompts of a few KB each) took the import's peak past 1 GiB.
+  await conn.run(`COPY (SELECT ${columns} FROM ${staging}) TO ${sqlString(path)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 16384, KV_METADATA {${kv}})`);
 }
 
 /** Staging folders left by a killed writer (its process is gone) are removed before a new write. */
