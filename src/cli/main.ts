@@ -20,6 +20,7 @@ const COMMANDS = {
   rescore: { usesDuckDB: true, load: async () => (await import('./commands/rescore.ts')).registerRescore },
   diff: { usesDuckDB: true, load: async () => (await import('./commands/diff.ts')).registerDiff },
   report: { usesDuckDB: true, load: async () => (await import('./commands/report.ts')).registerReport },
+  table: { usesDuckDB: true, load: async () => (await import('./commands/table.ts')).registerTable },
 } satisfies Record<string, { usesDuckDB: boolean; load: () => Promise<Register> }>;
 
 async function main(): Promise<void> {

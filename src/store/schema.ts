@@ -305,11 +305,25 @@ export const Recording = z.object({
 });
 export type Recording = z.infer<typeof Recording>;
 
+/**
+ * A configuration grid `lmaudit run --grid` ran into one store: the axes and their values, which
+ * run is which cell, and the requests the cells asked (`total`), of which `sent` went to the model
+ * and `shared` were answered with the response to the identical request of an earlier cell (those
+ * responses also say `from_cache`). Absent in stores of one run or imported runs.
+ */
+export const GridRecord = z.object({
+  axes: z.array(z.object({ name: z.string(), values: z.array(z.string()) })),
+  cells: z.array(z.object({ run_id: z.string(), settings: z.record(z.string(), z.string()) })),
+  requests: z.object({ total: z.number(), sent: z.number(), shared: z.number() }),
+});
+export type GridRecord = z.infer<typeof GridRecord>;
+
 export const StoreManifest = z.object({
   schema_version: z.literal(READABLE_SCHEMA_VERSIONS),
   created_by: z.string(),
   runs: z.array(RunProvenance),
   recording: z.optional(Recording),
+  grid: z.optional(GridRecord),
 });
 export type StoreManifest = z.infer<typeof StoreManifest>;
 

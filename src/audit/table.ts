@@ -1,0 +1,313 @@
+/**
+ * The audit table across runs: rows are runs (prompt and generation configurations, labelled by
+ * what differs in their provenance), columns are reading rules (the rescoring matrix's extractor ×
+ * normaliser cells, or the numbers a results-only source reported). Along a row no model was
+ * asked anything; down a column only the configuration changed. Around it: row and column spreads,
+ * the extremes and what separates them, a headline gap against the spread, which cells reach a
+ * published number, and the interactions (how a configuration change's effect differs between two
+ * reading rules, with a paired interval on the shared items).
+ */
+import { queryRows } from '../store/duck.ts';
+import type { OpenStore } from '../store/readStore.ts';
+import type { RunProvenance } from '../store/schema.ts';
+import { computeMatrix, type ScopeResult } from '../score/matrix.ts';
+import { Z95 } from '../score/stats.ts';
+import type { Aggregation } from '../score/sweeps.ts';
+import { labelParts, labelText, type LabelPart, type RowRef } from './tableLabels.ts';
+import { interactionsOf, type Interaction } from './tableInteractions.ts';
+
+export interface TableOptions {
+  extractors?: string[];
+  normalizers?: string[];
+  aggregation: Aggregation;
+  /** Only the table of this task. */
+  task?: string;
+  /** A headline model-to-model gap to set against the spread. */
+  gap?: number;
+  /** A published number: which cells' 95% intervals (widened by the tolerance) contain it. */
+  target?: number;
+  tolerance: number;
+}
+
+export interface TableColumn {
+  key: string;
+  extractor: string;
+  normalizer: string;
+  /** A number the source reported (no per-item records to re-read), not a rescored cell. */
+  reported: boolean;
+}
+
+export interface TableCell {
+  score: number | null;
+  stderr: number | null;
+  ci95: [number, number] | null;
+  n: number | null;
+  why?: string;
+}
+
+export interface Spread {
+  lowest: { at: string; score: number };
+  highest: { at: string; score: number };
+  difference: number;
+}
+
+export interface TableRow {
+  run_id: string;
+  task: string;
+  label: string;
+  parts: LabelPart[];
+  /** One per column; null where the run has no such cell. */
+  cells: (TableCell | null)[];
+  spread: Spread | null;
+  /** Responses the run's store holds, and how many of them were answered from a response already held (from_cache). */
+  calls: { responses: number; shared: number };
+}
+
+export interface CellPlace {
+  row: number;
+  column: number;
+  label: string;
+  reading: string;
+  score: number;
+  stderr: number | null;
+  ci95: [number, number] | null;
+}
+
+export interface AuditTable {
+  task: string;
+  aggregation: Aggregation;
+  columns: TableColumn[];
+  rows: TableRow[];
+  column_spreads: (Spread | null)[];
+  extremes: { highest: CellPlace; lowest: CellPlace; difference: number; separated_by: string[]; sentence: string } | null;
+  gap: { gap: number; spread: number; times: number; sentence: string } | null;
+  reach: { target: number; tolerance: number; cells: CellPlace[] } | null;
+  interactions: Interaction[];
+  /** Which axes sent requests to a model and which were computed from stored answers. */
+  costs: { axis: string; model_calls: boolean; detail: string }[];
+  notes: string[];
+}
+
+const points = (d: number) => `${(d * 100).toFixed(1)}-point`;
+
+export async function buildTables(store: OpenStore, options: TableOptions): Promise<AuditTable[]> {
+  const scopes = (await computeMatrix(store, { extractors: options.extractors, normalizers: options.normalizers, aggregations: [options.aggregation], keepItems: true })).filter(
+    (s) => options.task === undefined || s.task === options.task,
+  );
+  const calls = await responseCounts(store);
+  const groups = groupRows(store.manifest.runs, scopes, options.task);
+  return groups.map((g) => buildTable(g.task, g.rows, scopes, calls, options));
+}
+
+async function responseCounts(store: OpenStore): Promise<Map<string, { responses: number; shared: number }>> {
+  const rows = await queryRows<{ run_id: string; responses: number; shared: number }>(
+    `SELECT run_id, count(*)::INTEGER AS responses, (count(*) FILTER (WHERE from_cache))::INTEGER AS shared FROM ${store.table('responses')} GROUP BY run_id`,
+  );
+  return new Map(rows.map((r) => [r.run_id, { responses: r.responses, shared: r.shared }]));
+}
+
+/** Tables by task name; when every run holds one task (a renamed variant of it), all of them in one table. */
+function groupRows(runs: readonly RunProvenance[], scopes: readonly ScopeResult[], only: string | undefined): { task: string; rows: RowRef[] }[] {
+  const tasksOf = (run: RunProvenance) => {
+    const named = new Set([...scopes.filter((s) => s.run_id === run.run_id).map((s) => s.task), ...Object.keys(run.reported)]);
+    return [...named].filter((t) => (only === undefined || t === only) && (scopes.some((s) => s.run_id === run.run_id && s.task === t) || hasReported(run, t)));
+  };
+  const refs = runs.flatMap((run) => tasksOf(run).map((task) => ({ run, task })));
+  const perRun = runs.map(tasksOf).filter((t) => t.length > 0);
+  if (perRun.length > 1 && perRun.every((t) => t.length === 1) && new Set(perRun.map((t) => t[0])).size > 1) {
+    return [{ task: [...new Set(refs.map((r) => r.task))].join(' / '), rows: refs }];
+  }
+  const byTask = new Map<string, RowRef[]>();
+  for (const ref of refs) byTask.set(ref.task, [...(byTask.get(ref.task) ?? []), ref]);
+  return [...byTask].map(([task, rows]) => ({ task, rows }));
+}
+
+function reportedCells(run: RunProvenance, task: string): { key: string; cell: TableCell }[] {
+  const block = run.reported[task] ?? {};
+  const out: { key: string; cell: TableCell }[] = [];
+  for (const [key, value] of Object.entries(block)) {
+    if (typeof value !== 'number' || key.includes('stderr')) continue;
+    // lm-eval writes 'acc,none' / 'acc_stderr,none' since 0.4, 'acc' / 'acc_stderr' before.
+    const comma = key.indexOf(',');
+    const stderrKey = comma < 0 ? `${key}_stderr` : `${key.slice(0, comma)}_stderr${key.slice(comma)}`;
+    const se = block[stderrKey];
+    const stderr = typeof se === 'number' ? se : null;
+    out.push({ key, cell: { score: value, stderr, ci95: stderr === null ? null : [value - Z95 * stderr, value + Z95 * stderr], n: null } });
+  }
+  return out;
+}
+
+function hasReported(run: RunProvenance, task: string): boolean {
+  return reportedCells(run, task).length > 0;
+}
+
+function buildTable(
+  task: string,
+  refs: RowRef[],
+  scopes: readonly ScopeResult[],
+  calls: Map<string, { responses: number; shared: number }>,
+  options: TableOptions,
+): AuditTable {
+  const notes: string[] = [];
+  const columns: TableColumn[] = [];
+  const columnIndex = new Map<string, number>();
+  const column = (key: string, init: Omit<TableColumn, 'key'>) => {
+    if (!columnIndex.has(key)) {
+      columnIndex.set(key, columns.length);
+      columns.push({ key, ...init });
+    }
+    return columnIndex.get(key)!;
+  };
+  const perRow: { ref: RowRef; scope: ScopeResult | undefined; cells: Map<number, TableCell> }[] = refs.map((ref) => {
+    const scope = scopes.find((s) => s.run_id === ref.run.run_id && s.task === ref.task);
+    const cells = new Map<number, TableCell>();
+    if (scope !== undefined) {
+      for (const c of scope.cells) {
+        if (c.aggregation !== options.aggregation) continue;
+        const k = column(`${c.extractor}/${c.normalizer}`, { extractor: c.extractor, normalizer: c.normalizer, reported: false });
+        cells.set(k, { score: c.score, stderr: c.stderr, ci95: c.ci95, n: c.n, ...(c.score === null ? { why: c.stderr_method } : {}) });
+      }
+    } else {
+      notes.push(`${ref.task} (run ${ref.run.run_id}): no per-item records, so its columns are the numbers the source reported`);
+      for (const { key, cell } of reportedCells(ref.run, ref.task)) cells.set(column(`reported ${key}`, { extractor: key, normalizer: 'reported', reported: true }), cell);
+    }
+    return { ref, scope, cells };
+  });
+  dropEmptyColumns(columns, perRow, notes);
+  const parts = labelParts(refs);
+  const labels = parts.map(labelText);
+  disambiguate(labels);
+  const rows: TableRow[] = perRow.map(({ ref, cells }, i) => {
+    const rowCells = columns.map((_, k) => cells.get(k) ?? null);
+    return {
+      run_id: ref.run.run_id, task: ref.task, label: labels[i]!, parts: parts[i]!, cells: rowCells,
+      spread: spreadOf(rowCells.map((c, k) => ({ at: columns[k]!.key, score: c?.score ?? null }))),
+      calls: calls.get(ref.run.run_id) ?? { responses: 0, shared: 0 },
+    };
+  });
+  const columnSpreads = columns.map((_, k) => spreadOf(rows.map((r) => ({ at: r.label, score: r.cells[k]?.score ?? null }))));
+  const places: CellPlace[] = rows.flatMap((r, i) =>
+    r.cells.flatMap((c, k) => (c === null || c.score === null ? [] : [{ row: i, column: k, label: r.label, reading: columns[k]!.key, score: c.score, stderr: c.stderr, ci95: c.ci95 }])),
+  );
+  const highest = places.reduce<CellPlace | null>((a, p) => (a === null || p.score > a.score ? p : a), null);
+  const lowest = places.reduce<CellPlace | null>((a, p) => (a === null || p.score < a.score ? p : a), null);
+  let extremes: AuditTable['extremes'] = null;
+  if (highest !== null && lowest !== null) {
+    const difference = highest.score - lowest.score;
+    const separated = [
+      ...parts[highest.row]!.filter((p, j) => p.text !== parts[lowest.row]![j]!.text).map((p) => p.field),
+      ...(highest.column === lowest.column ? [] : ['reading rule']),
+    ];
+    extremes = {
+      highest, lowest, difference, separated_by: separated,
+      sentence: `the ${points(difference)} span is ${highest.label} read by ${highest.reading} vs ${lowest.label} read by ${lowest.reading}`,
+    };
+  }
+  const gap =
+    options.gap === undefined || extremes === null
+      ? null
+      : {
+          gap: options.gap, spread: extremes.difference, times: extremes.difference / options.gap,
+          sentence: `a gap of ${options.gap} fits inside the ${points(extremes.difference)} spread ${(extremes.difference / options.gap).toFixed(1)} times`,
+        };
+  const reach =
+    options.target === undefined
+      ? null
+      : { target: options.target, tolerance: options.tolerance, cells: places.filter((p) => reaches(p, options.target!, options.tolerance)) };
+  const interactions = interactionsOf(
+    rows.map((r, i) => ({ label: r.label, parts: r.parts, items: itemsByColumn(perRow[i]!.scope, columns) })),
+    columns.map((c) => c.key),
+  );
+  if (rows.some((r) => r.cells.some((c) => c?.n === null)) && interactions.length === 0) notes.push('interactions need per-item records on both sides; reported numbers have none');
+  return { task, aggregation: options.aggregation, columns, rows, column_spreads: columnSpreads, extremes, gap, reach, interactions, costs: costsOf(rows, options.aggregation), notes };
+}
+
+/**
+ * A column no row can fill says nothing (a reader the records cannot feed: its note says why);
+ * a reported number outside [0, 1] (perplexity, a likelihood difference) is not a rate a reading
+ * rule gives, and would make the spreads meaningless beside accuracies.
+ */
+function dropEmptyColumns(columns: TableColumn[], perRow: { cells: Map<number, TableCell> }[], notes: string[]): void {
+  const keep = columns.map((c, k) => {
+    const scores = perRow.map((r) => r.cells.get(k)?.score).filter((s): s is number => typeof s === 'number');
+    if (scores.length === 0) {
+      notes.push(`${c.key}: left out, no row could compute it (${perRow.map((r) => r.cells.get(k)?.why).find((w) => w !== undefined) ?? 'no such cell'})`);
+      return false;
+    }
+    if (c.reported && scores.some((s) => s < 0 || s > 1)) {
+      notes.push(`${c.key}: left out, not a rate in [0, 1]`);
+      return false;
+    }
+    return true;
+  });
+  const kept = columns.filter((_, k) => keep[k]);
+  for (const r of perRow) {
+    const cells = new Map<number, TableCell>();
+    let j = 0;
+    columns.forEach((_, k) => {
+      if (!keep[k]) return;
+      const c = r.cells.get(k);
+      if (c !== undefined) cells.set(j, c);
+      j++;
+    });
+    r.cells = cells;
+  }
+  columns.splice(0, columns.length, ...kept);
+}
+
+/** Two rows with the same settings are told apart by position (never by file name). */
+function disambiguate(labels: string[]): void {
+  const seen = new Map<string, number>();
+  for (const l of labels) seen.set(l, (seen.get(l) ?? 0) + 1);
+  const count = new Map<string, number>();
+  labels.forEach((l, i) => {
+    if (seen.get(l)! < 2) return;
+    const k = (count.get(l) ?? 0) + 1;
+    count.set(l, k);
+    labels[i] = `${l} (run ${k} of ${seen.get(l)})`;
+  });
+}
+
+function spreadOf(values: { at: string; score: number | null }[]): Spread | null {
+  const known = values.filter((v): v is { at: string; score: number } => v.score !== null);
+  if (known.length === 0) return null;
+  const lowest = known.reduce((a, v) => (v.score < a.score ? v : a));
+  const highest = known.reduce((a, v) => (v.score > a.score ? v : a));
+  return { lowest, highest, difference: highest.score - lowest.score };
+}
+
+/** The cell's 95% interval, widened by the tolerance on each side, contains the target (a cell without an interval: its score within the tolerance). */
+function reaches(p: CellPlace, target: number, tolerance: number): boolean {
+  const [lo, hi] = p.ci95 ?? [p.score, p.score];
+  return lo - tolerance <= target && target <= hi + tolerance;
+}
+
+/** Each row's per-item values by table column (null where the row has no such cell). */
+function itemsByColumn(scope: ScopeResult | undefined, columns: readonly TableColumn[]): Map<string, (number | null)[]> | null {
+  if (scope?.items === undefined) return null;
+  const index = columns.map((c) => scope.cellKeys.findIndex((k) => `${k.extractor}/${k.normalizer}` === c.key));
+  const unreadable = new Set(scope.cells.filter((c) => c.score === null).map((c) => `${c.extractor}/${c.normalizer}`));
+  return new Map(
+    scope.items.map((item) => [item.doc_id, index.map((i, k) => (i < 0 || unreadable.has(columns[k]!.key) ? null : item.values[i] ?? null))]),
+  );
+}
+
+function costsOf(rows: readonly TableRow[], aggregation: Aggregation): AuditTable['costs'] {
+  const fields = [...new Set(rows.flatMap((r) => r.parts.map((p) => p.field)))];
+  const responses = rows.reduce((n, r) => n + r.calls.responses, 0);
+  const shared = rows.reduce((n, r) => n + r.calls.shared, 0);
+  const costs: AuditTable['costs'] = [];
+  if (fields.length > 0) {
+    costs.push({
+      axis: `configuration (rows: ${fields.join(', ')})`,
+      model_calls: true,
+      detail:
+        responses === 0
+          ? 'each row is a run with its own requests (the source recorded no responses, only its numbers)'
+          : `each row is a run with its own requests: ${responses} responses recorded, ${responses - shared} sent to the model, ${shared} answered from a response already held`,
+    });
+  }
+  costs.push({ axis: 'reading rule (columns: extractor × normaliser)', model_calls: false, detail: 'computed from the stored answers; no model call' });
+  costs.push({ axis: `aggregation (${aggregation})`, model_calls: false, detail: 'computed from the stored answers; no model call' });
+  return costs;
+}

@@ -1,0 +1,85 @@
+/**
+ * Interactions in the audit table: for a configuration change (row a → row b) and a pair of
+ * reading rules (columns i, j), how the change's effect under i differs from its effect under j.
+ * On the items both rows scored (joined on doc_id), each item gives
+ *   d = (b_i − a_i) − (b_j − a_j),
+ * and the difference of differences is mean(d) with the closed-form paired interval
+ * mean ± 1.96 · sd(d, n−1) / √n (the same standard error the matrix's cells use).
+ */
+import { Z95 } from '../score/stats.ts';
+import type { LabelPart } from './tableLabels.ts';
+
+export interface InteractionRow {
+  label: string;
+  parts: LabelPart[];
+  /** Per item (doc_id), its value under each column (null: not scored there). Null: no per-item records. */
+  items: Map<string, (number | null)[]> | null;
+}
+
+export interface Interaction {
+  from: string;
+  to: string;
+  /** The settings that change between the two rows. */
+  change: string[];
+  readings: [string, string];
+  n: number;
+  /** The change's effect under each reading, on the shared items. */
+  effects: [number, number];
+  difference: number;
+  stderr: number | null;
+  ci95: [number, number] | null;
+  /** The interval excludes 0: the change helps under one reading more than under the other. */
+  distinguishable: boolean;
+}
+
+/**
+ * Pairs of rows that differ in exactly one setting are the changes considered (one axis at a
+ * time); when no pair does, every pair is.
+ */
+function changes(rows: readonly InteractionRow[]): [number, number, string[]][] {
+  const all: [number, number, string[]][] = [];
+  for (let a = 0; a < rows.length; a++) {
+    for (let b = a + 1; b < rows.length; b++) {
+      const differ = rows[a]!.parts.filter((p, k) => p.text !== rows[b]!.parts[k]?.text).map((p) => p.field);
+      all.push([a, b, differ]);
+    }
+  }
+  const single = all.filter(([, , d]) => d.length === 1);
+  return single.length > 0 ? single : all;
+}
+
+export function interactionsOf(rows: readonly InteractionRow[], columns: readonly string[]): Interaction[] {
+  const out: Interaction[] = [];
+  for (const [a, b, change] of changes(rows)) {
+    const A = rows[a]!.items;
+    const B = rows[b]!.items;
+    if (A === null || B === null) continue;
+    for (let i = 0; i < columns.length; i++) {
+      for (let j = i + 1; j < columns.length; j++) {
+        const d: number[] = [];
+        let ei = 0;
+        let ej = 0;
+        for (const [doc, va] of A) {
+          const vb = B.get(doc);
+          if (vb === undefined) continue;
+          const [ai, aj, bi, bj] = [va[i], va[j], vb[i], vb[j]];
+          if (ai == null || aj == null || bi == null || bj == null) continue;
+          ei += bi - ai;
+          ej += bj - aj;
+          d.push(bi - ai - (bj - aj));
+        }
+        const n = d.length;
+        if (n === 0) continue;
+        const mean = d.reduce((s, x) => s + x, 0) / n;
+        const stderr = n < 2 ? null : Math.sqrt(d.reduce((s, x) => s + (x - mean) ** 2, 0) / (n - 1)) / Math.sqrt(n);
+        const ci95: [number, number] | null = stderr === null ? null : [mean - Z95 * stderr, mean + Z95 * stderr];
+        out.push({
+          from: rows[a]!.label, to: rows[b]!.label, change, readings: [columns[i]!, columns[j]!], n,
+          effects: [ei / n, ej / n], difference: mean, stderr, ci95,
+          distinguishable: ci95 !== null && (ci95[0] > 0 || ci95[1] < 0),
+        });
+      }
+    }
+  }
+  return out;
+}

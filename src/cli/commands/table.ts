@@ -1,0 +1,73 @@
+/**
+ * `lmaudit table`: the audit table across runs — rows are runs labelled by what differs in their
+ * provenance, columns are reading rules; spreads, extremes, a gap against the spread, which cells
+ * reach a published number, and the interactions between a configuration change and the reading.
+ */
+import type { Command } from 'commander';
+import { loadSource } from '../../audit/source.ts';
+import { buildTables, type TableOptions } from '../../audit/table.ts';
+import { BadInputError } from '../../errors.ts';
+import { tableLines } from '../../report/tableText.ts';
+import { splitSpecs } from '../../score/registry.ts';
+import { AGGREGATIONS, type Aggregation } from '../../score/sweeps.ts';
+import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
+import { companionLines, printJson, printLines, warnIfUnfinished } from '../output.ts';
+
+interface TableFlags extends ImportFlags {
+  extractors?: string;
+  normalizers?: string;
+  aggregation: string;
+  task?: string;
+  gap?: string;
+  target?: string;
+  tolerance: string;
+  json: boolean;
+}
+
+function number(text: string | undefined, flag: string, min = -Infinity): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (text.trim() === '' || !Number.isFinite(n) || n < min) throw new BadInputError(`${flag} takes a number${min > -Infinity ? ` ≥ ${min}` : ''}, got '${text}'`, { field: flag });
+  return n;
+}
+
+export function tableOptionsFrom(flags: Omit<TableFlags, keyof ImportFlags | 'json'>): TableOptions {
+  if (!AGGREGATIONS.includes(flags.aggregation as Aggregation)) throw new BadInputError(`unknown aggregation '${flags.aggregation}' (known: ${AGGREGATIONS.join(', ')})`, { field: '--aggregation' });
+  const list = (v: string | undefined) => v?.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const gap = number(flags.gap, '--gap', 0);
+  if (gap === 0) throw new BadInputError('--gap must be above 0', { field: '--gap' });
+  return {
+    extractors: flags.extractors === undefined ? undefined : splitSpecs(flags.extractors),
+    normalizers: list(flags.normalizers),
+    aggregation: flags.aggregation as Aggregation,
+    task: flags.task,
+    gap,
+    target: number(flags.target, '--target'),
+    tolerance: number(flags.tolerance, '--tolerance', 0)!,
+  };
+}
+
+export function registerTable(program: Command): void {
+  addImportFlags(
+    program
+      .command('table')
+      .description('The audit table across runs: configurations (rows) × reading rules (columns), spreads, reachability and interactions (no model call)')
+      .argument('<sources...>', 'a run store (e.g. one `run --grid` wrote), or anything `import` reads: every run is a row')
+      .option('--extractors <names>', 'columns: comma-separated extractors (default: the sweep for the answer type, from audits/)')
+      .option('--normalizers <names>', 'columns: comma-separated normalisers')
+      .option('--aggregation <name>', `aggregation of every cell (${AGGREGATIONS.join(', ')})`, 'micro')
+      .option('--task <name>', 'only the table of this task')
+      .option('--gap <x>', 'a headline model-to-model gap to set against the spread (e.g. 0.033)')
+      .option('--target <x>', 'a published number: list every cell whose 95% interval contains it')
+      .option('--tolerance <x>', 'widen each interval by this much on both sides for --target', '0')
+      .option('--json', 'print the tables as JSON', false),
+  ).action(async (sources: string[], flags: TableFlags) => {
+    const options = tableOptionsFrom(flags);
+    const source = await loadSource(sources, importOptionsFrom(flags));
+    warnIfUnfinished(sources.join(', '), source.store);
+    const tables = await buildTables(source.store, options);
+    if (tables.length === 0) throw new BadInputError(`no run in ${sources.join(', ')} has per-item records or reported numbers${options.task === undefined ? '' : ` for task '${options.task}'`}`);
+    if (flags.json) printJson({ tables, grid: source.store.manifest.grid ?? null });
+    else printLines([...companionLines(source.companions), ...tables.flatMap((t, i) => (i === 0 ? tableLines(t) : ['', ...tableLines(t)]))]);
+  });
+}

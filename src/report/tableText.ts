@@ -1,0 +1,61 @@
+/** The audit table as plain text (the terminal form; Markdown and LaTeX reuse its sentences). */
+import type { AuditTable, CellPlace, TableCell } from '../audit/table.ts';
+import type { Interaction } from '../audit/tableInteractions.ts';
+import { clip, table } from './textTable.ts';
+
+const f4 = (x: number) => x.toFixed(4);
+
+export function cellText(c: TableCell | null): string {
+  if (c === null) return '—';
+  if (c.score === null) return 'n/a';
+  return `${f4(c.score)} ±${c.stderr === null ? '?' : f4(c.stderr)}${c.n === null ? '' : ` (${c.n})`}`;
+}
+
+export function placeText(p: CellPlace): string {
+  return `${p.label} read by ${p.reading}: ${f4(p.score)}${p.ci95 === null ? '' : ` [${f4(p.ci95[0])}, ${f4(p.ci95[1])}]`}`;
+}
+
+export function interactionText(x: Interaction): string {
+  const ci = x.ci95 === null ? 'no interval (one item)' : `95% CI [${f4(x.ci95[0])}, ${f4(x.ci95[1])}]`;
+  return (
+    `${x.from} → ${x.to}: ${f4(x.effects[0])} under ${x.readings[0]}, ${f4(x.effects[1])} under ${x.readings[1]}; ` +
+    `difference ${f4(x.difference)}, ${ci}, n = ${x.n}${x.distinguishable ? ' (distinguishable from 0)' : ''}`
+  );
+}
+
+/** Interactions worth reading first: distinguishable ones, then by size. */
+export function leadingInteractions(t: AuditTable, limit: number): Interaction[] {
+  return [...t.interactions]
+    .sort((a, b) => Number(b.distinguishable) - Number(a.distinguishable) || Math.abs(b.difference) - Math.abs(a.difference))
+    .slice(0, limit);
+}
+
+/** The sentences under the table, one per line (shared by every format). */
+export function tableFindings(t: AuditTable, interactionLimit = 10): string[] {
+  const lines: string[] = [];
+  if (t.extremes !== null) lines.push(`span: ${t.extremes.sentence} (${t.extremes.separated_by.join(', ') || 'nothing'} separate them)`);
+  t.column_spreads.forEach((s, k) => {
+    if (s !== null && t.rows.length > 1) lines.push(`down ${t.columns[k]!.key}: ${(s.difference * 100).toFixed(1)} points (${s.lowest.at} ${f4(s.lowest.score)} to ${s.highest.at} ${f4(s.highest.score)})`);
+  });
+  if (t.gap !== null) lines.push(`gap: ${t.gap.sentence}`);
+  if (t.reach !== null) {
+    const tol = t.reach.tolerance > 0 ? ` ± ${t.reach.tolerance}` : '';
+    lines.push(`reach ${t.reach.target}${tol}: ${t.reach.cells.length} cell(s) whose 95% interval contains it${t.reach.cells.length > 0 ? ':' : ''}`);
+    for (const p of t.reach.cells) lines.push(`  ${placeText(p)}`);
+  }
+  if (t.interactions.length > 0) {
+    const shown = leadingInteractions(t, interactionLimit);
+    const distinguishable = t.interactions.filter((x) => x.distinguishable).length;
+    lines.push(`interactions (a change's effect under one reading minus under another, paired on shared items): ${t.interactions.length}, ${distinguishable} distinguishable from 0${shown.length < t.interactions.length ? `; the first ${shown.length}:` : ':'}`);
+    for (const x of shown) lines.push(`  ${interactionText(x)}`);
+  }
+  for (const c of t.costs) lines.push(`${c.model_calls ? 'costs model calls' : 'no model call'}: ${c.axis} — ${c.detail}`);
+  for (const n of t.notes) lines.push(`note: ${n}`);
+  return lines;
+}
+
+export function tableLines(t: AuditTable): string[] {
+  const header = ['configuration', ...t.columns.map((c) => c.key), 'row spread'];
+  const rows = t.rows.map((r) => [clip(r.label, 60), ...r.cells.map(cellText), r.spread === null ? '—' : `${(r.spread.difference * 100).toFixed(1)} pts`]);
+  return [`${t.task}  (${t.rows.length} run(s) × ${t.columns.length} reading(s), ${t.aggregation}; cells: score ±stderr (n))`, ...table(header, rows).map((l) => `  ${l}`), ...tableFindings(t).map((l) => `  ${l}`)];
+}

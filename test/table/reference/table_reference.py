@@ -1,0 +1,78 @@
+"""Reference numbers for test/table/importedRuns.test.ts, in plain Python over the same per-item scores.
+
+    python3 test/table/reference/table_reference.py <external root> <fixtures root> > test/table/reference/table_reference.json
+
+<external root> is the rebuilt fixtures/external tree (test/helpers/fixtures.ts externalFixture('')).
+Per item: Mistral winogrande (write_out) is right when the gold's logit is the largest; asdiv (lm-eval samples)
+when the response is greedy. Cells: mean, stderr = sample std (n-1) / sqrt(n), 95% CI mean +- 1.959963984540054 * stderr
+clamped to [0, 1]. Pythia (results only): the reported numbers, CI unclamped.
+"""
+import json, math, sys
+
+Z = 1.959963984540054
+ext, fixtures = sys.argv[1], sys.argv[2]
+
+def cell(values):
+    n = len(values)
+    m = sum(values) / n
+    sd = math.sqrt(sum((v - m) ** 2 for v in values) / (n - 1))
+    se = sd / math.sqrt(n)
+    return {"score": m, "stderr": se, "ci95": [max(0.0, m - Z * se), min(1.0, m + Z * se)], "n": n}
+
+def winogrande(path):
+    out = []
+    for d in json.load(open(path)):
+        logits = [d[k] for k in sorted((k for k in d if k.startswith("logit_")), key=lambda k: int(k[6:]))]
+        out.append(1.0 if max(range(len(logits)), key=lambda i: logits[i]) == d["truth"] else 0.0)
+    return out
+
+slurm = f"{ext}/lm-evaluation-harness/pr1567-slurmevals"
+standard = cell(winogrande(f"{slurm}/mistral/winogrande_write_out_info.json"))
+shuffled = cell(winogrande(f"{slurm}/mistralShuffle/question_shuffle_winogrande_write_out_info.json"))
+target, gap = 0.48, 0.033
+rows = {"winogrande": standard, "question_shuffle_winogrande": shuffled}
+mistral = {
+    "rows": rows,
+    "column_spread": abs(standard["score"] - shuffled["score"]),
+    "gap_times": abs(standard["score"] - shuffled["score"]) / gap,
+    "reach": sorted(k for k, c in rows.items() if c["ci95"][0] <= target <= c["ci95"][1]),
+}
+
+def asdiv(path):
+    return [1.0 if json.loads(line)["resps"][0][0][1] == "True" else 0.0 for line in open(path)]
+
+base = f"{fixtures}/lmeval/pr2236-asdiv"
+asdiv_rows = {
+    "asdiv": cell(asdiv(f"{base}/asdiv/meta-llama__Meta-Llama-3-8B-Instruct/samples_asdiv_2024-08-21T03-44-09.494230.jsonl")),
+    "asdiv_cot": cell(asdiv(f"{base}/asdiv_cot/meta-llama__Meta-Llama-3-8B-Instruct/samples_asdiv_2024-08-21T03-41-58.320355.jsonl")),
+}
+
+# Pythia 160m, 0-shot vs 5-shot results files: reported acc and acc_norm of every task both report.
+zero = json.load(open(f"{ext}/pythia/zero-shot/160m_step143000.json"))["results"]
+five = json.load(open(f"{ext}/pythia/five-shot/160m-5shot_step143000.json"))["results"]
+pythia_target, pythia_tol = 0.5, 0.005
+pythia = {}
+for task in sorted(set(zero) & set(five)):
+    rows = {}
+    for shots, res in (("0-shot", zero[task]), ("5-shot", five[task])):
+        cells = {}
+        for k, v in res.items():
+            if "stderr" in k or not isinstance(v, (int, float)):
+                continue
+            se = res.get(f"{k}_stderr")
+            cells[k] = {"score": v, "stderr": se, "ci95": None if se is None else [v - Z * se, v + Z * se]}
+        rows[shots] = cells
+    metrics = [m for m in rows["0-shot"] if all(0 <= r[m]["score"] <= 1 for r in rows.values() if m in r)]
+    metrics += [m for m in rows["5-shot"] if m not in metrics and all(0 <= r[m]["score"] <= 1 for r in rows.values() if m in r)]
+    cells = [(shots, m, rows[shots][m]) for shots in rows for m in metrics if m in rows[shots]]
+    hi = max(cells, key=lambda c: c[2]["score"])
+    lo = min(cells, key=lambda c: c[2]["score"])
+    reach = []
+    for shots, m, c in cells:
+        a, b = c["ci95"] if c["ci95"] is not None else (c["score"], c["score"])
+        if a - pythia_tol <= pythia_target <= b + pythia_tol:
+            reach.append([shots, m])
+    pythia[task] = {"metrics": metrics, "rows": rows, "span": hi[2]["score"] - lo[2]["score"], "highest": [hi[0], hi[1]], "lowest": [lo[0], lo[1]], "reach": reach}
+
+json.dump({"mistral": mistral, "asdiv": asdiv_rows, "pythia": pythia}, sys.stdout, indent=1)
+print()
