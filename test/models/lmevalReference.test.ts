@@ -1,0 +1,140 @@
+/**
+ * `lmaudit run --model onnx` against lm-eval itself: fixtures/models/lmeval-reference/<model>/<variant>/
+ * holds what `lm_eval --model hf` wrote (results_*.json, samples_*.jsonl) on the same weights as
+ * HF checkpoints (scripts/fixtures/make_models.py). Each reference run is repeated here with the
+ * flags its results file records, and every sample is compared: prompts byte for byte, every
+ * log-likelihood to 1e-4 and every is_greedy exactly, every generation exactly, every
+ * per-sample metric, and every aggregate and stderr of the results file.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli } from '../helpers/cli.ts';
+
+const REFERENCE = 'fixtures/models/lmeval-reference';
+type Json = Record<string, unknown>;
+
+/** lm-eval spells a task's name in the results; the reference YAMLs may carry a suffix for their local data. */
+const taskName = (name: string) => name.replace(/_local$/, '');
+
+const readJsonl = (path: string): Json[] => readFileSync(path, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Json);
+
+function filesIn(dir: string): { results: Json; samples: Map<string, Json[]> } {
+  const names = readdirSync(dir);
+  const resultsName = names.find((n) => /^results_.*\.json$/.test(n));
+  assert.ok(resultsName, `no results file in ${dir}`);
+  const samples = new Map<string, Json[]>();
+  for (const n of names) {
+    const m = /^samples_(.+)_\d{4}-\d\d-\d\dT[\d.-]+\.jsonl$/.exec(n);
+    if (m) samples.set(taskName(m[1]!), readJsonl(join(dir, n)));
+  }
+  return { results: JSON.parse(readFileSync(join(dir, resultsName!), 'utf8')) as Json, samples };
+}
+
+/** The lmaudit flags that repeat the reference run, read from its results file. */
+function flagsOf(results: Json, model: string): string[] {
+  const config = results.config as Json;
+  const tasks = Object.keys(results.results as Json).map(taskName);
+  const flags = ['--model', 'onnx', '--model_args', `pretrained=fixtures/models/${model}`, '--tasks', tasks.join(','), '--batch_size', '1'];
+  if (config.limit !== null && config.limit !== undefined) flags.push('--limit', String(config.limit));
+  const gen = config.gen_kwargs;
+  if (gen !== null && gen !== undefined && gen !== '' && !(typeof gen === 'object' && Object.keys(gen).length === 0)) flags.push('--gen_kwargs', typeof gen === 'string' ? gen : JSON.stringify(gen));
+  if (results.chat_template !== null && results.chat_template !== undefined && results.chat_template !== '') flags.push('--apply_chat_template');
+  if (results.fewshot_as_multiturn === true) flags.push('--fewshot_as_multiturn', 'true');
+  if (typeof results.system_instruction === 'string' && results.system_instruction !== '') flags.push('--system_instruction', results.system_instruction);
+  return flags;
+}
+
+const asNumber = (v: unknown): number | null => (typeof v === 'number' ? v : typeof v === 'string' && v !== '' && !Number.isNaN(Number(v)) ? Number(v) : null);
+
+/** resps / filtered_resps: [logprob, is_greedy] pairs to 1e-4 and exactly; texts exactly. */
+function sameResponse(ours: unknown, theirs: unknown, where: string): void {
+  if (Array.isArray(theirs)) {
+    assert.ok(Array.isArray(ours) && ours.length === theirs.length, `${where}: ${JSON.stringify(ours)} vs ${JSON.stringify(theirs)}`);
+    if (theirs.length === 2 && asNumber(theirs[0]) !== null && ['True', 'False', true, false].includes(theirs[1] as string)) {
+      assert.ok(Math.abs(asNumber(ours[0])! - asNumber(theirs[0])!) <= 1e-4, `${where}: log-likelihood ${String(ours[0])} vs lm-eval's ${String(theirs[0])}`);
+      assert.equal(String(ours[1]), String(theirs[1]), `${where}: is_greedy`);
+      return;
+    }
+    theirs.forEach((t, i) => sameResponse(ours[i], t, `${where}[${i}]`));
+    return;
+  }
+  if (typeof theirs === 'string' && typeof ours === 'string' && asNumber(theirs) !== null && asNumber(ours) !== null && theirs.includes('.')) {
+    assert.ok(Math.abs(Number(ours) - Number(theirs)) <= 1e-4, `${where}: ${ours} vs ${theirs}`);
+    return;
+  }
+  assert.deepEqual(ours, theirs, where);
+}
+
+/** A metric value: log-likelihood-fed numbers to 1e-4 (relative where they are exponentiated, as perplexity is). */
+function sameMetric(ours: unknown, theirs: unknown, key: string, where: string): void {
+  const a = asNumber(ours);
+  const b = asNumber(theirs);
+  if (a !== null && b !== null) {
+    // perplexity = exp(−mean ll): an absolute 1e-4 on the log-likelihoods is a relative 1e-4 on it.
+    const tol = /perplexity/.test(key) ? 1e-4 * Math.max(1, Math.abs(b)) : 1e-4;
+    assert.ok(Math.abs(a - b) <= tol || (Number.isNaN(a) && Number.isNaN(b)), `${where} ${key}: ${a} vs lm-eval's ${b}`);
+    return;
+  }
+  if (Array.isArray(theirs) && Array.isArray(ours)) {
+    assert.equal(ours.length, theirs.length, `${where} ${key}`);
+    theirs.forEach((t, i) => sameMetric(ours[i], t, key, `${where}[${i}]`));
+    return;
+  }
+  assert.deepEqual(ours, theirs, `${where} ${key}`);
+}
+
+const SAMPLE_FIELDS = new Set(['doc_id', 'doc', 'target', 'arguments', 'resps', 'filtered_resps', 'filter', 'metrics', 'doc_hash', 'prompt_hash', 'target_hash']);
+
+const variants = existsSync(REFERENCE)
+  ? readdirSync(REFERENCE).flatMap((model) => (existsSync(join(REFERENCE, model)) && !model.includes('.') ? readdirSync(join(REFERENCE, model)).map((v) => [model, v] as const) : []))
+  : [];
+
+test('the lm-eval reference runs are there (a missing folder would make the comparisons below vacuous)', () => {
+  const names = variants.map(([m, v]) => `${m}/${v}`).sort();
+  assert.deepEqual(names, ['gpt2-tiny/plain', 'qwen3-tiny/chat', 'qwen3-tiny/plain']);
+});
+
+for (const [model, variant] of variants) {
+  test(`lmaudit run reproduces lm-eval's own run: ${model}, ${variant}`, () => {
+    const ref = filesIn(join(REFERENCE, model, variant));
+    const dir = mkdtempSync(join(tmpdir(), 'lmaudit-lmeval-ref-'));
+    const r = runCli(['run', ...flagsOf(ref.results, model), '--output_path', join(dir, 'out'), '--out', join(dir, 'store')], { env: { LMAUDIT_PROGRESS_SECONDS: '3600' } });
+    assert.equal(r.status, 0, r.stderr);
+    const outDir = join(dir, 'out', readdirSync(join(dir, 'out')).find((n) => n !== 'store')!);
+    const ours = filesIn(outDir);
+    let compared = 0;
+    for (const [task, theirSamples] of ref.samples) {
+      const ourSamples = ours.samples.get(task);
+      assert.ok(ourSamples, `${task}: no samples file from lmaudit`);
+      assert.equal(ourSamples!.length, theirSamples.length, `${task}: sample lines`);
+      const key = (s: Json) => `${String(s.doc_id)}/${String(s.filter)}`;
+      const byKey = new Map(ourSamples!.map((s) => [key(s), s]));
+      for (const theirs of theirSamples) {
+        const where = `${model}/${variant} ${task} doc ${String(theirs.doc_id)} (${String(theirs.filter)})`;
+        const mine = byKey.get(key(theirs));
+        assert.ok(mine, `${where}: missing`);
+        assert.deepEqual(mine!.arguments, theirs.arguments, `${where}: the prompts`);
+        for (const f of ['doc_hash', 'prompt_hash', 'target_hash', 'target'] as const) assert.deepEqual(mine![f], theirs[f], `${where}: ${f}`);
+        sameResponse(mine!.resps, theirs.resps, `${where} resps`);
+        sameResponse(mine!.filtered_resps, theirs.filtered_resps, `${where} filtered_resps`);
+        for (const [k, v] of Object.entries(theirs)) if (!SAMPLE_FIELDS.has(k)) sameMetric(mine![k], v, k, where);
+        compared++;
+      }
+    }
+    assert.ok(compared > 0);
+    // Every aggregate and stderr lm-eval printed.
+    for (const [refTask, metrics] of Object.entries(ref.results.results as Record<string, Json>)) {
+      const task = taskName(refTask);
+      const mine = (ours.results.results as Record<string, Json>)[task];
+      assert.ok(mine, `${task}: not in lmaudit's results`);
+      for (const [k, v] of Object.entries(metrics)) {
+        if (k === 'alias' || k === 'name' || k === 'sample_len' || k === 'sample_count') continue;
+        sameMetric(mine[k], v, k, `${model}/${variant} ${task} results`);
+      }
+      assert.deepEqual((ours.results['n-shot'] as Json)[task], (ref.results['n-shot'] as Json)[refTask], `${task}: n-shot`);
+    }
+  });
+}

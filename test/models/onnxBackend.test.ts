@@ -1,0 +1,225 @@
+/**
+ * The onnx backend on the fixture models (fixtures/models/, built by
+ * scripts/fixtures/make_models.py): prefix sharing against per-choice scoring, batch sizes,
+ * truncation, the hub download against a local server, and bad model folders from the CLI.
+ * Agreement with lm-eval itself is test/models/lmevalReference.test.ts.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage } from 'node:http';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { onnxBackend } from '../../src/models/onnx/onnxBackend.ts';
+import type { GenerationSettings, LanguageModel, LoglikelihoodRequest } from '../../src/models/lm.ts';
+import { runCli } from '../helpers/cli.ts';
+
+const GPT2 = 'fixtures/models/gpt2-tiny';
+const QWEN3 = 'fixtures/models/qwen3-tiny';
+const MODEL_FILES = ['config.json', 'generation_config.json', 'tokenizer.json', 'tokenizer_config.json', 'model.onnx'];
+const tmp = (name: string) => mkdtempSync(join(tmpdir(), `lmaudit-${name}-`));
+
+const greedy = (maxGenToks: number, until: string[] = []): GenerationSettings => ({ until, maxGenToks, doSample: false, temperature: 0, topP: null, topK: null, seed: null, extra: {} });
+
+/** A document's choices, as multiple_choice tasks ask them: one context, several continuations. */
+const CHOICES: LoglikelihoodRequest[] = [
+  ...[' Paris', ' London', ' the capital of France, Paris', ' 42'].map((c) => ({ context: 'Question: What is the capital of France?\nAnswer:', continuation: c })),
+  ...[' yes', ' no', ' maybe not'].map((c) => ({ context: 'Is the sky blue? Answer:', continuation: c })),
+  { context: '', continuation: 'An empty context is scored after the prefix token.' },
+];
+
+async function withModel<T>(path: string, args: Record<string, string | number | boolean>, batchSize: number, body: (lm: LanguageModel) => Promise<T>): Promise<T> {
+  const lm = await onnxBackend.open({ pretrained: path, ...args }, { batchSize });
+  try {
+    return await body(lm);
+  } finally {
+    await lm.close();
+  }
+}
+
+for (const model of [GPT2, QWEN3]) {
+  test(`${model}: prefix sharing equals per-choice scoring (1e-4) with fewer forward-pass tokens; batch 1 and 8 agree (1e-5)`, async () => {
+    const perChoice = await withModel(model, { prefix_sharing: false }, 1, async (lm) => {
+      const out = [];
+      for (const r of CHOICES) out.push(...(await lm.loglikelihood([r])));
+      return { out, stats: (await lm.counters!()) };
+    });
+    const shared = await withModel(model, {}, 1, async (lm) => {
+      const out = [];
+      for (const r of CHOICES) out.push(...(await lm.loglikelihood([r])));
+      return { out, stats: (await lm.counters!()) };
+    });
+    const batched = await withModel(model, { prefix_sharing: false }, 8, (lm) => lm.loglikelihood(CHOICES));
+    CHOICES.forEach((_, i) => {
+      // 1e-4 is the issue's bound for sharing: the KV cache is the same arithmetic in another order.
+      assert.ok(Math.abs(shared.out[i]!.logprob - perChoice.out[i]!.logprob) < 1e-4, `${i}: ${shared.out[i]!.logprob} vs ${perChoice.out[i]!.logprob}`);
+      assert.equal(shared.out[i]!.isGreedy, perChoice.out[i]!.isGreedy);
+      // Right padding in a batch of 8 changes only the matmul shapes: 1e-5.
+      assert.ok(Math.abs(batched[i]!.logprob - perChoice.out[i]!.logprob) < 1e-5, `${i}: ${batched[i]!.logprob} vs ${perChoice.out[i]!.logprob}`);
+      assert.equal(batched[i]!.isGreedy, perChoice.out[i]!.isGreedy);
+    });
+    assert.ok(shared.stats.forward_tokens! < perChoice.stats.forward_tokens!, `${shared.stats.forward_tokens} vs ${perChoice.stats.forward_tokens}`);
+
+    // Generation: the same greedy text one by one and left-padded in a batch.
+    const contexts = ['Question: 2+2=', 'The quick brown fox', 'A much longer context than the others, so that the batch pads the short ones on the left:'];
+    const one = await withModel(model, {}, 1, async (lm) => {
+      const out = [];
+      for (const context of contexts) out.push(...(await lm.generateUntil([{ context, settings: greedy(12, ['\n\n']) }])));
+      return out;
+    });
+    const many = await withModel(model, {}, 8, (lm) => lm.generateUntil(contexts.map((context) => ({ context, settings: greedy(12, ['\n\n']) }))));
+    assert.deepEqual(many.map((g) => g.text), one.map((g) => g.text));
+  });
+}
+
+test('a context longer than the model is cut from the left as lm-eval cuts it, and the cut is reported', async () => {
+  const config = JSON.parse(readFileSync(join(GPT2, 'config.json'), 'utf8')) as { n_positions: number };
+  const long = 'word '.repeat(config.n_positions * 2);
+  await withModel(GPT2, {}, 1, async (lm) => {
+    const [ll] = await lm.loglikelihood([{ context: long, continuation: ' end' }]);
+    assert.equal(ll!.usage.tokensIn, config.n_positions);
+    assert.ok(ll!.usage.truncatedTokens > 0);
+    const [gen] = await lm.generateUntil([{ context: long, settings: greedy(8) }]);
+    assert.equal(gen!.usage.tokensIn, config.n_positions - 8);
+    assert.ok(gen!.usage.truncatedTokens > 0);
+    assert.equal(gen!.finishReason === 'length' ? gen!.usage.tokensOut : 8, 8);
+  });
+});
+
+test('a hub id is downloaded once from HF_ENDPOINT into the cache, with the token sent and never stored, and scores as the folder does', async () => {
+  const seen: IncomingMessage[] = [];
+  const server = createServer((req, res) => {
+    seen.push(req);
+    const m = /^\/someorg\/gpt2-tiny\/resolve\/main\/(.+)$/.exec(req.url ?? '');
+    const file = m ? join(GPT2, m[1]!) : null;
+    if (file !== null && existsSync(file)) res.end(readFileSync(file));
+    else {
+      res.statusCode = 404;
+      res.end('not found');
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const cache = tmp('model-cache');
+  const saved = { endpoint: process.env.HF_ENDPOINT, cache: process.env.LMAUDIT_CACHE, token: process.env.HF_TOKEN };
+  process.env.HF_ENDPOINT = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  process.env.LMAUDIT_CACHE = cache;
+  process.env.HF_TOKEN = 'hf_secret_model_token';
+  try {
+    const request = [CHOICES[0]!];
+    const fromHub = await withModel('someorg/gpt2-tiny', {}, 1, async (lm) => ({ ll: await lm.loglikelihood(request), files: lm.describe().files }));
+    const local = await withModel(GPT2, {}, 1, async (lm) => ({ ll: await lm.loglikelihood(request), files: lm.describe().files }));
+    assert.equal(fromHub.ll[0]!.logprob, local.ll[0]!.logprob);
+    assert.deepEqual(fromHub.files, local.files);
+    assert.ok(seen.every((r) => r.headers.authorization === 'Bearer hf_secret_model_token'));
+    const fetched = seen.map((r) => r.url);
+    for (const f of MODEL_FILES) assert.ok(fetched.includes(`/someorg/gpt2-tiny/resolve/main/${f}`), f);
+    // Cached: a second open asks the hub only for what it lacks (the optional files it never had).
+    const before = seen.length;
+    await withModel('someorg/gpt2-tiny', {}, 1, async () => undefined);
+    const again = seen.slice(before).map((r) => r.url);
+    for (const f of MODEL_FILES) assert.ok(!again.includes(`/someorg/gpt2-tiny/resolve/main/${f}`), `${f} fetched twice`);
+    const dir = join(cache, 'models', 'someorg', 'gpt2-tiny', 'main');
+    for (const name of readdirSync(dir)) assert.ok(!readFileSync(join(dir, name)).includes('hf_secret_model_token'));
+  } finally {
+    server.close();
+    for (const [k, v] of [['HF_ENDPOINT', saved.endpoint], ['LMAUDIT_CACHE', saved.cache], ['HF_TOKEN', saved.token]] as const) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+});
+
+/** A copy of the GPT-2 fixture with one file replaced or dropped. */
+function brokenModel(change: (dir: string) => void): string {
+  const dir = tmp('broken-model');
+  for (const f of MODEL_FILES) copyFileSync(join(GPT2, f), join(dir, f));
+  change(dir);
+  return dir;
+}
+
+test('bad model folders: a clear error naming the file or flag, exit 2, and no store left behind', () => {
+  const cases: Array<[string, string, RegExp]> = [
+    ['a folder without a model', brokenModel((d) => rmSync(join(d, 'model.onnx'))), /no ONNX model for dtype fp32 in .* \(looked for model\.onnx, /],
+    ['an empty ONNX file', brokenModel((d) => writeFileSync(join(d, 'model.onnx'), '')), /model\.onnx: onnxruntime cannot load the model/],
+    ['a corrupt ONNX file', brokenModel((d) => writeFileSync(join(d, 'model.onnx'), 'not a protobuf at all')), /model\.onnx: onnxruntime cannot load the model/],
+    ['a tokenizer that does not fit the model', brokenModel((d) => copyFileSync(join(QWEN3, 'tokenizer.json'), join(d, 'tokenizer.json'))), /tokenizer\.json: the tokenizer's ids go up to \d+, past the model's vocabulary \(config\.json vocab_size 50257\)/],
+    ['a config.json that is not JSON', brokenModel((d) => writeFileSync(join(d, 'config.json'), '{"vocab_size": 50257,')), /config\.json: the model config is not valid JSON/],
+  ];
+  const empty = tmp('no-model');
+  cases.push(['an empty folder', empty, new RegExp(`no ONNX model for dtype fp32 in ${empty} \\(looked for model\\.onnx, decoder_model_merged\\.onnx, onnx/model\\.onnx`)]);
+  for (const [what, folder, message] of cases) {
+    const out = join(tmp('bad-run'), 'store');
+    const r = runCli(['run', '--model', 'onnx', '--model_args', `pretrained=${folder}`, '--tasks', 'arc_easy', '--limit', '2', '--out', out]);
+    assert.equal(r.status, 2, `${what}: ${r.stderr}`);
+    assert.match(r.stderr, message, what);
+    assert.doesNotMatch(r.stderr, /\n\s+at /, `${what}: a stack trace`);
+    assert.equal(existsSync(out), false, `${what}: a store was left`);
+  }
+  const tooLong = join(tmp('bad-run'), 'store');
+  const gen = runCli(['run', '--model', 'onnx', '--model_args', `pretrained=${GPT2}`, '--tasks', 'gsm8k', '--limit', '2', '--gen_kwargs', 'max_gen_toks=4096', '--out', tooLong]);
+  assert.equal(gen.status, 2, gen.stderr);
+  assert.match(gen.stderr, /task 'gsm8k': max_gen_toks 4096 leaves no room for a context in the model's length \(\d+ tokens\)/);
+  assert.equal(existsSync(tooLong), false, 'a store was left for a generation the backend cannot serve');
+  const unknown = runCli(['run', '--model', 'onx', '--tasks', 'arc_easy', '--limit', '2', '--out', join(tmp('bad-run'), 'store')]);
+  assert.equal(unknown.status, 2);
+  assert.match(unknown.stderr, /Unknown model backend 'onx'\. Did you mean: onnx\?/);
+  const badArg = runCli(['run', '--model', 'onnx', '--model_args', `pretrained=${GPT2},dtyp=fp32`, '--tasks', 'arc_easy', '--limit', '2', '--out', join(tmp('bad-run'), 'store')]);
+  assert.equal(badArg.status, 2);
+  assert.match(badArg.stderr, /--model_args: the onnx backend takes pretrained, revision, dtype, .*; got 'dtyp'/);
+});
+
+test('inference runs off the main thread: timers keep firing while a forward pass runs', async () => {
+  await withModel(GPT2, { prefix_sharing: false }, 8, async (lm) => {
+    const requests = Array.from({ length: 16 }, (_, i) => ({ context: `${'token '.repeat(120)}${i}`, continuation: ' end' }));
+    let last = performance.now();
+    let worst = 0;
+    const timer = setInterval(() => {
+      const now = performance.now();
+      worst = Math.max(worst, now - last);
+      last = now;
+    }, 5);
+    const t0 = performance.now();
+    await lm.loglikelihood(requests);
+    const took = performance.now() - t0;
+    clearInterval(timer);
+    // On the main thread the whole call would be one gap; off it, the timers fire throughout (the
+    // bound is half the call, not a few ms, because the two ORT threads share two cores with this one).
+    assert.ok(took > 100, `the call took ${took.toFixed(0)} ms: too short to tell`);
+    assert.ok(worst < took / 2, `a ${worst.toFixed(0)} ms gap in a ${took.toFixed(0)} ms call`);
+  });
+});
+
+test('passes whose logits exceed the budget are split (rows apart, long rows and prompts in pieces through the KV cache) with the same results', async () => {
+  const long = `${'The quick brown fox jumps over the lazy dog. '.repeat(6)}Then`;
+  const requests = [{ context: long, continuation: ' it slept.' }, { context: 'Short context:', continuation: ' a longer continuation than the other one' }];
+  const run = () => withModel(QWEN3, { prefix_sharing: false }, 8, async (lm) => ({
+    ll: await lm.loglikelihood(requests),
+    gen: await lm.generateUntil([long, 'Short:'].map((context) => ({ context, settings: greedy(6) }))),
+    counters: await lm.counters!(),
+  }));
+  const whole = await run();
+  // 151,936 logits × 7 positions: every pass above a few positions is split.
+  process.env.LMAUDIT_ONNX_LOGITS_BUDGET = String(151_936 * 7);
+  let split: Awaited<ReturnType<typeof run>>;
+  try {
+    split = await run();
+  } finally {
+    delete process.env.LMAUDIT_ONNX_LOGITS_BUDGET;
+  }
+  assert.ok(split.counters.forward_passes! > whole.counters.forward_passes!, `${split.counters.forward_passes} vs ${whole.counters.forward_passes} passes`);
+  // The KV cache is the same arithmetic in pieces: float rounding only (1e-5).
+  whole.ll.forEach((r, i) => assert.ok(Math.abs(r.logprob - split.ll[i]!.logprob) < 1e-5, `${r.logprob} vs ${split.ll[i]!.logprob}`));
+  assert.deepEqual(split.gen.map((g) => g.text), whole.gen.map((g) => g.text));
+});
+
+test('sampling (do_sample) is seeded: the same seed draws the same text, another seed another', async () => {
+  const sample = (seed: number) => ({ until: [], maxGenToks: 12, doSample: true, temperature: 1, topP: 0.95, topK: 50, seed, extra: {} });
+  const texts = await withModel(GPT2, {}, 1, async (lm) => {
+    const out = [];
+    for (const seed of [1, 1, 2]) out.push((await lm.generateUntil([{ context: 'Once upon a time', settings: sample(seed) }]))[0]!.text);
+    return out;
+  });
+  assert.equal(texts[0], texts[1]);
+  assert.notEqual(texts[0], texts[2]);
+});
