@@ -45,6 +45,19 @@ const DIFF_AND_REPORT = [
   ['An audit appendix in Markdown for the batch-8 run against the batch-1 run', ['report', 'fixtures/lmeval/pr2236-asdiv/asdiv', '--against', 'fixtures/lmeval/pr2236-asdiv/asdiv_cot', '--format', 'md']],
 ];
 
+// The generation stage: a short run of a fixture model (fixtures/models/, random weights: the
+// scores are chance; what matters is that every request, response and setting is stored), then
+// the same audit commands on the run it made.
+const runStore = join(work, 'run-store');
+const GENERATION = [
+  [
+    'Run lm-eval tasks on a local ONNX model (GPT-2 architecture, tiny, random weights): lm-eval\'s table, a store, and lm-eval\'s own results and samples files',
+    ['run', '--model', 'onnx', '--model_args', 'pretrained=fixtures/models/gpt2-tiny', '--tasks', 'arc_easy,gsm8k', '--limit', '10', '--gen_kwargs', 'max_gen_toks=32', '--out', runStore, '--output_path', join(work, 'lmeval-out')],
+  ],
+  ['Rescore that run: the matrix of readings over its stored answers', ['rescore', runStore]],
+  ['... and re-apply lm-eval\'s own rules to the stored responses: every printed number reproduced', ['rescore', runStore, '--extractors', 'as-recorded']],
+];
+
 function commandExists(name) {
   const r = spawnSync(process.execPath, ['bin/lmaudit.mjs', name, '--help'], { cwd: root, encoding: 'utf8' });
   return r.status === 0;
@@ -52,7 +65,7 @@ function commandExists(name) {
 
 let failed = false;
 try {
-  const steps = [...STEPS, ...DIFF_AND_REPORT.filter(([, args]) => commandExists(args[0]))];
+  const steps = [...STEPS, ...DIFF_AND_REPORT.filter(([, args]) => commandExists(args[0])), ...GENERATION];
   for (const [what, args] of steps) {
     console.log(`\n## ${what}\n$ lmaudit ${args.map((a) => (a.startsWith(work) ? a.replace(work, '$TMP') : a)).join(' ')}\n`);
     const r = spawnSync(process.execPath, ['bin/lmaudit.mjs', ...args], { cwd: root, stdio: 'inherit' });
