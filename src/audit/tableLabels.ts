@@ -19,8 +19,14 @@ export interface LabelPart {
   text: string;
 }
 
-/** Settings a label leaves out: the record files identify a run, they do not configure it. */
-const NOT_SETTINGS = ['records.'];
+/**
+ * What a label leaves out: the record files identify a run, and the failure counts are what
+ * happened (truncations, errors), not how it was configured.
+ */
+const NOT_SETTINGS = ['records.', 'failures.'];
+
+/** Fields that follow from another differing field (the system message sent follows from the instruction). */
+const FOLLOWS: Record<string, string> = { 'system.message_sent': 'system.instruction' };
 
 /** Prompt settings first (what the table is about), then generation, then everything else. */
 const ORDER = ['fewshot.', 'system.', 'chat_template.', 'task.', 'generation.', 'scoring.', 'samples.', 'model.', 'harness.', 'environment.'];
@@ -35,7 +41,7 @@ export function differingSettings(rows: readonly RowRef[]): string[] {
   for (const row of rows.slice(1)) {
     for (const f of differingFields(diffSettings(rows[0]!.run, rows[0]!.task, row.run, row.task))) fields.add(f);
   }
-  return [...fields].filter((f) => !NOT_SETTINGS.some((p) => f.startsWith(p))).sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+  return [...fields].filter((f) => !NOT_SETTINGS.some((p) => f.startsWith(p)) && !(FOLLOWS[f] !== undefined && fields.has(FOLLOWS[f]))).sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
 }
 
 function path(field: string): `${DisclosureItem}.${string}` {

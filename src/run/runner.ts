@@ -109,6 +109,11 @@ export async function executeRun(o: RunOptions, events: RunEvents): Promise<RunS
   }
 }
 
+/** One run on a backend already open (a grid's cells share one backend and its answers; the caller closes it). */
+export function executeRunOn(lm: LanguageModel, o: RunOptions, events: RunEvents): Promise<RunSummary> {
+  return runWith(lm, o, events, performance.now(), o.date);
+}
+
 async function runWith(lm: LanguageModel, o: RunOptions, events: RunEvents, startedAt: number, date: Date): Promise<RunSummary> {
   const description = lm.describe();
   let chatTemplate: ChatTemplate | null = null;

@@ -5,7 +5,8 @@
  * are sent once and their answer recorded for each instance that asked it, unless the
  * request samples (each sample must be its own draw, seeded with the run's seed plus the
  * repeat index). On resume, instances the store
- * already holds are left out.
+ * already holds are left out. An answer a grid's earlier cell got for the same request is
+ * recorded as from_cache too (sharedAnswers.ts).
  */
 import { BadInputError } from '../errors.ts';
 import type { GenerateRequest, GenerationSettings, LanguageModel, LoglikelihoodRequest, RollingRequest } from '../models/lm.ts';
@@ -14,6 +15,7 @@ import { responseKey } from '../store/recorder.ts';
 import type { ResponseRow } from '../store/schema.ts';
 import { dumpsPy } from '../py/json.ts';
 import type { RequestType } from './events.ts';
+import { isSharedAnswer } from './sharedAnswers.ts';
 
 export interface Target {
   task: string;
@@ -97,19 +99,19 @@ export async function sendBatch(lm: LanguageModel, batch: readonly WorkItem[], r
     const results = await lm.loglikelihood(batch.map((b) => b.request as LoglikelihoodRequest));
     batch.forEach((b, i) => {
       const r = results[i]!;
-      b.targets.forEach((t, k) => rows.push({ ...base(t, k === 0), logprob: r.logprob, is_greedy: r.isGreedy, tokens_in: r.usage.tokensIn, tokens_out: r.usage.tokensOut, latency_ms: r.usage.latencyMs, truncated_tokens: r.usage.truncatedTokens }));
+      b.targets.forEach((t, k) => rows.push({ ...base(t, k === 0 && !isSharedAnswer(r)), logprob: r.logprob, is_greedy: r.isGreedy, tokens_in: r.usage.tokensIn, tokens_out: r.usage.tokensOut, latency_ms: r.usage.latencyMs, truncated_tokens: r.usage.truncatedTokens }));
     });
   } else if (type === 'loglikelihood_rolling') {
     const results = await lm.loglikelihoodRolling(batch.map((b) => b.request as RollingRequest));
     batch.forEach((b, i) => {
       const r = results[i]!;
-      b.targets.forEach((t, k) => rows.push({ ...base(t, k === 0), logprob: r.logprob, tokens_in: r.usage.tokensIn, tokens_out: r.usage.tokensOut, latency_ms: r.usage.latencyMs, truncated_tokens: r.usage.truncatedTokens }));
+      b.targets.forEach((t, k) => rows.push({ ...base(t, k === 0 && !isSharedAnswer(r)), logprob: r.logprob, tokens_in: r.usage.tokensIn, tokens_out: r.usage.tokensOut, latency_ms: r.usage.latencyMs, truncated_tokens: r.usage.truncatedTokens }));
     });
   } else {
     const results = await lm.generateUntil(batch.map((b) => b.request as GenerateRequest));
     batch.forEach((b, i) => {
       const r = results[i]!;
-      b.targets.forEach((t, k) => rows.push({ ...base(t, k === 0), text: r.text, finish_reason: r.finishReason, tokens_in: r.usage.tokensIn, tokens_out: r.usage.tokensOut, latency_ms: r.usage.latencyMs, stop_used: r.stopUsed, truncated_tokens: r.usage.truncatedTokens }));
+      b.targets.forEach((t, k) => rows.push({ ...base(t, k === 0 && !isSharedAnswer(r)), text: r.text, finish_reason: r.finishReason, tokens_in: r.usage.tokensIn, tokens_out: r.usage.tokensOut, latency_ms: r.usage.latencyMs, stop_used: r.stopUsed, truncated_tokens: r.usage.truncatedTokens }));
     });
   }
   if (rows.length !== batch.reduce((n, b) => n + b.targets.length, 0)) throw new Error('backend returned the wrong number of results');

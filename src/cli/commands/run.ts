@@ -13,6 +13,7 @@ import type { ModelArgs } from '../../models/lm.ts';
 import { ProgressState, RunEvents, formatDuration, progressLine } from '../../run/events.ts';
 import { dateId, modelName, resultsTable, sanitizeModelName } from '../../run/lmevalFiles.ts';
 import { executeRun, type RunOptions, type RunSummary } from '../../run/runner.ts';
+import { executeGrid, GRID_AXES, loadGridFile, parseGridFlags, type GridAxis } from '../../run/grid.ts';
 import { parseKeyValueArgs } from '../keyValueArgs.ts';
 import { printJson, printLines } from '../output.ts';
 
@@ -32,6 +33,7 @@ interface RunFlags {
   output_path?: string;
   out?: string;
   resume?: string;
+  grid: string[];
   json: boolean;
 }
 
@@ -99,6 +101,7 @@ export function registerRun(program: Command): void {
     .option('--output_path <dir>', "write lm-eval's results_<ts>.json and samples_<task>_<ts>.jsonl under <dir>/<model>/")
     .option('--out <store>', 'the run store folder (default: <output_path>/<model>/store_<ts>)')
     .option('--resume <store>', 'continue the unfinished run in <store>: send only the requests without a response')
+    .option('--grid <axis=values|file.yaml>', `a configuration grid, one run per cell into one store (repeatable; axes: ${Object.keys(GRID_AXES).join(', ')}), or a YAML file naming the axes (audits/grids/)`, (v: string, all: string[]) => [...all, v], [] as string[])
     .option('--json', 'print a JSON summary', false)
     .action(async (flags: RunFlags) => {
       const date = new Date();
@@ -134,6 +137,7 @@ export function registerRun(program: Command): void {
       process.once('SIGINT', onInterrupt);
       let summary: RunSummary;
       try {
+        if (flags.grid.length > 0) return await runGrid(options, flags, events);
         summary = await executeRun(options, events);
       } catch (error) {
         // The registries name the kind of thing; the user needs the flag that named it.
@@ -167,6 +171,28 @@ export function registerRun(program: Command): void {
         `Time: ${(summary.inferenceMs / 1000).toFixed(2)} s in inference calls of ${(summary.wallMs / 1000).toFixed(2)} s wall; harness overhead ${(overhead * 100).toFixed(1)}%`,
       ]);
     });
+}
+
+async function runGrid(options: RunOptions, flags: RunFlags, events: RunEvents): Promise<void> {
+  const files = flags.grid.filter((g) => /\.ya?ml$/i.test(g) && !g.includes('='));
+  const axes: GridAxis[] = [...parseGridFlags(flags.grid.filter((g) => !files.includes(g)))];
+  for (const f of files) axes.push(...(await loadGridFile(f)));
+  const grid = await executeGrid(options, axes, events);
+  const { requests } = grid.record;
+  if (flags.json) {
+    printJson({
+      store: grid.store,
+      grid: grid.record,
+      cells: grid.cells.map((c, i) => ({ run_id: grid.record.cells[i]!.run_id, settings: c.settings, sent: c.summary.sent, results: c.summary.scores.map((s) => ({ task: s.task, metrics: s.results })) })),
+    });
+    return;
+  }
+  printLines([
+    ...grid.cells.flatMap((c) => [`cell ${Object.entries(c.settings).map(([k, v]) => `${k}=${v}`).join(' ')}:`, ...resultsTable(c.summary.tasks, c.summary.scores, c.summary.groups), '']),
+    `Store: ${grid.store} (${grid.cells.length} runs, one per cell; axes ${grid.record.axes.map((a) => `${a.name}=${a.values.join(',')}`).join(' × ')})`,
+    `Requests: ${requests.total} asked by the cells, ${requests.sent} sent to the model, ${requests.shared} answered from an identical request of an earlier cell (recorded as from_cache)`,
+    `The table across them: lmaudit table ${grid.store}`,
+  ]);
 }
 
 /** The live view: ink when stderr is a terminal, plain periodic lines otherwise (never escape codes into a log). */
