@@ -18,6 +18,7 @@ import { taskCode } from '../audit/taskCode.ts';
 import type { OpenStore } from '../store/readStore.ts';
 import { DISCLOSURE_FIELDS, type DisclosureItem, type RunProvenance } from '../store/schema.ts';
 import { computeMatrix, type ScopeResult } from '../score/matrix.ts';
+import { buildTables, type AuditTable } from '../audit/table.ts';
 import { agentSweeps, type AgentSweep } from '../score/agents/sweep.ts';
 
 export const REPORT_VERSION = 1;
@@ -78,6 +79,8 @@ export interface ReportData {
   /** Tasks left out of the detailed disclosure tables (they are in the matrix and JSON). */
   disclosureOmittedTasks: number;
   matrix: ScopeResult[];
+  /** With several runs: the table across them (runs × reading rules; src/audit/table.ts). */
+  tables: AuditTable[];
   /** Agent runs: the denominator sweep, their analogue of the matrix (src/score/agents). */
   agentSweeps: AgentSweep[];
   /** Why the matrix is empty when rescoring could not run (null otherwise). */
@@ -222,6 +225,7 @@ export async function buildReport(
     disclosure,
     disclosureOmittedTasks: omitted,
     matrix,
+    tables: runs.length > 1 && matrixNote === null ? await buildTables(store, { aggregation: 'micro', tolerance: 0 }) : [],
     agentSweeps: agentSweepsOf,
     matrixNote,
     samples,

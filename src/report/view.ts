@@ -4,6 +4,7 @@
  * strings here: each format escapes them its own way (autoescape for HTML,
  * filters for Markdown and LaTeX).
  */
+import { cellText, tableFindings } from './tableText.ts';
 import { FLIP_CAUSE_TEXT, type FlipCause } from '../audit/flips.ts';
 import { formatP } from '../audit/pairedStats.ts';
 import type { TaskComparison } from '../audit/diff.ts';
@@ -53,6 +54,8 @@ export interface ReportView {
   disclosure: ViewTable[];
   disclosureNote: string | null;
   matrixNote: string | null;
+  /** The table across runs (several runs only), with the sentences under it. */
+  auditTables: (ViewTable & { findings: string[]; index: number })[];
   matrix: (ViewTable & { chartTitle: string; dots: { label: string; value: number | null; lo: number | null; hi: number | null }[]; spread: string; denominator: string })[];
   samples: ViewTable[];
   falsifiers: { title: string; status: string; sentence: string }[];
@@ -244,6 +247,13 @@ export function buildView(data: ReportData): ReportView {
     disclosure,
     disclosureNote: data.disclosureOmittedTasks > 0 ? `${data.disclosureOmittedTasks} more task(s) are left out of these tables; the JSON report has every task.` : null,
     matrix,
+    auditTables: data.tables.map((t, index) => ({
+      title: `Across runs: ${t.task} (${t.rows.length} configurations × ${t.columns.length} readings, ${t.aggregation}; score ± stderr (n))`,
+      header: ['configuration', ...t.columns.map((c) => c.key), 'row spread'],
+      rows: t.rows.map((r) => [r.label, ...r.cells.map(cellText), r.spread === null ? '—' : `${(r.spread.difference * 100).toFixed(1)} pts`]),
+      findings: tableFindings(t),
+      index,
+    })),
     matrixNote: data.matrixNote,
     samples: data.samples.map((s) => ({
       title: `Sample items: ${s.task} (run ${s.run_id})`,

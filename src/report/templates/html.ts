@@ -60,6 +60,16 @@ svg.chart { display: block; margin: 0.5rem 0; }
 <p>No per-item records: nothing to rescore (only the source's aggregates are known).</p>
 {% endfor %}
 
+{% if v.auditTables.length > 0 %}
+<h2 id="across-runs">The table across runs</h2>
+<p class="note">Rows are runs, labelled by what differs in their provenance; columns are reading rules. Hover a square for its interval.</p>
+{% for t in v.auditTables %}
+{{ charts.heat[t.index] }}
+{{ tbl(t) }}
+<ul>{% for f in t.findings %}<li>{{ f }}</li>{% endfor %}</ul>
+{% endfor %}
+{% endif %}
+
 <h2 id="samples">Sample items</h2>
 <p class="note">Model outputs and prompts are untrusted text: they are shown escaped, never interpreted.</p>
 {% for t in v.samples %}{{ tbl(t) }}{% else %}<p>No per-item records.</p>{% endfor %}

@@ -73,6 +73,16 @@ Source: \texttt{ {{- v.subject | tex -}} }.
 No per-item records: nothing to rescore.
 
 {% endfor %}
+{% if v.auditTables.length > 0 %}
+\subsection*{The table across runs}
+{% for t in v.auditTables %}
+{{ tbl(t) }}
+\begin{itemize}
+{% for f in t.findings %}\item {{ f | tex }}
+{% endfor %}\end{itemize}
+{% endfor %}
+{% endif %}
+
 \subsection*{Sample items}
 {% for t in v.samples %}
 {{ tbl(t) }}
