@@ -54,8 +54,11 @@ export function locateSplit(
     const chosen = typeof dataFiles === 'string' || Array.isArray(dataFiles) ? (split === 'train' ? dataFiles : undefined) : (dataFiles as Record<string, unknown>)[split];
     const first = Array.isArray(chosen) ? chosen[0] : chosen;
     if (typeof first !== 'string') throw new BadInputError(`dataset_kwargs.data_files has no file for split '${split}'`, { field: 'dataset_kwargs' });
-    const file = resolve(baseDir ?? '.', first);
-    if (!existsSync(file)) throw new BadInputError(`data file not found for split '${split}'`, { file });
+    // datasets.load_dataset resolves data_files against the working directory, as lm-eval runs it; a task
+    // folder that ships its data beside the YAML is found there too (where lm-eval would find nothing).
+    const tried = [...new Set([resolve(first), resolve(baseDir ?? '.', first)])];
+    const file = tried.find((f) => existsSync(f));
+    if (file === undefined) throw new BadInputError(`data file not found for split '${split}' (looked for ${tried.join(' and ')})`, { file: first });
     return { file };
   }
   if (ref.path === null) throw new BadInputError('the task has no dataset_path', { field: 'dataset_path' });

@@ -9,9 +9,9 @@ import { PyFloat } from '../py/values.ts';
 import { pyFloatRepr } from '../py/float.ts';
 import type { BuiltTask, DocRequests } from '../prompt/build.ts';
 import { pyStrOf } from '../prompt/build.ts';
-import { aggregate, type AggregationName, type Stderr } from '../score/lmeval/aggregate.ts';
+import type { Stderr } from '../score/lmeval/aggregate.ts';
 import { buildPipeline, DEFAULT_PIPELINE, type FilterPipeline } from '../score/lmeval/filters.ts';
-import { recomputeItem, type DocRecord, type TaskSettings } from '../score/lmeval/perItem.ts';
+import { aggregateMetric, scoreDocument, scoringSpec, type DocumentScoringInput, type SampleValue } from '../score/lmeval/taskScoring.ts';
 import type { FilteredRow, ResponseRow, ScoreRow } from '../store/schema.ts';
 import { isPlainObject } from '../util/json.ts';
 import { sha256Hex } from '../util/hash.ts';
@@ -22,13 +22,13 @@ export const BOOTSTRAP_ITERS = 100_000;
 
 interface MetricSpec {
   metric: string;
-  aggregation: AggregationName;
+  aggregation: string;
   higherIsBetter: boolean;
   entry: Record<string, unknown>;
 }
 
 /** lm-eval's registered metrics that this scorer computes per document, by output type. */
-const SUPPORTED: Record<string, Record<string, { aggregation: AggregationName; higherIsBetter: boolean; int: boolean }>> = {
+const SUPPORTED: Record<string, Record<string, { aggregation: string; higherIsBetter: boolean; int: boolean }>> = {
   multiple_choice: {
     acc: { aggregation: 'mean', higherIsBetter: true, int: false },
     acc_norm: { aggregation: 'mean', higherIsBetter: true, int: false },
@@ -42,13 +42,20 @@ const SUPPORTED: Record<string, Record<string, { aggregation: AggregationName; h
   generate_until: {
     exact_match: { aggregation: 'mean', higherIsBetter: true, int: false },
   },
+  // (loglikelihood, weight) pairs, aggregated corpus-wide; `int` is the weight's type in the pair.
+  loglikelihood_rolling: {
+    word_perplexity: { aggregation: 'weighted_perplexity', higherIsBetter: false, int: false },
+    byte_perplexity: { aggregation: 'weighted_perplexity', higherIsBetter: false, int: false },
+    bits_per_byte: { aggregation: 'bits_per_byte', higherIsBetter: false, int: false },
+  },
 };
 const DEFAULT_METRICS: Record<string, string[]> = {
   multiple_choice: ['acc', 'acc_norm'],
   loglikelihood: ['perplexity', 'acc'],
   generate_until: ['exact_match'],
+  loglikelihood_rolling: ['word_perplexity', 'byte_perplexity', 'bits_per_byte'],
 };
-const AGGREGATIONS = new Set<string>(['mean', 'median', 'perplexity', 'nanmean']);
+const AGGREGATIONS = new Set<string>(['mean', 'median', 'perplexity', 'nanmean', 'weighted_perplexity', 'bits_per_byte']);
 
 /** The metrics a task asks for, checked before anything is sent: a metric lmaudit cannot compute stops the run here. */
 export function metricSpecs(task: BuiltTask): MetricSpec[] {
@@ -65,7 +72,7 @@ export function metricSpecs(task: BuiltTask): MetricSpec[] {
     const aggregation = entry.aggregation === undefined ? known.aggregation : String(entry.aggregation);
     if (!AGGREGATIONS.has(aggregation)) throw new BadInputError(`task '${c.task}': aggregation ${aggregation} of ${name} is not supported by lmaudit run`, where);
     const hib = entry.higher_is_better;
-    return { metric: name, aggregation: aggregation as AggregationName, higherIsBetter: typeof hib === 'boolean' ? hib : known.higherIsBetter, entry };
+    return { metric: name, aggregation, higherIsBetter: typeof hib === 'boolean' ? hib : known.higherIsBetter, entry };
   });
 }
 
@@ -125,18 +132,14 @@ export function scoreTask(task: BuiltTask, runId: string, responses: ReadonlyMap
   const c = task.config;
   const specs = metricSpecs(task);
   const pipelines = filterPipelines(task);
-  const settings: TaskSettings = {
-    outputType: c.output_type,
-    metricList: new Map(specs.map((s) => [s.metric, s.entry])),
-    filterList: c.filter_list === null ? null : pipelines,
-    customProcessResults: false,
-    processResultsPort: null,
-    winogrande: false,
-  };
+  // The per-document metrics and aggregations are score/lmeval/taskScoring.ts's, the one implementation of
+  // lm-eval's process_results and aggregation rules (metricSpecs has refused what it cannot compute).
+  const scoring = scoringSpec(c, []);
+  const bySpec = new Map(scoring.metrics.map((m) => [m.metric, m]));
   const intMetric = (m: string) => SUPPORTED[c.output_type]![m]!.int;
   const docs = task.docs.map((d) => docRecord(d, responses, repeats));
   const out: TaskScores = { task: c.task, results: [], scores: [], filtered: [], samples: [] };
-  const values = new Map<string, number[]>();
+  const values = new Map<string, SampleValue[]>();
   let line = 0;
   for (const pipeline of pipelines) {
     const apply = buildPipeline(pipeline);
@@ -144,21 +147,25 @@ export function scoreTask(task: BuiltTask, runId: string, responses: ReadonlyMap
       const doc = docs[i]!;
       line++;
       const isLl = record.request_type !== 'generate_until';
-      const filteredResps = doc.requests.map((r) => apply(isLl ? r.logprobs.map((ll, k) => [ll, r.greedy[k]]) : r.texts, record.doc as Record<string, unknown>));
+      // What the filters see: the texts, (loglikelihood, is_greedy) pairs, or the rolling loglikelihood alone.
+      const resps = (r: DocRecord['requests'][number]) => (!isLl ? r.texts : record.request_type === 'loglikelihood_rolling' ? r.logprobs : r.logprobs.map((ll, k) => [ll, r.greedy[k]]));
+      const filteredResps = doc.requests.map((r) => apply(resps(r), record.doc as Record<string, unknown>));
+      const perDoc = scoreDocument(scoring, scoringInput(c.output_type, record, doc, filteredResps));
       const metricValues: [string, unknown][] = [];
       for (const spec of specs) {
-        const result = recomputeItem(settings, doc, pipeline.name, spec.metric);
-        if (result.kind !== 'value') throw new Error(`task '${c.task}' doc ${record.doc_id}: ${spec.metric} not computed (${result.why})`);
+        const value = perDoc[spec.metric];
+        if (value === undefined) throw new Error(`task '${c.task}' doc ${record.doc_id}: ${spec.metric} not computed`);
         const key = `${spec.metric}\u0000${pipeline.name}`;
         const list = values.get(key) ?? [];
-        list.push(result.value);
+        list.push(value);
         values.set(key, list);
-        metricValues.push([spec.metric, intMetric(spec.metric) ? result.value : new PyFloat(result.value)]);
+        // lm-eval writes a rolling pair as [loglikelihood, weight] (a float and an int); acc of a loglikelihood task as an int.
+        metricValues.push([spec.metric, typeof value !== 'number' ? [new PyFloat(value[0]), value[1]] : intMetric(spec.metric) ? value : new PyFloat(value)]);
       }
       const filteredJson = pyLeaf(filteredResps);
       out.filtered.push({ run_id: runId, task: c.task, doc_id: String(record.doc_id), filter: pipeline.name, line, filtered_json: dumpsPy(filteredJson), metrics_json: JSON.stringify(specs.map((s) => s.metric)) });
       for (const [metric, v] of metricValues) {
-        out.scores.push({ run_id: runId, task: c.task, doc_id: String(record.doc_id), filter: pipeline.name, metric, value: v instanceof PyFloat ? v.value : (v as number), value_json: dumpsPy(v) });
+        out.scores.push({ run_id: runId, task: c.task, doc_id: String(record.doc_id), filter: pipeline.name, metric, value: v instanceof PyFloat ? v.value : typeof v === 'number' ? v : null, value_json: dumpsPy(v) });
       }
       out.samples.push(sampleRecord(record, doc, filteredJson, pipeline.name, specs.map((s) => s.metric), metricValues));
     });
@@ -167,11 +174,26 @@ export function scoreTask(task: BuiltTask, runId: string, responses: ReadonlyMap
     for (const spec of specs) {
       const xs = values.get(`${spec.metric}\u0000${pipeline.name}`) ?? [];
       if (xs.length === 0) continue;
-      const { value, stderr } = aggregate(spec.aggregation, xs, { mode: 'fold', bootstrapIters: BOOTSTRAP_ITERS, medianSorts: true, metric: spec.metric });
+      const { value, stderr } = aggregateMetric(bySpec.get(spec.metric)!, xs, { bootstrapIters: BOOTSTRAP_ITERS, sumMode: 'fold', medianSorts: true });
       out.results.push({ metric: spec.metric, filter: pipeline.name, value, stderr, n: xs.length, aggregation: spec.aggregation, higherIsBetter: spec.higherIsBetter });
     }
   }
   return out;
+}
+
+/** What lm-eval's process_results receives for one document under one filter. */
+function scoringInput(outputType: string, record: DocRequests, doc: DocRecord, filtered: unknown[]): DocumentScoringInput {
+  const base = { doc: record.doc as Record<string, unknown> };
+  if (outputType === 'generate_until') return { ...base, results: [String(filtered[0])], target: record.target };
+  if (outputType === 'loglikelihood_rolling') return { ...base, results: [doc.requests[0]!.logprobs[0]!], target: record.target };
+  const pairs = filtered.map((f) => [Number((f as unknown[])[0]), Boolean((f as unknown[])[1])] as const);
+  return { ...base, results: pairs, choices: doc.choices ?? undefined, target: record.target };
+}
+
+interface DocRecord {
+  requests: Array<{ texts: (string | null)[]; logprobs: (number | null)[]; greedy: (boolean | null)[] }>;
+  /** The choice texts without the delimiter the continuations carry (multiple choice), else null. */
+  choices: string[] | null;
 }
 
 function docRecord(record: DocRequests, responses: ReadonlyMap<string, ResponseRow>, repeats: number): DocRecord {
@@ -191,12 +213,8 @@ function docRecord(record: DocRequests, responses: ReadonlyMap<string, ResponseR
   });
   const mc = record.request_type === 'loglikelihood' && record.arguments.length > 1;
   return {
-    docId,
-    requestType: record.request_type,
-    target: record.target === null || record.target === undefined ? null : pyStrOf(record.target),
     // The choice texts without the delimiter the continuations carry (acc_norm divides by their length).
     choices: mc ? record.arguments.map((a) => String(a[1]).slice((record.target_delimiter_used ?? '').length)) : null,
-    doc: record.doc as Record<string, unknown>,
     requests,
   };
 }
