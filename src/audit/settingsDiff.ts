@@ -174,26 +174,23 @@ export function brief(value: unknown, max = 80): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
+/** A finding on A, B or both, as the row reports it. */
+function sides(a: string | null, b: string | null): { side: 'A' | 'B' | 'A and B'; detail: string } | undefined {
+  if (a === null && b === null) return undefined;
+  return {
+    side: a !== null && b !== null ? 'A and B' : a !== null ? 'A' : 'B',
+    detail: [a !== null ? `A: ${a}` : null, b !== null ? `B: ${b}` : null].filter(Boolean).join('; '),
+  };
+}
+
 export function compareField(item: SettingsItem, field: string, sa: Setting | undefined, sb: Setting | undefined): FieldRow {
   const fa = effectiveFact(sa);
   const fb = effectiveFact(sb);
   const row: FieldRow = { item, field, a: shown(fa), b: shown(fb), verdict: 'same', rules: [] };
-  const ca = selfContradiction(item, field, sa);
-  const cb = selfContradiction(item, field, sb);
-  if (ca !== null || cb !== null) {
-    row.contradiction = {
-      side: ca !== null && cb !== null ? 'A and B' : ca !== null ? 'A' : 'B',
-      detail: [ca !== null ? `A: ${ca}` : null, cb !== null ? `B: ${cb}` : null].filter(Boolean).join('; '),
-    };
-  }
-  const ra = resolvedBy(item, field, sa);
-  const rb = resolvedBy(item, field, sb);
-  if (ra !== null || rb !== null) {
-    row.resolved = {
-      side: ra !== null && rb !== null ? 'A and B' : ra !== null ? 'A' : 'B',
-      detail: [ra !== null ? `A: ${ra}` : null, rb !== null ? `B: ${rb}` : null].filter(Boolean).join('; '),
-    };
-  }
+  const contradiction = sides(selfContradiction(item, field, sa), selfContradiction(item, field, sb));
+  if (contradiction !== undefined) row.contradiction = contradiction;
+  const resolved = sides(resolvedBy(item, field, sa), resolvedBy(item, field, sb));
+  if (resolved !== undefined) row.resolved = resolved;
   if (!isKnown(fa) || !isKnown(fb)) {
     row.verdict = !isKnown(fa) && !isKnown(fb) ? 'unknown in both' : !isKnown(fa) ? 'unknown in A' : 'unknown in B';
     return row;

@@ -113,6 +113,25 @@ function open({ path, threads }) {
 }
 
 /**
+ * Rows right-padded to `seq` after a past of `pastLen` positions (lm-eval pads loglikelihood batches
+ * on the right): ids (pad 0, masked out), the mask over past and new positions, positions from pastLen.
+ */
+function rightPadded(rows, seq, pastLen) {
+  const ids = [];
+  const mask = [];
+  const positions = [];
+  for (const row of rows) {
+    for (let k = 0; k < pastLen; k++) mask.push(1);
+    for (let k = 0; k < seq; k++) {
+      ids.push(k < row.length ? row[k] : 0);
+      mask.push(k < row.length ? 1 : 0);
+      positions.push(pastLen + k);
+    }
+  }
+  return { ids, mask, positions };
+}
+
+/**
  * Rows {ids, from, targets}: logits at positions from … from+targets.length−1 predict the targets.
  * Longest first, right-padded (as lm-eval batches), split to the logits budget.
  */
@@ -131,17 +150,7 @@ async function score({ rows, vocab }) {
     const take = Math.max(1, Math.min(order.length - start, Math.floor(LOGITS_BUDGET / (seq * vocab))));
     const chunk = order.slice(start, start + take);
     start += take;
-    const ids = [];
-    const mask = [];
-    const positions = [];
-    for (const i of chunk) {
-      const row = rows[i].ids;
-      for (let k = 0; k < seq; k++) {
-        ids.push(k < row.length ? row[k] : 0);
-        mask.push(k < row.length ? 1 : 0);
-        positions.push(k);
-      }
-    }
+    const { ids, mask, positions } = rightPadded(chunk.map((i) => rows[i].ids), seq, 0);
     const t0 = performance.now();
     const { logits } = await run(feedsFor(ids, mask, positions, chunk.length, seq, 0, null), false);
     const ms = (performance.now() - t0) / chunk.length;
@@ -228,18 +237,7 @@ async function scoreShared({ context, conts, vocab }) {
     const take = Math.max(1, Math.min(longer.length - start, Math.floor(LOGITS_BUDGET / (seq * vocab))));
     const chunk = longer.slice(start, start + take);
     start += take;
-    const ids = [];
-    const mask = [];
-    const positions = [];
-    for (const i of chunk) {
-      const row = conts[i].slice(0, -1);
-      for (let k = 0; k < pastLen; k++) mask.push(1);
-      for (let k = 0; k < seq; k++) {
-        ids.push(k < row.length ? row[k] : 0);
-        mask.push(k < row.length ? 1 : 0);
-        positions.push(pastLen + k);
-      }
-    }
+    const { ids, mask, positions } = rightPadded(chunk.map((i) => conts[i].slice(0, -1)), seq, pastLen);
     const t0 = performance.now();
     const { logits } = await run(feedsFor(ids, mask, positions, chunk.length, seq, pastLen, replicate(past, chunk.length)), false);
     ms += performance.now() - t0;
