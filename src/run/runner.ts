@@ -101,27 +101,27 @@ export async function executeRun(o: RunOptions, events: RunEvents): Promise<RunS
   const date = o.date;
   // Everything that can be refused is checked before the store is touched.
   const factory = backendFactory(o.model);
-  const lm = await factory.open(o.modelArgs, { batchSize: o.batchSize });
+  const opening = factory.open(o.modelArgs, { batchSize: o.batchSize });
+  // The prompts do not depend on the model unless its own chat template renders them: they are built
+  // while the backend loads (a graph's session takes most of a second to create).
+  const prompts = o.applyChatTemplate === true ? null : promptsFor(o, null);
+  prompts?.catch(() => undefined);
+  let lm: LanguageModel;
   try {
-    return await runWith(lm, o, events, startedAt, date);
+    lm = await opening;
+  } catch (error) {
+    await prompts?.catch(() => undefined);
+    throw error;
+  }
+  try {
+    return await runWith(lm, o, events, startedAt, date, prompts);
   } finally {
     await lm.close();
   }
 }
 
-/** One run on a backend already open (a grid's cells share one backend and its answers; the caller closes it). */
-export function executeRunOn(lm: LanguageModel, o: RunOptions, events: RunEvents): Promise<RunSummary> {
-  return runWith(lm, o, events, performance.now(), o.date);
-}
-
-async function runWith(lm: LanguageModel, o: RunOptions, events: RunEvents, startedAt: number, date: Date): Promise<RunSummary> {
-  const description = lm.describe();
-  let chatTemplate: ChatTemplate | null = null;
-  if (o.applyChatTemplate === true) {
-    if (description.chatTemplate === null) throw new BadInputError(`--apply_chat_template: the model (${description.modelId}) has no chat template; name one (a tokenizer_config.json, a template file, llama3 or qwen3)`);
-    chatTemplate = compileChatTemplate(description.chatTemplate, { origin: `model ${description.modelId}` });
-  }
-  const { built, seeds, groups } = await buildPrompts({
+function promptsFor(o: RunOptions, chatTemplate: ChatTemplate | null): ReturnType<typeof buildPrompts> {
+  return buildPrompts({
     tasks: o.tasks,
     includePaths: o.includePaths,
     numFewshot: o.numFewshot,
@@ -133,6 +133,21 @@ async function runWith(lm: LanguageModel, o: RunOptions, events: RunEvents, star
     seed: o.seed,
     genKwargs: o.genKwargs,
   });
+}
+
+/** One run on a backend already open (a grid's cells share one backend and its answers; the caller closes it). */
+export function executeRunOn(lm: LanguageModel, o: RunOptions, events: RunEvents): Promise<RunSummary> {
+  return runWith(lm, o, events, performance.now(), o.date);
+}
+
+async function runWith(lm: LanguageModel, o: RunOptions, events: RunEvents, startedAt: number, date: Date, early: ReturnType<typeof buildPrompts> | null = null): Promise<RunSummary> {
+  const description = lm.describe();
+  let chatTemplate: ChatTemplate | null = null;
+  if (o.applyChatTemplate === true) {
+    if (description.chatTemplate === null) throw new BadInputError(`--apply_chat_template: the model (${description.modelId}) has no chat template; name one (a tokenizer_config.json, a template file, llama3 or qwen3)`);
+    chatTemplate = compileChatTemplate(description.chatTemplate, { origin: `model ${description.modelId}` });
+  }
+  const { built, seeds, groups } = await (early ?? promptsFor(o, chatTemplate));
   if (chatTemplate === null && typeof o.applyChatTemplate === 'string') {
     const { loadChatTemplate } = await import('../prompt/chatTemplate.ts');
     chatTemplate = loadChatTemplate(o.applyChatTemplate);

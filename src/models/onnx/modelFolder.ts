@@ -64,7 +64,8 @@ export function normaliseDtype(value: string | null): string {
   return d;
 }
 
-export async function readModelFolder(root: string, dtypeArg: string | null, modelFile: string | null): Promise<ModelFolder> {
+/** The graph file of a folder for a dtype (or the file named), without reading anything: the session can start loading it at once. */
+export function locateGraph(root: string, dtypeArg: string | null, modelFile: string | null): { graph: string; dtype: string } {
   if (!existsSync(root) || !statSync(root).isDirectory()) throw new BadInputError(`--model_args pretrained: '${root}' is not a folder (a local ONNX export: config.json, tokenizer.json and model.onnx or onnx/model.onnx)`);
   const dtype = normaliseDtype(dtypeArg);
   const tried = modelFile !== null ? [modelFile] : graphCandidates(dtype);
@@ -72,6 +73,11 @@ export async function readModelFolder(root: string, dtypeArg: string | null, mod
   if (graph === undefined) {
     throw new BadInputError(`no ONNX model for dtype ${dtype} in ${root} (looked for ${tried.join(', ')})`, { file: root });
   }
+  return { graph, dtype };
+}
+
+export async function readModelFolder(root: string, dtypeArg: string | null, modelFile: string | null): Promise<ModelFolder> {
+  const { graph, dtype } = locateGraph(root, dtypeArg, modelFile);
   const configPath = join(root, 'config.json');
   if (!existsSync(configPath)) throw new BadInputError('no config.json beside the model (the Hugging Face config names the architecture and its length)', { file: root });
   const tokenizerPath = join(root, 'tokenizer.json');

@@ -12,7 +12,7 @@
 import { availableParallelism } from 'node:os';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { BadInputError, UnsupportedError } from '../../errors.ts';
 import { sha256Hex } from '../../util/hash.ts';
 import type {
@@ -23,7 +23,7 @@ import { cutAtStops, encodePair, loglikelihoodInput, rollingWindows, stopSequenc
 import { HfTokenizer } from './hfTokenizer.ts';
 import { InferenceThread, type GraphInfo, type ScoreRow, type TokenScore } from './inferenceThread.ts';
 import { downloadHubModel, looksLikeHubId } from './hubModel.ts';
-import { configMaxLength, readModelFolder, type ModelFolder } from './modelFolder.ts';
+import { configMaxLength, locateGraph, readModelFolder, type ModelFolder } from './modelFolder.ts';
 
 const KNOWN_ARGS = ['pretrained', 'revision', 'dtype', 'max_length', 'add_bos_token', 'model_file', 'threads', 'prefix_sharing', 'trust_remote_code', 'device'];
 /** generation_config.json keys that change HF's greedy `generate` and that this loop does not apply. */
@@ -270,33 +270,46 @@ export const onnxBackend: BackendFactory = {
     // A path that exists is a folder, whatever it looks like (as transformers decides); otherwise an id is fetched from the hub.
     const local = existsSync(pretrained) || !looksLikeHubId(pretrained);
     const root = local ? resolve(pretrained) : await downloadHubModel(pretrained, typeof args.revision === 'string' ? args.revision : 'main', dtype, modelFile);
-    const folder = await readModelFolder(root, dtype, modelFile);
-    for (const key of UNSUPPORTED_GENERATION) {
-      const v = folder.generationConfig?.[key];
-      if (v !== undefined && v !== null && v !== NEUTRAL[key] && !(Array.isArray(v) && v.length === 0)) {
-        throw new UnsupportedError(`${folder.root}/generation_config.json sets ${key}=${JSON.stringify(v)}, which HF's generate applies and this backend does not; remove it to run without it`);
-      }
-    }
+    const threads = intOf(args, 'threads') ?? availableParallelism();
+    // The session loads (and optimises) the graph in the worker while this thread hashes the files and
+    // builds the tokenizer: for a 120 MB graph that is 0.8 s and 0.45 s side by side instead of one after the other.
+    const onnxPath = join(root, locateGraph(root, dtype, modelFile).graph);
+    const thread = new InferenceThread(threads);
+    const loading = thread.open(onnxPath, threads).then(
+      (graph) => ({ graph }),
+      (error: unknown) => ({ error: error as Error }),
+    );
+    let folder: ModelFolder;
     let tok: HfTokenizer;
     try {
-      tok = new HfTokenizer(folder.tokenizerJson, folder.tokenizerConfig, boolOf(args, 'add_bos_token'));
+      folder = await readModelFolder(root, dtype, modelFile);
+      for (const key of UNSUPPORTED_GENERATION) {
+        const v = folder.generationConfig?.[key];
+        if (v !== undefined && v !== null && v !== NEUTRAL[key] && !(Array.isArray(v) && v.length === 0)) {
+          throw new UnsupportedError(`${folder.root}/generation_config.json sets ${key}=${JSON.stringify(v)}, which HF's generate applies and this backend does not; remove it to run without it`);
+        }
+      }
+      try {
+        tok = new HfTokenizer(folder.tokenizerJson, folder.tokenizerConfig, boolOf(args, 'add_bos_token'));
+      } catch (error) {
+        throw new BadInputError(`cannot build the tokenizer: ${(error as Error).message}`, { file: `${folder.root}/tokenizer.json` });
+      }
+      const vocabSize = folder.config.vocab_size;
+      if (typeof vocabSize === 'number' && tok.facts.maxId >= vocabSize) {
+        throw new BadInputError(`the tokenizer's ids go up to ${tok.facts.maxId}, past the model's vocabulary (config.json vocab_size ${vocabSize}): this tokenizer does not belong to this model`, { file: `${folder.root}/tokenizer.json` });
+      }
     } catch (error) {
-      throw new BadInputError(`cannot build the tokenizer: ${(error as Error).message}`, { file: `${folder.root}/tokenizer.json` });
-    }
-    const vocabSize = folder.config.vocab_size;
-    if (typeof vocabSize === 'number' && tok.facts.maxId >= vocabSize) {
-      throw new BadInputError(`the tokenizer's ids go up to ${tok.facts.maxId}, past the model's vocabulary (config.json vocab_size ${vocabSize}): this tokenizer does not belong to this model`, { file: `${folder.root}/tokenizer.json` });
-    }
-    const threads = intOf(args, 'threads') ?? availableParallelism();
-    const thread = new InferenceThread(threads);
-    let graph: GraphInfo;
-    try {
-      graph = await thread.open(folder.onnxPath, threads);
-    } catch (error) {
+      await loading;
       await thread.close();
-      throw new BadInputError(`onnxruntime cannot load the model: ${(error as Error).message}`, { file: folder.onnxPath });
+      throw error;
     }
-    const vocab = graph.vocab ?? vocabSize;
+    const loaded = await loading;
+    if ('error' in loaded) {
+      await thread.close();
+      throw new BadInputError(`onnxruntime cannot load the model: ${loaded.error.message}`, { file: folder.onnxPath });
+    }
+    const graph = loaded.graph;
+    const vocab = graph.vocab ?? folder.config.vocab_size;
     if (typeof vocab !== 'number' || tok.facts.maxId >= vocab) {
       await thread.close();
       throw new BadInputError(`the tokenizer's ids go up to ${tok.facts.maxId}, past the graph's ${String(vocab)} logits: this tokenizer does not belong to this model`, { file: `${folder.root}/tokenizer.json` });
