@@ -4,7 +4,8 @@
  * standard errors). Gives, per task, the aggregate numbers, the store's scores and
  * filtered rows, and the per-(document, filter) records lm-eval's samples file holds.
  */
-import { BadInputError } from '../errors.ts';
+import { BadInputError, UnsupportedError } from '../errors.ts';
+import { shippedTasksRoot } from '../tasks/index.ts';
 import { PyFloat } from '../py/values.ts';
 import { pyFloatRepr } from '../py/float.ts';
 import type { BuiltTask, DocRequests } from '../prompt/build.ts';
@@ -16,6 +17,9 @@ import type { FilteredRow, ResponseRow, ScoreRow } from '../store/schema.ts';
 import { isPlainObject } from '../util/json.ts';
 import { sha256Hex } from '../util/hash.ts';
 import { dumpsPy } from '../py/json.ts';
+
+/** Where a task's `!function utils.x` is looked up: ported functions are keyed by their path under the shipped library. */
+const TASK_ROOTS = () => [shippedTasksRoot()];
 
 /** The bootstrap iterations lm-eval's CLI always uses (simple_evaluate's default). */
 export const BOOTSTRAP_ITERS = 100_000;
@@ -61,7 +65,22 @@ const AGGREGATIONS = new Set<string>(['mean', 'median', 'perplexity', 'nanmean',
 export function metricSpecs(task: BuiltTask): MetricSpec[] {
   const c = task.config;
   const where = { file: c.source, field: 'metric_list' };
-  if (c.process_results !== null) throw new BadInputError(`task '${c.task}' scores with its own process_results (Python); lmaudit run cannot compute it`, { file: c.source, field: 'process_results' });
+  if (c.process_results !== null) {
+    // The task's own Python scores it: run it through its port (truthfulqa's BLEU/ROUGE and mc2), or refuse.
+    try {
+      scoringSpec(c, TASK_ROOTS());
+    } catch (error) {
+      if (error instanceof UnsupportedError) throw new BadInputError(`${error.message}; lmaudit run cannot score it`, { file: c.source, field: 'process_results' });
+      throw error;
+    }
+    const list: Record<string, unknown>[] = c.metric_list ?? [];
+    if (list.length === 0) throw new BadInputError(`task '${c.task}' scores with process_results but lists no metrics (metric_list)`, where);
+    return list.map((entry) => {
+      const aggregation = entry.aggregation === undefined ? 'mean' : String(entry.aggregation);
+      if (!AGGREGATIONS.has(aggregation)) throw new BadInputError(`task '${c.task}': aggregation ${aggregation} of ${String(entry.metric)} is not supported by lmaudit run`, where);
+      return { metric: String(entry.metric), aggregation, higherIsBetter: entry.higher_is_better !== false, entry };
+    });
+  }
   const table = SUPPORTED[c.output_type];
   if (table === undefined) throw new BadInputError(`task '${c.task}': lmaudit run does not score output_type ${c.output_type} yet (--tasks)`, { file: c.source, field: 'output_type' });
   const entries: Record<string, unknown>[] = c.metric_list ?? DEFAULT_METRICS[c.output_type]!.map((metric) => ({ metric }));
@@ -134,9 +153,9 @@ export function scoreTask(task: BuiltTask, runId: string, responses: ReadonlyMap
   const pipelines = filterPipelines(task);
   // The per-document metrics and aggregations are score/lmeval/taskScoring.ts's, the one implementation of
   // lm-eval's process_results and aggregation rules (metricSpecs has refused what it cannot compute).
-  const scoring = scoringSpec(c, []);
+  const scoring = scoringSpec(c, TASK_ROOTS());
   const bySpec = new Map(scoring.metrics.map((m) => [m.metric, m]));
-  const intMetric = (m: string) => SUPPORTED[c.output_type]![m]!.int;
+  const intMetric = (m: string) => SUPPORTED[c.output_type]?.[m]?.int ?? false;
   const docs = task.docs.map((d) => docRecord(d, responses, repeats));
   const out: TaskScores = { task: c.task, results: [], scores: [], filtered: [], samples: [] };
   const values = new Map<string, SampleValue[]>();

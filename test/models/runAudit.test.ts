@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.ts';
@@ -43,4 +43,29 @@ test('rescore, diff and report read a store lmaudit run wrote; its lm-eval files
   // Markdown escapes the underscore.
   assert.match(report.stdout, /^\| arc\\_easy \| acc,none 0 ± 0; acc\\_norm,none 0 ± 0 \|/m);
   assert.match(report.stdout, /backend="onnx"; model\\_id="fixtures\/models\/gpt2-tiny"; dtype="fp32"/);
+});
+
+test('tasks scored by their own code run too (truthfulqa mc2 and gen through the ports): mc2 by hand from the stored log-likelihoods, every value re-derived as recorded', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'lmaudit-run-tqa-'));
+  const r = runCli(['run', '--model', 'onnx', '--model_args', 'pretrained=fixtures/models/gpt2-tiny', '--tasks', 'truthfulqa_mc2,truthfulqa_gen', '--limit', '3', '--gen_kwargs', 'max_gen_toks=16', '--out', join(dir, 'store'), '--output_path', join(dir, 'files')], { env: { LMAUDIT_PROGRESS_SECONDS: '3600' } });
+  assert.equal(r.status, 0, r.stderr);
+  const files = join(dir, 'files', readdirSync(join(dir, 'files'))[0]!);
+  const mc2 = readFileSync(join(files, readdirSync(files).find((f) => f.startsWith('samples_truthfulqa_mc2_'))!), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { doc: { mc2_targets: { labels: number[] } }; resps: [string, string][][]; acc: number });
+  assert.equal(mc2.length, 3);
+  for (const s of mc2) {
+    // lm-eval's process_results_mc2: the true answers come first; split at the first 0 label, p = exp(ll).
+    const split = s.doc.mc2_targets.labels.indexOf(0);
+    const p = s.resps.map((x) => Math.exp(Number(x[0]![0])));
+    const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+    const expected = sum(p.slice(0, split)) / (sum(p.slice(0, split)) + sum(p.slice(split)));
+    // Correctly rounded exp against Math.exp, summed over a handful of choices: 1e-12 relative.
+    assert.ok(Math.abs(s.acc - expected) <= 1e-12 * Math.max(1, Math.abs(expected)), `${s.acc} vs ${expected}`);
+  }
+  const json = JSON.parse(runCli(['rescore', join(dir, 'store'), '--extractors', 'as-recorded', '--json']).stdout) as { as_recorded: Array<{ cells: Array<{ task: string; metric: string; n: number; matches_reported: boolean; items: { reproduced: number } }> }> };
+  const cells = json.as_recorded.flatMap((x) => x.cells);
+  assert.equal(cells.filter((c) => c.task === 'truthfulqa_gen').length, 12);
+  for (const c of cells) {
+    assert.equal(c.matches_reported, true, `${c.task} ${c.metric}`);
+    assert.equal(c.items.reproduced, c.n, `${c.task} ${c.metric}: items taken as recorded instead of recomputed`);
+  }
 });
