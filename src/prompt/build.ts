@@ -52,6 +52,10 @@ export interface DocRequests {
   system_message: string | null;
   /** The target delimiter the continuations carry (chat templates change it), for multiple_choice; else null. */
   target_delimiter_used: string | null;
+  /** doc_to_choice(doc), for scoring (acc_norm measures these); null without doc_to_choice. */
+  choices: unknown[] | null;
+  /** What process_results compares against: doc_to_text(doc) for a multiple-input task (its int gold), else doc_to_target(doc). */
+  gold: unknown;
 }
 
 export interface BuiltTask {
@@ -219,6 +223,8 @@ export async function buildTask(config: TaskConfig, options: BuildOptions): Prom
       fewshot_doc_ids: shotIds,
       system_message: systemPrompt || null,
       target_delimiter_used: config.output_type === 'multiple_choice' ? mcDelimiter() : null,
+      choices,
+      gold: multipleInput ? q : target,
     };
   }
 

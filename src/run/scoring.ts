@@ -95,14 +95,10 @@ export function metricSpecs(task: BuiltTask): MetricSpec[] {
   });
 }
 
-/** Multiple-input tasks (winogrande) read their gold from Python doc_to_text; the run cannot score them yet. */
+/** Refuses, before anything is sent, a task whose metrics or filters lmaudit run cannot compute. */
 export function checkScorable(task: BuiltTask): void {
   metricSpecs(task);
   filterPipelines(task);
-  const first = task.docs[0];
-  if (task.config.output_type === 'multiple_choice' && first !== undefined && new Set(first.arguments.map((a) => a[0])).size > 1) {
-    throw new BadInputError(`task '${task.config.task}' is a multiple-input task (one context per choice); lmaudit run does not score those yet (--tasks)`, { file: task.config.source });
-  }
 }
 
 export function filterPipelines(task: BuiltTask): FilterPipeline[] {
@@ -206,7 +202,9 @@ function scoringInput(outputType: string, record: DocRequests, doc: DocRecord, f
   if (outputType === 'generate_until') return { ...base, results: [String(filtered[0])], target: record.target };
   if (outputType === 'loglikelihood_rolling') return { ...base, results: [doc.requests[0]!.logprobs[0]!], target: record.target };
   const pairs = filtered.map((f) => [Number((f as unknown[])[0]), Boolean((f as unknown[])[1])] as const);
-  return { ...base, results: pairs, choices: doc.choices ?? undefined, target: record.target };
+  // process_results: choices = doc_to_choice(doc); gold = doc_to_text(doc) for a multiple-input task, else doc_to_target(doc).
+  const choices = record.choices === null ? (doc.choices ?? undefined) : record.choices.map((c) => pyStrOf(c));
+  return { ...base, results: pairs, choices, target: record.gold };
 }
 
 interface DocRecord {

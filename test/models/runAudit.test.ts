@@ -69,3 +69,20 @@ test('tasks scored by their own code run too (truthfulqa mc2 and gen through the
     assert.equal(c.items.reproduced, c.n, `${c.task} ${c.metric}: items taken as recorded instead of recomputed`);
   }
 });
+
+test('a multiple-input task (winogrande: one context per choice) runs: acc by hand from the stored log-likelihoods, gold from doc_to_text', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'lmaudit-run-wg-'));
+  const r = runCli(['run', '--model', 'onnx', '--model_args', 'pretrained=fixtures/models/qwen3-tiny', '--tasks', 'winogrande', '--limit', '8', '--out', join(dir, 'store'), '--output_path', join(dir, 'files')], { env: { LMAUDIT_PROGRESS_SECONDS: '3600' } });
+  assert.equal(r.status, 0, r.stderr);
+  const files = join(dir, 'files', readdirSync(join(dir, 'files'))[0]!);
+  const samples = readFileSync(join(files, readdirSync(files).find((f) => f.startsWith('samples_winogrande_'))!), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { doc: { answer: string }; arguments: Record<string, { arg_0: string; arg_1: string }>; resps: [string, string][][]; acc: number });
+  assert.equal(samples.length, 8);
+  for (const s of samples) {
+    // Two contexts (the sentence cut at the blank, each option filled in), one continuation: multiple input.
+    assert.notEqual(s.arguments.gen_args_0!.arg_0, s.arguments.gen_args_1!.arg_0);
+    assert.equal(s.arguments.gen_args_0!.arg_1, s.arguments.gen_args_1!.arg_1);
+    const lls = s.resps.map((x) => Number(x[0]![0]));
+    const gold = Number(s.doc.answer) - 1;
+    assert.equal(s.acc, lls.indexOf(Math.max(...lls)) === gold ? 1 : 0);
+  }
+});

@@ -11,7 +11,7 @@ function task(name: string, type: 'loglikelihood' | 'generate_until', args: unkn
     numFewshot: 0,
     fewshotAsMultiturn: false,
     evalDocCount: args.length,
-    docs: args.map((a, i) => ({ task: name, doc_id: i, doc: {}, target: 0, request_type: type, arguments: a, doc_hash: '', prompt_hash: '', fewshot_doc_ids: [], system_message: null, target_delimiter_used: null })),
+    docs: args.map((a, i) => ({ task: name, doc_id: i, doc: {}, target: 0, request_type: type, arguments: a, doc_hash: '', prompt_hash: '', fewshot_doc_ids: [], system_message: null, target_delimiter_used: null, choices: null, gold: 0 })),
   };
 }
 
