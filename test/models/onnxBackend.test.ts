@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage } from 'node:http';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -222,4 +222,23 @@ test('sampling (do_sample) is seeded: the same seed draws the same text, another
   });
   assert.equal(texts[0], texts[1]);
   assert.notEqual(texts[0], texts[2]);
+});
+
+test('a graph without a KV cache, in the transformers.js layout (onnx/model.onnx): torch\'s log-likelihoods and greedy generations (recomputed each step)', async () => {
+  const dir = tmp('nocache');
+  mkdirSync(join(dir, 'onnx'));
+  for (const f of ['config.json', 'generation_config.json']) copyFileSync(join('fixtures/models/gpt2-nocache', f), join(dir, f));
+  copyFileSync('fixtures/models/gpt2-nocache/onnx/model.onnx', join(dir, 'onnx', 'model.onnx'));
+  for (const f of ['tokenizer.json', 'tokenizer_config.json']) copyFileSync(join(GPT2, f), join(dir, f));
+  const ref = JSON.parse(readFileSync('fixtures/models/gpt2-nocache/reference.json', 'utf8')) as { loglikelihood: [[string, string], [number, boolean]][]; generate_greedy_10: [string, string][] };
+  await withModel(dir, {}, 2, async (lm) => {
+    assert.match(lm.describe().runtime.onnx_graph!, /^onnx\/model\.onnx; kv cache no; position_ids yes$/);
+    const ll = await lm.loglikelihood(ref.loglikelihood.map(([[context, continuation]]) => ({ context, continuation })));
+    ref.loglikelihood.forEach(([, [logprob, greedy]], i) => {
+      assert.ok(Math.abs(ll[i]!.logprob - logprob) < 1e-4, `${ll[i]!.logprob} vs torch's ${logprob}`);
+      assert.equal(ll[i]!.isGreedy, greedy);
+    });
+    const gen = await lm.generateUntil(ref.generate_greedy_10.map(([context]) => ({ context, settings: greedy(10) })));
+    assert.deepEqual(gen.map((g) => g.text), ref.generate_greedy_10.map(([, text]) => text));
+  });
 });
