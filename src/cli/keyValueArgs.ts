@@ -69,3 +69,19 @@ function splitTopLevel(args: string): string[] {
   parts.push(buf);
   return parts.filter((p) => p !== '');
 }
+
+/** A true/false flag as lm-eval's CLI spells it (true/1/yes, false/0/no); null when absent. */
+export function parseBool(text: string | undefined, flag: string): boolean | null {
+  if (text === undefined) return null;
+  if (/^(true|1|yes)$/i.test(text)) return true;
+  if (/^(false|0|no)$/i.test(text)) return false;
+  throw new BadInputError(`${flag} takes true or false, got '${text}'`);
+}
+
+/** A non-negative number flag (--limit, --num_fewshot); null when absent. */
+export function parseNumber(text: string | undefined, flag: string): number | null {
+  if (text === undefined) return null;
+  const n = Number(text);
+  if (text.trim() === '' || Number.isNaN(n) || n < 0) throw new BadInputError(`${flag} takes a non-negative number, got '${text}'`);
+  return n;
+}

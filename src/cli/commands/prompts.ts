@@ -3,7 +3,7 @@ import { BadInputError } from '../../errors.ts';
 import { buildPrompts, writePromptFile } from '../../prompt/prompts.ts';
 import { checkWritableParent } from '../../store/outputPath.ts';
 import { printJson, printLines, formatTable } from '../output.ts';
-import { parseKeyValueArgs } from '../keyValueArgs.ts';
+import { parseBool, parseKeyValueArgs, parseNumber } from '../keyValueArgs.ts';
 
 interface PromptFlags {
   tasks: string;
@@ -19,19 +19,6 @@ interface PromptFlags {
   json: boolean;
 }
 
-function parseBool(text: string | undefined, flag: string): boolean | null {
-  if (text === undefined) return null;
-  if (/^(true|1|yes)$/i.test(text)) return true;
-  if (/^(false|0|no)$/i.test(text)) return false;
-  throw new BadInputError(`${flag} takes true or false, got '${text}'`);
-}
-
-function parseNumber(text: string | undefined, flag: string): number | null {
-  if (text === undefined) return null;
-  const n = Number(text);
-  if (text.trim() === '' || Number.isNaN(n) || n < 0) throw new BadInputError(`${flag} takes a non-negative number, got '${text}'`);
-  return n;
-}
 
 export function registerPrompts(program: Command): void {
   program

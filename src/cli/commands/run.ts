@@ -14,7 +14,7 @@ import { ProgressState, RunEvents, formatDuration, progressLine } from '../../ru
 import { dateId, modelName, resultsTable, sanitizeModelName } from '../../run/lmevalFiles.ts';
 import { executeRun, type RunOptions, type RunSummary } from '../../run/runner.ts';
 import { executeGrid, GRID_AXES, loadGridFile, parseGridFlags, type GridAxis } from '../../run/grid.ts';
-import { parseKeyValueArgs } from '../keyValueArgs.ts';
+import { parseBool, parseKeyValueArgs, parseNumber } from '../keyValueArgs.ts';
 import { printJson, printLines } from '../output.ts';
 
 interface RunFlags {
@@ -37,19 +37,6 @@ interface RunFlags {
   json: boolean;
 }
 
-function parseBool(text: string | undefined, flag: string): boolean | null {
-  if (text === undefined) return null;
-  if (/^(true|1|yes)$/i.test(text)) return true;
-  if (/^(false|0|no)$/i.test(text)) return false;
-  throw new BadInputError(`${flag} takes true or false, got '${text}'`);
-}
-
-function parseNumber(text: string | undefined, flag: string): number | null {
-  if (text === undefined) return null;
-  const n = Number(text);
-  if (text.trim() === '' || Number.isNaN(n) || n < 0) throw new BadInputError(`${flag} takes a non-negative number, got '${text}'`);
-  return n;
-}
 
 function batchSize(text: string): number {
   // lm-eval's "auto" probes the largest batch that fits a GPU; lmaudit's backends take 1 for it.
