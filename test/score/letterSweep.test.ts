@@ -72,6 +72,15 @@ test('micro stderr is lm-eval mean_stderr and macro is the mean of group means',
     return vs.reduce((a, b) => a + b, 0) / vs.length;
   });
   assert.ok(Math.abs(macro.score! - groupMeans.reduce((a, b) => a + b, 0) / 5) < 1e-15);
+  // numpy on letter_cases.expected.json's `contains` (groups i % 5: 83/609, 101/609, 88/608, 84/608, 80/608):
+  // v.std(ddof=1) / sqrt(n) overall, and sqrt(sum(se_g ** 2)) / 5 over the groups' own v_g.std(ddof=1) / sqrt(n_g).
+  assert.equal(micro.correct, 436);
+  assert.equal(micro.score, 0.1433267587113741);
+  assert.equal(micro.stderr, 0.0063542314613343285);
+  assert.deepEqual(macro.groups!.map((g) => [g.group, g.n, g.correct]), [['g0', 609, 83], ['g1', 609, 101], ['g2', 608, 88], ['g3', 608, 84], ['g4', 608, 80]]);
+  assert.equal(macro.score, 0.1433216662345519);
+  assert.equal(macro.stderr, 0.006354483639745663);
+  assert.deepEqual(macro.ci95, [0.1433216662345519 - 1.959963984540054 * 0.006354483639745663, 0.1433216662345519 + 1.959963984540054 * 0.006354483639745663]);
 });
 
 test('rescore --json from the CLI prints the matrix with spread, disagreement, flips and denominator', () => {
