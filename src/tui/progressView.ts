@@ -16,11 +16,22 @@ type CreateElement = typeof import('react').createElement;
  * runs from a V8 code cache, and functions V8 restores from a cache lose the hook, so an
  * import() written in the bundle fails there (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING).
  */
-function importEsm(specifier: string): Promise<unknown> {
+async function importEsm(specifier: string): Promise<unknown> {
   const loader = vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
   if (loader === undefined) return import(specifier);
-  const load = vm.runInThisContext('(specifier) => import(specifier)', { importModuleDynamically: loader }) as (s: string) => Promise<unknown>;
-  return load(specifier);
+  // Node 20 calls this loader constant experimental and says so on the user's terminal, above the view; the
+  // warning is about our loading code, not the run, so this one warning is held back while ink loads.
+  const emit = process.emitWarning;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    if (String(typeof warning === 'string' ? warning : warning.message).includes('USE_MAIN_CONTEXT_DEFAULT_LOADER')) return;
+    (emit as (...a: unknown[]) => void).call(process, warning, ...rest);
+  }) as typeof process.emitWarning;
+  try {
+    const load = vm.runInThisContext('(specifier) => import(specifier)', { importModuleDynamically: loader }) as (s: string) => Promise<unknown>;
+    return await load(specifier);
+  } finally {
+    process.emitWarning = emit;
+  }
 }
 
 function bar(done: number, total: number, width = 24): string {
