@@ -10,6 +10,7 @@
  * the last digit (test/audit/reference/paired_reference.py).
  */
 import { PyRandom } from '../py/random.ts';
+import { percentileLinear } from '../score/stats.ts';
 
 export interface PairedOptions {
   /**
@@ -125,7 +126,7 @@ export function mcnemarP(aOnly: number, bOnly: number): number {
 /**
  * Percentile bootstrap of the mean of `diffs`: each resample draws n indices
  * with `randrange(n)`; the interval is the alpha/2 and 1 − alpha/2 quantiles
- * (numpy's default linear interpolation) of the resampled means.
+ * (numpy's default linear interpolation, `percentileLinear`) of the resampled means.
  */
 export function bootstrapInterval(diffs: readonly number[], iterations: number, seed: number, alpha: number): [number, number] {
   const n = diffs.length;
@@ -140,13 +141,6 @@ export function bootstrapInterval(diffs: readonly number[], iterations: number, 
     means[it] = sum / n;
   }
   means.sort();
-  return [quantileLinear(means, alpha / 2), quantileLinear(means, 1 - alpha / 2)];
+  return [percentileLinear(means, alpha / 2), percentileLinear(means, 1 - alpha / 2)];
 }
 
-/** numpy.percentile's default ("linear", Hyndman–Fan type 7) on sorted values. */
-export function quantileLinear(sorted: ArrayLike<number>, q: number): number {
-  const h = (sorted.length - 1) * q;
-  const lo = Math.floor(h);
-  const hi = Math.min(lo + 1, sorted.length - 1);
-  return sorted[lo]! + (h - lo) * (sorted[hi]! - sorted[lo]!);
-}

@@ -4,10 +4,11 @@
  * seeded, so a Python script can reproduce the replicates), keeping group sizes so
  * that the macro average stays defined. The standard error is the replicates'
  * sample standard deviation (n − 1, as lm-eval's bootstrap_stderr); the interval
- * is the 2.5th–97.5th percentile of the replicates.
+ * is the 2.5th–97.5th percentile of the replicates, numpy's default (linear) percentile.
  */
 import { PyRandom } from '../py/random.ts';
 import { sampleStddev } from './lmeval/aggregate.ts';
+import { percentileLinear } from './stats.ts';
 import { pushTo } from '../util/groupBy.ts';
 
 export interface BootstrapResult {
@@ -54,8 +55,8 @@ export function bootstrapCells(
   }
   const summarise = (replicates: number[]): BootstrapResult => {
     const sorted = [...replicates].sort((a, b) => a - b);
-    const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.round(q * (sorted.length - 1))))]!;
-    return { stderr: replicates.length > 1 ? sampleStddev(replicates) : null, ci95: sorted.length ? [at(0.025), at(0.975)] : null, iterations, seed };
+    const ci95: [number, number] | null = sorted.length ? [percentileLinear(sorted, 0.025), percentileLinear(sorted, 0.975)] : null;
+    return { stderr: replicates.length > 1 ? sampleStddev(replicates) : null, ci95, iterations, seed };
   };
   return values.map((_, c) => ({ micro: summarise(micro[c]!), macro: summarise(macro[c]!) }));
 }

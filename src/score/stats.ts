@@ -41,3 +41,22 @@ export function ci95(score: number, stderr: number | null): [number, number] | n
   if (stderr === null) return null;
   return [Math.max(0, score - Z95 * stderr), Math.min(1, score + Z95 * stderr)];
 }
+
+/**
+ * numpy.percentile's default method ("linear", Hyndman–Fan type 7) on values sorted ascending, for q in
+ * [0, 1]: the value at virtual index (n − 1)·q, interpolated as numpy's _lerp does (from the upper
+ * neighbour when the fraction is ≥ 0.5), so that the result is numpy's to the last bit. The one percentile
+ * of the program: `rescore --bootstrap` intervals and the paired bootstrap both take theirs here.
+ */
+export function percentileLinear(sorted: ArrayLike<number>, q: number): number {
+  const last = sorted.length - 1;
+  const index = last * q;
+  if (index >= last) return sorted[last]!;
+  if (index < 0) return sorted[0]!;
+  const lo = Math.floor(index);
+  const below = sorted[lo]!;
+  const above = sorted[lo + 1]!;
+  const t = index - lo;
+  const span = above - below;
+  return t >= 0.5 ? above - span * (1 - t) : below + span * t;
+}
