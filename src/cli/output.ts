@@ -21,14 +21,8 @@ export function jsonReplacer(_key: string, value: unknown): unknown {
   return value;
 }
 
-/** A plain fixed-width table: a header row, a rule, then rows. Numbers are right-aligned. */
-export function formatTable(header: readonly string[], rows: readonly (readonly (string | number)[])[]): string[] {
-  const cells = rows.map((r) => r.map((c) => String(c)));
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]?.length ?? 0)));
-  const line = (r: readonly string[], raw?: readonly (string | number)[]) =>
-    r.map((c, i) => (typeof raw?.[i] === 'number' ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
-  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map((r, i) => line(r, rows[i]))];
-}
+/** The text table of src/report/textTable.ts (display-width columns, numbers right-aligned). */
+export { table as formatTable } from '../report/textTable.ts';
 
 /** A store `lmaudit run` did not finish is read as it stands; the reader is told (on stderr, so --json stays clean). */
 export function warnIfUnfinished(location: string, store: { unfinished?: { responses: number; expected: number } }): void {
