@@ -31,33 +31,31 @@ interface MetricSpec {
   entry: Record<string, unknown>;
 }
 
-/** lm-eval's registered metrics that this scorer computes per document, by output type. */
-const SUPPORTED: Record<string, Record<string, { aggregation: string; higherIsBetter: boolean; int: boolean }>> = {
+/**
+ * The metrics lmaudit run computes without task code, by output type, with what scoring does not say:
+ * lm-eval's higher_is_better and whether its samples file writes the value as an int. Which metrics a
+ * task gets by default and how each aggregates is score/lmeval/taskScoring.ts's (scoringSpec).
+ */
+const SUPPORTED: Record<string, Record<string, { higherIsBetter: boolean; int: boolean }>> = {
   multiple_choice: {
-    acc: { aggregation: 'mean', higherIsBetter: true, int: false },
-    acc_norm: { aggregation: 'mean', higherIsBetter: true, int: false },
-    acc_bytes: { aggregation: 'mean', higherIsBetter: true, int: false },
-    exact_match: { aggregation: 'mean', higherIsBetter: true, int: true },
+    acc: { higherIsBetter: true, int: false },
+    acc_norm: { higherIsBetter: true, int: false },
+    acc_bytes: { higherIsBetter: true, int: false },
+    exact_match: { higherIsBetter: true, int: true },
   },
   loglikelihood: {
-    acc: { aggregation: 'mean', higherIsBetter: true, int: true },
-    perplexity: { aggregation: 'perplexity', higherIsBetter: false, int: false },
+    acc: { higherIsBetter: true, int: true },
+    perplexity: { higherIsBetter: false, int: false },
   },
   generate_until: {
-    exact_match: { aggregation: 'mean', higherIsBetter: true, int: false },
+    exact_match: { higherIsBetter: true, int: false },
   },
-  // (loglikelihood, weight) pairs, aggregated corpus-wide; `int` is the weight's type in the pair.
+  // (loglikelihood, weight) pairs, aggregated corpus-wide.
   loglikelihood_rolling: {
-    word_perplexity: { aggregation: 'weighted_perplexity', higherIsBetter: false, int: false },
-    byte_perplexity: { aggregation: 'weighted_perplexity', higherIsBetter: false, int: false },
-    bits_per_byte: { aggregation: 'bits_per_byte', higherIsBetter: false, int: false },
+    word_perplexity: { higherIsBetter: false, int: false },
+    byte_perplexity: { higherIsBetter: false, int: false },
+    bits_per_byte: { higherIsBetter: false, int: false },
   },
-};
-const DEFAULT_METRICS: Record<string, string[]> = {
-  multiple_choice: ['acc', 'acc_norm'],
-  loglikelihood: ['perplexity', 'acc'],
-  generate_until: ['exact_match'],
-  loglikelihood_rolling: ['word_perplexity', 'byte_perplexity', 'bits_per_byte'],
 };
 const AGGREGATIONS = new Set<string>(['mean', 'median', 'perplexity', 'nanmean', 'weighted_perplexity', 'bits_per_byte']);
 
@@ -65,33 +63,25 @@ const AGGREGATIONS = new Set<string>(['mean', 'median', 'perplexity', 'nanmean',
 export function metricSpecs(task: BuiltTask): MetricSpec[] {
   const c = task.config;
   const where = { file: c.source, field: 'metric_list' };
-  if (c.process_results !== null) {
-    // The task's own Python scores it: run it through its port (truthfulqa's BLEU/ROUGE and mc2), or refuse.
-    try {
-      scoringSpec(c, TASK_ROOTS());
-    } catch (error) {
-      if (error instanceof UnsupportedError) throw new BadInputError(`${error.message}; lmaudit run cannot score it`, { file: c.source, field: 'process_results' });
-      throw error;
-    }
-    const list: Record<string, unknown>[] = c.metric_list ?? [];
-    if (list.length === 0) throw new BadInputError(`task '${c.task}' scores with process_results but lists no metrics (metric_list)`, where);
-    return list.map((entry) => {
-      const aggregation = entry.aggregation === undefined ? 'mean' : String(entry.aggregation);
-      if (!AGGREGATIONS.has(aggregation)) throw new BadInputError(`task '${c.task}': aggregation ${aggregation} of ${String(entry.metric)} is not supported by lmaudit run`, where);
-      return { metric: String(entry.metric), aggregation, higherIsBetter: entry.higher_is_better !== false, entry };
-    });
+  let scoring: ReturnType<typeof scoringSpec>;
+  try {
+    // A task scored by its own Python runs through its port (truthfulqa's BLEU/ROUGE and mc2), or is refused here.
+    scoring = scoringSpec(c, TASK_ROOTS());
+  } catch (error) {
+    if (error instanceof UnsupportedError) throw new BadInputError(`${error.message}; lmaudit run cannot score it`, { file: c.source, field: 'process_results' });
+    throw error;
   }
+  const ported = scoring.processResults !== null;
   const table = SUPPORTED[c.output_type];
-  if (table === undefined) throw new BadInputError(`task '${c.task}': lmaudit run does not score output_type ${c.output_type} yet (--tasks)`, { file: c.source, field: 'output_type' });
-  const entries: Record<string, unknown>[] = c.metric_list ?? DEFAULT_METRICS[c.output_type]!.map((metric) => ({ metric }));
-  return entries.map((entry) => {
-    const name = String(entry.metric);
-    const known = table[name];
-    if (known === undefined) throw new BadInputError(`task '${c.task}': metric ${name} is not computed by lmaudit run for ${c.output_type} (it computes ${Object.keys(table).join(', ')})`, where);
-    const aggregation = entry.aggregation === undefined ? known.aggregation : String(entry.aggregation);
-    if (!AGGREGATIONS.has(aggregation)) throw new BadInputError(`task '${c.task}': aggregation ${aggregation} of ${name} is not supported by lmaudit run`, where);
+  if (!ported && table === undefined) throw new BadInputError(`task '${c.task}': lmaudit run does not score output_type ${c.output_type} yet (--tasks)`, { file: c.source, field: 'output_type' });
+  if (ported && scoring.metrics.length === 0) throw new BadInputError(`task '${c.task}' scores with process_results but lists no metrics (metric_list)`, where);
+  return scoring.metrics.map((m, i) => {
+    const entry: Record<string, unknown> = c.metric_list?.[i] ?? { metric: m.metric };
+    const known = table?.[m.metric];
+    if (!ported && known === undefined) throw new BadInputError(`task '${c.task}': metric ${m.metric} is not computed by lmaudit run for ${c.output_type} (it computes ${Object.keys(table!).join(', ')})`, where);
+    if (!AGGREGATIONS.has(m.aggregation)) throw new BadInputError(`task '${c.task}': aggregation ${m.aggregation} of ${m.metric} is not supported by lmaudit run`, where);
     const hib = entry.higher_is_better;
-    return { metric: name, aggregation, higherIsBetter: typeof hib === 'boolean' ? hib : known.higherIsBetter, entry };
+    return { metric: m.metric, aggregation: m.aggregation, higherIsBetter: typeof hib === 'boolean' ? hib : (known?.higherIsBetter ?? true), entry };
   });
 }
 
