@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { codePointDigest } from './codePointDigest.ts';
 import { isPyPrintable, isPySpace, pyCapitalize, pyIsDigit, pyLower, pyStrRepr, pyUpper } from '../../src/py/str.ts';
 import { pyFloat, pyFloatRepr, pyRound } from '../../src/py/float.ts';
 import { parsePyInt } from '../../src/py/int.ts';
@@ -16,16 +16,7 @@ const facts = JSON.parse(readFileSync(new URL('../golden/unicode.json', import.m
   samples: Record<string, { upper: string; lower: string; capitalize: string; repr: string }>;
 };
 
-function digest(f: (s: string) => string): string {
-  const h = createHash('sha256');
-  const nul = Buffer.from([0]);
-  for (let c = 0; c < 0x110000; c++) {
-    if (c >= 0xd800 && c < 0xe000) continue;
-    h.update(Buffer.from(f(String.fromCodePoint(c)), 'utf8'));
-    h.update(nul);
-  }
-  return h.digest('hex');
-}
+const digest = codePointDigest;
 
 // test/golden/unicode_gen.py: CPython 3.11 (Unicode 14) over every code point; Node 20 has a newer Unicode.
 test('case mapping of every code point matches CPython 3.11', () => {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { codePointDigest } from './codePointDigest.ts';
 import { formatG, pyFloat, pyFloatRepr, pyRound } from '../../src/py/float.ts';
 import { parsePyInt } from '../../src/py/int.ts';
 import { dumpsPy } from '../../src/py/json.ts';
@@ -22,16 +22,7 @@ const unicode = JSON.parse(readFileSync(new URL('../golden/unicode.json', import
 /** A float as the generator wrote it (its repr). */
 const float = (repr: string): number => (repr === 'nan' ? NaN : repr === 'inf' ? Infinity : repr === '-inf' ? -Infinity : Number(repr));
 
-function digest(f: (s: string) => string): string {
-  const h = createHash('sha256');
-  const nul = Buffer.from([0]);
-  for (let c = 0; c < 0x110000; c++) {
-    if (c >= 0xd800 && c < 0xe000) continue;
-    h.update(Buffer.from(f(String.fromCodePoint(c)), 'utf8'));
-    h.update(nul);
-  }
-  return h.digest('hex');
-}
+const digest = codePointDigest;
 
 test('src/py declares the target its tables and cases come from: CPython 3.11, Unicode 14', () => {
   assert.deepEqual(PYTHON_TARGET, { python: '3.11', unicode: '14.0.0' });
