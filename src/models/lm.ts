@@ -106,6 +106,8 @@ export interface LanguageModel {
   counters?(): Promise<Record<string, number>>;
   /** Frees workers and sessions; the process must be able to exit afterwards. */
   close(): Promise<void>;
+  // ---- token-level access, for `lmaudit serve` (src/models/tokenAccess.ts); absent where a backend does not tokenise locally.
+  readonly tokenAccess?: import('./tokenAccess.ts').TokenAccess;
 }
 
 /** `--model_args k=v,…` after parsing (values as lm-eval's `handle_arg_string` types them). */
