@@ -39,3 +39,11 @@ registerBackend('onnx', {
     return onnxBackend.open(args, options);
   },
 });
+
+// Answers from a store an earlier run wrote (`--model_args store=<dir>`): no model is loaded.
+registerBackend('replay', {
+  async open(args, options) {
+    const { replayBackend } = await import('./replay.ts');
+    return replayBackend.open(args, options);
+  },
+});
