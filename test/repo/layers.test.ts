@@ -19,7 +19,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['score', 'import'],
   ['audit'],
   ['report'],
-  ['run'],
+  ['run', 'serve'],
   ['tui'],
   ['cli'],
 ];

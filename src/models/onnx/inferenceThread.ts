@@ -34,6 +34,13 @@ export interface TokenScore {
   ms: number;
 }
 
+/** One row's per-position scores (ortWorker.mjs scoreTokens): top pairs are [id, logprob]. */
+export interface RowTokenScores {
+  logprobs: number[];
+  top: Array<Array<[number, number]>>;
+  ms: number;
+}
+
 export interface Sampling {
   doSample: boolean;
   temperature: number | null;
@@ -92,6 +99,10 @@ export class InferenceThread {
 
   scoreShared(context: number[], conts: number[][], vocab: number): Promise<TokenScore[]> {
     return this.call('scoreShared', { context, conts, vocab });
+  }
+
+  scoreTokens(rows: number[][], vocab: number, topK: number): Promise<RowTokenScores[]> {
+    return this.call('scoreTokens', { rows, vocab, topK });
   }
 
   genStart(rows: number[][], padId: number, vocab: number, sampling: Sampling): Promise<{ next: number[]; ms: number }> {

@@ -19,7 +19,10 @@ import type {
   BackendFactory, GenerateRequest, GenerateResult, GenerationSettings, LanguageModel, LoglikelihoodRequest, LoglikelihoodResult,
   ModelArgs, ModelCapabilities, ModelDescription, RollingRequest, RollingResult,
 } from '../lm.ts';
-import { cutAtStops, encodePair, loglikelihoodInput, rollingWindows, stopSequences } from '../lmevalRequests.ts';
+import { encodePair, loglikelihoodInput, rollingWindows, stopSequences } from '../lmevalRequests.ts';
+import { generateRows, type LoopModel } from './generationLoop.ts';
+import { OnnxTokenAccess } from './onnxTokenAccess.ts';
+import type { TokenAccess } from '../tokenAccess.ts';
 import { HfTokenizer } from './hfTokenizer.ts';
 import { InferenceThread, type GraphInfo, type ScoreRow, type TokenScore } from './inferenceThread.ts';
 import { downloadHubModel, looksLikeHubId } from './hubModel.ts';
@@ -70,6 +73,7 @@ class OnnxModel implements LanguageModel {
   private readonly vocab: number;
   private readonly eos: Set<number>;
   private readonly eosText: string | null;
+  readonly tokenAccess: TokenAccess;
 
   constructor(
     private readonly folder: ModelFolder,
@@ -86,6 +90,7 @@ class OnnxModel implements LanguageModel {
     this.eos = eosIds(folder, tok.facts.eosTokenId);
     // lm-eval's eos stop string: tok_decode(eot_token_id, skip_special_tokens=False).
     this.eosText = tok.facts.eosTokenId === null ? null : tok.decode([tok.facts.eosTokenId], false);
+    this.tokenAccess = new OnnxTokenAccess(this.loopModel(), maxLength, folder.root);
   }
 
   describe(): ModelDescription {
@@ -203,47 +208,17 @@ class OnnxModel implements LanguageModel {
       const ids = this.tok.encode(r.context);
       return { ids: ids.slice(Math.max(0, ids.length - maxCtx)), truncated: Math.max(0, ids.length - maxCtx) };
     });
-    // MultiTokenEOSCriteria: each stop string is looked for in the last len(encode(stop)) + 2 generated tokens.
-    const lookback = stops.map((s) => this.tok.encode(s, false).length + 2);
-    const doneBy = stops.map(() => batch.map(() => false));
-    const generated: number[][] = batch.map(() => []);
-    const ended = batch.map(() => false);
-    const pad = this.tok.facts.padTokenId;
-    const sampling = { doSample: settings.doSample, temperature: settings.temperature, topK: settings.topK, topP: settings.topP, seed: null, seeds: batch.map((r) => requestSeed(settings, r.context)) };
-    let ms = 0;
-    let step = await this.thread.genStart(contexts.map((c) => c.ids), pad, this.vocab, sampling);
-    try {
-      for (let n = 0; ; n++) {
-        ms += step.ms;
-        step.next.forEach((t, b) => {
-          generated[b]!.push(ended[b] ? pad : t);
-          if (!ended[b] && this.eos.has(t)) ended[b] = true;
-        });
-        stops.forEach((stop, k) => {
-          doneBy[k]!.forEach((done, b) => {
-            if (!done) doneBy[k]![b] = this.tok.decode(generated[b]!.slice(-lookback[k]!), false).includes(stop);
-          });
-        });
-        const allStopped = doneBy.some((rows) => rows.every(Boolean));
-        if (ended.every(Boolean) || allStopped || n + 1 >= maxNew) break;
-        step = await this.thread.genStep(generated.map((g) => g[g.length - 1]!));
-      }
-    } finally {
-      await this.thread.genEnd();
-    }
-    return batch.map((_, b) => {
-      const tokens = generated[b]!;
-      const eosAt = tokens.findIndex((t) => this.eos.has(t));
-      const full = this.tok.decode(tokens, true);
-      const text = cutAtStops(full, stops);
-      const finishReason = eosAt >= 0 && text === full ? 'eos' : text !== full || doneBy.some((rows) => rows[b]) ? 'stop' : 'length';
-      return {
-        text,
-        finishReason,
-        stopUsed: stops,
-        usage: { tokensIn: contexts[b]!.ids.length, tokensOut: eosAt >= 0 ? eosAt + 1 : tokens.length, truncatedTokens: contexts[b]!.truncated, latencyMs: ms / batch.length },
-      };
-    });
+    const rows = await generateRows(this.loopModel(), contexts.map((c) => c.ids), { stops, maxNew, doSample: settings.doSample, temperature: settings.temperature, topK: settings.topK, topP: settings.topP }, batch.map((r) => requestSeed(settings, r.context)));
+    return rows.map((row, b) => ({
+      text: row.text,
+      finishReason: row.finishReason,
+      stopUsed: stops,
+      usage: { tokensIn: contexts[b]!.ids.length, tokensOut: row.eosAt >= 0 ? row.eosAt + 1 : row.generated.length, truncatedTokens: contexts[b]!.truncated, latencyMs: row.ms },
+    }));
+  }
+
+  private loopModel(): LoopModel {
+    return { thread: this.thread, tok: this.tok, vocab: this.vocab, eos: this.eos };
   }
 
   /** Token positions (batch × sequence, padding included) and passes run through the graph so far. */

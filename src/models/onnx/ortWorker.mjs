@@ -7,7 +7,7 @@
  * tokenizer, lm-eval's request semantics and stop strings stay on the main thread.
  *
  * Messages: {id, op, ...} in; {id, result} or {id, error} out. Ops: open, score, scoreShared,
- * genStart, genStep, genEnd, close.
+ * scoreTokens, genStart, genStep, genEnd, close.
  */
 import { parentPort } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
@@ -255,6 +255,84 @@ async function scoreShared({ context, conts, vocab }) {
   return results;
 }
 
+// ---------------------------------------------------------------- per-token scores (lmaudit serve)
+
+/**
+ * The `k` best tokens of one position, best first, ties to the lower id (torch.argmax's and
+ * topk's order on CPU), each with its log-softmax as scoreAt computes it (the same doubles).
+ */
+function topAt(logits, offset, vocab, k, max, logSum) {
+  const top = [];
+  for (let i = 0; i < vocab; i++) {
+    const x = logits[offset + i];
+    if (top.length === k && x <= top[k - 1][1]) continue;
+    let at = top.length;
+    while (at > 0 && top[at - 1][1] < x) at--;
+    top.splice(at, 0, [i, x]);
+    if (top.length > k) top.pop();
+  }
+  return top.map(([id, x]) => [id, x - max - logSum]);
+}
+
+/** max and log(Σ exp(x − max)) of one position, as scoreAt sums them. */
+function softmaxStats(logits, offset, vocab) {
+  let max = -Infinity;
+  for (let i = 0; i < vocab; i++) if (logits[offset + i] > max) max = logits[offset + i];
+  let sum = 0;
+  for (let i = 0; i < vocab; i++) sum += Math.exp(logits[offset + i] - max);
+  return { max, logSum: Math.log(sum) };
+}
+
+/**
+ * Each row's tokens scored position by position: `logprobs[j]` is token j+1's log-probability after
+ * tokens 0…j, `top[j]` that position's `topK` best [id, logprob] pairs, and `top[n−1]` the distribution
+ * after the last token (what a next token would be drawn from). Rows are batched, right-padded, to the
+ * logits budget; a row too long for it goes through the KV cache in pieces, as scoreLongRow does.
+ */
+async function scoreTokens({ rows, vocab, topK }) {
+  const k = Math.max(1, topK);
+  const readRow = (logits, base, row, into, from = 0, count = row.length) => {
+    for (let p = from; p < from + count; p++) {
+      const offset = base + (p - from) * vocab;
+      const { max, logSum } = softmaxStats(logits, offset, vocab);
+      if (p + 1 < row.length) into.logprobs[p] = logits[offset + row[p + 1]] - max - logSum;
+      into.top[p] = topAt(logits, offset, vocab, k, max, logSum);
+    }
+  };
+  const order = rows.map((_, i) => i).sort((a, b) => rows[b].length - rows[a].length);
+  const results = rows.map((row) => ({ logprobs: new Array(Math.max(0, row.length - 1)), top: new Array(row.length), ms: 0 }));
+  for (let start = 0; start < order.length; ) {
+    const seq = rows[order[start]].length;
+    if (seq * vocab > LOGITS_BUDGET && graph.past.length > 0) {
+      const row = rows[order[start]];
+      const size = Math.max(1, Math.floor(LOGITS_BUDGET / vocab));
+      const t0 = performance.now();
+      let past = null;
+      for (let at = 0; at < row.length; at += size) {
+        const piece = row.slice(at, at + size);
+        const out = await run(feedsFor(piece, new Array(at + piece.length).fill(1), piece.map((_, j) => at + j), 1, piece.length, at, past), true);
+        past = out.past;
+        readRow(out.logits, 0, row, results[order[start]], at, piece.length);
+      }
+      results[order[start]].ms = performance.now() - t0;
+      start++;
+      continue;
+    }
+    const take = Math.max(1, Math.min(order.length - start, Math.floor(LOGITS_BUDGET / (seq * vocab))));
+    const chunk = order.slice(start, start + take);
+    start += take;
+    const { ids, mask, positions } = rightPadded(chunk.map((i) => rows[i]), seq, 0);
+    const t0 = performance.now();
+    const { logits } = await run(feedsFor(ids, mask, positions, chunk.length, seq, 0, null), false);
+    const ms = (performance.now() - t0) / chunk.length;
+    chunk.forEach((i, b) => {
+      readRow(logits, b * seq * vocab, rows[i], results[i]);
+      results[i].ms = ms;
+    });
+  }
+  return results;
+}
+
 // ---------------------------------------------------------------- generation
 
 /** Rows of context ids, left-padded (as lm-eval generates); positions = cumsum(mask) − 1, padded slots 1 (as HF). */
@@ -354,6 +432,7 @@ const OPS = {
   stats: async () => ({ ...stats }),
   score,
   scoreShared,
+  scoreTokens,
   genStart,
   genStep,
   genEnd: async () => {
