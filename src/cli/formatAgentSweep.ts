@@ -9,6 +9,8 @@ export function formatAgentSweeps(sweeps: readonly AgentSweep[]): string[] {
   for (const s of sweeps) {
     const outcomes = Object.entries(s.outcomes).map(([k, v]) => `${v} ${k}`).join(', ');
     lines.push(`${s.task}  (run ${s.run_id}, ${s.source_kind}: ${s.trials} trial(s) over ${s.tasks} instance(s): ${outcomes})`);
+    const exits = Object.entries(s.agent_exits);
+    if (exits.length > 0) lines.push(`  the agent's exit statuses: ${exits.map(([k, v]) => `${v} ${k}`).join(', ')}`);
     if (!s.evaluated) {
       lines.push('  nothing evaluated (predictions or settings only): no denominator rule applies');
     } else {

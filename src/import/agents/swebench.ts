@@ -13,10 +13,11 @@ import type { FileProbe, ImportedRun } from '../types.ts';
 import { buildAgentRun, isObject, note, readText, sourceFile, type AgentTrialRecord } from './agentRun.ts';
 import { looksLikePredictions, readPredictions, type PredictionsFile } from './swebenchPredictions.ts';
 import { looksLikeSummary, readSummary, type Summary } from './swebenchSummary.ts';
+import { groupMiniFiles, miniRole, readMiniRun, type MiniRole, type MiniRun } from './miniSweAgent.ts';
 
 export const EVAL_FILES = ['report.json', 'patch.diff', 'eval.sh', 'test_output.txt', 'run_instance.log'];
 
-export type SwebenchRole = 'predictions' | 'summary' | 'eval' | 'metadata';
+export type SwebenchRole = 'predictions' | 'summary' | 'eval' | 'metadata' | MiniRole;
 
 /**
  * A report.json where run_instance writes it: in the folder named after the instance, keyed by that id
@@ -33,7 +34,7 @@ export function swebenchRole(p: FileProbe): SwebenchRole | null {
   if (/\.jsonl?$/i.test(p.name) && looksLikeSummary(p.head)) return 'summary';
   if (/\.jsonl?$/i.test(p.name) && looksLikePredictions(p.head)) return 'predictions';
   if (/^metadata\.ya?ml$/i.test(p.name) && /^(pass_rate|successful|resolved|total_tasks)\s*:/m.test(p.head)) return 'metadata';
-  return null;
+  return miniRole(p);
 }
 
 interface EvalGroup {
@@ -65,6 +66,14 @@ export async function importSwebench(files: { probe: FileProbe; role: SwebenchRo
   for (const f of files.filter((x) => x.role === 'predictions')) predictions.push(readPredictions(f.probe.path, await read(f.probe.path)));
   const metadata = new Map<string, string>();
   for (const f of files.filter((x) => x.role === 'metadata')) metadata.set(dirname(f.probe.path), f.probe.path);
+  // mini-swe-agent's exit statuses and trajectories, by the batch output folder their preds.json sits in.
+  const minis = new Map<PredictionsFile | string, MiniRun>();
+  for (const [folder, found] of groupMiniFiles(files)) {
+    for (const path of [...found.exitStatuses, ...found.trajectories]) await read(path);
+    const pred = predictions.find((p) => dirname(p.path) === folder) ?? null;
+    const predMap = new Map((pred?.predictions ?? []).map((p) => [p.instance_id, p]));
+    minis.set(pred ?? folder, readMiniRun(folder, found, texts, predMap));
+  }
 
   // One evaluation per summary (with the evaluation folder of its run id and model), then folders without a summary.
   const evaluations: { summary: Summary | null; group: EvalGroup | null }[] = [];
@@ -82,9 +91,13 @@ export async function importSwebench(files: { probe: FileProbe; role: SwebenchRo
   for (const ev of evaluations) {
     const pred = matchPredictions(ev, predictions, usedPredictions);
     if (pred) usedPredictions.add(pred);
-    runs.push(await evaluationRun(ev.summary, ev.group, pred, read));
+    runs.push(await evaluationRun(ev.summary, ev.group, pred, read, pred ? (minis.get(pred) ?? null) : null));
   }
-  for (const p of predictions) if (!usedPredictions.has(p)) runs.push(await predictionsRun(p, metadata, read));
+  for (const p of predictions) if (!usedPredictions.has(p)) runs.push(await predictionsRun(p, metadata, read, minis.get(p) ?? null));
+  for (const [key, mini] of minis) {
+    if (typeof key !== 'string') continue;
+    throw new BadInputError("mini-swe-agent exit statuses or trajectories without the preds.json of their batch run beside them: import the whole output folder", { file: mini.files[0]!.path });
+  }
   return runs;
 }
 
@@ -103,9 +116,16 @@ function matchPredictions(ev: { summary: Summary | null; group: EvalGroup | null
 
 type Reader = (path: string) => Promise<string>;
 
-async function evaluationRun(summary: Summary | null, group: EvalGroup | null, pred: PredictionsFile | null, read: Reader): Promise<ImportedRun> {
-  const files: SourceFile[] = [];
-  const notes: RecordNote[] = [...(pred?.notes ?? [])];
+/** What a mini-swe-agent run adds to an instance's record: its exit status and model statistics. */
+function miniDoc(mini: MiniRun | null, id: string): Record<string, unknown> {
+  const m = mini?.instances.get(id);
+  if (m === undefined) return {};
+  return { agent_exit_status: m.exit_status, agent_exit_class: m.exit_class, api_calls: m.api_calls, instance_cost: m.instance_cost, ...(m.exception ? { exception: m.exception } : {}) };
+}
+
+async function evaluationRun(summary: Summary | null, group: EvalGroup | null, pred: PredictionsFile | null, read: Reader, mini: MiniRun | null): Promise<ImportedRun> {
+  const files: SourceFile[] = [...(mini?.files ?? [])];
+  const notes: RecordNote[] = [...(pred?.notes ?? []), ...(mini?.notes ?? [])];
   if (summary) files.push(sourceFile(summary.path, await read(summary.path), 'run summary'));
   if (pred) files.push(sourceFile(pred.path, await read(pred.path), 'predictions'));
   const predMap = new Map((pred?.predictions ?? []).map((p) => [p.instance_id, p]));
@@ -154,7 +174,7 @@ async function evaluationRun(summary: Summary | null, group: EvalGroup | null, p
     if (diffText !== null && p && p.patch !== null && p.patch !== '' && diffText !== p.patch) stale.push(id);
     const reward = outcome === 'resolved' ? 1 : outcome === 'unresolved' ? 0 : null;
     trials.push({ doc_id: id, attempt: 0, outcome, reward, error, text: patch });
-    docs.set(id, { patch_flags: p?.flags ?? [], files: folder ? [...folder.keys()].sort() : [] });
+    docs.set(id, { patch_flags: p?.flags ?? [], files: folder ? [...folder.keys()].sort() : [], ...miniDoc(mini, id) });
   }
   for (const id of lists.incomplete_ids ?? []) {
     if (ids.has(id)) continue;
@@ -175,7 +195,7 @@ async function evaluationRun(summary: Summary | null, group: EvalGroup | null, p
   const label = summary ? basename(summary.path) : `${group!.run_id}/${group!.model}`;
   return buildAgentRun({
     source_kind: 'swebench',
-    source_format: summary ? `SWE-bench run summary ${summary.schema}${group ? ' + evaluation logs' : ''}` : 'SWE-bench evaluation logs',
+    source_format: `${summary ? `SWE-bench run summary ${summary.schema}${group ? ' + evaluation logs' : ''}` : 'SWE-bench evaluation logs'}${mini ? MINI_FORMAT : ''}`,
     label,
     task: 'swe-bench',
     files,
@@ -183,6 +203,7 @@ async function evaluationRun(summary: Summary | null, group: EvalGroup | null, p
     docs,
     model: model === null ? undefined : recorded(model, pred ? 'predictions model_name_or_path' : 'log folder name'),
     agent: {
+      ...mini?.agent,
       model_recorded: same(model === null ? { status: 'unknown' } : recorded(model)),
       split_size: same(splitTotal !== null ? recorded(splitTotal, `${basename(summary!.path)} total_instances`) : { status: 'unknown' }),
       attempts: same(inferred(1, 'SWE-bench evaluates one prediction per instance')),
@@ -194,9 +215,11 @@ async function evaluationRun(summary: Summary | null, group: EvalGroup | null, p
   });
 }
 
-async function predictionsRun(pred: PredictionsFile, metadata: Map<string, string>, read: Reader): Promise<ImportedRun> {
-  const files = [sourceFile(pred.path, await read(pred.path), 'predictions')];
-  const notes = [...pred.notes];
+const MINI_FORMAT = ' + mini-swe-agent exit statuses and trajectories';
+
+async function predictionsRun(pred: PredictionsFile, metadata: Map<string, string>, read: Reader, mini: MiniRun | null): Promise<ImportedRun> {
+  const files = [sourceFile(pred.path, await read(pred.path), 'predictions'), ...(mini?.files ?? [])];
+  const notes = [...pred.notes, ...(mini?.notes ?? [])];
   const reported: Record<string, unknown> = {};
   const metaPath = metadata.get(dirname(pred.path));
   const byId = new Map(pred.predictions.map((p) => [p.instance_id, p]));
@@ -223,14 +246,15 @@ async function predictionsRun(pred: PredictionsFile, metadata: Map<string, strin
   const model = pred.predictions.find((p) => p.model !== null)?.model ?? null;
   return buildAgentRun({
     source_kind: 'swebench',
-    source_format: `SWE-bench predictions (${pred.shape})`,
+    source_format: `SWE-bench predictions (${pred.shape})${mini ? MINI_FORMAT : ''}`,
     label: join(basename(dirname(pred.path)), basename(pred.path)),
     task: 'swe-bench',
     files,
     trials: [...byId.values()].map((p) => ({ doc_id: p.instance_id, attempt: 0, outcome: p.flags.includes('empty') ? 'empty_patch' : 'not_evaluated', reward: null, text: p.patch })),
-    docs: new Map([...byId.values()].map((p) => [p.instance_id, { patch_flags: p.flags }])),
+    docs: new Map([...byId.values()].map((p) => [p.instance_id, { patch_flags: p.flags, ...miniDoc(mini, p.instance_id) }])),
     model: model === null ? undefined : recorded(model, 'predictions'),
     agent: {
+      ...mini?.agent,
       model_recorded: same(model === null ? { status: 'unknown' } : recorded(model)),
       attempts: same(inferred(1, 'one prediction per instance')),
       ...(split === null ? {} : { split_size: same(inferred(split.size, `${split.name}, named in the file's path`)) }),

@@ -16,6 +16,8 @@ export interface Trial {
   reward: number | null;
   /** The exception or failure mode, as recorded (null: none). */
   error?: string | null;
+  /** How the agent itself ended the instance, where the scaffold records it (mini-swe-agent's exit status). */
+  agent_exit?: { status: string | null; class: 'submitted' | 'limit' | 'error' } | null;
 }
 
 export interface AgentRunTrials {
@@ -46,6 +48,8 @@ export interface SweepResult {
   trials: number;
   tasks: number;
   outcomes: Partial<Record<TrialOutcome, number>>;
+  /** The agent's own exit statuses, counted (empty when the scaffold records none). */
+  agent_exits: Record<string, number>;
   rules: RuleResult[];
   /** Largest minus smallest value over the rules with a value. */
   spread: number | null;
@@ -179,6 +183,13 @@ export function sweepAgentRun(run: AgentRunTrials): SweepResult {
   add('errors_excluded', 'trials that did not end in an error (timeouts kept, counting their reward or 0)', perTrial(submitted.filter((t) => !errored(t)).map(zeroMissing)));
   add('errors_timeouts_excluded', 'trials with neither an error nor a timeout that left the task unresolved (a timed-out trial the harness still resolved stays)', perTrial(submitted.filter((t) => !errored(t) && t.outcome !== 'timeout').map(zeroMissing)));
   add('rewarded_only', 'trials with a recorded reward (completed): a missing reward is excluded, not 0', perTrial(submitted.filter((t) => t.reward !== null).map((t) => t.reward!)));
+  if (submitted.some((t) => t.agent_exit)) {
+    // The agent's exit status says why a patch is empty: it gave up at a limit, or it raised. SWE-bench sees only the
+    // empty patch and counts it as unresolved; these rules drop what a reader might call "not the model's fault".
+    const exitOf = (t: Trial) => t.agent_exit?.class ?? null;
+    add('agent_errors_excluded', "instances whose agent raised (exit status an exception) dropped; stops at a step/cost/time limit kept as 0", perTrial(submitted.filter((t) => exitOf(t) !== 'error').map(zeroMissing)));
+    add('agent_submitted_only', 'only instances the agent submitted (exit status Submitted): limit stops and agent exceptions dropped', perTrial(submitted.filter((t) => exitOf(t) === 'submitted').map(zeroMissing)));
+  }
   const attempts = new Map<string, number>();
   for (const t of submitted) attempts.set(t.doc_id, (attempts.get(t.doc_id) ?? 0) + 1);
   const minAttempts = attempts.size === 0 ? 0 : Math.min(...attempts.values());
@@ -197,6 +208,8 @@ export function sweepAgentRun(run: AgentRunTrials): SweepResult {
   const values = rules.map((r) => r.value).filter((v): v is number => v !== null);
   const outcomes: Partial<Record<TrialOutcome, number>> = {};
   for (const t of run.trials) outcomes[t.outcome] = (outcomes[t.outcome] ?? 0) + 1;
+  const agentExits: Record<string, number> = {};
+  for (const t of run.trials) if (t.agent_exit) agentExits[String(t.agent_exit.status)] = (agentExits[String(t.agent_exit.status)] ?? 0) + 1;
   return {
     run_id: run.run_id,
     source_kind: run.source_kind,
@@ -204,6 +217,7 @@ export function sweepAgentRun(run: AgentRunTrials): SweepResult {
     trials: run.trials.length,
     tasks: new Set(run.trials.map((t) => t.doc_id)).size,
     outcomes,
+    agent_exits: agentExits,
     rules,
     spread: values.length === 0 ? null : Math.max(...values) - Math.min(...values),
   };
