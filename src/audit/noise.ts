@@ -20,6 +20,10 @@ export const NOISE_RULES = {
   number_format: { name: 'number_format', description: "numbers compare by value: 1 = 1.0 = '1' = 1e0" },
   torch_dtype: { name: 'torch_dtype', description: "'torch.float32' = 'float32' (the prefix is how PyTorch prints a dtype)" },
   hub_id_case: { name: 'hub_id_case', description: 'Hugging Face Hub model ids compare without letter case (the Hub resolves them case-insensitively)' },
+  provider_prefix: {
+    name: 'provider_prefix',
+    description: `agent model names compare without a LiteLLM provider prefix naming the model maker's own API (${'anthropic/, openai/, gemini/, mistral/, deepseek/, xai/'}): 'anthropic/claude-sonnet-4-20250514' sends 'claude-sonnet-4-20250514' to Anthropic; the rest must match exactly (another date or version is another model)`,
+  },
 } as const satisfies Record<string, NoiseRule>;
 export type NoiseRuleName = keyof typeof NOISE_RULES;
 
@@ -33,6 +37,12 @@ export interface Canonical {
 const ISO_STAMP = /\d{4}-\d{2}-\d{2}[T _]\d{2}[:-]\d{2}[:-]\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?/g;
 const FUNCTION_ADDRESS = /<(function|bound method|built-in function|lambda)\s+([^<>]*?)\s+at\s+0x[0-9a-fA-F]+>/g;
 const ABSOLUTE_PATH = /^(?:\/|[A-Za-z]:[\\/]|~\/)(?:[^\s,]*[\\/])+([^\s\\/,]+)$/;
+/**
+ * LiteLLM's routes to a model maker's own API: the id after the prefix is the maker's model id, sent as it is. Hosts
+ * that serve other makers' models (openrouter/, together_ai/, bedrock/, azure/ deployments, vertex_ai/) are left
+ * out: the same name there need not be the same weights or snapshot.
+ */
+const FIRST_PARTY_PREFIX = /^(?:anthropic|openai|gemini|mistral|deepseek|xai)\/([^/\s]+)$/;
 const NUMERIC_STRING = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 /** Keys whose values are clock readings in lm-eval and Inspect records. */
 const TIME_KEYS = new Set(['date', 'start_time', 'end_time', 'total_evaluation_time_seconds', 'started_at', 'completed_at', 'created', 'timestamp']);
@@ -40,6 +50,8 @@ const TIME_KEYS = new Set(['date', 'start_time', 'end_time', 'total_evaluation_t
 export interface CanonicalOptions {
   /** Apply the Hub-id case rule (only to model ids). */
   hubId?: boolean;
+  /** Apply the provider-prefix rule (only to the model names agent runs record). */
+  providerPrefix?: boolean;
   /** Rules switched off (used to find which rules a `same` verdict needed). */
   disabled?: ReadonlySet<NoiseRuleName>;
 }
@@ -105,6 +117,11 @@ function canonicalString(s: string, rules: Set<NoiseRuleName>, options: Canonica
   if (dtype !== null) {
     rules.add('torch_dtype');
     out = dtype[1]!;
+  }
+  const routed = options.providerPrefix && on('provider_prefix') ? FIRST_PARTY_PREFIX.exec(out) : null;
+  if (routed !== null) {
+    rules.add('provider_prefix');
+    out = routed[1]!;
   }
   if (options.hubId && on('hub_id_case') && /^[\w.-]+\/[\w.-]+$/.test(out) && out !== out.toLowerCase()) {
     rules.add('hub_id_case');

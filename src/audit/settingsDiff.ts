@@ -5,7 +5,7 @@
  * disagree contradicts itself, which is its own verdict.
  */
 import { AGENT_FIELDS, DISCLOSURE_ITEMS, type DisclosureItem, type Fact, type RunProvenance, type Setting } from '../store/schema.ts';
-import { compareValues, NOISE_RULES, type NoiseRuleName } from './noise.ts';
+import { compareValues, NOISE_RULES, type CanonicalOptions, type NoiseRuleName } from './noise.ts';
 import { effectiveFact, fieldsOf, isKnown, isPerRunItem, itemGroup } from './provenanceView.ts';
 
 /** A row's item: a disclosure item, or the agent settings of agent runs (RunProvenance.agent). */
@@ -155,17 +155,27 @@ function resolvedBy(item: SettingsItem, field: string, s: Setting | undefined): 
   return autoResolved(s) ?? extendedByHarness(item, field, s);
 }
 
-function selfContradiction(item: SettingsItem, field: string, s: Setting | undefined): string | null {
+/**
+ * Which model-name rule a field compares under: an agent's model names are API model ids (the provider-prefix
+ * rule), any other run's model_id a Hugging Face Hub id (the case rule).
+ */
+function nameOptions(item: SettingsItem, field: string, agentRuns: boolean): CanonicalOptions {
+  if (item === 'agent' && (field === 'model_configured' || field === 'model_recorded')) return { providerPrefix: true };
+  if (item === 'model' && field === 'model_id') return agentRuns ? { providerPrefix: true } : { hubId: true };
+  return {};
+}
+
+function selfContradiction(item: SettingsItem, field: string, s: Setting | undefined, agentRuns: boolean): string | null {
   if (s === undefined || !isKnown(s.configured) || !isKnown(s.used)) return null;
   if (resolvedBy(item, field, s) !== null) return null;
-  const hubId = item === 'model' && field === 'model_id';
+  const names = nameOptions(item, field, agentRuns);
   const usedValue = comparableValue(item, field, s.used.value);
   // Equal as recorded, or equal once projected onto the used value's shape: no contradiction.
   const asIs = projectConfigured(item, field, s.configured.value, s.used.value, false);
-  if (asIs.comparable && compareValues(comparableValue(item, field, asIs.value), usedValue, { hubId }).equal) return null;
+  if (asIs.comparable && compareValues(comparableValue(item, field, asIs.value), usedValue, names).equal) return null;
   const projected = projectConfigured(item, field, s.configured.value, s.used.value);
   if (!projected.comparable) return null;
-  if (compareValues(comparableValue(item, field, projected.value), usedValue, { hubId }).equal) return null;
+  if (compareValues(comparableValue(item, field, projected.value), usedValue, names).equal) return null;
   return `configured ${brief(s.configured.value)}, used ${brief(s.used.value)}`;
 }
 
@@ -183,11 +193,12 @@ function sides(a: string | null, b: string | null): { side: 'A' | 'B' | 'A and B
   };
 }
 
-export function compareField(item: SettingsItem, field: string, sa: Setting | undefined, sb: Setting | undefined): FieldRow {
+/** `agentRuns`: both runs are agent runs, whose model_id is an API model name rather than a Hub id. */
+export function compareField(item: SettingsItem, field: string, sa: Setting | undefined, sb: Setting | undefined, agentRuns = false): FieldRow {
   const fa = effectiveFact(sa);
   const fb = effectiveFact(sb);
   const row: FieldRow = { item, field, a: shown(fa), b: shown(fb), verdict: 'same', rules: [] };
-  const contradiction = sides(selfContradiction(item, field, sa), selfContradiction(item, field, sb));
+  const contradiction = sides(selfContradiction(item, field, sa, agentRuns), selfContradiction(item, field, sb, agentRuns));
   if (contradiction !== undefined) row.contradiction = contradiction;
   const resolved = sides(resolvedBy(item, field, sa), resolvedBy(item, field, sb));
   if (resolved !== undefined) row.resolved = resolved;
@@ -195,9 +206,7 @@ export function compareField(item: SettingsItem, field: string, sa: Setting | un
     row.verdict = !isKnown(fa) && !isKnown(fb) ? 'unknown in both' : !isKnown(fa) ? 'unknown in A' : 'unknown in B';
     return row;
   }
-  const c = compareValues(comparableValue(item, field, fa.value), comparableValue(item, field, fb.value), {
-    hubId: item === 'model' && field === 'model_id',
-  });
+  const c = compareValues(comparableValue(item, field, fa.value), comparableValue(item, field, fb.value), nameOptions(item, field, agentRuns));
   row.rules = c.rules;
   row.verdict = !c.equal ? 'differs' : row.contradiction !== undefined ? 'contradicts' : row.resolved !== undefined ? 'resolved' : 'same';
   return row;
@@ -220,10 +229,11 @@ function itemVerdict(fields: readonly FieldRow[]): ItemVerdict {
 export function diffSettings(runA: RunProvenance, taskA: string | null, runB: RunProvenance, taskB: string | null): SettingsDiff {
   const items: ItemRow[] = [];
   const used = new Set<NoiseRuleName>();
+  const agentRuns = runA.agent !== undefined && runB.agent !== undefined;
   for (const item of DISCLOSURE_ITEMS) {
     const ga = itemGroup(runA, taskA, item);
     const gb = itemGroup(runB, taskB, item);
-    const fields = fieldsOf(item, ga, gb).map((field) => compareField(item, field, ga[field], gb[field]));
+    const fields = fieldsOf(item, ga, gb).map((field) => compareField(item, field, ga[field], gb[field], agentRuns));
     for (const f of fields) for (const r of f.rules) used.add(r);
     items.push({
       item,
@@ -234,7 +244,11 @@ export function diffSettings(runA: RunProvenance, taskA: string | null, runB: Ru
       knownInB: fields.filter((f) => f.b.status !== 'unknown').length,
     });
   }
-  if (runA.agent !== undefined || runB.agent !== undefined) items.push(agentRow(runA, runB));
+  if (runA.agent !== undefined || runB.agent !== undefined) {
+    const row = agentRow(runA, runB);
+    for (const f of row.fields) for (const r of f.rules) used.add(r);
+    items.push(row);
+  }
   return {
     taskA,
     taskB,
