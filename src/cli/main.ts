@@ -21,6 +21,7 @@ const COMMANDS = {
   diff: { usesDuckDB: true, load: async () => (await import('./commands/diff.ts')).registerDiff },
   report: { usesDuckDB: true, load: async () => (await import('./commands/report.ts')).registerReport },
   table: { usesDuckDB: true, load: async () => (await import('./commands/table.ts')).registerTable },
+  merge: { usesDuckDB: true, load: async () => (await import('./commands/merge.ts')).registerMerge },
   serve: { usesDuckDB: false, load: async () => (await import('./commands/serve.ts')).registerServe },
 } satisfies Record<string, { usesDuckDB: boolean; load: () => Promise<Register> }>;
 

@@ -28,6 +28,10 @@ import { checkScorable, scoreTask, type TaskScores } from './scoring.ts';
 import { groupResults, type GroupResult } from './groups.ts';
 import { readResponses } from './storedResponses.ts';
 import type { GenerationSettings } from '../models/lm.ts';
+import { replaySource } from '../models/replay.ts';
+import type { RecordNote, RunProvenance } from '../store/schema.ts';
+import { cutShard, SHARD_OPTIONS_KEY, shardLabel, shardNote, type ShardCut, type ShardSpec } from './shard.ts';
+import { amendReplayedProvenance, checkReplayCoverage, type MissingAnswers } from './replayed.ts';
 
 export interface RunOptions {
   model: string;
@@ -51,6 +55,12 @@ export interface RunOptions {
   outputPath: string | null;
   /** The run's start, which names lm-eval's files (and the default store folder). */
   date: Date;
+  /** `--shard i/N`: only that shard's documents (src/run/shard.ts); `lmaudit merge` joins the shards. */
+  shard?: ShardSpec | null;
+  /** With the replay backend: leave out documents the stores do not answer, instead of refusing the run. */
+  allowMissing?: boolean;
+  /** Notes the provenance carries besides the run's own (`lmaudit merge` names its shards). */
+  notes?: RecordNote[];
 }
 
 export interface RunSummary {
@@ -65,6 +75,9 @@ export interface RunSummary {
   inferenceMs: number;
   /** The backend's work counters for this invocation (empty when it keeps none). */
   counters: Record<string, number>;
+  shard: ShardCut | null;
+  /** Set when the replay backend answered: the requests it was asked for, and those without an answer (--allow-missing). */
+  replay: { requests: number; missing: MissingAnswers | null } | null;
 }
 
 /** Settings whose change makes a resumed run a different run. */
@@ -85,6 +98,17 @@ function resumeConfig(o: RunOptions, instances: readonly InstanceRow[]): Record<
     '--seed': o.seed ?? '0,1234,1234,1234',
     // Not a flag: the task files or data changed under the same flags.
     'the requests built (task files and data)': sha256Hex(instances.map((r) => dumpsPy([r.task, r.doc_id, r.request_idx, r.arg_context, r.arg_continuation, r.gen_kwargs_json])).join('\n')),
+    // Only when set, so that stores started before these flags existed still resume.
+    ...(o.shard ? { '--shard': shardLabel(o.shard), [SHARD_OPTIONS_KEY]: shardRunOptions(o) } : {}),
+    ...(o.allowMissing ? { '--allow-missing': true } : {}),
+  });
+}
+
+/** The flags a shard ran with, typed (as dumpsPy writes them), so that `lmaudit merge` reruns the whole run. */
+function shardRunOptions(o: RunOptions): string {
+  return dumpsPy({
+    model: o.model, model_args: redactedArgs(o.modelArgs), tasks: o.tasks, include_path: o.includePaths ?? [], num_fewshot: o.numFewshot, batch_size: o.batchSize, limit: o.limit,
+    apply_chat_template: o.applyChatTemplate, fewshot_as_multiturn: o.fewshotAsMultiturn, system_instruction: o.systemInstruction, gen_kwargs: o.genKwargs, seed: o.seed,
   });
 }
 
@@ -147,7 +171,9 @@ async function runWith(lm: LanguageModel, o: RunOptions, events: RunEvents, star
     if (description.chatTemplate === null) throw new BadInputError(`--apply_chat_template: the model (${description.modelId}) has no chat template; name one (a tokenizer_config.json, a template file, llama3 or qwen3)`);
     chatTemplate = compileChatTemplate(description.chatTemplate, { origin: `model ${description.modelId}` });
   }
-  const { built, seeds, groups } = await (early ?? promptsFor(o, chatTemplate));
+  const { built: allBuilt, seeds, groups } = await (early ?? promptsFor(o, chatTemplate));
+  const cut = o.shard ? cutShard(allBuilt, o.shard) : null;
+  let built = cut?.built ?? allBuilt;
   if (chatTemplate === null && typeof o.applyChatTemplate === 'string') {
     const { loadChatTemplate } = await import('../prompt/chatTemplate.ts');
     chatTemplate = loadChatTemplate(o.applyChatTemplate);
@@ -166,6 +192,20 @@ async function runWith(lm: LanguageModel, o: RunOptions, events: RunEvents, star
       throw error;
     }
   }
+  const source = replaySource(lm);
+  const coverage = source === undefined ? null : checkReplayCoverage(source, built, settings, o.allowMissing ?? false);
+  if (coverage !== null) built = coverage.built;
+  // The provenance of a shard or a replay says so; a replay keeps the model that answered (not "replay").
+  const provenanceOf = (p: RunProvenance): RunProvenance => {
+    if (cut !== null) p.notes.push(shardNote(o.shard!, cut));
+    if (source !== undefined) amendReplayedProvenance(p, source, coverage!.missing, o.model === 'replay');
+    p.notes.push(...(o.notes ?? []));
+    return p;
+  };
+  // Every shard's fingerprint holds the whole run's requests, so that merge can tell shards of one run apart from others.
+  const fingerprintInstances = (id: string) => (cut === null ? null : allBuilt.flatMap((t) => t.docs.flatMap((d) => instanceRows(d, id))));
+
+  const asRun: RunOptions = source !== undefined && o.model === 'replay' ? { ...o, model: source.model.backend, modelArgs: source.model.args as ModelArgs } : o;
 
   let recorder: RunRecorder;
   let runId: string;
@@ -175,7 +215,7 @@ async function runWith(lm: LanguageModel, o: RunOptions, events: RunEvents, star
     runId = recorder.runId;
     instances = built.flatMap((t) => t.docs.flatMap((d) => instanceRows(d, runId)));
     try {
-      checkSameConfig(recorder.recording.config, resumeConfig(o, instances), o.store);
+      checkSameConfig(recorder.recording.config, resumeConfig(o, fingerprintInstances(runId) ?? instances), o.store);
     } catch (error) {
       await recorder.close();
       throw error;
@@ -183,11 +223,11 @@ async function runWith(lm: LanguageModel, o: RunOptions, events: RunEvents, star
   } else {
     runId = `run-${dateId(date)}-${randomBytes(3).toString('hex')}`;
     instances = built.flatMap((t) => t.docs.flatMap((d) => instanceRows(d, runId)));
-    const facts = runFacts(o, runId, description, built, chatTemplate, seeds, settings, lm.capabilities.maxLength);
-    const manifest: StoreManifest = { schema_version: SCHEMA_VERSION, created_by: `lmaudit ${facts.lmauditVersion} run`, runs: [runProvenance(facts, null, null, null, [])] };
-    recorder = await RunRecorder.start(o.store, { manifest, instances, expectedResponses: expected(built), config: resumeConfig(o, instances) });
+    const facts = runFacts(asRun, runId, description, built, chatTemplate, seeds, settings, lm.capabilities.maxLength);
+    const manifest: StoreManifest = { schema_version: SCHEMA_VERSION, created_by: `lmaudit ${facts.lmauditVersion} run`, runs: [provenanceOf(runProvenance(facts, null, null, null, []))] };
+    recorder = await RunRecorder.start(o.store, { manifest, instances, expectedResponses: expected(built), config: resumeConfig(o, fingerprintInstances(runId) ?? instances) });
   }
-  const facts = runFacts(o, runId, description, built, chatTemplate, seeds, settings, lm.capabilities.maxLength);
+  const facts = runFacts(asRun, runId, description, built, chatTemplate, seeds, settings, lm.capabilities.maxLength);
   const stopRecording = events.on(async (e) => {
     if (e.kind === 'responses') await recorder.append(e.rows);
   });
@@ -251,7 +291,7 @@ async function runWith(lm: LanguageModel, o: RunOptions, events: RunEvents, star
   });
   const records: SourceFile[] = [];
   for (const [i, path] of lmevalFiles.entries()) records.push({ path, sha256: await sha256File(path), role: i === 0 ? 'lm-eval results' : 'lm-eval samples' });
-  const manifest: StoreManifest = { schema_version: SCHEMA_VERSION, created_by: `lmaudit ${facts.lmauditVersion} run`, runs: [runProvenance(facts, observed, scores, { wallMs, inferenceMs, counters }, records, groupScores)] };
+  const manifest: StoreManifest = { schema_version: SCHEMA_VERSION, created_by: `lmaudit ${facts.lmauditVersion} run`, runs: [provenanceOf(runProvenance(facts, observed, scores, { wallMs, inferenceMs, counters }, records, groupScores))] };
   const text = new Map(responses.filter((r) => r.repeat === 0).map((r) => [`${r.task}\u0000${r.doc_id}\u0000${r.request_idx}`, r.text]));
   const finalInstances = instances.map((r) => ({ ...r, response_text: text.get(`${r.task}\u0000${r.doc_id}\u0000${r.request_idx}`) ?? null }));
   try {
@@ -261,7 +301,7 @@ async function runWith(lm: LanguageModel, o: RunOptions, events: RunEvents, star
   }
   const totalMs = performance.now() - startedAt;
   await events.emit({ kind: 'finished', wallMs: totalMs, inferenceMs });
-  return { store: o.store, tasks: built, scores, groups: groupScores, lmevalFiles, sent, heldBefore, wallMs: totalMs, inferenceMs, counters };
+  return { store: o.store, tasks: built, scores, groups: groupScores, lmevalFiles, sent, heldBefore, wallMs: totalMs, inferenceMs, counters, shard: cut, replay: coverage === null ? null : { requests: coverage.requests, missing: coverage.missing } };
 }
 
 function expected(built: readonly BuiltTask[]): number {

@@ -5,12 +5,14 @@
  * `from_cache` (schedule.ts), and the wrapper counts what it sent and what it shared.
  */
 import type { GenerateRequest, LanguageModel, LoglikelihoodRequest, RollingRequest } from '../models/lm.ts';
+import { isReplayedAnswer } from '../models/replay.ts';
 
 /** Results answered from an earlier identical request (object identity: a fresh copy per answer). */
 const SHARED = new WeakSet<object>();
 
+/** Also true of an answer the replay backend read from a store: neither reached a model. */
 export function isSharedAnswer(result: object): boolean {
-  return SHARED.has(result);
+  return SHARED.has(result) || isReplayedAnswer(result);
 }
 
 export interface SharingModel extends LanguageModel {

@@ -15,6 +15,7 @@ import { dateId, modelName, resultsTable, sanitizeModelName } from '../../run/lm
 import { executeRun, type RunOptions, type RunSummary } from '../../run/runner.ts';
 import { executeGrid, GRID_AXES, loadGridFile, parseGridFlags, type GridAxis } from '../../run/grid.ts';
 import { parseBool, parseKeyValueArgs, parseNumber } from '../keyValueArgs.ts';
+import { parseShard } from '../../run/shard.ts';
 import { printJson, printLines } from '../output.ts';
 
 interface RunFlags {
@@ -34,6 +35,8 @@ interface RunFlags {
   out?: string;
   resume?: string;
   grid: string[];
+  shard?: string;
+  allowMissing?: boolean;
   json: boolean;
 }
 
@@ -73,7 +76,7 @@ export function registerRun(program: Command): void {
   program
     .command('run')
     .description('Run lm-eval-compatible tasks against a backend; store every request, response and the settings used')
-    .requiredOption('--model <backend>', 'backend name (e.g. dummy)')
+    .requiredOption('--model <backend>', 'backend name (dummy, onnx, …; replay answers from a stored run: --model_args store=<dir>)')
     .option('--model_args <args>', 'backend arguments, k=v,... or a JSON object (values typed as lm-eval types them)')
     .requiredOption('--tasks <names>', 'comma-separated task, group or tag names, or task YAML paths')
     .option('--include_path <dir...>', 'extra task folders (override the shipped ones)')
@@ -89,6 +92,8 @@ export function registerRun(program: Command): void {
     .option('--out <store>', 'the run store folder (default: <output_path>/<model>/store_<ts>)')
     .option('--resume <store>', 'continue the unfinished run in <store>: send only the requests without a response')
     .option('--grid <axis=values|file.yaml>', `a configuration grid, one run per cell into one store (repeatable; axes: ${Object.keys(GRID_AXES).join(', ')}), or a YAML file naming the axes (audits/grids/)`, (v: string, all: string[]) => [...all, v], [] as string[])
+    .option('--shard <i/N>', 'run shard i of N (counted from 0): whole documents, balanced by prompt length; `lmaudit merge` joins the shard stores')
+    .option('--allow-missing', 'with --model replay: leave out the documents the store does not answer (listed in the provenance) instead of refusing')
     .option('--json', 'print a JSON summary', false)
     .action(async (flags: RunFlags) => {
       const date = new Date();
@@ -110,7 +115,11 @@ export function registerRun(program: Command): void {
         resume: flags.resume !== undefined,
         outputPath: flags.output_path ?? null,
         date,
+        shard: flags.shard === undefined ? null : parseShard(flags.shard),
+        allowMissing: flags.allowMissing === true,
       };
+      if (options.allowMissing && options.model !== 'replay') throw new BadInputError('--allow-missing goes with --model replay (a model answers every request)');
+      if (options.shard && flags.grid.length > 0) throw new BadInputError('--shard and --grid do not combine (shard each cell as a run of its own)');
       const events = new RunEvents();
       const stopView = await attachProgress(events);
       // Ctrl-C: every part already written is whole (written under a temporary name, then renamed),
@@ -135,6 +144,8 @@ export function registerRun(program: Command): void {
         process.off('SIGINT', onInterrupt);
         await stopView();
       }
+      // Said on stderr as well, so that --json output does not hide it.
+      for (const line of replayLines(summary).filter((l) => l.startsWith('WARNING'))) process.stderr.write(`lmaudit run: ${line}\n`);
       const overhead = summary.wallMs > 0 ? (summary.wallMs - summary.inferenceMs) / summary.wallMs : 0;
       if (flags.json) {
         return printJson({
@@ -147,17 +158,33 @@ export function registerRun(program: Command): void {
           harness_overhead: overhead,
           backend_counters: summary.counters,
           results: summary.scores.map((s) => ({ task: s.task, metrics: s.results })),
+          ...(summary.shard !== null && { shard: { index: options.shard!.index, count: options.shard!.count, documents: summary.shard.documents, requests: summary.shard.requests, total_documents: summary.shard.totalDocuments, total_requests: summary.shard.totalRequests } }),
+          ...(summary.replay !== null && { replay: { requests: summary.replay.requests, missing_requests: summary.replay.missing?.requests.length ?? 0, documents_left_out: Object.fromEntries(summary.replay.missing?.documents ?? []) } }),
           groups: summary.groups.filter((g) => g.results.length > 0).map((g) => ({ group: g.group, metrics: g.results })),
         });
       }
       printLines([
         ...resultsTable(summary.tasks, summary.scores, summary.groups),
         '',
+        ...(summary.shard === null ? [] : [`Shard ${flags.shard}: ${summary.shard.documents} of ${summary.shard.totalDocuments} documents, ${summary.shard.requests} of ${summary.shard.totalRequests} requests (\`lmaudit merge <out> <shard stores…>\` joins the shards)`]),
+        ...replayLines(summary),
         `Store: ${summary.store} (${summary.sent} request(s) sent this time${summary.heldBefore > 0 ? `, ${summary.heldBefore} response(s) already held` : ''})`,
         ...summary.lmevalFiles.map((f) => `lm-eval file: ${f}`),
         `Time: ${(summary.inferenceMs / 1000).toFixed(2)} s in inference calls of ${(summary.wallMs / 1000).toFixed(2)} s wall; harness overhead ${(overhead * 100).toFixed(1)}%`,
       ]);
     });
+}
+
+/** What a replayed run says about itself; said loudly when documents were left out. */
+function replayLines(summary: RunSummary): string[] {
+  if (summary.replay === null) return [];
+  const missing = summary.replay.missing;
+  const lines = [`Replayed: ${summary.replay.requests - (missing?.requests.length ?? 0)} request(s) answered from the store, none sent to a model`];
+  if (missing !== null) {
+    const docs = [...missing.documents].map(([task, ids]) => `${task}: ${ids.length} (doc ${ids.slice(0, 10).join(', ')}${ids.length > 10 ? ', …' : ''})`);
+    lines.push(`WARNING --allow-missing: ${missing.requests.length} request(s) had no recorded answer; their documents were left out of the results (${docs.join('; ')}), as the store's provenance notes say`);
+  }
+  return lines;
 }
 
 async function runGrid(options: RunOptions, flags: RunFlags, events: RunEvents): Promise<void> {
