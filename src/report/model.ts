@@ -16,7 +16,7 @@ import { diffSettings } from '../audit/settingsDiff.ts';
 import { findImpossible, type ImpossibleFinding } from '../audit/cannotBeRight.ts';
 import { taskCode } from '../audit/taskCode.ts';
 import type { OpenStore } from '../store/readStore.ts';
-import { DISCLOSURE_FIELDS, type DisclosureItem, type RunProvenance } from '../store/schema.ts';
+import { AGENT_FIELDS, DISCLOSURE_FIELDS, type AgentField, type DisclosureItem, type Fact, type RunProvenance } from '../store/schema.ts';
 import { computeMatrix, type ScopeResult } from '../score/matrix.ts';
 import { buildTables, type AuditTable } from '../audit/table.ts';
 import { agentSweeps, type AgentSweep } from '../score/agents/sweep.ts';
@@ -38,12 +38,20 @@ export interface DisclosureRow {
   detail: DisclosureField[];
 }
 
+/** One agent setting (RunProvenance.agent): the value it effectively had, and the configured one where that differs. */
+export interface AgentSettingRow extends DisclosureField {
+  field: AgentField;
+  configured?: DisclosureField;
+}
+
 export interface DisclosureTable {
   run: RunSummary;
   task: string | null;
   /** How many of the disclosure items (DISCLOSURE_ITEMS) the source recorded (any field known). */
   recordedItems: number;
   rows: DisclosureRow[];
+  /** Agent runs: every agent setting (AGENT_FIELDS), `unknown` where the records do not say. Null for other runs. */
+  agent: AgentSettingRow[] | null;
   /** The importer's notes on inconsistencies inside the records. */
   notes: { kind: string; message: string }[];
 }
@@ -98,15 +106,29 @@ const DISCLOSURE_TASKS = 5;
 /** Items shown per task in the samples section. */
 const SAMPLE_ITEMS = 3;
 
+function disclosureField(field: string, fact: Fact): DisclosureField {
+  if (fact.status === 'unknown') return { field, status: 'unknown' };
+  return fact.status === 'inferred' ? { field, status: 'inferred', value: fact.value, how: fact.how } : { field, status: 'recorded', value: fact.value, how: fact.from };
+}
+
+function agentSettings(run: RunProvenance): AgentSettingRow[] | null {
+  if (run.agent === undefined) return null;
+  return AGENT_FIELDS.map((field) => {
+    const setting = run.agent![field];
+    const row: AgentSettingRow = { ...disclosureField(field, effectiveFact(setting)), field };
+    const configured = setting?.configured;
+    if (configured !== undefined && configured.status !== 'unknown' && setting!.used.status !== 'unknown' && JSON.stringify(configured.value) !== JSON.stringify(setting!.used.value)) {
+      row.configured = disclosureField(field, configured);
+    }
+    return row;
+  });
+}
+
 function disclosureTable(run: RunProvenance, task: string | null): DisclosureTable {
   const counts = disclosureCounts(run, task);
   const rows = counts.map((c) => {
     const group = itemGroup(run, task, c.item);
-    const detail = (DISCLOSURE_FIELDS[c.item] as readonly string[]).map((field): DisclosureField => {
-      const fact = effectiveFact(group[field]);
-      if (fact.status === 'unknown') return { field, status: 'unknown' };
-      return fact.status === 'inferred' ? { field, status: 'inferred', value: fact.value, how: fact.how } : { field, status: 'recorded', value: fact.value, how: fact.from };
-    });
+    const detail = (DISCLOSURE_FIELDS[c.item] as readonly string[]).map((field) => disclosureField(field, effectiveFact(group[field])));
     return { item: c.item, recorded: c.recorded, known: c.known, fields: c.fields, detail };
   });
   return {
@@ -114,6 +136,7 @@ function disclosureTable(run: RunProvenance, task: string | null): DisclosureTab
     task,
     recordedItems: counts.filter((c) => c.recorded).length,
     rows,
+    agent: agentSettings(run),
     notes: run.notes.filter((n) => n.task === null || n.task === task).map((n) => ({ kind: n.kind, message: n.message })),
   };
 }

@@ -5,7 +5,7 @@
  * task-level items once for all tasks that agree, per task only where tasks differ.
  */
 import { DISCLOSURE_ITEMS, PER_RUN_ITEMS } from '../store/schema.ts';
-import type { DisclosureRow, DisclosureTable, ReportData } from './model.ts';
+import type { AgentSettingRow, DisclosureRow, DisclosureTable, ReportData } from './model.ts';
 import { cell, clip, fmt } from './textTable.ts';
 
 export interface ViewTable {
@@ -66,6 +66,16 @@ function disclosureRow(r: DisclosureRow): string[] {
   ];
 }
 
+/**
+ * An agent setting as a row of the run-level table: `agent.<field>`, whether the records say it (an inferred value
+ * says how it was derived), and the value; "not recorded" where nothing says.
+ */
+function agentSettingRow(r: AgentSettingRow): string[] {
+  const shown = (f: { status: string; value?: unknown; how?: string }) => `${cell(f.value, 160)}${f.status === 'inferred' ? ` (inferred: ${f.how})` : ''}`;
+  const value = r.status === 'unknown' ? 'not recorded' : `${shown(r)}${r.configured ? `; configured ${shown(r.configured)}` : ''}`;
+  return [`agent.${r.field}`, r.status === 'recorded' ? 'yes' : r.status === 'inferred' ? 'inferred' : 'no', r.status === 'unknown' ? '0/1' : '1/1', clip(value, 220)];
+}
+
 const HEADER = ['item', 'recorded', 'fields known', 'values'];
 const isRunItem = (r: DisclosureRow) => (PER_RUN_ITEMS as readonly string[]).includes(r.item);
 const noteOf = (d: DisclosureTable) => (d.notes.length > 0 ? `Record notes: ${d.notes.map((n) => `${n.kind}: ${clip(n.message, 200)}`).join(' | ')}` : undefined);
@@ -81,10 +91,12 @@ export function disclosureTables(data: ReportData): ViewTable[] {
     const tables = data.disclosure.filter((d) => d.run.run_id === runId);
     const first = tables[0]!;
     const runRows = first.rows.filter(isRunItem);
+    const agent = first.agent ?? [];
+    const agentCount = agent.length === 0 ? '' : `; agent settings: ${agent.filter((r) => r.status !== 'unknown').length} of ${agent.length} known`;
     out.push({
-      title: `${first.run.label}: run-level disclosure items (${runRows.filter((r) => r.recorded).length} of ${runRows.length} recorded)`,
+      title: `${first.run.label}: run-level disclosure items (${runRows.filter((r) => r.recorded).length} of ${runRows.length} recorded${agentCount})`,
       header: HEADER,
-      rows: runRows.map(disclosureRow),
+      rows: [...runRows.map(disclosureRow), ...agent.map(agentSettingRow)],
       ...(first.task === null ? { note: noteOf(first) } : {}),
     });
     const withTask = tables.filter((d) => d.task !== null);
