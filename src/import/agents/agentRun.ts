@@ -56,6 +56,8 @@ export interface AgentRunSpec {
   harness?: { name?: Fact; version?: Fact; commit?: Fact };
   model?: Fact;
   reported?: Record<string, unknown>;
+  /** The model's generation settings, where the scaffold records them (the task's generation.settings). */
+  generation?: Setting;
   notes: RecordNote[];
 }
 
@@ -81,6 +83,7 @@ export function buildAgentRun(spec: AgentRunSpec): ImportedRun {
   task.failures.errors = same(inferred(counts('error'), 'trials that ended in an error'));
   task.failures.empty_answers = same(inferred(counts('empty_patch'), 'empty patches'));
   task.failures.truncations = same(inferred(counts('timeout'), 'trials that timed out'));
+  if (spec.generation !== undefined) task.generation.settings = spec.generation;
   p.tasks[spec.task] = task;
   if (spec.reported !== undefined) p.reported[spec.task] = spec.reported;
   p.notes = spec.notes;

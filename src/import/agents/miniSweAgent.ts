@@ -57,6 +57,8 @@ export interface MiniRun {
   files: SourceFile[];
   instances: Map<string, MiniInstance>;
   agent: Partial<Record<AgentField, Setting>>;
+  /** The API arguments the model was called with (info.config.model.model_kwargs: temperature and the like). */
+  modelKwargs: Setting | null;
   version: string | null;
   notes: RecordNote[];
 }
@@ -199,6 +201,12 @@ export function readMiniRun(
   if (withoutTrajectory.length > 0 && found.trajectories.length > 0) {
     notes.push(note('no_trajectory', `${withoutTrajectory.length} instance(s) have an exit status but no trajectory: mini saves one only once the agent exists, so these failed before it started (environment start-up)`, withoutTrajectory.slice(0, 5)));
   }
+  // mini 1.x (run/extra/swebench.py at v1.17.5: `exit_status, result = type(e).__name__, str(e)`) wrote the
+  // exception's message as the model_patch; 2.0 writes "". SWE-bench then evaluates the message as a patch.
+  const exceptionAsPatch = ids.filter((id) => instances.get(id)!.exit_class === 'error' && (predictions.get(id)?.patch ?? '') !== '');
+  if (exceptionAsPatch.length > 0) {
+    notes.push(note('exception_as_patch', `${exceptionAsPatch.length} instance(s) ended in an exception yet have a non-empty model_patch in preds.json (mini-swe-agent before 2.0 wrote the exception's message there): SWE-bench evaluates that text as a patch, which cannot apply`, exceptionAsPatch.slice(0, 5)));
+  }
   const notPredicted = ids.filter((id) => !predictions.has(id));
   if (notPredicted.length > 0) notes.push(note('not_in_predictions', `${notPredicted.length} instance(s) with an exit status are missing from preds.json: SWE-bench will not count them at all`, notPredicted.slice(0, 5)));
   const noStatus = [...predictions.keys()].filter((id) => !instances.has(id));
@@ -231,6 +239,7 @@ export function readMiniRun(
   const timeouts = { ...pick(envCfg, ['timeout', 'container_timeout', 'pull_timeout']), ...pick(agentCfg, ['wall_time_limit_seconds']) };
   set('timeouts', rec(Object.keys(timeouts).length > 0 ? timeouts : undefined, `${from('environment')} (timeout: per command, seconds) and ${from('agent.wall_time_limit_seconds')} (0: none)`));
   set('agent_limits', rec(pick(agentCfg, ['step_limit', 'cost_limit', 'max_consecutive_format_errors']), from('agent')));
-  return { folder, files, instances, agent, version: versions.length === 1 ? versions[0]! : null, notes };
+  const kwargs = isObject(modelCfg?.model_kwargs) ? same(recorded(modelCfg!.model_kwargs, from('model.model_kwargs'))) : null;
+  return { folder, files, instances, agent, modelKwargs: kwargs, version: versions.length === 1 ? versions[0]! : null, notes };
 }
 

@@ -211,6 +211,7 @@ async function evaluationRun(summary: Summary | null, group: EvalGroup | null, p
       ...(runId ? { task_selection: same(recorded(`run_id ${runId}`)) } : {}),
     },
     reported: summary ? { ...summary.counts, schema: summary.schema } : undefined,
+    ...(mini?.modelKwargs ? { generation: mini.modelKwargs } : {}),
     notes,
   });
 }
@@ -260,6 +261,7 @@ async function predictionsRun(pred: PredictionsFile, metadata: Map<string, strin
       ...(split === null ? {} : { split_size: same(inferred(split.size, `${split.name}, named in the file's path`)) }),
     },
     reported: Object.keys(reported).length > 0 ? reported : undefined,
+    ...(mini?.modelKwargs ? { generation: mini.modelKwargs } : {}),
     notes,
   });
 }

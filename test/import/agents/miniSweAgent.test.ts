@@ -60,6 +60,9 @@ test("mini-swe-agent: each instance's exit status from the latest batch run's ya
   assert.deepEqual(used('agent_limits'), { step_limit: 3, cost_limit: 3, max_consecutive_format_errors: 3 });
   assert.deepEqual(used('timeouts'), { timeout: 60, container_timeout: '2h', pull_timeout: 120, wall_time_limit_seconds: 0 });
   assert.equal(p.agent!.network!.used.status, 'unknown');
+  // The model's API arguments (with `-c model.model_kwargs.temperature=0.0`) as the task's generation settings.
+  assert.deepEqual((p.tasks['swe-bench']!.generation.settings!.used as { value: unknown }).value, cfg.model.model_kwargs);
+  assert.deepEqual(cfg.model.model_kwargs, { drop_params: true, parallel_tool_calls: true, temperature: 0 });
 
   const noteOf = (kind: string) => p.notes.find((n) => n.kind === kind);
   assert.deepEqual(noteOf('resumed_run')!.evidence, ['exit_statuses_1767225600.123456.yaml', 'exit_statuses_1767229200.654321.yaml']);
@@ -94,6 +97,25 @@ test("mini's exit statuses classed as its code raises them", () => {
     ['Submitted', 'LimitsExceeded', 'TimeExceeded', 'RepeatedFormatError', 'ContextWindowExceededError', 'Uncaught KeyError', null].map(exitClass),
     ['submitted', 'limit', 'limit', 'limit', 'error', 'error', 'error'],
   );
+});
+
+test("mini before 2.0 wrote an exception's message as the patch: flagged (the 2.x fixture with preds.json as 1.x writes it)", async () => {
+  const d = scratch();
+  try {
+    // v1.17.5 run/extra/swebench.py: `exit_status, result = type(e).__name__, str(e)`, then update_preds_file(..., result).
+    const preds = join(d, 'in', 'preds.json');
+    const data = JSON.parse(readFileSync(preds, 'utf8'));
+    data['demo__mini-4'].model_patch = traj('demo__mini-4').info.exception_str;
+    writeFileSync(preds, JSON.stringify(data, null, 2));
+    const p = (await importSources([join(d, 'in')], options)).runs[0]!.provenance;
+    const n = p.notes.find((x) => x.kind === 'exception_as_patch')!;
+    assert.deepEqual(n.evidence, ['demo__mini-4']);
+    assert.match(n.message, /^1 instance\(s\) ended in an exception yet have a non-empty model_patch/);
+    // The same text is also a patch git apply rejects (prose, no hunk).
+    assert.deepEqual(p.notes.find((x) => x.kind === 'patch_prose')!.evidence, ['demo__mini-4']);
+  } finally {
+    rmSync(d, { recursive: true, force: true });
+  }
 });
 
 function scratch(): string {
