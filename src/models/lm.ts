@@ -1,9 +1,10 @@
 /**
  * The model seam: lm-eval's three batched primitives (`lm_eval/api/model.py`), with the
  * capabilities a backend declares so a request it cannot serve fails before anything
- * is sent. Backends (onnx here; the API backends later) implement `LanguageModel`; the
+ * is sent. Backends (onnx, dummy, the API backends in api/) implement `LanguageModel`; the
  * runner (src/run/) is the only caller. No HTTP and no task code belong here.
  */
+import type { ApiExchange } from '../store/schema.ts';
 
 /** One (context, continuation) pair, scored as lm-eval's `loglikelihood`. */
 export interface LoglikelihoodRequest {
@@ -46,12 +47,22 @@ export interface GenerationSettings {
   extra: Record<string, unknown>;
 }
 
+/** One chat turn as lm-eval's API chat template serialises it. */
+export interface ChatMessage {
+  role: string;
+  content: string;
+}
+
 export interface GenerateRequest {
+  /** The prompt text; under the API chat template, the messages' JSON (what lm-eval records as the context). */
   context: string;
+  /** The messages themselves, when the prompt is a chat for a messages API (capabilities.messages). */
+  messages?: ChatMessage[];
   settings: GenerationSettings;
 }
 
-export type FinishReason = 'stop' | 'eos' | 'length';
+/** `other:<provider's reason>` for what a server reports beyond these (content_filter, refusal…). */
+export type FinishReason = 'stop' | 'eos' | 'length' | `other:${string}`;
 
 export interface GenerateResult {
   /** The text as lm-eval returns it: cut at the first stop string. */
@@ -68,6 +79,8 @@ export interface RequestUsage {
   /** Context tokens dropped from the left to fit the model's length (0 when none). */
   truncatedTokens: number;
   latencyMs: number;
+  /** HTTP attempts the answer took (the most over a rolling request's windows); absent for local backends. */
+  attempts?: number;
 }
 
 export interface ModelCapabilities {
@@ -76,6 +89,11 @@ export interface ModelCapabilities {
   chat: boolean;
   /** The model's context length in tokens (lm-eval's `max_length`). */
   maxLength: number;
+  /**
+   * Prompts as chat messages (lm-eval's API chat template, JSON messages): 'required' for a
+   * messages-only API, 'accepted' when either works; absent for text-only backends.
+   */
+  messages?: 'required' | 'accepted';
 }
 
 /** What the store's provenance needs to know about the model actually used. */
@@ -92,6 +110,19 @@ export interface ModelDescription {
   eosToken: string | null;
   /** Library versions (e.g. onnxruntime). */
   runtime: Record<string, string>;
+  /**
+   * What a server changed against what was configured (another model answered, max_tokens 0
+   * refused so 1 was sent, a sampling parameter left out because the model rejects it), as seen
+   * so far: the runner describes the model again after the requests.
+   */
+  adjustments?: ModelAdjustment[];
+}
+
+export interface ModelAdjustment {
+  setting: string;
+  configured: unknown;
+  used: unknown;
+  why: string;
 }
 
 export interface LanguageModel {
@@ -104,10 +135,28 @@ export interface LanguageModel {
   checkGeneration?(settings: GenerationSettings): void;
   /** Work counters a backend keeps (e.g. token positions through the graph), for the provenance and the bench. */
   counters?(): Promise<Record<string, number>>;
+  /** Requests the backend wants per call to keep its concurrency busy (API backends: num_concurrent × k). */
+  readonly preferredBatchSize?: number;
+  /** HTTP exchanges kept since the last call (API backends), for the store's exchanges parts. */
+  drainExchanges?(): ApiExchange[];
   /** Frees workers and sessions; the process must be able to exit afterwards. */
   close(): Promise<void>;
   // ---- token-level access, for `lmaudit serve` (src/models/tokenAccess.ts); absent where a backend does not tokenise locally.
   readonly tokenAccess?: import('./tokenAccess.ts').TokenAccess;
+}
+
+/**
+ * A batch that failed after some of its requests were answered: `completed` holds those answers
+ * (undefined for the others), so the runner can store them before it stops.
+ */
+export class PartialBatchError<T> extends Error {
+  constructor(
+    message: string,
+    readonly completed: ReadonlyArray<T | undefined>,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
 }
 
 /** `--model_args k=v,…` after parsing (values as lm-eval's `handle_arg_string` types them). */

@@ -47,3 +47,24 @@ registerBackend('replay', {
     return replayBackend.open(args, options);
   },
 });
+
+registerBackend('openai-completions', {
+  async open(args, options) {
+    const { openaiCompletionsBackend } = await import('./api/openaiCompletions.ts');
+    return openaiCompletionsBackend.open(args, options);
+  },
+});
+
+registerBackend('openai-chat', {
+  async open(args, options) {
+    const { openaiChatBackend } = await import('./api/openaiChat.ts');
+    return openaiChatBackend.open(args, options);
+  },
+});
+
+registerBackend('anthropic', {
+  async open(args, options) {
+    const { anthropicBackend } = await import('./api/anthropic.ts');
+    return anthropicBackend.open(args, options);
+  },
+});

@@ -113,6 +113,10 @@ export function runProvenance(
     });
   }
   prov.model.backend = same(recorded(f.model, '--model'));
+  // What a server changed against the configuration (API backends): one note each, configured and used side by side.
+  for (const adj of d.adjustments ?? []) {
+    prov.notes.push({ task: null, kind: 'server_adjustment', message: `${adj.setting}: configured ${JSON.stringify(adj.configured)}, used ${JSON.stringify(adj.used)} (${adj.why})`, evidence: [JSON.stringify(adj)] });
+  }
   prov.model.model_id = { configured: flag(redactedArgs(f.modelArgs)), used: recorded(d.modelId, 'backend') };
   prov.model.dtype = { configured: UNKNOWN, used: d.dtype === null ? UNKNOWN : recorded(d.dtype, 'backend') };
   prov.model.args = same(flag(redactedArgs(f.modelArgs)));

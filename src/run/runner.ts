@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { BackendError, BadInputError } from '../errors.ts';
 import { backendFactory } from '../models/registry.ts';
 import type { LanguageModel, ModelArgs } from '../models/lm.ts';
-import { compileChatTemplate, type ChatTemplate } from '../prompt/chatTemplate.ts';
+import { apiChatTemplate, compileChatTemplate, type ChatTemplate } from '../prompt/chatTemplate.ts';
 import { instanceRows } from '../prompt/instances.ts';
 import { buildPrompts, type Seeds } from '../prompt/prompts.ts';
 import type { BuiltTask } from '../prompt/build.ts';
@@ -167,7 +167,12 @@ export function executeRunOn(lm: LanguageModel, o: RunOptions, events: RunEvents
 async function runWith(lm: LanguageModel, o: RunOptions, events: RunEvents, startedAt: number, date: Date, early: ReturnType<typeof buildPrompts> | null = null): Promise<RunSummary> {
   const description = lm.describe();
   let chatTemplate: ChatTemplate | null = null;
-  if (o.applyChatTemplate === true) {
+  if (lm.capabilities.messages === 'required' && o.applyChatTemplate === null) {
+    throw new BadInputError(`--model ${o.model} takes chat messages: run with --apply_chat_template (lm-eval's local-chat-completions needs it too)`);
+  }
+  // A messages API gets lm-eval's API chat "template": the messages as JSON, sent as they are.
+  if (o.applyChatTemplate === true && lm.capabilities.messages !== undefined) chatTemplate = apiChatTemplate();
+  else if (o.applyChatTemplate === true) {
     if (description.chatTemplate === null) throw new BadInputError(`--apply_chat_template: the model (${description.modelId}) has no chat template; name one (a tokenizer_config.json, a template file, llama3 or qwen3)`);
     chatTemplate = compileChatTemplate(description.chatTemplate, { origin: `model ${description.modelId}` });
   }
@@ -237,7 +242,8 @@ async function runWith(lm: LanguageModel, o: RunOptions, events: RunEvents, star
   try {
     const plan = planWork(built, settings, recorder.held);
     await events.emit({ kind: 'planned', tasks: built.map((t) => t.config.task), totals: plan.totals, held: plan.held, store: o.store });
-    const size = Math.max(1, o.batchSize);
+    // An API backend keeps num_concurrent requests in flight only when handed enough at once.
+    const size = Math.max(1, o.batchSize, lm.preferredBatchSize ?? 0);
     // A batch's part is written while the next batch is computed: the write costs no wall time
     // beside inference, and a kill loses at most the batch in flight and the part being written.
     let writing: Promise<void> | null = null;
@@ -248,8 +254,8 @@ async function runWith(lm: LanguageModel, o: RunOptions, events: RunEvents, star
       await events.emit({ kind: 'batch', requestType: first.requestType, task: first.task, requests: batch.length });
       const t0 = performance.now();
       const inference = sendBatch(lm, batch, runId).then(
-        (rows) => ({ rows, ms: performance.now() - t0 }),
-        (error: unknown) => ({ error }),
+        (outcome) => ({ ...outcome, ms: performance.now() - t0 }),
+        (error: unknown) => ({ rows: [], exchanges: [], error, ms: 0 }),
       );
       if (writing !== null) {
         const previous = writing;
@@ -257,7 +263,10 @@ async function runWith(lm: LanguageModel, o: RunOptions, events: RunEvents, star
         await previous;
       }
       const result = await inference;
-      if ('error' in result) {
+      await recorder.appendExchanges(result.exchanges);
+      if (result.error !== undefined) {
+        // What the failed batch did answer is kept: --resume sends only the rest.
+        if (result.rows.length > 0) await events.emit({ kind: 'responses', requestType: first.requestType, task: first.task, rows: result.rows, inferenceMs: result.ms });
         const message = (result.error as Error).message;
         await events.emit({ kind: 'failed', message });
         throw new BackendFailed(o.store, message, recorder.held.size, expected(built), result.error);
@@ -291,7 +300,8 @@ async function runWith(lm: LanguageModel, o: RunOptions, events: RunEvents, star
   });
   const records: SourceFile[] = [];
   for (const [i, path] of lmevalFiles.entries()) records.push({ path, sha256: await sha256File(path), role: i === 0 ? 'lm-eval results' : 'lm-eval samples' });
-  const manifest: StoreManifest = { schema_version: SCHEMA_VERSION, created_by: `lmaudit ${facts.lmauditVersion} run`, runs: [provenanceOf(runProvenance(facts, observed, scores, { wallMs, inferenceMs, counters }, records, groupScores))] };
+  // Described again: what a server changed (another model, max_tokens) is known only after its answers.
+  const manifest: StoreManifest = { schema_version: SCHEMA_VERSION, created_by: `lmaudit ${facts.lmauditVersion} run`, runs: [provenanceOf(runProvenance({ ...facts, description: lm.describe() }, observed, scores, { wallMs, inferenceMs, counters }, records, groupScores))] };
   const text = new Map(responses.filter((r) => r.repeat === 0).map((r) => [`${r.task}\u0000${r.doc_id}\u0000${r.request_idx}`, r.text]));
   const finalInstances = instances.map((r) => ({ ...r, response_text: text.get(`${r.task}\u0000${r.doc_id}\u0000${r.request_idx}`) ?? null }));
   try {

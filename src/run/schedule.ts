@@ -9,10 +9,10 @@
  * recorded as from_cache too (sharedAnswers.ts).
  */
 import { BadInputError } from '../errors.ts';
-import type { GenerateRequest, GenerationSettings, LanguageModel, LoglikelihoodRequest, RollingRequest } from '../models/lm.ts';
+import { PartialBatchError, type ChatMessage, type GenerateRequest, type GenerateResult, type GenerationSettings, type LanguageModel, type LoglikelihoodRequest, type LoglikelihoodResult, type RollingRequest, type RollingResult } from '../models/lm.ts';
 import type { BuiltTask } from '../prompt/build.ts';
 import { responseKey } from '../store/recorder.ts';
-import type { ResponseRow } from '../store/schema.ts';
+import type { ExchangeRecord, ResponseRow } from '../store/schema.ts';
 import { dumpsPy } from '../py/json.ts';
 import type { RequestType } from './events.ts';
 import { isSharedAnswer } from './sharedAnswers.ts';
@@ -81,39 +81,85 @@ function workItem(type: RequestType, task: string, args: unknown[], settings: Ge
     if (typeof v !== 'string') throw new BadInputError(`${where}: the ${what} is not text (API chat prompts need an API backend)`);
     return v;
   };
+  // The API chat template's context: a one-element list holding the messages' JSON (lm-eval's JsonChatStr).
+  if (type === 'generate_until' && Array.isArray(args[0])) {
+    const json = text((args[0] as unknown[])[0], 'chat context');
+    return { requestType: type, task, request: { context: json, messages: chatMessages(json, where), settings: settings! } };
+  }
   if (type === 'loglikelihood') return { requestType: type, task, request: { context: text(args[0], 'context'), continuation: text(args[1], 'continuation') } };
   if (type === 'loglikelihood_rolling') return { requestType: type, task, request: { text: text(args[0], 'text') } };
   return { requestType: type, task, request: { context: text(args[0], 'context'), settings: settings! } };
 }
 
-/** Sends one batch (all items of one type) and gives a response row for each target. */
-export async function sendBatch(lm: LanguageModel, batch: readonly WorkItem[], runId: string): Promise<RecordedResponse[]> {
+function chatMessages(json: string, where: string): ChatMessage[] {
+  const parsed = JSON.parse(json) as unknown;
+  const ok = Array.isArray(parsed) && parsed.every((m) => typeof (m as ChatMessage)?.role === 'string' && typeof (m as ChatMessage)?.content === 'string');
+  if (!ok) throw new BadInputError(`${where}: the chat context is not a list of {role, content} messages`);
+  return (parsed as ChatMessage[]).map((m) => ({ role: m.role, content: m.content }));
+}
+
+/** What one batch gave: a row per target of each answered item, and the backend's exchanges mapped to the instances. */
+export interface BatchOutcome {
+  rows: RecordedResponse[];
+  exchanges: ExchangeRecord[];
+  /** Set when the backend failed: the rows are then those of the items answered before it gave up. */
+  error?: unknown;
+}
+
+/**
+ * Sends one batch (all items of one type): a response row for each target. A backend that fails
+ * after answering part of the batch (PartialBatchError) still gives the rows of what it answered.
+ */
+export async function sendBatch(lm: LanguageModel, batch: readonly WorkItem[], runId: string): Promise<BatchOutcome> {
+  let rows: RecordedResponse[];
+  let error: unknown;
+  try {
+    rows = await batchRows(lm, batch, runId, null);
+  } catch (e) {
+    error = e;
+    rows = e instanceof PartialBatchError ? await batchRows(lm, batch, runId, e.completed) : [];
+  }
+  const exchanges: ExchangeRecord[] = (lm.drainExchanges?.() ?? []).map((x) => {
+    const first = batch[x.item]!.targets[0]!;
+    const repeats = batch[x.item]!.targets.filter((t) => t.task === first.task && t.doc_id === first.doc_id && t.request_idx === first.request_idx).map((t) => t.repeat);
+    return { ...x, run_id: runId, task: first.task, doc_id: first.doc_id, request_idx: first.request_idx, repeats };
+  });
+  return error === undefined ? { rows, exchanges } : { rows, exchanges, error };
+}
+
+/** Rows for the batch's targets; with `completed`, only for the items it holds (a failed batch's answered part). */
+async function batchRows(lm: LanguageModel, batch: readonly WorkItem[], runId: string, completed: ReadonlyArray<unknown> | null): Promise<RecordedResponse[]> {
   const type = batch[0]!.requestType;
   const rows: RecordedResponse[] = [];
+  const answered = (i: number) => completed === null || completed[i] !== undefined;
   const base = (t: Target, first: boolean): RecordedResponse => ({
     run_id: runId, task: t.task, doc_id: t.doc_id, request_idx: t.request_idx, repeat: t.repeat,
     text: null, logprob: null, is_greedy: null, finish_reason: null, tokens_in: null, tokens_out: null, latency_ms: null,
     attempt: 1, from_cache: !first, error: null,
   });
+  const attempt = (u: { attempts?: number }) => u.attempts ?? 1;
   if (type === 'loglikelihood') {
-    const results = await lm.loglikelihood(batch.map((b) => b.request as LoglikelihoodRequest));
+    const results = (completed as LoglikelihoodResult[] | null) ?? (await lm.loglikelihood(batch.map((b) => b.request as LoglikelihoodRequest)));
     batch.forEach((b, i) => {
+      if (!answered(i)) return;
       const r = results[i]!;
-      b.targets.forEach((t, k) => rows.push({ ...base(t, k === 0 && !isSharedAnswer(r)), logprob: r.logprob, is_greedy: r.isGreedy, tokens_in: r.usage.tokensIn, tokens_out: r.usage.tokensOut, latency_ms: r.usage.latencyMs, truncated_tokens: r.usage.truncatedTokens }));
+      b.targets.forEach((t, k) => rows.push({ ...base(t, k === 0 && !isSharedAnswer(r)), logprob: r.logprob, is_greedy: r.isGreedy, tokens_in: r.usage.tokensIn, tokens_out: r.usage.tokensOut, latency_ms: r.usage.latencyMs, attempt: attempt(r.usage), truncated_tokens: r.usage.truncatedTokens }));
     });
   } else if (type === 'loglikelihood_rolling') {
-    const results = await lm.loglikelihoodRolling(batch.map((b) => b.request as RollingRequest));
+    const results = (completed as RollingResult[] | null) ?? (await lm.loglikelihoodRolling(batch.map((b) => b.request as RollingRequest)));
     batch.forEach((b, i) => {
+      if (!answered(i)) return;
       const r = results[i]!;
-      b.targets.forEach((t, k) => rows.push({ ...base(t, k === 0 && !isSharedAnswer(r)), logprob: r.logprob, tokens_in: r.usage.tokensIn, tokens_out: r.usage.tokensOut, latency_ms: r.usage.latencyMs, truncated_tokens: r.usage.truncatedTokens }));
+      b.targets.forEach((t, k) => rows.push({ ...base(t, k === 0 && !isSharedAnswer(r)), logprob: r.logprob, tokens_in: r.usage.tokensIn, tokens_out: r.usage.tokensOut, latency_ms: r.usage.latencyMs, attempt: attempt(r.usage), truncated_tokens: r.usage.truncatedTokens }));
     });
   } else {
-    const results = await lm.generateUntil(batch.map((b) => b.request as GenerateRequest));
+    const results = (completed as GenerateResult[] | null) ?? (await lm.generateUntil(batch.map((b) => b.request as GenerateRequest)));
     batch.forEach((b, i) => {
+      if (!answered(i)) return;
       const r = results[i]!;
-      b.targets.forEach((t, k) => rows.push({ ...base(t, k === 0 && !isSharedAnswer(r)), text: r.text, finish_reason: r.finishReason, tokens_in: r.usage.tokensIn, tokens_out: r.usage.tokensOut, latency_ms: r.usage.latencyMs, stop_used: r.stopUsed, truncated_tokens: r.usage.truncatedTokens }));
+      b.targets.forEach((t, k) => rows.push({ ...base(t, k === 0 && !isSharedAnswer(r)), text: r.text, finish_reason: r.finishReason, tokens_in: r.usage.tokensIn, tokens_out: r.usage.tokensOut, latency_ms: r.usage.latencyMs, attempt: attempt(r.usage), stop_used: r.stopUsed, truncated_tokens: r.usage.truncatedTokens }));
     });
   }
-  if (rows.length !== batch.reduce((n, b) => n + b.targets.length, 0)) throw new Error('backend returned the wrong number of results');
+  if (completed === null && rows.length !== batch.reduce((n, b) => n + b.targets.length, 0)) throw new Error('backend returned the wrong number of results');
   return rows;
 }

@@ -14,7 +14,7 @@ import { StoreError } from '../errors.ts';
 import { commitFile, syncPath, temporaryNameFor, writeFileAtomic } from '../util/atomicFile.ts';
 import { listParts, responsePartsRelation, PARTS_FOLDER, partFileName, partNumber } from './responseParts.ts';
 import { parquetMetadata, writeStore, writeTable, type TableSource } from './writeStore.ts';
-import { StoreManifest, type InstanceRow, type ResponseRow, type Recording } from './schema.ts';
+import { EXCHANGES_FOLDER, ExchangeRecord, StoreManifest, type InstanceRow, type ResponseRow, type Recording } from './schema.ts';
 import { queryRows } from './duck.ts';
 
 /** The identity of one response: a request (task, document, request index) and its repeat. */
@@ -40,6 +40,7 @@ export interface FinishOptions {
 
 export class RunRecorder {
   private nextPart: number;
+  private nextExchangePart: number | null = null;
   private closed = false;
 
   private constructor(
@@ -122,6 +123,24 @@ export class RunRecorder {
     await writeFileAtomic(path, `${text}\n`);
     this.nextPart++;
     for (const row of rows) this.held.add(responseKey(row));
+  }
+
+  /**
+   * Keeps an API backend's HTTP exchanges as one durable part of EXCHANGES_FOLDER (validated
+   * against the schema first). Unlike the response parts these stay after `finish`.
+   */
+  async appendExchanges(records: readonly ExchangeRecord[]): Promise<void> {
+    if (this.closed) throw new Error('recorder: append after finish');
+    if (records.length === 0) return;
+    const folder = join(this.dir, EXCHANGES_FOLDER);
+    if (this.nextExchangePart === null) {
+      await mkdir(folder, { recursive: true });
+      await removeTemporaryParts(folder);
+      this.nextExchangePart = Math.max(0, ...(await listParts(folder)).map(partNumber)) + 1;
+    }
+    const text = records.map((r) => JSON.stringify(ExchangeRecord.parse(r))).join('\n');
+    await writeFileAtomic(join(folder, partFileName(this.nextExchangePart)), `${text}\n`);
+    this.nextExchangePart++;
   }
 
   /**

@@ -306,6 +306,42 @@ export const Recording = z.object({
 export type Recording = z.infer<typeof Recording>;
 
 /**
+ * The HTTP exchanges an API backend kept (every failed attempt, every success after a retry, and
+ * a seeded sample of the rest: model_args record_exchanges): the request body as sent (API keys
+ * travel in headers, which are never kept) and the raw response text. Written by the run
+ * recorder as durable JSONL parts in EXCHANGES_FOLDER inside the store, one part per batch that
+ * kept any; they stay after the run finishes (they are evidence, not a table to rescore).
+ */
+export const EXCHANGES_FOLDER = 'exchanges';
+export const ApiExchange = z.object({
+  /** Order in which the backend kept it. */
+  seq: z.number(),
+  /** Position of the request in the batch handed to the backend (the runner maps it to the instances). */
+  item: z.number(),
+  /** Window of a rolling request; 0 otherwise. */
+  window: z.number(),
+  endpoint: z.string(),
+  attempt: z.number(),
+  status: z.nullable(z.number()),
+  latency_ms: z.number(),
+  /** Why the attempt failed (null: it succeeded). */
+  error: z.nullable(z.string()),
+  request: z.unknown(),
+  response: z.nullable(z.string()),
+  at: z.string(),
+});
+export type ApiExchange = z.infer<typeof ApiExchange>;
+export const ExchangeRecord = z.extend(ApiExchange, {
+  run_id: z.string(),
+  task: z.string(),
+  doc_id: z.string(),
+  request_idx: z.number(),
+  /** Every repeat the one request answered. */
+  repeats: z.array(z.number()),
+});
+export type ExchangeRecord = z.infer<typeof ExchangeRecord>;
+
+/**
  * A configuration grid `lmaudit run --grid` ran into one store: the axes and their values, which
  * run is which cell, and the requests the cells asked (`total`), of which `sent` went to the model
  * and `shared` were answered with the response to the identical request of an earlier cell (those
