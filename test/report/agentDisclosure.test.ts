@@ -21,7 +21,7 @@ const PAIRED = { ...DEFAULT_PAIRED_OPTIONS, iterations: 100 };
 const MINI = fixturePath('agents/mini-swe-agent');
 const trajConfig = JSON.parse(readFileSync(join(MINI, 'demo__mini-1/demo__mini-1.traj.json'), 'utf8')).info.config;
 /** What the fixture's records leave unsaid: mini writes no sandbox resources, network, retries, workers or dataset. */
-const UNRECORDED = ['sandbox_resources', 'network', 'retries', 'concurrency', 'tasks_excluded', 'dataset', 'dataset_version', 'split_size', 'harness_version'];
+const UNRECORDED = ['sandbox_resources', 'network', 'retries', 'concurrency', 'tasks_excluded', 'dataset', 'dataset_version', 'harness_version'];
 
 async function reportOf(path: string) {
   const source = await loadSource([path], OPTIONS);
@@ -42,8 +42,9 @@ test('agent settings are rows of the disclosure table: every field, its value or
   assert.deepEqual(json.disclosure[0].agent, JSON.parse(JSON.stringify(agent)));
 
   const md = renderReport(data, 'md');
-  // 19 fields, 10 known: the title counts them.
-  assert.match(md, /run-level disclosure items \(3 of 4 recorded; agent settings: 10 of 19 known\)/);
+  // 19 fields, 11 known: the title counts them.
+  assert.match(md, /run-level disclosure items \(3 of 4 recorded; agent settings: 11 of 19 known\)/);
+  assert.ok(md.includes('| agent.split\\_size | yes | 1/1 | 8 |'));
   assert.ok(md.includes('| agent.network | no | 0/1 | not recorded |'));
   assert.ok(md.includes('| agent.agent\\_limits | yes | 1/1 | {"step\\_limit":3,"cost\\_limit":3,"max\\_consecutive\\_format\\_errors":3} |'));
   assert.ok(md.includes('| agent.attempts | inferred | 1/1 | 1 (inferred: SWE-bench evaluates one prediction per instance) |'));

@@ -16,6 +16,7 @@ import { runCli } from '../../helpers/cli.ts';
 import { importSources } from '../../../src/import/index.ts';
 import { loadSource } from '../../../src/audit/source.ts';
 import { agentSweeps } from '../../../src/score/agents/sweep.ts';
+import { agentAsRecordedSections } from '../../../src/score/agents/asRecorded.ts';
 import { exitClass } from '../../../src/import/agents/miniSweAgent.ts';
 
 const options = { skipBad: false, fields: {} };
@@ -29,13 +30,16 @@ test("mini-swe-agent: each instance's exit status from the latest batch run's ya
   assert.equal(runs.length, 1);
   const run = runs[0]!;
   const p = run.provenance;
-  assert.equal(p.source_format, 'SWE-bench evaluation logs + mini-swe-agent exit statuses and trajectories');
+  assert.equal(p.source_format, 'SWE-bench run summary v2 + evaluation logs + mini-swe-agent exit statuses and trajectories');
   // The two yaml files, merged: the first run wrote 1–4, the resumed one 5 and 6.
   const expected = new Map<string, string>();
   for (const file of ['exit_statuses_1767225600.123456.yaml', 'exit_statuses_1767229200.654321.yaml']) {
     for (const [status, ids] of Object.entries(yamlStatuses(file))) for (const id of ids) expected.set(id, status);
   }
-  const docs = (run.tables.instances as { rows: { doc_id: string; doc_json: string }[] }).rows.map((r) => [r.doc_id, JSON.parse(r.doc_json)]);
+  // demo__mini-7 and 8: in the summary's dataset (incomplete_ids), never run by mini (`--slice 0:6`).
+  const all = (run.tables.instances as { rows: { doc_id: string; doc_json: string | null }[] }).rows;
+  assert.deepEqual(all.filter((r) => r.doc_json === null).map((r) => r.doc_id), ['demo__mini-7', 'demo__mini-8']);
+  const docs = all.filter((r) => r.doc_json !== null).map((r) => [r.doc_id, JSON.parse(r.doc_json!)]);
   assert.deepEqual(docs.map(([id, d]) => [id, d.agent_exit_status]), [...expected].sort());
   assert.deepEqual(docs.map(([, d]) => d.agent_exit_class), ['submitted', 'submitted', 'limit', 'error', 'error', 'submitted']);
   // api_calls and cost from each trajectory's info.model_stats; demo__mini-5 failed before an agent existed.
@@ -47,7 +51,7 @@ test("mini-swe-agent: each instance's exit status from the latest batch run's ya
   assert.equal(docs.find(([id]) => id === 'demo__mini-4')![1].exception, traj('demo__mini-4').info.exception_str);
   // Outcomes as SWE-bench counts them: the three stopped agents left empty patches.
   const outcomes = (run.tables.responses as { rows: { doc_id: string; finish_reason: string }[] }).rows.map((r) => r.finish_reason);
-  assert.deepEqual(outcomes, ['resolved', 'unresolved', 'empty_patch', 'empty_patch', 'empty_patch', 'resolved']);
+  assert.deepEqual(outcomes, ['resolved', 'unresolved', 'empty_patch', 'empty_patch', 'empty_patch', 'resolved', 'not_submitted', 'not_submitted']);
 
   const cfg = traj('demo__mini-1').info.config;
   const used = (field: string) => (p.agent![field]!.used as { value?: unknown }).value;
@@ -74,9 +78,18 @@ test("mini-swe-agent: each instance's exit status from the latest batch run's ya
   assert.equal(noteOf('exit_status_disagrees'), undefined);
 });
 
-test('the denominator sweep with exit statuses: limit stops and agent exceptions as failures or excluded', async () => {
+test('the denominator sweep with exit statuses: limit stops and agent exceptions as failures or excluded; make_run_report reproduced', async () => {
   const source = await loadSource([dir], options);
   const [sweep] = await agentSweeps(source.store);
+  const summary = JSON.parse(readFileSync(join(dir, 'anthropic__claude-sonnet-4-5-20250929.mini-eval.json'), 'utf8'));
+  // The leaderboard's number: resolved ÷ total_instances (the dataset of 8, two never run).
+  const whole = sweep!.rules.find((r) => r.rule === 'whole_split')!;
+  assert.deepEqual([whole.value, whole.n, whole.as_published], [summary.resolved_instances / summary.total_instances, 8, ['SWE-bench leaderboard (resolved ÷ total_instances)']]);
+  assert.equal(whole.value, 2 / 8);
+  const [asRecorded] = await agentAsRecordedSections(source.store, source.store.manifest.runs.map((r) => r.run_id));
+  assert.deepEqual(asRecorded!.cells.map((c) => [c.quantity, c.recorded, c.matches]), [
+    'total_instances', 'submitted_instances', 'completed_instances', 'resolved_instances', 'unresolved_instances', 'empty_patch_instances', 'error_instances',
+  ].map((k) => [k, summary[k], 'exact']));
   assert.deepEqual(sweep!.agent_exits, { Submitted: 3, LimitsExceeded: 1, ContextWindowExceededError: 1, RuntimeError: 1 });
   const rule = (name: string) => sweep!.rules.find((r) => r.rule === name)!;
   // By hand: resolved 1 and 6, unresolved 2, empty patches 3 (LimitsExceeded), 4 (ContextWindowExceededError), 5 (RuntimeError).
@@ -89,7 +102,7 @@ test('the denominator sweep with exit statuses: limit stops and agent exceptions
   // 1e-15: the sweep's sum of squares and this closed form round differently in the last bit.
   assert.ok(Math.abs(rule('agent_errors_excluded').stderr! - Math.sqrt(1 / 3) / 2) < 1e-15);
   assert.ok(Math.abs(rule('agent_submitted_only').stderr! - 1 / 3) < 1e-15);
-  assert.equal(sweep!.spread, 2 / 3 - 2 / 6);
+  assert.equal(sweep!.spread, 2 / 3 - 2 / 8);
 });
 
 test("mini's exit statuses classed as its code raises them", () => {
@@ -139,7 +152,6 @@ test('bad input: an exit-status file that is not a status → ids map, and traje
   const b = scratch();
   try {
     rmSync(join(b, 'in', 'preds.json'));
-    rmSync(join(b, 'in', 'logs'), { recursive: true });
     const r = runCli(['import', join(b, 'in'), '--out', join(b, 'store')]);
     assert.equal(r.status, 2);
     assert.match(r.stderr, /without the preds\.json of their batch run beside them/);

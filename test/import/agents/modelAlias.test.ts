@@ -2,7 +2,7 @@
  * Model names across agent runs: 'anthropic/claude-sonnet-4-5-20250929' (LiteLLM's route to Anthropic's API) and
  * 'claude-sonnet-4-5-20250929' are one model, and diff says so by the provider_prefix rule; an undated alias, another
  * date, or a third-party host are not made equal. The second run is the mini-swe-agent fixture as it would have been
- * written with the bare model name (preds.json, trajectories and the evaluation folder renamed in a copy).
+ * written with the bare model name (preds.json, trajectories, the evaluation folder and the run summary renamed in a copy).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -45,6 +45,7 @@ function bareCopy(): string {
     writeFileSync(t, readFileSync(t, 'utf8').replaceAll(`"${PREFIXED}"`, `"${BARE}"`));
   }
   renameSync(join(root, 'logs/run_evaluation/mini-eval', PREFIXED.replace('/', '__')), join(root, 'logs/run_evaluation/mini-eval', BARE));
+  renameSync(join(root, `${PREFIXED.replace('/', '__')}.mini-eval.json`), join(root, `${BARE}.mini-eval.json`));
   return dir;
 }
 
