@@ -131,6 +131,7 @@ export function buildView(data: ReportData): ReportView {
     const lo = valued.length === 0 ? null : valued.reduce((m, r) => (r.value! < m.value! ? r : m));
     const hi = valued.length === 0 ? null : valued.reduce((m, r) => (r.value! > m.value! ? r : m));
     const outcomes = Object.entries(w.outcomes).map(([k, n]) => `${n} ${k}`).join(', ');
+    const exits = Object.entries(w.agent_exits).map(([k, n]) => `${n} ${k}`).join(', ');
     matrix.push({
       title: `Denominator sweep: ${w.task} (run ${w.run_id}, ${w.source_kind}: the same trials under each rule)`,
       chartTitle: `${w.task}: score under each denominator rule, ±1.96 standard errors (run ${w.run_id})`,
@@ -139,7 +140,7 @@ export function buildView(data: ReportData): ReportView {
       dots: valued.map((r) => ({ label: r.rule, value: r.value, lo: r.stderr === null ? null : Math.max(0, r.value! - 1.96 * r.stderr), hi: r.stderr === null ? null : Math.min(1, r.value! + 1.96 * r.stderr) })),
       spread: lo === null || hi === null ? 'spread: nothing evaluated (predictions or settings only), so no rule has a value' : `spread: ${fmt(hi.value! - lo.value!)} between the lowest rule (${lo.rule} = ${fmt(lo.value)}) and the highest (${hi.rule} = ${fmt(hi.value)})`,
       note: w.notes.length > 0 ? w.notes.map((n) => `${n.kind}: ${n.message}`).join(' ') : undefined,
-      denominator: `denominator: ${w.trials} trial(s) over ${w.tasks} instance(s) (${outcomes})`,
+      denominator: `denominator: ${w.trials} trial(s) over ${w.tasks} instance(s) (${outcomes})${exits === '' ? '' : `; the agent's exit statuses: ${exits}`}`,
     });
   }
   const comparisons: ComparisonView[] = [];

@@ -48,6 +48,8 @@ test('agent settings are rows of the disclosure table: every field, its value or
   assert.ok(md.includes('| agent.network | no | 0/1 | not recorded |'));
   assert.ok(md.includes('| agent.agent\\_limits | yes | 1/1 | {"step\\_limit":3,"cost\\_limit":3,"max\\_consecutive\\_format\\_errors":3} |'));
   assert.ok(md.includes('| agent.attempts | inferred | 1/1 | 1 (inferred: SWE-bench evaluates one prediction per instance) |'));
+  // The denominator sweep's line names the agent's exit statuses beside the harness's outcomes.
+  assert.ok(md.includes("denominator: 8 trial(s) over 8 instance(s) (2 resolved, 1 unresolved, 3 empty\\_patch, 2 not\\_submitted); the agent's exit statuses: 3 Submitted, 1 LimitsExceeded, 1 ContextWindowExceededError, 1 RuntimeError"));
   const html = renderReport(data, 'html');
   assert.ok(html.includes('<tr><td>agent.network</td><td>no</td><td>0/1</td><td>not recorded</td></tr>'));
   assert.ok(html.includes('<tr><td>agent.agent_version</td><td>yes</td><td>1/1</td><td>&quot;2.4.6&quot;</td></tr>'));
