@@ -34,8 +34,10 @@ export const EXIT_STATUS_FILE = /^exit_statuses_(\d+(?:\.\d+)?)\.ya?ml$/;
 
 export function miniRole(p: FileProbe): MiniRole | null {
   if (EXIT_STATUS_FILE.test(p.name) && /^instances_by_exit_status:/m.test(p.head)) return 'mini_exit_statuses';
-  // process_instance writes <output>/<instance_id>/<instance_id>.traj.json.
-  if (p.name === `${basename(dirname(p.path))}.traj.json` && /"(mini_version|trajectory_format)"\s*:/.test(p.head)) return 'mini_trajectory';
+  // process_instance writes <output>/<instance_id>/<instance_id>.traj.json, its info block first (2.x: model_stats,
+  // then the config with its long templates; 1.x: exit_status), so the head always shows one of these keys.
+  const head = p.head.trimStart();
+  if (p.name === `${basename(dirname(p.path))}.traj.json` && /^\{\s*"info"\s*:\s*\{/.test(head) && /"(model_stats|exit_status|mini_version)"\s*:/.test(head)) return 'mini_trajectory';
   return null;
 }
 
