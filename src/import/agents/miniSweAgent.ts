@@ -4,7 +4,7 @@
  * run, so a resumed run leaves several) and `<id>/<id>.traj.json` (info.exit_status, info.submission,
  * info.model_stats, info.mini_version, info.config with the agent, model and environment configs). An agent that
  * stops without submitting (a limit, an exception) still gets a preds.json entry with an empty patch, which SWE-bench
- * counts as submitted and unresolved: the exit status is what tells those instances apart.
+ * counts as submitted and never evaluates: the exit status is what tells those instances apart.
  */
 import { basename, dirname } from 'node:path';
 import { load as loadYaml } from 'js-yaml';
@@ -218,7 +218,7 @@ export function readMiniRun(
     const byStatus = new Map<string, number>();
     for (const id of stopped) byStatus.set(String(instances.get(id)!.exit_status), (byStatus.get(String(instances.get(id)!.exit_status)) ?? 0) + 1);
     const empty = stopped.filter((id) => predictions.has(id) && !predictions.get(id)!.patch).length;
-    notes.push(note('agent_stopped', `${stopped.length} of ${ids.length} instance(s) ended without a submission (${[...byStatus].map(([s, n]) => `${s} ${n}`).join(', ')}); ${empty} of them are empty patches in preds.json, which SWE-bench counts as submitted and unresolved`, stopped.slice(0, 5)));
+    notes.push(note('agent_stopped', `${stopped.length} of ${ids.length} instance(s) ended without a submission (${[...byStatus].map(([s, n]) => `${s} ${n}`).join(', ')}); ${empty} of them are empty patches in preds.json, which SWE-bench counts as submitted but never evaluates (empty_patch_instances): no rate counts them resolved`, stopped.slice(0, 5)));
   }
 
   const all = [...trajectories.values()];

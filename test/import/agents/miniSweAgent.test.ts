@@ -73,7 +73,7 @@ test("mini-swe-agent: each instance's exit status from the latest batch run's ya
   assert.deepEqual(noteOf('no_trajectory')!.evidence, ['demo__mini-5']);
   assert.equal(
     noteOf('agent_stopped')!.message,
-    '3 of 6 instance(s) ended without a submission (LimitsExceeded 1, ContextWindowExceededError 1, RuntimeError 1); 3 of them are empty patches in preds.json, which SWE-bench counts as submitted and unresolved',
+    '3 of 6 instance(s) ended without a submission (LimitsExceeded 1, ContextWindowExceededError 1, RuntimeError 1); 3 of them are empty patches in preds.json, which SWE-bench counts as submitted but never evaluates (empty_patch_instances): no rate counts them resolved',
   );
   assert.equal(noteOf('exit_status_disagrees'), undefined);
 });
