@@ -1,0 +1,137 @@
+/**
+ * `lmaudit run … --shard i/N` and `lmaudit merge`: the shards of a run, joined, are the run. The
+ * reference is the unsharded run of the same flags: the merged store must hold its results,
+ * per-sample scores and responses exactly. Shards of different runs, missing, duplicate or
+ * unfinished shards are refused, naming what is wrong.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli } from '../helpers/cli.ts';
+import { queryRows } from '../../src/store/duck.ts';
+import { assignShards, cutShard, parseShard } from '../../src/run/shard.ts';
+import type { BuiltTask } from '../../src/prompt/build.ts';
+import { executeRun, type RunOptions, type RunSummary } from '../../src/run/runner.ts';
+import { mergeShards } from '../../src/run/merge.ts';
+import { RunEvents } from '../../src/run/events.ts';
+import { BadInputError } from '../../src/errors.ts';
+
+const ENV = { env: { LMAUDIT_PROGRESS_SECONDS: '3600' } };
+const dir = mkdtempSync(join(tmpdir(), 'lmaudit-shard-'));
+
+/** A task of loglikelihood documents whose prompt lengths are `weights` (one request each, context only). */
+function task(name: string, weights: number[], requestsPerDoc = 1): BuiltTask {
+  return {
+    config: { task: name, repeats: 1 },
+    docs: weights.map((w, i) => ({ doc_id: i, request_type: 'loglikelihood', arguments: Array.from({ length: requestsPerDoc }, (_, k) => ['x'.repeat(w - (k === 0 ? 0 : w)), '']) })),
+  } as unknown as BuiltTask;
+}
+
+test('the cut: greedy longest-first over whole documents, ties in run order, each document to the lightest shard (by hand)', () => {
+  // Weights 5 3 8 2 7 into 2 shards. Longest first: d2 (8) → 0; d4 (7) → 1; d0 (5) → 1 (7 < 8), now 12;
+  // d1 (3) → 0 (8 < 12), now 11; d3 (2) → 0 (11 < 12), now 13.
+  const shards = assignShards([task('t', [5, 3, 8, 2, 7])], 2);
+  assert.deepEqual([...shards.values()].length, 5);
+  assert.deepEqual([0, 1, 2, 3, 4].map((d) => shards.get(`t\u0000${d}`)), [1, 0, 0, 0, 1]);
+  // Equal weights keep run order (task, then document) and go to the lowest shard first: a0 → 0, a1 → 1, b0 → 2, b1 → 0.
+  const ties = assignShards([task('a', [4, 4]), task('b', [4, 4])], 3);
+  assert.deepEqual(['a\u00000', 'a\u00001', 'b\u00000', 'b\u00001'].map((k) => ties.get(k)), [0, 1, 2, 0]);
+  // A document's requests stay together: a document of three requests is one unit.
+  const cut = cutShard([task('m', [6, 6, 6], 3)], { index: 1, count: 2 });
+  assert.deepEqual(cut.built[0]!.docs.map((d) => [d.doc_id, d.arguments.length]), [[1, 3]]);
+  assert.equal(cut.requests, 3);
+  assert.equal(cut.totalRequests, 9);
+  assert.throws(() => parseShard('3/3'), /i must be below N/);
+  assert.throws(() => parseShard('1-3'), /--shard takes i\/N/);
+});
+
+/** The flags of `lmaudit run` as options (the runs are made in this process: a CLI start costs seconds on a loaded machine). */
+function options(store: string, o: Partial<RunOptions>): RunOptions {
+  return {
+    model: 'onnx', modelArgs: { pretrained: 'fixtures/models/gpt2-tiny' }, tasks: ['arc_easy', 'gsm8k'], numFewshot: null, batchSize: 1, limit: 5,
+    applyChatTemplate: null, fewshotAsMultiturn: null, systemInstruction: null, genKwargs: { max_gen_toks: 8 }, seed: null,
+    store, resume: false, outputPath: null, date: new Date(), ...o,
+  };
+}
+const run = (store: string, o: Partial<RunOptions> = {}): Promise<RunSummary> => executeRun(options(store, o), new RunEvents());
+const results = (s: RunSummary) => JSON.parse(JSON.stringify(s.scores.map((t) => ({ task: t.task, metrics: t.results }))));
+
+async function rows(store: string, table: string, columns: string): Promise<unknown[]> {
+  return queryRows(`SELECT ${columns} FROM read_parquet('${join(store, `${table}.parquet`)}') ORDER BY ALL`);
+}
+
+const provenance = (store: string) => JSON.parse(readFileSync(join(store, 'provenance.json'), 'utf8')) as { runs: Array<Record<string, any>> };
+
+test('--shard 0/3, 1/3, 2/3 then merge equals the unsharded run: results, per-sample scores and responses, exactly; rescore, diff and report read it', async () => {
+  const whole = await run(join(dir, 'whole'));
+  const docs = new Set<string>();
+  for (const i of [0, 1, 2]) {
+    const shard = (await run(join(dir, `shard${i}`), { shard: { index: i, count: 3 } })).shard!;
+    assert.deepEqual([shard.totalDocuments, shard.totalRequests], [10, whole.sent]);
+    const ids = (await rows(join(dir, `shard${i}`), 'instances', 'DISTINCT task, doc_id')) as Array<{ task: string; doc_id: string }>;
+    assert.equal(ids.length, shard.documents);
+    for (const d of ids) {
+      assert.equal(docs.has(`${d.task}/${d.doc_id}`), false, `${d.task}/${d.doc_id} is in two shards`);
+      docs.add(`${d.task}/${d.doc_id}`);
+    }
+    assert.ok(provenance(join(dir, `shard${i}`)).runs[0]!.notes.some((n: { kind: string; message: string }) => n.kind === 'shard' && n.message.startsWith(`shard ${i} of 3`)));
+  }
+  assert.equal(docs.size, 10, 'the shards cover every document');
+
+  const merged = join(dir, 'merged');
+  // Given out of order: the shard number says which is which.
+  const m = runCli(['merge', merged, join(dir, 'shard2'), join(dir, 'shard0'), join(dir, 'shard1'), '--json'], ENV);
+  assert.equal(m.status, 0, m.stderr);
+  assert.deepEqual(JSON.parse(m.stdout).results, results(whole));
+  const a = join(dir, 'whole');
+  assert.deepEqual(await rows(merged, 'scores', 'task, doc_id, filter, metric, value, value_json'), await rows(a, 'scores', 'task, doc_id, filter, metric, value, value_json'));
+  assert.deepEqual(await rows(merged, 'filtered', 'task, doc_id, filter, line, filtered_json, metrics_json'), await rows(a, 'filtered', 'task, doc_id, filter, line, filtered_json, metrics_json'));
+  const answer = 'task, doc_id, request_idx, "repeat", text, logprob, is_greedy, finish_reason, tokens_in, tokens_out';
+  assert.deepEqual(await rows(merged, 'responses', answer), await rows(a, 'responses', answer));
+  const instance = 'task, doc_id, request_idx, request_type, arg_context, arg_continuation, gen_kwargs_json, doc_hash, response_text';
+  assert.deepEqual(await rows(merged, 'instances', instance), await rows(a, 'instances', instance));
+  const mergedRun = provenance(merged).runs[0]!;
+  assert.deepEqual(mergedRun.reported, provenance(a).runs[0]!.reported);
+  assert.equal(mergedRun.model.backend.used.value, 'onnx');
+  assert.deepEqual(mergedRun.records.files.used.value.map((f: { path: string }) => f.path), [0, 1, 2].map((i) => join(dir, `shard${i}`, 'responses.parquet')));
+  assert.ok(mergedRun.notes.some((n: { kind: string; message: string }) => n.kind === 'merge' && n.message.startsWith('merged from 3 shard stores')));
+
+  const diff = runCli(['diff', a, merged]);
+  assert.match(diff.stdout, /no run-level setting differs/);
+  assert.match(diff.stdout, /arc_easy: no task setting differs/);
+  const rescore = JSON.parse(runCli(['rescore', merged, '--extractors', 'as-recorded', '--json']).stdout) as { as_recorded: Array<{ cells: Array<{ n: number; matches_reported: boolean; items: { reproduced: number } }> }> };
+  const cells = rescore.as_recorded.flatMap((x) => x.cells);
+  assert.equal(cells.length, 4);
+  for (const c of cells) assert.deepEqual([c.matches_reported, c.items.reproduced], [true, c.n]);
+  const report = runCli(['report', merged, '--format', 'md']);
+  assert.equal(report.status, 0, report.stderr);
+  assert.match(report.stdout, /backend="onnx"; model\\_id="fixtures\/models\/gpt2-tiny"/);
+});
+
+const dummy = (store: string, o: Partial<RunOptions>) => run(store, { model: 'dummy', modelArgs: {}, tasks: ['arc_easy'], limit: 6, numFewshot: 0, ...o });
+const refused = async (shards: string[], pattern: RegExp) => assert.rejects(mergeShards(join(dir, 'never'), shards.map((s) => join(dir, s)), new RunEvents()), (e: Error) => e instanceof BadInputError && pattern.test(e.message));
+
+test('merge refuses shards of two configurations (naming the setting and both values), missing, duplicate and unfinished shards', async () => {
+  for (const i of [0, 1, 2]) await dummy(join(dir, `d${i}`), { shard: { index: i, count: 3 } });
+  await dummy(join(dir, 'd1five'), { shard: { index: 1, count: 3 }, numFewshot: 5 });
+  await dummy(join(dir, 'd0again'), { shard: { index: 0, count: 3 } });
+
+  // From the command line: exit 2, the setting and both values named.
+  const differ = runCli(['merge', join(dir, 'm1'), join(dir, 'd0'), join(dir, 'd1five'), join(dir, 'd2')]);
+  assert.equal(differ.status, 2);
+  assert.match(differ.stderr, new RegExp(`--num_fewshot differs \\(${join(dir, 'd0')}: 0; ${join(dir, 'd1five')}: 5\\)`));
+
+  await refused(['d0', 'd1'], /shard 2\/3 is missing/);
+  await refused(['d0', 'd0again', 'd1', 'd2'], new RegExp(`shard 0/3 is given twice: ${join(dir, 'd0')} and ${join(dir, 'd0again')}`));
+  // A shard whose backend failed part-way is unfinished.
+  await assert.rejects(dummy(join(dir, 'd2failed'), { shard: { index: 2, count: 3 }, modelArgs: { fail_after: 1 } }), /failing batch 2/);
+  await refused(['d0', 'd1', 'd2failed'], /shard 2\/3 did not finish; `lmaudit run … --resume .*d2failed` finishes it first/);
+  await dummy(join(dir, 'plain'), {});
+  await refused(['plain'], /a run without --shard/);
+
+  // The three agreeing dummy shards merge into the unsharded dummy run's results.
+  const merged = await mergeShards(join(dir, 'm6'), ['d2', 'd0', 'd1'].map((s) => join(dir, s)), new RunEvents());
+  assert.deepEqual(results(merged.summary), results(await dummy(join(dir, 'dwhole'), {})));
+});
