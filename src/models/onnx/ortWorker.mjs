@@ -274,13 +274,19 @@ function topAt(logits, offset, vocab, k, max, logSum) {
   return top.map(([id, x]) => [id, x - max - logSum]);
 }
 
-/** max and log(Σ exp(x − max)) of one position, as scoreAt sums them. */
+/** max, its (first) index and log(Σ exp(x − max)) of one position, as scoreAt sums them. */
 function softmaxStats(logits, offset, vocab) {
   let max = -Infinity;
-  for (let i = 0; i < vocab; i++) if (logits[offset + i] > max) max = logits[offset + i];
+  let arg = 0;
+  for (let i = 0; i < vocab; i++) {
+    if (logits[offset + i] > max) {
+      max = logits[offset + i];
+      arg = i;
+    }
+  }
   let sum = 0;
   for (let i = 0; i < vocab; i++) sum += Math.exp(logits[offset + i] - max);
-  return { max, logSum: Math.log(sum) };
+  return { max, arg, logSum: Math.log(sum) };
 }
 
 /**
@@ -294,9 +300,10 @@ async function scoreTokens({ rows, vocab, topK }) {
   const readRow = (logits, base, row, into, from = 0, count = row.length) => {
     for (let p = from; p < from + count; p++) {
       const offset = base + (p - from) * vocab;
-      const { max, logSum } = softmaxStats(logits, offset, vocab);
+      const { max, arg, logSum } = softmaxStats(logits, offset, vocab);
       if (p + 1 < row.length) into.logprobs[p] = logits[offset + row[p + 1]] - max - logSum;
-      into.top[p] = topAt(logits, offset, vocab, k, max, logSum);
+      // The best token needs no third pass over the vocabulary (the same arithmetic as topAt's).
+      into.top[p] = k === 1 ? [[arg, logits[offset + arg] - max - logSum]] : topAt(logits, offset, vocab, k, max, logSum);
     }
   };
   const order = rows.map((_, i) => i).sort((a, b) => rows[b].length - rows[a].length);
