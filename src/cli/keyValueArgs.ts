@@ -10,7 +10,7 @@
 import { BadInputError } from '../errors.ts';
 import { parsePyJson } from '../py/json.ts';
 import { PyFloat } from '../py/values.ts';
-import { literalEval } from '../prompt/pyliteral.ts';
+import { literalEvalDocValue } from '../py/literalEval.ts';
 import { isPlainObject } from '../util/json.ts';
 import { pyFloat } from '../py/float.ts';
 
@@ -41,7 +41,7 @@ export function cliValue(arg: string): unknown {
   const float = pyFloat(arg);
   if (float !== null) return new PyFloat(float);
   try {
-    return literalEval(arg);
+    return literalEvalDocValue(arg);
   } catch {
     return arg;
   }

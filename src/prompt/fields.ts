@@ -8,8 +8,8 @@ import { BadInputError } from '../errors.ts';
 import { resolveFunction } from '../tasks/functions.ts';
 import type { FieldSpec, TaskConfig } from '../tasks/config.ts';
 import { FunctionRef } from '../tasks/yaml.ts';
-import { LiteralEvalError, compileTemplate, pyIsDigit } from './jinja/index.ts';
-import { literalEval } from './pyliteral.ts';
+import { compileTemplate, pyIsDigit } from './jinja/index.ts';
+import { LiteralEvalError, literalEvalDocValue } from '../py/literalEval.ts';
 
 type Doc = Record<string, unknown>;
 
@@ -63,7 +63,7 @@ export class TaskFields {
 
   private literal(text: string, field: string): unknown {
     try {
-      return literalEval(text);
+      return literalEvalDocValue(text);
     } catch (error) {
       return this.fail(field, `rendered text is not a Python literal (${(error as Error).message}): ${JSON.stringify(text.slice(0, 120))}`, error);
     }
@@ -94,7 +94,7 @@ export class TaskFields {
       if (pyIsDigit(text) && this.config.doc_to_choice !== null) return this.literal(text, field);
       if (text.length >= 2 && text.startsWith('[') && text.endsWith(']')) {
         try {
-          return literalEval(text);
+          return literalEvalDocValue(text);
         } catch (error) {
           // lm-eval catches SyntaxError and ValueError only.
           if (error instanceof LiteralEvalError) return text;

@@ -43,6 +43,11 @@ interface Flags {
 const cache = new Map<string, PyPattern>();
 
 /** Flags passed as Python's `re.compile(pattern, flags)` would (inline flags in the pattern add to them). */
+/** Python 3.11's `re.escape` on str: only the characters special in a pattern get a backslash. */
+export function pyReEscape(text: string): string {
+  return text.replace(/[()[\]{}?*+\-|^$\\.&~# \t\n\r\v\f]/g, '\\$&');
+}
+
 export interface PyRegexFlags {
   ignoreCase?: boolean;
   multiline?: boolean;

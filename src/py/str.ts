@@ -7,7 +7,7 @@
  */
 import { CASEFOLD_SPECIAL } from './casefoldTable.ts';
 import { TITLE_EXCEPTIONS } from './unicodeTables.ts';
-import { DIGITS, NONPRINTABLE, UNASSIGNED } from './unicodedata.ts';
+import { CASED, DIGITS, LOWERCASE, NONPRINTABLE, TITLECASE, UNASSIGNED, UPPERCASE } from './unicodedata.ts';
 
 /**
  * `str.isdigit()`: non-empty and every character a Unicode digit, so `"²"` and
@@ -271,6 +271,39 @@ export function pyCapitalize(s: string): string {
   const firstLowered = pyLower(first);
   const rest = lowered.startsWith(firstLowered) ? lowered.slice(firstLowered.length) : pyLower(s.slice(first.length));
   return head + rest;
+}
+
+/** `str.islower()`: no upper or title case character, and at least one lower case one. */
+export function pyIsLower(s: string): boolean {
+  let cased = false;
+  for (const ch of s) {
+    const cp = ch.codePointAt(0)!;
+    if (UPPERCASE.has(cp) || TITLECASE.has(cp)) return false;
+    cased ||= LOWERCASE.has(cp);
+  }
+  return cased;
+}
+
+/** `str.isupper()`: no lower or title case character, and at least one upper case one. */
+export function pyIsUpper(s: string): boolean {
+  let cased = false;
+  for (const ch of s) {
+    const cp = ch.codePointAt(0)!;
+    if (LOWERCASE.has(cp) || TITLECASE.has(cp)) return false;
+    cased ||= UPPERCASE.has(cp);
+  }
+  return cased;
+}
+
+/** `str.title()`: a cased character after another cased character is lower-cased, every other one title-cased. */
+export function pyTitle(s: string): string {
+  let out = '';
+  let prevCased = false;
+  for (const ch of s) {
+    out += prevCased ? pyLower(ch) : pyCapitalize(ch);
+    prevCased = CASED.has(ch.codePointAt(0)!);
+  }
+  return out;
 }
 
 export function isPyPrintable(cp: number): boolean {

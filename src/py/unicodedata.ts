@@ -5,6 +5,9 @@
  * by CPython (test/golden/unicode_gen.py, fixtures/inspect/scripts/unicode_numeric_table.py).
  */
 import { ALNUM_RANGES, DECIMAL_RANGES, DIGIT_RANGES, NONPRINTABLE_RANGES, UNASSIGNED_RANGES } from './unicodeTables.ts';
+import {
+  CATEGORY_RANGES, IDENTIFIER_CONTINUE_RANGES, IDENTIFIER_START_RANGES, LOWERCASE_RANGES, UPPERCASE_RANGES,
+} from './unicodeCategoryTable.ts';
 import { DIGIT_NOT_DECIMAL, NUMERIC_BY_VALUE } from './unicodeNumericTable.ts';
 
 /** The target these semantics are held to (test/py/target.test.ts checks both against CPython's outputs). */
@@ -16,13 +19,27 @@ export class RangeSet {
   readonly ends: number[] = [];
   constructor(encoded: string) {
     let prev = -1;
-    for (const pair of encoded.split(',')) {
+    for (const pair of encoded === '' ? [] : encoded.split(',')) {
       const [gap, len] = pair.split('.') as [string, string];
       const start = prev + 1 + parseInt(gap, 36);
       prev = start + parseInt(len, 36);
       this.starts.push(start);
       this.ends.push(prev);
     }
+  }
+  /** The code points in any of `sets`, adjacent ranges joined. */
+  static union(sets: readonly RangeSet[]): RangeSet {
+    const pairs = sets.flatMap((s) => s.starts.map((a, i) => [a, s.ends[i]!] as const)).sort((x, y) => x[0] - y[0]);
+    const out = new RangeSet('');
+    for (const [a, b] of pairs) {
+      const last = out.ends.length - 1;
+      if (last >= 0 && a <= out.ends[last]! + 1) out.ends[last] = Math.max(out.ends[last]!, b);
+      else {
+        out.starts.push(a);
+        out.ends.push(b);
+      }
+    }
+    return out;
   }
   /** The start of the range holding cp, or -1. */
   rangeStart(cp: number): number {
@@ -64,6 +81,55 @@ export const DIGITS = new RangeSet(DIGIT_RANGES);
 export const DECIMALS = new RangeSet(DECIMAL_RANGES);
 /** str.isalnum(). */
 export const ALNUM = new RangeSet(ALNUM_RANGES);
+
+/** Code points that may start a Python identifier (`c.isidentifier()`: XID_Start and '_'). */
+export const IDENTIFIER_START = new RangeSet(IDENTIFIER_START_RANGES);
+/** Code points that may continue one (`('a' + c).isidentifier()`: XID_Continue). */
+export const IDENTIFIER_CONTINUE = new RangeSet(IDENTIFIER_CONTINUE_RANGES);
+/** The Lowercase property (Ll and Other_Lowercase): `str.islower()` of one character. */
+export const LOWERCASE = new RangeSet(LOWERCASE_RANGES);
+/** The Uppercase property (Lu and Other_Uppercase): `str.isupper()` of one character. */
+export const UPPERCASE = new RangeSet(UPPERCASE_RANGES);
+
+const CATEGORY_SETS = new Map(Object.entries(CATEGORY_RANGES).map(([name, ranges]) => [name, new RangeSet(ranges)]));
+/** Titlecase letters (Lt). */
+export const TITLECASE = CATEGORY_SETS.get('Lt')!;
+/** Cased code points (Lowercase, Uppercase or Lt), as `str.title()` reads them. */
+export const CASED = RangeSet.union([LOWERCASE, UPPERCASE, TITLECASE]);
+let categoryIndex: { starts: number[]; ends: number[]; names: string[] } | undefined;
+
+/** `unicodedata.category(chr(cp))`. */
+export function category(cp: number): string {
+  if (categoryIndex === undefined) {
+    const runs = [...CATEGORY_SETS].flatMap(([name, set]) => set.starts.map((a, i) => [a, set.ends[i]!, name] as const));
+    runs.sort((x, y) => x[0] - y[0]);
+    categoryIndex = { starts: runs.map((r) => r[0]), ends: runs.map((r) => r[1]), names: runs.map((r) => r[2]) };
+  }
+  const { starts, ends, names } = categoryIndex;
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    if (cp < starts[mid]!) hi = mid - 1;
+    else if (cp > ends[mid]!) lo = mid + 1;
+    else return names[mid]!;
+  }
+  return 'Cn';
+}
+
+/**
+ * The code points whose category is one of `names`, each a category ('Lu') or its first letter
+ * for all of that class ('L'): what `\p{L}` means, held to Python 3.11's Unicode rather than Node's.
+ */
+export function categorySet(...names: string[]): RangeSet {
+  const sets = [...CATEGORY_SETS].filter(([name]) => names.some((n) => name === n || (n.length === 1 && name[0] === n)));
+  return RangeSet.union(sets.map(([, set]) => set));
+}
+
+/** The body of a regex character class (for a `u` pattern) matching Python's `\w` on str: isalnum() or '_'. */
+export const WORD_CLASS = `${ALNUM.classBody()}_`;
+/** The body of a class matching Python's `\d` on str (isdecimal()). */
+export const DECIMAL_CLASS = DECIMALS.classBody();
 
 /** `unicodedata.decimal(ch)`, or null: the offset into its run of Nd digits, mod 10. */
 export function decimalValue(cp: number): number | null {

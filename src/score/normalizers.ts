@@ -3,7 +3,8 @@
  * form (the definition) and, where an exactly equivalent DuckDB expression exists,
  * a SQL form used by the bulk path; tests hold the two to the same answers.
  */
-import { ASCII_PY_WHITESPACE, PY_PUNCTUATION, pySplit, pyStrip } from '../py/str.ts';
+import { ASCII_PY_WHITESPACE, PY_PUNCTUATION, pyLower, pySplit, pyStrip } from '../py/str.ts';
+import { DECIMAL_CLASS, decimalValue, WORD_CLASS } from '../py/unicodedata.ts';
 import { sqlString } from '../store/duck.ts';
 import type { Normalizer } from './types.ts';
 
@@ -115,7 +116,7 @@ function numericSqlExactWhen(x: string): string {
 const PUNCTUATION = new RegExp(`[${PY_PUNCTUATION.replace(/[\\\]^-]/g, '\\$&')}]`, 'g');
 const DIGITS = /[0-9]/g;
 // Python's \b is Unicode-aware; JS's is ASCII-only, hence the explicit look-arounds.
-const ARTICLES = /(?<![\p{L}\p{N}_])(a|an|the)(?![\p{L}\p{N}_])/gu;
+const ARTICLES = new RegExp(`(?<![${WORD_CLASS}])(a|an|the)(?![${WORD_CLASS}])`, 'gu');
 let nanCount = 0;
 
 /** Python's float() literal grammar (decimal, exponent, inf/nan, underscores between digits). */
@@ -123,23 +124,12 @@ const PY_FLOAT =
   /^[+-]?(?:(?:\d(?:_?\d)*)?\.?\d(?:_?\d)*(?:[eE][+-]?\d(?:_?\d)*)?|\d(?:_?\d)*\.(?:[eE][+-]?\d(?:_?\d)*)?|inf(?:inity)?|nan)$/i;
 
 const PLAIN_INTEGER = /^[+-]?[0-9]{1,15}$/;
-const DECIMAL_DIGIT = /\p{Nd}/gu;
-const IS_DECIMAL_DIGIT = /^\p{Nd}$/u;
+const DECIMAL_DIGIT = new RegExp(`[${DECIMAL_CLASS}]`, 'gu');
 
-/**
- * Python's float() reads a decimal digit of any script ('١٢' is 12.0, so is '１２'); this
- * writes each as its ASCII digit. Unicode encodes decimal digits in runs of ten, 0 to 9,
- * and runs of several scripts can be adjacent (the mathematical digits), so a digit's value
- * is its distance from the start of its stretch of digits, modulo ten.
- */
+/** Python's float() reads a decimal digit of any script ('١٢' is 12.0, so is '１２'); this writes each as its ASCII digit. */
 function asciiDigits(text: string): string {
   if (/^[\x00-\x7f]*$/.test(text)) return text;
-  return text.replace(DECIMAL_DIGIT, (digit) => {
-    const code = digit.codePointAt(0)!;
-    let start = code;
-    while (IS_DECIMAL_DIGIT.test(String.fromCodePoint(start - 1))) start--;
-    return String((code - start) % 10);
-  });
+  return text.replace(DECIMAL_DIGIT, (digit) => String(decimalValue(digit.codePointAt(0)!)));
 }
 
 // The lower-casing normalisers in SQL, exact on ASCII (DuckDB's lower() of other letters
@@ -181,19 +171,19 @@ export const NORMALIZERS = {
     name: 'lm-eval-exact-match',
     description:
       "lm-eval exact_match with ignore_case and ignore_punctuation, in its order: lower-case, then delete ASCII punctuation (no whitespace trimming)",
-    normalize: (text: string) => text.toLowerCase().replace(PUNCTUATION, ''),
+    normalize: (text: string) => pyLower(text).replace(PUNCTUATION, ''),
     sql: lowerNoPunctuation,
   },
   'lm-eval-exact-match-numbers': {
     name: 'lm-eval-exact-match-numbers',
     description: 'lm-eval exact_match with ignore_case, ignore_punctuation and ignore_numbers (digits deleted last)',
-    normalize: (text: string) => text.toLowerCase().replace(PUNCTUATION, '').replace(DIGITS, ''),
+    normalize: (text: string) => pyLower(text).replace(PUNCTUATION, '').replace(DIGITS, ''),
     sql: (x: string) => `regexp_replace(${lowerNoPunctuation(x)}, '[0-9]', '', 'g')`,
   },
   squad: {
     name: 'squad',
     description: "SQuAD's normalize_answer: lower-case, drop ASCII punctuation, drop articles a/an/the, collapse whitespace",
-    normalize: (text: string) => pySplit(text.toLowerCase().replace(PUNCTUATION, '').replace(ARTICLES, ' ')).join(' '),
+    normalize: (text: string) => pySplit(pyLower(text).replace(PUNCTUATION, '').replace(ARTICLES, ' ')).join(' '),
     sql: squadSql,
   },
   numeric: {

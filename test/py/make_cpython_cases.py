@@ -4,12 +4,17 @@ Run with CPython 3.11 (and jinja2 3.1): python3 test/py/make_cpython_cases.py
 Writes test/py/cpython_cases.json. Unicode properties over every code point are
 in test/golden/unicode.json (test/golden/unicode_gen.py); this file holds the
 functions: round, float repr and parsing, int parsing, format(x, '.5g'),
-strip/split, casefold, json.dumps, ast.literal_eval and Jinja2's round filter.
+strip/split, casefold, json.dumps, ast.literal_eval, re.escape, Jinja2's round
+filter and the Unicode-dependent answers of the ports that used JavaScript's \\p{...}
+(Jinja2's wordcount, title and lower/upper tests, lm-eval's multi_choice_regex
+punctuation, SQuAD's article removal, Inspect's answer_index).
 """
 import ast
 import json
 import pathlib
 import random
+import re
+import string
 import sys
 import unicodedata
 
@@ -61,11 +66,37 @@ def main():
     jinja_rounds = [[t, env.from_string(t).render()] for t in [
         "{{ -4376550.0|round(-2) }}", "{{ 1250|round(-2) }}", "{{ 1350|round(-2) }}", "{{ 2.5|round }}", "{{ 2.675|round(2) }}",
         "{{ 1250.0|round(-2) }}", "{{ 15|round(-1) }}", "{{ 7|round(2) }}", "{{ 0.125|round(2) }}", "{{ -2.5|round }}"]]
+    literal_outcomes = [[s, outcome(ast.literal_eval, s).get("raises", "value")] for s in
+                        ["1\u00e9", "1\u00b2", "1a", "x\u00b2", "\u00e9", "\u2118", "\u0e33", "1 ", "1\u0660", "[\u1885]", "a\u00b7b"]]
+    escape_texts = ["a.b*c", "()[]{}?*+-|^$\\.&~# \t\n\r\v\f", "é_1!\"'%,/:;<=>@`", "😀 x", "A\u0300"]
+    escapes = [[s, re.escape(s)] for s in escape_texts]
+    words = ["héllo wörld_1 ²x ١٢", "a-b c\u0300d", "\U00011f50\U00011f51 x", "\u2e5d\u2e5d a", "日本語 テキスト"]
+    wordcounts = [[s, env.from_string("{{ s|wordcount }}").render(s=s)] for s in words]
+    titled = [[s, s.title()] for s in ["hello wORLD", "ǆemal ǳ", "ªb ʰc", "o'neil x2y", "\U00016e40a b", "ⓐb"]]
+    case_tests = [[s, s.islower(), s.isupper()] for s in ["ab", "AB", "ª", "ʰ", "1", "ⓐ", "Ⓐ", "\U00016e40", "ǅ", "aǅ"]]
+    punct = [[s, s.translate(dict.fromkeys(i for i in range(sys.maxunicode) if unicodedata.category(chr(i)).startswith("P")))]
+             for s in ["a.b,c!", "«x» ¿y?", "\u2e5d\u2e5e z", "a\U00011f43b", "‐—a"]]
+
+    def normalize_answer(s):
+        """SQuAD's normalize_answer (lm-eval, Inspect): lower, drop punctuation, drop articles, collapse whitespace."""
+        s = "".join(ch for ch in s.lower() if ch not in set(string.punctuation))
+        return " ".join(re.sub(r"\b(a|an|the)\b", " ", s).split())
+
+    articles = [[s, normalize_answer(s)] for s in ["The cat, a dog", "éthe theé a", "\U00011f50the an", "\u0e33a", "x_the the_",
+                                                    "\u2e5dthe \U00016e40A", "İthe"]]
+
+    def answer_index(c):
+        return ord(c.upper()) - ord("A") if c.isalpha() else 25 + int(c)
+
+    answer_indexes = [[c, outcome(answer_index, c).get("value")] for c in ["a", "B", "3", "\u0663", "\u00b2", "\u00df", "\u01c5", "\U00011f51", " "]]
     cases = {
         "python": sys.version.split()[0], "unicode": unicodedata.unidata_version, "jinja2": jinja2.__version__,
         "round": rounds, "round_int": int_rounds, "float_repr": reprs, "float": floats_parsed, "int": ints_parsed,
         "format_g": format_g, "strip_split": strips, "strip_chars": strip_chars, "casefold_lower": casefolds,
         "json_dumps": dumps, "literal_eval": literals, "jinja_round": jinja_rounds,
+        "literal_eval_outcome": literal_outcomes, "re_escape": escapes, "jinja_wordcount": wordcounts, "title": titled,
+        "islower_isupper": case_tests, "punctuation_removed": punct, "squad_normalized": articles,
+        "answer_index": answer_indexes, "string_punctuation": string.punctuation,
     }
     OUT.write_text(json.dumps(cases, indent=1, ensure_ascii=True) + "\n")
 

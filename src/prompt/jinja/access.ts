@@ -8,7 +8,7 @@
  */
 import { UnsupportedError } from '../../errors.ts';
 import {
-  pyCapitalize, pyCharAt, pyCount, pyFind, pyLen, pyLower, pyReplace, pyRsplit, pySplit, pyStrip, pyUpper,
+  casefold, pyCapitalize, pyCharAt, pyCount, pyFind, pyLen, pyLower, pyReplace, pyRsplit, pySplit, pyStrip, pyTitle, pyUpper,
 } from '../../py/str.ts';
 import {
   PyCallable, PyDict, PyDictView, PyFloat, PyObject, PyRange, PyTuple, PyTypeError, PyUndefined, PyValueError, failUndefined, numberOf,
@@ -87,7 +87,7 @@ const STR_METHODS: Record<string, Method<string>> = {
   },
   upper: (s, a) => (bindArgs('upper', [], a), pyUpper(s)),
   lower: (s, a) => (bindArgs('lower', [], a), pyLower(s)),
-  casefold: (s, a) => (bindArgs('casefold', [], a), pyLower(s).replace(/ß/g, 'ss')),
+  casefold: (s, a) => (bindArgs('casefold', [], a), casefold(s)),
   capitalize: (s, a) => (bindArgs('capitalize', [], a), pyCapitalize(s)),
   title: (s, a) => (bindArgs('title', [], a), pyTitle(s)),
   startswith: (s, a) => {
@@ -224,17 +224,6 @@ function windowOf(s: string, start: number | null, end: number | null): string |
   const a = norm(start, 0);
   if (a > n) return null;
   return cs.slice(a, Math.max(a, Math.min(norm(end, n), n))).join('');
-}
-
-/** `str.title()`: a cased character after another cased character is lower-cased, otherwise title-cased. */
-function pyTitle(s: string): string {
-  let out = '';
-  let prevCased = false;
-  for (const ch of s) {
-    out += prevCased ? pyLower(ch) : pyCapitalize(ch);
-    prevCased = /[\p{Lu}\p{Ll}\p{Lt}]/u.test(ch);
-  }
-  return out;
 }
 
 /** Jinja2's object_type_repr, used in undefined messages. */

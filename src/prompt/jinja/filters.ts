@@ -12,6 +12,7 @@ import { pySub } from '../../py/reSub.ts';
 import { pyCapitalize, pyLen, pyLower, pyReplace, pyStrip, pyUpper, sliceArray } from '../../py/str.ts';
 import { pyFloat, pyRound } from '../../py/float.ts';
 import { parsePyInt } from '../../py/int.ts';
+import { WORD_CLASS } from '../../py/unicodedata.ts';
 import { runTest } from './tests.ts';
 import {
   PyBigInt, PyDict, PyDictView, PyFloat, PyGenerator, PyRange, PyTuple, PyTypeError, PyUndefined, PyValueError, failUndefined, isFloat,
@@ -21,6 +22,8 @@ import {
 export type Filter = (value: PyValue, a: PyArgs) => PyValue;
 
 const NO_ARGS: PyArgs = { args: [], kwargs: new Map() };
+/** Jinja2's wordcount regex, `\w+` (Python's \w: str.isalnum() or '_'). */
+const WORDS = new RegExp(`[${WORD_CLASS}]+`, 'gu');
 
 function len(v: PyValue): number {
   if (typeof v === 'string') return pyLen(v);
@@ -284,7 +287,7 @@ export const FILTERS: Record<string, Filter> = {
   upper: (v, a) => (bindArgs('upper', [], a), pyUpper(pyStr(v))),
   wordcount: (v, a) => {
     bindArgs('wordcount', [], a);
-    return (pyStr(v).match(/[\p{L}\p{N}_]+/gu) ?? []).length;
+    return (pyStr(v).match(WORDS) ?? []).length;
   },
   indent: (v, a) => {
     const [width, first, blank] = bindArgs('indent', ['width', 'first', 'blank'], a);

@@ -20,7 +20,6 @@ import { TESTS } from './tests.ts';
 import { PyTypeError, PyUndefinedError, PyValueError, fromJs, pyStr, type PyValue } from '../../py/values.ts';
 
 export { PyBigInt, PyDict, PyFloat, PyTuple, type PyValue } from '../../py/values.ts';
-export { literalEval, LiteralEvalError } from './literal.ts';
 export { pyIsDigit, isPySpace, pyStrip } from '../../py/str.ts';
 
 /** Python `str()` of a JSON-like document value (wrap floats in PyFloat), e.g. a target read from a column. */

@@ -11,6 +11,8 @@
  */
 import { Token, TOKEN_TYPES, type TokenType } from './hf.ts';
 import { isPySpace } from '../../py/str.ts';
+import { IDENTIFIER_PATTERN } from '../../py/identifier.ts';
+import { decodeUnicodeEscape, PyEscapeError } from '../../py/stringEscapes.ts';
 import { rewriteTokens } from './rewrites.ts';
 
 export class TemplateSyntaxError extends Error {
@@ -55,7 +57,7 @@ const MAX_NESTING = 100;
 
 const FLOAT_RE = /(\d+_)*\d+((\.(\d+_)*\d+)?[eE][+-]?(\d+_)*\d+|\.(\d+_)*\d+)/y;
 const INT_RE = /(0[bB](_?[01])+|0[oO](_?[0-7])+|0[xX](_?[\da-fA-F])+|[1-9](_?\d)*|0(_?0)*)/y;
-const NAME_RE = /[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}]*/uy;
+const NAME_RE = new RegExp(IDENTIFIER_PATTERN, 'uy');
 const STRING_RE = /'([^'\\]*(?:\\.[^'\\]*)*)'|"([^"\\]*(?:\\.[^"\\]*)*)"/sy;
 const RAW_BEGIN_RE = /\{%([-+]?)\s*raw\s*([-+]?)%\}/y;
 const RAW_END_RE = /\{%([-+]?)\s*endraw\s*([-+]?)%\}/g;
@@ -184,7 +186,7 @@ function readToken(src: string, at: number, lineAt: (pos: number) => number): [T
     const s = match(STRING_RE);
     if (!s) throw new TemplateSyntaxError('unexpected char ' + JSON.stringify(ch), lineAt(at));
     const body = s[1] ?? s[2] ?? '';
-    return [new Token(decodeUnicodeEscape(body, lineAt(at)), TOKEN_TYPES.StringLiteral), at + s[0].length];
+    return [new Token(decodeLiteral(body, lineAt(at)), TOKEN_TYPES.StringLiteral), at + s[0].length];
   }
   const name = match(NAME_RE);
   if (name) return [new Token(name[0], TOKEN_TYPES.Identifier), at + name[0].length];
@@ -194,63 +196,12 @@ function readToken(src: string, at: number, lineAt: (pos: number) => number): [T
   throw new TemplateSyntaxError(`unexpected char ${JSON.stringify(ch)}`, lineAt(at));
 }
 
-const SIMPLE_ESCAPES: Record<string, string> = {
-  '\n': '',
-  '\\': '\\',
-  "'": "'",
-  '"': '"',
-  a: '\x07',
-  b: '\b',
-  f: '\f',
-  n: '\n',
-  r: '\r',
-  t: '\t',
-  v: '\v',
-};
-
-/**
- * Jinja2 decodes string literals with `.encode('ascii', 'backslashreplace')
- * .decode('unicode-escape')`. Non-ASCII text survives (it is escaped, then
- * unescaped), except right after a lone backslash, where Python's quirk turns
- * `\é` into the four characters `\xe9`; unknown escapes keep their backslash.
- */
-export function decodeUnicodeEscape(body: string, lineno: number, pythonSource = false): string {
-  // For a Python source literal (ast.literal_eval) the text is decoded as is, without the ASCII round trip.
-  let ascii = pythonSource ? body : '';
-  for (const ch of pythonSource ? '' : body) {
-    const cp = ch.codePointAt(0)!;
-    if (cp < 0x80) ascii += ch;
-    else if (cp < 0x100) ascii += `\\x${cp.toString(16).padStart(2, '0')}`;
-    else if (cp < 0x10000) ascii += `\\u${cp.toString(16).padStart(4, '0')}`;
-    else ascii += `\\U${cp.toString(16).padStart(8, '0')}`;
+/** A string literal's body decoded as Jinja2 does (src/py/stringEscapes.ts), a refusal reported at its line. */
+function decodeLiteral(body: string, lineno: number): string {
+  try {
+    return decodeUnicodeEscape(body);
+  } catch (e) {
+    if (e instanceof PyEscapeError) throw new TemplateSyntaxError(e.message, lineno);
+    throw e;
   }
-  let out = '';
-  for (let i = 0; i < ascii.length; i++) {
-    const c = ascii[i]!;
-    if (c !== '\\') {
-      out += c;
-      continue;
-    }
-    const e = ascii[++i];
-    if (e === undefined) throw new TemplateSyntaxError('\\ at end of string', lineno);
-    if (e in SIMPLE_ESCAPES) out += SIMPLE_ESCAPES[e];
-    else if (/[0-7]/.test(e)) {
-      let digits = e;
-      while (digits.length < 3 && /[0-7]/.test(ascii[i + 1] ?? '')) digits += ascii[++i];
-      out += String.fromCodePoint(parseInt(digits, 8));
-    } else if (e === 'x' || e === 'u' || e === 'U') {
-      const width = e === 'x' ? 2 : e === 'u' ? 4 : 8;
-      const hex = ascii.slice(i + 1, i + 1 + width);
-      if (!new RegExp(`^[0-9a-fA-F]{${width}}$`).test(hex)) {
-        throw new TemplateSyntaxError(`truncated \\${e}${'X'.repeat(width)} escape`, lineno);
-      }
-      const cp = parseInt(hex, 16);
-      if (cp > 0x10ffff) throw new TemplateSyntaxError('illegal Unicode character', lineno);
-      out += String.fromCodePoint(cp);
-      i += width;
-    } else if (e === 'N') {
-      throw new TemplateSyntaxError('\\N{...} escapes (Unicode character names) are not supported', lineno);
-    } else out += `\\${e}`;
-  }
-  return out;
 }

@@ -10,7 +10,7 @@ import {
   type PyValue,
 } from '../../py/values.ts';
 import { binaryOp } from './operators.ts';
-import { pyLower, pyUpper } from '../../py/str.ts';
+import { pyIsLower, pyIsUpper } from '../../py/str.ts';
 
 type Test = (value: PyValue, args: PyValue[]) => boolean;
 
@@ -21,7 +21,6 @@ const intValue = (v: PyValue): number => {
   if (n === undefined) throw new UnsupportedError(`test expects a number, got ${pyStr(v)}`);
   return n;
 };
-const hasCased = (s: string): boolean => /[\p{Lu}\p{Ll}\p{Lt}]/u.test(s);
 
 export const TESTS: Record<string, Test> = {
   defined: (v) => !(v instanceof PyUndefined),
@@ -42,14 +41,8 @@ export const TESTS: Record<string, Test> = {
   callable: (v) => v instanceof PyCallable || v instanceof PyUndefined,
   odd: (v) => Math.abs(intValue(v) % 2) === 1,
   even: (v) => intValue(v) % 2 === 0,
-  lower: (v) => {
-    const s = pyStr(v);
-    return hasCased(s) && pyLower(s) === s;
-  },
-  upper: (v) => {
-    const s = pyStr(v);
-    return hasCased(s) && pyUpper(s) === s;
-  },
+  lower: (v) => pyIsLower(pyStr(v)),
+  upper: (v) => pyIsUpper(pyStr(v)),
   escaped: () => false,
   divisibleby: (v, [n]) => {
     const d = intValue(n ?? null);

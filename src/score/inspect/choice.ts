@@ -8,7 +8,8 @@
  */
 import { compilePython } from '../../py/re.ts';
 import { findall } from '../../py/reMatch.ts';
-import { pyStrip } from '../../py/str.ts';
+import { pyStrip, pyUpper } from '../../py/str.ts';
+import { categorySet, decimalValue } from '../../py/unicodedata.ts';
 import type { InspectScore } from './scorers.ts';
 
 const STRICT = compilePython('(?i)^ANSWER\\s*:\\s*([A-Za-z\\d ,]+)\\s*(?:$|\\n|\\.)', { multiline: true });
@@ -18,11 +19,22 @@ export function answerCharacter(index: number): string {
   return index < 26 ? String.fromCharCode(65 + index) : String(index - 25);
 }
 
-/** Index of an answer character; null where Python's answer_index raises. */
+/** str.isalpha() of one character: its category is a letter's. */
+const LETTERS = categorySet('L');
+
+/**
+ * Index of an answer character, `ord(c.upper()) - ord("A") if c.isalpha() else 25 + int(c)`;
+ * null where Python's answer_index raises (an upper case of two characters, a character int() refuses).
+ */
 export function answerIndex(char: string): number | null {
-  if (/^\p{L}$/u.test(char)) return char.toUpperCase().charCodeAt(0) - 65;
-  if (/^\p{N}$/u.test(char) && /^\d$/.test(char)) return 25 + Number(char);
-  return null;
+  const cp = char.codePointAt(0);
+  if (cp === undefined || String.fromCodePoint(cp) !== char) return null;
+  if (LETTERS.has(cp)) {
+    const upper = [...pyUpper(char)];
+    return upper.length === 1 ? upper[0]!.codePointAt(0)! - 65 : null;
+  }
+  const digit = decimalValue(cp);
+  return digit === null ? null : 25 + digit;
 }
 
 /** The letters multiple_choice would mark as chosen (empty: nothing parsed). */
@@ -30,7 +42,7 @@ export function parseChoiceAnswers(completion: string, choiceCount: number, mult
   let matches = findall(STRICT, completion) as string[];
   if (matches.length === 0) matches = findall(LOOSE, completion) as string[];
   if (matches.length === 0) return new Set();
-  const matched = pyStrip(matches[matches.length - 1]!).replace(/\.+$/, '').toUpperCase();
+  const matched = pyUpper(pyStrip(matches[matches.length - 1]!).replace(/\.+$/, ''));
   const allowed = new Set(Array.from({ length: choiceCount }, (_, i) => answerCharacter(i)));
   if (multipleCorrect) {
     const compact = matched.replaceAll(' AND ', ',').replaceAll(' ', '');

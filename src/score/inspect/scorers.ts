@@ -8,6 +8,7 @@ import { compilePython } from '../../py/re.ts';
 import { searchGroups } from '../../py/reMatch.ts';
 import { formatG, pyFloat, pyFloatRepr, pyRound } from '../../py/float.ts';
 import { casefold, PY_PUNCTUATION, PY_SPACE_RUN, pyLower, pyStrip, STRING_WHITESPACE } from '../../py/str.ts';
+import { DECIMAL_CLASS, WORD_CLASS } from '../../py/unicodedata.ts';
 import { parseFiniteNumber } from './unicodeNumber.ts';
 
 /** Inspect's strip_punctuation: `s.strip(string.whitespace + string.punctuation)`. */
@@ -33,12 +34,14 @@ export interface MatchOptions {
   numeric?: boolean;
 }
 
+const DOT_NOT_BEFORE_DIGIT = new RegExp(`\\.(?![${DECIMAL_CLASS}])`, 'gu');
+
 /** Inspect's strip_numeric_punctuation. */
 export function stripNumericPunctuation(s: string): string {
   return s
     .replace(/\\([$,£€*_])/g, '$1')
     .replace(/[$,£€*_]/g, '')
-    .replace(/\.(?!\p{Nd})/gu, '');
+    .replace(DOT_NOT_BEFORE_DIGIT, '');
 }
 
 function normalizeNumber(text: string): string {
@@ -145,7 +148,8 @@ const isFiniteNumber = (s: string) => {
   const n = pyFloat(s);
   return n !== null && Number.isFinite(n);
 };
-const ARTICLES = /(?<![\p{L}\p{N}_])(?:a|an|the)(?![\p{L}\p{N}_])/gu;
+// Python's \b (str.isalnum() or '_' on either side), not JS's ASCII one.
+const ARTICLES = new RegExp(`(?<![${WORD_CLASS}])(?:a|an|the)(?![${WORD_CLASS}])`, 'gu');
 
 function removePunc(text: string): string {
   if (isFiniteNumber(text)) return text;

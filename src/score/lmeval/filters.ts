@@ -5,10 +5,11 @@
  * element, a string character by character (after take_first, as lm-eval itself does).
  */
 import { UnknownNameError } from '../../errors.ts';
-import { compilePython, type PyPattern } from '../../py/re.ts';
+import { compilePython, pyReEscape, type PyPattern } from '../../py/re.ts';
 import { subEmpty } from '../../py/reMatch.ts';
 import { boundedFindall as findall } from '../../util/regexBudget.ts';
-import { pyStrip } from '../../py/str.ts';
+import { pyLower, pyStrip, pyUpper } from '../../py/str.ts';
+import { categorySet } from '../../py/unicodedata.ts';
 
 export type FilterValue = unknown;
 export interface FilterStep {
@@ -59,8 +60,8 @@ function regexOne(pattern: PyPattern, text: string, groupSelect: number, fallbac
   return pyStrip(match);
 }
 
-/** Unicode punctuation (categories P*), as multi_choice_regex removes it. */
-const UNICODE_PUNCT = /\p{P}/gu;
+/** Unicode punctuation (unicodedata.category P*, Python 3.11's Unicode), as multi_choice_regex removes it. */
+const UNICODE_PUNCT = new RegExp(`[${categorySet('P').classBody()}]`, 'gu');
 
 function multiChoiceRegexStep(kw: FilterStep): StepFn {
   const pattern = compilePython(String(kw.regex_pattern ?? '#### (\\-?[0-9\\.\\,]+)'));
@@ -71,7 +72,7 @@ function multiChoiceRegexStep(kw: FilterStep): StepFn {
   const ignore = (Array.isArray(kw.regexes_to_ignore) ? kw.regexes_to_ignore : []).map((r) => compilePython(String(r)));
   const norm = (s: string) => {
     for (const rx of ignore) s = subEmpty(rx, s);
-    if (ignoreCase) s = s.toLowerCase();
+    if (ignoreCase) s = pyLower(s);
     if (ignorePunct) s = s.replace(UNICODE_PUNCT, '');
     return s;
   };
@@ -85,7 +86,7 @@ function multiChoiceRegexStep(kw: FilterStep): StepFn {
     choices.forEach((choice, i) => {
       const letter = String.fromCharCode(65 + i);
       const m = norm(pyStrip(String(choice)));
-      alternatives.push(m.replace(/[^\p{L}\p{N}_]/gu, (ch) => `\\${ch}`));
+      alternatives.push(pyReEscape(m));
       toLetter.set(m, `(${letter})`);
       letters.push(letter);
     });
@@ -130,8 +131,8 @@ const FILTERS: Record<string, (kw: FilterStep) => StepFn> = {
   majority_vote: () => (value) => [majority(elements(value))],
   regex: regexStep,
   multi_choice_regex: multiChoiceRegexStep,
-  lowercase: () => (value) => elements(value).map((r) => String(r).toLowerCase()),
-  uppercase: () => (value) => elements(value).map((r) => String(r).toUpperCase()),
+  lowercase: () => (value) => elements(value).map((r) => pyLower(String(r))),
+  uppercase: () => (value) => elements(value).map((r) => pyUpper(String(r))),
   remove_whitespace: () => (value) => elements(value).map((r) => pyStrip(String(r))),
   map: (kw) => {
     const mapping = (kw.mapping_dict ?? {}) as Record<string, unknown>;

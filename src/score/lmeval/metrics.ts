@@ -5,7 +5,7 @@
  */
 import { compilePython } from '../../py/re.ts';
 import { subEmpty } from '../../py/reMatch.ts';
-import { literalEval } from '../../prompt/jinja/literal.ts';
+import { literalEval } from '../../py/literalEval.ts';
 
 export interface ExactMatchKwargs {
   regexes_to_ignore?: readonly string[];

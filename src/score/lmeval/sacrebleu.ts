@@ -10,8 +10,9 @@
  * true division) so the score is the same double where the platforms' libm agree.
  */
 import { UnsupportedError } from '../../errors.ts';
-import { PY_WHITESPACE, pySplit } from '../../py/str.ts';
+import { PY_WHITESPACE, pyLower, pySplit } from '../../py/str.ts';
 import { pyExp, pyLog } from '../../py/math.ts';
+import { REGEX_NUMBER, REGEX_PUNCTUATION, REGEX_SYMBOL } from '../../py/regexPackageClasses.ts';
 
 export const MAX_NGRAM_ORDER = 4;
 
@@ -27,11 +28,13 @@ export interface BleuOptions {
   effectiveOrder?: boolean;
 }
 
-// TokenizerV14International's three substitutions (the `regex` module's \p classes).
+// TokenizerV14International's three substitutions, with the `regex` package's own classes (not Node's ICU).
+const NOT_NUMBER = `[${REGEX_NUMBER.classBody(true)}]`;
+const PUNCTUATION = `[${REGEX_PUNCTUATION.classBody()}]`;
 const INTL: readonly [RegExp, string][] = [
-  [/(\P{N})(\p{P})/gu, '$1 $2 '],
-  [/(\p{P})(\P{N})/gu, ' $1 $2'],
-  [/(\p{S})/gu, ' $1 '],
+  [new RegExp(`(${NOT_NUMBER})(${PUNCTUATION})`, 'gu'), '$1 $2 '],
+  [new RegExp(`(${PUNCTUATION})(${NOT_NUMBER})`, 'gu'), ' $1 $2'],
+  [new RegExp(`([${REGEX_SYMBOL.classBody()}])`, 'gu'), ' $1 '],
 ];
 
 // sacrebleu caches the tokenizer (lru_cache, 2^16 entries): the same hypothesis meets every reference.
@@ -56,7 +59,7 @@ const TRAILING_WS = new RegExp(`[${PY_WHITESPACE}]+$`);
 
 /** `_preprocess_segment`: optional lower(), then rstrip() (Python's whitespace set), then tokenize. */
 function preprocess(sent: string, o: BleuOptions): string {
-  const s = o.lowercase ? sent.toLowerCase() : sent;
+  const s = o.lowercase ? pyLower(sent) : sent;
   return tokenizeIntl(s.replace(TRAILING_WS, ''));
 }
 

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { compileTemplate, literalEval, pyIsDigit } from '../../../src/prompt/jinja/index.ts';
+import { compileTemplate, pyIsDigit } from '../../../src/prompt/jinja/index.ts';
+import { literalEval } from '../../../src/py/literalEval.ts';
 import { goldenPromptText } from '../../helpers/fixtures.ts';
 
 // Real requests built by lm-eval itself (fixtures/golden-prompts, lm-eval 4e7e0d47, Jinja2 3.1.6), zero-shot,

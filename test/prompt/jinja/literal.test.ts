@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { UnsupportedError } from '../../../src/errors.ts';
-import { LiteralEvalError, literalEval } from '../../../src/prompt/jinja/literal.ts';
+import { LiteralEvalError, literalEval } from '../../../src/py/literalEval.ts';
 import { PyDict, PyFloat, PyTuple, type PyValue } from '../../../src/py/values.ts';
 
 type Lit = { value?: unknown; error?: string };

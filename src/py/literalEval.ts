@@ -6,9 +6,10 @@
  * are reproduced; sets, bytes and complex numbers are refused (no task
  * template renders them).
  */
-import { UnsupportedError } from '../../errors.ts';
-import { decodeUnicodeEscape, TemplateSyntaxError } from './lexer.ts';
-import { PyDict, PyFloat, PyTuple, type PyValue } from '../../py/values.ts';
+import { UnsupportedError } from '../errors.ts';
+import { IDENTIFIER_CHAR_CLASS, IDENTIFIER_PATTERN } from './identifier.ts';
+import { decodeUnicodeEscape, PyEscapeError } from './stringEscapes.ts';
+import { PyDict, PyFloat, PyTuple, type PyValue } from './values.ts';
 
 /** What CPython raises: SyntaxError for text that does not parse, ValueError for a non-literal expression. */
 export class LiteralEvalError extends Error {
@@ -37,6 +38,9 @@ const malformed = (): never => {
 const DIGITS = '\\d(?:_?\\d)*';
 const FLOAT_RE = new RegExp(`(?:${DIGITS}\\.(?:${DIGITS})?|\\.${DIGITS})(?:[eE][+-]?${DIGITS})?|${DIGITS}[eE][+-]?${DIGITS}`, 'y');
 const INT_RE = /0[xX](?:_?[0-9a-fA-F])+|0[oO](?:_?[0-7])+|0[bB](?:_?[01])+|[1-9](?:_?\d)*|0(?:_?0)*/y;
+const IDENTIFIER = new RegExp(IDENTIFIER_PATTERN, 'uy');
+/** A character that may continue an identifier: right after a number it makes the number invalid. */
+const IDENTIFIER_CHAR = new RegExp(`^[${IDENTIFIER_CHAR_CLASS}]`, 'u');
 const STRING_START = /(?:[rR][bBfF]?|[bBfF][rR]?|[uU])?(?:'''|"""|'|")/y;
 
 function tokenize(src: string): Tok[] {
@@ -91,10 +95,12 @@ function tokenize(src: string): Tok[] {
       let v = body;
       if (!raw) {
         try {
-          v = decodeUnicodeEscape(body.replace(/\r\n?/g, '\n'), 1, true);
+          v = decodeUnicodeEscape(body.replace(/\r\n?/g, '\n'), true);
         } catch (e) {
-          if (e instanceof TemplateSyntaxError && /\\N/.test(e.message)) throw new UnsupportedError('\\N{...} escapes are not supported');
-          syntax((e as Error).message);
+          if (!(e instanceof PyEscapeError)) throw e;
+          if (/\\N/.test(e.message)) throw new UnsupportedError('\\N{...} escapes are not supported');
+          // The text is one expression, so the refusal is on its line 1 (CPython's message names it too).
+          syntax(`${e.message} (line 1)`);
         }
       }
       out.push({ t: 'str', v, bytes: prefix.includes('b'), f: prefix.includes('f') });
@@ -106,14 +112,14 @@ function tokenize(src: string): Tok[] {
       const text = (f ?? n)![0];
       i += text.length;
       if (/[jJ]/.test(src[i] ?? '')) throw new UnsupportedError('complex literals are not supported');
-      if (/[\p{L}\p{N}_]/u.test(src[i] ?? '')) {
+      if (IDENTIFIER_CHAR.test(src[i] ?? '')) {
         syntax(/^0\d/.test(text + src[i]) ? 'leading zeros in decimal integer literals are not permitted' : 'invalid decimal literal');
       }
       const clean = text.replace(/_/g, '');
       out.push({ t: 'num', v: f ? new PyFloat(Number(clean)) : Number(/^0[xob]/i.test(clean) ? BigInt(clean.toLowerCase()) : clean) });
       continue;
     }
-    const name = at(/[\p{L}_][\p{L}\p{N}_]*/uy);
+    const name = at(IDENTIFIER);
     if (name) {
       out.push({ t: 'name', v: name[0] });
       i += name[0].length;
@@ -282,4 +288,17 @@ class Parser {
 /** `ast.literal_eval(text)`. Throws LiteralEvalError where CPython raises SyntaxError or ValueError. */
 export function literalEval(text: string): PyValue {
   return new Parser(tokenize(text.replace(/^[ \t]+/, ''))).top();
+}
+
+/** A literal's value as a document value: lists for tuples, objects for dicts, floats as `PyFloat`. */
+export function toDocValue(v: PyValue): unknown {
+  if (v instanceof PyTuple) return v.items.map(toDocValue);
+  if (Array.isArray(v)) return v.map(toDocValue);
+  if (v instanceof PyDict) return Object.fromEntries(v.items().map(([k, x]) => [String(k), toDocValue(x)]));
+  return v;
+}
+
+/** `ast.literal_eval(text)` for callers that want document values back (see toDocValue). */
+export function literalEvalDocValue(text: string): unknown {
+  return toDocValue(literalEval(text));
 }
