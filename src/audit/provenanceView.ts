@@ -8,6 +8,7 @@ import {
   DISCLOSURE_ITEMS,
   PER_RUN_ITEMS,
   type DisclosureItem,
+  type PerTaskItem,
   type Fact,
   type RunProvenance,
   type Setting,
@@ -38,7 +39,7 @@ export function itemGroup(run: RunProvenance, task: string | null, item: Disclos
   if (isPerRunItem(item)) return run[item as 'harness' | 'model' | 'environment' | 'records'] ?? {};
   if (task === null) return {};
   const block = run.tasks[task];
-  return block === undefined ? {} : (block as Record<string, Record<string, Setting>>)[item] ?? {};
+  return block === undefined ? {} : block[item as PerTaskItem] ?? {};
 }
 
 /** A setting by `item.field` (e.g. 'fewshot.count'). */

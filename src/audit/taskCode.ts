@@ -25,12 +25,11 @@ export interface TaskCode {
 
 /** For a task lm-eval scores with `process_results`, what the rescoring matrix can and cannot say. */
 export async function taskCode(run: RunProvenance, task: string): Promise<TaskCode | null> {
-  const path = valueOf(run, task, 'scoring.scoring_path');
   const metrics = valueOf(run, task, 'scoring.metrics');
   const names = Array.isArray(metrics) ? metrics.map((m) => (m !== null && typeof m === 'object' ? String((m as { metric?: unknown }).metric ?? '') : String(m))).filter((m) => m !== '') : [];
   const readable = names.filter((m) => MATRIX_READABLE.has(m));
   const unreadable = names.filter((m) => !MATRIX_READABLE.has(m));
-  if (typeof path !== 'string' || !path.startsWith('process_results')) {
+  if (!run.tasks[task]?.scored_by_process_results) {
     // No task code, but no metric a cell reads either (a custom metric such as mae): the cells measure something else.
     if (run.source_kind !== 'lm-eval' || names.length === 0 || readable.length > 0) return null;
     return {

@@ -169,7 +169,8 @@ function taskBlock(f: RunFacts, t: BuiltTask, o: TaskObservations | null): TaskP
   const specs = metricSpecs(t);
   const pipelines = filterPipelines(t);
   p.scoring.output_type = { configured: yaml(c.output_type, 'output_type'), used: used([t.docs[0]?.request_type ?? null], 'request types sent') };
-  // The lm-eval importer's spelling for a task scored by its own code, which the as-recorded rescorer reads.
+  // The lm-eval importer's words for a task scored by its own code (scored_by_process_results is the flag).
+  p.scored_by_process_results = c.process_results !== null;
   p.scoring.scoring_path = same(recorded(c.process_results !== null ? 'process_results (task code)' : c.output_type === 'generate_until' ? 'generate + filter + metric' : 'loglikelihood comparison', c.process_results !== null ? 'process_results' : 'output_type'));
   p.scoring.metrics = { configured: c.metric_list === null ? inferred(specs.map((s) => ({ metric: s.metric })), 'no metric_list: lm-eval’s defaults for the output type') : yaml(c.metric_list, 'metric_list'), used: used(specs.map((s) => s.metric), 'metrics computed') };
   p.scoring.filters = { configured: c.filter_list === null ? inferred(pipelines, 'no filter_list: lm-eval applies take_first as filter "none"') : yaml(c.filter_list, 'filter_list'), used: used(pipelines.map((x) => x.name), 'filter pipelines applied') };

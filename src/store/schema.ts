@@ -244,7 +244,7 @@ export type PerRunItem = (typeof PER_RUN_ITEMS)[number];
 
 const SettingsGroup = z.record(z.string(), Setting);
 
-export const TaskProvenance = z.object({
+const TaskProvenanceFields = z.object({
   task: SettingsGroup,
   scoring: SettingsGroup,
   chat_template: SettingsGroup,
@@ -254,8 +254,27 @@ export const TaskProvenance = z.object({
   repeats: SettingsGroup,
   samples: SettingsGroup,
   failures: SettingsGroup,
+  /**
+   * Whether the task's own code (lm-eval's `process_results`) scored its items rather than the harness's
+   * metrics over filtered responses: as-recorded rescoring can then recompute them only through a port of
+   * that code. `scoring.scoring_path` says the same in words, for the reader.
+   */
+  scored_by_process_results: z.boolean(),
 });
-export type TaskProvenance = z.infer<typeof TaskProvenance>;
+
+/** How stores written before `scored_by_process_results` existed said it: the scoring_path's display text. */
+const LEGACY_PROCESS_RESULTS_PATH = 'process_results (task code)';
+
+/** An old task block gets the field from its scoring_path (a store is migrated when read). */
+function migrateTaskProvenance(input: unknown): unknown {
+  if (input === null || typeof input !== 'object' || 'scored_by_process_results' in input) return input;
+  const scoring = (input as { scoring?: Record<string, { configured?: { status?: unknown; value?: unknown } }> }).scoring;
+  const path = scoring?.['scoring_path']?.configured;
+  return { ...input, scored_by_process_results: path?.status === 'recorded' && path.value === LEGACY_PROCESS_RESULTS_PATH };
+}
+
+export const TaskProvenance = z.pipe(z.transform(migrateTaskProvenance), TaskProvenanceFields);
+export type TaskProvenance = z.infer<typeof TaskProvenanceFields>;
 
 export const SourceFile = z.object({ path: z.string(), sha256: z.string(), role: z.string() });
 export type SourceFile = z.infer<typeof SourceFile>;
@@ -385,7 +404,8 @@ function unknownGroup(fields: readonly string[]): Record<string, Setting> {
 
 /** A task block with every field present and unknown; importers fill in what they know. */
 export function emptyTaskProvenance(): TaskProvenance {
-  return Object.fromEntries(PER_TASK_ITEMS.map((item) => [item, unknownGroup(DISCLOSURE_FIELDS[item])])) as TaskProvenance;
+  const groups = Object.fromEntries(PER_TASK_ITEMS.map((item) => [item, unknownGroup(DISCLOSURE_FIELDS[item])]));
+  return { ...groups, scored_by_process_results: false } as TaskProvenance;
 }
 
 export function emptyRunProvenance(

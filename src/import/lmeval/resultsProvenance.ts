@@ -138,6 +138,7 @@ export function taskProvenance(task: string, results: Json, facts: TaskFacts | n
     configured: c('output_type'),
     used: facts && facts.requestTypes.length > 0 ? inferred(facts.requestTypes, 'request types of the samples') : UNKNOWN,
   };
+  t.scored_by_process_results = has(cfg, 'process_results');
   t.scoring.scoring_path = same(
     has(cfg, 'process_results') ? recorded('process_results (task code)', from('process_results'))
       : cfg.output_type === 'generate_until' || cfg.output_type === 'greedy_until' ? inferred('generate + filter + metric', 'output_type generate_until without process_results')

@@ -55,7 +55,7 @@ export function taskSettings(run: RunProvenance, task: string): TaskSettings {
   const used = factValue(t.scoring.output_type?.used);
   const metricList = factValue(t.scoring.metrics?.configured);
   const filterList = factValue(t.scoring.filters?.configured);
-  const customProcessResults = factValue(t.scoring.scoring_path?.configured) === 'process_results (task code)';
+  const customProcessResults = t.scored_by_process_results;
   const datasetPath = String(factValue(t.task.dataset_path?.configured) ?? '');
   const datasetName = String(factValue(t.task.dataset_name?.configured) ?? '');
   const type = typeof outputType === 'string' ? outputType : null;
