@@ -1,9 +1,12 @@
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 
-/** sha256 of the UTF-8 bytes of `text`, lower-case hex (lm-eval's hash for docs, prompts and targets). */
+/**
+ * sha256 of the UTF-8 bytes of `text`, lower-case hex (lm-eval's hash for docs, prompts and targets).
+ * One-shot: a Hash object per call cost an import 5 µs a record, three calls a record.
+ */
 export function sha256Hex(text: string | Uint8Array): string {
-  return createHash('sha256').update(text).digest('hex');
+  return hash('sha256', text, 'hex');
 }
 
 /**

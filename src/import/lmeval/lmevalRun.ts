@@ -14,6 +14,7 @@ import { runIdOf, sourceFile, verbatim } from './runCommon.ts';
 import { forEachSampleLine, type SampleLine } from './sampleLine.ts';
 import { inferRequestType, requestTypeOf, TaskRowBuilder, type TaskRowSink } from './sampleRows.ts';
 import { openTableStager } from '../../store/writeStore.ts';
+import { openRowRunStager } from '../../store/rowRunStager.ts';
 import { pyDumps } from '../../py/orderedJson.ts';
 
 type Json = Record<string, unknown>;
@@ -183,11 +184,11 @@ class TaskFactsCollector {
 async function openRunStagers(): Promise<{ sink: TaskRowSink; finish(): ImportedRun['tables']; abort(): Promise<void> }> {
   const instances = await openTableStager('instances');
   const responses = await openTableStager('responses');
-  const scores = await openTableStager('scores');
+  const scores = await openRowRunStager('scores', ['run_id', 'task', 'doc_id', 'filter']);
   const filtered = await openTableStager('filtered');
   const all = [instances, responses, scores, filtered];
   return {
-    sink: { instances: (row) => instances.add(row), responses: (row) => responses.add(row), scores: (row) => scores.add(row), filtered: (row) => filtered.add(row) },
+    sink: { instances: (row) => instances.add(row), responses: (row) => responses.add(row), scores: (s) => scores.add(s.shared, [s.metrics, s.values, s.valueJsons]), filtered: (row) => filtered.add(row) },
     finish: () => ({ instances: instances.finish(), responses: responses.finish(), scores: scores.finish(), filtered: filtered.finish() }),
     abort: async () => {
       for (const stager of all) await stager.abort();

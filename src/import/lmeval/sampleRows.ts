@@ -69,8 +69,21 @@ export function docHashOf(line: SampleLine, task: string): { hash: string; how: 
   return { hash: sha256Hex(`${task}\u001f${line.docId}`), how: 'id' };
 }
 
-/** Where a task's rows go as they are built: arrays (small legacy files) or the store's stagers. */
-export type TaskRowSink = { [T in keyof TaskRows]: (row: TaskRows[T][number]) => void };
+/** A record's score rows: the columns they share, then one entry per row in each list. */
+export interface RecordScores {
+  shared: readonly [run_id: string, task: string, doc_id: string, filter: string];
+  metrics: string[];
+  values: (number | null)[];
+  valueJsons: string[];
+}
+
+/**
+ * Where a task's rows go as they are built: arrays (small legacy files) or the store's stagers.
+ * A record's scores come as one run (the stager appends them as one packed row).
+ */
+export type TaskRowSink = { [T in Exclude<keyof TaskRows, 'scores'>]: (row: TaskRows[T][number]) => void } & {
+  scores: (scores: RecordScores) => void;
+};
 
 /**
  * Rows of one task's samples, record by record (records of a large file are never held
@@ -95,14 +108,20 @@ export class TaskRowBuilder {
       filtered_json: compactJson(line.filteredResps),
       metrics_json: line.metricsList === null ? null : JSON.stringify(line.metricsList),
     });
+    const scores: RecordScores = { shared: [ctx.runId, ctx.task, line.docId, filter], metrics: [], values: [], valueJsons: [] };
     for (const [metric, node] of line.metricValues) {
-      sink.scores({ run_id: ctx.runId, task: ctx.task, doc_id: line.docId, filter, metric, value: scoreValue(node), value_json: pyDumps(node) });
+      scores.metrics.push(metric);
+      scores.values.push(scoreValue(node));
+      scores.valueJsons.push(pyDumps(node));
     }
     // Not metrics (e.g. a task's own label field): the schema has no column for them, so they are kept in
     // scores under `field:<name>` with value null, which no aggregation reads as a metric (see the notes).
     for (const [key, node] of line.extras) {
-      sink.scores({ run_id: ctx.runId, task: ctx.task, doc_id: line.docId, filter, metric: `${EXTRA_FIELD_PREFIX}${key}`, value: null, value_json: pyDumps(node) });
+      scores.metrics.push(`${EXTRA_FIELD_PREFIX}${key}`);
+      scores.values.push(null);
+      scores.valueJsons.push(pyDumps(node));
     }
+    sink.scores(scores);
     if (this.seenDocs.has(line.docId)) return;
     this.seenDocs.add(line.docId);
     addDocument(ctx, line, sink);
@@ -115,7 +134,9 @@ export function buildTaskRows(ctx: TaskContext, lines: readonly SampleLine[]): T
   const builder = new TaskRowBuilder(ctx, {
     instances: (row) => rows.instances.push(row),
     responses: (row) => rows.responses.push(row),
-    scores: (row) => rows.scores.push(row),
+    scores: ({ shared: [run_id, task, doc_id, filter], metrics, values, valueJsons }) => {
+      metrics.forEach((metric, i) => rows.scores.push({ run_id, task, doc_id, filter, metric, value: values[i]!, value_json: valueJsons[i]! }));
+    },
     filtered: (row) => rows.filtered.push(row),
   });
   for (const line of lines) builder.add(line);
