@@ -117,3 +117,33 @@ test('requests the store does not answer are listed and refused (exit 2, nothing
   assert.equal(plain.status, 2);
   assert.match(plain.stderr, /--allow-missing goes with --model replay/);
 });
+
+test('an unfinished store replays what it holds: the rest is refused, and --allow-missing scores the documents it answers in full', async () => {
+  const { executeRun } = await import('../../src/run/runner.ts');
+  const { RunEvents } = await import('../../src/run/events.ts');
+  const { BadInputError } = await import('../../src/errors.ts');
+  const { readdirSync } = await import('node:fs');
+  const store = join(dir, 'stopped');
+  const options = (model: string, modelArgs: Record<string, string | number>, out: string, allowMissing = false) => ({
+    model, modelArgs, tasks: ['arc_easy'], numFewshot: null, batchSize: 1, limit: 3, applyChatTemplate: null, fewshotAsMultiturn: null, systemInstruction: null,
+    genKwargs: null, seed: null, store: out, resume: false, outputPath: null, date: new Date(), allowMissing,
+  });
+  // The dummy backend fails its sixth call: five responses (one request per batch) are held, in document order.
+  await assert.rejects(executeRun(options('dummy', { fail_after: 5 }, store), new RunEvents()), /failing batch 6/);
+  const perDoc = await queryRows<{ doc_id: string; n: number }>(`SELECT doc_id, count(*)::INTEGER AS n FROM read_parquet('${join(store, 'instances.parquet')}') GROUP BY doc_id ORDER BY doc_id::INTEGER`);
+  let sent = 0;
+  const whole = perDoc.filter((d) => (sent += d.n) <= 5).map((d) => d.doc_id);
+  const missing = perDoc.reduce((n, d) => n + d.n, 0) - 5;
+  assert.ok(whole.length >= 1 && whole.length < perDoc.length, 'some documents are held in full, some not');
+
+  await assert.rejects(executeRun(options('replay', { store }, join(dir, 'never')), new RunEvents()), (e: Error) => e instanceof BadInputError && e.message.includes(`${missing} of ${missing + 5} request(s) have no recorded answer`));
+  assert.equal(existsSync(join(dir, 'never')), false);
+  const out = join(dir, 'from-stopped');
+  const summary = await executeRun(options('replay', { store }, out, true), new RunEvents());
+  assert.deepEqual(summary.tasks[0]!.docs.map((d) => String(d.doc_id)), whole);
+  assert.equal(summary.replay!.missing!.requests.length, missing);
+  // Its responses are the parts: named with their digest (the part files in order).
+  const parts = join(store, 'responses.parts');
+  const digest = createHash('sha256').update(Buffer.concat(readdirSync(parts).filter((n) => !n.startsWith('.')).sort().map((n) => readFileSync(join(parts, n))))).digest('hex');
+  assert.deepEqual(provenance(out).runs[0]!.records.files.used.value, [{ path: parts, sha256: digest, role: 'replayed responses (an unfinished store: its response parts, hashed in part order)' }]);
+});
