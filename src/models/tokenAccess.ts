@@ -45,6 +45,8 @@ export interface TokenAccess {
   /** Largest token id the tokenizer produces. */
   readonly maxTokenId: number;
   readonly eosTokenId: number | null;
+  /** The special tokens' texts as tokenizer_config.json names them (null where it has none). */
+  readonly specialTokens: { bos: string | null; eos: string | null; pad: string | null };
   encode(text: string, addSpecialTokens: boolean): number[];
   decode(ids: readonly number[], skipSpecialTokens: boolean): string;
   /** The model's own chat template with its tokenizer's special tokens, or null when it has none. */

@@ -104,6 +104,18 @@ export function tokenize(body: Record<string, unknown>, model: LanguageModel): u
   return { count: ids.length, max_model_len: tokens.maxLength, tokens: ids, token_strs: null };
 }
 
+/** vLLM's /tokenizer_info (what lm-eval's RemoteTokenizer reads: eos/bos/pad tokens and the chat template). */
+export function tokenizerInfo(model: LanguageModel): unknown {
+  const tokens = needTokens(model);
+  return {
+    eos_token: tokens.specialTokens.eos,
+    bos_token: tokens.specialTokens.bos,
+    pad_token: tokens.specialTokens.pad,
+    chat_template: tokens.chatTemplate()?.source ?? null,
+    model_max_length: tokens.maxLength,
+  };
+}
+
 /** vLLM's /detokenize: `{tokens}` → `{prompt}` (special tokens kept, as vLLM decodes). */
 export function detokenize(body: Record<string, unknown>, model: LanguageModel): unknown {
   const tokens = needTokens(model);

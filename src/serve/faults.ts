@@ -7,7 +7,7 @@
  *
  * Spec: `rate=0.3,seed=7,kinds=429,500,503,reset,slow,malformed,truncated,wrong_echo` or
  * `every=3,kinds=429,500` (every third request faulted, the kinds in turn), plus `retry_after=S`
- * (429's Retry-After, in seconds; half the 429s in rate mode send it as an HTTP date) and `slow_ms=N`.
+ * (429's Retry-After, in seconds; about half the 429s send it as an HTTP date instead) and `slow_ms=N`.
  */
 import { BadInputError } from '../errors.ts';
 
@@ -156,7 +156,8 @@ export class FaultSchedule {
     this.faultCount++;
     this.counts[kind]++;
     this.log.push({ seq: draw.seq, path, kind });
-    return { kind, seq: draw.seq, retryAfterDate: spec.every === null && draw.form < 0.5 };
+    // Retry-After's two forms: drawn in rate mode; in every=N mode every second 429 sends the date.
+    return { kind, seq: draw.seq, retryAfterDate: kind === '429' && (spec.every === null ? draw.form < 0.5 : this.counts['429'] % 2 === 0) };
   }
 
   report(): FaultReport {

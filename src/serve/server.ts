@@ -1,6 +1,6 @@
 /**
  * `lmaudit serve`: an OpenAI-compatible HTTP server over one open backend, speaking vLLM's dialect
- * (GET /v1/models, POST /v1/completions, /v1/chat/completions, /tokenize, /detokenize), with
+ * (GET /v1/models, /tokenizer_info, POST /v1/completions, /v1/chat/completions, /tokenize, /detokenize), with
  * seeded fault injection on the two generation endpoints and its counters at GET /lmaudit/faults
  * (and the backend queue's at GET /lmaudit/stats: calls made, requests and prompts they carried).
  * Requests go through one BackendQueue: one backend call at a time, concurrent requests batched.
@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import type { LanguageModel } from '../models/lm.ts';
 import { BackendQueue, type QueueStats } from './backendQueue.ts';
-import { chatCompletion, detokenize, tokenize } from './chat.ts';
+import { chatCompletion, detokenize, tokenize, tokenizerInfo } from './chat.ts';
 import { completion } from './completions.ts';
 import { FaultSchedule, type Fault, type FaultReport, type FaultSpec } from './faults.ts';
 import { ApiError, errorBody, parseJsonBody, readBody, sendError, sendJson } from './http.ts';
@@ -123,13 +123,14 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     }
     if (req.method === 'GET' && path === '/lmaudit/faults') return sendJson(res, 200, schedule.report());
     if (req.method === 'GET' && path === '/lmaudit/stats') return sendJson(res, 200, queue.stats);
+    if (req.method === 'GET' && path === '/tokenizer_info') return sendJson(res, 200, tokenizerInfo(model));
     if (req.method === 'GET' && (path === '/health' || path === '/ping')) return sendJson(res, 200, {});
     if (req.method === 'POST' && (path === '/tokenize' || path === '/detokenize')) {
       const body = parseJsonBody(await readBody(req));
       checkModel(body);
       return sendJson(res, 200, path === '/tokenize' ? tokenize(body, model) : detokenize(body, model));
     }
-    throw new ApiError(404, `no route ${req.method} ${path} (served: GET /v1/models, POST /v1/completions, POST /v1/chat/completions, POST /tokenize, POST /detokenize, GET /lmaudit/faults, GET /lmaudit/stats)`);
+    throw new ApiError(404, `no route ${req.method} ${path} (served: GET /v1/models, POST /v1/completions, POST /v1/chat/completions, POST /tokenize, POST /detokenize, GET /tokenizer_info, GET /lmaudit/faults, GET /lmaudit/stats)`);
   }
 
   const server = createServer((req, res) => {

@@ -68,6 +68,9 @@ test('gpt2-tiny: echo with max_tokens 0 returns the prompt only, first entry nul
     // GPT-2's BPE ids for "Hello world" (the public GPT-2 vocabulary: "Hello" 15496, " world" 995).
     const tok = await postJson(`${url}/tokenize`, { model: 'tiny', prompt: 'Hello world' });
     assert.deepEqual(tok.json, { count: 2, max_model_len: 96, tokens: [15496, 995], token_strs: null });
+    // gpt2-tiny's tokenizer_config.json: bos and eos <|endoftext|>, no pad, so the pad is its unk (<|endoftext|>), as lm-eval's configure_pad_token picks; no chat template.
+    const info = await (await fetch(`${url}/tokenizer_info`)).json();
+    assert.deepEqual(info, { eos_token: '<|endoftext|>', bos_token: '<|endoftext|>', pad_token: '<|endoftext|>', chat_template: null, model_max_length: 96 });
     const detok = await postJson(`${url}/detokenize`, { tokens: [15496, 995] });
     assert.deepEqual(detok.json, { prompt: 'Hello world' });
     const { json } = await postJson(`${url}/v1/completions`, { prompt: 'Hello world', max_tokens: 0, echo: true, logprobs: 0 });

@@ -45,7 +45,7 @@ test('every=1 with the kinds in turn: each request gets the declared fault, and 
   try {
     await withServer(lm, `every=1,kinds=${FAULT_KINDS.join(',')},retry_after=2,slow_ms=400`, async (url, report) => {
       const echo = { prompt: [464, 3139, 7586], max_tokens: 1, echo: true, logprobs: 1, temperature: 0 };
-      // 429: Retry-After in seconds (every=N mode never sends the date form).
+      // 429: Retry-After in seconds (in every=N mode the first 429 sends seconds, the second a date).
       const r429 = await postJson(`${url}/v1/completions`, echo);
       assert.equal(r429.status, 429);
       assert.equal(r429.headers.get('retry-after'), '2');

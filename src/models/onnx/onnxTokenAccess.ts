@@ -12,6 +12,7 @@ import { generateRows, type LoopModel } from './generationLoop.ts';
 export class OnnxTokenAccess implements TokenAccess {
   readonly maxTokenId: number;
   readonly eosTokenId: number | null;
+  readonly specialTokens: TokenAccess['specialTokens'];
   private template: ChatTemplate | null | undefined;
 
   constructor(
@@ -22,6 +23,8 @@ export class OnnxTokenAccess implements TokenAccess {
   ) {
     this.maxTokenId = model.tok.facts.maxId;
     this.eosTokenId = model.tok.facts.eosTokenId;
+    const facts = model.tok.facts;
+    this.specialTokens = { bos: facts.bosToken, eos: facts.eosToken, pad: model.tok.decode([facts.padTokenId], false) };
   }
 
   encode(text: string, addSpecialTokens: boolean): number[] {
