@@ -16,6 +16,7 @@ import { executeRun, type RunOptions, type RunSummary } from '../../run/runner.t
 import { executeGrid, GRID_AXES, loadGridFile, parseGridFlags, type GridAxis } from '../../run/grid.ts';
 import { parseBool, parseKeyValueArgs, parseNumber } from '../keyValueArgs.ts';
 import { parseShard } from '../../run/shard.ts';
+import { backendNames } from '../../models/registry.ts';
 import { printJson, printLines } from '../output.ts';
 
 interface RunFlags {
@@ -76,7 +77,7 @@ export function registerRun(program: Command): void {
   program
     .command('run')
     .description('Run lm-eval-compatible tasks against a backend; store every request, response and the settings used')
-    .requiredOption('--model <backend>', 'backend name (dummy, onnx, …; replay answers from a stored run: --model_args store=<dir>)')
+    .requiredOption('--model <backend>', `backend name (${backendNames().join(', ')}; replay answers from a stored run: --model_args store=<dir>)`)
     .option('--model_args <args>', 'backend arguments, k=v,... or a JSON object (values typed as lm-eval types them)')
     .requiredOption('--tasks <names>', 'comma-separated task, group or tag names, or task YAML paths')
     .option('--include_path <dir...>', 'extra task folders (override the shipped ones)')
