@@ -17,18 +17,10 @@ import { hashCheckingUtf8 } from '../../util/utf8.ts';
 import { parseOrderedLeading } from '../../py/orderedJson.ts';
 import { duck, queryRows, sqlIdent, sqlString } from '../../store/duck.ts';
 import { emptyRunProvenance, emptyTaskProvenance, inferred, recorded, same } from '../../store/schema.ts';
-import type { FieldMap, FileProbe, ImportOptions, ImportedRun, Importer } from '../types.ts';
+import type { FileProbe, ImportOptions, ImportedRun, Importer } from '../types.ts';
 import { readLines } from '../../util/lines.ts';
 import { readGenericRecordsJs, type GenericRecord } from './genericJs.ts';
-
-export const FIELD_CANDIDATES = {
-  id: ['id', 'doc_id', 'sample_id', 'question_id', 'idx', 'uid'],
-  output: ['output', 'raw_output', 'response', 'completion', 'prediction', 'model_output'],
-  gold: ['gold', 'target', 'answer', 'label', 'reference'],
-  group: ['group', 'subject', 'subtask', 'category'],
-} as const;
-
-export type ResolvedFields = { id: string | null; output: string; gold: string; group: string | null };
+import { FIELD_CANDIDATES, resolveFields, type ResolvedFields } from './genericFields.ts';
 
 type Format = 'jsonl' | 'json' | 'csv' | 'parquet';
 const FORMATS: Record<string, Format> = { '.jsonl': 'jsonl', '.ndjson': 'jsonl', '.json': 'json', '.csv': 'csv', '.parquet': 'parquet' };
@@ -233,27 +225,6 @@ export function describeNonRecords(head: string): string {
     return `the file is a JSON array of ${what}, not of records (objects with an id, an output and a gold answer)`;
   }
   return `the file is ${KIND_NAMES[first.k]![0]}, not records (objects with an id, an output and a gold answer)`;
-}
-
-export function resolveFields(columns: readonly string[], flags: FieldMap, file: string): ResolvedFields {
-  const pick = (role: keyof typeof FIELD_CANDIDATES, required: boolean): string | null => {
-    const flagged = flags[role];
-    if (flagged !== undefined) {
-      if (!columns.includes(flagged)) {
-        throw new BadInputError(`--${role}-field '${flagged}' is not a field of the records (fields: ${columns.join(', ')})`, { file, field: flagged });
-      }
-      return flagged;
-    }
-    const found = FIELD_CANDIDATES[role].find((c) => columns.includes(c)) ?? null;
-    if (found === null && required) {
-      throw new BadInputError(
-        `no ${role} field: none of ${FIELD_CANDIDATES[role].join(', ')} is present (fields: ${columns.join(', ')}); name it with --${role}-field`,
-        { file, line: 1, field: role },
-      );
-    }
-    return found;
-  };
-  return { id: pick('id', false), output: pick('output', true)!, gold: pick('gold', true)!, group: pick('group', false) };
 }
 
 /**

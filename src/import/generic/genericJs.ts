@@ -11,7 +11,7 @@ import { pyFloatRepr } from '../../py/float.ts';
 import { readUtf8File } from '../../util/utf8.ts';
 import { readLines } from '../../util/lines.ts';
 import type { ImportOptions, SkippedRecord } from '../types.ts';
-import type { ResolvedFields } from './genericImporter.ts';
+import type { ResolvedFields } from './genericFields.ts';
 
 export interface GenericRecord {
   line: number;
