@@ -159,6 +159,14 @@ export class PartialBatchError<T> extends Error {
   }
 }
 
+/**
+ * model_args that say how requests travel, not what is asked (an API server's address, concurrency,
+ * limits, retries, the sample of exchanges kept): a resumed run may change them.
+ */
+export const TRANSPORT_MODEL_ARGS: readonly string[] = [
+  'base_url', 'num_concurrent', 'max_requests_per_minute', 'timeout', 'max_retries', 'backoff_ms', 'max_backoff_ms', 'max_retry_after', 'record_exchanges', 'api_key_env',
+];
+
 /** `--model_args k=v,…` after parsing (values as lm-eval's `handle_arg_string` types them). */
 export type ModelArgs = Record<string, string | number | boolean | null>;
 

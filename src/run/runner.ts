@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BackendError, BadInputError } from '../errors.ts';
 import { backendFactory } from '../models/registry.ts';
-import type { LanguageModel, ModelArgs } from '../models/lm.ts';
+import { TRANSPORT_MODEL_ARGS, type LanguageModel, type ModelArgs } from '../models/lm.ts';
 import { apiChatTemplate, compileChatTemplate, type ChatTemplate } from '../prompt/chatTemplate.ts';
 import { instanceRows } from '../prompt/instances.ts';
 import { buildPrompts, type Seeds } from '../prompt/prompts.ts';
@@ -85,7 +85,8 @@ function resumeConfig(o: RunOptions, instances: readonly InstanceRow[]): Record<
   return configFingerprint({
     '--model': o.model,
     // Secret-looking values never reach disk; a changed secret is not a changed run.
-    '--model_args': redactedArgs(o.modelArgs),
+    // How requests travel (server address, concurrency, retries) does not change the run: a resume may use another server.
+    '--model_args': redactedArgs(Object.fromEntries(Object.entries(o.modelArgs).filter(([k]) => !TRANSPORT_MODEL_ARGS.includes(k)))),
     '--tasks': o.tasks.join(','),
     '--include_path': o.includePaths ?? [],
     '--num_fewshot': o.numFewshot,

@@ -117,7 +117,8 @@ export async function sendBatch(lm: LanguageModel, batch: readonly WorkItem[], r
     rows = await batchRows(lm, batch, runId, null);
   } catch (e) {
     error = e;
-    rows = e instanceof PartialBatchError ? await batchRows(lm, batch, runId, e.completed) : [];
+    // The answered part of a failed batch; should building its rows fail too, the backend's error is the one reported.
+    rows = e instanceof PartialBatchError ? await batchRows(lm, batch, runId, e.completed).catch(() => []) : [];
   }
   const exchanges: ExchangeRecord[] = (lm.drainExchanges?.() ?? []).map((x) => {
     const first = batch[x.item]!.targets[0]!;

@@ -76,24 +76,27 @@ export class OpenAICompletionsModel implements LanguageModel {
       if (pair.continuation.length === 0) throw new BadInputError(`request ${i + 1}: the continuation ${JSON.stringify(r.continuation)} encodes to no tokens (lm-eval asserts a non-empty continuation)`);
       return pair;
     });
-    const scored = await runConcurrently(encoded.length, (i) => this.score(encoded[i]!.context, encoded[i]!.continuation, i, 0));
-    return scored.map((s, i) => ({
-      logprob: s.logprob,
-      isGreedy: s.isGreedy,
-      usage: { tokensIn: s.tokensIn, tokensOut: 0, truncatedTokens: encoded[i]!.context.length + encoded[i]!.continuation.length - s.tokensIn, latencyMs: s.latencyMs, attempts: s.attempts },
-    }));
+    // Each answer is complete when its request returns, so a batch that fails part-way keeps the rest.
+    return runConcurrently(encoded.length, async (i): Promise<LoglikelihoodResult> => {
+      const e = encoded[i]!;
+      const s = await this.score(e.context, e.continuation, i, 0);
+      return {
+        logprob: s.logprob,
+        isGreedy: s.isGreedy,
+        usage: { tokensIn: s.tokensIn, tokensOut: 0, truncatedTokens: e.context.length + e.continuation.length - s.tokensIn, latencyMs: s.latencyMs, attempts: s.attempts },
+      };
+    });
   }
 
   async loglikelihoodRolling(requests: readonly RollingRequest[]): Promise<RollingResult[]> {
-    // TemplateAPI.loglikelihood_rolling: windows of max_length − 1 predicted tokens, so that each with its one context token fits the slice.
-    const windows = requests.map((r) => rollingWindows(this.tok.encode(r.text), this.tok.facts.prefixTokenId, this.maxLength - 1));
-    const flat = windows.flatMap((ws, i) => ws.map((w, k) => ({ i, k, w })));
-    const scored = await runConcurrently(flat.length, (j) => this.score(flat[j]!.w.context, flat[j]!.w.continuation, flat[j]!.i, flat[j]!.k));
-    return requests.map((r, i) => {
-      const mine = scored.filter((_, j) => flat[j]!.i === i);
+    return runConcurrently(requests.length, async (i): Promise<RollingResult> => {
+      const tokens = this.tok.encode(requests[i]!.text);
+      // TemplateAPI.loglikelihood_rolling: windows of max_length − 1 predicted tokens, so that each with its one context token fits the slice.
+      const windows = rollingWindows(tokens, this.tok.facts.prefixTokenId, this.maxLength - 1);
+      const scored = await Promise.all(windows.map((w, k) => this.score(w.context, w.continuation, i, k)));
       return {
-        logprob: mine.reduce((s, x) => s + x.logprob, 0),
-        usage: { tokensIn: this.tok.encode(r.text).length, tokensOut: 0, truncatedTokens: 0, latencyMs: mine.reduce((s, x) => s + x.latencyMs, 0), attempts: Math.max(1, ...mine.map((x) => x.attempts)) },
+        logprob: scored.reduce((s, x) => s + x.logprob, 0),
+        usage: { tokensIn: tokens.length, tokensOut: 0, truncatedTokens: 0, latencyMs: scored.reduce((s, x) => s + x.latencyMs, 0), attempts: Math.max(1, ...scored.map((x) => x.attempts)) },
       };
     });
   }
@@ -240,17 +243,24 @@ export const openaiCompletionsBackend: BackendFactory = {
     if (backendArg !== 'huggingface') throw new BadInputError(`--model_args tokenizer_backend=${backendArg}: only a local tokenizer (huggingface, tokenizer=<folder>) is supported; the server's /tokenize is not used yet`);
     const tokenizer = requiredString(args, 'tokenizer', 'openai-completions', 'fixtures/models/gpt2-tiny (a folder with tokenizer.json: the token ids sent and the echo check need it)');
     const { tok, files } = loadTokenizer(tokenizer, boolArg(args, 'add_bos_token'));
-    const maxLength = numberArg(args, 'max_length', 2048, { integer: true, min: 2 });
+
     const seed = numberArg(args, 'seed', 1234, { integer: true, min: 0 });
     const { variable, key } = apiKey(args, 'OPENAI_API_KEY');
     if (key === null && needsKey(root, args)) throw new BadInputError(`--model openai-completions: no API key (set ${variable} in the environment)`);
     const client = new HttpClient(root, key === null ? {} : { authorization: `Bearer ${key}` }, httpSettings(args));
+    let entry: Record<string, unknown>;
     try {
-      await checkServer(client, root, model, 'openai-completions');
+      entry = await checkServer(client, root, model, 'openai-completions');
     } catch (error) {
       client.close();
       throw error;
     }
-    return new OpenAICompletionsModel(client, root, model, tok, files, maxLength, seed);
+    // The model's length: max_length when given; else what the server lists (vLLM's max_model_len), recorded as
+    // such; else lm-eval's default of 2048.
+    const served = typeof entry.max_model_len === 'number' && Number.isInteger(entry.max_model_len) && entry.max_model_len > 1 ? entry.max_model_len : null;
+    const maxLength = numberArg(args, 'max_length', served ?? 2048, { integer: true, min: 2 });
+    const lm = new OpenAICompletionsModel(client, root, model, tok, files, maxLength, seed);
+    if (args.max_length === undefined && served !== null) lm.adjustments.note({ setting: 'max_length', configured: null, used: served, why: "not given; the server's /v1/models max_model_len (lm-eval would use 2048)" });
+    return lm;
   },
 };

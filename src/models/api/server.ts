@@ -8,8 +8,8 @@ import { BadInputError } from '../../errors.ts';
 import { PartialBatchError, type ModelAdjustment } from '../lm.ts';
 import { ApiRequestFailed, type HttpClient } from './http.ts';
 
-/** GET /v1/models: reachable, protocol-speaking, serving `model`. Throws BadInputError (exit 2) otherwise. */
-export async function checkServer(client: HttpClient, root: URL, model: string, backend: string): Promise<string[]> {
+/** GET /v1/models: reachable, protocol-speaking, serving `model` (its entry is returned). Throws BadInputError (exit 2) otherwise. */
+export async function checkServer(client: HttpClient, root: URL, model: string, backend: string): Promise<Record<string, unknown>> {
   const where = `${root.href}models`;
   let reply: Awaited<ReturnType<HttpClient['get']>>;
   try {
@@ -32,7 +32,7 @@ export async function checkServer(client: HttpClient, root: URL, model: string, 
   if (!ids.includes(model)) {
     throw new BadInputError(`--model_args model=${model}: the server at ${root.origin} does not serve it (it lists ${ids.length === 0 ? 'no models' : ids.map((i) => `'${i}'`).join(', ')})`);
   }
-  return ids;
+  return data.find((m) => (m as { id?: unknown }).id === model) as Record<string, unknown>;
 }
 
 /**
