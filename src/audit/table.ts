@@ -15,6 +15,7 @@ import { Z95 } from '../score/stats.ts';
 import type { Aggregation } from '../score/sweeps.ts';
 import { labelParts, labelText, type LabelPart, type RowRef } from './tableLabels.ts';
 import { interactionsOf, type Interaction } from './tableInteractions.ts';
+import { recordedReadings, type RecordedReadings } from './tableRecorded.ts';
 
 export interface TableOptions {
   extractors?: string[];
@@ -33,8 +34,12 @@ export interface TableColumn {
   key: string;
   extractor: string;
   normalizer: string;
-  /** A number the source reported (no per-item records to re-read), not a rescored cell. */
-  reported: boolean;
+  /**
+   * rescored: a reading rule of the matrix over the stored answers; recorded: a per-item metric
+   * the source recorded (where no reading rule could read the items); reported: a number the
+   * source reported, with no per-item records behind it.
+   */
+  source: 'rescored' | 'recorded' | 'reported';
 }
 
 export interface TableCell {
@@ -96,7 +101,21 @@ export async function buildTables(store: OpenStore, options: TableOptions): Prom
   );
   const calls = await responseCounts(store);
   const groups = groupRows(store.manifest.runs, scopes, options.task);
-  return groups.map((g) => buildTable(g.task, g.rows, scopes, calls, options));
+  const recorded = new Map<string, RecordedReadings | null>();
+  for (const g of groups) {
+    for (const ref of g.rows) {
+      if (!readable(scopeOf(scopes, ref), options.aggregation)) recorded.set(rowKey(ref), await recordedReadings(store, ref.run.run_id, ref.task, options.aggregation));
+    }
+  }
+  return groups.map((g) => buildTable(g.task, g.rows, scopes, recorded, calls, options));
+}
+
+const rowKey = (ref: RowRef) => `${ref.run.run_id}\u0000${ref.task}`;
+const scopeOf = (scopes: readonly ScopeResult[], ref: RowRef) => scopes.find((s) => s.run_id === ref.run.run_id && s.task === ref.task);
+
+/** Some reading rule of the matrix computed a score for the row's items. */
+function readable(scope: ScopeResult | undefined, aggregation: Aggregation): boolean {
+  return scope !== undefined && scope.cells.some((c) => c.aggregation === aggregation && c.score !== null);
 }
 
 async function responseCounts(store: OpenStore): Promise<Map<string, { responses: number; shared: number }>> {
@@ -145,6 +164,7 @@ function buildTable(
   task: string,
   refs: RowRef[],
   scopes: readonly ScopeResult[],
+  recordedByRow: Map<string, RecordedReadings | null>,
   calls: Map<string, { responses: number; shared: number }>,
   options: TableOptions,
 ): AuditTable {
@@ -158,20 +178,25 @@ function buildTable(
     }
     return columnIndex.get(key)!;
   };
-  const perRow: { ref: RowRef; scope: ScopeResult | undefined; cells: Map<number, TableCell> }[] = refs.map((ref) => {
-    const scope = scopes.find((s) => s.run_id === ref.run.run_id && s.task === ref.task);
+  const perRow: { ref: RowRef; scope: ScopeResult | undefined; recorded: RecordedReadings | null; cells: Map<number, TableCell> }[] = refs.map((ref) => {
+    const scope = scopeOf(scopes, ref);
     const cells = new Map<number, TableCell>();
-    if (scope !== undefined) {
-      for (const c of scope.cells) {
-        if (c.aggregation !== options.aggregation) continue;
-        const k = column(`${c.extractor}/${c.normalizer}`, { extractor: c.extractor, normalizer: c.normalizer, reported: false });
-        cells.set(k, { score: c.score, stderr: c.stderr, ci95: c.ci95, n: c.n, ...(c.score === null ? { why: c.stderr_method } : {}) });
-      }
-    } else {
-      notes.push(`${ref.task} (run ${ref.run.run_id}): no per-item records, so its columns are the numbers the source reported`);
-      for (const { key, cell } of reportedCells(ref.run, ref.task)) cells.set(column(`reported ${key}`, { extractor: key, normalizer: 'reported', reported: true }), cell);
+    for (const c of scope?.cells ?? []) {
+      if (c.aggregation !== options.aggregation) continue;
+      const k = column(`${c.extractor}/${c.normalizer}`, { extractor: c.extractor, normalizer: c.normalizer, source: 'rescored' });
+      cells.set(k, { score: c.score, stderr: c.stderr, ci95: c.ci95, n: c.n, ...(c.score === null ? { why: c.stderr_method } : {}) });
     }
-    return { ref, scope, cells };
+    const recorded = recordedByRow.get(rowKey(ref)) ?? null;
+    if (recorded !== null) {
+      const why = scope === undefined ? 'no request records' : `of its ${scope.denominator.items_read} item(s), ${scope.denominator.no_gold} have no usable gold answer`;
+      notes.push(`${ref.task} (run ${ref.run.run_id}): no reading rule could read its items (${why}), so its columns are the per-item scores the source recorded (a rate per item; no model call)`);
+      for (const [key, cell] of recorded.cells) cells.set(column(key, { extractor: key.slice('recorded '.length), normalizer: 'recorded', source: 'recorded' }), cell);
+    } else if (!readable(scope, options.aggregation)) {
+      const why = scope === undefined ? 'no per-item records' : 'no reading rule could read its items and the source recorded no per-item rate';
+      notes.push(`${ref.task} (run ${ref.run.run_id}): ${why}, so its columns are the numbers the source reported`);
+      for (const { key, cell } of reportedCells(ref.run, ref.task)) cells.set(column(`reported ${key}`, { extractor: key, normalizer: 'reported', source: 'reported' }), cell);
+    }
+    return { ref, scope, recorded, cells };
   });
   dropEmptyColumns(columns, perRow, notes);
   const parts = labelParts(refs);
@@ -215,11 +240,11 @@ function buildTable(
       ? null
       : { target: options.target, tolerance: options.tolerance, cells: places.filter((p) => reaches(p, options.target!, options.tolerance)) };
   const interactions = interactionsOf(
-    rows.map((r, i) => ({ label: r.label, parts: r.parts, items: itemsByColumn(perRow[i]!.scope, columns) })),
+    rows.map((r, i) => ({ label: r.label, parts: r.parts, items: itemsByColumn(perRow[i]!.scope, perRow[i]!.recorded, columns) })),
     columns.map((c) => c.key),
   );
   if (rows.some((r) => r.cells.some((c) => c?.n === null)) && interactions.length === 0) notes.push('interactions need per-item records on both sides; reported numbers have none');
-  return { task, aggregation: options.aggregation, columns, rows, column_spreads: columnSpreads, extremes, gap, reach, interactions, costs: costsOf(rows, options.aggregation), notes };
+  return { task, aggregation: options.aggregation, columns, rows, column_spreads: columnSpreads, extremes, gap, reach, interactions, costs: costsOf(rows, columns, options.aggregation), notes };
 }
 
 /**
@@ -234,7 +259,7 @@ function dropEmptyColumns(columns: TableColumn[], perRow: { cells: Map<number, T
       notes.push(`${c.key}: left out, no row could compute it (${perRow.map((r) => r.cells.get(k)?.why).find((w) => w !== undefined) ?? 'no such cell'})`);
       return false;
     }
-    if (c.reported && scores.some((s) => s < 0 || s > 1)) {
+    if (c.source === 'reported' && scores.some((s) => s < 0 || s > 1)) {
       notes.push(`${c.key}: left out, not a rate in [0, 1]`);
       return false;
     }
@@ -282,17 +307,40 @@ function reaches(p: CellPlace, target: number, tolerance: number): boolean {
   return lo - tolerance <= target && target <= hi + tolerance;
 }
 
-/** Each row's per-item values by table column (null where the row has no such cell). */
-function itemsByColumn(scope: ScopeResult | undefined, columns: readonly TableColumn[]): Map<string, (number | null)[]> | null {
-  if (scope?.items === undefined) return null;
-  const index = columns.map((c) => scope.cellKeys.findIndex((k) => `${k.extractor}/${k.normalizer}` === c.key));
-  const unreadable = new Set(scope.cells.filter((c) => c.score === null).map((c) => `${c.extractor}/${c.normalizer}`));
-  return new Map(
-    scope.items.map((item) => [item.doc_id, index.map((i, k) => (i < 0 || unreadable.has(columns[k]!.key) ? null : item.values[i] ?? null))]),
-  );
+/**
+ * Each row's per-item values by table column (null where the row has no such cell): the matrix's
+ * readings of an item beside the values the source recorded for it.
+ */
+function itemsByColumn(scope: ScopeResult | undefined, recorded: RecordedReadings | null, columns: readonly TableColumn[]): Map<string, (number | null)[]> | null {
+  if (scope?.items === undefined && recorded === null) return null;
+  const out = new Map<string, (number | null)[]>();
+  const row = (doc: string) => {
+    let values = out.get(doc);
+    if (values === undefined) out.set(doc, (values = columns.map(() => null)));
+    return values;
+  };
+  if (scope?.items !== undefined) {
+    const index = columns.map((c) => (c.source === 'rescored' ? scope.cellKeys.findIndex((k) => `${k.extractor}/${k.normalizer}` === c.key) : -1));
+    const unreadable = new Set(scope.cells.filter((c) => c.score === null).map((c) => `${c.extractor}/${c.normalizer}`));
+    for (const item of scope.items) {
+      const values = row(item.doc_id);
+      index.forEach((i, k) => {
+        if (i >= 0 && !unreadable.has(columns[k]!.key)) values[k] = item.values[i] ?? null;
+      });
+    }
+  }
+  if (recorded !== null) {
+    for (const [doc, byKey] of recorded.items) {
+      const values = row(doc);
+      columns.forEach((c, k) => {
+        if (c.source === 'recorded' && byKey.has(c.key)) values[k] = byKey.get(c.key)!;
+      });
+    }
+  }
+  return out;
 }
 
-function costsOf(rows: readonly TableRow[], aggregation: Aggregation): AuditTable['costs'] {
+function costsOf(rows: readonly TableRow[], columns: readonly TableColumn[], aggregation: Aggregation): AuditTable['costs'] {
   const fields = [...new Set(rows.flatMap((r) => r.parts.map((p) => p.field)))];
   const responses = rows.reduce((n, r) => n + r.calls.responses, 0);
   const shared = rows.reduce((n, r) => n + r.calls.shared, 0);
@@ -307,7 +355,11 @@ function costsOf(rows: readonly TableRow[], aggregation: Aggregation): AuditTabl
           : `each row is a run with its own requests: ${responses} responses recorded, ${responses - shared} sent to the model, ${shared} answered from a response already held`,
     });
   }
-  costs.push({ axis: 'reading rule (columns: extractor × normaliser)', model_calls: false, detail: 'computed from the stored answers; no model call' });
+  const kinds = [
+    ...(columns.some((c) => c.source === 'rescored') ? ['extractor × normaliser'] : []),
+    ...(columns.some((c) => c.source === 'recorded') ? ['the per-item metrics the source recorded'] : []),
+  ];
+  if (kinds.length > 0) costs.push({ axis: `reading rule (columns: ${kinds.join('; ')})`, model_calls: false, detail: 'computed from the stored answers; no model call' });
   costs.push({ axis: `aggregation (${aggregation})`, model_calls: false, detail: 'computed from the stored answers; no model call' });
   return costs;
 }

@@ -25,8 +25,15 @@ export interface LabelPart {
  */
 const NOT_SETTINGS = ['records.', 'failures.'];
 
-/** Fields that follow from another differing field (the system message sent follows from the instruction). */
-const FOLLOWS: Record<string, string> = { 'system.message_sent': 'system.instruction' };
+/**
+ * Fields that follow from another differing field: the system message sent follows from the
+ * instruction, and which documents were read (their count, their ids) from the --limit.
+ */
+const FOLLOWS: Record<string, string> = {
+  'system.message_sent': 'system.instruction',
+  'samples.document_count': 'samples.limit',
+  'samples.document_ids': 'samples.limit',
+};
 
 /** Prompt settings first (what the table is about), then generation, then everything else. */
 const ORDER = ['fewshot.', 'system.', 'chat_template.', 'task.', 'generation.', 'scoring.', 'samples.', 'model.', 'harness.', 'environment.'];

@@ -43,3 +43,19 @@ test('table --json gives the tables; a bad --gap or --aggregation exits 2 naming
   assert.equal(agg.code, 2);
   assert.match(agg.stderr, /unknown aggregation 'median'/);
 });
+
+test('table on the Mistral truthfulqa_gen pair prints the interactions with their paired intervals, as Python computes them', () => {
+  const r = lmaudit('table', `${SLURM}/mistral/truthfulqa_gen_write_out_info.json`, `${SLURM}/mistralShuffle/question_shuffle_truthfulqa_gen_write_out_info.json`);
+  assert.equal(r.code, 0, r.stderr);
+  const four = (x: number) => x.toFixed(4);
+  const interactions = REF.truthfulqa.interactions as { readings: [string, string]; n: number; effects: [number, number]; difference: number; ci95: [number, number] }[];
+  const distinguishable = interactions.filter((x) => x.ci95[0] > 0 || x.ci95[1] < 0).length;
+  assert.match(r.stdout, new RegExp(`interactions \\(a change's effect under one reading minus under another, paired on shared items\\): ${interactions.length}, ${distinguishable} distinguishable from 0:`));
+  for (const x of interactions) {
+    const line =
+      `truthfulqa_gen → question_shuffle_truthfulqa_gen: ${four(x.effects[0])} under recorded ${x.readings[0]}, ${four(x.effects[1])} under recorded ${x.readings[1]}; ` +
+      `difference ${four(x.difference)}, 95% CI [${four(x.ci95[0])}, ${four(x.ci95[1])}], n = ${x.n}`;
+    assert.ok(r.stdout.includes(line), line);
+  }
+  assert.match(r.stdout, /no model call: reading rule \(columns: the per-item metrics the source recorded\)/);
+});

@@ -1,8 +1,8 @@
 /**
  * The audit table on imported real runs where several configurations of one model exist, held to
  * test/table/reference/table_reference.py (plain Python over the same per-item scores, or the
- * numbers the results files report): Mistral-7B winogrande standard vs question-shuffled prompts,
- * the asdiv runs, and Pythia-160m 0-shot vs 5-shot.
+ * numbers the results files report): Mistral-7B winogrande and truthfulqa_gen, standard vs
+ * question-shuffled prompts, the asdiv runs, and Pythia-160m 0-shot vs 5-shot.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -16,8 +16,22 @@ const REF = JSON.parse(readFileSync(new URL('./reference/table_reference.json', 
   mistral: { rows: Record<string, RefCell>; column_spread: number; gap_times: number; reach: string[] };
   asdiv: Record<string, RefCell>;
   pythia: Record<string, { metrics: string[]; rows: Record<string, Record<string, RefCell>>; span: number; highest: [string, string]; lowest: [string, string]; reach: [string, string][] }>;
+  truthfulqa: {
+    metrics: string[];
+    rows: Record<string, Record<string, RefCell>>;
+    row_spreads: Record<string, number>;
+    column_spreads: Record<string, number>;
+    span: number;
+    highest: [string, string];
+    lowest: [string, string];
+    gap_times: number;
+    reach: [string, string][];
+    interactions: { readings: [string, string]; n: number; effects: [number, number]; difference: number; stderr: number; ci95: [number, number] }[];
+  };
 };
 const OPTIONS = { skipBad: false, fields: {} };
+// Python and lmaudit sum the same values in the same order; 1e-12 (relative) leaves room only for the last bits
+// of a square root or a division done in another order.
 
 function close(actual: number | null | undefined, expected: number | null | undefined, what: string): void {
   if (expected === null || expected === undefined) return assert.equal(actual ?? null, null, what);
@@ -68,7 +82,8 @@ test('the asdiv runs (Llama-3-8B-Instruct, two runs of one task): rows told apar
   for (const r of t!.rows) sameCell(r.cells[0]!, REF.asdiv[byFile(r)]!, byFile(r));
   assert.equal(t!.extremes!.difference, 0);
   assert.equal(t!.reach!.cells.length, 2, '0.9 lies inside both intervals [0.844, 0.996]');
-  // Identical per-item scores: every difference of differences is 0 (and there is one reading, so none are formed).
+  // asdiv is a loglikelihood task with one continuation per document: whether it is the greedy one is the only
+  // reading (lm-eval's acc is that flag), so there is no second reading rule and no interaction is formed.
   assert.equal(t!.interactions.length, 0);
 });
 
@@ -103,4 +118,53 @@ test('Pythia-160m 0-shot vs 5-shot (results files only): every shared task is a 
   const lambada = tables.find((t) => t.task === 'lambada_openai' && t.rows.length === 2)!;
   assert.deepEqual(lambada.rows.map((r) => r.label), ['0-shot · model.batch_size=16 · model.device="cuda:7"', '5-shot · model.batch_size=8 · model.device="cuda:3"']);
   assert.ok(lambada.notes.includes('reported ppl: left out, not a rate in [0, 1]'));
+});
+
+test('Mistral-7B truthfulqa_gen, standard vs shuffled prompts: the recorded per-item metrics are the reading rules; table, spreads, reach and every interaction interval as in Python', async () => {
+  const dir = externalFixture('lm-evaluation-harness/pr1567-slurmevals');
+  const { store } = await loadSource([`${dir}/mistral/truthfulqa_gen_write_out_info.json`, `${dir}/mistralShuffle/question_shuffle_truthfulqa_gen_write_out_info.json`], OPTIONS);
+  const ref = REF.truthfulqa;
+  const [t, ...more] = await buildTables(store, { aggregation: 'micro', gap: 0.033, target: 0.5, tolerance: 0 });
+  assert.equal(more.length, 0);
+  // write_out recorded no gold answer (TruthfulQA's references live in the task's code): no rescored reading applies.
+  assert.deepEqual(t!.columns.map((c) => c.key), ref.metrics.map((m) => `recorded ${m}`));
+  assert.ok(t!.columns.every((c) => c.source === 'recorded'));
+  assert.ok(t!.notes.some((n) => /^exact\/strip: left out, no row could compute it/.test(n)));
+  assert.ok(t!.notes.some((n) => n.startsWith('truthfulqa_gen (run ') && n.includes('of its 817 item(s), 817 have no usable gold answer')));
+  assert.deepEqual(t!.rows.map((r) => r.label), Object.keys(ref.rows));
+  const at = (p: { row: number; column: number }) => [t!.rows[p.row]!.label, ref.metrics[p.column]];
+  for (const r of t!.rows) {
+    ref.metrics.forEach((m, k) => sameCell(r.cells[k]!, ref.rows[r.label]![m]!, `${r.label} ${m}`));
+    close(r.spread!.difference, ref.row_spreads[r.label], `${r.label} row spread`);
+  }
+  ref.metrics.forEach((m, k) => close(t!.column_spreads[k]!.difference, ref.column_spreads[m], `${m} column spread`));
+  close(t!.extremes!.difference, ref.span, 'span');
+  assert.deepEqual(at(t!.extremes!.highest), ref.highest);
+  assert.deepEqual(at(t!.extremes!.lowest), ref.lowest);
+  assert.deepEqual(t!.extremes!.separated_by, ['task.name', 'reading rule']);
+  close(t!.gap!.times, ref.gap_times, 'gap');
+  assert.deepEqual(t!.reach!.cells.map(at), ref.reach);
+  assert.equal(t!.interactions.length, ref.interactions.length);
+  assert.equal(ref.interactions.length, (ref.metrics.length * (ref.metrics.length - 1)) / 2, 'one change, every pair of readings');
+  for (const x of ref.interactions) {
+    const readings = x.readings.map((m) => `recorded ${m}`);
+    const got = t!.interactions.find((i) => i.readings[0] === readings[0] && i.readings[1] === readings[1]);
+    assert.ok(got, readings.join(' × '));
+    const what = readings.join(' × ');
+    assert.deepEqual([got.from, got.to, got.change], ['truthfulqa_gen', 'question_shuffle_truthfulqa_gen', ['task.name']], what);
+    assert.equal(got.n, x.n, `${what} n`);
+    close(got.effects[0], x.effects[0], `${what} effect 0`);
+    close(got.effects[1], x.effects[1], `${what} effect 1`);
+    close(got.difference, x.difference, `${what} difference`);
+    close(got.stderr, x.stderr, `${what} stderr`);
+    close(got.ci95![0], x.ci95[0], `${what} ci low`);
+    close(got.ci95![1], x.ci95[1], `${what} ci high`);
+    assert.equal(got.distinguishable, x.ci95[0] > 0 || x.ci95[1] < 0, `${what} distinguishable`);
+  }
+  assert.ok(t!.interactions.some((x) => x.distinguishable), 'the shuffle helps more under BLEURT than under BLEU or ROUGE-2');
+  assert.deepEqual(t!.costs.map((c) => [c.axis, c.model_calls]), [
+    ['configuration (rows: task.name)', true],
+    ['reading rule (columns: the per-item metrics the source recorded)', false],
+    ['aggregation (micro)', false],
+  ]);
 });

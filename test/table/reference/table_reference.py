@@ -5,7 +5,8 @@
 <external root> is the rebuilt fixtures/external tree (test/helpers/fixtures.ts externalFixture('')).
 Per item: Mistral winogrande (write_out) is right when the gold's logit is the largest; asdiv (lm-eval samples)
 when the response is greedy. Cells: mean, stderr = sample std (n-1) / sqrt(n), 95% CI mean +- 1.959963984540054 * stderr
-clamped to [0, 1]. Pythia (results only): the reported numbers, CI unclamped.
+clamped to [0, 1]. Pythia (results only): the reported numbers, CI unclamped. Mistral truthfulqa_gen: the per-item
+metrics lm-eval recorded (see below), with the interactions between the prompt change and the metric.
 """
 import json, math, sys
 
@@ -74,5 +75,51 @@ for task in sorted(set(zero) & set(five)):
             reach.append([shots, m])
     pythia[task] = {"metrics": metrics, "rows": rows, "span": hi[2]["score"] - lo[2]["score"], "highest": [hi[0], hi[1]], "lowest": [lo[0], lo[1]], "reach": reach}
 
-json.dump({"mistral": mistral, "asdiv": asdiv_rows, "pythia": pythia}, sys.stdout, indent=1)
+# Mistral-7B truthfulqa_gen, standard vs question-shuffled prompts (write_out): no gold answer is recorded, so the
+# columns are the per-item metrics lm-eval recorded that are rates (every value in [0, 1] in both runs), by name.
+# Interactions (standard -> shuffled), for each pair of columns i < j, on the documents both runs hold:
+# d = (shuffled_i - standard_i) - (shuffled_j - standard_j), mean, sample std (n-1) / sqrt(n), mean +- Z * se.
+def write_out(path):
+    return {str(d["doc_id"]): {k: float(v) for k, v in d.items() if k not in ("doc_id", "truth") and not k.startswith(("prompt_", "logit_"))} for d in json.load(open(path))}
+
+tqa_runs = {
+    "truthfulqa_gen": write_out(f"{slurm}/mistral/truthfulqa_gen_write_out_info.json"),
+    "question_shuffle_truthfulqa_gen": write_out(f"{slurm}/mistralShuffle/question_shuffle_truthfulqa_gen_write_out_info.json"),
+}
+names = sorted({m for items in tqa_runs.values() for d in items.values() for m in d})
+tqa_metrics = [m for m in names if all(0 <= d[m] <= 1 for items in tqa_runs.values() for d in items.values() if m in d)]
+tqa_rows = {label: {m: cell([d[m] for d in items.values()]) for m in tqa_metrics} for label, items in tqa_runs.items()}
+tqa_cells = [(label, m, c["score"]) for label, r in tqa_rows.items() for m, c in r.items()]
+tqa_hi = max(tqa_cells, key=lambda c: c[2])
+tqa_lo = min(tqa_cells, key=lambda c: c[2])
+tqa_target = 0.5
+a_items, b_items = tqa_runs["truthfulqa_gen"], tqa_runs["question_shuffle_truthfulqa_gen"]
+shared = [doc for doc in a_items if doc in b_items]
+interactions = []
+for i in range(len(tqa_metrics)):
+    for j in range(i + 1, len(tqa_metrics)):
+        mi, mj = tqa_metrics[i], tqa_metrics[j]
+        d = [(b_items[x][mi] - a_items[x][mi]) - (b_items[x][mj] - a_items[x][mj]) for x in shared]
+        n = len(d)
+        m = sum(d) / n
+        se = math.sqrt(sum((v - m) ** 2 for v in d) / (n - 1)) / math.sqrt(n)
+        interactions.append({
+            "readings": [mi, mj], "n": n,
+            "effects": [sum(b_items[x][mi] - a_items[x][mi] for x in shared) / n, sum(b_items[x][mj] - a_items[x][mj] for x in shared) / n],
+            "difference": m, "stderr": se, "ci95": [m - Z * se, m + Z * se],
+        })
+truthfulqa = {
+    "metrics": tqa_metrics,
+    "rows": tqa_rows,
+    "row_spreads": {label: max(c["score"] for c in r.values()) - min(c["score"] for c in r.values()) for label, r in tqa_rows.items()},
+    "column_spreads": {m: max(r[m]["score"] for r in tqa_rows.values()) - min(r[m]["score"] for r in tqa_rows.values()) for m in tqa_metrics},
+    "span": tqa_hi[2] - tqa_lo[2],
+    "highest": [tqa_hi[0], tqa_hi[1]],
+    "lowest": [tqa_lo[0], tqa_lo[1]],
+    "gap_times": (tqa_hi[2] - tqa_lo[2]) / gap,
+    "reach": [[label, m] for label, r in tqa_rows.items() for m, c in r.items() if c["ci95"][0] <= tqa_target <= c["ci95"][1]],
+    "interactions": interactions,
+}
+
+json.dump({"mistral": mistral, "asdiv": asdiv_rows, "pythia": pythia, "truthfulqa": truthfulqa}, sys.stdout, indent=1)
 print()
