@@ -68,6 +68,9 @@ export interface CompletionOptions {
 interface Choice {
   index: number;
   text: string;
+  /** vLLM's `return_token_ids` extra: the prompt's and the completion's ids. */
+  prompt_token_ids?: number[];
+  token_ids?: number[];
   logprobs: null | { tokens: string[]; token_logprobs: Array<number | null>; top_logprobs: Array<Record<string, number> | null>; text_offset: number[] };
   finish_reason: 'stop' | 'length';
   stop_reason: null;
@@ -95,6 +98,7 @@ export async function completion(body: Record<string, unknown>, model: LanguageM
   for (const ids of rows) if (ids.length + maxTokens > tokens.maxLength) throw contextError(tokens.maxLength, ids.length, maxTokens);
   const texts = prompts.map((p, i) => (typeof p === 'string' && !options.wrongEcho ? p : tokens.decode(rows[i]!, false)));
   const k = logprobs ?? 0;
+  const returnIds = boolField(body, 'return_token_ids', false);
 
   let generations: TokenGeneration[];
   let scores: PromptScores[] | null = null;
@@ -113,7 +117,7 @@ export async function completion(body: Record<string, unknown>, model: LanguageM
     if (logprobs !== null) scores = await queue.score(rows.map((ids, i) => [...ids, ...generations[i]!.ids]), k);
   }
 
-  const choices: Choice[] = rows.map((ids, i) => {
+  const answer = (ids: number[], i: number): Choice => {
     const gen = generations[i]!;
     const text = (echo ? texts[i]! : '') + gen.text;
     const finish = gen.finishReason === 'length' ? 'length' : 'stop';
@@ -139,6 +143,10 @@ export async function completion(body: Record<string, unknown>, model: LanguageM
       out.top_logprobs.push(topDict(s.top[p - 1]!.slice(0, k), all[p]!, lp, tokens));
     }
     return { index: i, text, logprobs: out, finish_reason: finish, stop_reason: null };
+  };
+  const choices: Choice[] = rows.map((ids, i) => {
+    const choice = answer(ids, i);
+    return returnIds ? { ...choice, prompt_token_ids: [...ids], token_ids: [...generations[i]!.ids] } : choice;
   });
   const promptTokens = rows.reduce((n, r) => n + r.length, 0);
   const completionTokens = generations.reduce((n, g) => n + g.ids.length, 0);

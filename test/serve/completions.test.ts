@@ -128,3 +128,30 @@ test('errors come in OpenAI\'s shape: an unknown model is 404 as vLLM words it; 
     assert.equal(notJson.status, 400);
   });
 });
+
+test('gpt2-tiny: generation through /v1/completions equals generateUntil; with echo and logprobs the generated tokens are scored too (greedy: each is its position\'s best); a seed repeats a sampled text', async () => {
+  await serving(GPT2, async (lm, url) => {
+    const context = 'The quick brown fox';
+    const [expected] = await lm.generateUntil([{ context, settings: greedy(5) }]);
+    const { json } = await postJson(`${url}/v1/completions`, { prompt: context, max_tokens: 5, temperature: 0, echo: true, logprobs: 2, return_token_ids: true });
+    const reply = json as EchoReply & { choices: Array<{ prompt_token_ids: number[]; token_ids: number[] }> };
+    const choice = reply.choices[0]!;
+    assert.equal(choice.text, context + expected!.text);
+    assert.deepEqual(choice.prompt_token_ids, lm.tokenAccess!.encode(context, true));
+    assert.equal(choice.token_ids.length, expected!.usage.tokensOut);
+    const lp = choice.logprobs!;
+    const n = choice.prompt_token_ids.length;
+    assert.equal(lp.tokens.length, n + choice.token_ids.length);
+    for (let p = n; p < lp.tokens.length; p++) {
+      const top = lp.top_logprobs[p]!;
+      // logprobs 2: the two best (the token itself among them when greedy).
+      assert.equal(Object.keys(top).length, 2);
+      assert.equal(lp.token_logprobs[p], Math.max(...Object.values(top)));
+    }
+    const sampled = async (seed: number) => ((await postJson(`${url}/v1/completions`, { prompt: context, max_tokens: 8, temperature: 1, seed })).json as EchoReply).choices[0]!.text;
+    assert.equal(await sampled(5), await sampled(5));
+    const refused = await postJson(`${url}/v1/completions`, { prompt: context, n: 2 });
+    assert.equal(refused.status, 400);
+    assert.equal((refused.json as { error: { param: string } }).error.param, 'n');
+  });
+});

@@ -42,15 +42,15 @@ function wholeNumber(text: string, flag: string, min: number, max = Number.MAX_S
 export function registerServe(program: Command): void {
   program
     .command('serve')
-    .description('Serve a backend over an OpenAI-compatible HTTP API (vLLM dialect): /v1/models, /v1/completions (echo + logprobs), /v1/chat/completions, /tokenize, /detokenize')
-    .requiredOption('--model <backend>', 'backend name (onnx, dummy)')
+    .description('Serve a backend over an OpenAI-compatible HTTP API (vLLM dialect): /v1/models, /v1/completions (echo + logprobs), /v1/chat/completions, /tokenize, /detokenize, /tokenizer_info')
+    .requiredOption('--model <backend>', 'backend name: onnx (everything), or one without a local tokenizer such as dummy (text generation only)')
     .option('--model_args <args>', 'backend arguments, k=v,... or a JSON object (e.g. pretrained=fixtures/models/gpt2-tiny)')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0: any free port; the URL is printed on the first line)', '0')
     .option('--served_model_name <name>', "the model id /v1/models lists and requests name (default: model_args' pretrained, else the backend name)")
     .option(
       '--faults <spec>',
-      `inject faults into /v1/completions and /v1/chat/completions: rate=R,seed=S,kinds=K1,K2,... (seeded, by arrival order) or every=N,kinds=... (every N-th request, kinds in turn); retry_after=SECONDS (429, default 1), slow_ms=MS (default 30000). Kinds (${FAULT_KINDS.join(', ')}): ${FAULT_HELP}. Counters at GET /lmaudit/faults`,
+      `inject faults into /v1/completions and /v1/chat/completions: rate=R,seed=S,kinds=K1,K2,... (each request draws on arrival: the schedule is fixed by the seed and the arrival order, which concurrent clients make vary) or every=N,kinds=... (every N-th request, the kinds in turn); a retry is a new request and draws again; retry_after=SECONDS (429, default 1), slow_ms=MS (default 30000). Kinds (${FAULT_KINDS.join(', ')}): ${FAULT_HELP}. Counters at GET /lmaudit/faults`,
     )
     .option('--delay_ms <ms>', 'fixed delay added to every reply of the generation endpoints', '0')
     .option('--batch_size <n>', 'prompts one backend call may carry when concurrent requests are batched', '64')
