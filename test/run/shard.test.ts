@@ -118,6 +118,19 @@ test('merge refuses shards of two configurations (naming the setting and both va
   await dummy(join(dir, 'd1five'), { shard: { index: 1, count: 3 }, numFewshot: 5 });
   await dummy(join(dir, 'd0again'), { shard: { index: 0, count: 3 } });
 
+  // The flag from the command line: the cut is reported, a shard outside 0..N-1 refused before anything runs.
+  const cli = runCli(['run', '--model', 'dummy', '--tasks', 'arc_easy', '--limit', '6', '--num_fewshot', '0', '--shard', '1/3', '--out', join(dir, 'cli1'), '--json'], ENV);
+  assert.equal(cli.status, 0, cli.stderr);
+  const reported = (JSON.parse(cli.stdout) as { shard: Record<string, number> }).shard;
+  // The same cut as the in-process shard 1/3 of the same flags; the whole is the three shards' requests.
+  const requestsIn = async (s: string) => (await rows(join(dir, s), 'instances', 'doc_id')).length;
+  const d1 = (await rows(join(dir, 'd1'), 'instances', 'DISTINCT doc_id')).length;
+  const total = (await requestsIn('d0')) + (await requestsIn('d1')) + (await requestsIn('d2'));
+  assert.deepEqual(reported, { index: 1, count: 3, documents: d1, requests: await requestsIn('d1'), total_documents: 6, total_requests: total });
+  const outside = runCli(['run', '--model', 'dummy', '--tasks', 'arc_easy', '--shard', '3/3', '--out', join(dir, 'cli3')]);
+  assert.equal(outside.status, 2);
+  assert.match(outside.stderr, /--shard 3\/3: i must be below N/);
+
   // From the command line: exit 2, the setting and both values named.
   const differ = runCli(['merge', join(dir, 'm1'), join(dir, 'd0'), join(dir, 'd1five'), join(dir, 'd2')]);
   assert.equal(differ.status, 2);

@@ -180,7 +180,7 @@ export function registerRun(program: Command): void {
 function replayLines(summary: RunSummary): string[] {
   if (summary.replay === null) return [];
   const missing = summary.replay.missing;
-  const lines = [`Replayed: ${summary.replay.requests - (missing?.requests.length ?? 0)} request(s) answered from the store, none sent to a model`];
+  const lines = [`Replayed: ${summary.sent} request(s) answered from the store this time, none sent to a model`];
   if (missing !== null) {
     const docs = [...missing.documents].map(([task, ids]) => `${task}: ${ids.length} (doc ${ids.slice(0, 10).join(', ')}${ids.length > 10 ? ', …' : ''})`);
     lines.push(`WARNING --allow-missing: ${missing.requests.length} request(s) had no recorded answer; their documents were left out of the results (${docs.join('; ')}), as the store's provenance notes say`);
