@@ -1,6 +1,9 @@
 /** The readable form of a rescoring matrix (the JSON form is the data itself). */
 import type { ScopeResult } from '../score/matrix.ts';
 import type { AsRecordedSection } from '../score/asRecorded.ts';
+import type { AsRecordedCell } from '../score/lmeval/asRecorded.ts';
+import type { InspectRescoreCell } from '../score/inspect/rescore.ts';
+import type { AgentAsRecordedCell } from '../score/agents/asRecorded.ts';
 import type { RunProvenance } from '../store/schema.ts';
 import { formatTable } from './output.ts';
 
@@ -48,16 +51,21 @@ export function formatMatrix(scopes: readonly ScopeResult[], skippedOnImport: nu
 type Row = (string | number)[];
 const num = (x: unknown) => (typeof x === 'number' ? (Number.isFinite(x) ? String(Number(x.toPrecision(12))) : String(x)) : x === null || x === undefined ? 'n/a' : String(x));
 
-interface AgentCellView { task: string; quantity: string; recorded: unknown; reproduced: unknown; matches: string }
-const AGENT_ROWS = {
+/** A table's header and how one cell becomes its row. */
+interface RowShape<Cell> {
+  header: readonly string[];
+  row: (cell: Cell) => Row;
+}
+
+const AGENT_ROWS: RowShape<AgentAsRecordedCell> = {
   header: ['task', 'quantity', 'recorded', 'reproduced', 'matches'],
-  row: (c: AgentCellView) => [c.task, c.quantity, num(c.recorded), num(c.reproduced), c.matches],
+  row: (c) => [c.task, c.quantity, num(c.recorded), num(c.reproduced), c.matches],
 };
 
 /** One table row per reproduced cell; the row's shape depends on the source harness. */
-const LMEVAL_ROWS = {
+const LMEVAL_ROWS: RowShape<AsRecordedCell> = {
   header: ['task', 'filter', 'metric', 'n', 'value', 'stderr', 'reported', 'matches', 'items reproduced', 'differing', 'why'],
-  row: (c: AsRecordedCellView) => [
+  row: (c) => [
     c.task, c.filter, c.metric, c.n, num(c.value), num(c.stderr),
     c.reported === null ? 'not reported' : `${named(c.reported.value)} ± ${named(c.reported.stderr)}`,
     c.matches_reported === null ? 'n/a' : c.matches_reported ? 'yes' : notNumeric(c.reported?.value) !== null ? 'n/a' : 'NO',
@@ -66,40 +74,29 @@ const LMEVAL_ROWS = {
     c.items.differing.length, lmevalWhy(c),
   ],
 };
-const AS_RECORDED_ROWS: Record<AsRecordedSection['source_kind'], { header: string[]; row: (cell: never) => Row }> = {
-  'lm-eval': LMEVAL_ROWS,
-  // lmaudit run records lm-eval's rules; its cells have lm-eval's shape.
-  lmaudit: LMEVAL_ROWS,
-  inspect: {
-    header: ['task', 'scorer', 'reducer', 'samples agree', 'metrics reproduced', 'differences'],
-    row: (c: InspectCellView) => [
+const INSPECT_ROWS: RowShape<InspectRescoreCell> = {
+  header: ['task', 'scorer', 'reducer', 'samples agree', 'metrics reproduced', 'differences'],
+  row: (c) => [
       c.task, c.scorer, c.reducer,
       c.samples.rescored === 0 ? 'no samples' : c.samples.compared === 0 ? `no stored scores (${c.samples.rescored} rescored)` : `${c.samples.agree}/${c.samples.compared}`,
       c.metrics.map((m) => inspectMetric(m, c.samples.rescored)).join('; '),
-      c.unsupported ?? c.samples.differences.slice(0, 3).map((d) => `${d.doc_id}: ${d.why}`).join('; '),
-    ],
-  },
-  generic: { header: [], row: () => [] },
-  swebench: AGENT_ROWS,
-  'terminal-bench': AGENT_ROWS,
-  harbor: AGENT_ROWS,
+    c.unsupported ?? c.samples.differences.slice(0, 3).map((d) => `${d.doc_id}: ${d.why}`).join('; '),
+  ],
 };
 
-interface AsRecordedCellView {
-  task: string; filter: string; metric: string; n: number; value: unknown; stderr: unknown;
-  reported: { value: unknown; stderr: unknown } | null; matches_reported: boolean | null;
-  items: {
-    reproduced: number;
-    within_tolerance?: { count: number; tolerance: number } | null;
-    taken_as_recorded: { count: number; why: string[] } | null;
-    differing: { doc_id: string; why: string }[];
-  };
-  why: string | null;
-}
-interface InspectCellView {
-  task: string; scorer: string; reducer: string; unsupported?: string;
-  samples: { rescored: number; agree: number; compared: number; differences: { doc_id: string; why: string }[] };
-  metrics: { metric: string; stored: unknown; rescored: unknown; reproduced: boolean | null }[];
+/** A section's table: the row shape follows its source kind, as its cells do. */
+function sectionTable(s: AsRecordedSection): { header: readonly string[]; rows: Row[] } {
+  switch (s.source_kind) {
+    case 'lm-eval':
+    case 'lmaudit':
+      return { header: LMEVAL_ROWS.header, rows: s.cells.map(LMEVAL_ROWS.row) };
+    case 'inspect':
+      return { header: INSPECT_ROWS.header, rows: s.cells.map(INSPECT_ROWS.row) };
+    case 'generic':
+      return { header: [], rows: [] };
+    default:
+      return { header: AGENT_ROWS.header, rows: s.cells.map(AGENT_ROWS.row) };
+  }
 }
 
 /** What a reported value is when it is not a number: NaN, a string, nothing (null when it is a number). */
@@ -120,7 +117,7 @@ const named = (v: unknown) => (typeof v === 'number' && !Number.isNaN(v) ? num(v
  * the recorded per-sample values (not recomputed themselves); a reported value that is not a
  * number is named, not blamed on other values.
  */
-function lmevalWhy(c: AsRecordedCellView): string {
+function lmevalWhy(c: AsRecordedCell): string {
   const reportedIs = c.reported === null ? null : notNumeric(c.reported.value);
   if (c.reported !== null && reportedIs !== null && !(reportedIs.startsWith('NaN') && typeof c.value === 'number' && Number.isNaN(c.value))) {
     return `the results file reports ${reportedIs}${c.value === null ? '' : `; the recorded per-sample values aggregate to ${num(c.value)}`}`;
@@ -133,7 +130,7 @@ function lmevalWhy(c: AsRecordedCellView): string {
   return c.why ?? '';
 }
 
-function inspectMetric(m: InspectCellView['metrics'][number], rescored: number): string {
+function inspectMetric(m: InspectRescoreCell['metrics'][number], rescored: number): string {
   if (rescored === 0) return `${m.metric} ${num(m.stored)} (no samples to recompute it from)`;
   if (m.stored === null || m.stored === undefined) return `${m.metric} not in the log (ours from the responses: ${num(m.rescored)})`;
   return `${m.metric} ${num(m.stored)}${m.reproduced ? '' : ` (ours ${num(m.rescored)})`}`;
@@ -145,7 +142,7 @@ function inspectMetric(m: InspectCellView['metrics'][number], rescored: number):
  */
 export function reportedWithoutRows(section: AsRecordedSection, run: RunProvenance | undefined): { task: string; score: string }[] {
   if (run === undefined || section.source_kind !== 'lm-eval') return [];
-  const cells = section.cells as { task: string; filter: string; metric: string }[];
+  const cells = section.cells;
   const out: { task: string; score: string }[] = [];
   for (const task of new Set(cells.map((c) => c.task))) {
     for (const key of Object.keys(run.reported[task] ?? {})) {
@@ -163,29 +160,23 @@ export function formatAsRecorded(sections: readonly AsRecordedSection[], runs: r
   const lines = ["As recorded (the source's own scoring rules, re-applied to the stored outputs):"];
   for (const s of sections) {
     lines.push(`run ${s.run_id} (${s.source_kind})${s.note ? `: ${s.note}` : ''}`);
-    const shape = AS_RECORDED_ROWS[s.source_kind];
-    if (s.cells.length > 0) lines.push(...formatTable(shape.header, s.cells.map((c) => shape.row(c as never))).map((l) => `  ${l}`));
+    const { header, rows } = sectionTable(s);
+    if (rows.length > 0) lines.push(...formatTable(header, rows).map((l) => `  ${l}`));
     for (const m of reportedWithoutRows(s, runs.find((r) => r.run_id === s.run_id))) {
       lines.push(`  reported ${m.score} (${m.task}): the samples hold no per-sample rows for this metric and filter, so it cannot be reproduced`);
     }
-    type CellDetail = {
-      task?: string;
-      metric?: string;
-      items?: {
-        within_tolerance?: { count: number; tolerance: number; max_difference: number; doc_ids: string[]; why: string } | null;
-        differing?: { doc_id: string; recorded: unknown; recomputed: unknown; why: string }[] };
-      warnings?: { kind: string; message: string; evidence: string[] }[];
-    };
-    for (const cell of s.cells as CellDetail[]) {
-      const close = cell.items?.within_tolerance;
+    // Only lm-eval's cells carry per-item details and warnings.
+    if (s.source_kind !== 'lm-eval' && s.source_kind !== 'lmaudit') continue;
+    for (const cell of s.cells) {
+      const close = cell.items.within_tolerance;
       if (close) {
         const docs = `${close.doc_ids.slice(0, 10).join(', ')}${close.doc_ids.length > 10 ? ', …' : ''}`;
         lines.push(`  ${cell.task} ${cell.metric}: ${close.count} item(s) within ${num(close.tolerance)} but not bit-identical (largest difference ${num(close.max_difference)}; docs ${docs}) — ${close.why}`);
       }
-      for (const d of cell.items?.differing?.slice(0, 5) ?? []) {
+      for (const d of cell.items.differing.slice(0, 5)) {
         lines.push(`  item ${d.doc_id}: recorded ${JSON.stringify(d.recorded)}, recomputed ${JSON.stringify(d.recomputed)} — ${d.why}`);
       }
-      for (const w of cell.warnings ?? []) {
+      for (const w of cell.warnings) {
         lines.push(`  warning (${cell.task}, ${w.kind}): ${w.message}`);
         if (w.evidence.length > 0) lines.push(`    e.g. ${w.evidence.slice(0, 3).join('; ')}`);
       }

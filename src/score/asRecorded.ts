@@ -4,19 +4,27 @@
  * source kind has its own reproducer; this table is the one dispatch point.
  */
 import type { OpenStore } from '../store/readStore.ts';
-import type { RunProvenance } from '../store/schema.ts';
-import { lmevalAsRecordedSections } from './lmeval/asRecorded.ts';
-import { rescoreInspectAsRecorded } from './inspect/rescore.ts';
-import { agentAsRecordedSections } from './agents/asRecorded.ts';
+import type { AgentSourceKind, RunProvenance } from '../store/schema.ts';
+import { lmevalAsRecordedSections, type AsRecordedCell } from './lmeval/asRecorded.ts';
+import { rescoreInspectAsRecorded, type InspectRescoreCell } from './inspect/rescore.ts';
+import { agentAsRecordedSections, type AgentAsRecordedCell } from './agents/asRecorded.ts';
 import { pushTo } from '../util/groupBy.ts';
 
-export interface AsRecordedSection {
+/** One run's reproduction; `cells` are in the shape of the reproducer its source kind dispatches to. */
+interface SectionOf<Kind extends RunProvenance['source_kind'], Cell> {
   run_id: string;
-  source_kind: RunProvenance['source_kind'];
-  /** Reproduced cells, in the reproducer's own shape (per metric and filter/scorer). */
-  cells: unknown[];
+  source_kind: Kind;
+  /** Reproduced cells, per metric and filter (lm-eval), scorer (Inspect) or summary quantity (agents). */
+  cells: Cell[];
   note: string | null;
 }
+
+export type AsRecordedSection =
+  // `lmaudit run` records lm-eval's rules; its cells have lm-eval's shape.
+  | SectionOf<'lm-eval' | 'lmaudit', AsRecordedCell>
+  | SectionOf<'inspect', InspectRescoreCell>
+  | SectionOf<'generic', never>
+  | SectionOf<AgentSourceKind, AgentAsRecordedCell>;
 
 type Reproducer = (store: OpenStore, runIds: readonly string[]) => Promise<AsRecordedSection[]>;
 
