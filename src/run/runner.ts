@@ -335,11 +335,16 @@ function checkCapabilities(lm: LanguageModel, built: readonly BuiltTask[]): void
   }
 }
 
+/** Settings recorded only when given: a resume that leaves one out changes the run too. */
+const RECORDED_WHEN_GIVEN = ['--shard', '--allow-missing'];
+
 function checkSameConfig(stored: Record<string, unknown>, now: Record<string, string>, store: string): void {
-  for (const [setting, value] of Object.entries(now)) {
+  const settings = [...Object.keys(now), ...RECORDED_WHEN_GIVEN.filter((k) => stored[k] !== undefined && now[k] === undefined)];
+  for (const setting of settings) {
+    const value = now[setting];
     if (stored[setting] !== value) {
       const was = stored[setting] === undefined ? '(not recorded)' : String(stored[setting]);
-      throw new BadInputError(`--resume ${store}: ${setting} changed (the run was started with ${was}, now ${value}); resume with the same settings, or start a new store`);
+      throw new BadInputError(`--resume ${store}: ${setting} changed (the run was started with ${was}, now ${value ?? '(not given)'}); resume with the same settings, or start a new store`);
     }
   }
 }

@@ -141,6 +141,8 @@ test('merge refuses shards of two configurations (naming the setting and both va
   // A shard whose backend failed part-way is unfinished.
   await assert.rejects(dummy(join(dir, 'd2failed'), { shard: { index: 2, count: 3 }, modelArgs: { fail_after: 1 } }), /failing batch 2/);
   await refused(['d0', 'd1', 'd2failed'], /shard 2\/3 did not finish; `lmaudit run … --resume .*d2failed` finishes it first/);
+  // Resuming a shard without --shard would turn it into the whole run: refused, naming the flag.
+  await assert.rejects(dummy(join(dir, 'd2failed'), { modelArgs: { fail_after: 1 }, resume: true }), /--shard changed \(the run was started with 2\/3, now \(not given\)\)/);
   await dummy(join(dir, 'plain'), {});
   await refused(['plain'], /a run without --shard/);
 
