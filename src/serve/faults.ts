@@ -114,9 +114,13 @@ export interface FaultReport {
   requests: number;
   faulted: number;
   by_kind: Record<FaultKind, number>;
-  /** Every injected fault in arrival order: the request's arrival number (from 1), its path and the kind. */
+  /** The injected faults in arrival order (the first LOG_LIMIT): the request's arrival number (from 1), its path and the kind. */
   log: Array<{ seq: number; path: string; kind: FaultKind }>;
+  /** Faults past LOG_LIMIT, counted in by_kind but not logged (a long chaos run keeps bounded memory). */
+  log_dropped: number;
 }
+
+const LOG_LIMIT = 100_000;
 
 export class FaultSchedule {
   private readonly next: () => number;
@@ -155,12 +159,12 @@ export class FaultSchedule {
     }
     this.faultCount++;
     this.counts[kind]++;
-    this.log.push({ seq: draw.seq, path, kind });
+    if (this.log.length < LOG_LIMIT) this.log.push({ seq: draw.seq, path, kind });
     // Retry-After's two forms: drawn in rate mode; in every=N mode every second 429 sends the date.
     return { kind, seq: draw.seq, retryAfterDate: kind === '429' && (spec.every === null ? draw.form < 0.5 : this.counts['429'] % 2 === 0) };
   }
 
   report(): FaultReport {
-    return { spec: this.spec, requests: this.seq, faulted: this.faultCount, by_kind: { ...this.counts }, log: [...this.log] };
+    return { spec: this.spec, requests: this.seq, faulted: this.faultCount, by_kind: { ...this.counts }, log: [...this.log], log_dropped: this.faultCount - this.log.length };
   }
 }

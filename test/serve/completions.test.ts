@@ -155,3 +155,33 @@ test('gpt2-tiny: generation through /v1/completions equals generateUntil; with e
     assert.equal((refused.json as { error: { param: string } }).error.param, 'n');
   });
 });
+
+test('gpt2-tiny: prompts whose logits exceed the worker\'s budget are scored in pieces through the KV cache, with the same echoed log-probs (1e-5) and top tokens', async () => {
+  const prompts = [[464, 2068, 7586, 21831, 18045, 625, 262, 16931, 3290, 13], [15496, 995]];
+  const echo = async () => {
+    const out = [];
+    let passes = 0;
+    await serving(GPT2, async (lm, url) => {
+      for (const prompt of prompts) out.push(((await postJson(`${url}/v1/completions`, { prompt, max_tokens: 0, echo: true, logprobs: 3 })).json as EchoReply).choices[0]!.logprobs!);
+      passes = (await lm.counters!()).forward_passes!;
+    });
+    return Object.assign(out, { passes });
+  };
+  const whole = await echo();
+  // 50,257 logits × 3 positions: a 10-token row goes through in four pieces.
+  process.env.LMAUDIT_ONNX_LOGITS_BUDGET = String(50_257 * 3);
+  let split: Awaited<ReturnType<typeof echo>>;
+  try {
+    split = await echo();
+  } finally {
+    delete process.env.LMAUDIT_ONNX_LOGITS_BUDGET;
+  }
+  assert.deepEqual([whole.passes, split.passes], [2, 5], 'one pass per prompt whole; the 10-token row in four pieces, the 2-token one in one');
+  whole.forEach((w, i) => {
+    const s = split[i]!;
+    assert.deepEqual(s.tokens, w.tokens);
+    // The KV cache is the same arithmetic in pieces: float rounding only (1e-5).
+    w.token_logprobs.forEach((v, p) => assert.ok(v === null ? s.token_logprobs[p] === null : Math.abs(v - (s.token_logprobs[p] as number)) < 1e-5, `${i}/${p}`));
+    w.top_logprobs.forEach((t, p) => assert.deepEqual(t === null ? null : Object.keys(t), s.top_logprobs[p] === null ? null : Object.keys(s.top_logprobs[p]!)));
+  });
+});

@@ -135,6 +135,19 @@ test('rate=0.3,seed=7: the faulted requests and their kinds are the seeded strea
   });
 });
 
+test('slow: a client that waits gets a 504 error after slow_ms, never the answer', async () => {
+  const lm = await dummyBackend.open({}, { batchSize: 1 });
+  await withServer(lm, 'every=1,kinds=slow,slow_ms=200', async (url, report) => {
+    const t0 = performance.now();
+    const r = await postJson(`${url}/v1/completions`, { prompt: 'late', max_tokens: 4 });
+    assert.ok(performance.now() - t0 >= 200);
+    assert.equal(r.status, 504);
+    assert.equal((r.json as { error: { type: string } }).error.type, 'GatewayTimeoutError');
+    assert.equal((r.json as { choices?: unknown }).choices, undefined);
+    assert.deepEqual(report().by_kind.slow, 1);
+  });
+});
+
 test('--faults specs that cannot be read are refused naming the key', () => {
   assert.throws(() => parseFaultSpec('rate=1.5'), /rate must be a number from 0 to 1/);
   assert.throws(() => parseFaultSpec('kinds=429,teapot'), /unknown fault kind 'teapot'/);

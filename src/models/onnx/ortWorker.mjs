@@ -12,6 +12,7 @@
 import { parentPort } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
 import { choose, rng } from './sampling.mjs';
+import { scoreAt, softmaxStats, topAt } from './logSoftmax.mjs';
 
 /**
  * Logits per forward pass are B·S·V floats; passes are split so that one holds at most this many
@@ -62,22 +63,6 @@ async function run(feeds, withPresent) {
     for (const p of graph.past) past[p.name] = out[p.present];
   }
   return { logits: logits.data, dims: logits.dims, past };
-}
-
-/** log_softmax of one position at `target`, in float64, and whether `target` is the (first) argmax. */
-function scoreAt(logits, offset, vocab, target) {
-  let max = -Infinity;
-  let arg = 0;
-  for (let i = 0; i < vocab; i++) {
-    const x = logits[offset + i];
-    if (x > max) {
-      max = x;
-      arg = i;
-    }
-  }
-  let sum = 0;
-  for (let i = 0; i < vocab; i++) sum += Math.exp(logits[offset + i] - max);
-  return { logprob: logits[offset + target] - max - Math.log(sum), greedy: arg === target };
 }
 
 function open({ path, threads }) {
@@ -256,38 +241,6 @@ async function scoreShared({ context, conts, vocab }) {
 }
 
 // ---------------------------------------------------------------- per-token scores (lmaudit serve)
-
-/**
- * The `k` best tokens of one position, best first, ties to the lower id (torch.argmax's and
- * topk's order on CPU), each with its log-softmax as scoreAt computes it (the same doubles).
- */
-function topAt(logits, offset, vocab, k, max, logSum) {
-  const top = [];
-  for (let i = 0; i < vocab; i++) {
-    const x = logits[offset + i];
-    if (top.length === k && x <= top[k - 1][1]) continue;
-    let at = top.length;
-    while (at > 0 && top[at - 1][1] < x) at--;
-    top.splice(at, 0, [i, x]);
-    if (top.length > k) top.pop();
-  }
-  return top.map(([id, x]) => [id, x - max - logSum]);
-}
-
-/** max, its (first) index and log(Σ exp(x − max)) of one position, as scoreAt sums them. */
-function softmaxStats(logits, offset, vocab) {
-  let max = -Infinity;
-  let arg = 0;
-  for (let i = 0; i < vocab; i++) {
-    if (logits[offset + i] > max) {
-      max = logits[offset + i];
-      arg = i;
-    }
-  }
-  let sum = 0;
-  for (let i = 0; i < vocab; i++) sum += Math.exp(logits[offset + i] - max);
-  return { max, arg, logSum: Math.log(sum) };
-}
 
 /**
  * Each row's tokens scored position by position: `logprobs[j]` is token j+1's log-probability after
