@@ -88,6 +88,11 @@ export function comparableSettings(s: ShardStore): Map<string, string> {
   for (const field of ['backend', 'model_id', 'dtype', 'revision'] as const) out.set(`model.${field}`, factText(r.model[field]?.used));
   const device = (r.model.device?.used.status === 'recorded' ? r.model.device.used.value : {}) as Record<string, unknown>;
   for (const field of ['files_sha256', 'adds_bos', 'eos_token', 'max_length']) out.set(`model ${field === 'files_sha256' ? 'files (sha256)' : field}`, dumpsPy(device[field] ?? null));
+  // The libraries and protocol that computed the answers (onnxruntime's version, the API spoken), not where the server was.
+  const runtime = { ...((r.harness.runtime?.used.status === 'recorded' ? r.harness.runtime.used.value : {}) as Record<string, unknown>) };
+  delete runtime.node;
+  delete runtime.server;
+  out.set('model runtime', dumpsPy(runtime));
   out.set('tasks', dumpsPy(Object.keys(r.tasks).sort()));
   for (const [task, block] of Object.entries(r.tasks)) {
     for (const item of PER_TASK_ITEMS) {
