@@ -4,7 +4,8 @@
  * On the items both rows scored (joined on doc_id), each item gives
  *   d = (b_i − a_i) − (b_j − a_j),
  * and the difference of differences is mean(d) with the closed-form paired interval
- * mean ± 1.96 · sd(d, n−1) / √n (the same standard error the matrix's cells use).
+ * mean ± 1.96 · sd(d, n−1) / √n (the same standard error the matrix's cells use). Each reading's
+ * own effect, mean(b − a) on the same items, gets the same paired interval.
  */
 import { Z95 } from '../score/stats.ts';
 import type { LabelPart } from './tableLabels.ts';
@@ -23,8 +24,10 @@ export interface Interaction {
   change: string[];
   readings: [string, string];
   n: number;
-  /** The change's effect under each reading, on the shared items. */
+  /** The change's effect under each reading, on the shared items, with its paired standard error and interval. */
   effects: [number, number];
+  effect_stderr: [number | null, number | null];
+  effect_ci95: [[number, number] | null, [number, number] | null];
   difference: number;
   stderr: number | null;
   ci95: [number, number] | null;
@@ -48,6 +51,14 @@ function changes(rows: readonly InteractionRow[]): [number, number, string[]][] 
   return single.length > 0 ? single : all;
 }
 
+/** Mean of per-item differences with its closed-form interval (none from one item). */
+function paired(d: readonly number[]): { mean: number; stderr: number | null; ci95: [number, number] | null } {
+  const n = d.length;
+  const mean = d.reduce((s, x) => s + x, 0) / n;
+  const stderr = n < 2 ? null : Math.sqrt(d.reduce((s, x) => s + (x - mean) ** 2, 0) / (n - 1)) / Math.sqrt(n);
+  return { mean, stderr, ci95: stderr === null ? null : [mean - Z95 * stderr, mean + Z95 * stderr] };
+}
+
 export function interactionsOf(rows: readonly InteractionRow[], columns: readonly string[]): Interaction[] {
   const out: Interaction[] = [];
   for (const [a, b, change] of changes(rows)) {
@@ -57,26 +68,24 @@ export function interactionsOf(rows: readonly InteractionRow[], columns: readonl
     for (let i = 0; i < columns.length; i++) {
       for (let j = i + 1; j < columns.length; j++) {
         const d: number[] = [];
-        let ei = 0;
-        let ej = 0;
+        const ei: number[] = [];
+        const ej: number[] = [];
         for (const [doc, va] of A) {
           const vb = B.get(doc);
           if (vb === undefined) continue;
           const [ai, aj, bi, bj] = [va[i], va[j], vb[i], vb[j]];
           if (ai == null || aj == null || bi == null || bj == null) continue;
-          ei += bi - ai;
-          ej += bj - aj;
+          ei.push(bi - ai);
+          ej.push(bj - aj);
           d.push(bi - ai - (bj - aj));
         }
-        const n = d.length;
-        if (n === 0) continue;
-        const mean = d.reduce((s, x) => s + x, 0) / n;
-        const stderr = n < 2 ? null : Math.sqrt(d.reduce((s, x) => s + (x - mean) ** 2, 0) / (n - 1)) / Math.sqrt(n);
-        const ci95: [number, number] | null = stderr === null ? null : [mean - Z95 * stderr, mean + Z95 * stderr];
+        if (d.length === 0) continue;
+        const [x, xi, xj] = [paired(d), paired(ei), paired(ej)];
         out.push({
-          from: rows[a]!.label, to: rows[b]!.label, change, readings: [columns[i]!, columns[j]!], n,
-          effects: [ei / n, ej / n], difference: mean, stderr, ci95,
-          distinguishable: ci95 !== null && (ci95[0] > 0 || ci95[1] < 0),
+          from: rows[a]!.label, to: rows[b]!.label, change, readings: [columns[i]!, columns[j]!], n: d.length,
+          effects: [xi.mean, xj.mean], effect_stderr: [xi.stderr, xj.stderr], effect_ci95: [xi.ci95, xj.ci95],
+          difference: x.mean, stderr: x.stderr, ci95: x.ci95,
+          distinguishable: x.ci95 !== null && (x.ci95[0] > 0 || x.ci95[1] < 0),
         });
       }
     }

@@ -7,7 +7,7 @@
  */
 import nunjucks from 'nunjucks';
 import { jsonReplacer } from './json.ts';
-import { heatMap } from './tableSvg.ts';
+import { heatMap, interactionMultiples } from './tableSvg.ts';
 import type { ReportData } from './model.ts';
 import { dotPlot, forestPlot } from './svg.ts';
 import { HTML_TEMPLATE } from './templates/html.ts';
@@ -96,6 +96,7 @@ export function renderReport(data: ReportData, format: ReportFormat): string {
   const charts = {
     matrix: view.matrix.filter((m) => m.dots.some((d) => d.value !== null)).map((m) => new nunjucks.runtime.SafeString(dotPlot(m.chartTitle, m.dots))),
     heat: data.tables.map((t) => new nunjucks.runtime.SafeString(heatMap(t))),
+    interactions: data.tables.map((t) => interactionMultiples(t).map((svg) => new nunjucks.runtime.SafeString(svg))),
     // One per comparison, aligned with view.comparisons (null where nothing was paired).
     forests: view.comparisons.map((c) => (c.forest.length > 0 ? new nunjucks.runtime.SafeString(forestPlot(c.forestTitle, c.forest)) : null)),
   };

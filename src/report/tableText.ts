@@ -3,6 +3,9 @@ import type { AuditTable, CellPlace, TableCell } from '../audit/table.ts';
 import type { Interaction } from '../audit/tableInteractions.ts';
 import { clip, table } from './textTable.ts';
 
+/** The most HTML small multiples drawn per table. */
+export const SMALL_MULTIPLES_LIMIT = 24;
+
 const f4 = (x: number) => x.toFixed(4);
 
 export function cellText(c: TableCell | null): string {
@@ -52,6 +55,14 @@ export function tableFindings(t: AuditTable, interactionLimit = 10): string[] {
   for (const c of t.costs) lines.push(`${c.model_calls ? 'costs model calls' : 'no model call'}: ${c.axis} — ${c.detail}`);
   for (const n of t.notes) lines.push(`note: ${n}`);
   return lines;
+}
+
+/** The sentence over the HTML small multiples (one per interaction, the first SMALL_MULTIPLES_LIMIT of them); null when there are none. */
+export function multiplesNote(t: AuditTable, limit = SMALL_MULTIPLES_LIMIT): string | null {
+  const n = t.interactions.length;
+  if (n === 0) return null;
+  const which = n <= limit ? `all ${n}` : `the first ${limit} of ${n} (distinguishable from 0 first, then by size; the JSON report has every one)`;
+  return `One chart per interaction, ${which}: the change's effect under each reading with its paired 95% interval, and their difference (red where its interval excludes 0), all on one scale. Hover a mark for its numbers.`;
 }
 
 export function tableLines(t: AuditTable): string[] {

@@ -4,7 +4,7 @@
  * strings here: each format escapes them its own way (autoescape for HTML,
  * filters for Markdown and LaTeX).
  */
-import { cellText, tableFindings } from './tableText.ts';
+import { cellText, multiplesNote, tableFindings } from './tableText.ts';
 import { FLIP_CAUSE_TEXT, type FlipCause } from '../audit/flips.ts';
 import { formatP } from '../audit/pairedStats.ts';
 import type { TaskComparison } from '../audit/diff.ts';
@@ -253,6 +253,7 @@ export function buildView(data: ReportData): ReportView {
       header: ['configuration', ...t.columns.map((c) => c.key), 'row spread'],
       rows: t.rows.map((r) => [r.label, ...r.cells.map(cellText), r.spread === null ? '—' : `${(r.spread.difference * 100).toFixed(1)} pts`]),
       findings: tableFindings(t),
+      multiplesNote: multiplesNote(t),
       index,
     })),
     matrixNote: data.matrixNote,

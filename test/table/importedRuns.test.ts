@@ -26,7 +26,16 @@ const REF = JSON.parse(readFileSync(new URL('./reference/table_reference.json', 
     lowest: [string, string];
     gap_times: number;
     reach: [string, string][];
-    interactions: { readings: [string, string]; n: number; effects: [number, number]; difference: number; stderr: number; ci95: [number, number] }[];
+    interactions: {
+      readings: [string, string];
+      n: number;
+      effects: [number, number];
+      effect_stderr: [number, number];
+      effect_ci95: [[number, number], [number, number]];
+      difference: number;
+      stderr: number;
+      ci95: [number, number];
+    }[];
   };
 };
 const OPTIONS = { skipBad: false, fields: {} };
@@ -153,8 +162,12 @@ test('Mistral-7B truthfulqa_gen, standard vs shuffled prompts: the recorded per-
     const what = readings.join(' × ');
     assert.deepEqual([got.from, got.to, got.change], ['truthfulqa_gen', 'question_shuffle_truthfulqa_gen', ['task.name']], what);
     assert.equal(got.n, x.n, `${what} n`);
-    close(got.effects[0], x.effects[0], `${what} effect 0`);
-    close(got.effects[1], x.effects[1], `${what} effect 1`);
+    for (const k of [0, 1]) {
+      close(got.effects[k], x.effects[k], `${what} effect ${k}`);
+      close(got.effect_stderr[k], x.effect_stderr[k], `${what} effect ${k} stderr`);
+      close(got.effect_ci95[k]![0], x.effect_ci95[k]![0], `${what} effect ${k} ci low`);
+      close(got.effect_ci95[k]![1], x.effect_ci95[k]![1], `${what} effect ${k} ci high`);
+    }
     close(got.difference, x.difference, `${what} difference`);
     close(got.stderr, x.stderr, `${what} stderr`);
     close(got.ci95![0], x.ci95[0], `${what} ci low`);

@@ -36,6 +36,7 @@ pre { background: #f6f6f6; padding: 0.5rem; overflow-x: auto; font-size: 0.8rem;
 .status-holds { color: #2a7d2a; } .status-violated { color: #b00; font-weight: 600; } .status-unknown { color: #8a6d00; }
 .note { color: #555; font-size: 0.85rem; }
 svg.chart { display: block; margin: 0.5rem 0; }
+.small-multiples { display: flex; flex-wrap: wrap; gap: 0.5rem; } .small-multiples svg.chart { margin: 0; border: 1px solid #eee; }
 </style>
 </head>
 <body>
@@ -67,6 +68,8 @@ svg.chart { display: block; margin: 0.5rem 0; }
 {{ charts.heat[t.index] }}
 {{ tbl(t) }}
 <ul>{% for f in t.findings %}<li>{{ f }}</li>{% endfor %}</ul>
+{% if t.multiplesNote %}<p class="note">{{ t.multiplesNote }}</p>
+<div class="small-multiples">{% for c in charts.interactions[t.index] %}{{ c }}{% endfor %}</div>{% endif %}
 {% endfor %}
 {% endif %}
 

@@ -78,7 +78,8 @@ for task in sorted(set(zero) & set(five)):
 # Mistral-7B truthfulqa_gen, standard vs question-shuffled prompts (write_out): no gold answer is recorded, so the
 # columns are the per-item metrics lm-eval recorded that are rates (every value in [0, 1] in both runs), by name.
 # Interactions (standard -> shuffled), for each pair of columns i < j, on the documents both runs hold:
-# d = (shuffled_i - standard_i) - (shuffled_j - standard_j), mean, sample std (n-1) / sqrt(n), mean +- Z * se.
+# d = (shuffled_i - standard_i) - (shuffled_j - standard_j), mean, sample std (n-1) / sqrt(n), mean +- Z * se;
+# each reading's own effect (shuffled_i - standard_i) with the same paired interval.
 def write_out(path):
     return {str(d["doc_id"]): {k: float(v) for k, v in d.items() if k not in ("doc_id", "truth") and not k.startswith(("prompt_", "logit_"))} for d in json.load(open(path))}
 
@@ -95,18 +96,24 @@ tqa_lo = min(tqa_cells, key=lambda c: c[2])
 tqa_target = 0.5
 a_items, b_items = tqa_runs["truthfulqa_gen"], tqa_runs["question_shuffle_truthfulqa_gen"]
 shared = [doc for doc in a_items if doc in b_items]
+def paired(d):
+    n = len(d)
+    m = sum(d) / n
+    se = math.sqrt(sum((v - m) ** 2 for v in d) / (n - 1)) / math.sqrt(n)
+    return m, se, [m - Z * se, m + Z * se]
+
 interactions = []
 for i in range(len(tqa_metrics)):
     for j in range(i + 1, len(tqa_metrics)):
         mi, mj = tqa_metrics[i], tqa_metrics[j]
-        d = [(b_items[x][mi] - a_items[x][mi]) - (b_items[x][mj] - a_items[x][mj]) for x in shared]
-        n = len(d)
-        m = sum(d) / n
-        se = math.sqrt(sum((v - m) ** 2 for v in d) / (n - 1)) / math.sqrt(n)
+        effect_i = [b_items[x][mi] - a_items[x][mi] for x in shared]
+        effect_j = [b_items[x][mj] - a_items[x][mj] for x in shared]
+        d = [ei - ej for ei, ej in zip(effect_i, effect_j)]
+        (m, se, ci), (m_i, se_i, ci_i), (m_j, se_j, ci_j) = paired(d), paired(effect_i), paired(effect_j)
         interactions.append({
-            "readings": [mi, mj], "n": n,
-            "effects": [sum(b_items[x][mi] - a_items[x][mi] for x in shared) / n, sum(b_items[x][mj] - a_items[x][mj] for x in shared) / n],
-            "difference": m, "stderr": se, "ci95": [m - Z * se, m + Z * se],
+            "readings": [mi, mj], "n": len(d),
+            "effects": [m_i, m_j], "effect_stderr": [se_i, se_j], "effect_ci95": [ci_i, ci_j],
+            "difference": m, "stderr": se, "ci95": ci,
         })
 truthfulqa = {
     "metrics": tqa_metrics,
