@@ -189,8 +189,11 @@ export class HttpClient {
     this.waiting.shift()?.();
   }
 
+  private readonly urls = new Map<string, URL>();
+
   private send(method: 'GET' | 'POST', path: string, body: string | null, timeoutMs: number): Promise<RawReply> {
-    const url = new URL(path, this.origin);
+    let url = this.urls.get(path);
+    if (url === undefined) this.urls.set(path, (url = new URL(path, this.origin)));
     const lib = url.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
       const headers: Record<string, string | number> = { ...this.headers, accept: 'application/json' };

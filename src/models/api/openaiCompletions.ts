@@ -19,7 +19,7 @@ import type { HfTokenizer } from '../onnx/hfTokenizer.ts';
 
 const OWN_ARGS = ['tokenizer', 'tokenizer_backend', 'max_length', 'add_bos_token'];
 /** Requests handed over per call for each one in flight: enough that the batch boundary rarely idles a socket. */
-const BATCH_PER_CONCURRENT = 4;
+const BATCH_PER_CONCURRENT = 16;
 
 interface Scored {
   logprob: number;
