@@ -15,41 +15,58 @@ export const PYTHON_TARGET = { python: '3.11', unicode: '14.0.0' } as const;
 
 /** Sorted code-point ranges, decoded from the generator's base-36 'gap.length-1' pairs. */
 export class RangeSet {
-  readonly starts: number[] = [];
-  readonly ends: number[] = [];
-  constructor(encoded: string) {
+  private decoded: { starts: number[]; ends: number[] } | null = null;
+  // Decoded (or built) on first use: most commands never ask most tables, and each start-up would pay for all of them.
+  constructor(private readonly source: string | (() => { starts: number[]; ends: number[] })) {}
+  get starts(): number[] {
+    return this.ranges().starts;
+  }
+  get ends(): number[] {
+    return this.ranges().ends;
+  }
+  private ranges(): { starts: number[]; ends: number[] } {
+    if (this.decoded !== null) return this.decoded;
+    if (typeof this.source === 'function') return (this.decoded = this.source());
+    const starts: number[] = [];
+    const ends: number[] = [];
     let prev = -1;
-    for (const pair of encoded === '' ? [] : encoded.split(',')) {
+    for (const pair of this.source === '' ? [] : this.source.split(',')) {
       const [gap, len] = pair.split('.') as [string, string];
       const start = prev + 1 + parseInt(gap, 36);
       prev = start + parseInt(len, 36);
-      this.starts.push(start);
-      this.ends.push(prev);
+      starts.push(start);
+      ends.push(prev);
     }
+    this.decoded = { starts, ends };
+    return this.decoded;
   }
   /** The code points in any of `sets`, adjacent ranges joined. */
   static union(sets: readonly RangeSet[]): RangeSet {
-    const pairs = sets.flatMap((s) => s.starts.map((a, i) => [a, s.ends[i]!] as const)).sort((x, y) => x[0] - y[0]);
-    const out = new RangeSet('');
-    for (const [a, b] of pairs) {
-      const last = out.ends.length - 1;
-      if (last >= 0 && a <= out.ends[last]! + 1) out.ends[last] = Math.max(out.ends[last]!, b);
-      else {
-        out.starts.push(a);
-        out.ends.push(b);
+    return new RangeSet(() => {
+      const pairs = sets.flatMap((s) => s.starts.map((a, i) => [a, s.ends[i]!] as const)).sort((x, y) => x[0] - y[0]);
+      const starts: number[] = [];
+      const ends: number[] = [];
+      for (const [a, b] of pairs) {
+        const last = ends.length - 1;
+        if (last >= 0 && a <= ends[last]! + 1) ends[last] = Math.max(ends[last]!, b);
+        else {
+          starts.push(a);
+          ends.push(b);
+        }
       }
-    }
-    return out;
+      return { starts, ends };
+    });
   }
   /** The start of the range holding cp, or -1. */
   rangeStart(cp: number): number {
+    const { starts, ends } = this.ranges();
     let lo = 0;
-    let hi = this.starts.length - 1;
+    let hi = starts.length - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      if (cp < this.starts[mid]!) hi = mid - 1;
-      else if (cp > this.ends[mid]!) lo = mid + 1;
-      else return this.starts[mid]!;
+      if (cp < starts[mid]!) hi = mid - 1;
+      else if (cp > ends[mid]!) lo = mid + 1;
+      else return starts[mid]!;
     }
     return -1;
   }
@@ -127,9 +144,14 @@ export function categorySet(...names: string[]): RangeSet {
 }
 
 /** The body of a regex character class (for a `u` pattern) matching Python's `\w` on str: isalnum() or '_'. */
-export const WORD_CLASS = `${ALNUM.classBody()}_`;
+export function wordClass(): string {
+  return (classes.word ??= `${ALNUM.classBody()}_`);
+}
 /** The body of a class matching Python's `\d` on str (isdecimal()). */
-export const DECIMAL_CLASS = DECIMALS.classBody();
+export function decimalClass(): string {
+  return (classes.decimal ??= DECIMALS.classBody());
+}
+const classes: { word?: string; decimal?: string } = {};
 
 /** `unicodedata.decimal(ch)`, or null: the offset into its run of Nd digits, mod 10. */
 export function decimalValue(cp: number): number | null {

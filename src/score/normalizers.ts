@@ -4,7 +4,7 @@
  * a SQL form used by the bulk path; tests hold the two to the same answers.
  */
 import { ASCII_PY_WHITESPACE, PY_PUNCTUATION, pyLower, pySplit, pyStrip } from '../py/str.ts';
-import { DECIMAL_CLASS, decimalValue, WORD_CLASS } from '../py/unicodedata.ts';
+import { decimalClass, decimalValue, wordClass } from '../py/unicodedata.ts';
 import { sqlString } from '../store/duck.ts';
 import type { Normalizer } from './types.ts';
 
@@ -116,7 +116,7 @@ function numericSqlExactWhen(x: string): string {
 const PUNCTUATION = new RegExp(`[${PY_PUNCTUATION.replace(/[\\\]^-]/g, '\\$&')}]`, 'g');
 const DIGITS = /[0-9]/g;
 // Python's \b is Unicode-aware; JS's is ASCII-only, hence the explicit look-arounds.
-const ARTICLES = new RegExp(`(?<![${WORD_CLASS}])(a|an|the)(?![${WORD_CLASS}])`, 'gu');
+const ARTICLES = new RegExp(`(?<![${wordClass()}])(a|an|the)(?![${wordClass()}])`, 'gu');
 let nanCount = 0;
 
 /** Python's float() literal grammar (decimal, exponent, inf/nan, underscores between digits). */
@@ -124,7 +124,7 @@ const PY_FLOAT =
   /^[+-]?(?:(?:\d(?:_?\d)*)?\.?\d(?:_?\d)*(?:[eE][+-]?\d(?:_?\d)*)?|\d(?:_?\d)*\.(?:[eE][+-]?\d(?:_?\d)*)?|inf(?:inity)?|nan)$/i;
 
 const PLAIN_INTEGER = /^[+-]?[0-9]{1,15}$/;
-const DECIMAL_DIGIT = new RegExp(`[${DECIMAL_CLASS}]`, 'gu');
+const DECIMAL_DIGIT = new RegExp(`[${decimalClass()}]`, 'gu');
 
 /** Python's float() reads a decimal digit of any script ('١٢' is 12.0, so is '１２'); this writes each as its ASCII digit. */
 function asciiDigits(text: string): string {

@@ -12,7 +12,7 @@ import { pySub } from '../../py/reSub.ts';
 import { pyCapitalize, pyLen, pyLower, pyReplace, pyStrip, pyUpper, sliceArray } from '../../py/str.ts';
 import { pyFloat, pyRound } from '../../py/float.ts';
 import { parsePyInt } from '../../py/int.ts';
-import { WORD_CLASS } from '../../py/unicodedata.ts';
+import { wordClass } from '../../py/unicodedata.ts';
 import { runTest } from './tests.ts';
 import {
   PyBigInt, PyDict, PyDictView, PyFloat, PyGenerator, PyRange, PyTuple, PyTypeError, PyUndefined, PyValueError, failUndefined, isFloat,
@@ -23,7 +23,7 @@ export type Filter = (value: PyValue, a: PyArgs) => PyValue;
 
 const NO_ARGS: PyArgs = { args: [], kwargs: new Map() };
 /** Jinja2's wordcount regex, `\w+` (Python's \w: str.isalnum() or '_'). */
-const WORDS = new RegExp(`[${WORD_CLASS}]+`, 'gu');
+const WORDS = new RegExp(`[${wordClass()}]+`, 'gu');
 
 function len(v: PyValue): number {
   if (typeof v === 'string') return pyLen(v);

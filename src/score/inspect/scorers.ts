@@ -8,7 +8,7 @@ import { compilePython } from '../../py/re.ts';
 import { searchGroups } from '../../py/reMatch.ts';
 import { formatG, pyFloat, pyFloatRepr, pyRound } from '../../py/float.ts';
 import { casefold, PY_PUNCTUATION, PY_SPACE_RUN, pyLower, pyStrip, STRING_WHITESPACE } from '../../py/str.ts';
-import { DECIMAL_CLASS, WORD_CLASS } from '../../py/unicodedata.ts';
+import { decimalClass, wordClass } from '../../py/unicodedata.ts';
 import { parseFiniteNumber } from './unicodeNumber.ts';
 
 /** Inspect's strip_punctuation: `s.strip(string.whitespace + string.punctuation)`. */
@@ -34,7 +34,7 @@ export interface MatchOptions {
   numeric?: boolean;
 }
 
-const DOT_NOT_BEFORE_DIGIT = new RegExp(`\\.(?![${DECIMAL_CLASS}])`, 'gu');
+const DOT_NOT_BEFORE_DIGIT = new RegExp(`\\.(?![${decimalClass()}])`, 'gu');
 
 /** Inspect's strip_numeric_punctuation. */
 export function stripNumericPunctuation(s: string): string {
@@ -149,7 +149,7 @@ const isFiniteNumber = (s: string) => {
   return n !== null && Number.isFinite(n);
 };
 // Python's \b (str.isalnum() or '_' on either side), not JS's ASCII one.
-const ARTICLES = new RegExp(`(?<![${WORD_CLASS}])(?:a|an|the)(?![${WORD_CLASS}])`, 'gu');
+const ARTICLES = new RegExp(`(?<![${wordClass()}])(?:a|an|the)(?![${wordClass()}])`, 'gu');
 
 function removePunc(text: string): string {
   if (isFiniteNumber(text)) return text;
