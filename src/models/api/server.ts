@@ -18,7 +18,9 @@ export async function checkServer(client: HttpClient, root: URL, model: string, 
     throw new BadInputError(`--model ${backend}: cannot reach the server at ${root.origin} (GET ${where}: ${(error as Error).message}); check base_url and that the server is running`);
   }
   if (reply.status === 401 || reply.status === 403) throw new BadInputError(`--model ${backend}: the server refused the key (GET ${where} answered ${reply.status}); check the key in the environment`);
-  const notCompatible = (why: string) => new BadInputError(`--model ${backend}: ${root.origin} is not an OpenAI-compatible server (GET ${where} ${why}); base_url must name an OpenAI-style API (…/v1/completions)`);
+  const notCompatible = (why: string) => backend === 'anthropic'
+    ? new BadInputError(`--model anthropic: ${root.origin} does not speak the Anthropic API (GET ${where} ${why}); base_url must name it (https://api.anthropic.com)`)
+    : new BadInputError(`--model ${backend}: ${root.origin} is not an OpenAI-compatible server (GET ${where} ${why}); base_url must name an OpenAI-style API (…/v1/completions)`);
   if (reply.status !== 200) throw notCompatible(`answered ${reply.status}`);
   let body: unknown;
   try {
