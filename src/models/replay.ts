@@ -289,7 +289,7 @@ class ReplayModel implements LanguageModel {
   }
 
   async counters(): Promise<Record<string, number>> {
-    return { answered_from_store: this.answered, model_calls: 0 };
+    return { answered_from_store: this.answered };
   }
 
   async close(): Promise<void> {}

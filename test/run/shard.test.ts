@@ -166,7 +166,13 @@ test('each shard against its own lmaudit serve (three servers) through openai-co
   const api = (url: string): Partial<RunOptions> => ({ model: 'openai-completions', modelArgs: { model: 'gpt2-tiny', base_url: `${url}/v1`, tokenizer: 'fixtures/models/gpt2-tiny', num_concurrent: 1 }, tasks: ['arc_easy'], limit: 6 });
   const whole = await run(join(dir, 'api-whole'), api(servers[0]!.url));
   for (const i of [0, 1, 2]) await run(join(dir, `api-shard${i}`), { ...api(servers[i]!.url), shard: { index: i, count: 3 } });
+  // The rows the servers' model scored (their queues count them): the merge, with the servers still up, adds none.
+  const scored = () => servers.reduce((n, s) => n + s.queueStats().rows, 0);
+  const before = scored();
+  assert.ok(before >= 2 * whole.sent, `the unsharded run and the shards each scored every request (${before} rows for ${whole.sent} requests)`);
   const merged = await mergeShards(join(dir, 'api-merged'), [0, 1, 2].map((i) => join(dir, `api-shard${i}`)), new RunEvents());
+  assert.equal(scored(), before, 'the merge called no model');
+  assert.equal(merged.summary.counters.answered_from_store, whole.sent);
   assert.deepEqual(results(merged.summary), results(whole));
   const a = join(dir, 'api-whole');
   const b = join(dir, 'api-merged');
