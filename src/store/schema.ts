@@ -6,7 +6,8 @@
  * A store is a directory: provenance.json, instances.parquet, responses.parquet,
  * scores.parquet, filtered.parquet and rescores/<id>.parquet. A store may hold
  * several runs (importing an lm-eval folder with three results files gives three);
- * every table carries run_id.
+ * every table carries run_id. A run of an API backend also keeps the HTTP exchanges it
+ * recorded in exchanges/ (EXCHANGES_FOLDER, ExchangeRecord below).
  */
 import * as z from '../util/zod.ts';
 
