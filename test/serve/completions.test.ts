@@ -159,7 +159,7 @@ test('gpt2-tiny: generation through /v1/completions equals generateUntil; with e
 test('gpt2-tiny: prompts whose logits exceed the worker\'s budget are scored in pieces through the KV cache, with the same echoed log-probs (1e-5) and top tokens', async () => {
   const prompts = [[464, 2068, 7586, 21831, 18045, 625, 262, 16931, 3290, 13], [15496, 995]];
   const echo = async () => {
-    const out = [];
+    const out: NonNullable<EchoReply['choices'][number]['logprobs']>[] = [];
     let passes = 0;
     await serving(GPT2, async (lm, url) => {
       for (const prompt of prompts) out.push(((await postJson(`${url}/v1/completions`, { prompt, max_tokens: 0, echo: true, logprobs: 3 })).json as EchoReply).choices[0]!.logprobs!);
