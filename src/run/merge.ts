@@ -52,7 +52,9 @@ async function readShard(path: string): Promise<ShardStore> {
   if (typeof label !== 'string') throw new BadInputError(`${path}: a run without --shard; merge joins the shards of one run`, { file: path });
   if (recording.status !== 'finished') throw new BadInputError(`${path}: shard ${label} did not finish; \`lmaudit run … --resume ${path}\` finishes it first`, { file: path });
   const [index, count] = label.split('/').map(Number) as [number, number];
-  const options = parsePyJson(String(recording.config[SHARD_OPTIONS_KEY])) as Record<string, unknown>;
+  const typed = recording.config[SHARD_OPTIONS_KEY];
+  if (typeof typed !== 'string') throw new BadInputError(`${path}: shard ${label} does not record its flags as typed values (field '${SHARD_OPTIONS_KEY}' of recording.config); rerun it with this lmaudit`, { file: path });
+  const options = parsePyJson(typed) as Record<string, unknown>;
   return { path, spec: { index, count }, run: manifest.runs[0]!, config: recording.config, options };
 }
 
