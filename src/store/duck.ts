@@ -4,7 +4,7 @@
  */
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as dataAccessors from '@duckdb/node-api/lib/vectors/dataAccessors.js';
@@ -51,6 +51,16 @@ function spillFolder(): string {
   const folder = spill;
   process.on('exit', () => rmSync(folder, { recursive: true, force: true }));
   return spill;
+}
+
+/**
+ * A folder of this process's own inside its spill folder, for files DuckDB writes and
+ * reads back within the run (a large import's Parquet parts): removed with it at exit.
+ */
+export function scratchFolder(name: string): string {
+  const folder = join(spillFolder(), name);
+  mkdirSync(folder, { recursive: true });
+  return folder;
 }
 
 function safeReaddir(dir: string): string[] {

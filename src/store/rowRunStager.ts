@@ -3,16 +3,13 @@
  * record's scores are one row per metric, each with the record's run, task, doc_id and
  * filter. Appended row by row that is one native call per value (a 100,000-document
  * truthfulqa file has 1.3 M score rows and 9 M calls, the largest share of its import);
- * here a run is one appended row, each varying column joined into one text, and the table
- * is a view that splits the texts back into rows (unnest, in order) as it is read. A view,
- * not a second table: materialising 1.3 M rows beside the others pushed DuckDB past its
- * memory limit into spilling (3.8 s, and the import's peak past 1 GiB).
+ * here a run is one appended row, each varying column joined into one text, and DuckDB
+ * splits the texts back into rows (unnest, in order) as it writes each part (partedTable.ts).
  */
-import { randomBytes } from 'node:crypto';
 import { StoreError } from '../errors.ts';
-import { duck, sqlIdent } from './duck.ts';
+import { sqlIdent } from './duck.ts';
+import { PartedTable, ROW_POSITION } from './partedTable.ts';
 import { TABLES, type ColumnSpec, type TableName } from './schema.ts';
-import type { TableSource } from './writeStore.ts';
 
 export interface RowRunStager {
   /**
@@ -21,9 +18,8 @@ export interface RowRunStager {
    * one length, the run's rows in order.
    */
   add(shared: readonly unknown[], varying: readonly (readonly unknown[])[]): void;
-  /** The table as a source for the writer: a lazy SELECT of the split rows (checked as they were added), with their positions. */
-  finish(): TableSource;
-  abort(): Promise<void>;
+  /** Where the packed rows go: parts written as they fill, each part's rows split back when it is written. */
+  readonly parted: PartedTable;
 }
 
 // Separators tried in turn: control characters, which JSON text never holds raw, so a value_json
@@ -45,33 +41,23 @@ export async function openRowRunStager(table: TableName, sharedNames: readonly s
     // The packed text of a DOUBLE is '' for null; a VARCHAR has no spelling left for null.
     if (!(c.type === 'DOUBLE' || (c.type === 'VARCHAR' && !c.nullable))) throw new Error(`${table}.${c.name}: a ${c.type}${c.nullable ? ' NULL' : ''} column cannot vary within a run`);
   }
-  const conn = await duck();
-  const name = `packed_${table}_${randomBytes(6).toString('hex')}`;
   const ddl = [
     ...shared.map((c) => `${sqlIdent(c.name)} ${c.type}${c.nullable ? '' : ' NOT NULL'}`),
-    // The position of the run's first row in the table, and its row count: each row's file_row_number.
+    // The position of the run's first row in the table, and its row count: each row's position.
     `${POSITION} BIGINT NOT NULL`, `${COUNT} BIGINT NOT NULL`, `${SEPARATOR} VARCHAR NOT NULL`,
     ...varying.map((c) => `${sqlIdent(c.name)} VARCHAR NOT NULL`),
   ];
-  await conn.run(`CREATE TEMP TABLE ${name} (${ddl.join(', ')})`);
-  const appender = await conn.createAppender(name);
-  let open = true;
+  const split = varying.map((c) => `unnest(string_split(${sqlIdent(c.name)}, ${SEPARATOR})) AS ${sqlIdent(c.name)}`);
+  const columns = spec.map((c) => (c.type === 'DOUBLE' && !sharedNames.includes(c.name) ? `CAST(NULLIF(${sqlIdent(c.name)}, '') AS DOUBLE) AS ${sqlIdent(c.name)}` : sqlIdent(c.name)));
+  const inner = [...shared.map((c) => sqlIdent(c.name)), `unnest(range(${POSITION}, ${POSITION} + ${COUNT})) AS ${ROW_POSITION}`, ...split];
+  const parted = await PartedTable.open({
+    table,
+    ddl: ddl.join(', '),
+    select: (part) => `SELECT ${columns.join(', ')}, ${ROW_POSITION} FROM (SELECT ${inner.join(', ')} FROM ${part})`,
+  });
   let rowIndex = 0;
-  const closeAppender = () => {
-    if (!open) return;
-    open = false;
-    appender.closeSync();
-  };
-  const drop = async () => {
-    try {
-      closeAppender();
-    } catch {
-      // Dropped either way.
-    }
-    await conn.run(`DROP TABLE IF EXISTS ${name}`).catch(() => undefined);
-  };
-
   const appendRun = (values: readonly unknown[], texts: readonly string[][], sep: string, first: number) => {
+    const appender = parted.appender;
     shared.forEach((column, k) => {
       const value = values[k];
       if (value === null || value === undefined) {
@@ -88,6 +74,7 @@ export async function openRowRunStager(table: TableName, sharedNames: readonly s
     appender.appendVarchar(sep);
     for (const list of texts) appender.appendVarchar(list.join(sep));
     appender.endRow();
+    parted.rowEnded();
   };
 
   return {
@@ -108,19 +95,7 @@ export async function openRowRunStager(table: TableName, sharedNames: readonly s
       }
       rowIndex += length;
     },
-    finish() {
-      try {
-        appender.flushSync();
-        closeAppender();
-      } catch (error) {
-        throw new StoreError(`${table}: ${(error as Error).message.split('\n')[0]}`, { cause: error });
-      }
-      const split = varying.map((c) => `unnest(string_split(${sqlIdent(c.name)}, ${SEPARATOR})) AS ${sqlIdent(c.name)}`);
-      const columns = spec.map((c) => (c.type === 'DOUBLE' && !sharedNames.includes(c.name) ? `CAST(NULLIF(${sqlIdent(c.name)}, '') AS DOUBLE) AS ${sqlIdent(c.name)}` : sqlIdent(c.name)));
-      const inner = [...shared.map((c) => sqlIdent(c.name)), `unnest(range(${POSITION}, ${POSITION} + ${COUNT})) AS ${POSITION}`, ...split];
-      return { sql: `SELECT ${columns.join(', ')}, ${POSITION} FROM (SELECT ${inner.join(', ')} FROM ${name})`, lazy: true, rowNumber: POSITION.slice(1, -1) };
-    },
-    abort: drop,
+    parted,
   };
 }
 

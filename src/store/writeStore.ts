@@ -254,7 +254,7 @@ export async function writeTable(
 }
 
 /** A table's column definitions, typed and constrained as the schema says. */
-function columnsDdl(table: TableName): string {
+export function columnsDdl(table: TableName): string {
   return TABLES[table].map((c) => `${sqlIdent(c.name)} ${c.type}${c.nullable ? '' : ' NOT NULL'}`).join(', ');
 }
 
@@ -288,7 +288,7 @@ async function dropStaged(name: string): Promise<void> {
   await conn.run(`DROP TABLE IF EXISTS ${name}`).catch(() => undefined);
 }
 
-function appendRow(
+export function appendRow(
   appender: DuckDBAppender,
   spec: readonly ColumnSpec[],
   row: Record<string, unknown>,

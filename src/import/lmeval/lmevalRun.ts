@@ -13,7 +13,7 @@ import { fillRunProvenance, modelArgsOf, taskProvenance, type SamplesShape, type
 import { runIdOf, sourceFile, verbatim } from './runCommon.ts';
 import { forEachSampleLine, type SampleLine } from './sampleLine.ts';
 import { inferRequestType, requestTypeOf, TaskRowBuilder, type TaskRowSink } from './sampleRows.ts';
-import { openTableStager } from '../../store/writeStore.ts';
+import { openPartedStager } from '../../store/partedTable.ts';
 import { openRowRunStager } from '../../store/rowRunStager.ts';
 import { pyDumps } from '../../py/orderedJson.ts';
 
@@ -67,6 +67,7 @@ export async function importLmevalRun(
         reading.builder.add(line);
         reading.facts.add(line);
         checks.add(line);
+        return stagers.due ? stagers.rotate() : undefined;
       });
       if (reading.builder === null && !skipped.some((k) => k.file === s.probe.path)) {
         throw new BadInputError(s.probe.head.trimStart().startsWith('[') ? 'the samples file is an empty JSON array: no records' : 'the samples file holds no records', { file: s.probe.path });
@@ -77,7 +78,7 @@ export async function importLmevalRun(
         notes.push({ task: s.task, kind: 'task_not_in_results', message: `samples file ${s.probe.name} names task '${s.task}', which the results file does not list`, evidence: [] });
       }
     }
-    tables = stagers.finish();
+    tables = await stagers.finish();
   } catch (error) {
     await stagers.abort();
     throw error;
@@ -180,18 +181,43 @@ class TaskFactsCollector {
   }
 }
 
-/** The run's four store tables, filled as records are read. */
-async function openRunStagers(): Promise<{ sink: TaskRowSink; finish(): ImportedRun['tables']; abort(): Promise<void> }> {
-  const instances = await openTableStager('instances');
-  const responses = await openTableStager('responses');
+/**
+ * The run's four store tables, filled as records are read and written out in parts as they
+ * fill (partedTable.ts): `due` after a record means a part is full and `rotate` must be awaited.
+ */
+async function openRunStagers(): Promise<{
+  sink: TaskRowSink;
+  readonly due: boolean;
+  rotate(): Promise<void>;
+  finish(): Promise<ImportedRun['tables']>;
+  abort(): Promise<void>;
+}> {
+  const instances = await openPartedStager('instances');
+  const responses = await openPartedStager('responses');
   const scores = await openRowRunStager('scores', ['run_id', 'task', 'doc_id', 'filter']);
-  const filtered = await openTableStager('filtered');
-  const all = [instances, responses, scores, filtered];
+  const filtered = await openPartedStager('filtered');
+  const all = [instances.parted, responses.parted, scores.parted, filtered.parted];
   return {
-    sink: { instances: (row) => instances.add(row), responses: (row) => responses.add(row), scores: (s) => scores.add(s.shared, [s.metrics, s.values, s.valueJsons]), filtered: (row) => filtered.add(row) },
-    finish: () => ({ instances: instances.finish(), responses: responses.finish(), scores: scores.finish(), filtered: filtered.finish() }),
+    sink: {
+      instances: (row) => instances.add(row),
+      responses: (row) => responses.add(row),
+      scores: (s) => scores.add(s.shared, [s.metrics, s.values, s.valueJsons]),
+      filtered: (row) => filtered.add(row),
+    },
+    get due() {
+      return all.some((t) => t.due);
+    },
+    async rotate() {
+      for (const t of all) if (t.due) await t.rotate();
+    },
+    finish: async () => ({
+      instances: await instances.parted.finish(),
+      responses: await responses.parted.finish(),
+      scores: await scores.parted.finish(),
+      filtered: await filtered.parted.finish(),
+    }),
     abort: async () => {
-      for (const stager of all) await stager.abort();
+      for (const t of all) await t.abort();
     },
   };
 }

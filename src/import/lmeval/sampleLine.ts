@@ -49,17 +49,18 @@ const FORMAT_FIELDS = new Set([
 
 /**
  * Hands every record of a samples file (JSONL, or one JSON array as 0.4.0–0.4.2 wrote it)
- * to `each`, in file order. JSONL is read line by line and no record outlives its turn:
- * only an array file is held whole (it is one JSON value).
+ * to `each`, in file order, waiting for the promise it returns before the next (that is how
+ * a writer holds the reader back). JSONL is read line by line and no record outlives its
+ * turn: only an array file is held whole (it is one JSON value).
  */
 export async function forEachSampleLine(
   probe: FileProbe,
   options: ImportOptions,
   skipped: SkippedRecord[],
-  each: (line: SampleLine) => void,
+  each: (line: SampleLine) => void | Promise<void>,
 ): Promise<void> {
   const file = probe.path;
-  const take = (node: PyNode, line: number) => {
+  const take = (node: PyNode, line: number): void | Promise<void> => {
     let sample: SampleLine;
     try {
       sample = toSampleLine(node, file, line);
@@ -68,11 +69,11 @@ export async function forEachSampleLine(
       skipped.push({ file, line, field: error.where.field, reason: error.detail });
       return;
     }
-    each(sample);
+    return each(sample);
   };
   if (probe.head.trimStart().startsWith('[')) {
     const text = await readUtf8File(file);
-    for (const { node, line } of parseOrderedArray(text, { file })) take(node, line);
+    for (const { node, line } of parseOrderedArray(text, { file })) await take(node, line);
     return;
   }
   for await (const { line, text: lineText } of readLines(file, options.skipBad ? (line, reason) => skipped.push({ file, line, reason }) : undefined)) {
@@ -85,7 +86,9 @@ export async function forEachSampleLine(
       skipped.push({ file, line, reason: (error as BadInputError).detail });
       continue;
     }
-    take(node, line);
+    // `each` returns a promise only when the reading must wait (a full part being written): no await a record otherwise.
+    const waiting = take(node, line);
+    if (waiting !== undefined) await waiting;
   }
 }
 

@@ -7,7 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { importSources } from '../../../src/import/index.ts';
 import { openStore } from '../../../src/store/readStore.ts';
-import { queryRows } from '../../../src/store/duck.ts';
+import { queryRows, scratchFolder } from '../../../src/store/duck.ts';
+import { PART_ROWS } from '../../../src/store/partedTable.ts';
 import { stageTable } from '../../../src/store/writeStore.ts';
 import { TABLES } from '../../../src/store/schema.ts';
 import { BadInputError } from '../../../src/errors.ts';
@@ -251,15 +252,18 @@ test('a samples file without results: version from the line shape, model from th
 });
 
 test('records go into DuckDB as they are read: a bad record after good ones leaves no staged rows behind, and the rows read before it are counted once', async () => {
+  // Staged tables, the parts being filled, and the parts written out (Parquet files in the scratch folder).
   const staged = async () =>
-    Number((await queryRows<{ n: number }>("SELECT count(*) AS n FROM duckdb_tables() WHERE temporary AND (table_name LIKE 'staged_%' OR table_name LIKE 'packed_%')"))[0]!.n);
+    Number((await queryRows<{ n: number }>("SELECT count(*) AS n FROM duckdb_tables() WHERE (temporary AND table_name LIKE 'staged_%') OR table_name LIKE 'part_%'"))[0]!.n) +
+    (await readdir(scratchFolder('parts'))).length;
   const before = await staged();
-  const lines = Array.from({ length: 3000 }, (_, i) => GOOD.replace('"doc_id": 0', `"doc_id": ${i}`));
-  // 3,000 good records (more than one appender chunk of 2,048 rows), then one that breaks.
-  const bad = await badFile('samples_t_2025-01-01T00-00-00.000000.jsonl', `${lines.join('\n')}\n{"doc_id": 3000, "resps": [[\n`);
-  await assert.rejects(importSources([bad], opts), (e: unknown) => e instanceof BadInputError && e.where.line === 3001);
+  const good = PART_ROWS + 100;
+  const lines = Array.from({ length: good }, (_, i) => GOOD.replace('"doc_id": 0', `"doc_id": ${i}`));
+  // More good records than one part holds (one part is written out before the bad one is read), then one that breaks.
+  const bad = await badFile('samples_t_2025-01-01T00-00-00.000000.jsonl', `${lines.join('\n')}\n{"doc_id": ${good}, "resps": [[\n`);
+  await assert.rejects(importSources([bad], opts), (e: unknown) => e instanceof BadInputError && e.where.line === good + 1);
   assert.equal(await staged(), before);
   const skipped = await importSources([bad], { ...opts, skipBad: true });
-  assert.equal((await tableRows(skipped.runs[0]!, 'instances')).length, 3000);
-  assert.deepEqual(skipped.runs[0]!.skipped.map((s) => s.line), [3001]);
+  assert.equal((await tableRows(skipped.runs[0]!, 'instances')).length, good);
+  assert.deepEqual(skipped.runs[0]!.skipped.map((s) => s.line), [good + 1]);
 });

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { forEachSampleLine } from '../../../src/import/lmeval/sampleLine.ts';
 import { openRowRunStager } from '../../../src/store/rowRunStager.ts';
+import { PART_ROWS } from '../../../src/store/partedTable.ts';
 import { stageTable } from '../../../src/store/writeStore.ts';
 import { queryRows } from '../../../src/store/duck.ts';
 
@@ -51,7 +52,7 @@ test('a samples file is read as it streams: a record is handed on before more th
   assert.ok(mostAhead <= READ_CHUNK + PIPE_CAPACITY + lineBytes, `the writer got ${mostAhead} bytes ahead of the records handed on`);
 });
 
-test('score runs packed into one row each come back row for row: separators inside names, every control character taken, NaN, -0, ±Infinity, null and empty text', async () => {
+test('score runs packed into one row each come back row for row, across parts: separators inside names, every control character taken, NaN, -0, ±Infinity, null and empty text', async () => {
   const stager = await openRowRunStager('scores', ['run_id', 'task', 'doc_id', 'filter']);
   const everyControl = Array.from({ length: 31 }, (_, i) => String.fromCharCode(i + 1)).join('');
   const runs: { shared: [string, string, string, string]; metrics: string[]; values: (number | null)[]; valueJsons: string[] }[] = [
@@ -60,8 +61,13 @@ test('score runs packed into one row each come back row for row: separators insi
     { shared: ['r', 't', '2', 'strict'], metrics: [everyControl, `x${everyControl}`], values: [Infinity, -Infinity], valueJsons: ['Infinity', '-Infinity'] },
     { shared: ['r', 't', '3', 'none'], metrics: ['f1'], values: [5e-324], valueJsons: ['5e-324'] },
   ];
-  for (const run of runs) stager.add(run.shared, [run.metrics, run.values, run.valueJsons]);
-  const staged = await stageTable('scores', stager.finish());
+  // Then enough runs to fill two parts and start a third, each part written as the next fills.
+  for (let d = 4; d < 4 + 2 * PART_ROWS + 1; d++) runs.push({ shared: ['r', 't', String(d), 'none'], metrics: ['acc', 'f1'], values: [d % 2, d / 7], valueJsons: [String(d % 2), String(d / 7)] });
+  for (const run of runs) {
+    stager.add(run.shared, [run.metrics, run.values, run.valueJsons]);
+    if (stager.parted.due) await stager.parted.rotate();
+  }
+  const staged = await stageTable('scores', await stager.parted.finish());
   const rows = await queryRows<Record<string, unknown>>(`SELECT * FROM ${staged.withRowNumber} ORDER BY file_row_number`);
   const expected = runs.flatMap(({ shared: [run_id, task, doc_id, filter], metrics, values, valueJsons }) =>
     metrics.map((metric, i) => ({ run_id, task, doc_id, filter, metric, value: values[i], value_json: valueJsons[i] })));
