@@ -3,16 +3,23 @@
  * run with its own provenance; the cells share one open backend, and a request identical to one an
  * earlier cell sent is answered from that response (sharedAnswers.ts), recorded as from_cache and
  * counted in the store's grid record. The cells are written through the run recorder into a
- * working folder beside the store, then merged into the store in one atomic write.
+ * working folder beside the store (`<store>.grid-cells/<i>`, with the plan in grid.json), then
+ * merged into the store in one atomic write; `--resume <store>` continues a grid that stopped.
  */
-import { readFile, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PROMPT_VARIANTS, type PromptVariantName } from '../audit/promptVariants.ts';
-import { BadInputError } from '../errors.ts';
+import { BackendError, BadInputError } from '../errors.ts';
+import { TRANSPORT_MODEL_ARGS } from '../models/lm.ts';
 import { backendFactory } from '../models/registry.ts';
+import { openReplay } from '../models/replay.ts';
+import { queryRows } from '../store/duck.ts';
 import { mergeStores } from '../store/mergeStores.ts';
-import type { GridRecord } from '../store/schema.ts';
-import type { RunEvents } from './events.ts';
+import { openStore } from '../store/readStore.ts';
+import { GridPlan, type GridRecord } from '../store/schema.ts';
+import { RunEvents } from './events.ts';
+import { configFingerprint, redactedArgs } from './provenance.ts';
 import { executeRunOn, type RunOptions, type RunSummary } from './runner.ts';
 import { shareAnswers } from './sharedAnswers.ts';
 
@@ -109,36 +116,148 @@ export function cellOptions(base: RunOptions, cell: Record<string, string>, stor
 
 export interface GridSummary {
   store: string;
-  cells: { settings: Record<string, string>; summary: RunSummary }[];
+  /** `reused`: finished before this resume; its summary re-read through a replay of its store (nothing sent). */
+  cells: { settings: Record<string, string>; summary: RunSummary; reused: boolean }[];
   record: GridRecord;
 }
 
+const PLAN = 'grid.json';
+
+/** The settings a resume must repeat: the axes and every flag the cells share (how requests travel aside). */
+function gridSettings(base: RunOptions, axes: readonly GridAxis[]): Record<string, string> {
+  return configFingerprint({
+    '--grid': axes.map((a) => `${a.name}=${a.values.join(',')}`).join(' × '),
+    '--model': base.model,
+    '--model_args': redactedArgs(Object.fromEntries(Object.entries(base.modelArgs).filter(([k]) => !TRANSPORT_MODEL_ARGS.includes(k)))),
+    '--tasks': base.tasks.join(','),
+    '--include_path': base.includePaths ?? [],
+    '--num_fewshot': base.numFewshot,
+    '--batch_size': base.batchSize,
+    '--limit': base.limit,
+    '--apply_chat_template': base.applyChatTemplate,
+    '--fewshot_as_multiturn': base.fewshotAsMultiturn,
+    '--system_instruction': base.systemInstruction,
+    '--gen_kwargs': base.genKwargs,
+    '--seed': base.seed ?? '0,1234,1234,1234',
+    '--output_path': base.outputPath,
+  });
+}
+
+async function writePlan(work: string, plan: GridPlan): Promise<void> {
+  const path = join(work, PLAN);
+  await writeFile(`${path}.tmp`, `${JSON.stringify(plan, null, 1)}\n`);
+  await rename(`${path}.tmp`, path);
+}
+
+/** The interrupted grid's plan, checked against the flags given now (exit 2 naming what changed). */
+async function resumedPlan(store: string, work: string, settings: Record<string, string>): Promise<GridPlan> {
+  let text: string;
+  try {
+    text = await readFile(join(work, PLAN), 'utf8');
+  } catch {
+    const finished = existsSync(join(store, 'provenance.json')) && (await readFile(join(store, 'provenance.json'), 'utf8')).includes('"grid"');
+    throw new BadInputError(finished ? `--resume ${store}: the grid there finished; nothing to resume` : `--resume ${store}: no unfinished grid (${join(work, PLAN)} not found)`, { field: '--resume' });
+  }
+  let plan: GridPlan;
+  try {
+    plan = GridPlan.parse(JSON.parse(text));
+  } catch (error) {
+    throw new BadInputError(`not a grid plan lmaudit can resume (${(error as Error).message.split('\n')[0]})`, { file: join(work, PLAN) });
+  }
+  for (const [setting, value] of Object.entries(settings)) {
+    if (plan.settings[setting] !== value) {
+      throw new BadInputError(`--resume ${store}: ${setting} changed (the grid was started with ${plan.settings[setting] ?? '(not recorded)'}, now ${value}); resume with the same settings, or start a new store`, { field: setting });
+    }
+  }
+  return plan;
+}
+
+/** Requests, sent and shared, counted from the cells' stored responses (a resumed grid's sessions together). */
+async function storedCounts(stores: readonly string[]): Promise<GridRecord['requests']> {
+  let total = 0;
+  let shared = 0;
+  for (const path of stores) {
+    const store = await openStore(path);
+    const [row] = await queryRows<{ n: number; cached: number }>(`SELECT count(*)::INTEGER AS n, (count(*) FILTER (WHERE from_cache))::INTEGER AS cached FROM ${store.table('responses')}`);
+    total += row!.n;
+    shared += row!.cached;
+  }
+  return { total, sent: total - shared, shared };
+}
+
+/**
+ * Runs the grid, or with `base.resume` continues an interrupted one: finished cells are reused as
+ * they are (their summaries re-read through a replay of their stores, nothing sent), the unfinished
+ * cell goes on through the run recorder's resume, the rest run; the answers the earlier session
+ * stored are shared with every cell, as they would have been had it not stopped.
+ */
 export async function executeGrid(base: RunOptions, axes: readonly GridAxis[], events: RunEvents): Promise<GridSummary> {
-  if (base.resume) throw new BadInputError('--grid cannot --resume (each cell is a run; rerun the grid)', { field: '--resume' });
   const cells = gridCells(axes);
-  const lm = await backendFactory(base.model).open(base.modelArgs, { batchSize: base.batchSize });
-  const shared = shareAnswers(lm);
   const work = `${base.store}.grid-cells`;
+  const cellStore = (i: number) => join(work, String(i));
+  const settingsNow = gridSettings(base, axes);
+  let plan: GridPlan;
+  let resume: GridPlan['resumes'][number] | null = null;
+  if (base.resume) {
+    plan = await resumedPlan(base.store, work, settingsNow);
+    const continued = cells.findIndex((_, i) => !plan.finished.includes(i) && existsSync(join(cellStore(i), 'provenance.json')));
+    const held = continued < 0 ? 0 : ((await openStore(cellStore(continued))).unfinished?.responses ?? 0);
+    resume = { reused: [...plan.finished], continued: continued < 0 ? null : continued, held };
+  } else {
+    if (existsSync(work)) throw new BadInputError(`an unfinished grid is in ${work}; \`lmaudit run … --grid … --resume ${base.store}\` continues it (or remove the folder to start again)`, { field: '--out' });
+    plan = { settings: settingsNow, axes: axes.map((a) => ({ name: a.name, values: a.values })), cells, finished: [], resumes: [] };
+  }
+  const lm = await backendFactory(base.model).open(base.modelArgs, { batchSize: base.batchSize });
+  // Recorded once the backend is open: this session is one that continued the grid.
+  if (resume !== null) plan.resumes.push(resume);
+  await mkdir(work, { recursive: true });
+  await writePlan(work, plan);
+  const earlier = resume === null ? [] : [...resume.reused, ...(resume.continued === null ? [] : [resume.continued])].map(cellStore);
+  const prior = earlier.length > 0 ? await openReplay(earlier).catch(async (error: unknown) => { await lm.close(); throw error; }) : undefined;
+  const shared = shareAnswers(lm, prior);
   const done: GridSummary['cells'] = [];
   try {
     for (const [i, settings] of cells.entries()) {
-      const o = cellOptions(base, settings, join(work, String(i)));
+      const o = cellOptions(base, settings, cellStore(i));
+      if (plan.finished.includes(i)) {
+        // The finished cell's store stays as it is; a replay of it into a scratch store gives its summary.
+        const scratch = join(work, `replay-${i}`);
+        await rm(scratch, { recursive: true, force: true });
+        const summary = await executeRunOn(await openReplay([o.store]), { ...o, model: 'replay', modelArgs: { store: o.store }, store: scratch, outputPath: null }, new RunEvents());
+        await rm(scratch, { recursive: true, force: true });
+        done.push({ settings, summary: { ...summary, store: o.store, sent: 0, heldBefore: summary.sent, lmevalFiles: [] }, reused: true });
+        continue;
+      }
       // lm-eval's files for each cell go in a folder of their own.
-      const cellRun = { ...o, outputPath: o.outputPath === null ? null : join(o.outputPath, `grid-cell-${i}`) };
-      done.push({ settings, summary: await executeRunOn(shared, cellRun, events) });
+      const cellRun = { ...o, resume: i === resume?.continued, outputPath: o.outputPath === null ? null : join(o.outputPath, `grid-cell-${i}`) };
+      done.push({ settings, summary: await executeRunOn(shared, cellRun, events), reused: false });
+      plan.finished.push(i);
+      await writePlan(work, plan);
     }
   } catch (error) {
     await lm.close();
+    if (error instanceof BackendError) {
+      const at = done.length;
+      throw new BackendError(
+        `grid cell ${at + 1} of ${cells.length} (${Object.entries(cells[at]!).map(([k, v]) => `${k}=${v}`).join(' ')}): ${error.message.split('\n')[0]}\n` +
+          `${plan.finished.length} cell(s) finished; \`lmaudit run … --grid … --resume ${base.store}\` (the same flags) continues the grid`,
+        { cause: error },
+      );
+    }
     throw error;
   }
   await lm.close();
   const runIds = await Promise.all(done.map(async (c) => (JSON.parse(await readFile(join(c.summary.store, 'provenance.json'), 'utf8')) as { runs: { run_id: string }[] }).runs[0]!.run_id));
+  const requests =
+    plan.resumes.length === 0 ? { total: shared.counts.sent + shared.counts.shared, sent: shared.counts.sent, shared: shared.counts.shared } : await storedCounts(done.map((c) => c.summary.store));
   const record: GridRecord = {
     axes: axes.map((a) => ({ name: a.name, values: a.values })),
     cells: done.map((c, i) => ({ run_id: runIds[i]!, settings: c.settings })),
-    requests: { total: shared.counts.sent + shared.counts.shared, sent: shared.counts.sent, shared: shared.counts.shared },
+    requests,
+    ...(plan.resumes.length > 0 ? { resumes: plan.resumes } : {}),
   };
-  await mergeStores(base.store, done.map((c) => c.summary.store), { created_by: `lmaudit run --grid (${cells.length} cells)`, grid: record });
+  const how = plan.resumes.length === 0 ? '' : `, resumed ${plan.resumes.length} time(s)`;
+  await mergeStores(base.store, done.map((c) => c.summary.store), { created_by: `lmaudit run --grid (${cells.length} cells${how})`, grid: record });
   await rm(work, { recursive: true, force: true });
   return { store: base.store, cells: done, record };
 }

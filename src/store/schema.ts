@@ -371,8 +371,27 @@ export const GridRecord = z.object({
   axes: z.array(z.object({ name: z.string(), values: z.array(z.string()) })),
   cells: z.array(z.object({ run_id: z.string(), settings: z.record(z.string(), z.string()) })),
   requests: z.object({ total: z.number(), sent: z.number(), shared: z.number() }),
+  /**
+   * Each `--resume` that continued an interrupted grid: the cells it reused as they were (no model
+   * call), the unfinished cell it continued (null: none) with the responses that cell already held.
+   * With resumes, `requests` is counted from the stored responses (from_cache: shared).
+   */
+  resumes: z.optional(z.array(z.object({ reused: z.array(z.number()), continued: z.nullable(z.number()), held: z.number() }))),
 });
 export type GridRecord = z.infer<typeof GridRecord>;
+
+/**
+ * An unfinished grid's plan, `<store>.grid-cells/grid.json`: the settings it was started with (a
+ * resume must give the same), its cells, those finished, and the resumes so far.
+ */
+export const GridPlan = z.object({
+  settings: z.record(z.string(), z.string()),
+  axes: GridRecord.shape.axes,
+  cells: z.array(z.record(z.string(), z.string())),
+  finished: z.array(z.number()),
+  resumes: z.array(z.object({ reused: z.array(z.number()), continued: z.nullable(z.number()), held: z.number() })),
+});
+export type GridPlan = z.infer<typeof GridPlan>;
 
 export const StoreManifest = z.object({
   schema_version: z.literal(READABLE_SCHEMA_VERSIONS),

@@ -91,7 +91,7 @@ export function registerRun(program: Command): void {
     .option('--seed <seeds>', "lm-eval's --seed: one value or random,numpy,torch[,fewshot]", '0,1234,1234,1234')
     .option('--output_path <dir>', "write lm-eval's results_<ts>.json and samples_<task>_<ts>.jsonl under <dir>/<model>/")
     .option('--out <store>', 'the run store folder (default: <output_path>/<model>/store_<ts>)')
-    .option('--resume <store>', 'continue the unfinished run in <store>: send only the requests without a response')
+    .option('--resume <store>', 'continue the unfinished run in <store>: send only the requests without a response (with --grid: the unfinished grid, its finished cells reused)')
     .option('--grid <axis=values|file.yaml>', `a configuration grid, one run per cell into one store (repeatable; axes: ${Object.keys(GRID_AXES).join(', ')}), or a YAML file naming the axes (audits/grids/)`, (v: string, all: string[]) => [...all, v], [] as string[])
     .option('--shard <i/N>', 'run shard i of N (counted from 0): whole documents, balanced by prompt length; `lmaudit merge` joins the shard stores')
     .option('--allow-missing', 'with --model replay: leave out the documents the store does not answer (listed in the provenance) instead of refusing')
@@ -127,7 +127,8 @@ export function registerRun(program: Command): void {
       // so the process may stop at once; the view is taken down first so the terminal is left clean.
       const onInterrupt = () => {
         void stopView().finally(() => {
-          process.stderr.write(`lmaudit run: interrupted; the responses recorded so far are in ${options.store}; \`lmaudit run … --resume ${options.store}\` continues the run\n`);
+          const where = flags.grid.length > 0 ? `${options.store}.grid-cells` : options.store;
+          process.stderr.write(`lmaudit run: interrupted; the responses recorded so far are in ${where}; \`lmaudit run … --resume ${options.store}\` continues the ${flags.grid.length > 0 ? 'grid (the same --grid and flags)' : 'run'}\n`);
           process.exit(130);
         });
       };
@@ -198,16 +199,29 @@ async function runGrid(options: RunOptions, flags: RunFlags, events: RunEvents):
     printJson({
       store: grid.store,
       grid: grid.record,
-      cells: grid.cells.map((c, i) => ({ run_id: grid.record.cells[i]!.run_id, settings: c.settings, sent: c.summary.sent, results: c.summary.scores.map((s) => ({ task: s.task, metrics: s.results })) })),
+      cells: grid.cells.map((c, i) => ({ run_id: grid.record.cells[i]!.run_id, settings: c.settings, sent: c.summary.sent, reused: c.reused, results: c.summary.scores.map((s) => ({ task: s.task, metrics: s.results })) })),
     });
     return;
   }
   printLines([
     ...grid.cells.flatMap((c) => [`cell ${Object.entries(c.settings).map(([k, v]) => `${k}=${v}`).join(' ')}:`, ...resultsTable(c.summary.tasks, c.summary.scores, c.summary.groups), '']),
     `Store: ${grid.store} (${grid.cells.length} runs, one per cell; axes ${grid.record.axes.map((a) => `${a.name}=${a.values.join(',')}`).join(' × ')})`,
+    ...(grid.record.resumes ?? []).map((r) => `Resumed: ${resumeText(r, grid.cells.map((c) => c.settings))}`),
     `Requests: ${requests.total} asked by the cells, ${requests.sent} sent to the model, ${requests.shared} answered from an identical request of an earlier cell (recorded as from_cache)`,
     `The table across them: lmaudit table ${grid.store}`,
   ]);
+}
+
+/** What one --resume of a grid did, cell by cell (named by their settings, as they are printed). */
+function resumeText(r: { reused: number[]; continued: number | null; held: number }, cells: Record<string, string>[]): string {
+  const name = (i: number) => `[${Object.entries(cells[i]!).map(([k, v]) => `${k}=${v}`).join(' ')}]`;
+  const list = (xs: number[]) => xs.map(name).join(', ');
+  const ran = [...cells.keys()].filter((i) => !r.reused.includes(i) && i !== r.continued);
+  return [
+    r.reused.length > 0 ? `${list(r.reused)} reused as they were (no model call)` : 'no cell had finished',
+    ...(r.continued === null ? [] : [`${name(r.continued)} continued (${r.held} response(s) already held)`]),
+    ...(ran.length > 0 ? [`${list(ran)} run afresh`] : []),
+  ].join('; ');
 }
 
 /** The live view: ink when stderr is a terminal, plain periodic lines otherwise (never escape codes into a log). */
