@@ -11,6 +11,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -20,10 +21,12 @@ const TARGET_PEAK_MIB = 1024;
 
 function timed(cmd, cmdArgs) {
   const started = process.hrtime.bigint();
-  const r = spawnSync('/usr/bin/time', ['-f', '%M', cmd, ...cmdArgs], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 26 });
+  const r = spawnSync('/usr/bin/time', ['-f', '%M %U %S', cmd, ...cmdArgs], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 26 });
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   if (r.status !== 0) throw new Error(`${cmd} ${cmdArgs.join(' ')} failed (${r.status}):\n${r.stderr.slice(-2000)}`);
-  return { seconds, peakMiB: Number(r.stderr.trim().split('\n').at(-1)) / 1024 };
+  const [peakKiB, user, system] = r.stderr.trim().split('\n').at(-1).split(' ').map(Number);
+  // CPU seconds beside the wall time: on a machine others share, the wall time says as much of their load as of ours.
+  return { seconds, peakMiB: peakKiB / 1024, cpu: user + system };
 }
 
 function samplesFor(docs) {
@@ -49,7 +52,8 @@ const mib = statSync(samples).size / 2 ** 20;
 const ratio = imported.seconds / parse.seconds;
 const verdict = (ok) => (ok ? 'met' : 'MISSED');
 console.log(`\nimporting an lm-eval samples file of ${docs.toLocaleString()} documents (${mib.toFixed(0)} MiB)`);
-console.log(`  python3: json.loads of every line (baseline)  ${parse.seconds.toFixed(2)} s, peak ${parse.peakMiB.toFixed(0)} MiB`);
-console.log(`  lmaudit import                                ${imported.seconds.toFixed(2)} s (${(mib / imported.seconds).toFixed(0)} MiB/s), peak ${imported.peakMiB.toFixed(0)} MiB`);
+console.log(`  python3: json.loads of every line (baseline)  ${parse.seconds.toFixed(2)} s (${parse.cpu.toFixed(2)} CPU s), peak ${parse.peakMiB.toFixed(0)} MiB`);
+console.log(`  lmaudit import                                ${imported.seconds.toFixed(2)} s (${imported.cpu.toFixed(2)} CPU s, ${(mib / imported.seconds).toFixed(0)} MiB/s), peak ${imported.peakMiB.toFixed(0)} MiB`);
+console.log(`  load average over the last minute when done: ${loadavg()[0].toFixed(2)} on ${availableParallelism()} cores`);
 console.log(`  ratio import / json.loads: ${ratio.toFixed(2)}x (target <= ${TARGET_RATIO}x: ${verdict(ratio <= TARGET_RATIO)}); peak ${verdict(imported.peakMiB < TARGET_PEAK_MIB)} (target < ${TARGET_PEAK_MIB} MiB)`);
 console.log(`  lmaudit rescore <store> --extractors as-recorded (12 metrics, every item) ${asRecorded.seconds.toFixed(2)} s, peak ${asRecorded.peakMiB.toFixed(0)} MiB (no target)`);

@@ -82,9 +82,15 @@ export async function openRowRunStager(table: TableName, sharedNames: readonly s
       const length = lists[0]?.length ?? 0;
       if (lists.length !== varying.length || lists.some((l) => l.length !== length)) throw new Error(`${table}: a run needs ${varying.length} lists of one length`);
       if (length === 0) return;
-      const texts = varying.map((column, k) => lists[k]!.map((value, i) => packedText(table, rowIndex + i, column, value)));
-      const strings = texts.filter((_, k) => varying[k]!.type === 'VARCHAR').flat();
-      const sep = SEPARATORS.find((s) => strings.every((t) => !t.includes(s)));
+      const texts: string[][] = [];
+      let strings = '';
+      varying.forEach((column, k) => {
+        const list = lists[k]!.map((value, i) => packedText(table, rowIndex + i, column, value));
+        if (column.type === 'VARCHAR') strings += list.join('');
+        texts.push(list);
+      });
+      // A separator no value holds (the values run together: a character inside none of them is inside none of those).
+      const sep = SEPARATORS.find((s) => !strings.includes(s));
       if (sep !== undefined) appendRun(values, texts, sep, rowIndex);
       else {
         // Every separator occurs in some value: one row per run, split by a text longer than any of its values.
