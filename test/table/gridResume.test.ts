@@ -87,7 +87,21 @@ test('--grid --resume: an interrupted grid continued equals the uninterrupted on
   assert.deepEqual(b.manifest.grid!.resumes, [{ reused: [0, 1], continued: 2, held: 8 }]);
   assert.equal(b.manifest.runs.length, 4);
   assert.deepEqual(await cellContents(b), await cellContents(a));
-  const text = lmaudit('run', ...FAILING, ...GRID, '--resume', store);
-  assert.equal(text.code, 2);
-  assert.match(text.stderr, /the grid there finished; nothing to resume/);
+  const again = lmaudit('run', ...FAILING, ...GRID, '--resume', store);
+  assert.equal(again.code, 2);
+  assert.match(again.stderr, /the grid there finished; nothing to resume/);
+
+  // The text output names what the resume reused, continued and ran.
+  const other = join(dir, 'text');
+  assert.equal(lmaudit('run', ...FAILING, ...GRID, '--out', other).code, 3);
+  const text = lmaudit('run', ...FAILING, ...GRID, '--resume', other);
+  assert.equal(text.code, 0, text.stderr);
+  assert.ok(
+    text.stdout.includes(
+      'Resumed: [num_fewshot=0 max_gen_toks=8], [num_fewshot=0 max_gen_toks=16] reused as they were (no model call); ' +
+        '[num_fewshot=1 max_gen_toks=8] continued (8 response(s) already held); [num_fewshot=1 max_gen_toks=16] run afresh\n' +
+        'Requests: 80 asked by the cells, 40 sent to the model, 40 answered from an identical request of an earlier cell (recorded as from_cache)',
+    ),
+    text.stdout,
+  );
 });
