@@ -7,6 +7,7 @@
  */
 import { duck, queryRows, sqlString } from '../store/duck.ts';
 import type { OpenStore } from '../store/readStore.ts';
+import { scopeGoldsDictionaryEncoded, scopeItemsSql } from '../store/scopeItems.ts';
 import { cellSql, plainFormFallsShort, type TextCell } from './sqlCells.ts';
 import type { ItemView } from './types.ts';
 import { goldsOf } from './golds.ts';
@@ -54,19 +55,6 @@ export interface Scope {
   task: string;
 }
 
-/** The items of a scope: first request, first repeat; gold from the instance target; ord = position in the store. */
-function itemsSql(store: OpenStore, scope: Scope): string {
-  const inScope = `run_id = ${sqlString(scope.run_id)} AND task = ${sqlString(scope.task)}`;
-  if (store.items !== undefined) {
-    return `SELECT file_row_number AS ord, doc_id, coalesce("group", task) AS grp, target AS gold, text, choices_json
-      FROM (${store.items}) WHERE ${inScope}`;
-  }
-  const where = `${inScope} AND request_idx = 0`;
-  return `SELECT i.file_row_number AS ord, i.doc_id, coalesce(i."group", i.task) AS grp, i.target AS gold, r.text AS text, i.choices_json
-    FROM (SELECT file_row_number, doc_id, "group", task, target, choices_json FROM ${store.table('instances', { rowNumber: true })} WHERE ${where}) i
-    LEFT JOIN (SELECT doc_id, text FROM ${store.table('responses')} WHERE ${where} AND repeat = 0) r USING (doc_id)`;
-}
-
 function emptyTally(cellCount: number): ScopeTally {
   return {
     groups: new Map(),
@@ -110,8 +98,7 @@ export async function tallySql(store: OpenStore, scope: Scope, cells: readonly T
   const values = cellIdx.map((i) => `c${i}`).join(', ');
   const sql = cellSql(cells, {
     unicode: await outputsOftenNeedUnicode(store, scope, cells),
-    // Only items read straight from the file keep the golds' dictionary (a join's output is flat).
-    goldsDictionary: store.items !== undefined && ((await store.dictionaryEncoded?.('instances', 'target')) ?? false),
+    goldsDictionary: await scopeGoldsDictionaryEncoded(store),
   });
   const listsFlips = flipsLimit > 0 && cells.length > 1;
   const firstFlips = listsFlips ? `, min(ord, ${flipsLimit}) FILTER (flipped) AS flip_ords, arg_min(doc_id, ord, ${flipsLimit}) FILTER (flipped) AS flip_ids` : '';
@@ -146,7 +133,7 @@ export async function tallySql(store: OpenStore, scope: Scope, cells: readonly T
                                    gold IS NULL OR CASE WHEN ascii(gold) > 32 AND ascii(gold) < 128 THEN false
                                                          WHEN strlen(gold) = length(gold) THEN trim(gold, ${sqlString(ASCII_PY_WHITESPACE)}) = ''
                                                          ELSE trim(gold, ${sqlString(PY_WHITESPACE)}) = '' END AS no_gold
-                            FROM (${itemsSql(store, scope)}))))))
+                            FROM (${scopeItemsSql(store, scope)}))))))
     GROUP BY kind, grp, CASE WHEN kind = ${OTHER} THEN ord END, ${values}`);
   const tally = emptyTally(cells.length);
   const flips = new FirstFlips(flipsLimit);
@@ -242,7 +229,7 @@ export async function tallyJs(
 ): Promise<ScopeTally> {
   const conn = await duck();
   const tally = emptyTally(cells.length);
-  const result = await conn.stream(`SELECT doc_id, grp, gold, text, choices_json FROM (${itemsSql(store, scope)}) ORDER BY ord`);
+  const result = await conn.stream(`SELECT doc_id, grp, gold, text, choices_json FROM (${scopeItemsSql(store, scope)}) ORDER BY ord`);
   for await (const rows of result.yieldRowsJs()) {
     for (const [docId, grp, gold, text, choicesJson] of rows as [string, string, string | null, string | null, string | null][]) {
       if (gold === null || pyStrip(gold) === '') {
