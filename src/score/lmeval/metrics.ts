@@ -6,6 +6,7 @@
 import { compilePython } from '../../py/re.ts';
 import { subEmpty } from '../../py/reMatch.ts';
 import { literalEval } from '../../py/literalEval.ts';
+import { pyLower } from '../../py/str.ts';
 
 export interface ExactMatchKwargs {
   regexes_to_ignore?: readonly string[];
@@ -28,7 +29,7 @@ function npArray(items: readonly string[]): { items: string[]; width: number } {
 }
 
 function npLower(arr: { items: string[]; width: number }): { items: string[]; width: number } {
-  return { items: arr.items.map((s) => [...s.toLowerCase()].slice(0, arr.width).join('').replace(/\u0000+$/, '')), width: arr.width };
+  return { items: arr.items.map((s) => [...pyLower(s)].slice(0, arr.width).join('').replace(/\u0000+$/, '')), width: arr.width };
 }
 
 /** `exact_match_hf_evaluate(predictions, references, **kwargs)["exact_match"]`: the mean of element-wise equality. */

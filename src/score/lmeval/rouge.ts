@@ -11,6 +11,7 @@
  */
 
 import { UnsupportedError } from '../../errors.ts';
+import { pyLower } from '../../py/str.ts';
 
 export interface RougeScore {
   precision: number;
@@ -32,9 +33,8 @@ function tokens(text: string): readonly string[] {
 }
 
 export function rougeTokenize(text: string): string[] {
-  // Python's str.lower() and JavaScript's toLowerCase() both apply Unicode's full, locale-free
-  // lowercase mapping (final sigma included); only ASCII letters and digits survive the next step.
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, ' ').split(' ').filter((t) => t.length > 0);
+  // Python's str.lower() (its Unicode, final sigma included); only ASCII letters and digits survive the next step.
+  return pyLower(text).replace(/[^a-z0-9]+/g, ' ').split(' ').filter((t) => t.length > 0);
 }
 
 /** scoring.fmeasure: 2·p·r/(p+r) in Python's left-to-right order, 0 when p+r is 0. */
