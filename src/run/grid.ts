@@ -230,6 +230,8 @@ export async function executeGrid(base: RunOptions, axes: readonly GridAxis[], e
       }
       // lm-eval's files for each cell go in a folder of their own.
       const cellRun = { ...o, resume: i === resume?.continued, outputPath: o.outputPath === null ? null : join(o.outputPath, `grid-cell-${i}`) };
+      // A cell folder the recorder never began (stopped before its first write) starts again.
+      if (!cellRun.resume) await rm(o.store, { recursive: true, force: true });
       done.push({ settings, summary: await executeRunOn(shared, cellRun, events), reused: false });
       plan.finished.push(i);
       await writePlan(work, plan);

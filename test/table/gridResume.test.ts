@@ -91,17 +91,37 @@ test('--grid --resume: an interrupted grid continued equals the uninterrupted on
   assert.equal(again.code, 2);
   assert.match(again.stderr, /the grid there finished; nothing to resume/);
 
-  // The text output names what the resume reused, continued and ran.
-  const other = join(dir, 'text');
-  assert.equal(lmaudit('run', ...FAILING, ...GRID, '--out', other).code, 3);
-  const text = lmaudit('run', ...FAILING, ...GRID, '--resume', other);
-  assert.equal(text.code, 0, text.stderr);
+  // Stopped again and again (two batches a session): each resume goes on from where the last stopped, the
+  // record lists them all, the text names what each did, and the store still equals the uninterrupted one.
+  const often = join(dir, 'often');
+  const TWO = ['--model', 'dummy', '--model_args', 'fail_after=2'];
+  assert.equal(lmaudit('run', ...TWO, ...GRID, '--out', often).code, 3);
+  const codes: (number | null)[] = [];
+  let last = { code: null as number | null, stdout: '', stderr: '' };
+  while (codes.length < 6 && last.code !== 0) {
+    last = lmaudit('run', ...TWO, ...GRID, '--resume', often);
+    codes.push(last.code);
+  }
+  // Cell 1 holds 8 after the first session, 16 after the next; then it finishes, cell 2 shares, cell 3 goes 4, 12, done.
+  assert.deepEqual(codes, [3, 3, 3, 0], last.stderr);
+  const c = await openStore(often);
+  assert.deepEqual(c.manifest.grid!.resumes, [
+    { reused: [], continued: 0, held: 8 },
+    { reused: [], continued: 0, held: 16 },
+    { reused: [0, 1], continued: 2, held: 4 },
+    { reused: [0, 1], continued: 2, held: 12 },
+  ]);
+  assert.deepEqual(c.manifest.grid!.requests, a.manifest.grid!.requests);
+  assert.deepEqual(await cellContents(c), await cellContents(a));
   assert.ok(
-    text.stdout.includes(
-      'Resumed: [num_fewshot=0 max_gen_toks=8], [num_fewshot=0 max_gen_toks=16] reused as they were (no model call); ' +
-        '[num_fewshot=1 max_gen_toks=8] continued (8 response(s) already held); [num_fewshot=1 max_gen_toks=16] run afresh\n' +
-        'Requests: 80 asked by the cells, 40 sent to the model, 40 answered from an identical request of an earlier cell (recorded as from_cache)',
+    last.stdout.includes(
+      'Resumed: no cell had finished; [num_fewshot=0 max_gen_toks=8] continued (8 response(s) already held)\n' +
+        'Resumed: no cell had finished; [num_fewshot=0 max_gen_toks=8] continued (16 response(s) already held)\n' +
+        'Resumed: [num_fewshot=0 max_gen_toks=8], [num_fewshot=0 max_gen_toks=16] reused as they were (no model call); [num_fewshot=1 max_gen_toks=8] continued (4 response(s) already held)\n' +
+        'Resumed: [num_fewshot=0 max_gen_toks=8], [num_fewshot=0 max_gen_toks=16] reused as they were (no model call); [num_fewshot=1 max_gen_toks=8] continued (12 response(s) already held); ' +
+        '[num_fewshot=1 max_gen_toks=16] run afresh\n',
     ),
-    text.stdout,
+    last.stdout,
   );
+  assert.match(last.stdout, /Requests: 80 asked by the cells, 40 sent to the model, 40 answered from an identical request of an earlier cell \(recorded as from_cache\)/);
 });

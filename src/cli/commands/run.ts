@@ -206,21 +206,24 @@ async function runGrid(options: RunOptions, flags: RunFlags, events: RunEvents):
   printLines([
     ...grid.cells.flatMap((c) => [`cell ${Object.entries(c.settings).map(([k, v]) => `${k}=${v}`).join(' ')}:`, ...resultsTable(c.summary.tasks, c.summary.scores, c.summary.groups), '']),
     `Store: ${grid.store} (${grid.cells.length} runs, one per cell; axes ${grid.record.axes.map((a) => `${a.name}=${a.values.join(',')}`).join(' × ')})`,
-    ...(grid.record.resumes ?? []).map((r) => `Resumed: ${resumeText(r, grid.cells.map((c) => c.settings))}`),
+    ...(grid.record.resumes ?? []).map((r, i, all) => `Resumed: ${resumeText(r, grid.cells.map((c) => c.settings), i === all.length - 1)}`),
     `Requests: ${requests.total} asked by the cells, ${requests.sent} sent to the model, ${requests.shared} answered from an identical request of an earlier cell (recorded as from_cache)`,
     `The table across them: lmaudit table ${grid.store}`,
   ]);
 }
 
-/** What one --resume of a grid did, cell by cell (named by their settings, as they are printed). */
-function resumeText(r: { reused: number[]; continued: number | null; held: number }, cells: Record<string, string>[]): string {
+/**
+ * What one --resume of a grid found and did, cell by cell (named by their settings, as they are
+ * printed); only the last one, which finished the grid, ran every other cell.
+ */
+function resumeText(r: { reused: number[]; continued: number | null; held: number }, cells: Record<string, string>[], last: boolean): string {
   const name = (i: number) => `[${Object.entries(cells[i]!).map(([k, v]) => `${k}=${v}`).join(' ')}]`;
   const list = (xs: number[]) => xs.map(name).join(', ');
   const ran = [...cells.keys()].filter((i) => !r.reused.includes(i) && i !== r.continued);
   return [
     r.reused.length > 0 ? `${list(r.reused)} reused as they were (no model call)` : 'no cell had finished',
     ...(r.continued === null ? [] : [`${name(r.continued)} continued (${r.held} response(s) already held)`]),
-    ...(ran.length > 0 ? [`${list(ran)} run afresh`] : []),
+    ...(last && ran.length > 0 ? [`${list(ran)} run afresh`] : []),
   ].join('; ');
 }
 
