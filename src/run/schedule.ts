@@ -121,6 +121,8 @@ export async function sendBatch(lm: LanguageModel, batch: readonly WorkItem[], r
     rows = e instanceof PartialBatchError ? await batchRows(lm, batch, runId, e.completed).catch(() => []) : [];
   }
   const exchanges: ExchangeRecord[] = (lm.drainExchanges?.() ?? []).map((x) => {
+    // A request of no one instance (a remote tokenizer's): the batch's task, no document.
+    if (batch[x.item] === undefined) return { ...x, run_id: runId, task: batch[0]!.task, doc_id: '', request_idx: -1, repeats: [] };
     const first = batch[x.item]!.targets[0]!;
     const repeats = batch[x.item]!.targets.filter((t) => t.task === first.task && t.doc_id === first.doc_id && t.request_idx === first.request_idx).map((t) => t.repeat);
     return { ...x, run_id: runId, task: first.task, doc_id: first.doc_id, request_idx: first.request_idx, repeats };

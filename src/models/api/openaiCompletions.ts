@@ -15,7 +15,7 @@ import { apiKey, apiRoot, checkKnownArgs, httpSettings, numberArg, requiredStrin
 import { HttpClient, MalformedResponse } from './http.ts';
 import { Adjustments, checkServer, runConcurrently } from './server.ts';
 import { checkEcho, loadTokenizer } from './tokens.ts';
-import type { HfTokenizer } from '../onnx/hfTokenizer.ts';
+import { localTokenizer, RemoteTokenizer, type CompletionsTokenizer } from './remoteTokenizer.ts';
 
 const OWN_ARGS = ['tokenizer', 'tokenizer_backend', 'max_length', 'add_bos_token'];
 /** Requests handed over per call for each one in flight: enough that the batch boundary rarely idles a socket. */
@@ -40,7 +40,7 @@ export class OpenAICompletionsModel implements LanguageModel {
     private readonly client: HttpClient,
     private readonly root: URL,
     private readonly model: string,
-    private readonly tok: HfTokenizer,
+    private readonly tok: CompletionsTokenizer,
     private readonly tokenizerFiles: Record<string, string>,
     private readonly maxLength: number,
     private readonly seed: number,
@@ -57,9 +57,9 @@ export class OpenAICompletionsModel implements LanguageModel {
       modelId: this.model,
       dtype: null,
       files: this.tokenizerFiles,
-      chatTemplate: this.tok.facts.chatTemplate,
-      addsBos: this.tok.facts.addsBos,
-      eosToken: this.tok.facts.eosToken,
+      chatTemplate: this.tok.chatTemplate,
+      addsBos: this.tok.addsBos,
+      eosToken: this.tok.eosToken,
       runtime: { server: this.root.origin, protocol: 'OpenAI /v1/completions', ...(served.length > 0 ? { served_model: served.join(', ') } : {}) },
       adjustments: this.adjustments.list(),
     };
@@ -70,16 +70,16 @@ export class OpenAICompletionsModel implements LanguageModel {
   }
 
   async loglikelihood(requests: readonly LoglikelihoodRequest[]): Promise<LoglikelihoodResult[]> {
-    const prefix = this.tok.facts.prefixTokenId;
-    const encoded = requests.map((r, i) => {
-      const pair = encodePair(this.tok, r.context, r.continuation, prefix);
-      if (pair.continuation.length === 0) throw new BadInputError(`request ${i + 1}: the continuation ${JSON.stringify(r.continuation)} encodes to no tokens (lm-eval asserts a non-empty continuation)`);
-      return pair;
+    const prefix = this.tok.prefixTokenId;
+    const encoded = await this.tok.withCodec((codec) => requests.map((r) => encodePair(codec, r.context, r.continuation, prefix)));
+    encoded.forEach((pair, i) => {
+      if (pair.continuation.length === 0) throw new BadInputError(`request ${i + 1}: the continuation ${JSON.stringify(requests[i]!.continuation)} encodes to no tokens (lm-eval asserts a non-empty continuation)`);
     });
+    const decode = await this.tok.decoder(encoded.flatMap((e) => [...e.context, ...e.continuation]));
     // Each answer is complete when its request returns, so a batch that fails part-way keeps the rest.
     return runConcurrently(encoded.length, async (i): Promise<LoglikelihoodResult> => {
       const e = encoded[i]!;
-      const s = await this.score(e.context, e.continuation, i, 0);
+      const s = await this.score(e.context, e.continuation, i, 0, decode);
       return {
         logprob: s.logprob,
         isGreedy: s.isGreedy,
@@ -89,11 +89,13 @@ export class OpenAICompletionsModel implements LanguageModel {
   }
 
   async loglikelihoodRolling(requests: readonly RollingRequest[]): Promise<RollingResult[]> {
+    const encoded = await this.tok.withCodec((codec) => requests.map((r) => codec.encode(r.text)));
+    const decode = await this.tok.decoder([this.tok.prefixTokenId, ...encoded.flat()]);
     return runConcurrently(requests.length, async (i): Promise<RollingResult> => {
-      const tokens = this.tok.encode(requests[i]!.text);
+      const tokens = encoded[i]!;
       // TemplateAPI.loglikelihood_rolling: windows of max_length − 1 predicted tokens, so that each with its one context token fits the slice.
-      const windows = rollingWindows(tokens, this.tok.facts.prefixTokenId, this.maxLength - 1);
-      const scored = await Promise.all(windows.map((w, k) => this.score(w.context, w.continuation, i, k)));
+      const windows = rollingWindows(tokens, this.tok.prefixTokenId, this.maxLength - 1);
+      const scored = await Promise.all(windows.map((w, k) => this.score(w.context, w.continuation, i, k, decode)));
       return {
         logprob: scored.reduce((s, x) => s + x.logprob, 0),
         usage: { tokensIn: tokens.length, tokensOut: 0, truncatedTokens: 0, latencyMs: scored.reduce((s, x) => s + x.latencyMs, 0), attempts: Math.max(1, ...scored.map((x) => x.attempts)) },
@@ -102,13 +104,14 @@ export class OpenAICompletionsModel implements LanguageModel {
   }
 
   async generateUntil(requests: readonly GenerateRequest[]): Promise<GenerateResult[]> {
-    const eos = this.tok.facts.eosToken;
+    const eos = this.tok.eosToken;
+    const contexts = await this.tok.withCodec((codec) => requests.map((r) => codec.encode(r.context)));
     return runConcurrently(requests.length, async (i) => {
       const r = requests[i]!;
       const s = r.settings;
       this.checkGeneration(s);
       const stops = stopSequences(s.until, eos);
-      const ids = this.tok.encode(r.context);
+      const ids = contexts[i]!;
       // TemplateAPI: contexts sent as tokens are left-truncated to max_length − max_gen_toks.
       const budget = this.maxLength - s.maxGenToks;
       const prompt = ids.slice(Math.max(0, ids.length - budget));
@@ -118,7 +121,7 @@ export class OpenAICompletionsModel implements LanguageModel {
         text: cutAtStops(value.text, stops),
         finishReason: value.finishReason,
         stopUsed: stops,
-        usage: { tokensIn: value.promptTokens ?? prompt.length, tokensOut: value.completionTokens ?? this.tok.encode(value.text, false).length, truncatedTokens: ids.length - prompt.length, latencyMs, attempts },
+        usage: { tokensIn: value.promptTokens ?? prompt.length, tokensOut: value.completionTokens ?? 0, truncatedTokens: ids.length - prompt.length, latencyMs, attempts },
       };
     });
   }
@@ -134,13 +137,12 @@ export class OpenAICompletionsModel implements LanguageModel {
   }
 
   /** One (context, continuation) through /v1/completions, as TemplateAPI._loglikelihood_tokens and parse_logprobs. */
-  private async score(context: readonly number[], continuation: readonly number[], index: number, window: number): Promise<Scored> {
+  private async score(context: readonly number[], continuation: readonly number[], index: number, window: number, decode: (id: number) => string): Promise<Scored> {
     const all = [...context, ...continuation];
     const prompt = all.slice(Math.max(0, all.length - this.maxLength));
     const ctxlen = context.length - Math.max(0, all.length - this.maxLength);
     if (ctxlen <= 0) throw new BadInputError(`request ${index + 1}: the continuation fills the whole max_length (${this.maxLength}); lm-eval asserts a context remains`);
     const body = (maxTokens: number) => ({ model: this.model, prompt: [prompt], temperature: 0, max_tokens: maxTokens, logprobs: 1, seed: this.seed, echo: true });
-    const decode = (id: number) => this.tok.decode([id], false);
     const parse = (json: unknown): Omit<Scored, 'attempts' | 'latencyMs'> => {
       const choice = firstChoice(json);
       this.noteModel(json);
@@ -240,9 +242,10 @@ export const openaiCompletionsBackend: BackendFactory = {
     const model = requiredString(args, 'model', 'openai-completions', 'gpt2');
     const root = apiRoot(requiredString(args, 'base_url', 'openai-completions', 'http://127.0.0.1:8000/v1/completions'));
     const backendArg = stringArg(args, 'tokenizer_backend') ?? 'huggingface';
-    if (backendArg !== 'huggingface') throw new BadInputError(`--model_args tokenizer_backend=${backendArg}: only a local tokenizer (huggingface, tokenizer=<folder>) is supported; the server's /tokenize is not used yet`);
-    const tokenizer = requiredString(args, 'tokenizer', 'openai-completions', 'fixtures/models/gpt2-tiny (a folder with tokenizer.json: the token ids sent and the echo check need it)');
-    const { tok, files } = loadTokenizer(tokenizer, boolArg(args, 'add_bos_token'));
+    if (backendArg !== 'huggingface' && backendArg !== 'remote') throw new BadInputError(`--model_args tokenizer_backend=${backendArg}: huggingface (a local tokenizer=<folder>) or remote (the server's /tokenize)`);
+    // lm-eval's TemplateAPI encodes without special tokens unless add_bos_token=True.
+    const addBos = boolArg(args, 'add_bos_token') ?? false;
+    const local = backendArg === 'huggingface' ? loadTokenizer(requiredString(args, 'tokenizer', 'openai-completions', 'fixtures/models/gpt2-tiny (a folder with tokenizer.json: the token ids sent and the echo check need it), or tokenizer_backend=remote'), addBos) : null;
 
     const seed = numberArg(args, 'seed', 1234, { integer: true, min: 0 });
     const { variable, key } = apiKey(args, 'OPENAI_API_KEY');
@@ -259,7 +262,14 @@ export const openaiCompletionsBackend: BackendFactory = {
     // such; else lm-eval's default of 2048.
     const served = typeof entry.max_model_len === 'number' && Number.isInteger(entry.max_model_len) && entry.max_model_len > 1 ? entry.max_model_len : null;
     const maxLength = numberArg(args, 'max_length', served ?? 2048, { integer: true, min: 2 });
-    const lm = new OpenAICompletionsModel(client, root, model, tok, files, maxLength, seed);
+    let tok: CompletionsTokenizer;
+    try {
+      tok = local !== null ? localTokenizer(local.tok) : await RemoteTokenizer.open(client, root.origin, addBos);
+    } catch (error) {
+      client.close();
+      throw error;
+    }
+    const lm = new OpenAICompletionsModel(client, root, model, tok, local?.files ?? {}, maxLength, seed);
     if (args.max_length === undefined && served !== null) lm.adjustments.note({ setting: 'max_length', configured: null, used: served, why: "not given; the server's /v1/models max_model_len (lm-eval would use 2048)" });
     return lm;
   },

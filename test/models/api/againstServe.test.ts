@@ -131,3 +131,16 @@ test('retries exhausted: the run stops with a clear error and exit 3, what was a
   assert.deepEqual(a.map((r) => [r.task, r.doc_id, r.request_idx, r.logprob]), b.map((r) => [r.task, r.doc_id, r.request_idx, r.logprob]));
   assert.deepEqual(results(second.stdout), results(whole.stdout));
 });
+
+test('tokenizer_backend=remote (the server\'s /tokenizer_info, /tokenize, /detokenize) gives the local tokenizer\'s requests and numbers exactly', async () => {
+  const server = await serve('fixtures/models/gpt2-tiny', 'gpt2-tiny');
+  const remote = await backendFactory('openai-completions').open({ model: 'gpt2-tiny', base_url: server.url, tokenizer_backend: 'remote', num_concurrent: 4 }, { batchSize: 1 });
+  const local = await backendFactory('openai-completions').open({ model: 'gpt2-tiny', base_url: server.url, tokenizer: 'fixtures/models/gpt2-tiny', num_concurrent: 4 }, { batchSize: 1 });
+  const requests = [{ context: 'Question: Which is a gas?\nAnswer:', continuation: ' steam' }, { context: '', continuation: 'The cat sat.' }, { context: 'A  ', continuation: 'b' }];
+  const strip = (rs: Array<{ logprob: number; isGreedy: boolean; usage: { tokensIn: number } }>) => rs.map((r) => [r.logprob, r.isGreedy, r.usage.tokensIn]);
+  assert.deepEqual(strip(await remote.loglikelihood(requests)), strip(await local.loglikelihood(requests)));
+  const rolling = [{ text: 'The quick brown fox jumps over the lazy dog. '.repeat(12) }];
+  assert.deepEqual((await remote.loglikelihoodRolling(rolling)).map((r) => r.logprob), (await local.loglikelihoodRolling(rolling)).map((r) => r.logprob));
+  await remote.close();
+  await local.close();
+});
