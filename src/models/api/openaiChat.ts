@@ -9,7 +9,7 @@
 import { BadInputError } from '../../errors.ts';
 import { cutAtStops } from '../lmevalRequests.ts';
 import type { BackendFactory, GenerateRequest, GenerateResult, LanguageModel, LoglikelihoodResult, ModelDescription, RollingResult } from '../lm.ts';
-import { apiKey, apiRoot, checkKnownArgs, httpSettings, numberArg, requiredString } from './args.ts';
+import { apiKey, apiRoot, checkKnownArgs, httpSettings, numberArg, requiredString, stringArg } from './args.ts';
 import { HttpClient, MalformedResponse } from './http.ts';
 import { finishReason, firstChoice, needsKey, samplingExtras, usageOf } from './openaiCompletions.ts';
 import { Adjustments, checkServer, runConcurrently } from './server.ts';
@@ -27,6 +27,8 @@ export class OpenAIChatModel implements LanguageModel {
     private readonly root: URL,
     private readonly model: string,
     private readonly seed: number,
+    /** max_tokens (lm-eval's local-chat-completions) or max_completion_tokens (its openai-chat-completions; OpenAI's reasoning models). */
+    private readonly maxTokensField: string,
   ) {
     this.preferredBatchSize = client.settings.numConcurrent * BATCH_PER_CONCURRENT;
   }
@@ -58,7 +60,7 @@ export class OpenAIChatModel implements LanguageModel {
       const r = requests[i]!;
       if (r.messages === undefined) throw new BadInputError('openai-chat needs chat messages: run with --apply_chat_template');
       const s = r.settings;
-      const body = { messages: r.messages, model: this.model, max_tokens: s.maxGenToks, temperature: s.temperature ?? 0, stop: s.until, seed: s.seed ?? this.seed, ...samplingExtras(s) };
+      const body = { messages: r.messages, model: this.model, [this.maxTokensField]: s.maxGenToks, temperature: s.temperature ?? 0, stop: s.until, seed: s.seed ?? this.seed, ...samplingExtras(s) };
       const { value, attempts, latencyMs } = await this.client.post('chat/completions', body, (json) => {
         const choice = firstChoice(json);
         const m = (json as { model?: unknown }).model;
@@ -85,10 +87,12 @@ export class OpenAIChatModel implements LanguageModel {
 
 export const openaiChatBackend: BackendFactory = {
   async open(args) {
-    checkKnownArgs(args, 'openai-chat', []);
+    checkKnownArgs(args, 'openai-chat', ['max_tokens_field']);
     const model = requiredString(args, 'model', 'openai-chat', 'gpt-4o-mini');
     const root = apiRoot(requiredString(args, 'base_url', 'openai-chat', 'http://127.0.0.1:8000/v1/chat/completions'));
     const seed = numberArg(args, 'seed', 1234, { integer: true, min: 0 });
+    const maxTokensField = stringArg(args, 'max_tokens_field') ?? 'max_tokens';
+    if (maxTokensField !== 'max_tokens' && maxTokensField !== 'max_completion_tokens') throw new BadInputError(`--model_args max_tokens_field=${maxTokensField}: max_tokens or max_completion_tokens`);
     const { variable, key } = apiKey(args, 'OPENAI_API_KEY');
     if (key === null && needsKey(root, args)) throw new BadInputError(`--model openai-chat: no API key (set ${variable} in the environment)`);
     const client = new HttpClient(root, key === null ? {} : { authorization: `Bearer ${key}` }, httpSettings(args));
@@ -98,6 +102,6 @@ export const openaiChatBackend: BackendFactory = {
       client.close();
       throw error;
     }
-    return new OpenAIChatModel(client, root, model, seed);
+    return new OpenAIChatModel(client, root, model, seed, maxTokensField);
   },
 };

@@ -44,6 +44,11 @@ test('openai-chat records another model answering as used ≠ configured', async
   await lm.generateUntil([{ context: '[]', messages: [{ role: 'user', content: 'hi' }], settings: GEN }]);
   assert.deepEqual(lm.describe().adjustments, [{ setting: 'model', configured: 'm', used: ['m-2026-01'], why: 'the responses name another model' }]);
   await lm.close();
+  // max_tokens_field=max_completion_tokens: the field lm-eval's openai-chat-completions sends instead.
+  const reasoning = await openaiChatBackend.open({ model: 'm', base_url: server.url, max_tokens_field: 'max_completion_tokens' }, { batchSize: 1 });
+  await reasoning.generateUntil([{ context: '[]', messages: [{ role: 'user', content: 'hi' }], settings: GEN }]);
+  assert.deepEqual(server.seen[1]!.body, { messages: [{ role: 'user', content: 'hi' }], model: 'm', max_completion_tokens: 32, temperature: 0, stop: STOPS, seed: 1234 });
+  await reasoning.close();
   await server.close();
 });
 
