@@ -33,7 +33,7 @@ export class AnthropicModel implements LanguageModel {
     private readonly version: string,
     private readonly thinking: Record<string, unknown> | null,
   ) {
-    this.preferredBatchSize = client.settings.numConcurrent * 16;
+    this.preferredBatchSize = client.settings.numConcurrent * 32;
   }
 
   describe(): ModelDescription {

@@ -14,7 +14,7 @@ import { HttpClient, MalformedResponse } from './http.ts';
 import { finishReason, firstChoice, needsKey, samplingExtras, usageOf } from './openaiCompletions.ts';
 import { Adjustments, checkServer, runConcurrently } from './server.ts';
 
-const BATCH_PER_CONCURRENT = 16;
+const BATCH_PER_CONCURRENT = 32;
 
 export class OpenAIChatModel implements LanguageModel {
   readonly capabilities = { logprobs: false, generation: true, chat: true, maxLength: 0, messages: 'required' as const };

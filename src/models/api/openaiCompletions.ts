@@ -18,8 +18,11 @@ import { checkEcho, loadTokenizer } from './tokens.ts';
 import { localTokenizer, RemoteTokenizer, type CompletionsTokenizer } from './remoteTokenizer.ts';
 
 const OWN_ARGS = ['tokenizer', 'tokenizer_backend', 'max_length', 'add_bos_token'];
-/** Requests handed over per call for each one in flight: enough that the batch boundary rarely idles a socket. */
-const BATCH_PER_CONCURRENT = 16;
+/**
+ * Requests handed over per call for each one in flight. At a batch's end its last wave drains, costing
+ * about half a wave: 1/(2 × 32) of the time here. A kill loses at most the batch in flight (32 waves).
+ */
+const BATCH_PER_CONCURRENT = 32;
 
 interface Scored {
   logprob: number;
