@@ -31,13 +31,20 @@ function messagesOf(body: Record<string, unknown>): ChatMessage[] {
   });
 }
 
+/** Templates compiled from a backend's description, once per model: parsing the Jinja source took more CPU than the rest of a request. */
+const describedTemplates = new WeakMap<LanguageModel, ChatTemplate>();
+
 /** The model's chat template: the tokenizer's (with its special tokens), else the template the backend describes. */
 export function modelChatTemplate(model: LanguageModel): ChatTemplate {
   const own = model.tokenAccess?.chatTemplate() ?? null;
   if (own !== null) return own;
-  const source = model.describe().chatTemplate;
-  if (source === null) throw badRequest('this model has no chat template, so /v1/chat/completions cannot render messages; use /v1/completions', 'messages');
-  return compileChatTemplate(source, { origin: `${model.describe().backend} backend` });
+  const compiled = describedTemplates.get(model);
+  if (compiled !== undefined) return compiled;
+  const description = model.describe();
+  if (description.chatTemplate === null) throw badRequest('this model has no chat template, so /v1/chat/completions cannot render messages; use /v1/completions', 'messages');
+  const template = compileChatTemplate(description.chatTemplate, { origin: `${description.backend} backend` });
+  describedTemplates.set(model, template);
+  return template;
 }
 
 function render(body: Record<string, unknown>, model: LanguageModel): string {

@@ -22,7 +22,11 @@ export interface ServeOptions {
   /** 0: any free port. */
   port?: number;
   faults?: FaultSpec | null;
-  /** Added to every reply of the generation endpoints (the API bench's fixed-latency server). */
+  /**
+   * Added to every reply of the generation endpoints (the API bench's fixed-latency server): a timer per request,
+   * started once its body is read, before the answer is made; so a reply leaves delayMs plus the answer's time after
+   * its request arrived, whatever else is in flight.
+   */
   delayMs?: number;
   /** Rows (prompts) one backend call may carry. */
   maxBatchRows?: number;

@@ -52,7 +52,7 @@ export function registerServe(program: Command): void {
       '--faults <spec>',
       `inject faults into /v1/completions and /v1/chat/completions: rate=R,seed=S,kinds=K1,K2,... (each request draws on arrival: the schedule is fixed by the seed and the arrival order, which concurrent clients make vary) or every=N,kinds=... (every N-th request, the kinds in turn); a retry is a new request and draws again; retry_after=SECONDS (429, default 1), slow_ms=MS (default 30000). Kinds (${FAULT_KINDS.join(', ')}): ${FAULT_HELP}. Counters at GET /lmaudit/faults`,
     )
-    .option('--delay_ms <ms>', 'fixed delay added to every reply of the generation endpoints', '0')
+    .option('--delay_ms <ms>', 'fixed delay added to every reply of the generation endpoints: each request is answered (or faulted) MS after its body has been read, plus the time its answer takes; concurrent requests wait their delays at the same time, not one after another', '0')
     .option('--batch_size <n>', 'prompts one backend call may carry when concurrent requests are batched', '64')
     .action(async (flags: ServeFlags) => {
       const args = modelArgs(flags.model_args);

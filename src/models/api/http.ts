@@ -161,7 +161,8 @@ export class HttpClient {
     const r = this.settings.recordSample;
     if (r <= 0) return false;
     if (r >= 1) return true;
-    return createHash('sha256').update(this.settings.recordSeed).update('\u0000').update(text).digest().readUInt32BE(0) / 2 ** 32 < r;
+    // One update of the joined bytes: the same digest as three updates, for less work per request.
+    return createHash('sha256').update(`${this.settings.recordSeed}\u0000${text}`).digest().readUInt32BE(0) / 2 ** 32 < r;
   }
 
   private keep(item: ExchangeItem, body: unknown, reply: RawReply | null, attempt: number, latencyMs: number, error: string | null): void {
