@@ -57,8 +57,8 @@ export class SampleChecks {
   /** sha256 over every record's doc/prompt/target hashes, as lm-eval's task_hashes; null once a record lacks one. */
   private taskHash: Hash | null = createHash('sha256');
   private readonly docsByFilter = new Map<string, Set<string>>();
-  /** Per document: the line of its first record and a digest of that record's raw responses. */
-  private readonly firstResps = new Map<string, { line: number; digest: string }>();
+  /** Per document: a digest of its first record's raw responses and that record's line, as one string (an object a document cost a million-document file 50 MB). */
+  private readonly firstResps = new Map<string, string>();
   private readonly extras = new Set<string>();
 
   constructor(private readonly input: CheckInput) {}
@@ -97,8 +97,11 @@ export class SampleChecks {
     const resps = JSON.stringify(l.resps.map((r) => r.map((n) => pyDumps(n))));
     const digest = resps.length <= 64 ? resps : sha256Hex(resps);
     const seen = this.firstResps.get(l.docId);
-    if (seen === undefined) this.firstResps.set(l.docId, { line: l.line, digest });
-    else if (seen.digest !== digest) this.respsDiffer.push(this.at(l, `resps differ from line ${seen.line}`));
+    if (seen === undefined) this.firstResps.set(l.docId, `${l.line}:${digest}`);
+    else {
+      const colon = seen.indexOf(':');
+      if (seen.slice(colon + 1) !== digest) this.respsDiffer.push(this.at(l, `resps differ from line ${seen.slice(0, colon)}`));
+    }
 
     for (const [k] of l.extras) this.extras.add(k);
   }
@@ -161,7 +164,8 @@ export function checkSamples(input: CheckInput & { lines: readonly SampleLine[] 
  * a file written twice: counting them would be wrong either way, so it is an error.
  */
 export class OneTaskRecords {
-  private readonly lineOf = new Map<string, number>();
+  /** Per filter, the line of each document's record (keyed by filter first: a joined key string a record cost a million-document file 40 MB). */
+  private readonly lineOf = new Map<string, Map<string, number>>();
   private metrics: { list: string; line: number } | null = null;
 
   constructor(private readonly file: string) {}
@@ -178,14 +182,15 @@ export class OneTaskRecords {
       }
     }
     const filter = l.filter ?? 'none';
-    const key = `${filter}\u0000${l.docId}`;
-    const first = this.lineOf.get(key);
+    let lines = this.lineOf.get(filter);
+    if (lines === undefined) this.lineOf.set(filter, (lines = new Map()));
+    const first = lines.get(l.docId);
     if (first !== undefined) {
       throw new BadInputError(
         `doc_id ${l.docId} appears twice under filter '${filter}' (line ${first} and line ${l.line}): lm-eval writes one record per document and filter, so these are records of more than one task or of two runs`,
         { file: this.file, line: l.line, field: 'doc_id' },
       );
     }
-    this.lineOf.set(key, l.line);
+    lines.set(l.docId, l.line);
   }
 }

@@ -64,8 +64,7 @@ export async function importLmevalRun(
           reading.facts = new TaskFactsCollector(requestType);
           shape ??= shapeOf(line);
         }
-        reading.builder.add(line);
-        reading.facts.add(line);
+        reading.facts.add(line, reading.builder.add(line));
         checks.add(line);
         return stagers.due ? stagers.rotate() : undefined;
       });
@@ -140,7 +139,6 @@ function shapeOf(first: SampleLine): SamplesShape {
 /** What the provenance block says of a task's records, gathered record by record. */
 class TaskFactsCollector {
   private readonly docs: string[] = [];
-  private readonly seen = new Set<string>();
   private readonly gen = new Map<string, unknown>();
   private maxRepeats = 0;
   private empty = 0;
@@ -149,12 +147,12 @@ class TaskFactsCollector {
 
   constructor(private readonly requestType: string) {}
 
-  add(l: SampleLine): void {
+  /** `firstOfDocument`: the row builder's word (its set of documents seen is the one set kept; a file may hold a million). */
+  add(l: SampleLine, firstOfDocument: boolean): void {
     const f = l.filter ?? 'none';
     if (!this.filters.includes(f)) this.filters.push(f);
     for (const [m] of l.metricValues) if (!this.metrics.includes(m)) this.metrics.push(m);
-    if (this.seen.has(l.docId)) return;
-    this.seen.add(l.docId);
+    if (!firstOfDocument) return;
     this.docs.push(l.docId);
     for (const r of l.requests) {
       if (r.genKwargs === null) continue;

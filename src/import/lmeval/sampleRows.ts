@@ -96,7 +96,8 @@ export class TaskRowBuilder {
     private readonly sink: TaskRowSink,
   ) {}
 
-  add(line: SampleLine): void {
+  /** Adds a record's rows; true when it is its document's first record (its instances and responses were added). */
+  add(line: SampleLine): boolean {
     const { ctx, sink } = this;
     const filter = line.filter ?? 'none';
     sink.filtered({
@@ -122,9 +123,10 @@ export class TaskRowBuilder {
       scores.valueJsons.push(pyDumps(node));
     }
     sink.scores(scores);
-    if (this.seenDocs.has(line.docId)) return;
+    if (this.seenDocs.has(line.docId)) return false;
     this.seenDocs.add(line.docId);
     addDocument(ctx, line, sink);
+    return true;
   }
 }
 
