@@ -2,13 +2,13 @@
 // Issue 12's API target: against `lmaudit serve --model dummy --delay_ms 50` (every reply 50 ms late,
 // no faults), lmaudit's openai-chat backend at num_concurrent 64 sustains at least 90% of the ideal
 // 64 / 50 ms = 1,280 requests per second. The requests go as the runner sends them: batches of the
-// backend's preferred size (num_concurrent × 32), one after another, each request with its retries,
+// backend's preferred size (num_concurrent × 64), one after another, each request with its retries,
 // parsing, local stop cut and exchange sampling (record_exchanges=0.05). Printed as measured ÷ ideal.
 // The baseline row, measured in the same run on the same server: lm-eval's sequential path
 // (num_concurrent 1: one request at a time), whose ideal is 20 requests per second. Each server also gets a
 // bare client's row (no parsing or bookkeeping), the server's own ceiling; and a minimal server in its own
 // process shows what the client reaches where the server is not the limit.
-// Arguments: [requests at num_concurrent 64 (default 12800)] [requests in the sequential baseline (default 60)].
+// Arguments: [requests at num_concurrent 64 (default 12288: three whole batches of 64 × 64)] [requests in the sequential baseline (default 60)].
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const total = Number(process.argv[2] ?? 12800);
+const total = Number(process.argv[2] ?? 12288);
 const sequential = Number(process.argv[3] ?? 60);
 const DELAY_MS = 50;
 const CONCURRENT = 64;

@@ -10,7 +10,7 @@ import { cutAtStops } from '../lmevalRequests.ts';
 import type { BackendFactory, ChatMessage, FinishReason, GenerateRequest, GenerateResult, LanguageModel, LoglikelihoodResult, ModelArgs, ModelDescription, RollingResult } from '../lm.ts';
 import { apiKey, apiRoot, checkKnownArgs, httpSettings, numberArg, requiredString, stringArg } from './args.ts';
 import { HttpClient, MalformedResponse } from './http.ts';
-import { usageOf } from './openaiCompletions.ts';
+import { BATCH_PER_CONCURRENT, usageOf } from './openaiCompletions.ts';
 import { Adjustments, checkServer, runConcurrently } from './server.ts';
 
 const OWN_ARGS = ['anthropic_version', 'thinking', 'thinking_budget'];
@@ -33,7 +33,7 @@ export class AnthropicModel implements LanguageModel {
     private readonly version: string,
     private readonly thinking: Record<string, unknown> | null,
   ) {
-    this.preferredBatchSize = client.settings.numConcurrent * 32;
+    this.preferredBatchSize = client.settings.numConcurrent * BATCH_PER_CONCURRENT;
   }
 
   describe(): ModelDescription {

@@ -11,10 +11,8 @@ import { cutAtStops } from '../lmevalRequests.ts';
 import type { BackendFactory, GenerateRequest, GenerateResult, LanguageModel, LoglikelihoodResult, ModelDescription, RollingResult } from '../lm.ts';
 import { apiKey, apiRoot, checkKnownArgs, httpSettings, numberArg, requiredString, stringArg } from './args.ts';
 import { HttpClient, MalformedResponse } from './http.ts';
-import { finishReason, firstChoice, needsKey, samplingExtras, usageOf } from './openaiCompletions.ts';
+import { BATCH_PER_CONCURRENT, finishReason, firstChoice, needsKey, samplingExtras, usageOf } from './openaiCompletions.ts';
 import { Adjustments, checkServer, runConcurrently } from './server.ts';
-
-const BATCH_PER_CONCURRENT = 32;
 
 export class OpenAIChatModel implements LanguageModel {
   readonly capabilities = { logprobs: false, generation: true, chat: true, maxLength: 0, messages: 'required' as const };
