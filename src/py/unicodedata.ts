@@ -60,15 +60,8 @@ export class RangeSet {
   /** The start of the range holding cp, or -1. */
   rangeStart(cp: number): number {
     const { starts, ends } = this.ranges();
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      if (cp < starts[mid]!) hi = mid - 1;
-      else if (cp > ends[mid]!) lo = mid + 1;
-      else return starts[mid]!;
-    }
-    return -1;
+    const at = rangeIndex(starts, ends, cp);
+    return at < 0 ? -1 : starts[at]!;
   }
   has(cp: number): boolean {
     return this.rangeStart(cp) >= 0;
@@ -123,15 +116,8 @@ export function category(cp: number): string {
     categoryIndex = { starts: runs.map((r) => r[0]), ends: runs.map((r) => r[1]), names: runs.map((r) => r[2]) };
   }
   const { starts, ends, names } = categoryIndex;
-  let lo = 0;
-  let hi = starts.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    if (cp < starts[mid]!) hi = mid - 1;
-    else if (cp > ends[mid]!) lo = mid + 1;
-    else return names[mid]!;
-  }
-  return 'Cn';
+  const at = rangeIndex(starts, ends, cp);
+  return at < 0 ? 'Cn' : names[at]!;
 }
 
 /**
@@ -194,4 +180,17 @@ export function wordBefore(text: string, index: number): boolean {
 export function wordAt(text: string, index: number): boolean {
   if (index >= text.length) return false;
   return isWordChar(text.codePointAt(index)!);
+}
+
+/** The index of the sorted, disjoint range [starts[i], ends[i]] holding cp, or -1. */
+function rangeIndex(starts: readonly number[], ends: readonly number[], cp: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    if (cp < starts[mid]!) hi = mid - 1;
+    else if (cp > ends[mid]!) lo = mid + 1;
+    else return mid;
+  }
+  return -1;
 }
