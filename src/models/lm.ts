@@ -111,6 +111,11 @@ export interface ModelDescription {
   /** Library versions (e.g. onnxruntime). */
   runtime: Record<string, string>;
   /**
+   * Where the model runs when it is not this process's: the server's origin (API backends). The
+   * provenance then records no hardware for the model, which the server does not report.
+   */
+  servedBy?: string;
+  /**
    * What a server changed against what was configured (another model answered, max_tokens 0
    * refused so 1 was sent, a sampling parameter left out because the model rejects it), as seen
    * so far: the runner describes the model again after the requests.

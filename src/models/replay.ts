@@ -156,6 +156,7 @@ function recordedDescription(run: RunProvenance): ModelDescription {
     addsBos: device.adds_bos === true,
     eosToken: (device.eos_token as string | null | undefined) ?? null,
     runtime,
+    ...(typeof device.server === 'string' ? { servedBy: device.server } : {}),
   };
 }
 

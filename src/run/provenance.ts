@@ -121,7 +121,9 @@ export function runProvenance(
   prov.model.dtype = { configured: UNKNOWN, used: d.dtype === null ? UNKNOWN : recorded(d.dtype, 'backend') };
   prov.model.args = same(flag(redactedArgs(f.modelArgs)));
   prov.model.batch_size = same(flag(f.batchSize));
-  prov.model.device = { configured: UNKNOWN, used: recorded({ ...machine(), files_sha256: d.files, adds_bos: d.addsBos, eos_token: d.eosToken, max_length: f.maxLength }, 'os module, backend') };
+  // A served model runs on the server, whose hardware no API reports: this machine is not its device.
+  const where = d.servedBy === undefined ? machine() : { server: d.servedBy, hardware: 'not reported by the server' };
+  prov.model.device = { configured: UNKNOWN, used: recorded({ ...where, files_sha256: d.files, adds_bos: d.addsBos, eos_token: d.eosToken, max_length: f.maxLength }, d.servedBy === undefined ? 'os module, backend' : 'backend') };
   prov.records.files = records.length > 0 ? same(recorded(records)) : same(UNKNOWN);
   for (const t of f.tasks) prov.tasks[t.config.task] = taskBlock(f, t, observed?.get(t.config.task) ?? null);
   if (scores !== null) {

@@ -41,6 +41,7 @@ export class AnthropicModel implements LanguageModel {
     if (served.some((m) => m !== this.model)) this.adjustments.note({ setting: 'model', configured: this.model, used: served, why: 'the responses name another model' });
     return {
       backend: 'anthropic', modelId: this.model, dtype: null, files: {}, chatTemplate: null, addsBos: false, eosToken: null,
+      servedBy: this.root.origin,
       runtime: { server: this.root.origin, protocol: 'Anthropic /v1/messages', 'anthropic-version': this.version, thinking: JSON.stringify(this.thinking) },
       adjustments: this.adjustments.list(),
     };

@@ -36,6 +36,7 @@ export class OpenAIChatModel implements LanguageModel {
     if (served.some((m) => m !== this.model)) this.adjustments.note({ setting: 'model', configured: this.model, used: served, why: 'the responses name another model' });
     return {
       backend: 'openai-chat', modelId: this.model, dtype: null, files: {}, chatTemplate: null, addsBos: false, eosToken: null,
+      servedBy: this.root.origin,
       runtime: { server: this.root.origin, protocol: 'OpenAI /v1/chat/completions', ...(served.length > 0 ? { served_model: served.join(', ') } : {}) },
       adjustments: this.adjustments.list(),
     };

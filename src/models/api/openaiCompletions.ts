@@ -67,6 +67,7 @@ export class OpenAICompletionsModel implements LanguageModel {
       chatTemplate: this.tok.chatTemplate,
       addsBos: this.tok.addsBos,
       eosToken: this.tok.eosToken,
+      servedBy: this.root.origin,
       runtime: { server: this.root.origin, protocol: 'OpenAI /v1/completions', ...(served.length > 0 ? { served_model: served.join(', ') } : {}) },
       adjustments: this.adjustments.list(),
     };
