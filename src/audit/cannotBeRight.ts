@@ -9,7 +9,7 @@
 import { basename } from 'node:path';
 import type { OpenStore } from '../store/readStore.ts';
 import type { RunProvenance } from '../store/schema.ts';
-import { queryRows, sqlString } from '../store/duck.ts';
+import { queryRows, sqlString } from '../util/duckdb.ts';
 import { checkConfiguredVsUsed, claimedDocuments, TOKENIZER_FAMILIES } from './configuredVsUsed.ts';
 import { valueOf } from './provenanceView.ts';
 

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { createTwoFilesPatch } from 'diff';
 import type { OpenStore } from '../store/readStore.ts';
-import { forEachRow, sqlString } from '../store/duck.ts';
+import { forEachRow, sqlString } from '../util/duckdb.ts';
 
 export interface ResponseView {
   requestIdx: number;

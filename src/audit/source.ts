@@ -8,7 +8,7 @@ import type { ImportOptions, SkippedRecord } from '../import/types.ts';
 import { isStoreFolder, openStore, type OpenStore } from '../store/readStore.ts';
 import { SCHEMA_VERSION, STORE_TABLES, TABLES, type StoreManifest, type TableName } from '../store/schema.ts';
 import { stageTable, type Staged, type TableSource } from '../store/writeStore.ts';
-import { duck } from '../store/duck.ts';
+import { duck } from '../util/duckdb.ts';
 
 export interface LoadedSource {
   store: OpenStore;

@@ -7,7 +7,7 @@
  * published number, and the interactions (how a configuration change's effect differs between two
  * reading rules, with a paired interval on the shared items).
  */
-import { queryRows } from '../store/duck.ts';
+import { queryRows } from '../util/duckdb.ts';
 import type { OpenStore } from '../store/readStore.ts';
 import type { RunProvenance } from '../store/schema.ts';
 import { computeMatrix, type ScopeResult } from '../score/matrix.ts';

@@ -7,7 +7,7 @@
  * model call. Only rates are columns (every value a number in [0, 1]: `bleu_acc`, not
  * `bleu_max`), so that the spreads compare like with like.
  */
-import { queryRows, sqlString } from '../store/duck.ts';
+import { queryRows, sqlString } from '../util/duckdb.ts';
 import type { OpenStore } from '../store/readStore.ts';
 import { EXTRA_FIELD_PREFIX } from '../store/schema.ts';
 import { ci95, macro, meanStderr } from '../score/stats.ts';

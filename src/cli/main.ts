@@ -34,7 +34,7 @@ async function main(): Promise<void> {
     .showHelpAfterError();
   const requested = process.argv[2] ?? '';
   const names = Object.hasOwn(COMMANDS, requested) ? [requested as keyof typeof COMMANDS] : (Object.keys(COMMANDS) as (keyof typeof COMMANDS)[]);
-  if (names.length === 1 && COMMANDS[names[0]!].usesDuckDB) (await import('../store/duck.ts')).warmDuck();
+  if (names.length === 1 && COMMANDS[names[0]!].usesDuckDB) (await import('../util/duckdb.ts')).warmDuck();
   for (const name of names) (await COMMANDS[name].load())(program);
   await program.parseAsync(process.argv);
   if (process.env.LMAUDIT_TIMING) process.stderr.write(`[done @${performance.now().toFixed(0)}]\n`);

@@ -156,7 +156,7 @@ function asDoc(value: unknown, file: string, line: number): Doc {
 
 async function duckRows(sql: string): Promise<Doc[]> {
   // Loaded on demand: the native DuckDB module costs start-up time that JSONL tasks never need.
-  const { duck } = await import('../store/duck.ts');
+  const { duck } = await import('../util/duckdb.ts');
   const conn = await duck();
   const reader = await conn.runAndReadAll(sql);
   const names = reader.columnNames();

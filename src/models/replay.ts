@@ -14,7 +14,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BadInputError, StoreError } from '../errors.ts';
 import { openStore } from '../store/readStore.ts';
-import { queryRows } from '../store/duck.ts';
+import { queryRows } from '../util/duckdb.ts';
 import type { RunProvenance, StoreManifest } from '../store/schema.ts';
 import { sha256Hex } from '../util/hash.ts';
 import type {

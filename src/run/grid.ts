@@ -14,7 +14,7 @@ import { BackendError, BadInputError } from '../errors.ts';
 import { TRANSPORT_MODEL_ARGS } from '../models/lm.ts';
 import { backendFactory } from '../models/registry.ts';
 import { openReplay } from '../models/replay.ts';
-import { queryRows } from '../store/duck.ts';
+import { queryRows } from '../util/duckdb.ts';
 import { mergeStores } from '../store/mergeStores.ts';
 import { openStore } from '../store/readStore.ts';
 import { GridPlan, type GridRecord } from '../store/schema.ts';

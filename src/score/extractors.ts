@@ -4,7 +4,7 @@
  * exactly equivalent DuckDB/RE2 expression exists, a SQL form for the bulk path.
  */
 import { BadInputError } from '../errors.ts';
-import { sqlString } from '../store/duck.ts';
+import { sqlString } from '../util/duckdb.ts';
 import { wordAt, wordBefore } from '../py/unicodedata.ts';
 import { normalizedGold, spanExtractor, type Extractor, type ItemView, type Normalizer } from './types.ts';
 import type { SqlNormalizer } from './normalizers.ts';

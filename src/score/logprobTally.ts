@@ -2,7 +2,7 @@
  * Multiple-choice scopes scored from stored log-probs: one item per document,
  * its choices' log-probs in request order, read by lm-eval's argmax rules.
  */
-import { duck, sqlString } from '../store/duck.ts';
+import { duck, sqlString } from '../util/duckdb.ts';
 import type { OpenStore } from '../store/readStore.ts';
 import { goldIndices, readChoiceItem, type LogprobReaderName } from './logprobReaders.ts';
 import { addItem, emptyTally, type ItemSink, type Scope, type ScopeTally } from './textTally.ts';

@@ -6,7 +6,7 @@
  * spread, pairwise disagreement, flipping items and the denominator.
  */
 import { BadInputError } from '../errors.ts';
-import { queryRows } from '../store/duck.ts';
+import { queryRows } from '../util/duckdb.ts';
 import type { OpenStore } from '../store/readStore.ts';
 import { AGENT_REQUEST_TYPE } from '../store/schema.ts';
 import { resolveNormalizer, resolveReader, type ReaderSpec } from './registry.ts';

@@ -5,7 +5,7 @@
  */
 import { ASCII_PY_WHITESPACE, PY_PUNCTUATION, pyLower, pySplit, pyStrip } from '../py/str.ts';
 import { decimalClass, decimalValue, wordClass } from '../py/unicodedata.ts';
-import { sqlString } from '../store/duck.ts';
+import { sqlString } from '../util/duckdb.ts';
 import type { Normalizer } from './types.ts';
 
 export interface SqlNormalizer extends Normalizer {

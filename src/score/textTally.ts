@@ -5,7 +5,7 @@
  *    path: millions of records without entering JS, spilling instead of growing);
  *  - JS: rows streamed chunk by chunk through the JS definitions, for everything else.
  */
-import { duck, queryRows, sqlString } from '../store/duck.ts';
+import { duck, queryRows, sqlString } from '../util/duckdb.ts';
 import type { OpenStore } from '../store/readStore.ts';
 import { scopeGoldsDictionaryEncoded, scopeItemsSql } from '../store/scopeItems.ts';
 import { cellSql, plainFormFallsShort, type TextCell } from './sqlCells.ts';

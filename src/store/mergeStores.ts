@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StoreError } from '../errors.ts';
-import { sqlString } from './duck.ts';
+import { sqlString } from '../util/duckdb.ts';
 import { SCHEMA_VERSION, STORE_TABLES, StoreManifest, TABLES } from './schema.ts';
 import { writeStore, type TableSource } from './writeStore.ts';
 

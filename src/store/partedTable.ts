@@ -12,7 +12,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
 import { StoreError } from '../errors.ts';
-import { duck, duckSideConnection, scratchFolder, sqlIdent, sqlString } from './duck.ts';
+import { duck, duckSideConnection, scratchFolder, sqlIdent, sqlString } from '../util/duckdb.ts';
 import { TABLES, type TableName } from './schema.ts';
 import { appendRow, columnsDdl, type TableSource } from './writeStore.ts';
 

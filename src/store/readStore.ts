@@ -7,7 +7,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StoreError } from '../errors.ts';
-import { queryRows, sqlString } from './duck.ts';
+import { queryRows, sqlString } from '../util/duckdb.ts';
 import { READABLE_SCHEMA_VERSIONS, STORE_TABLES, StoreManifest, TABLES, type ColumnSpec, type SchemaVersion, type TableName } from './schema.ts';
 import { fetchStore, isHttpUrl } from './remoteStore.ts';
 import { listParts, responsePartsRelation } from './responseParts.ts';

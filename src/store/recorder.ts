@@ -15,7 +15,7 @@ import { commitFile, syncPath, temporaryNameFor, writeFileAtomic } from '../util
 import { listParts, responsePartsRelation, PARTS_FOLDER, partFileName, partNumber } from './responseParts.ts';
 import { parquetMetadata, writeStore, writeTable, type TableSource } from './writeStore.ts';
 import { EXCHANGES_FOLDER, ExchangeRecord, StoreManifest, type InstanceRow, type ResponseRow, type Recording } from './schema.ts';
-import { queryRows } from './duck.ts';
+import { queryRows } from '../util/duckdb.ts';
 
 /** The identity of one response: a request (task, document, request index) and its repeat. */
 export function responseKey(r: { task: string; doc_id: string; request_idx: number; repeat: number }): string {

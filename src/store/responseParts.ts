@@ -4,7 +4,7 @@
  * (resume, finish, the audit commands through readStore) reads them the same way.
  */
 import { readdir } from 'node:fs/promises';
-import { sqlIdent, sqlString } from './duck.ts';
+import { sqlIdent, sqlString } from '../util/duckdb.ts';
 import { TABLES } from './schema.ts';
 
 export const PARTS_FOLDER = 'responses.parts';

@@ -7,7 +7,7 @@
  * splits the texts back into rows (unnest, in order) as it writes each part (partedTable.ts).
  */
 import { StoreError } from '../errors.ts';
-import { sqlIdent } from './duck.ts';
+import { sqlIdent } from '../util/duckdb.ts';
 import { PartedTable, ROW_POSITION } from './partedTable.ts';
 import { TABLES, type ColumnSpec, type TableName } from './schema.ts';
 

@@ -3,7 +3,7 @@
  * in: a v2 store's instances carry their first response's text, an older or unfinished store's
  * (and a multi-run import's) are joined with their responses here, and nowhere else.
  */
-import { sqlString } from './duck.ts';
+import { sqlString } from '../util/duckdb.ts';
 import type { OpenStore } from './readStore.ts';
 
 export interface ItemScope {

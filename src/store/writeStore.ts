@@ -11,7 +11,7 @@ import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
 import { BadInputError, StoreError } from '../errors.ts';
 import { commitFile, temporaryNameFor } from '../util/atomicFile.ts';
 import { checkWritableParent, makeFolders } from './outputPath.ts';
-import { duck, duckSideConnection, processAlive, sqlIdent, sqlString } from './duck.ts';
+import { duck, duckSideConnection, processAlive, sqlIdent, sqlString } from '../util/duckdb.ts';
 import {
   SCHEMA_VERSION,
   STORE_TABLES,

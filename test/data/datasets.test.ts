@@ -12,7 +12,7 @@ import { loadFile, loadSplit, locateSplit } from '../../src/data/datasets.ts';
 import { dumpsPy, parsePyJson } from '../../src/py/json.ts';
 import { docHash } from '../../src/prompt/build.ts';
 import { PyFloat } from '../../src/py/values.ts';
-import { duck } from '../../src/store/duck.ts';
+import { duck } from '../../src/util/duckdb.ts';
 
 test('JSONL keeps floats as floats and key order; malformed rows name file and line', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'lmaudit-data-'));

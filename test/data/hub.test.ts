@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { loadSplit } from '../../src/data/datasets.ts';
-import { queryRows } from '../../src/store/duck.ts';
+import { queryRows } from '../../src/util/duckdb.ts';
 import { BadInputError } from '../../src/errors.ts';
 
 async function parquetFile(): Promise<Buffer> {

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { repoRoot, runCli } from '../helpers/cli.ts';
 import { readLines } from '../../src/util/lines.ts';
 import { hashCheckingUtf8 } from '../../src/util/utf8.ts';
-import { queryRows } from '../../src/store/duck.ts';
+import { queryRows } from '../../src/util/duckdb.ts';
 import { BadInputError } from '../../src/errors.ts';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'lmaudit-trust-'));

@@ -11,8 +11,8 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['py'],
   ['util'],
   ['formats'],
-  ['store'],
-  ['data'],
+  // Side by side: data/ reads datasets through util/duckdb.ts, never through the run store.
+  ['store', 'data'],
   ['tasks'],
   ['prompt'],
   ['models'],

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot, runCli } from '../helpers/cli.ts';
 import { openStore } from '../../src/store/readStore.ts';
-import { queryRows } from '../../src/store/duck.ts';
+import { queryRows } from '../../src/util/duckdb.ts';
 import { PyRandom } from '../../src/py/random.ts';
 
 // 240 loglikelihood + 60 generate_until requests; the dummy backend takes 15 ms a batch of 4.

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.ts';
-import { queryRows } from '../../src/store/duck.ts';
+import { queryRows } from '../../src/util/duckdb.ts';
 
 const TASKS = ['--tasks', 'arc_easy,gsm8k', '--gen_kwargs', 'max_gen_toks=8'];
 const ENV = { env: { LMAUDIT_PROGRESS_SECONDS: '3600' } };

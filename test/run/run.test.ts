@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.ts';
 import { openStore } from '../../src/store/readStore.ts';
-import { queryRows } from '../../src/store/duck.ts';
+import { queryRows } from '../../src/util/duckdb.ts';
 import { parsePyJson } from '../../src/py/json.ts';
 import { sha256Hex } from '../../src/util/hash.ts';
 import { meanStderr } from '../../src/score/lmeval/aggregate.ts';

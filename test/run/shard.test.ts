@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.ts';
-import { queryRows } from '../../src/store/duck.ts';
+import { queryRows } from '../../src/util/duckdb.ts';
 import { assignShards, cutShard, parseShard } from '../../src/run/shard.ts';
 import type { BuiltTask } from '../../src/prompt/build.ts';
 import { executeRun, type RunOptions, type RunSummary } from '../../src/run/runner.ts';

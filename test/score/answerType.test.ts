@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { goldClassSql, detectAnswerType } from '../../src/score/sweeps.ts';
-import { queryRows, sqlString } from '../../src/store/duck.ts';
+import { queryRows, sqlString } from '../../src/util/duckdb.ts';
 import { runCli } from '../helpers/cli.ts';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -123,7 +123,7 @@ test('rescore --out appends per-item readings to rescores/ with their provenance
   const { mkdtempSync, readdirSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
-  const { queryRows } = await import('../../src/store/duck.ts');
+  const { queryRows } = await import('../../src/util/duckdb.ts');
   const store = join(mkdtempSync(join(tmpdir(), 'lmaudit-out-')), 'store');
   assert.equal(runCli(['import', records, '--out', store]).status, 0);
   const before = readdirSync(store).sort();
@@ -196,7 +196,7 @@ test('rescore --out writes every item under every cell, however many (the rows s
   const { mkdtempSync, writeFileSync, readdirSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
-  const { queryRows } = await import('../../src/store/duck.ts');
+  const { queryRows } = await import('../../src/util/duckdb.ts');
   const dir = mkdtempSync(join(tmpdir(), 'lmaudit-out-many-'));
   const file = join(dir, 'many.jsonl');
   // 70,000 items × 3 cells: more rows than a DuckDB appender holds before it flushes on its own (204,800).

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openStore } from '../../src/store/readStore.ts';
-import { queryRows } from '../../src/store/duck.ts';
+import { queryRows } from '../../src/util/duckdb.ts';
 import { RunRecorder } from '../../src/store/recorder.ts';
 import { SCHEMA_VERSION, emptyRunProvenance, type StoreManifest } from '../../src/store/schema.ts';
 import { expectedRows, instanceRows } from './helpers/recordRows.ts';

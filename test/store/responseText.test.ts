@@ -7,7 +7,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '../../src/store/readStore.ts';
-import { queryRows } from '../../src/store/duck.ts';
+import { queryRows } from '../../src/util/duckdb.ts';
 import { repoRoot, runCli } from '../helpers/cli.ts';
 import { externalFixture } from '../helpers/fixtures.ts';
 

@@ -11,7 +11,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeStore } from '../../src/store/writeStore.ts';
-import { queryRows, sqlString } from '../../src/store/duck.ts';
+import { queryRows, sqlString } from '../../src/util/duckdb.ts';
 import { SCHEMA_VERSION, emptyRunProvenance, type StoreManifest } from '../../src/store/schema.ts';
 
 const manifest: StoreManifest = {

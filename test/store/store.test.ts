@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeStore } from '../../src/store/writeStore.ts';
 import { openStore } from '../../src/store/readStore.ts';
-import { queryRows } from '../../src/store/duck.ts';
+import { queryRows } from '../../src/util/duckdb.ts';
 import { SCHEMA_VERSION, emptyRunProvenance, type StoreManifest } from '../../src/store/schema.ts';
 import { StoreError } from '../../src/errors.ts';
 

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { queryRows } from '../../src/store/duck.ts';
+import { queryRows } from '../../src/util/duckdb.ts';
 import { openStore, type OpenStore } from '../../src/store/readStore.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

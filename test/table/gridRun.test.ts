@@ -15,7 +15,7 @@ import { PROMPT_VARIANTS } from '../../src/audit/promptVariants.ts';
 import { valueOf } from '../../src/audit/provenanceView.ts';
 import { buildTables } from '../../src/audit/table.ts';
 import { differingSettings } from '../../src/audit/tableLabels.ts';
-import { queryRows, sqlString } from '../../src/store/duck.ts';
+import { queryRows, sqlString } from '../../src/util/duckdb.ts';
 import { openStore } from '../../src/store/readStore.ts';
 import { Z95 } from '../../src/score/stats.ts';
 

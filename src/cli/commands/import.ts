@@ -3,7 +3,7 @@ import { importSources } from '../../import/index.ts';
 import { stageUnion } from '../../audit/source.ts';
 import { writeStore } from '../../store/writeStore.ts';
 import { checkWritableParent } from '../../store/outputPath.ts';
-import { limitDuckMemory } from '../../store/duck.ts';
+import { limitDuckMemory } from '../../util/duckdb.ts';
 import { SCHEMA_VERSION } from '../../store/schema.ts';
 import { importOptionsFrom, addImportFlags, type ImportFlags } from '../importFlags.ts';
 import { companionLines, printJson, printLines } from '../output.ts';

@@ -15,7 +15,7 @@ import { BadInputError } from '../../errors.ts';
 import { sha256File } from '../../util/hash.ts';
 import { hashCheckingUtf8 } from '../../util/utf8.ts';
 import { parseOrderedLeading } from '../../py/orderedJson.ts';
-import { duck, queryRows, sqlIdent, sqlString } from '../../store/duck.ts';
+import { duck, queryRows, sqlIdent, sqlString } from '../../util/duckdb.ts';
 import { emptyRunProvenance, emptyTaskProvenance, inferred, recorded, same } from '../../store/schema.ts';
 import type { FileProbe, ImportOptions, ImportedRun, Importer } from '../types.ts';
 import { readLines } from '../../util/lines.ts';

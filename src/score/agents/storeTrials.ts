@@ -1,6 +1,6 @@
 /** Reading an agent run's trials back from a store (the encoding is documented beside AGENT_REQUEST_TYPE in the schema). */
 import type { OpenStore } from '../../store/readStore.ts';
-import { queryRows, sqlString } from '../../store/duck.ts';
+import { queryRows, sqlString } from '../../util/duckdb.ts';
 import { AGENT_SOURCE_KINDS, type AgentSourceKind, type RunProvenance, type TrialOutcome } from '../../store/schema.ts';
 import type { AgentRunTrials, Trial } from './rules.ts';
 

@@ -9,7 +9,7 @@
  * what Inspect's own `inspect score --scorer choice` gives: it cannot see the
  * solver's per-choice flags (not logged), so it marks every sample INCORRECT.
  */
-import { queryRows, sqlString } from '../../store/duck.ts';
+import { queryRows, sqlString } from '../../util/duckdb.ts';
 import type { OpenStore } from '../../store/readStore.ts';
 import type { RunProvenance } from '../../store/schema.ts';
 import { choiceScoreWithoutFlags } from './choice.ts';

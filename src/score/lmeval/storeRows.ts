@@ -3,7 +3,7 @@
  * their requests and responses, and the recorded per-sample values in samples-file
  * order (the order lm-eval aggregated and bootstrapped them in).
  */
-import { forEachRow, sqlString } from '../../store/duck.ts';
+import { forEachRow, sqlString } from '../../util/duckdb.ts';
 import type { OpenStore } from '../../store/readStore.ts';
 import { isPlainObject } from '../../util/json.ts';
 import type { DocRecord } from './perItem.ts';

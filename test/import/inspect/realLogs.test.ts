@@ -4,7 +4,7 @@ import { readdirSync } from 'node:fs';
 import { importSources } from '../../../src/import/index.ts';
 import { loadSource } from '../../../src/audit/source.ts';
 import { rescoreInspectAsRecorded } from '../../../src/score/inspect/rescore.ts';
-import { queryRows } from '../../../src/store/duck.ts';
+import { queryRows } from '../../../src/util/duckdb.ts';
 import { sha256Hex } from '../../../src/util/hash.ts';
 import { externalFixture } from '../../helpers/fixtures.ts';
 

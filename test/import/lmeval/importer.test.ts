@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { importSources } from '../../../src/import/index.ts';
 import { openStore } from '../../../src/store/readStore.ts';
-import { queryRows, scratchFolder } from '../../../src/store/duck.ts';
+import { queryRows, scratchFolder } from '../../../src/util/duckdb.ts';
 import { PART_ROWS } from '../../../src/store/partedTable.ts';
 import { stageTable } from '../../../src/store/writeStore.ts';
 import { TABLES } from '../../../src/store/schema.ts';

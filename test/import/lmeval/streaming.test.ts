@@ -8,7 +8,7 @@ import { forEachSampleLine } from '../../../src/import/lmeval/sampleLine.ts';
 import { openRowRunStager } from '../../../src/store/rowRunStager.ts';
 import { PART_ROWS } from '../../../src/store/partedTable.ts';
 import { stageTable } from '../../../src/store/writeStore.ts';
-import { queryRows } from '../../../src/store/duck.ts';
+import { queryRows } from '../../../src/util/duckdb.ts';
 
 // readLines reads a file 1 MiB at a time (src/util/lines.ts CHUNK); a Linux pipe holds 64 KiB (pipe(7)).
 const READ_CHUNK = 1 << 20;

@@ -15,7 +15,7 @@ import { backendFactory } from '../../../src/models/registry.ts';
 import type { LanguageModel } from '../../../src/models/lm.ts';
 import { startServer, type RunningServer } from '../../../src/serve/server.ts';
 import { parseFaultSpec } from '../../../src/serve/faults.ts';
-import { queryRows } from '../../../src/store/duck.ts';
+import { queryRows } from '../../../src/util/duckdb.ts';
 import { runCliAsync } from './mockServer.ts';
 
 /** Every multiple-choice task shipped in tasks/ (mmlu's 57 subjects left out for time: one stands for them). */

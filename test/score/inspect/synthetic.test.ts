@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadSource } from '../../../src/audit/source.ts';
 import { rescoreInspectAsRecorded, type InspectRescoreCell } from '../../../src/score/inspect/rescore.ts';
-import { queryRows } from '../../../src/store/duck.ts';
+import { queryRows } from '../../../src/util/duckdb.ts';
 import { parsePythonJson } from '../../../src/util/json.ts';
 import { buildEval } from '../../import/inspect/buildEval.ts';
 

@@ -1,6 +1,7 @@
 /**
  * One in-process DuckDB per CLI invocation. Everything that reads or writes
- * Parquet, CSV or JSON at volume goes through here.
+ * Parquet, CSV or JSON at volume goes through here: the run store, and `data/` reading
+ * datasets, which is why it is infrastructure in util/ and not part of the store.
  */
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { randomBytes } from 'node:crypto';
