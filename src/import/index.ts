@@ -142,12 +142,23 @@ async function probe(path: string, explicit: boolean): Promise<FileProbe> {
     const { bytesRead } = await handle.read(buffer, 0, HEAD_BYTES, 0);
     const foreign = foreignEncoding(buffer.subarray(0, bytesRead));
     if (foreign !== null) return { path, name: basename(path), head: '', explicit, refused: `the file is ${foreign}; ${UTF16_ADVICE}` };
+    const packed = compression(buffer.subarray(0, bytesRead));
+    if (packed !== null) return { path, name: basename(path), head: '', explicit, refused: `${packed.name}-compressed, which lmaudit does not read; decompress it first: ${packed.command} ${basename(path)}` };
     // A UTF-8 byte order mark says how the file is encoded, not what it holds.
     const head = buffer.subarray(0, bytesRead).toString('utf8').replace(/^\uFEFF/, '');
     return { path, name: basename(path), head, explicit };
   } finally {
     await handle.close();
   }
+}
+
+/** A compressed file by its magic number (a samples file gzipped to save space is still a samples file, unread). */
+function compression(head: Buffer): { name: string; command: string } | null {
+  if (head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b) return { name: 'gzip', command: 'gunzip' };
+  if (head.length >= 4 && head.readUInt32LE(0) === 0xfd2fb528) return { name: 'zstd', command: 'unzstd' };
+  if (head.length >= 3 && head[0] === 0x42 && head[1] === 0x5a && head[2] === 0x68) return { name: 'bzip2', command: 'bunzip2' };
+  if (head.length >= 6 && head.subarray(0, 6).equals(Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]))) return { name: 'xz', command: 'unxz' };
+  return null;
 }
 
 /**

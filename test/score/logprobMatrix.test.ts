@@ -42,7 +42,7 @@ test('a results-only source (pythia v0.3) says it has no per-item records instea
   const file = externalFixture('pythia/zero-shot/160m_step143000.json');
   const text = runCli(['rescore', file]);
   assert.equal(text.status, 0, text.stderr);
-  assert.match(text.stdout, /no per-item records \(87 task\(s\) with reported numbers only\), so nothing to rescore/);
+  assert.match(text.stdout, /no per-item records imported \(87 task\(s\) with reported numbers only\), so nothing to rescore/);
   const json = JSON.parse(runCli(['rescore', file, '--json']).stdout);
   assert.deepEqual(json.cells, []);
   assert.equal(json.runs_without_items[0].reported_tasks, 87);

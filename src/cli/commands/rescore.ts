@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { randomBytes } from 'node:crypto';
 import { findImpossible, impossibleLines } from '../../audit/cannotBeRight.ts';
@@ -111,9 +112,11 @@ export function registerRescore(program: Command): void {
       ...companionLines(source.companions),
       ...formatMatrix(scopes, source.skipped.length),
       ...formatAgentSweeps(agents),
-      ...resultsOnly.map(
-        (r) => `run ${r.run_id} (${r.label}): no per-item records (${r.reported_tasks} task(s) with reported numbers only), so nothing to rescore; \`lmaudit diff\` and \`lmaudit report\` still compare what it reported`,
-      ),
+      ...resultsOnly.flatMap((r) => [
+        `run ${r.run_id} (${r.label}): no per-item records imported (${r.reported_tasks} task(s) with reported numbers only), so nothing to rescore; \`lmaudit diff\` and \`lmaudit report\` still compare what it reported`,
+        // A file beside it that was not read may be its samples (compressed, say): the sentence above is about what was read.
+        ...unreadBeside(r.label, source.unrecognised).map((u) => `  not read beside it: ${u.path} (${u.reason})`),
+      ]),
       ...formatAsRecorded(asRecorded, source.store.manifest.runs),
       ...impossibleLines(impossible),
       ...(written ? [`Per-item results appended to ${written}`] : []),
@@ -164,4 +167,10 @@ function rescoreProvenance(scopes: ScopeResult[], sources: string[]): string {
     sweeps: scopes.map((s) => ({ run_id: s.run_id, task: s.task, ...s.sweep })),
     cells: scopes.flatMap((s) => s.cells.map(({ groups: _g, ...c }) => c)),
   });
+}
+
+/** Files of the run's own folder that the import did not read (the run's label is its results file's path). */
+function unreadBeside(label: string, unrecognised: readonly { path: string; reason: string }[]): { path: string; reason: string }[] {
+  const folder = dirname(label);
+  return unrecognised.filter((u) => dirname(u.path) === folder);
 }
