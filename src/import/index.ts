@@ -5,6 +5,7 @@
  */
 import { open, readdir, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
+import { constants as zlibConstants, gunzipSync } from 'node:zlib';
 import { BadInputError } from '../errors.ts';
 import type { Companion, FileProbe, ImportOptions, ImportedRun, Importer } from './types.ts';
 import { agentsImporter } from './agents/agentsImporter.ts';
@@ -81,6 +82,12 @@ export async function importSources(paths: readonly string[], options: ImportOpt
       continue;
     }
     const importer = IMPORTERS.find((i) => i.claims(p));
+    if (p.gzipped && importer !== lmevalImporter) {
+      // Only lm-eval's samples reader decompresses as it reads; any other reader would see gzip bytes.
+      if (p.explicit) throw new BadInputError(`not a file lmaudit can import: ${unreadCompressed(p.path)}`, { file: p.path });
+      unrecognised.push({ path: p.path, reason: unreadCompressed(p.path) });
+      continue;
+    }
     if (importer === undefined) {
       if (p.explicit) {
         throw new BadInputError(
@@ -143,7 +150,11 @@ async function probe(path: string, explicit: boolean): Promise<FileProbe> {
     const foreign = foreignEncoding(buffer.subarray(0, bytesRead));
     if (foreign !== null) return { path, name: basename(path), head: '', explicit, refused: `the file is ${foreign}; ${UTF16_ADVICE}` };
     const packed = compression(buffer.subarray(0, bytesRead));
-    if (packed !== null) return { path, name: basename(path), head: '', explicit, refused: `${packed.name}-compressed, which lmaudit does not read; decompress it first: ${packed.command} ${basename(path)}` };
+    if (packed?.name === 'gzip' && /\.jsonl\.gz$/i.test(path)) {
+      const text = (await gunzippedHead(path, HEAD_BYTES)).toString('utf8');
+      if (text.trimStart().startsWith('{')) return { path, name: basename(path).slice(0, -3), head: text, explicit, gzipped: true };
+    }
+    if (packed !== null) return { path, name: basename(path), head: '', explicit, refused: unreadCompressed(path, packed) };
     // A UTF-8 byte order mark says how the file is encoded, not what it holds.
     const head = buffer.subarray(0, bytesRead).toString('utf8').replace(/^\uFEFF/, '');
     return { path, name: basename(path), head, explicit };
@@ -152,9 +163,32 @@ async function probe(path: string, explicit: boolean): Promise<FileProbe> {
   }
 }
 
+const GZIP = { name: 'gzip', command: 'gunzip' };
+
+function unreadCompressed(path: string, packed: { name: string; command: string } = GZIP): string {
+  return `${packed.name}-compressed, which lmaudit does not read; decompress it first: ${packed.command} ${basename(path)}`;
+}
+
+/**
+ * The start of a gzipped file's content, from its first 16 KiB decompressed with a sync flush (so a cut stream
+ * still gives what it holds; the reader reports the cut). Empty when the bytes are not gzip after all.
+ */
+async function gunzippedHead(path: string, bytes: number): Promise<Buffer> {
+  const handle = await open(path, 'r');
+  try {
+    const compressed = Buffer.alloc(16 * 1024);
+    const { bytesRead } = await handle.read(compressed, 0, compressed.length, 0);
+    return gunzipSync(compressed.subarray(0, bytesRead), { finishFlush: zlibConstants.Z_SYNC_FLUSH, maxOutputLength: 64 * bytes }).subarray(0, bytes);
+  } catch {
+    return Buffer.alloc(0);
+  } finally {
+    await handle.close();
+  }
+}
+
 /** A compressed file by its magic number (a samples file gzipped to save space is still a samples file, unread). */
 function compression(head: Buffer): { name: string; command: string } | null {
-  if (head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b) return { name: 'gzip', command: 'gunzip' };
+  if (head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b) return GZIP;
   if (head.length >= 4 && head.readUInt32LE(0) === 0xfd2fb528) return { name: 'zstd', command: 'unzstd' };
   if (head.length >= 3 && head[0] === 0x42 && head[1] === 0x5a && head[2] === 0x68) return { name: 'bzip2', command: 'bunzip2' };
   if (head.length >= 6 && head.subarray(0, 6).equals(Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]))) return { name: 'xz', command: 'unxz' };

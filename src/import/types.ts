@@ -54,6 +54,11 @@ export interface FileProbe {
   explicit: boolean;
   /** Why no importer may read it, known from its first bytes (UTF-16 text). */
   refused?: string;
+  /**
+   * A gzipped JSONL file (`samples_….jsonl.gz`): `name` and `head` are the decompressed file's, `path` the
+   * file as it is. Only the lm-eval samples reader (util/lines.ts) decompresses; other importers refuse it.
+   */
+  gzipped?: true;
 }
 
 export interface Importer {

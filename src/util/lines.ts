@@ -6,8 +6,12 @@
  * and checked as UTF-8 before they are decoded: a bad byte is an error naming the line,
  * or, when the caller passes `onInvalid`, a line it is told of and that is not yielded.
  * A whole chunk is checked and decoded at once when it is valid (the common case).
+ * A gzipped file (known by its magic number, as lm-eval samples are often shared) is
+ * decompressed as it is read; line numbers are the decompressed file's.
  */
 import { createReadStream } from 'node:fs';
+import { once } from 'node:events';
+import { createGunzip } from 'node:zlib';
 import { BadInputError } from '../errors.ts';
 import { firstInvalidUtf8, foreignEncoding, invalidUtf8Message, UTF16_ADVICE } from './utf8.ts';
 
@@ -17,8 +21,6 @@ export async function* readLines(
   file: string,
   onInvalid?: (line: number, reason: string) => void,
 ): AsyncGenerator<{ line: number; text: string }> {
-  const stream = createReadStream(file, { highWaterMark: CHUNK });
-  stream.on('error', () => {});
   let line = 0;
   /** Bytes after the last '\n' seen, waiting for the rest of their line. */
   let carry: Buffer[] = [];
@@ -39,7 +41,7 @@ export async function* readLines(
     return null;
   };
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+    for await (const chunk of fileChunks(file)) {
       if (first) {
         first = false;
         const foreign = foreignEncoding(chunk.subarray(0, 64));
@@ -74,5 +76,45 @@ export async function* readLines(
   } catch (error) {
     if (error instanceof BadInputError) throw error;
     throw new BadInputError(`cannot read (${(error as Error).message})`, { file }, { cause: error });
+  }
+}
+
+/**
+ * The file's bytes in chunks, gunzipped on the way when the first chunk starts with gzip's magic
+ * number. The first chunk is looked at, not a separate read, so a named pipe is read once.
+ */
+async function* fileChunks(file: string): AsyncGenerator<Buffer> {
+  const raw = createReadStream(file, { highWaterMark: CHUNK });
+  raw.on('error', () => {});
+  const chunks = raw[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const first = await chunks.next();
+  if (first.done) return;
+  const head = first.value;
+  if (!(head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b)) {
+    try {
+      yield head;
+      for (let r = await chunks.next(); !r.done; r = await chunks.next()) yield r.value;
+    } finally {
+      raw.destroy();
+    }
+    return;
+  }
+  const gunzip = createGunzip({ chunkSize: CHUNK });
+  const feeding = (async () => {
+    try {
+      if (!gunzip.write(head)) await once(gunzip, 'drain');
+      for (let r = await chunks.next(); !r.done; r = await chunks.next()) if (!gunzip.write(r.value)) await once(gunzip, 'drain');
+      gunzip.end();
+    } catch (error) {
+      gunzip.destroy(error as Error);
+    }
+  })();
+  try {
+    yield* gunzip as AsyncIterable<Buffer>;
+  } finally {
+    // A reader that stops early leaves the feeder waiting on a drain that never comes: both streams go.
+    raw.destroy();
+    gunzip.destroy();
+    feeding.catch(() => undefined);
   }
 }
