@@ -122,37 +122,54 @@ function rightPadded(rows, seq, pastLen) {
  * Longest first, right-padded (as lm-eval batches), split to the logits budget.
  */
 async function score({ rows, vocab }) {
-  const order = rows.map((_, i) => i).sort((a, b) => rows[b].ids.length - rows[a].ids.length);
   const results = new Array(rows.length);
-  for (let start = 0; start < order.length; ) {
-    const seq = rows[order[start]].ids.length;
-    if (seq * vocab > LOGITS_BUDGET && graph.past.length > 0) {
+  await inBudgetedBatches(
+    rows.map((r) => r.ids.length),
+    vocab,
+    async (i) => {
       const t0 = performance.now();
-      results[order[start]] = { ...(await scoreLongRow(rows[order[start]], vocab)), ms: 0 };
-      results[order[start]].ms = performance.now() - t0;
+      results[i] = { ...(await scoreLongRow(rows[i], vocab)), ms: 0 };
+      results[i].ms = performance.now() - t0;
+    },
+    async (chunk, seq) => {
+      const { ids, mask, positions } = rightPadded(chunk.map((i) => rows[i].ids), seq, 0);
+      const t0 = performance.now();
+      const { logits } = await run(feedsFor(ids, mask, positions, chunk.length, seq, 0, null), false);
+      const ms = (performance.now() - t0) / chunk.length;
+      chunk.forEach((i, b) => {
+        const { from, targets } = rows[i];
+        let logprob = 0;
+        let greedy = true;
+        targets.forEach((t, j) => {
+          const r = scoreAt(logits, (b * seq + from + j) * vocab, vocab, t);
+          logprob += r.logprob;
+          greedy &&= r.greedy;
+        });
+        results[i] = { logprob, greedy, ms };
+      });
+    },
+  );
+  return results;
+}
+
+/**
+ * Rows by index, longest first, in right-padded batches that fit the logits budget; a row too long for
+ * the budget on its own (with a KV cache to feed it in pieces) goes to `long`, one at a time.
+ */
+async function inBudgetedBatches(lengths, vocab, long, batch) {
+  const order = lengths.map((_, i) => i).sort((a, b) => lengths[b] - lengths[a]);
+  for (let start = 0; start < order.length; ) {
+    const seq = lengths[order[start]];
+    if (seq * vocab > LOGITS_BUDGET && graph.past.length > 0) {
+      await long(order[start]);
       start++;
       continue;
     }
     const take = Math.max(1, Math.min(order.length - start, Math.floor(LOGITS_BUDGET / (seq * vocab))));
     const chunk = order.slice(start, start + take);
     start += take;
-    const { ids, mask, positions } = rightPadded(chunk.map((i) => rows[i].ids), seq, 0);
-    const t0 = performance.now();
-    const { logits } = await run(feedsFor(ids, mask, positions, chunk.length, seq, 0, null), false);
-    const ms = (performance.now() - t0) / chunk.length;
-    chunk.forEach((i, b) => {
-      const { from, targets } = rows[i];
-      let logprob = 0;
-      let greedy = true;
-      targets.forEach((t, j) => {
-        const r = scoreAt(logits, (b * seq + from + j) * vocab, vocab, t);
-        logprob += r.logprob;
-        greedy &&= r.greedy;
-      });
-      results[i] = { logprob, greedy, ms };
-    });
+    await batch(chunk, seq);
   }
-  return results;
 }
 
 /**
@@ -259,12 +276,12 @@ async function scoreTokens({ rows, vocab, topK }) {
       into.top[p] = k === 1 ? [[arg, logits[offset + arg] - max - logSum]] : topAt(logits, offset, vocab, k, max, logSum);
     }
   };
-  const order = rows.map((_, i) => i).sort((a, b) => rows[b].length - rows[a].length);
   const results = rows.map((row) => ({ logprobs: new Array(Math.max(0, row.length - 1)), top: new Array(row.length), ms: 0 }));
-  for (let start = 0; start < order.length; ) {
-    const seq = rows[order[start]].length;
-    if (seq * vocab > LOGITS_BUDGET && graph.past.length > 0) {
-      const row = rows[order[start]];
+  await inBudgetedBatches(
+    rows.map((r) => r.length),
+    vocab,
+    async (i) => {
+      const row = rows[i];
       const size = Math.max(1, Math.floor(LOGITS_BUDGET / vocab));
       const t0 = performance.now();
       let past = null;
@@ -272,24 +289,21 @@ async function scoreTokens({ rows, vocab, topK }) {
         const piece = row.slice(at, at + size);
         const out = await run(feedsFor(piece, new Array(at + piece.length).fill(1), piece.map((_, j) => at + j), 1, piece.length, at, past), true);
         past = out.past;
-        readRow(out.logits, 0, row, results[order[start]], at, piece.length);
+        readRow(out.logits, 0, row, results[i], at, piece.length);
       }
-      results[order[start]].ms = performance.now() - t0;
-      start++;
-      continue;
-    }
-    const take = Math.max(1, Math.min(order.length - start, Math.floor(LOGITS_BUDGET / (seq * vocab))));
-    const chunk = order.slice(start, start + take);
-    start += take;
-    const { ids, mask, positions } = rightPadded(chunk.map((i) => rows[i]), seq, 0);
-    const t0 = performance.now();
-    const { logits } = await run(feedsFor(ids, mask, positions, chunk.length, seq, 0, null), false);
-    const ms = (performance.now() - t0) / chunk.length;
-    chunk.forEach((i, b) => {
-      readRow(logits, b * seq * vocab, rows[i], results[i]);
-      results[i].ms = ms;
-    });
-  }
+      results[i].ms = performance.now() - t0;
+    },
+    async (chunk, seq) => {
+      const { ids, mask, positions } = rightPadded(chunk.map((i) => rows[i]), seq, 0);
+      const t0 = performance.now();
+      const { logits } = await run(feedsFor(ids, mask, positions, chunk.length, seq, 0, null), false);
+      const ms = (performance.now() - t0) / chunk.length;
+      chunk.forEach((i, b) => {
+        readRow(logits, b * seq * vocab, rows[i], results[i]);
+        results[i].ms = ms;
+      });
+    },
+  );
   return results;
 }
 
