@@ -1,11 +1,12 @@
 /**
  * A user's clone has nothing beside it, so no code here may read the team's sibling data folder. The rule, checked
  * on every file under src/, test/, bench/ and scripts/:
- * - in code (.ts/.js/.mjs/.cjs/…, .py, .sh), no string literal contains `../shared` or `shared/data` (either slash),
- *   and none is the path segment `shared` alone (as in `join(root, '..', 'shared')` or `ROOT.parent / "shared"`);
+ * - in code (.ts/.js/.mjs/.cjs/…, .py, .sh), no string literal holds the sibling folder's path (`..`, a slash or
+ *   backslash, then the folder's name) or its data subfolder (the name, a slash, `data`), and none is the folder's name
+ *   alone as a path segment (a join of the root, `..` and the name; pathlib's `ROOT.parent / <name>`);
  *   comments and Python docstrings may cite where a fixture came from. In shell every word can be a path, so the
  *   whole line before a `#` comment counts;
- * - in data files (.json, .jsonl, .yaml, .yml, .txt), the text contains neither `../shared` nor `shared/data`.
+ * - in data files (.json, .jsonl, .yaml, .yml, .txt), the text holds neither path (NAMES_SIBLING below).
  * Markdown is documentation and may cite origins. Data the tests read lives in fixtures/ (test/helpers/fixtures.ts).
  */
 import { test } from 'node:test';
@@ -28,7 +29,7 @@ function offendingLines(source: string, language: SourceLanguage): number[] {
   return [...new Set(lines)];
 }
 
-// The examples' JSON spells '/' as \u002f, so that the data file does not itself name the folder.
+// The examples' JSON spells '/' as \u002f and the name's first letter as \u0073, so that the data file does not itself name the folder.
 test('the rule flags paths into the sibling folder, and not comments, docstrings, regexes or the word in prose', () => {
   const { cases } = JSON.parse(readFileSync(new URL('./siblingPaths.examples.json', import.meta.url), 'utf8')) as {
     cases: { what: string; language: SourceLanguage; source: string; flagged: number[] }[];
