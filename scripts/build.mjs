@@ -28,7 +28,8 @@ function externalExcept(bundled) {
 
 rmSync(join(root, 'dist'), { recursive: true, force: true });
 await build({
-  entryPoints: { lmaudit: join(root, 'src/cli/main.ts') },
+  // The samples reader's worker threads run a bundle of their own (src/import/lmeval/piecePool.ts).
+  entryPoints: { lmaudit: join(root, 'src/cli/main.ts'), samplesWorker: join(root, 'src/import/lmeval/samplesWorker.ts') },
   outdir: join(root, 'dist'),
   outExtension: { '.js': '.cjs' },
   // One file: with the code cache, what costs at start-up is no longer parsing but finding and

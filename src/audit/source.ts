@@ -65,7 +65,7 @@ export async function stageUnion(
     }
     const columns = TABLES[table].map((c) => `"${c.name}"`).join(', ');
     const union = `${parts[0]!.name}_all`;
-    await (await duck()).run(`CREATE TEMP TABLE ${union} AS ${parts.map((p) => `SELECT ${columns} FROM ${p.name}`).join(' UNION ALL ')}`);
+    await (await duck()).run(`CREATE TABLE ${union} AS ${parts.map((p) => `SELECT ${columns} FROM ${p.name}`).join(' UNION ALL ')}`);
     out[table] = { name: union, withRowNumber: `(SELECT rowid AS file_row_number, * FROM ${union})` };
   }
   return out;

@@ -30,7 +30,14 @@ import {
 export type TableSource =
   | { rows: readonly Record<string, unknown>[] }
   | { staged: string }
-  | { sql: string; lazy?: boolean; /** A column of `sql` holding each row's position (kept as file_row_number). */ rowNumber?: string };
+  | {
+      sql: string;
+      lazy?: boolean;
+      /** A column of `sql` holding each row's position (kept as file_row_number). */
+      rowNumber?: string;
+      /** 'parse': each read of `sql` parses text again (jsonRowsTable.ts), so a source queried many times is read into a table once. */
+      reread?: 'parse';
+    };
 
 /**
  * A store table filled as an importer reads its source: each row is checked against the
@@ -65,7 +72,7 @@ export async function openTableStager(table: TableName): Promise<TableStager> {
 /** A temporary table on `conn` filled through an appender, each row checked against the table's column specs. */
 async function appendedTable(conn: DuckDBConnection, table: TableName) {
   const name = `staged_${table}_${randomBytes(6).toString('hex')}`;
-  await conn.run(`CREATE TEMP TABLE ${name} (${columnsDdl(table)})`);
+  await conn.run(`CREATE TABLE ${name} (${columnsDdl(table)})`);
   const appender = await conn.createAppender(name);
   let index = 0;
   let open = true;
@@ -134,9 +141,7 @@ export async function writeStore(
   }
   try {
     const metadata = parquetMetadata(checked);
-    for (const table of STORE_TABLES) {
-      await writeTable(join(staging, `${table}.parquet`), table, tables[table] ?? { rows: [] }, metadata);
-    }
+    await writeTables(staging, tables, metadata);
     await writeFile(join(staging, 'provenance.json'), `${JSON.stringify(checked, null, 2)}\n`);
     if (existing === 'dir') {
       const old = `${staging}.old`;
@@ -174,7 +179,8 @@ export async function openRescoreWriter(storeDir: string, id: string): Promise<R
       const staging = temporaryNameFor(target);
       try {
         filled.close();
-        await copyStaged(conn, filled.name, staging, 'rescores', { lmaudit_schema_version: String(SCHEMA_VERSION), lmaudit_rescore: provenanceJson });
+        // On the rescoring's own connection: a scoring query may still hold the main one.
+        await withOneThread(() => copyStaged(Promise.resolve(conn), filled.name, staging, 'rescores', { lmaudit_schema_version: String(SCHEMA_VERSION), lmaudit_rescore: provenanceJson }), Promise.resolve(conn));
         await commitFile(staging, target);
       } catch (error) {
         await rm(staging, { force: true });
@@ -219,14 +225,14 @@ export async function stageTable(table: TableName, source: TableSource): Promise
   if (source.lazy) {
     const select = spec.map((c) => `CAST(${sqlIdent(c.name)} AS ${c.type}) AS ${sqlIdent(c.name)}`).join(', ');
     const position = source.rowNumber === undefined ? '' : `, ${sqlIdent(source.rowNumber)} AS file_row_number`;
-    await conn.run(`CREATE TEMP VIEW ${staging} AS SELECT ${select}${position} FROM (${source.sql})`);
+    await conn.run(`CREATE VIEW ${staging} AS SELECT ${select}${position} FROM (${source.sql})`);
     return {
       name: staging,
       // A window function would serialise every query above it; a recorded position does not.
       withRowNumber: source.rowNumber === undefined ? `(SELECT row_number() OVER () - 1 AS file_row_number, * FROM ${staging})` : staging,
     };
   }
-  await conn.run(`CREATE TEMP TABLE ${staging} (${columnsDdl(table)})`);
+  await conn.run(`CREATE TABLE ${staging} (${columnsDdl(table)})`);
   try {
     const select = spec.map((c) => `CAST(${sqlIdent(c.name)} AS ${c.type})`).join(', ');
     await conn.run(`INSERT INTO ${staging} SELECT ${select} FROM (${source.sql})`);
@@ -247,9 +253,44 @@ export async function writeTable(
 ): Promise<void> {
   const staging = (await stageTable(table, source)).name;
   try {
-    await copyStaged(await duck(), staging, path, table, metadata);
+    await withOneThread(() => copyStaged(duck(), staging, path, table, metadata));
   } finally {
     await dropStaged(staging);
+  }
+}
+
+/**
+ * The store's tables, staged first and then written side by side, each on a connection of its
+ * own (the staged views and tables are the database's, not a connection's). On one DuckDB
+ * thread each, for the memory bound (copyStaged): with two cores the four writes take the
+ * time of the largest one instead of the sum of all four.
+ */
+async function writeTables(folder: string, tables: Partial<Record<(typeof STORE_TABLES)[number], TableSource>>, metadata: Record<string, string>): Promise<void> {
+  const staged: { table: (typeof STORE_TABLES)[number]; name: string }[] = [];
+  try {
+    for (const table of STORE_TABLES) staged.push({ table, name: (await stageTable(table, tables[table] ?? { rows: [] })).name });
+    await withOneThread(() =>
+      Promise.all(staged.map(async ({ table, name }) => copyStaged(duckSideConnection(), name, join(folder, `${table}.parquet`), table, metadata))),
+    );
+  } finally {
+    for (const { name } of staged) await dropStaged(name);
+  }
+}
+
+/**
+ * Runs `write` with DuckDB on one thread. The Parquet writer holds a whole row group in memory,
+ * outside DuckDB's memory limit: at the default 122,880 rows a group of lm-eval instances
+ * (documents and prompts of a few KB each) took the import's peak past 1 GiB; and each of
+ * DuckDB's writer threads holds row groups of its own (with two, a 2.2 GiB samples import
+ * peaked at 1.03-1.13 GiB, with one at 0.89 GiB; the row groups come out the same).
+ */
+async function withOneThread<T>(write: () => Promise<T>, on: Promise<DuckDBConnection> = duck()): Promise<T> {
+  const conn = await on;
+  await conn.run(`SET threads = 1`);
+  try {
+    return await write();
+  } finally {
+    await conn.run(`RESET threads`);
   }
 }
 
@@ -258,22 +299,13 @@ export function columnsDdl(table: TableName): string {
   return TABLES[table].map((c) => `${sqlIdent(c.name)} ${c.type}${c.nullable ? '' : ' NOT NULL'}`).join(', ');
 }
 
-/** Writes a staged table to a Parquet file (zstd) with key-value metadata. */
-async function copyStaged(conn: DuckDBConnection, staging: string, path: string, table: TableName, metadata: Record<string, string>): Promise<void> {
+/** Writes a staged table to a Parquet file (zstd, row groups of 16,384 rows) with key-value metadata. */
+async function copyStaged(connection: Promise<DuckDBConnection>, staging: string, path: string, table: TableName, metadata: Record<string, string>): Promise<void> {
   const kv = Object.entries(metadata)
     .map(([k, v]) => `${k}: ${sqlString(v)}`)
     .join(', ');
   const columns = TABLES[table].map((c) => sqlIdent(c.name)).join(', ');
-  // The writer holds a whole row group in memory, outside DuckDB's memory limit: at the default 122,880 rows a
-  // group of lm-eval instances (documents and prompts of a few KB each) took the import's peak past 1 GiB.
-  // One thread: each of DuckDB's writer threads holds row groups of its own, and with two a 2.2 GiB samples import peaked
-  // at 1.03-1.13 GiB in this statement, with one at 0.89 GiB; the row groups come out the same.
-  await conn.run(`SET threads = 1`);
-  try {
-    await conn.run(`COPY (SELECT ${columns} FROM ${staging}) TO ${sqlString(path)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 16384, KV_METADATA {${kv}})`);
-  } finally {
-    await conn.run(`RESET threads`);
-  }
+  await (await connection).run(`COPY (SELECT ${columns} FROM ${staging}) TO ${sqlString(path)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 16384, KV_METADATA {${kv}})`);
 }
 
 /** Staging folders left by a killed writer (its process is gone) are removed before a new write. */

@@ -108,7 +108,8 @@ export function duck(): Promise<DuckDBConnection> {
  */
 export async function duckSideConnection(): Promise<DuckDBConnection> {
   await duck();
-  return (await duckInstance()).connect();
+  const conn = await (await duckInstance()).connect();
+  return process.env.LMAUDIT_TIMING ? timed(conn) : conn;
 }
 
 /**

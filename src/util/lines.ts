@@ -83,7 +83,7 @@ export async function* readLines(
  * The file's bytes in chunks, gunzipped on the way when the first chunk starts with gzip's magic
  * number. The first chunk is looked at, not a separate read, so a named pipe is read once.
  */
-async function* fileChunks(file: string): AsyncGenerator<Buffer> {
+export async function* fileChunks(file: string): AsyncGenerator<Buffer> {
   const raw = createReadStream(file, { highWaterMark: CHUNK });
   raw.on('error', () => {});
   const chunks = raw[Symbol.asyncIterator]() as AsyncIterator<Buffer>;

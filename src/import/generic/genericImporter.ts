@@ -131,7 +131,7 @@ async function importOne(probe: FileProbe, options: ImportOptions): Promise<Impo
 async function stageRecords(rows: readonly GenericRecord[]): Promise<string> {
   const conn = await duck();
   const table = `generic_${randomBytes(6).toString('hex')}`;
-  await conn.run(`CREATE TEMP TABLE ${table} (id VARCHAR, output VARCHAR, gold VARCHAR, grp VARCHAR)`);
+  await conn.run(`CREATE TABLE ${table} (id VARCHAR, output VARCHAR, gold VARCHAR, grp VARCHAR)`);
   const appender = await conn.createAppender(table);
   for (const r of rows) {
     appender.appendVarchar(r.id);
@@ -261,7 +261,7 @@ async function bulkStage(path: string, format: Format, fields: ResolvedFields, c
   try {
     // The table keeps the file's order (insertion order is preserved), so rowid + 1 is the record's
     // number; without an id field that number is the id. No window function: it would serialise the read.
-    await (await duck()).run(`CREATE TEMP TABLE ${table} AS
+    await (await duck()).run(`CREATE TABLE ${table} AS
       SELECT ${idText} AS id, ${text(fields.output)} AS output, ${text(fields.gold)} AS gold, ${text(fields.group)} AS grp
       FROM ${reader}`);
     if (fields.id === null) await (await duck()).run(`UPDATE ${table} SET id = CAST(rowid + 1 AS VARCHAR)`);

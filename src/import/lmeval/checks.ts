@@ -3,12 +3,15 @@
  * against the recorded ones, task_hashes over the whole file, document counts against
  * n-samples, and documents whose raw responses differ between filter lines.
  * Each finding becomes a provenance note with the lines that show it.
+ *
+ * What a record says by itself (recordCheck) is apart from what needs the records before
+ * it (SampleChecks, in file order): a samples file's records can then be checked on other
+ * threads and the findings joined in order.
  */
 import type { RecordNote } from '../../store/schema.ts';
 import { createHash, type Hash } from 'node:crypto';
 import { BadInputError } from '../../errors.ts';
 import { sha256Hex } from '../../util/hash.ts';
-import { pyDumps } from '../../py/orderedJson.ts';
 import { targetText, type SampleLine } from './sampleLine.ts';
 
 const MAX_EVIDENCE = 20;
@@ -28,6 +31,48 @@ export interface CheckInput {
   expectedDocs: { value: number; from: string } | null;
 }
 
+/** What one record says of itself: its hashes against its content, and a digest of its raw responses. */
+export interface RecordCheck {
+  /** The record has a doc_hash and a document to check it against. */
+  docChecked: boolean;
+  /** The record has a document but no doc_hash (before lm-eval 0.4.3). */
+  unhashed: boolean;
+  /** Evidence lines of mismatches, each null when the hash agrees or is not recorded. */
+  docBad: string | null;
+  promptBad: string | null;
+  targetBad: string | null;
+  /** doc_hash + prompt_hash + target_hash as task_hashes hashes them; null when one is not recorded. */
+  hashes: string | null;
+  /** The raw responses, compared (never shown): a short recording is its own key (no digest starts with '['), a longer one its sha256. */
+  respsDigest: string;
+}
+
+export function recordCheck(l: SampleLine): RecordCheck {
+  const at = (detail: string) => `${l.file}:${l.line} doc_id ${l.docId}: ${detail}`;
+  let docBad: string | null = null;
+  if (l.docHash !== null && l.doc !== null) {
+    const h = sha256Hex(l.doc.indented(2));
+    if (h !== l.docHash) docBad = at(`recorded ${l.docHash.slice(0, 12)}…, recomputed ${h.slice(0, 12)}…`);
+  }
+  let promptBad: string | null = null;
+  const context = l.requests[0]?.context;
+  if (l.promptHash !== null && context != null) {
+    const h = sha256Hex(context);
+    if (h !== l.promptHash) promptBad = at(`prompt_hash ${l.promptHash.slice(0, 12)}… ≠ sha256(arg_0) ${h.slice(0, 12)}…`);
+  }
+  const target = targetText(l);
+  const targetBad = l.targetHash !== null && target !== null && sha256Hex(target) !== l.targetHash ? at('target_hash ≠ sha256(str(target))') : null;
+  return {
+    docChecked: l.docHash !== null && l.doc !== null,
+    unhashed: l.docHash === null && l.doc !== null,
+    docBad,
+    promptBad,
+    targetBad,
+    hashes: l.docHash === null || l.promptHash === null || l.targetHash === null ? null : `${l.docHash}${l.promptHash}${l.targetHash}`,
+    respsDigest: l.respsJson.length <= 64 ? l.respsJson : sha256Hex(l.respsJson),
+  };
+}
+
 /** Findings of one kind: how many, and the first few lines that show them. */
 class Evidence {
   count = 0;
@@ -42,8 +87,8 @@ class Evidence {
 }
 
 /**
- * The checks, record by record: a samples file may be gigabytes, so what they remember
- * of each record is its ids and a digest, never the record.
+ * The checks across records, in file order: a samples file may be gigabytes, so what they
+ * remember of each record is its ids and a digest, never the record.
  */
 export class SampleChecks {
   private readonly notesSoFar: RecordNote[] = [];
@@ -57,53 +102,60 @@ export class SampleChecks {
   /** sha256 over every record's doc/prompt/target hashes, as lm-eval's task_hashes; null once a record lacks one. */
   private taskHash: Hash | null = createHash('sha256');
   private readonly docsByFilter = new Map<string, Set<string>>();
-  /** Per document: a digest of its first record's raw responses and that record's line, as one string (an object a document cost a million-document file 50 MB). */
+  /** Per document: its first record's line and respsDigest, as one string (an object a document cost a million-document file 50 MB). */
   private readonly firstResps = new Map<string, string>();
   private readonly extras = new Set<string>();
 
   constructor(private readonly input: CheckInput) {}
 
-  private at(l: SampleLine, detail: string): string {
-    return `${this.input.file}:${l.line} doc_id ${l.docId}: ${detail}`;
+  /** A record's own check, with where it is and what it holds that the checks across records compare. */
+  add(check: RecordCheck, record: { line: number; docId: string; filter: string | null; extras: readonly string[] }): void {
+    this.addRecord(record.line, record.docId, record.filter, check.respsDigest, check.docChecked ? 1 : check.unhashed ? 2 : 0);
+    this.addFindings({
+      docBad: check.docBad === null ? [] : [check.docBad],
+      promptBad: check.promptBad === null ? [] : [check.promptBad],
+      targetBad: check.targetBad === null ? [] : [check.targetBad],
+      hashes: check.hashes ?? '',
+      hashesBroken: check.hashes === null,
+      extras: record.extras,
+    });
   }
 
-  add(l: SampleLine): void {
-    const { task } = this.input;
+  /**
+   * What the checks across records need of one record, in file order. `docHashState`: 1 when it
+   * has a doc_hash and a document, 2 when a document and no doc_hash.
+   */
+  addRecord(line: number, docId: string, filter: string | null, respsDigest: string, docHashState: number): void {
+    const { task, file } = this.input;
+    const at = (detail: string) => `${file}:${line} doc_id ${docId}: ${detail}`;
     this.lineCount++;
-    if (l.docHash !== null && l.doc !== null) {
-      this.docChecked++;
-      const h = sha256Hex(pyDumps(l.doc, 2));
-      if (h !== l.docHash) this.docBad.push(this.at(l, `recorded ${l.docHash.slice(0, 12)}…, recomputed ${h.slice(0, 12)}…`));
-    }
-    if (l.docHash === null && l.doc !== null) this.unhashed++;
-    const context = l.requests[0]?.context;
-    if (l.promptHash !== null && context != null && sha256Hex(context) !== l.promptHash) {
-      this.promptBad.push(this.at(l, `prompt_hash ${l.promptHash.slice(0, 12)}… ≠ sha256(arg_0) ${sha256Hex(context).slice(0, 12)}…`));
-    }
-    const target = targetText(l);
-    if (l.targetHash !== null && target !== null && sha256Hex(target) !== l.targetHash) {
-      this.targetBad.push(this.at(l, `target_hash ≠ sha256(str(target))`));
-    }
-    if (l.docHash === null || l.promptHash === null || l.targetHash === null) this.taskHash = null;
-    else this.taskHash?.update(`${l.docHash}${l.promptHash}${l.targetHash}`);
-
-    const f = l.filter ?? 'none';
+    if (docHashState === 1) this.docChecked++;
+    if (docHashState === 2) this.unhashed++;
+    const f = filter ?? 'none';
     const docs = this.docsByFilter.get(f) ?? new Set<string>();
     this.docsByFilter.set(f, docs);
-    if (docs.has(l.docId)) this.notesSoFar.push(note(task, 'duplicate_doc', `doc_id ${l.docId} appears twice under filter '${f}'`, [this.at(l, 'second occurrence')]));
-    docs.add(l.docId);
+    if (docs.has(docId)) this.notesSoFar.push(note(task, 'duplicate_doc', `doc_id ${docId} appears twice under filter '${f}'`, [at('second occurrence')]));
+    docs.add(docId);
 
-    // Compared, never shown: a short recording is its own key (no digest starts with '['), a longer one its sha256.
-    const resps = JSON.stringify(l.resps.map((r) => r.map((n) => pyDumps(n))));
-    const digest = resps.length <= 64 ? resps : sha256Hex(resps);
-    const seen = this.firstResps.get(l.docId);
-    if (seen === undefined) this.firstResps.set(l.docId, `${l.line}:${digest}`);
+    const seen = this.firstResps.get(docId);
+    if (seen === undefined) this.firstResps.set(docId, `${line}:${respsDigest}`);
     else {
       const colon = seen.indexOf(':');
-      if (seen.slice(colon + 1) !== digest) this.respsDiffer.push(this.at(l, `resps differ from line ${seen.slice(0, colon)}`));
+      if (seen.slice(colon + 1) !== respsDigest) this.respsDiffer.push(at(`resps differ from line ${seen.slice(0, colon)}`));
     }
+  }
 
-    for (const [k] of l.extras) this.extras.add(k);
+  /**
+   * The records' own findings, after the records they come from (each list in file order):
+   * mismatch evidence, the hashes task_hashes runs over (broken: a record lacked one), extra fields.
+   */
+  addFindings(f: { docBad: readonly string[]; promptBad: readonly string[]; targetBad: readonly string[]; hashes: string; hashesBroken: boolean; extras: readonly string[] }): void {
+    for (const e of f.docBad) this.docBad.push(e);
+    for (const e of f.promptBad) this.promptBad.push(e);
+    for (const e of f.targetBad) this.targetBad.push(e);
+    if (f.hashes !== '') this.taskHash?.update(f.hashes);
+    if (f.hashesBroken) this.taskHash = null;
+    for (const k of f.extras) this.extras.add(k);
   }
 
   notes(): RecordNote[] {
@@ -153,7 +205,7 @@ function evidenceNote(task: string, kind: string, message: string, evidence: Evi
 /** The checks over records already in hand. */
 export function checkSamples(input: CheckInput & { lines: readonly SampleLine[] }): RecordNote[] {
   const checks = new SampleChecks(input);
-  for (const l of input.lines) checks.add(l);
+  for (const l of input.lines) checks.add(recordCheck(l), { line: l.line, docId: l.docId, filter: l.filter, extras: l.extras.map(([k]) => k) });
   return checks.notes();
 }
 
@@ -170,8 +222,9 @@ export class OneTaskRecords {
 
   constructor(private readonly file: string) {}
 
-  add(l: SampleLine): void {
-    const list = l.metricsList === null ? null : JSON.stringify(l.metricsList);
+  /** `metricsKey`: the record's metric list as JSON (metricsKeyOf), or null when it lists none. */
+  add(l: { line: number; docId: string; filter: string | null; metricsKey: string | null }): void {
+    const list = l.metricsKey;
     if (list !== null) {
       if (this.metrics === null) this.metrics = { list, line: l.line };
       else if (this.metrics.list !== list) {
@@ -193,4 +246,9 @@ export class OneTaskRecords {
     }
     lines.set(l.docId, l.line);
   }
+}
+
+/** A record's metric list as OneTaskRecords compares it. */
+export function metricsKeyOf(l: SampleLine): string | null {
+  return l.metricsList === null ? null : JSON.stringify(l.metricsList);
 }

@@ -9,7 +9,7 @@ import { readUtf8File } from '../../util/utf8.ts';
 import { readLines } from '../../util/lines.ts';
 import type { ImportOptions, SkippedRecord } from '../types.ts';
 import { member, parseOrdered, parseOrderedArray, type PyNode } from '../../py/orderedJson.ts';
-import { kindName, type SampleLine } from './sampleLine.ts';
+import { kindName, respsJsonOf, type SampleLine } from './sampleLine.ts';
 
 export async function readWriteOutFile(file: string, options: ImportOptions, skipped: SkippedRecord[]): Promise<SampleLine[]> {
   const text = await readUtf8File(file);
@@ -49,9 +49,10 @@ function writeOutLine(node: PyNode, file: string, line: number): SampleLine {
     docId: docId.raw,
     doc: null,
     target: member(node, 'truth') ?? null,
-    requests: prompts.map((context) => ({ context, continuation: null, genKwargs: null, shape: 'write_out prompt_i' })),
+    requests: prompts.map((context) => ({ context, continuation: null, genKwargsJson: null, shape: 'write_out prompt_i' })),
     resps: logits.map((l) => [l]),
-    filteredResps: null,
+    respsJson: respsJsonOf(logits.map((l) => [l])),
+    filteredJson: null,
     filter: null,
     metricsList: null,
     metricValues,
@@ -118,9 +119,10 @@ function bigscienceLine(node: PyNode, file: string, line: number): BigscienceLin
       docId: docId.raw,
       doc: null,
       target: member(node, 'target') ?? null,
-      requests: [{ context: ctx.v, continuation: null, genKwargs: null, shape: 'bigscience ctx' }],
+      requests: [{ context: ctx.v, continuation: null, genKwargsJson: null, shape: 'bigscience ctx' }],
       resps: [[{ k: 'str', v: pred.v }]],
-      filteredResps: null,
+      respsJson: respsJsonOf([[{ k: 'str', v: pred.v }]]),
+      filteredJson: null,
       filter: null,
       metricsList: null,
       metricValues: [],

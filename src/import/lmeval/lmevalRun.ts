@@ -7,15 +7,16 @@ import { emptyRunProvenance, inferred, recorded, same, UNKNOWN as UNKNOWN_FACT, 
 import { BadInputError } from '../../errors.ts';
 import { isPlainObject } from '../../util/json.ts';
 import type { ImportOptions, ImportedRun, SkippedRecord } from '../types.ts';
-import { OneTaskRecords, SampleChecks } from './checks.ts';
 import { modelArgsFromSamplesName, type RunGroup } from './pairing.ts';
 import { fillRunProvenance, modelArgsOf, taskProvenance, type SamplesShape, type TaskFacts } from './resultsProvenance.ts';
 import { runIdOf, sourceFile, verbatim } from './runCommon.ts';
-import { forEachSampleLine, type SampleLine } from './sampleLine.ts';
-import { inferRequestType, requestTypeOf, TaskRowBuilder, type TaskRowSink } from './sampleRows.ts';
-import { openPartedStager } from '../../store/partedTable.ts';
-import { openRowRunStager } from '../../store/rowRunStager.ts';
-import { pyDumps } from '../../py/orderedJson.ts';
+import { requestTypeOf } from './sampleRows.ts';
+import { ChunkProcessor } from './samplesChunk.ts';
+import { readSamplesFile } from './samplesFile.ts';
+import { PiecePool } from './piecePool.ts';
+import { stat } from 'node:fs/promises';
+import { SamplesLedger, type RunTables } from './samplesLedger.ts';
+import { RowLinesTable } from '../../store/rowLinesTable.ts';
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json => (isPlainObject(v) ? v : {});
@@ -36,9 +37,12 @@ export async function importLmevalRun(
   const facts = new Map<string, TaskFacts>();
   let shape: SamplesShape | null = null;
 
-  // Rows go into DuckDB as each record is read (a samples file may be gigabytes).
-  const stagers = await openRunStagers();
+  // Rows go to the run's table files as records are read (a samples file may be gigabytes).
+  const runTables = openRunTables(runId);
   let tables: ImportedRun['tables'];
+  const processor = new ChunkProcessor();
+  // Worker threads for a large samples file, started with the first one.
+  let pool: PiecePool | null = null;
   try {
     for (const s of group.samples) {
       const cfg = obj(configs[s.task]);
@@ -46,41 +50,42 @@ export async function importLmevalRun(
       const delimiter = cfg.output_type === 'multiple_choice' ? (typeof cfg.target_delimiter === 'string' ? cfg.target_delimiter : ' ') : null;
       const nsamples = obj(obj(res['n-samples'])[s.task]);
       const limit = obj(res.config).limit;
-      const checks = new SampleChecks({
-        task: s.task,
-        file: s.probe.path,
-        taskHash: typeof obj(res.task_hashes)[s.task] === 'string' ? (obj(res.task_hashes)[s.task] as string) : null,
-        expectedDocs: typeof nsamples.effective === 'number' ? { value: nsamples.effective, from: `n-samples.${s.task}.effective` }
-          : typeof limit === 'number' && limit >= 1 ? { value: Math.trunc(limit), from: 'config.limit' } : null,
-      });
+      const ledger = new SamplesLedger(
+        {
+          task: s.task,
+          file: s.probe.path,
+          taskHash: typeof obj(res.task_hashes)[s.task] === 'string' ? (obj(res.task_hashes)[s.task] as string) : null,
+          expectedDocs: typeof nsamples.effective === 'number' ? { value: nsamples.effective, from: `n-samples.${s.task}.effective` }
+            : typeof limit === 'number' && limit >= 1 ? { value: Math.trunc(limit), from: 'config.limit' } : null,
+        },
+        runTables,
+      );
       // Without a config, the first record says what kind of request the task made.
-      const reading = { builder: null as TaskRowBuilder | null, facts: new TaskFactsCollector(configured ?? 'unknown') };
-      const oneTask = new OneTaskRecords(s.probe.path);
-      await forEachSampleLine(s.probe, options, skipped, (line) => {
-        oneTask.add(line);
-        if (reading.builder === null) {
-          const requestType = configured ?? inferRequestType(line);
-          reading.builder = new TaskRowBuilder({ runId, task: s.task, requestType, targetDelimiter: delimiter }, stagers.sink);
-          reading.facts = new TaskFactsCollector(requestType);
-          shape ??= shapeOf(line);
-        }
-        reading.facts.add(line, reading.builder.add(line));
-        checks.add(line);
-        return stagers.due ? stagers.rotate() : undefined;
-      });
-      if (reading.builder === null && !skipped.some((k) => k.file === s.probe.path)) {
+      const job = { file: s.probe.path, task: s.task, runId, requestType: configured, targetDelimiter: delimiter, skipBad: options.skipBad };
+      const threads = PiecePool.threadsFor((await stat(s.probe.path)).size);
+      if (threads > 0) pool ??= new PiecePool(threads);
+      await readSamplesFile(s.probe, job, processor, threads > 0 ? pool : null, (result) => ledger.join(result, skipped));
+      if (ledger.records === 0 && !skipped.some((k) => k.file === s.probe.path)) {
         throw new BadInputError(s.probe.head.trimStart().startsWith('[') ? 'the samples file is an empty JSON array: no records' : 'the samples file holds no records', { file: s.probe.path });
       }
-      facts.set(s.task, reading.facts.facts());
-      notes.push(...checks.notes());
+      shape ??= ledger.firstShape;
+      facts.set(s.task, ledger.records === 0 ? emptyFacts(configured ?? 'unknown') : ledger.taskFacts());
+      notes.push(...ledger.notes());
       if (s.taskFrom === 'file name' && group.results !== null && !(s.task in configs) && !(s.task in obj(res.results))) {
         notes.push({ task: s.task, kind: 'task_not_in_results', message: `samples file ${s.probe.name} names task '${s.task}', which the results file does not list`, evidence: [] });
       }
     }
-    tables = await stagers.finish();
+    tables = {
+      instances: runTables.instances.finish(),
+      responses: runTables.responses.finish(),
+      scores: runTables.scores.finish(),
+      filtered: runTables.filtered.finish(),
+    };
   } catch (error) {
-    await stagers.abort();
+    for (const t of Object.values(runTables)) t.abort();
     throw error;
+  } finally {
+    await pool?.close();
   }
 
   const label = group.results?.path ?? group.samples[0]!.probe.path;
@@ -132,90 +137,16 @@ function formatName(group: Extract<RunGroup, { kind: 'lmeval' }>, res: Json): st
   return `lm-eval ${parts.join('+')}`;
 }
 
-function shapeOf(first: SampleLine): SamplesShape {
-  return { arguments: first.requests[0]?.shape ?? null, hashes: first.docHash !== null, filterKey: first.filter !== null };
+/** The facts of a task whose samples file held no record that could be read (all skipped). */
+function emptyFacts(requestType: string): TaskFacts {
+  return { documents: 0, documentIds: [], genKwargsUsed: [], maxRepeats: 0, requestTypes: [requestType], filtersSeen: [], metricsSeen: [], emptyAnswers: requestType === 'generate_until' ? 0 : null };
 }
 
-/** What the provenance block says of a task's records, gathered record by record. */
-class TaskFactsCollector {
-  private readonly docs: string[] = [];
-  private readonly gen = new Map<string, unknown>();
-  private maxRepeats = 0;
-  private empty = 0;
-  private readonly filters: string[] = [];
-  private readonly metrics: string[] = [];
-
-  constructor(private readonly requestType: string) {}
-
-  /** `firstOfDocument`: the row builder's word (its set of documents seen is the one set kept; a file may hold a million). */
-  add(l: SampleLine, firstOfDocument: boolean): void {
-    const f = l.filter ?? 'none';
-    if (!this.filters.includes(f)) this.filters.push(f);
-    for (const [m] of l.metricValues) if (!this.metrics.includes(m)) this.metrics.push(m);
-    if (!firstOfDocument) return;
-    this.docs.push(l.docId);
-    for (const r of l.requests) {
-      if (r.genKwargs === null) continue;
-      const json = pyDumps(r.genKwargs);
-      if (!this.gen.has(json)) this.gen.set(json, JSON.parse(json.replace(/\bNaN\b|-?\bInfinity\b/g, 'null')));
-    }
-    for (const reps of l.resps) {
-      this.maxRepeats = Math.max(this.maxRepeats, reps.length);
-      if (this.requestType === 'generate_until') this.empty += reps.filter((r) => r.k === 'str' && r.v === '').length;
-    }
-  }
-
-  facts(): TaskFacts {
-    return {
-      documents: this.docs.length,
-      documentIds: this.docs,
-      genKwargsUsed: [...this.gen.values()],
-      maxRepeats: this.maxRepeats,
-      requestTypes: [this.requestType],
-      filtersSeen: this.filters,
-      metricsSeen: this.metrics,
-      emptyAnswers: this.requestType === 'generate_until' ? this.empty : null,
-    };
-  }
-}
-
-/**
- * The run's four store tables, filled as records are read and written out in parts as they
- * fill (partedTable.ts): `due` after a record means a part is full and `rotate` must be awaited.
- */
-async function openRunStagers(): Promise<{
-  sink: TaskRowSink;
-  readonly due: boolean;
-  rotate(): Promise<void>;
-  finish(): Promise<ImportedRun['tables']>;
-  abort(): Promise<void>;
-}> {
-  const instances = await openPartedStager('instances');
-  const responses = await openPartedStager('responses');
-  const scores = await openRowRunStager('scores', ['run_id', 'task', 'doc_id', 'filter']);
-  const filtered = await openPartedStager('filtered');
-  const all = [instances.parted, responses.parted, scores.parted, filtered.parted];
+function openRunTables(runId: string): RunTables {
   return {
-    sink: {
-      instances: (row) => instances.add(row),
-      responses: (row) => responses.add(row),
-      scores: (s) => scores.add(s.shared, [s.metrics, s.values, s.valueJsons]),
-      filtered: (row) => filtered.add(row),
-    },
-    get due() {
-      return all.some((t) => t.due);
-    },
-    async rotate() {
-      for (const t of all) if (t.due) await t.rotate();
-    },
-    finish: async () => ({
-      instances: await instances.parted.finish(),
-      responses: await responses.parted.finish(),
-      scores: await scores.parted.finish(),
-      filtered: await filtered.parted.finish(),
-    }),
-    abort: async () => {
-      for (const t of all) await t.abort();
-    },
+    instances: new RowLinesTable('instances', runId),
+    responses: new RowLinesTable('responses', runId),
+    scores: new RowLinesTable('scores', runId),
+    filtered: new RowLinesTable('filtered', runId),
   };
 }

@@ -3,35 +3,48 @@
  * requests (from `arguments` in any of its shapes), the raw responses per request and
  * repeat, the filtered value, the filter name and the per-sample metric values.
  * A record that breaks the format fails with file, line and field named.
+ *
+ * A record is read through a RecordView: its members in order, each as a node or as the
+ * text json.dumps gives it. Two views exist: over the exact reader's tree (any JSON Python
+ * reads), and over the line itself when it is exactly json.dumps output (canonicalJson.ts),
+ * which is how lm-eval writes: then the document, the filtered responses and the scores
+ * are slices of the line, not parsed and rendered again. Both views give the same record.
  */
 import { BadInputError } from '../../errors.ts';
-import { readUtf8File } from '../../util/utf8.ts';
-import { readLines } from '../../util/lines.ts';
-import type { FileProbe, ImportOptions, SkippedRecord } from '../types.ts';
-import { member, parseOrdered, parseOrderedArray, pyDumps, pyStr, type PyNode } from '../../py/orderedJson.ts';
+import type { CanonicalMembers, CanonicalReader } from '../../py/canonicalJson.ts';
+import { pyDumps, pyStr, type PyNode } from '../../py/orderedJson.ts';
 
 export interface RequestArgs {
   /** arg_0: the context (for chat models the messages JSON string; for rolling requests the text). */
   context: string | null;
   /** arg_1 when it is text: the continuation scored. */
   continuation: string | null;
-  /** arg_1 when it is an object: the generation settings sent. */
-  genKwargs: PyNode | null;
+  /** arg_1 when it is an object: the generation settings sent, as json.dumps writes them. */
+  genKwargsJson: string | null;
   /** How arguments were shaped, for provenance ('flat-list' | 'list-of-lists' | 'gen_args' | 'chat-string'). */
   shape: string;
+}
+
+/** A JSON value as json.dumps writes it, and (made when asked) as json.dumps(…, indent=n) does. */
+export interface DumpedJson {
+  readonly json: string;
+  indented(indent: number): string;
 }
 
 export interface SampleLine {
   file: string;
   line: number;
   docId: string;
-  doc: PyNode | null;
+  /** The document (lm-eval's doc_hash is sha256 of its indent=2 dump). */
+  doc: DumpedJson | null;
   target: PyNode | null;
   /** One entry per request the record has arguments for (the flat-list form records only request 0). */
   requests: RequestArgs[];
   /** resps: per request, the list of repeats (each a PyNode as recorded). */
   resps: PyNode[][];
-  filteredResps: PyNode | null;
+  /** json.dumps of resps as recorded (compared between one document's records). */
+  respsJson: string;
+  filteredJson: string | null;
   filter: string | null;
   metricsList: string[] | null;
   /** Per-sample metric values in record order. */
@@ -43,73 +56,73 @@ export interface SampleLine {
   targetHash: string | null;
 }
 
-const FORMAT_FIELDS = new Set([
-  'doc_id', 'doc', 'target', 'arguments', 'resps', 'filtered_resps', 'filter', 'metrics', 'doc_hash', 'prompt_hash', 'target_hash',
-]);
-
-/**
- * Hands every record of a samples file (JSONL, or one JSON array as 0.4.0–0.4.2 wrote it)
- * to `each`, in file order, waiting for the promise it returns before the next (that is how
- * a writer holds the reader back). JSONL is read line by line and no record outlives its
- * turn: only an array file is held whole (it is one JSON value).
- */
-export async function forEachSampleLine(
-  probe: FileProbe,
-  options: ImportOptions,
-  skipped: SkippedRecord[],
-  each: (line: SampleLine) => void | Promise<void>,
-): Promise<void> {
-  const file = probe.path;
-  const take = (node: PyNode, line: number): void | Promise<void> => {
-    let sample: SampleLine;
-    try {
-      sample = toSampleLine(node, file, line);
-    } catch (error) {
-      if (!options.skipBad || !(error instanceof BadInputError)) throw error;
-      skipped.push({ file, line, field: error.where.field, reason: error.detail });
-      return;
-    }
-    return each(sample);
-  };
-  if (probe.head.trimStart().startsWith('[')) {
-    const text = await readUtf8File(file);
-    for (const { node, line } of parseOrderedArray(text, { file })) await take(node, line);
-    return;
-  }
-  for await (const { line, text: lineText } of readLines(file, options.skipBad ? (line, reason) => skipped.push({ file, line, reason }) : undefined)) {
-    if (lineText.trim() === '') continue;
-    let node: PyNode;
-    try {
-      node = parseOrdered(lineText, { file, line });
-    } catch (error) {
-      if (!options.skipBad) throw error;
-      skipped.push({ file, line, reason: (error as BadInputError).detail });
-      continue;
-    }
-    // `each` returns a promise only when the reading must wait (a full part being written): no await a record otherwise.
-    const waiting = take(node, line);
-    if (waiting !== undefined) await waiting;
-  }
+/** A record's members in the order written (a repeated key appears each time; the last one counts, as in Python's dict). */
+export interface RecordView {
+  readonly keys: readonly string[];
+  node(i: number): PyNode;
+  dumped(i: number): DumpedJson;
 }
 
-export function toSampleLine(node: PyNode, file: string, line: number): SampleLine {
+/** A view of a record the exact reader (orderedJson.ts) read. */
+export function nodeRecordView(node: Extract<PyNode, { k: 'obj' }>): RecordView {
+  const { entries } = node;
+  return {
+    keys: entries.map(([key]) => key),
+    node: (i) => entries[i]![1],
+    dumped: (i) => dumpedNode(entries[i]![1]),
+  };
+}
+
+export function dumpedNode(node: PyNode): DumpedJson {
+  return { json: pyDumps(node), indented: (indent) => pyDumps(node, indent) };
+}
+
+/** A view of a record line that is exactly json.dumps output, as `reader.members()` gave its members. */
+export function canonicalRecordView(reader: CanonicalReader, members: CanonicalMembers): RecordView {
+  const text = reader.text;
+  const { starts, ends } = members;
+  return {
+    keys: members.keys,
+    node: (i) => reader.node(starts[i]!, ends[i]!),
+    dumped: (i) => ({ json: text.slice(starts[i], ends[i]), indented: (indent) => reader.indented(starts[i]!, ends[i]!, indent) }),
+  };
+}
+
+const enum Field { DocId, Doc, Target, Arguments, Resps, FilteredResps, Filter, Metrics, DocHash, PromptHash, TargetHash }
+
+const FORMAT_FIELDS = new Map<string, Field>([
+  ['doc_id', Field.DocId], ['doc', Field.Doc], ['target', Field.Target], ['arguments', Field.Arguments], ['resps', Field.Resps],
+  ['filtered_resps', Field.FilteredResps], ['filter', Field.Filter], ['metrics', Field.Metrics], ['doc_hash', Field.DocHash],
+  ['prompt_hash', Field.PromptHash], ['target_hash', Field.TargetHash],
+]);
+
+export function toSampleLine(view: RecordView, file: string, line: number): SampleLine {
   const where = (field: string) => ({ file, line, field });
-  if (node.k !== 'obj') throw new BadInputError(`expected a JSON object, got ${kindName(node)}`, { file, line });
-  const docIdNode = member(node, 'doc_id');
+  // Where each format field is (its last occurrence, as Python's dict keeps), and every other member in order.
+  const at = new Array<number>(FORMAT_FIELDS.size).fill(-1);
+  const others: number[] = [];
+  view.keys.forEach((key, i) => {
+    const field = FORMAT_FIELDS.get(key);
+    if (field === undefined) others.push(i);
+    else at[field] = i;
+  });
+  const nodeOf = (field: Field): PyNode | undefined => (at[field]! < 0 ? undefined : view.node(at[field]!));
+
+  const docIdNode = nodeOf(Field.DocId);
   if (docIdNode === undefined) throw new BadInputError('missing field', where('doc_id'));
   if (docIdNode.k !== 'num' && docIdNode.k !== 'str') throw new BadInputError(`expected an integer, got ${kindName(docIdNode)}`, where('doc_id'));
-  const respsNode = member(node, 'resps');
+  const respsNode = nodeOf(Field.Resps);
   if (respsNode === undefined) throw new BadInputError('missing field', where('resps'));
   if (respsNode.k !== 'arr') throw new BadInputError(`expected a list (one entry per request), got ${kindName(respsNode)}`, where('resps'));
   const resps = respsNode.items.map((r, i) => {
     if (r.k !== 'arr') throw new BadInputError(`request ${i}: expected a list of repeats, got ${kindName(r)}`, where('resps'));
     return [...r.items];
   });
-  const argsNode = member(node, 'arguments');
+  const argsNode = nodeOf(Field.Arguments);
   const requests = argsNode === undefined ? [] : readArguments(argsNode, where('arguments'));
-  const filterNode = member(node, 'filter');
+  const filterNode = nodeOf(Field.Filter);
   if (filterNode !== undefined && filterNode.k !== 'str') throw new BadInputError(`expected a string, got ${kindName(filterNode)}`, where('filter'));
-  const metricsNode = member(node, 'metrics');
+  const metricsNode = nodeOf(Field.Metrics);
   let metricsList: string[] | null = null;
   if (metricsNode !== undefined) {
     if (metricsNode.k !== 'arr' || metricsNode.items.some((m) => m.k !== 'str')) {
@@ -119,10 +132,10 @@ export function toSampleLine(node: PyNode, file: string, line: number): SampleLi
   }
   const metricValues: [string, PyNode][] = [];
   const extras: [string, PyNode][] = [];
-  for (const [key, value] of node.entries) {
-    if (FORMAT_FIELDS.has(key)) continue;
-    if (metricsList === null || metricsList.includes(key)) metricValues.push([key, value]);
-    else extras.push([key, value]);
+  for (const i of others) {
+    const key = view.keys[i]!;
+    if (metricsList === null || metricsList.includes(key)) metricValues.push([key, view.node(i)]);
+    else extras.push([key, view.node(i)]);
   }
   if (metricsList !== null) {
     for (const m of metricsList) if (!metricValues.some(([k]) => k === m)) throw new BadInputError(`metric '${m}' is listed in 'metrics' but has no value`, where(m));
@@ -131,25 +144,27 @@ export function toSampleLine(node: PyNode, file: string, line: number): SampleLi
     file,
     line,
     docId: docIdNode.k === 'num' ? docIdNode.raw : docIdNode.v,
-    doc: member(node, 'doc') ?? null,
-    target: member(node, 'target') ?? null,
+    doc: at[Field.Doc]! < 0 ? null : view.dumped(at[Field.Doc]!),
+    target: nodeOf(Field.Target) ?? null,
     requests,
     resps,
-    filteredResps: member(node, 'filtered_resps') ?? null,
+    respsJson: view.dumped(at[Field.Resps]!).json,
+    filteredJson: at[Field.FilteredResps]! < 0 ? null : view.dumped(at[Field.FilteredResps]!).json,
     filter: filterNode === undefined ? null : (filterNode as { v: string }).v,
     metricsList,
     metricValues,
     extras,
-    docHash: hashField(node, 'doc_hash', where),
-    promptHash: hashField(node, 'prompt_hash', where),
-    targetHash: hashField(node, 'target_hash', where),
+    docHash: hashField(nodeOf(Field.DocHash), where('doc_hash')),
+    promptHash: hashField(nodeOf(Field.PromptHash), where('prompt_hash')),
+    targetHash: hashField(nodeOf(Field.TargetHash), where('target_hash')),
   };
 }
 
-function hashField(node: PyNode, key: string, where: (f: string) => { file: string; line: number; field: string }): string | null {
-  const h = member(node, key);
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+function hashField(h: PyNode | undefined, where: { file: string; line: number; field: string }): string | null {
   if (h === undefined) return null;
-  if (h.k !== 'str' || !/^[0-9a-f]{64}$/.test(h.v)) throw new BadInputError('expected a sha256 hex string', where(key));
+  if (h.k !== 'str' || !SHA256_HEX.test(h.v)) throw new BadInputError('expected a sha256 hex string', where);
   return h.v;
 }
 
@@ -183,13 +198,13 @@ function oneRequest(args: readonly PyNode[], shape: string, where: { file: strin
     } else throw new BadInputError(`arg_0: expected a string or a one-element list holding the chat messages, got ${kindName(arg0)}`, where);
   }
   let continuation: string | null = null;
-  let genKwargs: PyNode | null = null;
+  let genKwargsJson: string | null = null;
   if (arg1 !== undefined) {
     if (arg1.k === 'str') continuation = arg1.v;
-    else if (arg1.k === 'obj') genKwargs = arg1;
+    else if (arg1.k === 'obj') genKwargsJson = pyDumps(arg1);
     else throw new BadInputError(`arg_1: expected a string (continuation) or an object (generation settings), got ${kindName(arg1)}`, where);
   }
-  return { context, continuation, genKwargs, shape };
+  return { context, continuation, genKwargsJson, shape };
 }
 
 export function kindName(node: PyNode): string {
@@ -201,6 +216,7 @@ export function targetText(line: SampleLine): string | null {
   return line.target === null ? null : pyStr(line.target);
 }
 
-export function compactJson(node: PyNode | null): string | null {
-  return node === null ? null : pyDumps(node);
+/** json.dumps of a list of per-request lists of repeats, for records whose format builds resps (the legacy ones). */
+export function respsJsonOf(resps: readonly (readonly PyNode[])[]): string {
+  return pyDumps({ k: 'arr', items: resps.map((items) => ({ k: 'arr', items })) });
 }

@@ -7,7 +7,7 @@
 import { BadInputError } from '../../errors.ts';
 import { sha256Hex } from '../../util/hash.ts';
 import { numberOf, pyDumps, type PyNode } from '../../py/orderedJson.ts';
-import { compactJson, kindName, targetText, type SampleLine } from './sampleLine.ts';
+import { kindName, targetText, type SampleLine } from './sampleLine.ts';
 
 // Row shapes of src/store/schema.ts TABLES, spelled out: the schema's RowOf<> widens to an
 // index signature (col() returns the wide ColumnSpec), which would check nothing here.
@@ -59,13 +59,13 @@ export function inferRequestType(line: SampleLine): RequestType {
   if (first === undefined) return 'unknown';
   if (first.k === 'arr') return 'loglikelihood';
   if (first.k === 'num') return 'loglikelihood_rolling';
-  if (first.k === 'str') return line.requests[0]?.continuation !== null && line.requests[0]?.genKwargs === null ? 'loglikelihood_rolling' : 'generate_until';
+  if (first.k === 'str') return line.requests[0]?.continuation !== null && line.requests[0]?.genKwargsJson === null ? 'loglikelihood_rolling' : 'generate_until';
   return 'unknown';
 }
 
 export function docHashOf(line: SampleLine, task: string): { hash: string; how: 'recorded' | 'recomputed' | 'id' } {
   if (line.docHash !== null) return { hash: line.docHash, how: 'recorded' };
-  if (line.doc !== null) return { hash: sha256Hex(pyDumps(line.doc, 2)), how: 'recomputed' };
+  if (line.doc !== null) return { hash: sha256Hex(line.doc.indented(2)), how: 'recomputed' };
   return { hash: sha256Hex(`${task}\u001f${line.docId}`), how: 'id' };
 }
 
@@ -99,35 +99,46 @@ export class TaskRowBuilder {
   /** Adds a record's rows; true when it is its document's first record (its instances and responses were added). */
   add(line: SampleLine): boolean {
     const { ctx, sink } = this;
-    const filter = line.filter ?? 'none';
-    sink.filtered({
-      run_id: ctx.runId,
-      task: ctx.task,
-      doc_id: line.docId,
-      filter,
-      line: line.line,
-      filtered_json: compactJson(line.filteredResps),
-      metrics_json: line.metricsList === null ? null : JSON.stringify(line.metricsList),
-    });
-    const scores: RecordScores = { shared: [ctx.runId, ctx.task, line.docId, filter], metrics: [], values: [], valueJsons: [] };
-    for (const [metric, node] of line.metricValues) {
-      scores.metrics.push(metric);
-      scores.values.push(scoreValue(node));
-      scores.valueJsons.push(pyDumps(node));
-    }
-    // Not metrics (e.g. a task's own label field): the schema has no column for them, so they are kept in
-    // scores under `field:<name>` with value null, which no aggregation reads as a metric (see the notes).
-    for (const [key, node] of line.extras) {
-      scores.metrics.push(`${EXTRA_FIELD_PREFIX}${key}`);
-      scores.values.push(null);
-      scores.valueJsons.push(pyDumps(node));
-    }
-    sink.scores(scores);
+    sink.filtered(filteredRow(ctx, line));
+    sink.scores(scoreRun(ctx, line));
     if (this.seenDocs.has(line.docId)) return false;
     this.seenDocs.add(line.docId);
-    addDocument(ctx, line, sink);
+    const { instances, responses } = documentRows(ctx, line);
+    for (const row of instances) sink.instances(row);
+    for (const row of responses) sink.responses(row);
     return true;
   }
+}
+
+/** The record's filtered response and metric list, as recorded. */
+export function filteredRow(ctx: TaskContext, line: SampleLine): FilteredRow {
+  return {
+    run_id: ctx.runId,
+    task: ctx.task,
+    doc_id: line.docId,
+    filter: line.filter ?? 'none',
+    line: line.line,
+    filtered_json: line.filteredJson,
+    metrics_json: line.metricsList === null ? null : JSON.stringify(line.metricsList),
+  };
+}
+
+/** The record's per-sample values: each metric as recorded, then the fields that are not metrics. */
+export function scoreRun(ctx: TaskContext, line: SampleLine): RecordScores {
+  const scores: RecordScores = { shared: [ctx.runId, ctx.task, line.docId, line.filter ?? 'none'], metrics: [], values: [], valueJsons: [] };
+  for (const [metric, node] of line.metricValues) {
+    scores.metrics.push(metric);
+    scores.values.push(scoreValue(node));
+    scores.valueJsons.push(pyDumps(node));
+  }
+  // Not metrics (e.g. a task's own label field): the schema has no column for them, so they are kept in
+  // scores under `field:<name>` with value null, which no aggregation reads as a metric (see the notes).
+  for (const [key, node] of line.extras) {
+    scores.metrics.push(`${EXTRA_FIELD_PREFIX}${key}`);
+    scores.values.push(null);
+    scores.valueJsons.push(pyDumps(node));
+  }
+  return scores;
 }
 
 /** Every row of a task's records, as arrays. */
@@ -145,18 +156,22 @@ export function buildTaskRows(ctx: TaskContext, lines: readonly SampleLine[]): T
   return rows;
 }
 
-function addDocument(ctx: TaskContext, line: SampleLine, sink: TaskRowSink): void {
+/** A document's requests and responses, from its first record. A response the request type cannot hold is an error naming the record. */
+export function documentRows(ctx: TaskContext, line: SampleLine): { instances: InstanceRow[]; responses: ResponseRow[] } {
   const docHash = docHashOf(line, ctx.task).hash;
   const firstContext = line.requests[0]?.context ?? null;
   const promptHash = line.promptHash ?? (firstContext === null ? null : sha256Hex(firstContext));
   const target = targetText(line);
   const count = Math.max(line.resps.length, line.requests.length);
   const choices = choicesOf(ctx, line, count);
-  const docJson = line.doc === null ? null : pyDumps(line.doc);
+  const docJson = line.doc === null ? null : line.doc.json;
+  const instances: InstanceRow[] = [];
+  const responses: ResponseRow[] = [];
   for (let i = 0; i < count; i++) {
     const args = line.requests[i];
-    const responses = (line.resps[i] ?? []).map((resp, repeat) => responseRow(ctx, line, i, repeat, resp));
-    sink.instances({
+    const first = responses.length;
+    (line.resps[i] ?? []).forEach((resp, repeat) => responses.push(responseRow(ctx, line, i, repeat, resp)));
+    instances.push({
       run_id: ctx.runId,
       task: ctx.task,
       doc_id: line.docId,
@@ -165,17 +180,17 @@ function addDocument(ctx: TaskContext, line: SampleLine, sink: TaskRowSink): voi
       request_type: ctx.requestType,
       arg_context: args?.context ?? null,
       arg_continuation: args?.continuation ?? null,
-      gen_kwargs_json: args?.genKwargs ? pyDumps(args.genKwargs) : null,
+      gen_kwargs_json: args?.genKwargsJson ?? null,
       doc_json: docJson,
       doc_hash: docHash,
       prompt_hash: promptHash,
       target,
       choices_json: choices,
       fewshot_doc_ids: null,
-      response_text: responses[0]?.text ?? null,
+      response_text: responses[first]?.text ?? null,
     });
-    for (const row of responses) sink.responses(row);
   }
+  return { instances, responses };
 }
 
 function choicesOf(ctx: TaskContext, line: SampleLine, count: number): string | null {

@@ -4,24 +4,25 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { forEachSampleLine } from '../../../src/import/lmeval/sampleLine.ts';
-import { openRowRunStager } from '../../../src/store/rowRunStager.ts';
-import { PART_ROWS } from '../../../src/store/partedTable.ts';
+import { ChunkProcessor } from '../../../src/import/lmeval/samplesChunk.ts';
+import { PIECE_BYTES, readSamplesFile } from '../../../src/import/lmeval/samplesFile.ts';
+import { encodeRow, encodeScoreRun } from '../../../src/store/rowLines.ts';
+import { RowLinesTable } from '../../../src/store/rowLinesTable.ts';
 import { stageTable } from '../../../src/store/writeStore.ts';
 import { queryRows } from '../../../src/util/duckdb.ts';
 
-// readLines reads a file 1 MiB at a time (src/util/lines.ts CHUNK); a Linux pipe holds 64 KiB (pipe(7)).
+// util/lines.ts reads a file 1 MiB at a time (its CHUNK); a Linux pipe holds 64 KiB (pipe(7)).
 const READ_CHUNK = 1 << 20;
 const PIPE_CAPACITY = 1 << 16;
 
-test('a samples file is read as it streams: a record is handed on before more than one read chunk, the pipe and one line of the file after it have been written', async () => {
+test('a samples file is read as it streams: a record is joined before more than one piece, one read, the pipe and a line of the file after it are written', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'lmaudit-stream-'));
-  // A named pipe: the writer can only be ahead of the reader by what the reader has taken in and not yet handed on.
+  // A named pipe: the writer can only be ahead of the reader by what the reader has taken in and not yet joined.
   const fifo = join(dir, 'samples_stream_2025-01-01T00-00-00.000000.jsonl');
   assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
   const lineOf = (i: number) =>
     `${JSON.stringify({ doc_id: i, resps: [[`answer ${i} ${'x'.repeat(2000)}`]], filtered_resps: [`answer ${i}`], filter: 'none', metrics: ['acc'], acc: i % 2 })}\n`;
-  const records = 4000; // about 8 MiB: eight read chunks
+  const records = 8000; // about 16 MiB: four pieces
   const lineBytes = Buffer.byteLength(lineOf(records - 1));
   let written = 0;
   const writer = (async () => {
@@ -34,44 +35,65 @@ test('a samples file is read as it streams: a record is handed on before more th
     await handle.close();
   })();
   let consumed = 0;
-  let handed = 0;
+  let joined = 0;
   let mostAhead = 0;
   try {
-    await forEachSampleLine({ path: fifo, name: 'samples_stream.jsonl', head: '{', explicit: true }, { skipBad: false, fields: {} }, [], (line) => {
-      assert.equal(line.docId, String(handed));
-      handed++;
-      consumed += Buffer.byteLength(lineOf(line.line - 1));
+    const job = { file: fifo, task: 'stream', runId: 'r', requestType: 'generate_until' as const, targetDelimiter: null, skipBad: false };
+    await readSamplesFile({ path: fifo, name: 'samples_stream.jsonl', head: '{', explicit: true }, job, new ChunkProcessor(), null, (result) => {
+      for (let i = 0; i < result.records; i++) {
+        assert.equal(result.docId[i], String(joined));
+        joined++;
+        consumed += Buffer.byteLength(lineOf(result.line[i]! - 1));
+      }
       mostAhead = Math.max(mostAhead, written - consumed);
     });
     await writer;
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
-  assert.equal(handed, records);
-  // Reading the whole file before handing on its first record would put the writer 8 MiB ahead.
-  assert.ok(mostAhead <= READ_CHUNK + PIPE_CAPACITY + lineBytes, `the writer got ${mostAhead} bytes ahead of the records handed on`);
+  assert.equal(joined, records);
+  // Reading the whole file before joining its first record would put the writer 16 MiB ahead.
+  assert.ok(mostAhead <= PIECE_BYTES + READ_CHUNK + PIPE_CAPACITY + lineBytes, `the writer got ${mostAhead} bytes ahead of the records joined`);
 });
 
-test('score runs packed into one row each come back row for row, across parts: separators inside names, every control character taken, NaN, -0, ±Infinity, null and empty text', async () => {
-  const stager = await openRowRunStager('scores', ['run_id', 'task', 'doc_id', 'filter']);
-  const everyControl = Array.from({ length: 31 }, (_, i) => String.fromCharCode(i + 1)).join('');
+test('rows written as lines come back value for value: text of every kind, JSON text, doubles with NaN, -0 and ±Infinity, nulls, and a line over DuckDB\'s default bound', async () => {
+  const everyControl = Array.from({ length: 32 }, (_, i) => String.fromCharCode(i)).join('');
+  const texts = ['', 'plain', everyControl, '\ufeffbom', 'a\u0001b\u0002c\n\r"\\', 'é 中文 😀 \u2028', 'lone \ud800 surrogate', 'x'.repeat(3_000_000)];
+  const table = new RowLinesTable('responses', 'run-1');
+  const expected: Record<string, unknown>[] = [];
+  texts.forEach((text, i) => {
+    const row = {
+      run_id: 'run-1', task: 't', doc_id: String(i), request_idx: i, repeat: 0, text, logprob: [Number.NaN, -0, Infinity, -Infinity, 5e-324, 1.5, -2.25e-7, null][i]!,
+      is_greedy: i % 3 === 0 ? null : i % 2 === 0, finish_reason: null, tokens_in: i, tokens_out: null, latency_ms: null, attempt: null, from_cache: null, error: null,
+    };
+    const line = encodeRow('responses', row, i);
+    table.append(line, line.length, 1);
+    // DuckDB stores UTF-8: a lone surrogate is stored as U+FFFD, as its appender stored it.
+    expected.push({ ...row, text: text.replace('\ud800', '\ufffd') });
+  });
+  const staged = await stageTable('responses', table.finish());
+  const rows = await queryRows<Record<string, unknown>>(`SELECT * FROM ${staged.name}`);
+  // deepStrictEqual compares numbers with Object.is: NaN equals NaN, -0 differs from 0.
+  assert.deepEqual(rows, expected);
+});
+
+test('score runs packed into one line each come back row for row: names that need escaping, values read from their recorded number or given, null, NaN, -0, and a record without scores', async () => {
+  const table = new RowLinesTable('scores', 'run-1');
   const runs: { shared: [string, string, string, string]; metrics: string[]; values: (number | null)[]; valueJsons: string[] }[] = [
-    { shared: ['r', 't', '0', 'none'], metrics: ['acc', 'we\u001fird', ''], values: [Number.NaN, -0, null], valueJsons: ['NaN', '-0.0', '""'] },
-    { shared: ['r', 't', '1', 'none'], metrics: [], values: [], valueJsons: [] },
-    { shared: ['r', 't', '2', 'strict'], metrics: [everyControl, `x${everyControl}`], values: [Infinity, -Infinity], valueJsons: ['Infinity', '-Infinity'] },
-    { shared: ['r', 't', '3', 'none'], metrics: ['f1'], values: [5e-324], valueJsons: ['5e-324'] },
+    { shared: ['run-1', 't', '0', 'none'], metrics: ['acc', 'we\u0002ird\u0001', ''], values: [Number.NaN, -0, null], valueJsons: ['NaN', '-0.0', '""'] },
+    { shared: ['run-1', 't', '1', 'none'], metrics: [], values: [], valueJsons: [] },
+    { shared: ['run-1', 't', '2', 'strict'], metrics: ['f1', 'em', 'x'], values: [Infinity, 1, 1], valueJsons: ['Infinity', '"True"', 'true'] },
+    { shared: ['run-1', 't', '3', 'none'], metrics: ['f1', 'field:extra'], values: [5e-324, null], valueJsons: ['5e-324', '7'] },
+    { shared: ['run-1', 't', '4', 'none'], metrics: ['acc'], values: [0.1], valueJsons: ['0.1000000000000000055511151231257827021181583404541015625'] },
   ];
-  // Then enough runs to fill two parts and start a third, each part written as the next fills.
-  for (let d = 4; d < 4 + 2 * PART_ROWS + 1; d++) runs.push({ shared: ['r', 't', String(d), 'none'], metrics: ['acc', 'f1'], values: [d % 2, d / 7], valueJsons: [String(d % 2), String(d / 7)] });
+  for (let d = 5; d < 2000; d++) runs.push({ shared: ['run-1', 't', String(d), 'none'], metrics: ['acc', 'f1'], values: [d % 2, d / 7], valueJsons: [String(d % 2), String(d / 7)] });
   for (const run of runs) {
-    stager.add(run.shared, [run.metrics, run.values, run.valueJsons]);
-    if (stager.parted.due) await stager.parted.rotate();
+    const line = encodeScoreRun(run);
+    table.append(line, line.length, run.metrics.length);
   }
-  const staged = await stageTable('scores', await stager.parted.finish());
-  const rows = await queryRows<Record<string, unknown>>(`SELECT * FROM ${staged.withRowNumber} ORDER BY file_row_number`);
+  const staged = await stageTable('scores', table.finish());
+  const rows = await queryRows<Record<string, unknown>>(`SELECT * FROM ${staged.name}`);
   const expected = runs.flatMap(({ shared: [run_id, task, doc_id, filter], metrics, values, valueJsons }) =>
     metrics.map((metric, i) => ({ run_id, task, doc_id, filter, metric, value: values[i], value_json: valueJsons[i] })));
-  assert.deepEqual(rows.map((r) => r.file_row_number), expected.map((_, i) => i));
-  // deepStrictEqual compares numbers with Object.is: NaN equals NaN, -0 differs from 0.
-  assert.deepEqual(rows.map(({ file_row_number: _, ...rest }) => rest), expected);
+  assert.deepEqual(rows, expected);
 });

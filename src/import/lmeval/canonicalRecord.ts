@@ -1,0 +1,444 @@
+/**
+ * The common lm-eval samples record, read from slices of its text. lm-eval 0.4.3+ writes
+ * each record with json.dumps, so the text of every value it holds is already what the store
+ * keeps (a string's JSON is its literal, a document's JSON its span): this reading makes the
+ * record's rows and checks from the line's token table (canonicalJson.ts) without building
+ * its values, where the reference reading (sampleLine.ts → sampleRows.ts, checks.ts) parses
+ * every value and renders it again. It is most of an import's speed.
+ *
+ * It takes records of the shape lm-eval writes — `arguments` as gen_args_<i> objects with a
+ * text prompt, responses of a generation (text) or of a log-likelihood ([log-prob, is-greedy])
+ * request, a string or number target, metric values in the order of the metric list, no key
+ * written twice — and returns null for any other record, or anything the reference reading
+ * would refuse or read some other way; the reference reading then reads it.
+ * test/import/lmeval/canonicalRecord.test.ts holds the two to the same rows and checks, byte
+ * for byte, on every record of the fixtures and on variants of them.
+ */
+import { TOKEN, type CanonicalTokens } from '../../py/canonicalJson.ts';
+import { numberOf } from '../../py/orderedJson.ts';
+import { doubleField, FIELD, ITEM, RowTemplate, scoreValueField, VALUE_OF_NUMBER } from '../../store/rowLines.ts';
+import { EXTRA_FIELD_PREFIX } from '../../store/schema.ts';
+import { sha256Hex } from '../../util/hash.ts';
+import type { RecordParts } from './recordParts.ts';
+import { pyFloat, type TaskContext } from './sampleRows.ts';
+
+// Text from a line of valid UTF-8 holds no lone surrogate, so JSON.stringify alone makes its string field (rowLines.ts stringField).
+const json = JSON.stringify;
+
+/** Per piece (one task, one request type): the rows' fixed text and texts that repeat record after record, made once. */
+export class CanonicalMemo {
+  readonly metricLists = new Map<string, MetricList | null>();
+  private readonly stringFields = new Map<string, string>();
+  readonly instances: RowTemplate;
+  readonly responses: RowTemplate;
+  readonly filtered: RowTemplate;
+  readonly taskField: string;
+
+  constructor(readonly task: string, readonly requestType: 'generate_until' | 'loglikelihood') {
+    this.taskField = json(task);
+    const task_ = this.taskField;
+    this.instances = new RowTemplate('instances', { task: task_, group: '', request_type: json(requestType), fewshot_doc_ids: '' });
+    const none = { finish_reason: '', tokens_in: '', tokens_out: '', latency_ms: '', attempt: '', from_cache: '', error: '' };
+    this.responses = new RowTemplate('responses', requestType === 'generate_until' ? { task: task_, logprob: '', is_greedy: '', ...none } : { task: task_, text: '', ...none });
+    this.filtered = new RowTemplate('filtered', { task: task_ });
+  }
+
+  /** The metric list at token `k` (the one before it when the text is the same: lm-eval writes one list a task). */
+  metricList(tok: CanonicalTokens, k: number): MetricList | null {
+    const start = tok.start[k]!;
+    const length = tok.end[k]! - start;
+    if (this.lastList !== undefined && this.lastListText.length === length && tok.text.startsWith(this.lastListText, start)) return this.lastList;
+    const text = tok.text.slice(start, start + length);
+    let known = this.metricLists.get(text);
+    if (known === undefined) this.metricLists.set(text, (known = metricListOf(tok, k, this)));
+    this.lastListText = text;
+    this.lastList = known;
+    return known;
+  }
+
+  private lastListText = '';
+  private lastList: MetricList | null | undefined;
+  private lastGen: readonly string[] = [];
+  private lastGenKey = '[]';
+
+  /** The generation settings of a record's requests as a key (the same, record after record, for a task). */
+  genKey(gen: readonly string[]): string {
+    if (gen.length !== this.lastGen.length || gen.some((g, i) => g !== this.lastGen[i])) {
+      this.lastGen = gen;
+      this.lastGenKey = json(gen);
+    }
+    return this.lastGenKey;
+  }
+
+  private readonly numberValueFields: string[] = [];
+
+  /** The values field of `n` scores whose values are all recorded numbers. */
+  numberValues(n: number): string {
+    return (this.numberValueFields[n] ??= new Array<string>(n).fill(VALUE_OF_NUMBER).join(ITEM));
+  }
+
+  /** The string field of a name that recurs (a metric's, an extra field's). */
+  stringField(s: string): string {
+    let known = this.stringFields.get(s);
+    if (known === undefined) this.stringFields.set(s, (known = json(s)));
+    return known;
+  }
+}
+
+interface MetricList {
+  names: string[];
+  named: Set<string>;
+  /** The list as OneTaskRecords compares it, and as the filtered table keeps it (JSON text). */
+  key: string;
+  /** The names' string fields, joined as a packed score line holds them. */
+  nameFields: string;
+}
+
+const [DOC_ID, DOC, TARGET, ARGUMENTS, RESPS, FILTERED, FILTER, METRICS, DOC_HASH, PROMPT_HASH, TARGET_HASH] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10] as const;
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+interface Request {
+  context: string | null;
+  contextField: string;
+  continuation: string | null;
+  continuationField: string;
+  genKwargs: string;
+}
+
+const NO_REQUEST: Request = { context: null, contextField: '', continuation: null, continuationField: '', genKwargs: '' };
+
+/** The record's parts, or null when the reference reading must read it. `tok` holds the line's tokens (token 0: the record). */
+export function readCanonicalRecord(tok: CanonicalTokens, file: string, line: number, ctx: TaskContext, memo: CanonicalMemo): RecordParts | null {
+  if (tok.kind[0] !== TOKEN.object) return null;
+  const { kind, next } = tok;
+  const requestType = memo.requestType;
+  // Each format field's value token (-1: absent); every other member's key token.
+  const at = [-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1];
+  const others: number[] = [];
+  for (let k = 1; k < next[0]!; k = next[k + 1]!) {
+    const slot = formatSlot(tok, k);
+    if (slot < 0) others.push(k);
+    else if (at[slot] !== -1) return null;
+    else at[slot] = k + 1;
+  }
+
+  // doc_id: an integer as written, or a string.
+  const idAt = at[DOC_ID]!;
+  if (idAt < 0 || at[RESPS]! < 0) return null;
+  let docId: string;
+  let docIdField: string;
+  if (kind[idAt] === TOKEN.string) {
+    docId = tok.string(idAt);
+    docIdField = tok.slice(idAt);
+  } else if (kind[idAt] === TOKEN.number && isFinite(tok, idAt)) {
+    docId = tok.slice(idAt);
+    docIdField = `"${docId}"`;
+  } else return null;
+
+  // Hashes: each recorded as 64 hex digits, or not at all.
+  const docHash = hashAt(tok, at[DOC_HASH]!);
+  const promptHash = hashAt(tok, at[PROMPT_HASH]!);
+  const targetHash = hashAt(tok, at[TARGET_HASH]!);
+  if (docHash === undefined || promptHash === undefined || targetHash === undefined) return null;
+
+  let filter: string | null = null;
+  let filterField = '"none"';
+  if (at[FILTER]! >= 0) {
+    if (kind[at[FILTER]!] !== TOKEN.string) return null;
+    filter = tok.string(at[FILTER]!);
+    filterField = tok.slice(at[FILTER]!);
+  }
+
+  // The metric list, and each other member as a metric value (listed, or every one when there is no list) or an extra field.
+  let metrics: MetricList | null = null;
+  const metricsAt = at[METRICS]!;
+  if (metricsAt >= 0) {
+    metrics = memo.metricList(tok, metricsAt);
+    if (metrics === null) return null;
+  }
+  const metricKeys: number[] = [];
+  const extraKeys: number[] = [];
+  const extraNames: string[] = [];
+  let metricNames: readonly string[];
+  if (metrics !== null) {
+    // lm-eval writes the metric values in the order of its list: then every listed metric has one value. Any
+    // other order, a missing value or a key written twice is the reference reading's to settle.
+    const names = metrics.names;
+    for (const k of others) {
+      if (metricKeys.length < names.length && tok.is(k, names[metricKeys.length]!)) metricKeys.push(k);
+      else {
+        const name = tok.string(k);
+        if (metrics.named.has(name)) return null;
+        extraKeys.push(k);
+        extraNames.push(name);
+      }
+    }
+    if (metricKeys.length !== names.length) return null;
+    metricNames = names;
+  } else {
+    metricKeys.push(...others);
+    metricNames = others.map((k) => tok.string(k));
+    if (new Set(metricNames).size !== metricNames.length) return null;
+  }
+
+  // target: str(target) of a string or a finite number.
+  let target: string | null = null;
+  let targetField = '';
+  const targetAt = at[TARGET]!;
+  if (targetAt >= 0) {
+    if (kind[targetAt] === TOKEN.string) {
+      target = tok.string(targetAt);
+      targetField = tok.slice(targetAt);
+    } else if (kind[targetAt] === TOKEN.number && isFinite(tok, targetAt)) {
+      target = tok.slice(targetAt);
+      targetField = `"${target}"`;
+    } else return null;
+  }
+
+  // arguments: {"gen_args_<i>": {"arg_0": prompt, "arg_1": continuation or generation settings}}.
+  const requests: Request[] = [];
+  const argsAt = at[ARGUMENTS]!;
+  if (argsAt >= 0) {
+    if (kind[argsAt] !== TOKEN.object) return null;
+    for (let k = argsAt + 1, i = 0; k < next[argsAt]!; k = next[k + 1]!, i++) {
+      if (!tok.is(k, `gen_args_${i}`) || kind[k + 1] !== TOKEN.object) return null;
+      const request = readRequest(tok, k + 1);
+      if (request === null) return null;
+      requests.push(request);
+    }
+  }
+
+  // resps: per request, its repeats: generated text, or a [log-prob, is-greedy] pair.
+  const respsAt = at[RESPS]!;
+  if (kind[respsAt] !== TOKEN.array) return null;
+  const generation = requestType === 'generate_until';
+  const responses: string[][] = [];
+  let maxRepeats = 0;
+  let empty = 0;
+  for (let r = respsAt + 1; r < next[respsAt]!; r = next[r]!) {
+    if (kind[r] !== TOKEN.array) return null;
+    const repeats: string[] = [];
+    for (let k = r + 1; k < next[r]!; k = next[k]!) {
+      if (generation) {
+        if (kind[k] !== TOKEN.string) return null;
+        if (tok.end[k]! - tok.start[k]! === 2) empty++;
+        repeats.push(tok.slice(k));
+        continue;
+      }
+      // [log-prob, is-greedy]: two tokens, then the pair's end.
+      if (kind[k] !== TOKEN.array || next[k] !== k + 3) return null;
+      const logprob = logprobOf(tok, k + 1);
+      const greedy = greedyField(tok.slice(k + 2));
+      if (logprob === null || greedy === null) return null;
+      repeats.push(doubleField(logprob), greedy);
+    }
+    if ((generation ? repeats.length : repeats.length / 2) > maxRepeats) maxRepeats = generation ? repeats.length : repeats.length / 2;
+    responses.push(repeats);
+  }
+
+  const docAt = at[DOC]!;
+  const respsJson = tok.slice(respsAt);
+
+  // The checks of the record by itself (checks.ts recordCheck).
+  let docIndented: string | null = null;
+  const indentedDoc = () => (docIndented ??= tok.indented(docAt, 2));
+  let docBad: string | null = null;
+  if (docHash !== null && docAt >= 0) {
+    const h = sha256Hex(indentedDoc());
+    if (h !== docHash) docBad = `${file}:${line} doc_id ${docId}: recorded ${docHash.slice(0, 12)}…, recomputed ${h.slice(0, 12)}…`;
+  }
+  const context0 = requests.length > 0 ? requests[0]!.context : null;
+  let promptBad: string | null = null;
+  if (promptHash !== null && context0 !== null) {
+    const h = sha256Hex(context0);
+    if (h !== promptHash) promptBad = `${file}:${line} doc_id ${docId}: prompt_hash ${promptHash.slice(0, 12)}… ≠ sha256(arg_0) ${h.slice(0, 12)}…`;
+  }
+  const targetBad = targetHash !== null && target !== null && sha256Hex(target) !== targetHash ? `${file}:${line} doc_id ${docId}: target_hash ≠ sha256(str(target))` : null;
+
+  // The score line: the metrics' names, values and value texts, then the extra fields' (value null).
+  let names = metrics === null ? metricNames.map((n) => memo.stringField(n)).join(ITEM) : metrics.nameFields;
+  const texts: string[] = [];
+  let values: string[] | null = null;
+  for (let j = 0; j < metricKeys.length; j++) {
+    const v = metricKeys[j]! + 1;
+    texts.push(tok.slice(v));
+    if (kind[v] !== TOKEN.number) (values ??= new Array<string>(j).fill(VALUE_OF_NUMBER)).push(scoreValue(tok, v));
+    else values?.push(VALUE_OF_NUMBER);
+  }
+  for (let j = 0; j < extraKeys.length; j++) {
+    names += `${names === '' ? '' : ITEM}${memo.stringField(`${EXTRA_FIELD_PREFIX}${extraNames[j]!}`)}`;
+    (values ??= new Array<string>(metricKeys.length).fill(VALUE_OF_NUMBER)).push('null');
+    texts.push(tok.slice(extraKeys[j]! + 1));
+  }
+  // Scores whose values are all numbers (the common case) share one values field.
+  const valueField = values === null ? memo.numberValues(texts.length) : values.join(ITEM);
+  const gen: string[] = [];
+  for (const r of requests) if (r.genKwargs !== '') gen.push(r.genKwargs);
+  const filtered: string[] = [];
+  memo.filtered.pieces([docIdField, filterField, String(line), at[FILTERED]! < 0 ? '' : tok.slice(at[FILTERED]!), metrics === null ? '' : metrics.key], filtered);
+
+  return {
+    line,
+    docId,
+    filter,
+    metricsKey: metrics === null ? null : metrics.key,
+    filtered,
+    scores: texts.length === 0 ? [] : [memo.taskField, FIELD, docIdField, FIELD, filterField, FIELD, names, FIELD, valueField, FIELD, texts.join(ITEM), '\n'],
+    documentRows: () => {
+      // sampleRows.ts documentRows: the document's hash as recorded (else as lm-eval computes it), one instance per request.
+      const docHashUsed = docHash ?? (docAt >= 0 ? sha256Hex(indentedDoc()) : sha256Hex(`${ctx.task}\u001f${docId}`));
+      const promptHashUsed = promptHash ?? (context0 === null ? null : sha256Hex(context0));
+      const count = Math.max(responses.length, requests.length);
+      const choices = choicesField(ctx, requests, count);
+      const docField = docAt < 0 ? '' : tok.slice(docAt);
+      const docHashField = `"${docHashUsed}"`;
+      const promptHashField = promptHashUsed === null ? '' : `"${promptHashUsed}"`;
+      const instances: string[] = [];
+      const responseLines: string[] = [];
+      let responseRows = 0;
+      for (let i = 0; i < count; i++) {
+        const request = requests[i] ?? NO_REQUEST;
+        const repeats = responses[i] ?? [];
+        const index = String(i);
+        const n = generation ? repeats.length : repeats.length / 2;
+        for (let k = 0; k < n; k++) {
+          memo.responses.pieces(generation ? [docIdField, index, String(k), repeats[k]!] : [docIdField, index, String(k), repeats[2 * k]!, repeats[2 * k + 1]!], responseLines);
+          responseRows++;
+        }
+        memo.instances.pieces([
+          docIdField, index, request.contextField, request.continuationField, request.genKwargs, docField, docHashField, promptHashField,
+          targetField, choices, generation && repeats.length > 0 ? repeats[0]! : '',
+        ], instances);
+      }
+      return { instances, responses: responseLines, instanceRows: count, responseRows };
+    },
+    respsDigest: respsJson.length <= 64 ? respsJson : sha256Hex(respsJson),
+    docHashState: docAt < 0 ? 0 : docHash !== null ? 1 : 2,
+    docBad,
+    promptBad,
+    targetBad,
+    hashes: docHash === null || promptHash === null || targetHash === null ? null : docHash + promptHash + targetHash,
+    extras: extraNames,
+    metricNames,
+    genKey: memo.genKey(gen),
+    maxRepeats,
+    emptyAnswers: empty,
+    shape: { arguments: requests.length === 0 ? null : 'gen_args', hashes: docHash !== null, filterKey: filter !== null },
+  };
+}
+
+/** The format field key token `k` names (its slot), or -1: by length first, so that no key becomes a string. */
+function formatSlot(tok: CanonicalTokens, k: number): number {
+  switch (tok.end[k]! - tok.start[k]! - 2) {
+    case 3:
+      return tok.is(k, 'doc') ? DOC : -1;
+    case 5:
+      return tok.is(k, 'resps') ? RESPS : -1;
+    case 6:
+      return tok.is(k, 'doc_id') ? DOC_ID : tok.is(k, 'target') ? TARGET : tok.is(k, 'filter') ? FILTER : -1;
+    case 7:
+      return tok.is(k, 'metrics') ? METRICS : -1;
+    case 8:
+      return tok.is(k, 'doc_hash') ? DOC_HASH : -1;
+    case 9:
+      return tok.is(k, 'arguments') ? ARGUMENTS : -1;
+    case 11:
+      return tok.is(k, 'prompt_hash') ? PROMPT_HASH : tok.is(k, 'target_hash') ? TARGET_HASH : -1;
+    case 14:
+      return tok.is(k, 'filtered_resps') ? FILTERED : -1;
+    default:
+      return -1;
+  }
+}
+
+/** A number other than NaN and ±Infinity (whose str() Python spells otherwise). */
+function isFinite(tok: CanonicalTokens, k: number): boolean {
+  const c = tok.text.charCodeAt(tok.start[k]!);
+  return (c >= 48 && c <= 57) || (c === 45 && tok.text.charCodeAt(tok.start[k]! + 1) !== 73);
+}
+
+/** A recorded hash: null when absent, undefined when not 64 hex digits (the reference reading then says so). */
+function hashAt(tok: CanonicalTokens, k: number): string | null | undefined {
+  if (k < 0) return null;
+  if (tok.kind[k] !== TOKEN.string || tok.end[k]! - tok.start[k]! !== 66) return undefined;
+  const v = tok.text.slice(tok.start[k]! + 1, tok.end[k]! - 1);
+  return SHA256_HEX.test(v) ? v : undefined;
+}
+
+/** One gen_args_<i> object (token `g`): its first member the prompt (text), its second the continuation (text) or the generation settings (an object). */
+function readRequest(tok: CanonicalTokens, g: number): Request | null {
+  const first = g + 1 < tok.next[g]! ? g + 2 : -1;
+  const second = first >= 0 && tok.next[first]! < tok.next[g]! ? tok.next[first]! + 1 : -1;
+  let context: string | null = null;
+  let contextField = '';
+  let continuation: string | null = null;
+  let continuationField = '';
+  let genKwargs = '';
+  if (first >= 0) {
+    if (tok.kind[first] !== TOKEN.string) return null;
+    context = tok.string(first);
+    contextField = tok.slice(first);
+  }
+  if (second >= 0) {
+    if (tok.kind[second] === TOKEN.string) {
+      continuation = tok.string(second);
+      continuationField = tok.slice(second);
+    } else if (tok.kind[second] === TOKEN.object) genKwargs = tok.slice(second);
+    else return null;
+  }
+  return { context, contextField, continuation, continuationField, genKwargs };
+}
+
+/** A metric list of strings (distinct): its names and its JSON; null otherwise. */
+function metricListOf(tok: CanonicalTokens, list: number, memo: CanonicalMemo): MetricList | null {
+  if (tok.kind[list] !== TOKEN.array) return null;
+  const names: string[] = [];
+  for (let k = list + 1; k < tok.next[list]!; k = tok.next[k]!) {
+    if (tok.kind[k] !== TOKEN.string) return null;
+    names.push(tok.string(k));
+  }
+  const named = new Set(names);
+  // A name listed twice: the reference reading settles what that means.
+  if (named.size !== names.length) return null;
+  return { names, named, key: json(names), nameFields: names.map((n) => memo.stringField(n)).join(ITEM) };
+}
+
+/** sampleRows.ts scoreValue as a score value field, for a value that is not a number: booleans 1/0, "True"/"False" and float text read, anything else null. */
+function scoreValue(tok: CanonicalTokens, k: number): string {
+  const kind = tok.kind[k];
+  if (kind === TOKEN.string) {
+    const v = tok.string(k);
+    if (v === 'True') return '1';
+    if (v === 'False') return '0';
+    return scoreValueField(pyFloat(v));
+  }
+  if (kind === TOKEN.literal) {
+    const c = tok.text.charCodeAt(tok.start[k]!);
+    return c === 116 ? '1' : c === 102 ? '0' : 'null';
+  }
+  return 'null';
+}
+
+/** A log-probability: a number as written, or text Python's float() reads (lm-eval ≥0.4.3 writes "-9.5e-07"); null otherwise. */
+function logprobOf(tok: CanonicalTokens, k: number): number | null {
+  if (tok.kind[k] === TOKEN.string) return pyFloat(tok.string(k));
+  if (tok.kind[k] === TOKEN.number) return numberOf(tok.slice(k));
+  return null;
+}
+
+/** is_greedy: a boolean, or "True"/"False" as lm-eval ≥0.4.3 writes it; null otherwise. */
+function greedyField(v: string): string | null {
+  if (v === 'true' || v === '"True"') return 'true';
+  if (v === 'false' || v === '"False"') return 'false';
+  return null;
+}
+
+/** sampleRows.ts choicesOf: the continuations of a multiple-choice document without the target delimiter. */
+function choicesField(ctx: TaskContext, requests: readonly Request[], count: number): string {
+  if (ctx.targetDelimiter === null || count < 2 || requests.length !== count) return '';
+  const continuations = requests.map((r) => r.continuation);
+  if (continuations.some((c) => c === null)) return '';
+  if (new Set(continuations).size === 1) return '';
+  const d = ctx.targetDelimiter;
+  return json(continuations.map((c) => (c!.startsWith(d) ? c!.slice(d.length) : c!)));
+}

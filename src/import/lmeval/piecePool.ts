@@ -1,0 +1,90 @@
+/**
+ * Worker threads that read the pieces of a large samples file (samplesWorker.ts), so that
+ * an import uses every core: the pieces' reading is nearly all of an import's work, and
+ * their results are joined in file order on this thread (samplesLedger.ts). A piece's bytes
+ * are handed over, not copied; its result comes back as a few long strings and typed arrays.
+ *
+ * The worker runs the code this thread runs: the bundle's samplesWorker.cjs beside a bundled
+ * CLI, else the TypeScript source through tsx.
+ */
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { fileURLToPath } from 'node:url';
+import { BadInputError, type InputLocation } from '../../errors.ts';
+import type { ChunkJob, ChunkResult } from './samplesChunk.ts';
+import type { PieceReader } from './samplesFile.ts';
+
+/** A file smaller than this is read on this thread: starting workers costs more than they save. */
+export const WORKER_MIN_BYTES = 16 << 20;
+
+interface Pending {
+  resolve: (result: ChunkResult) => void;
+  reject: (error: Error) => void;
+}
+
+type Reply = { id: number; result?: ChunkResult; error?: { message: string; stack?: string; bad?: { detail: string; where: InputLocation } } };
+
+export class PiecePool implements PieceReader {
+  private readonly workers: Worker[] = [];
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 0;
+  private next = 0;
+  private failed: Error | null = null;
+  readonly parallel: number;
+
+  constructor(threads: number) {
+    this.parallel = threads;
+    const bundled = import.meta.url.endsWith('.cjs');
+    const entry = fileURLToPath(new URL(bundled ? './samplesWorker.cjs' : './samplesWorker.ts', import.meta.url));
+    for (let i = 0; i < threads; i++) {
+      // From source the worker needs tsx to load TypeScript (a CLI run from source registers it on this thread only).
+      const worker = new Worker(entry, { execArgv: [...(bundled ? [] : ['--import', 'tsx']), ...(process.env.TMP_WORKER_ARGS ? process.env.TMP_WORKER_ARGS.split(' ') : [])] });
+      worker.on('message', (reply: Reply) => this.settle(reply));
+      worker.on('error', (error) => this.fail(error));
+      worker.on('exit', (code) => {
+        if (code !== 0) this.fail(new Error(`a samples reader thread exited (code ${code})`));
+      });
+      this.workers.push(worker);
+    }
+  }
+
+  /** Threads for a file of `bytes`: 0 (read on this thread) below WORKER_MIN_BYTES or on one core. */
+  static threadsFor(bytes: number): number {
+    const cores = availableParallelism();
+    return bytes < WORKER_MIN_BYTES || cores < 2 ? 0 : Math.min(cores, 4);
+  }
+
+  read(job: ChunkJob): Promise<ChunkResult> {
+    if (this.failed !== null) return Promise.reject(this.failed);
+    const id = this.nextId++;
+    const worker = this.workers[this.next++ % this.workers.length]!;
+    // The piece's own memory is handed over; a piece that shares its memory (a small one, from Node's pool) is copied.
+    const bytes = job.bytes.byteOffset === 0 && job.bytes.byteLength >= 65536 ? job.bytes : new Uint8Array(job.bytes);
+    return new Promise<ChunkResult>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      worker.postMessage({ id, job: { ...job, bytes } }, [bytes.buffer as ArrayBuffer]);
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.terminate()));
+  }
+
+  private settle(reply: Reply): void {
+    const p = this.pending.get(reply.id);
+    if (p === undefined) return;
+    this.pending.delete(reply.id);
+    if (reply.result !== undefined) return p.resolve(reply.result);
+    const e = reply.error!;
+    if (e.bad !== undefined) return p.reject(new BadInputError(e.bad.detail, e.bad.where));
+    const error = new Error(`a samples reader thread failed: ${e.message}`);
+    if (e.stack !== undefined) error.stack = e.stack;
+    p.reject(error);
+  }
+
+  private fail(error: Error): void {
+    this.failed ??= error;
+    for (const p of this.pending.values()) p.reject(error);
+    this.pending.clear();
+  }
+}

@@ -1,0 +1,405 @@
+/**
+ * A piece of a samples file (whole lines) turned into what the import keeps of it: the
+ * store rows as lines of JSON (jsonRowsTable.ts) and, per record, what the checks across
+ * records need (its ids, metric list, check outcome, facts). Nothing here depends on the
+ * records of other pieces, so pieces can be read on worker threads and their results
+ * joined in file order (samplesLedger.ts): which record is its document's first, the
+ * one-task rules and the checks across records are decided there.
+ *
+ * Lines are read as util/lines.ts reads them (a trailing CR and line 1's byte order mark
+ * dropped, invalid UTF-8 refused or skipped, blank lines passed over). A line that is
+ * exactly json.dumps output (how lm-eval writes) is read through a canonical view of its
+ * text; any other line, and any line holding a control byte, by the exact reader.
+ */
+import { isUtf8 } from 'node:buffer';
+import { BadInputError } from '../../errors.ts';
+import { CanonicalTokens, controlBytePositions } from '../../py/canonicalJson.ts';
+import { parseOrdered, type PyNode } from '../../py/orderedJson.ts';
+import { encodeRow, encodeScoreRun } from '../../store/rowLines.ts';
+import type { SkippedRecord } from '../types.ts';
+import { firstInvalidUtf8, invalidUtf8Message } from '../../util/utf8.ts';
+import { metricsKeyOf, recordCheck } from './checks.ts';
+import { kindName, nodeRecordView, toSampleLine, type SampleLine } from './sampleLine.ts';
+import { documentRows, filteredRow, inferRequestType, scoreRun, type RequestType, type TaskContext } from './sampleRows.ts';
+import { CanonicalMemo, readCanonicalRecord } from './canonicalRecord.ts';
+import type { RecordParts, RecordShape } from './recordParts.ts';
+
+export interface ChunkJob {
+  /** Whole lines of the file (the file's last piece may end without a newline). */
+  bytes: Uint8Array;
+  /** The 1-based number of the piece's first line. */
+  firstLine: number;
+  file: string;
+  task: string;
+  runId: string;
+  /** null: the request type is inferred from the first record (the task's config does not say). */
+  requestType: RequestType | null;
+  targetDelimiter: string | null;
+  skipBad: boolean;
+}
+
+/** What a piece gave: per record (in order) as columns, and per piece what is kept in order of first appearance. */
+export interface ChunkResult {
+  requestType: RequestType | null;
+  firstShape: RecordShape | null;
+  records: number;
+  line: Int32Array;
+  docId: string[];
+  filter: (string | null)[];
+  /** Index into metricsKeys, or -1 when the record lists no metrics. */
+  metricsKeyId: Int32Array;
+  metricsKeys: string[];
+  respsDigest: string[];
+  /** 1 when the record has a doc_hash and a document; 2 when a document and no doc_hash; 0 otherwise. */
+  docHashState: Uint8Array;
+  docBad: string[];
+  promptBad: string[];
+  targetBad: string[];
+  /** Every record's doc, prompt and target hashes run together, up to the first record lacking one (then hashesBroken). */
+  hashes: string;
+  hashesBroken: boolean;
+  extrasSeen: string[];
+  filtersSeen: string[];
+  metricsSeen: string[];
+  /** Facts of a document's first record: its generation settings (index into genKeys: a JSON list of json.dumps texts), repeats, empty answers. */
+  genKeyId: Int32Array;
+  genKeys: string[];
+  maxRepeats: Int32Array;
+  emptyAnswers: Int32Array;
+  /** Instance and response rows of the records that may be their document's first, and where each record's end in the texts. */
+  instances: string;
+  instancesEnd: Int32Array;
+  instancesLongest: number;
+  responses: string;
+  responsesEnd: Int32Array;
+  responsesLongest: number;
+  rowCounts: { instances: Int32Array; responses: Int32Array };
+  /** 1 when the record's instance and response rows were made (or failed: rowErrors), 0 when its document was seen before. */
+  rowsMade: Uint8Array;
+  /** A record whose document rows could not be made: an error only if it is its document's first. */
+  rowErrors: { record: number; detail: string; field: string | undefined }[];
+  scores: string;
+  scoresLongest: number;
+  filtered: string;
+  filteredLongest: number;
+  skipped: SkippedRecord[];
+  /** A record that stopped the piece (without --skip-bad): thrown once the records before it are joined. */
+  error: { detail: string; line: number; field: string | undefined } | null;
+}
+
+/**
+ * Reads pieces of samples files. It remembers, per file, the documents whose rows it has
+ * made: a record of one of those is not its document's first, and its rows are not made again.
+ */
+export class ChunkProcessor {
+  private readonly docsSeen = new Map<string, Set<string>>();
+  /** One token table for every line read (its arrays are reused). */
+  private readonly tokens = new CanonicalTokens();
+
+  process(job: ChunkJob): ChunkResult {
+    return new ChunkReading(job, this.seenIn(job.file), countLines(job.bytes), this.tokens).run();
+  }
+
+  /** Records already read as JSON values (a samples file written as one JSON array), each with its line. */
+  processNodes(job: Omit<ChunkJob, 'bytes' | 'firstLine'>, items: readonly { node: PyNode; line: number }[]): ChunkResult {
+    const reading = new ChunkReading({ ...job, bytes: new Uint8Array(0), firstLine: items[0]?.line ?? 1 }, this.seenIn(job.file), items.length, this.tokens);
+    for (const { node, line } of items) if (!reading.node(node, line)) break;
+    return reading.result();
+  }
+
+  private seenIn(file: string): Set<string> {
+    let seen = this.docsSeen.get(file);
+    if (seen === undefined) this.docsSeen.set(file, (seen = new Set()));
+    return seen;
+  }
+}
+
+class ChunkReading {
+  private readonly out: ChunkResult;
+  private readonly ctx: TaskContext;
+  private readonly metricsKeyIndex = new Map<string, number>();
+  private readonly genKeyIndex = new Map<string, number>();
+  private readonly extras = new Set<string>();
+  private readonly filters = new Set<string>();
+  private readonly metrics = new Set<string>();
+  private memo: CanonicalMemo | null = null;
+  private readonly tokens: CanonicalTokens;
+  private readonly instances = new TextPieces();
+  private readonly responses = new TextPieces();
+  private readonly scores = new TextPieces();
+  private readonly filtered = new TextPieces();
+  private hashes: string[] = [];
+
+  /** `most`: the most records the piece can hold (one per line), the size of its typed columns. */
+  constructor(
+    private readonly job: ChunkJob,
+    private readonly seen: Set<string>,
+    most: number,
+    tokens: CanonicalTokens,
+  ) {
+    this.tokens = tokens;
+    this.ctx = { runId: job.runId, task: job.task, requestType: job.requestType ?? 'unknown', targetDelimiter: job.targetDelimiter };
+    this.out = {
+      requestType: job.requestType, firstShape: null, records: 0,
+      line: new Int32Array(most), docId: [], filter: [], metricsKeyId: new Int32Array(most), metricsKeys: [], respsDigest: [],
+      docHashState: new Uint8Array(most), docBad: [], promptBad: [], targetBad: [], hashes: '', hashesBroken: false,
+      extrasSeen: [], filtersSeen: [], metricsSeen: [],
+      genKeyId: new Int32Array(most), genKeys: [], maxRepeats: new Int32Array(most), emptyAnswers: new Int32Array(most),
+      instances: '', instancesEnd: new Int32Array(most), instancesLongest: 0, responses: '', responsesEnd: new Int32Array(most), responsesLongest: 0,
+      rowCounts: { instances: new Int32Array(most), responses: new Int32Array(most) }, rowsMade: new Uint8Array(most),
+      rowErrors: [], scores: '', scoresLongest: 0, filtered: '', filteredLongest: 0, skipped: [], error: null,
+    };
+  }
+
+  run(): ChunkResult {
+    const { bytes, firstLine } = this.job;
+    const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+    const valid = isUtf8(buffer);
+    let line = firstLine;
+    let start = 0;
+    // Control bytes other than the newline that ends the line (and a CR just before it) send the line to the exact reader.
+    let controls = 0;
+    let lastControl = -1;
+    const finishLine = (end: number): boolean => {
+      let stop = end;
+      if (stop > start && buffer[stop - 1] === 13) stop--;
+      const clean = controls === 0 || (controls === 1 && lastControl === stop);
+      const from = line === 1 && buffer[start] === 0xef && buffer[start + 1] === 0xbb && buffer[start + 2] === 0xbf ? start + 3 : start;
+      const go = this.line(buffer, from, stop, line, clean, valid);
+      line++;
+      start = end + 1;
+      controls = 0;
+      return go;
+    };
+    for (const p of controlBytePositions(buffer, 0, buffer.length)) {
+      if (buffer[p] === 10) {
+        if (!finishLine(p)) return this.result();
+      } else {
+        controls++;
+        lastControl = p;
+      }
+    }
+    if (start < buffer.length) finishLine(buffer.length);
+    return this.result();
+  }
+
+  /** One line; false when it stops the piece. */
+  private line(buffer: Buffer, start: number, end: number, line: number, clean: boolean, valid: boolean): boolean {
+    const { file } = this.job;
+    if (!valid) {
+      const bad = firstInvalidUtf8(buffer.subarray(start, end));
+      if (bad !== null) return this.refuse(invalidUtf8Message(buffer.subarray(start, end), bad), line, undefined, false);
+    }
+    const text = buffer.toString('utf8', start, end);
+    if (text.trim() === '') return true;
+    // A line exactly as json.dumps writes it, of the shape lm-eval writes, is read from its text; any other by the exact reader.
+    const memo = clean ? this.canonicalMemo() : null;
+    if (memo !== null && this.tokens.read(text)) {
+      const parts = readCanonicalRecord(this.tokens, file, line, this.ctx, memo);
+      if (parts !== null) {
+        this.addParts(parts);
+        return true;
+      }
+    }
+    let node: PyNode;
+    try {
+      node = parseOrdered(text, { file, line });
+    } catch (error) {
+      if (!(error instanceof BadInputError)) throw error;
+      return this.refuse(error.detail, line, undefined, false);
+    }
+    return this.node(node, line);
+  }
+
+  /** A record the exact reader read; false when it stops the piece. */
+  node(node: PyNode, line: number): boolean {
+    const { file } = this.job;
+    return this.sample(() => {
+      if (node.k !== 'obj') throw new BadInputError(`expected a JSON object, got ${kindName(node)}`, { file, line });
+      return toSampleLine(nodeRecordView(node), file, line);
+    }, line);
+  }
+
+  private sample(read: () => SampleLine, line: number): boolean {
+    let sample: SampleLine;
+    try {
+      sample = read();
+    } catch (error) {
+      if (!(error instanceof BadInputError)) throw error;
+      return this.refuse(error.detail, line, error.where.field, true);
+    }
+    this.record(sample);
+    return true;
+  }
+
+  /**
+   * A line that cannot be read: skipped with --skip-bad (a record that breaks the format with
+   * its field named, as the skipped list shows it), else the piece stops there.
+   */
+  private refuse(detail: string, line: number, field: string | undefined, isRecord: boolean): boolean {
+    if (this.job.skipBad) {
+      this.out.skipped.push(isRecord ? { file: this.job.file, line, field, reason: detail } : { file: this.job.file, line, reason: detail });
+      return true;
+    }
+    this.out.error = { detail, line, field };
+    return false;
+  }
+
+  /** What canonical records of this piece share, once the request type is one canonicalRecord.ts reads; else null. */
+  private canonicalMemo(): CanonicalMemo | null {
+    const type = this.out.requestType;
+    if (type !== 'generate_until' && type !== 'loglikelihood') return null;
+    return (this.memo ??= new CanonicalMemo(this.job.task, type));
+  }
+
+  /** A record of the reference reading. */
+  private record(l: SampleLine): void {
+    const out = this.out;
+    if (out.requestType === null) {
+      out.requestType = inferRequestType(l);
+      this.ctx.requestType = out.requestType;
+    }
+    const index = out.records;
+    const ctx = this.ctx;
+    const check = recordCheck(l);
+    const gen: string[] = [];
+    for (const r of l.requests) if (r.genKwargsJson !== null) gen.push(r.genKwargsJson);
+    let maxRepeats = 0;
+    let empty = 0;
+    for (const reps of l.resps) {
+      maxRepeats = Math.max(maxRepeats, reps.length);
+      if (ctx.requestType === 'generate_until') empty += reps.filter((r) => r.k === 'str' && r.v === '').length;
+    }
+    this.addParts({
+      line: l.line,
+      docId: l.docId,
+      filter: l.filter,
+      metricsKey: metricsKeyOf(l),
+      filtered: [encodeRow('filtered', filteredRow(ctx, l), index)],
+      scores: [encodeScoreRun(scoreRun(ctx, l))],
+      documentRows: () => {
+        const rows = documentRows(ctx, l);
+        return {
+          instances: rows.instances.map((row) => encodeRow('instances', row, index)),
+          responses: rows.responses.map((row) => encodeRow('responses', row, index)),
+          instanceRows: rows.instances.length,
+          responseRows: rows.responses.length,
+        };
+      },
+      respsDigest: check.respsDigest,
+      docHashState: check.docChecked ? 1 : check.unhashed ? 2 : 0,
+      docBad: check.docBad,
+      promptBad: check.promptBad,
+      targetBad: check.targetBad,
+      hashes: check.hashes,
+      extras: l.extras.map(([k]) => k),
+      metricNames: l.metricValues.map(([m]) => m),
+      genKey: JSON.stringify(gen),
+      maxRepeats,
+      emptyAnswers: empty,
+      shape: { arguments: l.requests[0]?.shape ?? null, hashes: l.docHash !== null, filterKey: l.filter !== null },
+    });
+  }
+
+  private addParts(p: RecordParts): void {
+    const out = this.out;
+    const i = out.records++;
+    if (i === 0) out.firstShape = p.shape;
+    out.line[i] = p.line;
+    out.docId.push(p.docId);
+    out.filter.push(p.filter);
+    out.metricsKeyId[i] = p.metricsKey === null ? -1 : intern(p.metricsKey, this.metricsKeyIndex, out.metricsKeys);
+    out.filteredLongest = Math.max(out.filteredLongest, this.filtered.add(p.filtered));
+    out.scoresLongest = Math.max(out.scoresLongest, this.scores.add(p.scores));
+    if (!this.seen.has(p.docId)) {
+      this.seen.add(p.docId);
+      out.rowsMade[i] = 1;
+      try {
+        const rows = p.documentRows();
+        out.instancesLongest = Math.max(out.instancesLongest, this.instances.add(rows.instances));
+        out.responsesLongest = Math.max(out.responsesLongest, this.responses.add(rows.responses));
+        out.rowCounts.instances[i] = rows.instanceRows;
+        out.rowCounts.responses[i] = rows.responseRows;
+      } catch (error) {
+        if (!(error instanceof BadInputError)) throw error;
+        out.rowErrors.push({ record: i, detail: error.detail, field: error.where.field });
+      }
+    }
+    out.instancesEnd[i] = this.instances.length;
+    out.responsesEnd[i] = this.responses.length;
+    out.respsDigest.push(p.respsDigest);
+    out.docHashState[i] = p.docHashState;
+    if (p.docBad !== null) out.docBad.push(p.docBad);
+    if (p.promptBad !== null) out.promptBad.push(p.promptBad);
+    if (p.targetBad !== null) out.targetBad.push(p.targetBad);
+    if (p.hashes === null) out.hashesBroken = true;
+    else if (!out.hashesBroken) this.hashes.push(p.hashes);
+    for (const k of p.extras) this.extras.add(k);
+    this.filters.add(p.filter ?? 'none');
+    for (const m of p.metricNames) this.metrics.add(m);
+    out.genKeyId[i] = intern(p.genKey, this.genKeyIndex, out.genKeys);
+    out.maxRepeats[i] = p.maxRepeats;
+    out.emptyAnswers[i] = p.emptyAnswers;
+  }
+
+  result(): ChunkResult {
+    const out = this.out;
+    const n = out.records;
+    for (const key of ['line', 'metricsKeyId', 'docHashState', 'rowsMade', 'genKeyId', 'maxRepeats', 'emptyAnswers', 'instancesEnd', 'responsesEnd'] as const) {
+      (out as unknown as Record<string, Int32Array | Uint8Array>)[key] = out[key].slice(0, n);
+    }
+    out.rowCounts = { instances: out.rowCounts.instances.slice(0, n), responses: out.rowCounts.responses.slice(0, n) };
+    out.instances = this.instances.text();
+    out.responses = this.responses.text();
+    out.scores = this.scores.text();
+    out.filtered = this.filtered.text();
+    out.hashes = this.hashes.join('');
+    out.extrasSeen = [...this.extras];
+    out.filtersSeen = [...this.filters];
+    out.metricsSeen = [...this.metrics];
+    return out;
+  }
+}
+
+/** The memory of a result's typed columns, handed to the thread that joins it instead of copied. */
+export function resultTransfers(r: ChunkResult): ArrayBuffer[] {
+  const arrays = [r.line, r.metricsKeyId, r.docHashState, r.rowsMade, r.genKeyId, r.maxRepeats, r.emptyAnswers, r.instancesEnd, r.responsesEnd, r.rowCounts.instances, r.rowCounts.responses];
+  return arrays.map((a) => a.buffer as ArrayBuffer);
+}
+
+/** Text gathered as pieces and joined once; `length` is the joined text's length so far. */
+class TextPieces {
+  private readonly pieces: string[] = [];
+  length = 0;
+
+  /** Adds one row's (or several rows') pieces; returns their length. */
+  add(pieces: readonly string[]): number {
+    let n = 0;
+    for (const p of pieces) {
+      this.pieces.push(p);
+      n += p.length;
+    }
+    this.length += n;
+    return n;
+  }
+
+  text(): string {
+    return this.pieces.join('');
+  }
+}
+
+function intern(key: string, index: Map<string, number>, table: string[]): number {
+  let id = index.get(key);
+  if (id === undefined) {
+    id = table.length;
+    table.push(key);
+    index.set(key, id);
+  }
+  return id;
+}
+
+function countLines(bytes: Uint8Array): number {
+  let n = 1;
+  for (let i = bytes.indexOf(10); i >= 0; i = bytes.indexOf(10, i + 1)) n++;
+  return n;
+}

@@ -1,0 +1,109 @@
+/**
+ * A store table written as lines of text (rowLines.ts makes them) while an importer reads its
+ * source, and read back by DuckDB once, when the store's Parquet file is written. Rows leave
+ * JavaScript as text, most of it text the importer already holds (a samples record's own
+ * JSON), instead of one native call per value through an appender; and no Parquet is written
+ * until the end, when the provenance that goes into its metadata is known, so a large import
+ * encodes its Parquet once. The SELECT reads each field back with the schema's type.
+ */
+import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { StoreError } from '../errors.ts';
+import { scratchFolder, sqlIdent, sqlString } from '../util/duckdb.ts';
+import { FIELD, fieldForm, ITEM, streamedColumns, VALUE_OF_NUMBER, type StreamedTable } from './rowLines.ts';
+import { TABLES, type ColumnSpec } from './schema.ts';
+import type { TableSource } from './writeStore.ts';
+
+/** DuckDB's CSV reader refuses a line longer than its bound (2 MB by default); the longest line written raises it. */
+const DEFAULT_MAX_LINE = 2 << 20;
+/** Text gathered before a write (one write per this much keeps the calls few and the memory small). */
+const WRITE_EVERY = 1 << 20;
+
+/** One run's rows of one table, appended as lines to a file in this process's scratch folder. */
+export class RowLinesTable {
+  private readonly path: string;
+  private fd: number | null;
+  private pending: string[] = [];
+  private pendingLength = 0;
+  private longestLine = 0;
+  private rows = 0;
+
+  constructor(
+    readonly table: StreamedTable,
+    private readonly runId: string,
+  ) {
+    this.path = join(scratchFolder('rows'), `${table}-${randomBytes(6).toString('hex')}.txt`);
+    this.fd = openSync(this.path, 'w');
+  }
+
+  /** Lines rowLines.ts made (each ending in a newline), `count` rows; `longest` bounds the longest line, in UTF-16 units. */
+  append(lines: string, longest: number, count: number): void {
+    if (lines.length === 0) return;
+    this.pending.push(lines);
+    this.pendingLength += lines.length;
+    this.rows += count;
+    if (longest > this.longestLine) this.longestLine = longest;
+    if (this.pendingLength >= WRITE_EVERY) this.flush();
+  }
+
+  /** Rows appended so far. */
+  get count(): number {
+    return this.rows;
+  }
+
+  /** The table's rows for the store writer: read from the file, typed as the schema says, in the order appended. */
+  finish(): TableSource {
+    this.flush();
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+    const columns = streamedColumns(this.table);
+    // UTF-16 units → bytes: at most three bytes each.
+    const maxLine = Math.max(DEFAULT_MAX_LINE, 3 * this.longestLine + 1);
+    const read = `read_csv(${sqlString(this.path)}, delim = '${FIELD}', quote = '', escape = '', header = false, auto_detect = false, new_line = '\\n', max_line_size = ${maxLine}, columns = {${columns.map((c) => `${sqlString(c.name)}: 'VARCHAR'`).join(', ')}})`;
+    if (this.table === 'scores') {
+      // A packed line's lists split into rows; a value `=` is the double of its recorded number, `null` null.
+      const split = (c: string) => `unnest(string_split(${sqlIdent(c)}, '${ITEM}'))`;
+      const rows = `SELECT ${sqlString(this.runId)} AS run_id, ${columns.filter((c) => !['metric', 'value', 'value_json'].includes(c.name)).map((c) => `${typed(c, sqlIdent(c.name))} AS ${sqlIdent(c.name)}`).join(', ')}, ${split('metric')} AS metric, ${split('value')} AS value, ${split('value_json')} AS value_json FROM ${read}`;
+      const select = (TABLES.scores as readonly ColumnSpec[]).map((c) =>
+        c.name === 'metric' ? `json_extract_string(metric, '$') AS metric`
+        : c.name === 'value' ? `CAST(CASE value WHEN '${VALUE_OF_NUMBER}' THEN value_json WHEN 'null' THEN NULL ELSE value END AS DOUBLE) AS value`
+        : sqlIdent(c.name));
+      return { sql: `SELECT ${select.join(', ')} FROM (${rows})`, lazy: true, reread: 'parse' };
+    }
+    const select = (TABLES[this.table] as readonly ColumnSpec[]).map((c) =>
+      c.name === 'run_id' ? `${sqlString(this.runId)} AS run_id` : `${typed(c, sqlIdent(c.name))} AS ${sqlIdent(c.name)}`);
+    return { sql: `SELECT ${select.join(', ')} FROM ${read}`, lazy: true, reread: 'parse' };
+  }
+
+  abort(): void {
+    this.pending = [];
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+    rmSync(this.path, { force: true });
+  }
+
+  private flush(): void {
+    if (this.pending.length === 0 || this.fd === null) return;
+    const bytes = Buffer.from(this.pending.length === 1 ? this.pending[0]! : this.pending.join(''));
+    this.pending = [];
+    this.pendingLength = 0;
+    try {
+      for (let written = 0; written < bytes.length; ) written += writeSync(this.fd, bytes, written);
+    } catch (error) {
+      throw new StoreError(`cannot write the ${this.table} rows to ${this.path} (${(error as Error).message})`, { cause: error });
+    }
+  }
+}
+
+/** A field's value with its column's type (rowLines.ts says how each is written). */
+function typed(c: ColumnSpec, field: string): string {
+  switch (fieldForm(c)) {
+    case 'json text':
+      return field;
+    case 'string':
+      return `json_extract_string(${field}, '$')`;
+    case 'scalar':
+      return `CAST(${field} AS ${c.type})`;
+  }
+}

@@ -1,0 +1,153 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { CanonicalReader, CanonicalTokens, controlBytePositions, TOKEN } from '../../src/py/canonicalJson.ts';
+import { parseOrdered, pyDumps, type PyNode } from '../../src/py/orderedJson.ts';
+import { externalFixture, fixturePath } from '../helpers/fixtures.ts';
+
+// json.dumps(v, ensure_ascii=False) and json.dumps(v, indent=2, ensure_ascii=False) as CPython wrote them.
+const cases = readFileSync(new URL('./canonical_cases.jsonl', import.meta.url), 'utf8')
+  .trim()
+  .split('\n')
+  .map((l) => JSON.parse(l) as { dumps: string; indent2: string });
+
+test("CPython's json.dumps output is read as canonical: the same nodes as the exact reader, and indent=2 as CPython writes it", () => {
+  assert.equal(cases.length, 17);
+  for (const { dumps, indent2 } of cases) {
+    const reader = new CanonicalReader(dumps);
+    assert.equal(reader.valueEnd(0, 0), dumps.length, dumps);
+    const exact = parseOrdered(dumps);
+    assert.equal(pyDumps(exact), dumps, 'the exact path renders it back unchanged');
+    assert.deepEqual(reader.node(0, dumps.length), exact, dumps);
+    assert.equal(reader.indented(0, dumps.length, 2), indent2, dumps);
+    if (exact.k === 'obj') {
+      const members = reader.members();
+      assert.ok(members !== null, dumps);
+      assert.deepEqual(members.keys, exact.entries.map(([k]) => k));
+      members.starts.forEach((start, i) => assert.equal(dumps.slice(start, members.ends[i]), pyDumps(exact.entries[i]![1])));
+    }
+  }
+});
+
+/** The exact reader's node for token `k`, built from the token table alone. */
+function tokenNode(tokens: CanonicalTokens, k: number): PyNode {
+  const kind = tokens.kind[k];
+  if (kind === TOKEN.string) return { k: 'str', v: tokens.string(k) };
+  if (kind === TOKEN.number) return { k: 'num', raw: tokens.slice(k) };
+  if (kind === TOKEN.literal) {
+    const text = tokens.slice(k);
+    return text === 'null' ? { k: 'null' } : { k: 'bool', v: text === 'true' };
+  }
+  const children: number[] = [];
+  for (let c = k + 1; c < tokens.next[k]!; c = tokens.next[c]!) children.push(c);
+  if (kind === TOKEN.array) return { k: 'arr', items: children.map((c) => tokenNode(tokens, c)) };
+  const entries: [string, PyNode][] = [];
+  for (let j = 0; j < children.length; j += 2) entries.push([tokens.string(children[j]!), tokenNode(tokens, children[j + 1]!)]);
+  return { k: 'obj', entries };
+}
+
+test('the token table of a canonical text holds the exact reader\'s nodes, and its indent=2 rendering is CPython\'s', () => {
+  const tokens = new CanonicalTokens();
+  for (const { dumps, indent2 } of cases) {
+    assert.equal(tokens.read(dumps), true, dumps);
+    assert.equal(tokens.next[0], tokens.count);
+    assert.deepEqual(tokenNode(tokens, 0), parseOrdered(dumps), dumps);
+    assert.equal(tokens.indented(0, 2), indent2, dumps);
+  }
+});
+
+test('text that pyDumps would not give back unchanged is refused, so the exact reader reads it', () => {
+  const refused = [
+    '{"a":1}', // compact separators (JSON.stringify's)
+    '{"a":  1}',
+    '{"a" : 1}',
+    '{"a": 1,"b": 2}',
+    ' {"a": 1}',
+    '{"a": 1} ',
+    '{ }',
+    '[ ]',
+    '{"a": [1 ]}',
+    '{"a": "a\\/b"}', // an escape JSON.stringify never writes
+    '{"a": "\\u00e9"}', // é escaped, as ensure_ascii=True writes it
+    '{"a": "\\u001F"}', // upper-case hex
+    '{"a": "\\u0008"}', // \b spelt long
+    '{"a": "\\ud83d\\ude00"}', // a surrogate pair escaped
+    '{"a": "\\ud800"}', // a lone surrogate escaped (Python writes it raw)
+    '{"a": }',
+    '{"a": 01}',
+    '{"a": 1.}',
+    '{"a": .5}',
+    '{"a": -}',
+    '{"a": +1}',
+    '{"a": [1, ]}',
+    '{"a": "unterminated}',
+    '{"a": tru}',
+    '{"a": nan}',
+    '{"a": 1}{"b": 2}',
+    '{a: 1}',
+    "{'a': 1}",
+    '{"a": "x\\q"}',
+  ];
+  const tokens = new CanonicalTokens();
+  for (const text of refused) {
+    const reader = new CanonicalReader(text);
+    assert.equal(reader.members(), null, text);
+    assert.equal(tokens.read(text), false, text);
+  }
+  // Nesting past the reader's bound goes to the exact reader, which bounds it too.
+  const deep = `{"a": ${'['.repeat(70)}${']'.repeat(70)}}`;
+  assert.equal(new CanonicalReader(deep).members(), null);
+  assert.equal(tokens.read(deep), false);
+});
+
+test('a repeated key is kept twice, as the exact reader keeps it', () => {
+  const text = '{"a": 1, "a": {"b": [2, "x"]}}';
+  const reader = new CanonicalReader(text);
+  const members = reader.members();
+  assert.deepEqual(members?.keys, ['a', 'a']);
+  assert.deepEqual(reader.node(0, text.length), parseOrdered(text));
+});
+
+test('every record of the real lm-eval samples files in the fixtures is canonical and reads as the exact reader reads it', () => {
+  const files = [
+    fixturePath('lmeval/pr3032-truthfulqa-gen/samples_truthfulqa_gen_2025-05-31T14-30-51.983293.jsonl'),
+    fixturePath('lmeval/pr2236-asdiv/asdiv/meta-llama__Meta-Llama-3-8B-Instruct/samples_asdiv_2024-08-21T03-44-09.494230.jsonl'),
+    externalFixture('lm-evaluation-harness/pr3144-tgpred/samples_polymer_tg_prediction_2025-06-30T19-40-09.461247.jsonl'),
+    externalFixture('lm-evaluation-harness/pr3032-truthfulqa-gen/samples_truthfulqa_gen_2025-05-31T13-51-32.759677.jsonl'),
+    fixturePath('models/lmeval-reference/qwen3-tiny/chat/samples_gsm8k_2026-12-02T01-57-08.844863.jsonl'),
+    fixturePath('models/lmeval-reference/gpt2-tiny/plain/samples_mmlu_abstract_algebra_2026-12-02T01-45-53.923896.jsonl'),
+  ];
+  let records = 0;
+  const tokens = new CanonicalTokens();
+  for (const file of files) {
+    const bytes = readFileSync(file);
+    const text = (file.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8');
+    for (const line of text.split('\n')) {
+      if (line === '') continue;
+      records++;
+      const reader = new CanonicalReader(line);
+      const members = reader.members();
+      assert.equal(tokens.read(line), true);
+      assert.deepEqual(tokenNode(tokens, 0), parseOrdered(line));
+      assert.ok(members !== null, `${file}: a record lm-eval wrote is canonical`);
+      assert.deepEqual(reader.node(0, line.length), parseOrdered(line));
+      const doc = members.keys.indexOf('doc');
+      const exactDoc = (parseOrdered(line) as Extract<PyNode, { k: 'obj' }>).entries[doc]![1];
+      assert.equal(reader.indented(members.starts[doc]!, members.ends[doc]!, 2), pyDumps(exactDoc, 2));
+    }
+  }
+  // Records per file, as `wc -l` counts them: 20 + 50 + 24 + 817 + 40 + 20.
+  assert.equal(records, 971);
+});
+
+test('control bytes are found at every position and alignment, multi-byte UTF-8 never taken for one', () => {
+  const text = Buffer.from('é😀\u0001ab\nc\u001fd\u007f\u0080 \u2028', 'utf8');
+  for (let offset = 0; offset < 4; offset++) {
+    const padded = Buffer.concat([Buffer.alloc(offset, 0x41), text, Buffer.from('xyz')]);
+    const found = controlBytePositions(padded, 0, padded.length);
+    const expected = [...padded].flatMap((b, i) => (b < 0x20 ? [i] : []));
+    assert.deepEqual(found, expected);
+    assert.deepEqual(controlBytePositions(padded, offset + 1, padded.length - 1), expected.filter((i) => i >= offset + 1 && i < padded.length - 1));
+  }
+});
