@@ -24,36 +24,33 @@ const WRITE_EVERY = 1 << 20;
 export class RowLinesTable {
   private readonly path: string;
   private fd: number | null;
-  private pending: string[] = [];
+  private pending: Uint8Array[] = [];
   private pendingLength = 0;
   private longestLine = 0;
-  private rows = 0;
+  /** Rows appended so far (a caller appending runs of several rows' lines may count them itself). */
+  count = 0;
 
-  constructor(
-    readonly table: StreamedTable,
-    private readonly runId: string,
-  ) {
+  constructor(readonly table: StreamedTable) {
     this.path = join(scratchFolder('rows'), `${table}-${randomBytes(6).toString('hex')}.txt`);
     this.fd = openSync(this.path, 'w');
   }
 
-  /** Lines rowLines.ts made (each ending in a newline), `count` rows; `longest` bounds the longest line, in UTF-16 units. */
-  append(lines: string, longest: number, count: number): void {
+  /**
+   * Lines rowLines.ts made (each ending in a newline; text, or its UTF-8), `count` rows;
+   * `longest` bounds the longest line, in UTF-16 units. Bytes are kept as given until written.
+   */
+  append(lines: string | Uint8Array, longest: number, count: number): void {
     if (lines.length === 0) return;
-    this.pending.push(lines);
-    this.pendingLength += lines.length;
-    this.rows += count;
+    const bytes = typeof lines === 'string' ? Buffer.from(lines) : lines;
+    this.pending.push(bytes);
+    this.pendingLength += bytes.length;
+    this.count += count;
     if (longest > this.longestLine) this.longestLine = longest;
     if (this.pendingLength >= WRITE_EVERY) this.flush();
   }
 
-  /** Rows appended so far. */
-  get count(): number {
-    return this.rows;
-  }
-
-  /** The table's rows for the store writer: read from the file, typed as the schema says, in the order appended. */
-  finish(): TableSource {
+  /** The table's rows for the store writer: read from the file, typed as the schema says, in the order appended, all of run `runId`. */
+  finish(runId: string): TableSource {
     this.flush();
     if (this.fd !== null) closeSync(this.fd);
     this.fd = null;
@@ -64,7 +61,7 @@ export class RowLinesTable {
     if (this.table === 'scores') {
       // A packed line's lists split into rows; a value `=` is the double of its recorded number, `null` null.
       const split = (c: string) => `unnest(string_split(${sqlIdent(c)}, '${ITEM}'))`;
-      const rows = `SELECT ${sqlString(this.runId)} AS run_id, ${columns.filter((c) => !['metric', 'value', 'value_json'].includes(c.name)).map((c) => `${typed(c, sqlIdent(c.name))} AS ${sqlIdent(c.name)}`).join(', ')}, ${split('metric')} AS metric, ${split('value')} AS value, ${split('value_json')} AS value_json FROM ${read}`;
+      const rows = `SELECT ${sqlString(runId)} AS run_id, ${columns.filter((c) => !['metric', 'value', 'value_json'].includes(c.name)).map((c) => `${typed(c, sqlIdent(c.name))} AS ${sqlIdent(c.name)}`).join(', ')}, ${split('metric')} AS metric, ${split('value')} AS value, ${split('value_json')} AS value_json FROM ${read}`;
       const select = (TABLES.scores as readonly ColumnSpec[]).map((c) =>
         c.name === 'metric' ? `json_extract_string(metric, '$') AS metric`
         : c.name === 'value' ? `CAST(CASE value WHEN '${VALUE_OF_NUMBER}' THEN value_json WHEN 'null' THEN NULL ELSE value END AS DOUBLE) AS value`
@@ -72,7 +69,7 @@ export class RowLinesTable {
       return { sql: `SELECT ${select.join(', ')} FROM (${rows})`, lazy: true, reread: 'parse' };
     }
     const select = (TABLES[this.table] as readonly ColumnSpec[]).map((c) =>
-      c.name === 'run_id' ? `${sqlString(this.runId)} AS run_id` : `${typed(c, sqlIdent(c.name))} AS ${sqlIdent(c.name)}`);
+      c.name === 'run_id' ? `${sqlString(runId)} AS run_id` : `${typed(c, sqlIdent(c.name))} AS ${sqlIdent(c.name)}`);
     return { sql: `SELECT ${select.join(', ')} FROM ${read}`, lazy: true, reread: 'parse' };
   }
 
@@ -85,11 +82,11 @@ export class RowLinesTable {
 
   private flush(): void {
     if (this.pending.length === 0 || this.fd === null) return;
-    const bytes = Buffer.from(this.pending.length === 1 ? this.pending[0]! : this.pending.join(''));
+    const pending = this.pending;
     this.pending = [];
     this.pendingLength = 0;
     try {
-      for (let written = 0; written < bytes.length; ) written += writeSync(this.fd, bytes, written);
+      for (const bytes of pending) for (let written = 0; written < bytes.length; ) written += writeSync(this.fd, bytes, written);
     } catch (error) {
       throw new StoreError(`cannot write the ${this.table} rows to ${this.path} (${(error as Error).message})`, { cause: error });
     }

@@ -82,18 +82,24 @@ export async function* readLines(
 /**
  * The file's bytes in chunks, gunzipped on the way when the first chunk starts with gzip's magic
  * number. The first chunk is looked at, not a separate read, so a named pipe is read once.
+ * `onRaw` sees the file's own bytes as they are read (to hash them in the same read).
  */
-export async function* fileChunks(file: string): AsyncGenerator<Buffer> {
+export async function* fileChunks(file: string, onRaw: (bytes: Buffer) => void = () => {}): AsyncGenerator<Buffer> {
   const raw = createReadStream(file, { highWaterMark: CHUNK });
   raw.on('error', () => {});
   const chunks = raw[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-  const first = await chunks.next();
+  const next = async (): Promise<IteratorResult<Buffer>> => {
+    const r = await chunks.next();
+    if (!r.done) onRaw(r.value);
+    return r;
+  };
+  const first = await next();
   if (first.done) return;
   const head = first.value;
   if (!(head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b)) {
     try {
       yield head;
-      for (let r = await chunks.next(); !r.done; r = await chunks.next()) yield r.value;
+      for (let r = await next(); !r.done; r = await next()) yield r.value;
     } finally {
       raw.destroy();
     }
@@ -103,7 +109,7 @@ export async function* fileChunks(file: string): AsyncGenerator<Buffer> {
   const feeding = (async () => {
     try {
       if (!gunzip.write(head)) await once(gunzip, 'drain');
-      for (let r = await chunks.next(); !r.done; r = await chunks.next()) if (!gunzip.write(r.value)) await once(gunzip, 'drain');
+      for (let r = await next(); !r.done; r = await next()) if (!gunzip.write(r.value)) await once(gunzip, 'drain');
       gunzip.end();
     } catch (error) {
       gunzip.destroy(error as Error);

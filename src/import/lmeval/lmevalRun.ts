@@ -29,8 +29,7 @@ export async function importLmevalRun(
   const skipped: SkippedRecord[] = [];
   const files: SourceFile[] = [];
   if (group.results !== null) files.push(await sourceFile(group.results, isPlainObject(results?.configs) ? 'results' : 'results (v0.3)'));
-  for (const s of group.samples) files.push(await sourceFile(s.probe, `samples:${s.task}`));
-  const runId = runIdOf(files);
+  // A samples file's sha256 is taken as it is read for its records (the run id, which hashes it, is known once all are read).
   const res = results ?? {};
   const configs = obj(res.configs);
   const notes: RecordNote[] = [];
@@ -38,8 +37,9 @@ export async function importLmevalRun(
   let shape: SamplesShape | null = null;
 
   // Rows go to the run's table files as records are read (a samples file may be gigabytes).
-  const runTables = openRunTables(runId);
+  const runTables = openRunTables();
   let tables: ImportedRun['tables'];
+  let runId: string;
   const processor = new ChunkProcessor();
   // Worker threads for a large samples file, started with the first one.
   let pool: PiecePool | null = null;
@@ -61,10 +61,11 @@ export async function importLmevalRun(
         runTables,
       );
       // Without a config, the first record says what kind of request the task made.
-      const job = { file: s.probe.path, task: s.task, runId, requestType: configured, targetDelimiter: delimiter, skipBad: options.skipBad };
+      const job = { file: s.probe.path, task: s.task, requestType: configured, targetDelimiter: delimiter, skipBad: options.skipBad };
       const threads = PiecePool.threadsFor((await stat(s.probe.path)).size);
       if (threads > 0) pool ??= new PiecePool(threads);
-      await readSamplesFile(s.probe, job, processor, threads > 0 ? pool : null, (result) => ledger.join(result, skipped));
+      const sha256 = await readSamplesFile(s.probe, job, processor, threads > 0 ? pool : null, (result) => ledger.join(result, skipped));
+      files.push({ path: s.probe.path, sha256, role: `samples:${s.task}` });
       if (ledger.records === 0 && !skipped.some((k) => k.file === s.probe.path)) {
         throw new BadInputError(s.probe.head.trimStart().startsWith('[') ? 'the samples file is an empty JSON array: no records' : 'the samples file holds no records', { file: s.probe.path });
       }
@@ -75,11 +76,12 @@ export async function importLmevalRun(
         notes.push({ task: s.task, kind: 'task_not_in_results', message: `samples file ${s.probe.name} names task '${s.task}', which the results file does not list`, evidence: [] });
       }
     }
+    runId = runIdOf(files);
     tables = {
-      instances: runTables.instances.finish(),
-      responses: runTables.responses.finish(),
-      scores: runTables.scores.finish(),
-      filtered: runTables.filtered.finish(),
+      instances: runTables.instances.finish(runId),
+      responses: runTables.responses.finish(runId),
+      scores: runTables.scores.finish(runId),
+      filtered: runTables.filtered.finish(runId),
     };
   } catch (error) {
     for (const t of Object.values(runTables)) t.abort();
@@ -142,11 +144,11 @@ function emptyFacts(requestType: string): TaskFacts {
   return { documents: 0, documentIds: [], genKwargsUsed: [], maxRepeats: 0, requestTypes: [requestType], filtersSeen: [], metricsSeen: [], emptyAnswers: requestType === 'generate_until' ? 0 : null };
 }
 
-function openRunTables(runId: string): RunTables {
+function openRunTables(): RunTables {
   return {
-    instances: new RowLinesTable('instances', runId),
-    responses: new RowLinesTable('responses', runId),
-    scores: new RowLinesTable('scores', runId),
-    filtered: new RowLinesTable('filtered', runId),
+    instances: new RowLinesTable('instances'),
+    responses: new RowLinesTable('responses'),
+    scores: new RowLinesTable('scores'),
+    filtered: new RowLinesTable('filtered'),
   };
 }

@@ -38,7 +38,7 @@ export class PiecePool implements PieceReader {
     const entry = fileURLToPath(new URL(bundled ? './samplesWorker.cjs' : './samplesWorker.ts', import.meta.url));
     for (let i = 0; i < threads; i++) {
       // From source the worker needs tsx to load TypeScript (a CLI run from source registers it on this thread only).
-      const worker = new Worker(entry, { execArgv: [...(bundled ? [] : ['--import', 'tsx']), ...(process.env.TMP_WORKER_ARGS ? process.env.TMP_WORKER_ARGS.split(' ') : [])] });
+      const worker = new Worker(entry, { execArgv: [...(bundled ? [] : ['--import', 'tsx']), ...(process.env.TMP_WORKER_ARGS ? process.env.TMP_WORKER_ARGS.split(' ') : [])], resourceLimits: process.env.TMP_YG ? { maxYoungGenerationSizeMb: Number(process.env.TMP_YG) } : undefined });
       worker.on('message', (reply: Reply) => this.settle(reply));
       worker.on('error', (error) => this.fail(error));
       worker.on('exit', (code) => {

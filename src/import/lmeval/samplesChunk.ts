@@ -31,7 +31,6 @@ export interface ChunkJob {
   firstLine: number;
   file: string;
   task: string;
-  runId: string;
   /** null: the request type is inferred from the first record (the task's config does not say). */
   requestType: RequestType | null;
   targetDelimiter: string | null;
@@ -66,11 +65,11 @@ export interface ChunkResult {
   genKeys: string[];
   maxRepeats: Int32Array;
   emptyAnswers: Int32Array;
-  /** Instance and response rows of the records that may be their document's first, and where each record's end in the texts. */
-  instances: string;
+  /** Instance and response rows (UTF-8 lines) of the records that may be their document's first, and the byte where each record's end. */
+  instances: Uint8Array;
   instancesEnd: Int32Array;
   instancesLongest: number;
-  responses: string;
+  responses: Uint8Array;
   responsesEnd: Int32Array;
   responsesLongest: number;
   rowCounts: { instances: Int32Array; responses: Int32Array };
@@ -78,9 +77,9 @@ export interface ChunkResult {
   rowsMade: Uint8Array;
   /** A record whose document rows could not be made: an error only if it is its document's first. */
   rowErrors: { record: number; detail: string; field: string | undefined }[];
-  scores: string;
+  scores: Uint8Array;
   scoresLongest: number;
-  filtered: string;
+  filtered: Uint8Array;
   filteredLongest: number;
   skipped: SkippedRecord[];
   /** A record that stopped the piece (without --skip-bad): thrown once the records before it are joined. */
@@ -138,16 +137,17 @@ class ChunkReading {
     tokens: CanonicalTokens,
   ) {
     this.tokens = tokens;
-    this.ctx = { runId: job.runId, task: job.task, requestType: job.requestType ?? 'unknown', targetDelimiter: job.targetDelimiter };
+    // Rows leave run_id out (rowLines.ts): the run's id is known once all its files are read.
+    this.ctx = { runId: '', task: job.task, requestType: job.requestType ?? 'unknown', targetDelimiter: job.targetDelimiter };
     this.out = {
       requestType: job.requestType, firstShape: null, records: 0,
       line: new Int32Array(most), docId: [], filter: [], metricsKeyId: new Int32Array(most), metricsKeys: [], respsDigest: [],
       docHashState: new Uint8Array(most), docBad: [], promptBad: [], targetBad: [], hashes: '', hashesBroken: false,
       extrasSeen: [], filtersSeen: [], metricsSeen: [],
       genKeyId: new Int32Array(most), genKeys: [], maxRepeats: new Int32Array(most), emptyAnswers: new Int32Array(most),
-      instances: '', instancesEnd: new Int32Array(most), instancesLongest: 0, responses: '', responsesEnd: new Int32Array(most), responsesLongest: 0,
+      instances: EMPTY, instancesEnd: new Int32Array(most), instancesLongest: 0, responses: EMPTY, responsesEnd: new Int32Array(most), responsesLongest: 0,
       rowCounts: { instances: new Int32Array(most), responses: new Int32Array(most) }, rowsMade: new Uint8Array(most),
-      rowErrors: [], scores: '', scoresLongest: 0, filtered: '', filteredLongest: 0, skipped: [], error: null,
+      rowErrors: [], scores: EMPTY, scoresLongest: 0, filtered: EMPTY, filteredLongest: 0, skipped: [], error: null,
     };
   }
 
@@ -349,10 +349,10 @@ class ChunkReading {
       (out as unknown as Record<string, Int32Array | Uint8Array>)[key] = out[key].slice(0, n);
     }
     out.rowCounts = { instances: out.rowCounts.instances.slice(0, n), responses: out.rowCounts.responses.slice(0, n) };
-    out.instances = this.instances.text();
-    out.responses = this.responses.text();
-    out.scores = this.scores.text();
-    out.filtered = this.filtered.text();
+    out.instances = this.instances.bytes(out.instancesEnd);
+    out.responses = this.responses.bytes(out.responsesEnd);
+    out.scores = this.scores.bytes(null);
+    out.filtered = this.filtered.bytes(null);
     out.hashes = this.hashes.join('');
     out.extrasSeen = [...this.extras];
     out.filtersSeen = [...this.filters];
@@ -363,11 +363,14 @@ class ChunkReading {
 
 /** The memory of a result's typed columns, handed to the thread that joins it instead of copied. */
 export function resultTransfers(r: ChunkResult): ArrayBuffer[] {
-  const arrays = [r.line, r.metricsKeyId, r.docHashState, r.rowsMade, r.genKeyId, r.maxRepeats, r.emptyAnswers, r.instancesEnd, r.responsesEnd, r.rowCounts.instances, r.rowCounts.responses];
-  return arrays.map((a) => a.buffer as ArrayBuffer);
+  const arrays = [r.line, r.metricsKeyId, r.docHashState, r.rowsMade, r.genKeyId, r.maxRepeats, r.emptyAnswers, r.instancesEnd, r.responsesEnd, r.rowCounts.instances, r.rowCounts.responses, r.instances, r.responses, r.scores, r.filtered];
+  // Distinct memory only (an empty piece's texts share one empty array).
+  return [...new Set(arrays.filter((a) => a.byteLength > 0).map((a) => a.buffer as ArrayBuffer))];
 }
 
-/** Text gathered as pieces and joined once; `length` is the joined text's length so far. */
+const EMPTY = new Uint8Array(0);
+
+/** Text gathered as pieces and joined once; `length` is the joined text's length so far (UTF-16 units). */
 class TextPieces {
   private readonly pieces: string[] = [];
   length = 0;
@@ -383,8 +386,25 @@ class TextPieces {
     return n;
   }
 
-  text(): string {
-    return this.pieces.join('');
+  /**
+   * The text as UTF-8, in memory of its own (it is handed to the joining thread, not copied).
+   * `ends` (each record's end in the text) become byte offsets: the same numbers when every
+   * character is ASCII, counted again otherwise.
+   */
+  bytes(ends: Int32Array | null): Uint8Array {
+    const text = this.pieces.join('');
+    const encoded = Buffer.from(text);
+    if (ends !== null && encoded.length !== text.length) {
+      let chars = 0;
+      let bytes = 0;
+      for (let i = 0; i < ends.length; i++) {
+        bytes += Buffer.byteLength(text.slice(chars, ends[i]!));
+        chars = ends[i]!;
+        ends[i] = bytes;
+      }
+    }
+    // A small Buffer may share Node's pool: it is copied out before its memory is handed over.
+    return encoded.byteOffset === 0 && encoded.byteLength === encoded.buffer.byteLength ? encoded : new Uint8Array(encoded);
   }
 }
 

@@ -4,7 +4,9 @@
  * read ahead than are being worked on. A file written as one JSON array (0.4.0–0.4.2) is one
  * JSON value and is read whole.
  */
+import { createHash } from 'node:crypto';
 import { BadInputError } from '../../errors.ts';
+import { sha256File } from '../../util/hash.ts';
 import { parseOrderedArray } from '../../py/orderedJson.ts';
 import { fileChunks } from '../../util/lines.ts';
 import { foreignEncoding, readUtf8File, UTF16_ADVICE } from '../../util/utf8.ts';
@@ -25,21 +27,23 @@ export interface PieceReader {
   readonly parallel: number;
 }
 
+/** Reads the file's records into `join` in order; returns the sha256 of the file's bytes (read once for both). */
 export async function readSamplesFile(
   probe: FileProbe,
   job: FileJob,
   processor: ChunkProcessor,
   pool: PieceReader | null,
   join: (result: ChunkResult) => void,
-): Promise<void> {
+): Promise<string> {
   if (probe.head.trimStart().startsWith('[')) {
     const text = await readUtf8File(probe.path);
     join(processor.processNodes(job, parseOrderedArray(text, { file: probe.path })));
-    return;
+    return sha256File(probe.path);
   }
+  const hash = createHash('sha256');
   let requestType = job.requestType;
   const pending: Promise<ChunkResult>[] = [];
-  for await (const { bytes, firstLine } of filePieces(probe.path)) {
+  for await (const { bytes, firstLine } of filePieces(probe.path, (raw) => hash.update(raw))) {
     const piece: ChunkJob = { ...job, requestType, bytes, firstLine };
     // Until a record has said what kind of request the task made, pieces are read here, one at a time.
     if (pool === null || requestType === null) {
@@ -53,10 +57,11 @@ export async function readSamplesFile(
     while (pending.length > pool.parallel) join(await pending.shift()!);
   }
   while (pending.length > 0) join(await pending.shift()!);
+  return hash.digest('hex');
 }
 
 /** The file's bytes in pieces of whole lines (the last may end without a newline), each with the number of its first line. */
-export async function* filePieces(file: string): AsyncGenerator<{ bytes: Buffer; firstLine: number }> {
+export async function* filePieces(file: string, onRaw?: (bytes: Buffer) => void): AsyncGenerator<{ bytes: Buffer; firstLine: number }> {
   let held: Buffer[] = [];
   let heldBytes = 0;
   let line = 1;
@@ -67,7 +72,7 @@ export async function* filePieces(file: string): AsyncGenerator<{ bytes: Buffer;
     return out;
   };
   try {
-    for await (const chunk of fileChunks(file)) {
+    for await (const chunk of fileChunks(file, onRaw)) {
       if (first) {
         first = false;
         const foreign = foreignEncoding(chunk.subarray(0, 64));

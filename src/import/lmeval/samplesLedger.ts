@@ -40,11 +40,13 @@ export class SamplesLedger {
     const { file } = this.input;
     this.requestType ??= r.requestType;
     this.shape ??= r.firstShape;
-    const instances: string[] = [];
-    const responses: string[] = [];
+    // The byte ranges of the first records' rows, runs of neighbouring records as one range.
+    const instances = new ByteRanges(r.instances);
+    const responses = new ByteRanges(r.responses);
     let instanceRows = 0;
     let responseRows = 0;
     let rowError = 0;
+    const gen: (string[] | undefined)[] = [];
     for (let i = 0; i < r.records; i++) {
       const docId = r.docId[i]!;
       const line = r.line[i]!;
@@ -58,13 +60,12 @@ export class SamplesLedger {
         if (failed !== undefined && failed.record === i) throw new BadInputError(failed.detail, { file, line, field: failed.field });
         // The piece made the rows of every record whose document it had not seen: a document first here that it had seen is a bug.
         if (r.rowsMade[i] !== 1) throw new Error(`${file}:${line}: the rows of document ${docId}'s first record were not made`);
-        const from = i === 0 ? 0 : r.instancesEnd[i - 1]!;
-        const to = r.instancesEnd[i]!;
-        instances.push(r.instances.slice(from, to));
-        responses.push(r.responses.slice(i === 0 ? 0 : r.responsesEnd[i - 1]!, r.responsesEnd[i]!));
+        instances.add(i === 0 ? 0 : r.instancesEnd[i - 1]!, r.instancesEnd[i]!);
+        responses.add(i === 0 ? 0 : r.responsesEnd[i - 1]!, r.responsesEnd[i]!);
         instanceRows += r.rowCounts.instances[i]!;
         responseRows += r.rowCounts.responses[i]!;
-        this.facts.addFirst(docId, JSON.parse(r.genKeys[r.genKeyId[i]!]!) as string[], r.maxRepeats[i]!, r.emptyAnswers[i]!);
+        const g = r.genKeyId[i]!;
+        this.facts.addFirst(docId, (gen[g] ??= JSON.parse(r.genKeys[g]!) as string[]), r.maxRepeats[i]!, r.emptyAnswers[i]!);
       }
       this.checks.addRecord(line, docId, filter, r.respsDigest[i]!, r.docHashState[i]!);
     }
@@ -73,8 +74,10 @@ export class SamplesLedger {
     this.records += r.records;
     this.tables.filtered.append(r.filtered, r.filteredLongest, r.records);
     this.tables.scores.append(r.scores, r.scoresLongest, r.records);
-    this.tables.instances.append(instances.join(''), r.instancesLongest, instanceRows);
-    this.tables.responses.append(responses.join(''), r.responsesLongest, responseRows);
+    for (const range of instances.list()) this.tables.instances.append(range, r.instancesLongest, 0);
+    for (const range of responses.list()) this.tables.responses.append(range, r.responsesLongest, 0);
+    this.tables.instances.count += instanceRows;
+    this.tables.responses.count += responseRows;
     skipped.push(...r.skipped);
     if (r.error !== null) throw new BadInputError(r.error.detail, { file, line: r.error.line, field: r.error.field });
   }
@@ -94,6 +97,26 @@ export class SamplesLedger {
 
   taskFacts(): TaskFacts {
     return this.facts.facts(this.requestType ?? 'unknown');
+  }
+}
+
+/** Byte ranges of a piece's text, neighbouring ones joined, as views of its memory. */
+class ByteRanges {
+  private readonly ranges: number[] = [];
+
+  constructor(private readonly bytes: Uint8Array) {}
+
+  add(from: number, to: number): void {
+    if (to <= from) return;
+    const n = this.ranges.length;
+    if (n > 0 && this.ranges[n - 1] === from) this.ranges[n - 1] = to;
+    else this.ranges.push(from, to);
+  }
+
+  list(): Uint8Array[] {
+    const out: Uint8Array[] = [];
+    for (let k = 0; k < this.ranges.length; k += 2) out.push(this.bytes.subarray(this.ranges[k], this.ranges[k + 1]));
+    return out;
   }
 }
 

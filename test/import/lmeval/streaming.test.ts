@@ -38,7 +38,7 @@ test('a samples file is read as it streams: a record is joined before more than 
   let joined = 0;
   let mostAhead = 0;
   try {
-    const job = { file: fifo, task: 'stream', runId: 'r', requestType: 'generate_until' as const, targetDelimiter: null, skipBad: false };
+    const job = { file: fifo, task: 'stream', requestType: 'generate_until' as const, targetDelimiter: null, skipBad: false };
     await readSamplesFile({ path: fifo, name: 'samples_stream.jsonl', head: '{', explicit: true }, job, new ChunkProcessor(), null, (result) => {
       for (let i = 0; i < result.records; i++) {
         assert.equal(result.docId[i], String(joined));
@@ -59,7 +59,7 @@ test('a samples file is read as it streams: a record is joined before more than 
 test('rows written as lines come back value for value: text of every kind, JSON text, doubles with NaN, -0 and ±Infinity, nulls, and a line over DuckDB\'s default bound', async () => {
   const everyControl = Array.from({ length: 32 }, (_, i) => String.fromCharCode(i)).join('');
   const texts = ['', 'plain', everyControl, '\ufeffbom', 'a\u0001b\u0002c\n\r"\\', 'é 中文 😀 \u2028', 'lone \ud800 surrogate', 'x'.repeat(3_000_000)];
-  const table = new RowLinesTable('responses', 'run-1');
+  const table = new RowLinesTable('responses');
   const expected: Record<string, unknown>[] = [];
   texts.forEach((text, i) => {
     const row = {
@@ -71,14 +71,14 @@ test('rows written as lines come back value for value: text of every kind, JSON 
     // DuckDB stores UTF-8: a lone surrogate is stored as U+FFFD, as its appender stored it.
     expected.push({ ...row, text: text.replace('\ud800', '\ufffd') });
   });
-  const staged = await stageTable('responses', table.finish());
+  const staged = await stageTable('responses', table.finish('run-1'));
   const rows = await queryRows<Record<string, unknown>>(`SELECT * FROM ${staged.name}`);
   // deepStrictEqual compares numbers with Object.is: NaN equals NaN, -0 differs from 0.
   assert.deepEqual(rows, expected);
 });
 
 test('score runs packed into one line each come back row for row: names that need escaping, values read from their recorded number or given, null, NaN, -0, and a record without scores', async () => {
-  const table = new RowLinesTable('scores', 'run-1');
+  const table = new RowLinesTable('scores');
   const runs: { shared: [string, string, string, string]; metrics: string[]; values: (number | null)[]; valueJsons: string[] }[] = [
     { shared: ['run-1', 't', '0', 'none'], metrics: ['acc', 'we\u0002ird\u0001', ''], values: [Number.NaN, -0, null], valueJsons: ['NaN', '-0.0', '""'] },
     { shared: ['run-1', 't', '1', 'none'], metrics: [], values: [], valueJsons: [] },
@@ -91,7 +91,7 @@ test('score runs packed into one line each come back row for row: names that nee
     const line = encodeScoreRun(run);
     table.append(line, line.length, run.metrics.length);
   }
-  const staged = await stageTable('scores', table.finish());
+  const staged = await stageTable('scores', table.finish('run-1'));
   const rows = await queryRows<Record<string, unknown>>(`SELECT * FROM ${staged.name}`);
   const expected = runs.flatMap(({ shared: [run_id, task, doc_id, filter], metrics, values, valueJsons }) =>
     metrics.map((metric, i) => ({ run_id, task, doc_id, filter, metric, value: values[i], value_json: valueJsons[i] })));
