@@ -59,11 +59,15 @@ export class RowLinesTable {
     const maxLine = Math.max(DEFAULT_MAX_LINE, 3 * this.longestLine + 1);
     const read = `read_csv(${sqlString(this.path)}, delim = '${FIELD}', quote = '', escape = '', header = false, auto_detect = false, new_line = '\\n', max_line_size = ${maxLine}, columns = {${columns.map((c) => `${sqlString(c.name)}: 'VARCHAR'`).join(', ')}})`;
     if (this.table === 'scores') {
-      // A packed line's lists split into rows; a value `=` is the double of its recorded number, `null` null.
-      const split = (c: string) => `unnest(string_split(${sqlIdent(c)}, '${ITEM}'))`;
-      const rows = `SELECT ${sqlString(runId)} AS run_id, ${columns.filter((c) => !['metric', 'value', 'value_json'].includes(c.name)).map((c) => `${typed(c, sqlIdent(c.name))} AS ${sqlIdent(c.name)}`).join(', ')}, ${split('metric')} AS metric, ${split('value')} AS value, ${split('value_json')} AS value_json FROM ${read}`;
+      // A packed line's shared columns are read once (below the unnest, which would repeat them per row), its
+      // lists split into rows; a value `=` is the double of its recorded number, `null` null.
+      const packed = ['metric', 'value', 'value_json'];
+      const shared = `SELECT ${columns.map((c) => (packed.includes(c.name) ? sqlIdent(c.name) : `${typed(c, sqlIdent(c.name))} AS ${sqlIdent(c.name)}`)).join(', ')} FROM ${read}`;
+      const split = (c: string) => `unnest(string_split(${sqlIdent(c)}, '${ITEM}')) AS ${sqlIdent(c)}`;
+      const rows = `SELECT ${columns.filter((c) => !packed.includes(c.name)).map((c) => sqlIdent(c.name)).join(', ')}, ${packed.map(split).join(', ')} FROM (${shared})`;
       const select = (TABLES.scores as readonly ColumnSpec[]).map((c) =>
-        c.name === 'metric' ? `json_extract_string(metric, '$') AS metric`
+        c.name === 'run_id' ? `${sqlString(runId)} AS run_id`
+        : c.name === 'metric' ? `json_extract_string(metric, '$') AS metric`
         : c.name === 'value' ? `CAST(CASE value WHEN '${VALUE_OF_NUMBER}' THEN value_json WHEN 'null' THEN NULL ELSE value END AS DOUBLE) AS value`
         : sqlIdent(c.name));
       return { sql: `SELECT ${select.join(', ')} FROM (${rows})`, lazy: true, reread: 'parse' };
