@@ -30,7 +30,7 @@ export async function loadSource(paths: readonly string[], options: ImportOption
     created_by: 'lmaudit (imported on the fly)',
     runs: imported.runs.map((r) => r.provenance),
   };
-  const staged = await stageUnion(imported.runs.map((r) => r.tables));
+  const staged = await stageUnion(imported.runs.map((r) => r.tables), { queried: true });
   // With one run, its items relation numbers rows as its staged tables do (several runs' tables are renumbered by the union).
   const items = imported.runs.length === 1 ? imported.runs[0]!.items : undefined;
   return {
@@ -54,11 +54,12 @@ export async function loadSource(paths: readonly string[], options: ImportOption
 /** Stages every run's tables and returns, per store table, one relation over all of them. */
 export async function stageUnion(
   runs: readonly Partial<Record<(typeof STORE_TABLES)[number], TableSource>>[],
+  options: { queried?: boolean } = {},
 ): Promise<Record<(typeof STORE_TABLES)[number], Staged>> {
   const out = {} as Record<(typeof STORE_TABLES)[number], Staged>;
   for (const table of STORE_TABLES) {
     const parts: Staged[] = [];
-    for (const run of runs) parts.push(await stageTable(table, run[table] ?? { rows: [] }));
+    for (const run of runs) parts.push(await stageTable(table, run[table] ?? { rows: [] }, options));
     if (parts.length === 1) {
       out[table] = parts[0]!;
       continue;

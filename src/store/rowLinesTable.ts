@@ -27,6 +27,7 @@ export class RowLinesTable {
   private pending: Uint8Array[] = [];
   private pendingLength = 0;
   private longestLine = 0;
+  private bytes = 0;
   /** Rows appended so far (a caller appending runs of several rows' lines may count them itself). */
   count = 0;
 
@@ -44,6 +45,7 @@ export class RowLinesTable {
     const bytes = typeof lines === 'string' ? Buffer.from(lines) : lines;
     this.pending.push(bytes);
     this.pendingLength += bytes.length;
+    this.bytes += bytes.length;
     this.count += count;
     if (longest > this.longestLine) this.longestLine = longest;
     if (this.pendingLength >= WRITE_EVERY) this.flush();
@@ -70,11 +72,11 @@ export class RowLinesTable {
         : c.name === 'metric' ? `json_extract_string(metric, '$') AS metric`
         : c.name === 'value' ? `CAST(CASE value WHEN '${VALUE_OF_NUMBER}' THEN value_json WHEN 'null' THEN NULL ELSE value END AS DOUBLE) AS value`
         : sqlIdent(c.name));
-      return { sql: `SELECT ${select.join(', ')} FROM (${rows})`, lazy: true, reread: 'parse' };
+      return { sql: `SELECT ${select.join(', ')} FROM (${rows})`, lazy: true, reread: 'parse', textBytes: this.bytes };
     }
     const select = (TABLES[this.table] as readonly ColumnSpec[]).map((c) =>
       c.name === 'run_id' ? `${sqlString(runId)} AS run_id` : `${typed(c, sqlIdent(c.name))} AS ${sqlIdent(c.name)}`);
-    return { sql: `SELECT ${select.join(', ')} FROM ${read}`, lazy: true, reread: 'parse' };
+    return { sql: `SELECT ${select.join(', ')} FROM ${read}`, lazy: true, reread: 'parse', textBytes: this.bytes };
   }
 
   abort(): void {

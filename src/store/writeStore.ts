@@ -35,8 +35,10 @@ export type TableSource =
       lazy?: boolean;
       /** A column of `sql` holding each row's position (kept as file_row_number). */
       rowNumber?: string;
-      /** 'parse': each read of `sql` parses text again (jsonRowsTable.ts), so a source queried many times is read into a table once. */
+      /** 'parse': each read of `sql` parses text again (rowLinesTable.ts), so a source queried many times is read into a table once. */
       reread?: 'parse';
+      /** The size of the text `sql` parses, when it reads text (bounds the store write's memory: see writeTables). */
+      textBytes?: number;
     };
 
 /**
@@ -109,6 +111,8 @@ async function appendedTable(conn: DuckDBConnection, table: TableName) {
 export interface Staged {
   name: string;
   withRowNumber: string;
+  /** The text a view over row lines parses when read (rowLinesTable.ts), when it is one. */
+  textBytes?: number;
 }
 
 export interface WriteStoreOptions {
@@ -206,13 +210,13 @@ export function parquetMetadata(manifest: StoreManifest): Record<string, string>
  * returns its name. The column specs are the validation: JS rows are checked value
  * by value; SQL sources are cast and must satisfy the NOT NULL constraints.
  */
-export async function stageTable(table: TableName, source: TableSource): Promise<Staged> {
+export async function stageTable(table: TableName, source: TableSource, options: { queried?: boolean } = {}): Promise<Staged> {
   if ('staged' in source) return { name: source.staged, withRowNumber: `(SELECT rowid AS file_row_number, * FROM ${source.staged})` };
   if ('rows' in source) {
     const stager = await openTableStager(table);
     try {
       for (const row of source.rows) stager.add(row);
-      return stageTable(table, stager.finish());
+      return stageTable(table, stager.finish(), options);
     } catch (error) {
       await stager.abort();
       if (error instanceof StoreError) throw error;
@@ -222,7 +226,8 @@ export async function stageTable(table: TableName, source: TableSource): Promise
   const conn = await duck();
   const spec: readonly ColumnSpec[] = TABLES[table];
   const staging = `staged_${table}_${randomBytes(6).toString('hex')}`;
-  if (source.lazy) {
+  // A source that parses text each time it is read, read by queries (an on-the-fly audit), is read into a table once.
+  if (source.lazy && !(options.queried && source.reread === 'parse')) {
     const select = spec.map((c) => `CAST(${sqlIdent(c.name)} AS ${c.type}) AS ${sqlIdent(c.name)}`).join(', ');
     const position = source.rowNumber === undefined ? '' : `, ${sqlIdent(source.rowNumber)} AS file_row_number`;
     await conn.run(`CREATE VIEW ${staging} AS SELECT ${select}${position} FROM (${source.sql})`);
@@ -230,6 +235,7 @@ export async function stageTable(table: TableName, source: TableSource): Promise
       name: staging,
       // A window function would serialise every query above it; a recorded position does not.
       withRowNumber: source.rowNumber === undefined ? `(SELECT row_number() OVER () - 1 AS file_row_number, * FROM ${staging})` : staging,
+      ...(source.textBytes === undefined ? {} : { textBytes: source.textBytes }),
     };
   }
   await conn.run(`CREATE TABLE ${staging} (${columnsDdl(table)})`);
@@ -259,22 +265,34 @@ export async function writeTable(
   }
 }
 
+/** Above this much text to parse, a store's tables are written one after another (see writeTables). */
+const SIDE_BY_SIDE_TEXT = 1 << 30;
+
 /**
- * The store's tables, staged first and then written side by side, each on a connection of its
- * own (the staged views and tables are the database's, not a connection's). On one DuckDB
- * thread each, for the memory bound (copyStaged): with two cores the four writes take the
- * time of the largest one instead of the sum of all four.
+ * The store's tables, staged first and then written, side by side when their source text is
+ * small enough, each on a connection of its own (the staged views and tables are the database's,
+ * not a connection's), on one DuckDB thread each for the memory bound (withOneThread): with two
+ * cores four writes side by side take the time of the largest. DuckDB's memory for four writes
+ * at once grows with their input (a 2.2 GiB samples import peaked at 1.38 GB side by side, at
+ * 0.86 GB one after another), so a larger import writes them in turn.
  */
 async function writeTables(folder: string, tables: Partial<Record<(typeof STORE_TABLES)[number], TableSource>>, metadata: Record<string, string>): Promise<void> {
   const staged: { table: (typeof STORE_TABLES)[number]; name: string }[] = [];
   try {
     for (const table of STORE_TABLES) staged.push({ table, name: (await stageTable(table, tables[table] ?? { rows: [] })).name });
-    await withOneThread(() =>
-      Promise.all(staged.map(async ({ table, name }) => copyStaged(duckSideConnection(), name, join(folder, `${table}.parquet`), table, metadata))),
-    );
+    const text = STORE_TABLES.reduce((sum, t) => sum + (textBytesOf(tables[t]) ?? 0), 0);
+    const write = ({ table, name }: (typeof staged)[number]) => copyStaged(duckSideConnection(), name, join(folder, `${table}.parquet`), table, metadata);
+    await withOneThread(async () => {
+      if (text < SIDE_BY_SIDE_TEXT) await Promise.all(staged.map(write));
+      else for (const s of staged) await write(s);
+    });
   } finally {
     for (const { name } of staged) await dropStaged(name);
   }
+}
+
+function textBytesOf(source: TableSource | undefined): number | undefined {
+  return source !== undefined && 'sql' in source ? source.textBytes : undefined;
 }
 
 /**

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { CanonicalReader, CanonicalTokens, controlBytePositions, TOKEN } from '../../src/py/canonicalJson.ts';
+import { CanonicalTokens, controlBytePositions, TOKEN } from '../../src/py/canonicalJson.ts';
 import { parseOrdered, pyDumps, type PyNode } from '../../src/py/orderedJson.ts';
 import { externalFixture, fixturePath } from '../helpers/fixtures.ts';
 
@@ -11,24 +11,6 @@ const cases = readFileSync(new URL('./canonical_cases.jsonl', import.meta.url), 
   .trim()
   .split('\n')
   .map((l) => JSON.parse(l) as { dumps: string; indent2: string });
-
-test("CPython's json.dumps output is read as canonical: the same nodes as the exact reader, and indent=2 as CPython writes it", () => {
-  assert.equal(cases.length, 17);
-  for (const { dumps, indent2 } of cases) {
-    const reader = new CanonicalReader(dumps);
-    assert.equal(reader.valueEnd(0, 0), dumps.length, dumps);
-    const exact = parseOrdered(dumps);
-    assert.equal(pyDumps(exact), dumps, 'the exact path renders it back unchanged');
-    assert.deepEqual(reader.node(0, dumps.length), exact, dumps);
-    assert.equal(reader.indented(0, dumps.length, 2), indent2, dumps);
-    if (exact.k === 'obj') {
-      const members = reader.members();
-      assert.ok(members !== null, dumps);
-      assert.deepEqual(members.keys, exact.entries.map(([k]) => k));
-      members.starts.forEach((start, i) => assert.equal(dumps.slice(start, members.ends[i]), pyDumps(exact.entries[i]![1])));
-    }
-  }
-});
 
 /** The exact reader's node for token `k`, built from the token table alone. */
 function tokenNode(tokens: CanonicalTokens, k: number): PyNode {
@@ -47,13 +29,24 @@ function tokenNode(tokens: CanonicalTokens, k: number): PyNode {
   return { k: 'obj', entries };
 }
 
-test('the token table of a canonical text holds the exact reader\'s nodes, and its indent=2 rendering is CPython\'s', () => {
+test("CPython's json.dumps output is canonical: its token table holds the exact reader's nodes, each member's text is its json.dumps, and indent=2 renders as CPython's", () => {
+  assert.equal(cases.length, 17);
   const tokens = new CanonicalTokens();
   for (const { dumps, indent2 } of cases) {
+    const exact = parseOrdered(dumps);
+    assert.equal(pyDumps(exact), dumps, 'the exact path renders it back unchanged');
     assert.equal(tokens.read(dumps), true, dumps);
     assert.equal(tokens.next[0], tokens.count);
-    assert.deepEqual(tokenNode(tokens, 0), parseOrdered(dumps), dumps);
+    assert.deepEqual(tokenNode(tokens, 0), exact, dumps);
     assert.equal(tokens.indented(0, 2), indent2, dumps);
+    if (exact.k === 'obj') {
+      let i = 0;
+      for (let k = 1; k < tokens.next[0]!; k = tokens.next[k + 1]!, i++) {
+        assert.equal(tokens.string(k), exact.entries[i]![0]);
+        assert.equal(tokens.slice(k + 1), pyDumps(exact.entries[i]![1]));
+      }
+      assert.equal(i, exact.entries.length);
+    }
   }
 });
 
@@ -90,23 +83,16 @@ test('text that pyDumps would not give back unchanged is refused, so the exact r
     '{"a": "x\\q"}',
   ];
   const tokens = new CanonicalTokens();
-  for (const text of refused) {
-    const reader = new CanonicalReader(text);
-    assert.equal(reader.members(), null, text);
-    assert.equal(tokens.read(text), false, text);
-  }
+  for (const text of refused) assert.equal(tokens.read(text), false, text);
   // Nesting past the reader's bound goes to the exact reader, which bounds it too.
-  const deep = `{"a": ${'['.repeat(70)}${']'.repeat(70)}}`;
-  assert.equal(new CanonicalReader(deep).members(), null);
-  assert.equal(tokens.read(deep), false);
+  assert.equal(tokens.read(`{"a": ${'['.repeat(70)}${']'.repeat(70)}}`), false);
 });
 
 test('a repeated key is kept twice, as the exact reader keeps it', () => {
   const text = '{"a": 1, "a": {"b": [2, "x"]}}';
-  const reader = new CanonicalReader(text);
-  const members = reader.members();
-  assert.deepEqual(members?.keys, ['a', 'a']);
-  assert.deepEqual(reader.node(0, text.length), parseOrdered(text));
+  const tokens = new CanonicalTokens();
+  assert.equal(tokens.read(text), true);
+  assert.deepEqual(tokenNode(tokens, 0), parseOrdered(text));
 });
 
 test('every record of the real lm-eval samples files in the fixtures is canonical and reads as the exact reader reads it', () => {
@@ -126,15 +112,12 @@ test('every record of the real lm-eval samples files in the fixtures is canonica
     for (const line of text.split('\n')) {
       if (line === '') continue;
       records++;
-      const reader = new CanonicalReader(line);
-      const members = reader.members();
-      assert.equal(tokens.read(line), true);
-      assert.deepEqual(tokenNode(tokens, 0), parseOrdered(line));
-      assert.ok(members !== null, `${file}: a record lm-eval wrote is canonical`);
-      assert.deepEqual(reader.node(0, line.length), parseOrdered(line));
-      const doc = members.keys.indexOf('doc');
-      const exactDoc = (parseOrdered(line) as Extract<PyNode, { k: 'obj' }>).entries[doc]![1];
-      assert.equal(reader.indented(members.starts[doc]!, members.ends[doc]!, 2), pyDumps(exactDoc, 2));
+      assert.equal(tokens.read(line), true, `${file}: a record lm-eval wrote is canonical`);
+      const exact = parseOrdered(line) as Extract<PyNode, { k: 'obj' }>;
+      assert.deepEqual(tokenNode(tokens, 0), exact);
+      let k = 1;
+      while (!tokens.is(k, 'doc')) k = tokens.next[k + 1]!;
+      assert.equal(tokens.indented(k + 1, 2), pyDumps(exact.entries.find(([key]) => key === 'doc')![1], 2));
     }
   }
   // Records per file, as `wc -l` counts them: 20 + 50 + 24 + 817 + 40 + 20.

@@ -27,7 +27,7 @@ export function registerImport(program: Command): void {
       flags.out,
       { schema_version: SCHEMA_VERSION, created_by: 'lmaudit import', runs: imported.runs.map((r) => r.provenance) },
       // Already validated when staged: written straight from the staged relations.
-      Object.fromEntries(Object.entries(staged).map(([t, relation]) => [t, { sql: `SELECT * FROM ${relation.name}`, lazy: true }])),
+      Object.fromEntries(Object.entries(staged).map(([t, relation]) => [t, { sql: `SELECT * FROM ${relation.name}`, lazy: true, ...(relation.textBytes === undefined ? {} : { textBytes: relation.textBytes }) }])),
       { replace: flags.replace },
     );
     const summary = {

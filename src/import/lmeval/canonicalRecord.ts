@@ -7,7 +7,7 @@
  * every value and renders it again. It is most of an import's speed.
  *
  * It takes records of the shape lm-eval writes — `arguments` as gen_args_<i> objects with a
- * text prompt, responses of a generation (text) or of a log-likelihood ([log-prob, is-greedy])
+ * text prompt (or an API chat model's messages), responses of a generation (text) or of a log-likelihood ([log-prob, is-greedy])
  * request, a string or number target, metric values in the order of the metric list, no key
  * written twice — and returns null for any other record, or anything the reference reading
  * would refuse or read some other way; the reference reading then reads it.
@@ -48,7 +48,8 @@ export class CanonicalMemo {
     const start = tok.start[k]!;
     const length = tok.end[k]! - start;
     if (this.lastList !== undefined && this.lastListText.length === length && tok.text.startsWith(this.lastListText, start)) return this.lastList;
-    const text = tok.text.slice(start, start + length);
+    // A copy of its own (a slice would hold on to its line, and compare slower).
+    const text = Buffer.from(tok.text.slice(start, start + length)).toString();
     let known = this.metricLists.get(text);
     if (known === undefined) this.metricLists.set(text, (known = metricListOf(tok, k, this)));
     this.lastListText = text;
@@ -95,7 +96,6 @@ interface MetricList {
 }
 
 const [DOC_ID, DOC, TARGET, ARGUMENTS, RESPS, FILTERED, FILTER, METRICS, DOC_HASH, PROMPT_HASH, TARGET_HASH] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10] as const;
-const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 interface Request {
   context: string | null;
@@ -103,9 +103,11 @@ interface Request {
   continuation: string | null;
   continuationField: string;
   genKwargs: string;
+  /** The prompt is an API chat model's: a one-element list holding the messages' JSON. */
+  chat: boolean;
 }
 
-const NO_REQUEST: Request = { context: null, contextField: '', continuation: null, continuationField: '', genKwargs: '' };
+const NO_REQUEST: Request = { context: null, contextField: '', continuation: null, continuationField: '', genKwargs: '', chat: false };
 
 /** The record's parts, or null when the reference reading must read it. `tok` holds the line's tokens (token 0: the record). */
 export function readCanonicalRecord(tok: CanonicalTokens, file: string, line: number, ctx: TaskContext, memo: CanonicalMemo): RecordParts | null {
@@ -323,7 +325,7 @@ export function readCanonicalRecord(tok: CanonicalTokens, file: string, line: nu
     genKey: memo.genKey(gen),
     maxRepeats,
     emptyAnswers: empty,
-    shape: { arguments: requests.length === 0 ? null : 'gen_args', hashes: docHash !== null, filterKey: filter !== null },
+    shape: { arguments: requests.length === 0 ? null : requests[0]!.chat ? 'gen_args+chat-string' : 'gen_args', hashes: docHash !== null, filterKey: filter !== null },
   };
 }
 
@@ -361,8 +363,12 @@ function isFinite(tok: CanonicalTokens, k: number): boolean {
 function hashAt(tok: CanonicalTokens, k: number): string | null | undefined {
   if (k < 0) return null;
   if (tok.kind[k] !== TOKEN.string || tok.end[k]! - tok.start[k]! !== 66) return undefined;
-  const v = tok.text.slice(tok.start[k]! + 1, tok.end[k]! - 1);
-  return SHA256_HEX.test(v) ? v : undefined;
+  const t = tok.text;
+  for (let i = tok.start[k]! + 1; i < tok.end[k]! - 1; i++) {
+    const c = t.charCodeAt(i);
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return undefined;
+  }
+  return t.slice(tok.start[k]! + 1, tok.end[k]! - 1);
 }
 
 /** One gen_args_<i> object (token `g`): its first member the prompt (text), its second the continuation (text) or the generation settings (an object). */
@@ -374,10 +380,14 @@ function readRequest(tok: CanonicalTokens, g: number): Request | null {
   let continuation: string | null = null;
   let continuationField = '';
   let genKwargs = '';
+  let chat = false;
   if (first >= 0) {
-    if (tok.kind[first] !== TOKEN.string) return null;
-    context = tok.string(first);
-    contextField = tok.slice(first);
+    // The prompt: text, or an API chat model's one-element list holding the messages' JSON.
+    const prompt = tok.kind[first] === TOKEN.array && tok.next[first] === first + 2 ? first + 1 : first;
+    if (tok.kind[prompt] !== TOKEN.string) return null;
+    chat = prompt !== first;
+    context = tok.string(prompt);
+    contextField = tok.slice(prompt);
   }
   if (second >= 0) {
     if (tok.kind[second] === TOKEN.string) {
@@ -386,7 +396,7 @@ function readRequest(tok: CanonicalTokens, g: number): Request | null {
     } else if (tok.kind[second] === TOKEN.object) genKwargs = tok.slice(second);
     else return null;
   }
-  return { context, contextField, continuation, continuationField, genKwargs };
+  return { context, contextField, continuation, continuationField, genKwargs, chat };
 }
 
 /** A metric list of strings (distinct): its names and its JSON; null otherwise. */

@@ -5,7 +5,7 @@
  * are handed over, not copied; its result comes back as a few long strings and typed arrays.
  *
  * The worker runs the code this thread runs: the bundle's samplesWorker.cjs beside a bundled
- * CLI, else the TypeScript source through tsx.
+ * CLI, else the TypeScript source through tsx (samplesWorkerFromSource.mjs).
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -35,10 +35,10 @@ export class PiecePool implements PieceReader {
   constructor(threads: number) {
     this.parallel = threads;
     const bundled = import.meta.url.endsWith('.cjs');
-    const entry = fileURLToPath(new URL(bundled ? './samplesWorker.cjs' : './samplesWorker.ts', import.meta.url));
+    // From source, a shim registers tsx on the worker's thread (a CLI run from source registers it on this thread only).
+    const entry = fileURLToPath(new URL(bundled ? './samplesWorker.cjs' : './samplesWorkerFromSource.mjs', import.meta.url));
     for (let i = 0; i < threads; i++) {
-      // From source the worker needs tsx to load TypeScript (a CLI run from source registers it on this thread only).
-      const worker = new Worker(entry, { execArgv: [...(bundled ? [] : ['--import', 'tsx']), ...(process.env.TMP_WORKER_ARGS ? process.env.TMP_WORKER_ARGS.split(' ') : [])], resourceLimits: process.env.TMP_YG ? { maxYoungGenerationSizeMb: Number(process.env.TMP_YG) } : undefined });
+      const worker = new Worker(entry, { execArgv: [] });
       worker.on('message', (reply: Reply) => this.settle(reply));
       worker.on('error', (error) => this.fail(error));
       worker.on('exit', (code) => {
@@ -48,8 +48,17 @@ export class PiecePool implements PieceReader {
     }
   }
 
-  /** Threads for a file of `bytes`: 0 (read on this thread) below WORKER_MIN_BYTES or on one core. */
+  /**
+   * Threads for a file of `bytes`: 0 (read on this thread) below WORKER_MIN_BYTES or on one core,
+   * else one a core (at most four). LMAUDIT_SAMPLES_THREADS sets the count whatever the size.
+   */
   static threadsFor(bytes: number): number {
+    const set = process.env.LMAUDIT_SAMPLES_THREADS;
+    if (set !== undefined && set !== '') {
+      const n = Number(set);
+      if (!Number.isInteger(n) || n < 0 || n > 64) throw new BadInputError(`LMAUDIT_SAMPLES_THREADS must be a whole number from 0 to 64, got '${set}'`);
+      return n;
+    }
     const cores = availableParallelism();
     return bytes < WORKER_MIN_BYTES || cores < 2 ? 0 : Math.min(cores, 4);
   }

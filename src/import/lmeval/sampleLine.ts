@@ -4,14 +4,12 @@
  * repeat, the filtered value, the filter name and the per-sample metric values.
  * A record that breaks the format fails with file, line and field named.
  *
- * A record is read through a RecordView: its members in order, each as a node or as the
- * text json.dumps gives it. Two views exist: over the exact reader's tree (any JSON Python
- * reads), and over the line itself when it is exactly json.dumps output (canonicalJson.ts),
- * which is how lm-eval writes: then the document, the filtered responses and the scores
- * are slices of the line, not parsed and rendered again. Both views give the same record.
+ * This is the reference reading: any record Python's json reads, through the exact reader's
+ * tree (a RecordView: its members in order, each as a node or as json.dumps writes it). The
+ * common record lm-eval writes is read faster from its text by canonicalRecord.ts, which
+ * tests hold to this reading.
  */
 import { BadInputError } from '../../errors.ts';
-import type { CanonicalMembers, CanonicalReader } from '../../py/canonicalJson.ts';
 import { pyDumps, pyStr, type PyNode } from '../../py/orderedJson.ts';
 
 export interface RequestArgs {
@@ -75,17 +73,6 @@ export function nodeRecordView(node: Extract<PyNode, { k: 'obj' }>): RecordView 
 
 export function dumpedNode(node: PyNode): DumpedJson {
   return { json: pyDumps(node), indented: (indent) => pyDumps(node, indent) };
-}
-
-/** A view of a record line that is exactly json.dumps output, as `reader.members()` gave its members. */
-export function canonicalRecordView(reader: CanonicalReader, members: CanonicalMembers): RecordView {
-  const text = reader.text;
-  const { starts, ends } = members;
-  return {
-    keys: members.keys,
-    node: (i) => reader.node(starts[i]!, ends[i]!),
-    dumped: (i) => ({ json: text.slice(starts[i], ends[i]), indented: (indent) => reader.indented(starts[i]!, ends[i]!, indent) }),
-  };
 }
 
 const enum Field { DocId, Doc, Target, Arguments, Resps, FilteredResps, Filter, Metrics, DocHash, PromptHash, TargetHash }

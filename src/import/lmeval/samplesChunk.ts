@@ -27,14 +27,17 @@ import type { RecordParts, RecordShape } from './recordParts.ts';
 export interface ChunkJob {
   /** Whole lines of the file (the file's last piece may end without a newline). */
   bytes: Uint8Array;
-  /** The 1-based number of the piece's first line. */
+  /** The 1-based number of the piece's first line, and how many lines the piece holds. */
   firstLine: number;
+  lines: number;
   file: string;
   task: string;
   /** null: the request type is inferred from the first record (the task's config does not say). */
   requestType: RequestType | null;
   targetDelimiter: string | null;
   skipBad: boolean;
+  /** Every record read by the reference reading, none from its text (canonicalRecord.test.ts holds the two to the same result). */
+  referenceOnly?: boolean;
 }
 
 /** What a piece gave: per record (in order) as columns, and per piece what is kept in order of first appearance. */
@@ -42,6 +45,8 @@ export interface ChunkResult {
   requestType: RequestType | null;
   firstShape: RecordShape | null;
   records: number;
+  /** Of those, the records read from their text (canonicalRecord.ts); the others by the reference reading. */
+  canonicalRecords: number;
   line: Int32Array;
   docId: string[];
   filter: (string | null)[];
@@ -96,12 +101,12 @@ export class ChunkProcessor {
   private readonly tokens = new CanonicalTokens();
 
   process(job: ChunkJob): ChunkResult {
-    return new ChunkReading(job, this.seenIn(job.file), countLines(job.bytes), this.tokens).run();
+    return new ChunkReading(job, this.seenIn(job.file), job.lines, this.tokens).run();
   }
 
   /** Records already read as JSON values (a samples file written as one JSON array), each with its line. */
-  processNodes(job: Omit<ChunkJob, 'bytes' | 'firstLine'>, items: readonly { node: PyNode; line: number }[]): ChunkResult {
-    const reading = new ChunkReading({ ...job, bytes: new Uint8Array(0), firstLine: items[0]?.line ?? 1 }, this.seenIn(job.file), items.length, this.tokens);
+  processNodes(job: Omit<ChunkJob, 'bytes' | 'firstLine' | 'lines'>, items: readonly { node: PyNode; line: number }[]): ChunkResult {
+    const reading = new ChunkReading({ ...job, bytes: new Uint8Array(0), firstLine: items[0]?.line ?? 1, lines: items.length }, this.seenIn(job.file), items.length, this.tokens);
     for (const { node, line } of items) if (!reading.node(node, line)) break;
     return reading.result();
   }
@@ -140,7 +145,7 @@ class ChunkReading {
     // Rows leave run_id out (rowLines.ts): the run's id is known once all its files are read.
     this.ctx = { runId: '', task: job.task, requestType: job.requestType ?? 'unknown', targetDelimiter: job.targetDelimiter };
     this.out = {
-      requestType: job.requestType, firstShape: null, records: 0,
+      requestType: job.requestType, firstShape: null, records: 0, canonicalRecords: 0,
       line: new Int32Array(most), docId: [], filter: [], metricsKeyId: new Int32Array(most), metricsKeys: [], respsDigest: [],
       docHashState: new Uint8Array(most), docBad: [], promptBad: [], targetBad: [], hashes: '', hashesBroken: false,
       extrasSeen: [], filtersSeen: [], metricsSeen: [],
@@ -193,10 +198,11 @@ class ChunkReading {
     const text = buffer.toString('utf8', start, end);
     if (text.trim() === '') return true;
     // A line exactly as json.dumps writes it, of the shape lm-eval writes, is read from its text; any other by the exact reader.
-    const memo = clean ? this.canonicalMemo() : null;
+    const memo = clean && this.job.referenceOnly !== true ? this.canonicalMemo() : null;
     if (memo !== null && this.tokens.read(text)) {
       const parts = readCanonicalRecord(this.tokens, file, line, this.ctx, memo);
       if (parts !== null) {
+        this.out.canonicalRecords++;
         this.addParts(parts);
         return true;
       }
@@ -418,8 +424,3 @@ function intern(key: string, index: Map<string, number>, table: string[]): numbe
   return id;
 }
 
-function countLines(bytes: Uint8Array): number {
-  let n = 1;
-  for (let i = bytes.indexOf(10); i >= 0; i = bytes.indexOf(10, i + 1)) n++;
-  return n;
-}

@@ -17,7 +17,7 @@ import type { ChunkJob, ChunkProcessor, ChunkResult } from './samplesChunk.ts';
 export const PIECE_BYTES = 4 << 20;
 
 /** What every piece of the file is read with; the request type may be settled by the first record. */
-export type FileJob = Omit<ChunkJob, 'bytes' | 'firstLine'>;
+export type FileJob = Omit<ChunkJob, 'bytes' | 'firstLine' | 'lines'>;
 
 /** Reads pieces as `process` is given them (on this thread or others) and joins results in order. */
 export interface PieceReader {
@@ -43,8 +43,8 @@ export async function readSamplesFile(
   const hash = createHash('sha256');
   let requestType = job.requestType;
   const pending: Promise<ChunkResult>[] = [];
-  for await (const { bytes, firstLine } of filePieces(probe.path, (raw) => hash.update(raw))) {
-    const piece: ChunkJob = { ...job, requestType, bytes, firstLine };
+  for await (const { bytes, firstLine, lines } of filePieces(probe.path, (raw) => hash.update(raw))) {
+    const piece: ChunkJob = { ...job, requestType, bytes, firstLine, lines };
     // Until a record has said what kind of request the task made, pieces are read here, one at a time.
     if (pool === null || requestType === null) {
       while (pending.length > 0) join(await pending.shift()!);
@@ -60,16 +60,18 @@ export async function readSamplesFile(
   return hash.digest('hex');
 }
 
-/** The file's bytes in pieces of whole lines (the last may end without a newline), each with the number of its first line. */
-export async function* filePieces(file: string, onRaw?: (bytes: Buffer) => void): AsyncGenerator<{ bytes: Buffer; firstLine: number }> {
+/** The file's bytes in pieces of whole lines (the last may end without a newline), each with the number of its first line and its count of lines. */
+export async function* filePieces(file: string, onRaw?: (bytes: Buffer) => void): AsyncGenerator<{ bytes: Buffer; firstLine: number; lines: number }> {
   let held: Buffer[] = [];
   let heldBytes = 0;
   let line = 1;
   let first = true;
   const piece = (bytes: Buffer) => {
-    const out = { bytes, firstLine: line };
+    const firstLine = line;
     for (let i = bytes.indexOf(10); i >= 0; i = bytes.indexOf(10, i + 1)) line++;
-    return out;
+    // A last line without its newline is a line too.
+    const lines = line - firstLine + (bytes.length > 0 && bytes[bytes.length - 1] !== 10 ? 1 : 0);
+    return { bytes, firstLine, lines };
   };
   try {
     for await (const chunk of fileChunks(file, onRaw)) {

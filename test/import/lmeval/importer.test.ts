@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { importSources } from '../../../src/import/index.ts';
 import { openStore } from '../../../src/store/readStore.ts';
 import { queryRows, scratchFolder } from '../../../src/util/duckdb.ts';
-import { PART_ROWS } from '../../../src/store/partedTable.ts';
+import { PIECE_BYTES } from '../../../src/import/lmeval/samplesFile.ts';
 import { stageTable } from '../../../src/store/writeStore.ts';
 import { TABLES } from '../../../src/store/schema.ts';
 import { BadInputError } from '../../../src/errors.ts';
@@ -251,13 +251,15 @@ test('a samples file without results: version from the line shape, model from th
   assert.deepEqual((p.model.args.used as { value: unknown }).value, { pretrained: 'EleutherAI/pythia-2.8b' });
 });
 
-test('records go into DuckDB as they are read: a bad record after good ones leaves no staged rows behind, and the rows read before it are counted once', async () => {
-  // Staged tables, the parts being filled, and the parts written out (Parquet files in the scratch folder).
+test('records are staged as they are read: a bad record after good ones leaves no staged rows behind, and the rows read before it are counted once', async () => {
+  // Staged tables and views, and the row files being filled in the scratch folder.
   const staged = async () =>
-    Number((await queryRows<{ n: number }>("SELECT count(*) AS n FROM duckdb_tables() WHERE (temporary AND table_name LIKE 'staged_%') OR table_name LIKE 'part_%'"))[0]!.n) +
-    (await readdir(scratchFolder('parts'))).length;
+    Number((await queryRows<{ n: number }>("SELECT count(*) AS n FROM duckdb_tables() WHERE table_name LIKE 'staged_%'"))[0]!.n) +
+    Number((await queryRows<{ n: number }>("SELECT count(*) AS n FROM duckdb_views() WHERE view_name LIKE 'staged_%'"))[0]!.n) +
+    (await readdir(scratchFolder('rows'))).length;
   const before = await staged();
-  const good = PART_ROWS + 100;
+  // More good records than one piece holds (a piece is joined and its rows written out before the bad one is read), then one that breaks.
+  const good = Math.ceil(PIECE_BYTES / GOOD.length) + 100;
   const lines = Array.from({ length: good }, (_, i) => GOOD.replace('"doc_id": 0', `"doc_id": ${i}`));
   // More good records than one part holds (one part is written out before the bad one is read), then one that breaks.
   const bad = await badFile('samples_t_2025-01-01T00-00-00.000000.jsonl', `${lines.join('\n')}\n{"doc_id": ${good}, "resps": [[\n`);
