@@ -7,6 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { ChunkProcessor, type ChunkJob, type ChunkResult } from '../../../src/import/lmeval/samplesChunk.ts';
@@ -134,6 +135,11 @@ test('variants of generation and log-likelihood records read the same by both re
     add('a prompt that is not text', base, type, (n) => withMember(n, 'arguments', obj(['gen_args_0', obj(['arg_0', num('1')])])));
     add('three arguments', base, type, (n) => withMember(n, 'arguments', obj(['gen_args_0', obj(['arg_0', str('Q:\n"x"')], ['arg_1', str(' A')], ['arg_2', num('3')])])));
     add('no arguments in a request', base, type, (n) => withMember(n, 'arguments', obj(['gen_args_0', obj()])));
+    // A prompt's value is hashed from an ASCII line's bytes (unescaped there), else from its text.
+    const everyEscape = `${Array.from({ length: 32 }, (_, i) => String.fromCharCode(i)).join('')}"\\/ \u007f`;
+    add('a prompt with every escape (ASCII)', base, type, (n) => withMember(n, 'arguments', obj(['gen_args_0', obj(['arg_0', str(everyEscape)], ['arg_1', str(' A')])])));
+    add('a prompt with every escape (not ASCII)', base, type, (n) => withMember(n, 'arguments', obj(['gen_args_0', obj(['arg_0', str(`${everyEscape} é 😀`)], ['arg_1', str(' A')])])));
+    add('a prompt with every escape and its hash', base, type, (n) => withMember(withMember(n, 'prompt_hash', str(createHash('sha256').update(everyEscape).digest('hex'))), 'arguments', obj(['gen_args_0', obj(['arg_0', str(everyEscape)])])));
     add('resps empty', base, type, (n) => withMember(n, 'resps', arr()));
     add('resps with no repeat', base, type, (n) => withMember(n, 'resps', arr(arr())));
     add('resps not a list of lists', base, type, (n) => withMember(n, 'resps', arr(str('x'))));
