@@ -11,7 +11,7 @@ import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
 import { BadInputError, StoreError } from '../errors.ts';
 import { commitFile, temporaryNameFor } from '../util/atomicFile.ts';
 import { checkWritableParent, makeFolders } from './outputPath.ts';
-import { duck, duckSideConnection, processAlive, sqlIdent, sqlString } from '../util/duckdb.ts';
+import { duck, duckSideConnection, processAlive, scratchFolder, sqlIdent, sqlString } from '../util/duckdb.ts';
 import {
   SCHEMA_VERSION,
   STORE_TABLES,
@@ -226,8 +226,20 @@ export async function stageTable(table: TableName, source: TableSource, options:
   const conn = await duck();
   const spec: readonly ColumnSpec[] = TABLES[table];
   const staging = `staged_${table}_${randomBytes(6).toString('hex')}`;
-  // A source that parses text each time it is read, read by queries (an on-the-fly audit), is read into a table once.
-  if (source.lazy && !(options.queried && source.reread === 'parse')) {
+  // A source that parses text each time it is read, read by queries (an on-the-fly audit), is parsed once into a
+  // Parquet file of this process's scratch folder (removed at exit), which queries read as they read a store.
+  if (source.lazy && options.queried && source.reread === 'parse') {
+    const file = join(scratchFolder('staged'), `${staging}.parquet`);
+    const select = spec.map((c) => `CAST(${sqlIdent(c.name)} AS ${c.type}) AS ${sqlIdent(c.name)}`).join(', ');
+    try {
+      await withOneThread(async () => conn.run(`COPY (SELECT ${select} FROM (${source.sql})) TO ${sqlString(file)} (FORMAT parquet, COMPRESSION snappy, ROW_GROUP_SIZE 16384)`));
+    } catch (error) {
+      throw new StoreError(`${table}: ${(error as Error).message.split('\n')[0]}`, { cause: error });
+    }
+    await conn.run(`CREATE VIEW ${staging} AS SELECT * FROM read_parquet(${sqlString(file)})`);
+    return { name: staging, withRowNumber: `read_parquet(${sqlString(file)}, file_row_number = true)` };
+  }
+  if (source.lazy) {
     const select = spec.map((c) => `CAST(${sqlIdent(c.name)} AS ${c.type}) AS ${sqlIdent(c.name)}`).join(', ');
     const position = source.rowNumber === undefined ? '' : `, ${sqlIdent(source.rowNumber)} AS file_row_number`;
     await conn.run(`CREATE VIEW ${staging} AS SELECT ${select}${position} FROM (${source.sql})`);
