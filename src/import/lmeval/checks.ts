@@ -149,11 +149,11 @@ export class SampleChecks {
    * The records' own findings, after the records they come from (each list in file order):
    * mismatch evidence, the hashes task_hashes runs over (broken: a record lacked one), extra fields.
    */
-  addFindings(f: { docBad: readonly string[]; promptBad: readonly string[]; targetBad: readonly string[]; hashes: string; hashesBroken: boolean; extras: readonly string[] }): void {
+  addFindings(f: { docBad: readonly string[]; promptBad: readonly string[]; targetBad: readonly string[]; hashes: string | Uint8Array; hashesBroken: boolean; extras: readonly string[] }): void {
     for (const e of f.docBad) this.docBad.push(e);
     for (const e of f.promptBad) this.promptBad.push(e);
     for (const e of f.targetBad) this.targetBad.push(e);
-    if (f.hashes !== '') this.taskHash?.update(f.hashes);
+    if (f.hashes.length > 0) this.taskHash?.update(f.hashes);
     if (f.hashesBroken) this.taskHash = null;
     for (const k of f.extras) this.extras.add(k);
   }

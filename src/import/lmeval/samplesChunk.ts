@@ -59,8 +59,8 @@ export interface ChunkResult {
   docBad: string[];
   promptBad: string[];
   targetBad: string[];
-  /** Every record's doc, prompt and target hashes run together, up to the first record lacking one (then hashesBroken). */
-  hashes: string;
+  /** Every record's doc, prompt and target hashes run together (UTF-8), up to the first record lacking one (then hashesBroken). */
+  hashes: Uint8Array;
   hashesBroken: boolean;
   extrasSeen: string[];
   filtersSeen: string[];
@@ -128,11 +128,11 @@ class ChunkReading {
   private readonly metrics = new Set<string>();
   private memo: CanonicalMemo | null = null;
   private readonly tokens: CanonicalTokens;
-  private readonly instances = new TextPieces();
-  private readonly responses = new TextPieces();
-  private readonly scores = new TextPieces();
-  private readonly filtered = new TextPieces();
-  private hashes: string[] = [];
+  private readonly instances: RowBytes;
+  private readonly responses: RowBytes;
+  private readonly scores: RowBytes;
+  private readonly filtered: RowBytes;
+  private readonly hashes: RowBytes;
 
   /** `most`: the most records the piece can hold (one per line), the size of its typed columns. */
   constructor(
@@ -142,12 +142,17 @@ class ChunkReading {
     tokens: CanonicalTokens,
   ) {
     this.tokens = tokens;
+    this.instances = new RowBytes();
+    this.responses = new RowBytes();
+    this.scores = new RowBytes();
+    this.filtered = new RowBytes();
+    this.hashes = new RowBytes();
     // Rows leave run_id out (rowLines.ts): the run's id is known once all its files are read.
     this.ctx = { runId: '', task: job.task, requestType: job.requestType ?? 'unknown', targetDelimiter: job.targetDelimiter };
     this.out = {
       requestType: job.requestType, firstShape: null, records: 0, canonicalRecords: 0,
       line: new Int32Array(most), docId: [], filter: [], metricsKeyId: new Int32Array(most), metricsKeys: [], respsDigest: [],
-      docHashState: new Uint8Array(most), docBad: [], promptBad: [], targetBad: [], hashes: '', hashesBroken: false,
+      docHashState: new Uint8Array(most), docBad: [], promptBad: [], targetBad: [], hashes: EMPTY, hashesBroken: false,
       extrasSeen: [], filtersSeen: [], metricsSeen: [],
       genKeyId: new Int32Array(most), genKeys: [], maxRepeats: new Int32Array(most), emptyAnswers: new Int32Array(most),
       instances: EMPTY, instancesEnd: new Int32Array(most), instancesLongest: 0, responses: EMPTY, responsesEnd: new Int32Array(most), responsesLongest: 0,
@@ -339,7 +344,7 @@ class ChunkReading {
     if (p.promptBad !== null) out.promptBad.push(p.promptBad);
     if (p.targetBad !== null) out.targetBad.push(p.targetBad);
     if (p.hashes === null) out.hashesBroken = true;
-    else if (!out.hashesBroken) this.hashes.push(p.hashes);
+    else if (!out.hashesBroken) this.hashes.add([p.hashes]);
     for (const k of p.extras) this.extras.add(k);
     this.filters.add(p.filter ?? 'none');
     for (const m of p.metricNames) this.metrics.add(m);
@@ -355,11 +360,11 @@ class ChunkReading {
       (out as unknown as Record<string, Int32Array | Uint8Array>)[key] = out[key].slice(0, n);
     }
     out.rowCounts = { instances: out.rowCounts.instances.slice(0, n), responses: out.rowCounts.responses.slice(0, n) };
-    out.instances = this.instances.bytes(out.instancesEnd);
-    out.responses = this.responses.bytes(out.responsesEnd);
-    out.scores = this.scores.bytes(null);
-    out.filtered = this.filtered.bytes(null);
-    out.hashes = this.hashes.join('');
+    out.instances = this.instances.bytes();
+    out.responses = this.responses.bytes();
+    out.scores = this.scores.bytes();
+    out.filtered = this.filtered.bytes();
+    out.hashes = this.hashes.bytes();
     out.extrasSeen = [...this.extras];
     out.filtersSeen = [...this.filters];
     out.metricsSeen = [...this.metrics];
@@ -369,48 +374,43 @@ class ChunkReading {
 
 /** The memory of a result's typed columns, handed to the thread that joins it instead of copied. */
 export function resultTransfers(r: ChunkResult): ArrayBuffer[] {
-  const arrays = [r.line, r.metricsKeyId, r.docHashState, r.rowsMade, r.genKeyId, r.maxRepeats, r.emptyAnswers, r.instancesEnd, r.responsesEnd, r.rowCounts.instances, r.rowCounts.responses, r.instances, r.responses, r.scores, r.filtered];
+  const arrays = [r.line, r.metricsKeyId, r.docHashState, r.rowsMade, r.genKeyId, r.maxRepeats, r.emptyAnswers, r.instancesEnd, r.responsesEnd, r.rowCounts.instances, r.rowCounts.responses, r.instances, r.responses, r.scores, r.filtered, r.hashes];
   // Distinct memory only (an empty piece's texts share one empty array).
   return [...new Set(arrays.filter((a) => a.byteLength > 0).map((a) => a.buffer as ArrayBuffer))];
 }
 
 const EMPTY = new Uint8Array(0);
 
-/** Text gathered as pieces and joined once; `length` is the joined text's length so far (UTF-16 units). */
-class TextPieces {
-  private readonly pieces: string[] = [];
+/**
+ * Row text encoded as UTF-8 as each record's rows are made, into memory of its own that is handed
+ * to the joining thread (not copied). Encoding at once, rather than joining a piece's rows at its
+ * end, lets a line's text (which its rows' slices would hold) die young: kept for a whole piece,
+ * every line outlived the young generation and was promoted, marked and compacted.
+ * `length` is the text's length so far in bytes.
+ */
+class RowBytes {
+  // Doubled as it fills (reserving a piece's size up front for each table measured slower).
+  private buffer = Buffer.allocUnsafeSlow(1 << 16);
   length = 0;
 
-  /** Adds one row's (or several rows') pieces; returns their length. */
+  /** Adds one row's (or several rows') pieces; returns their length in UTF-16 units. */
   add(pieces: readonly string[]): number {
-    let n = 0;
-    for (const p of pieces) {
-      this.pieces.push(p);
-      n += p.length;
+    if (pieces.length === 0) return 0;
+    const text = pieces.length === 1 ? pieces[0]! : pieces.join('');
+    // At most three bytes a UTF-16 unit.
+    const most = this.length + 3 * text.length;
+    if (most > this.buffer.length) {
+      const grown = Buffer.allocUnsafeSlow(Math.max(most, 2 * this.buffer.length));
+      this.buffer.copy(grown, 0, 0, this.length);
+      this.buffer = grown;
     }
-    this.length += n;
-    return n;
+    this.length += this.buffer.write(text, this.length);
+    return text.length;
   }
 
-  /**
-   * The text as UTF-8, in memory of its own (it is handed to the joining thread, not copied).
-   * `ends` (each record's end in the text) become byte offsets: the same numbers when every
-   * character is ASCII, counted again otherwise.
-   */
-  bytes(ends: Int32Array | null): Uint8Array {
-    const text = this.pieces.join('');
-    const encoded = Buffer.from(text);
-    if (ends !== null && encoded.length !== text.length) {
-      let chars = 0;
-      let bytes = 0;
-      for (let i = 0; i < ends.length; i++) {
-        bytes += Buffer.byteLength(text.slice(chars, ends[i]!));
-        chars = ends[i]!;
-        ends[i] = bytes;
-      }
-    }
-    // A small Buffer may share Node's pool: it is copied out before its memory is handed over.
-    return encoded.byteOffset === 0 && encoded.byteLength === encoded.buffer.byteLength ? encoded : new Uint8Array(encoded);
+  /** The text as UTF-8: a view of the whole memory, handed over as it is. */
+  bytes(): Uint8Array {
+    return this.length === 0 ? EMPTY : new Uint8Array(this.buffer.buffer, 0, this.length);
   }
 }
 

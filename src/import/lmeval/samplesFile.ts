@@ -5,6 +5,7 @@
  * JSON value and is read whole.
  */
 import { createHash } from 'node:crypto';
+import { open } from 'node:fs/promises';
 import { BadInputError } from '../../errors.ts';
 import { sha256File } from '../../util/hash.ts';
 import { parseOrderedArray } from '../../py/orderedJson.ts';
@@ -61,11 +62,8 @@ export async function readSamplesFile(
 }
 
 /** The file's bytes in pieces of whole lines (the last may end without a newline), each with the number of its first line and its count of lines. */
-export async function* filePieces(file: string, onRaw?: (bytes: Buffer) => void): AsyncGenerator<{ bytes: Buffer; firstLine: number; lines: number }> {
-  let held: Buffer[] = [];
-  let heldBytes = 0;
+export async function* filePieces(file: string, onRaw: (bytes: Buffer) => void = () => {}): AsyncGenerator<{ bytes: Buffer; firstLine: number; lines: number }> {
   let line = 1;
-  let first = true;
   const piece = (bytes: Buffer) => {
     const firstLine = line;
     for (let i = bytes.indexOf(10); i >= 0; i = bytes.indexOf(10, i + 1)) line++;
@@ -74,30 +72,86 @@ export async function* filePieces(file: string, onRaw?: (bytes: Buffer) => void)
     return { bytes, firstLine, lines };
   };
   try {
-    for await (const chunk of fileChunks(file, onRaw)) {
-      if (first) {
-        first = false;
-        const foreign = foreignEncoding(chunk.subarray(0, 64));
-        if (foreign !== null) throw new BadInputError(`the file is ${foreign}; ${UTF16_ADVICE}`, { file });
-      }
-      held.push(chunk);
-      heldBytes += chunk.length;
-      if (heldBytes < PIECE_BYTES) continue;
-      const all = Buffer.concat(held, heldBytes);
-      const cut = all.lastIndexOf(10) + 1;
-      // No newline yet: one long line, held until it ends.
-      if (cut === 0) {
-        held = [all];
-        continue;
-      }
-      // The rest is copied out: the piece's memory may be handed to another thread.
-      held = cut < all.length ? [Buffer.from(all.subarray(cut))] : [];
-      heldBytes = all.length - cut;
-      yield piece(all.subarray(0, cut));
-    }
-    if (heldBytes > 0) yield piece(Buffer.concat(held, heldBytes));
+    for await (const bytes of wholeLines(file, onRaw)) yield piece(bytes);
   } catch (error) {
     if (error instanceof BadInputError) throw error;
     throw new BadInputError(`cannot read (${(error as Error).message})`, { file }, { cause: error });
   }
+}
+
+/**
+ * Pieces of whole lines, each in memory of its own (it may be handed to another thread). A
+ * plain file is read straight into each piece's memory, the bytes after its last newline
+ * carried into the next; a gzip file streams through the decompressor.
+ */
+async function* wholeLines(file: string, onRaw: (bytes: Buffer) => void): AsyncGenerator<Buffer> {
+  const handle = await open(file, 'r');
+  let carried: Buffer = Buffer.alloc(0);
+  try {
+    for (let first = true; ; first = false) {
+      // A line longer than a piece makes the next piece larger.
+      const size = Math.max(PIECE_BYTES, 2 * carried.length);
+      const buffer = Buffer.allocUnsafeSlow(size);
+      carried.copy(buffer);
+      let filled = carried.length;
+      for (let got = -1; got !== 0 && filled < size; filled += got) ({ bytesRead: got } = await handle.read(buffer, filled, size - filled, null));
+      if (first) {
+        if (filled >= 2 && buffer[0] === 0x1f && buffer[1] === 0x8b) {
+          await handle.close();
+          yield* streamedWholeLines(file, onRaw);
+          return;
+        }
+        checkEncoding(buffer.subarray(0, filled), file);
+      }
+      onRaw(buffer.subarray(carried.length, filled));
+      if (filled < size) {
+        if (filled > 0) yield buffer.subarray(0, filled);
+        return;
+      }
+      const cut = buffer.lastIndexOf(10, filled - 1) + 1;
+      if (cut === 0) {
+        // No newline yet: one long line, carried until it ends.
+        carried = buffer;
+        continue;
+      }
+      carried = Buffer.from(buffer.subarray(cut, filled));
+      yield buffer.subarray(0, cut);
+    }
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+/** wholeLines for a stream of decompressed chunks. */
+async function* streamedWholeLines(file: string, onRaw: (bytes: Buffer) => void): AsyncGenerator<Buffer> {
+  let held: Buffer[] = [];
+  let heldBytes = 0;
+  let checked = false;
+  for await (const chunk of fileChunks(file, onRaw)) {
+    if (!checked) {
+      checked = true;
+      checkEncoding(chunk, file);
+    }
+    held.push(chunk);
+    heldBytes += chunk.length;
+    if (heldBytes < PIECE_BYTES) continue;
+    const all = Buffer.concat(held, heldBytes);
+    const cut = all.lastIndexOf(10) + 1;
+    // No newline yet: one long line, held until it ends.
+    if (cut === 0) {
+      held = [all];
+      continue;
+    }
+    // The rest is copied out: the piece's memory may be handed to another thread.
+    held = cut < all.length ? [Buffer.from(all.subarray(cut))] : [];
+    heldBytes = all.length - cut;
+    yield all.subarray(0, cut);
+  }
+  if (heldBytes > 0) yield Buffer.concat(held, heldBytes);
+}
+
+/** A file in UTF-16 or UTF-32 is refused with advice (from its first bytes). */
+function checkEncoding(head: Buffer, file: string): void {
+  const foreign = foreignEncoding(head.subarray(0, 64));
+  if (foreign !== null) throw new BadInputError(`the file is ${foreign}; ${UTF16_ADVICE}`, { file });
 }
