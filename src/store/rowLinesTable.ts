@@ -86,7 +86,8 @@ export class RowLinesTable {
     rmSync(this.path, { force: true });
   }
 
-  private flush(): void {
+  /** Writes the lines appended so far: the memory they were given in is free after it. */
+  flush(): void {
     if (this.pending.length === 0 || this.fd === null) return;
     const pending = this.pending;
     this.pending = [];

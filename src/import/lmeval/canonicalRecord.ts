@@ -314,7 +314,8 @@ export function readCanonicalRecord(tok: CanonicalTokens, file: string, line: nu
       }
       return { instances, responses: responseLines, instanceRows: count, responseRows };
     },
-    respsDigest: respsJson.length <= 64 ? respsJson : sha256Hex(respsJson),
+    // A short recording is copied out of its line: kept until the piece ends, a slice would keep the whole line (2 KB a record promoted and marked).
+    respsDigest: respsJson.length <= 64 ? Buffer.from(respsJson).toString() : sha256Hex(respsJson),
     docHashState: docAt < 0 ? 0 : docHash !== null ? 1 : 2,
     docBad,
     promptBad,

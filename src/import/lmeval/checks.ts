@@ -102,11 +102,20 @@ export class SampleChecks {
   /** sha256 over every record's doc/prompt/target hashes, as lm-eval's task_hashes; null once a record lacks one. */
   private taskHash: Hash | null = createHash('sha256');
   private readonly docsByFilter = new Map<string, Set<string>>();
-  /** Per document: its first record's line and respsDigest, as one string (an object a document cost a million-document file 50 MB). */
-  private readonly firstResps = new Map<string, string>();
+  /** Per document, the ordinal of its first record: that record's line and respsDigest are at that index (two arrays cost a million-document file less than an object or a string a document). */
+  private readonly firstOf = new Map<string, number>();
+  private readonly firstLines: number[] = [];
+  private readonly firstDigests: string[] = [];
   private readonly extras = new Set<string>();
 
-  constructor(private readonly input: CheckInput) {}
+  /**
+   * `oneRecordEach`: the caller refuses a second record of a document under a filter (OneTaskRecords),
+   * so the documents of a filter are counted rather than kept.
+   */
+  constructor(
+    private readonly input: CheckInput,
+    private readonly oneRecordEach = false,
+  ) {}
 
   /** A record's own check, with where it is and what it holds that the checks across records compare. */
   add(check: RecordCheck, record: { line: number; docId: string; filter: string | null; extras: readonly string[] }): void {
@@ -121,28 +130,38 @@ export class SampleChecks {
     });
   }
 
+  private readonly countByFilter = new Map<string, number>();
+
   /**
    * What the checks across records need of one record, in file order. `docHashState`: 1 when it
-   * has a doc_hash and a document, 2 when a document and no doc_hash.
+   * has a doc_hash and a document, 2 when a document and no doc_hash. True when it is its
+   * document's first record.
    */
-  addRecord(line: number, docId: string, filter: string | null, respsDigest: string, docHashState: number): void {
-    const { task, file } = this.input;
-    const at = (detail: string) => `${file}:${line} doc_id ${docId}: ${detail}`;
+  addRecord(line: number, docId: string, filter: string | null, respsDigest: string, docHashState: number): boolean {
     this.lineCount++;
     if (docHashState === 1) this.docChecked++;
     if (docHashState === 2) this.unhashed++;
     const f = filter ?? 'none';
-    const docs = this.docsByFilter.get(f) ?? new Set<string>();
-    this.docsByFilter.set(f, docs);
-    if (docs.has(docId)) this.notesSoFar.push(note(task, 'duplicate_doc', `doc_id ${docId} appears twice under filter '${f}'`, [at('second occurrence')]));
-    docs.add(docId);
-
-    const seen = this.firstResps.get(docId);
-    if (seen === undefined) this.firstResps.set(docId, `${line}:${respsDigest}`);
+    if (this.oneRecordEach) this.countByFilter.set(f, (this.countByFilter.get(f) ?? 0) + 1);
     else {
-      const colon = seen.indexOf(':');
-      if (seen.slice(colon + 1) !== respsDigest) this.respsDiffer.push(at(`resps differ from line ${seen.slice(0, colon)}`));
+      let docs = this.docsByFilter.get(f);
+      if (docs === undefined) this.docsByFilter.set(f, (docs = new Set()));
+      if (docs.has(docId)) this.notesSoFar.push(note(this.input.task, 'duplicate_doc', `doc_id ${docId} appears twice under filter '${f}'`, [this.at(line, docId, 'second occurrence')]));
+      docs.add(docId);
     }
+    const first = this.firstOf.get(docId);
+    if (first === undefined) {
+      this.firstOf.set(docId, this.firstLines.length);
+      this.firstLines.push(line);
+      this.firstDigests.push(respsDigest);
+      return true;
+    }
+    if (this.firstDigests[first] !== respsDigest) this.respsDiffer.push(this.at(line, docId, `resps differ from line ${this.firstLines[first]}`));
+    return false;
+  }
+
+  private at(line: number, docId: string, detail: string): string {
+    return `${this.input.file}:${line} doc_id ${docId}: ${detail}`;
   }
 
   /**
@@ -182,9 +201,10 @@ export class SampleChecks {
     }
     notes.push(...this.notesSoFar);
     if (expectedDocs !== null) {
-      for (const [f, docs] of this.docsByFilter) {
-        if (docs.size !== expectedDocs.value) {
-          notes.push(note(task, 'sample_count_mismatch', `filter '${f}' has ${docs.size} documents in the samples, but ${expectedDocs.from} says ${expectedDocs.value}`, []));
+      const counts = this.oneRecordEach ? [...this.countByFilter] : [...this.docsByFilter].map(([f, docs]) => [f, docs.size] as const);
+      for (const [f, documents] of counts) {
+        if (documents !== expectedDocs.value) {
+          notes.push(note(task, 'sample_count_mismatch', `filter '${f}' has ${documents} documents in the samples, but ${expectedDocs.from} says ${expectedDocs.value}`, []));
         }
       }
     }
@@ -223,28 +243,28 @@ export class OneTaskRecords {
   constructor(private readonly file: string) {}
 
   /** `metricsKey`: the record's metric list as JSON (metricsKeyOf), or null when it lists none. */
-  add(l: { line: number; docId: string; filter: string | null; metricsKey: string | null }): void {
-    const list = l.metricsKey;
+  add(line: number, docId: string, filter: string | null, metricsKey: string | null): void {
+    const list = metricsKey;
     if (list !== null) {
-      if (this.metrics === null) this.metrics = { list, line: l.line };
+      if (this.metrics === null) this.metrics = { list, line };
       else if (this.metrics.list !== list) {
         throw new BadInputError(
           `records of more than one task: this record lists metrics ${list}, the record on line ${this.metrics.line} ${this.metrics.list} (lm-eval writes one samples file per task)`,
-          { file: this.file, line: l.line, field: 'metrics' },
+          { file: this.file, line, field: 'metrics' },
         );
       }
     }
-    const filter = l.filter ?? 'none';
-    let lines = this.lineOf.get(filter);
-    if (lines === undefined) this.lineOf.set(filter, (lines = new Map()));
-    const first = lines.get(l.docId);
+    const f = filter ?? 'none';
+    let lines = this.lineOf.get(f);
+    if (lines === undefined) this.lineOf.set(f, (lines = new Map()));
+    const first = lines.get(docId);
     if (first !== undefined) {
       throw new BadInputError(
-        `doc_id ${l.docId} appears twice under filter '${filter}' (line ${first} and line ${l.line}): lm-eval writes one record per document and filter, so these are records of more than one task or of two runs`,
-        { file: this.file, line: l.line, field: 'doc_id' },
+        `doc_id ${docId} appears twice under filter '${f}' (line ${first} and line ${line}): lm-eval writes one record per document and filter, so these are records of more than one task or of two runs`,
+        { file: this.file, line, field: 'doc_id' },
       );
     }
-    lines.set(l.docId, l.line);
+    lines.set(docId, line);
   }
 }
 

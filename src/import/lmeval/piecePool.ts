@@ -71,7 +71,7 @@ export class PiecePool implements PieceReader {
     const bytes = job.bytes.byteOffset === 0 && job.bytes.byteLength >= 65536 ? job.bytes : new Uint8Array(job.bytes);
     return new Promise<ChunkResult>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      worker.postMessage({ id, job: { ...job, bytes } }, [bytes.buffer as ArrayBuffer]);
+      worker.postMessage({ id, job: { ...job, bytes } }, [bytes.buffer as ArrayBuffer, ...(job.spare ?? [])]);
     });
   }
 

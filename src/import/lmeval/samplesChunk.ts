@@ -38,6 +38,8 @@ export interface ChunkJob {
   skipBad: boolean;
   /** Every record read by the reference reading, none from its text (canonicalRecord.test.ts holds the two to the same result). */
   referenceOnly?: boolean;
+  /** Memory the rows may be written into (spareMemory.ts), handed back in the result's `spent` when not used. */
+  spare?: ArrayBuffer[];
 }
 
 /** What a piece gave: per record (in order) as columns, and per piece what is kept in order of first appearance. */
@@ -89,6 +91,8 @@ export interface ChunkResult {
   skipped: SkippedRecord[];
   /** A record that stopped the piece (without --skip-bad): thrown once the records before it are joined. */
   error: { detail: string; line: number; field: string | undefined } | null;
+  /** Memory handed back: the piece's bytes, once read, and spares the rows did not use. */
+  spent: ArrayBuffer[];
 }
 
 /**
@@ -133,6 +137,8 @@ class ChunkReading {
   private readonly scores: RowBytes;
   private readonly filtered: RowBytes;
   private readonly hashes: RowBytes;
+  /** Memory not yet written into: the job's spares, then what rows outgrew. */
+  private readonly spare: ArrayBuffer[];
 
   /** `most`: the most records the piece can hold (one per line), the size of its typed columns. */
   constructor(
@@ -142,11 +148,13 @@ class ChunkReading {
     tokens: CanonicalTokens,
   ) {
     this.tokens = tokens;
-    this.instances = new RowBytes();
-    this.responses = new RowBytes();
-    this.scores = new RowBytes();
-    this.filtered = new RowBytes();
-    this.hashes = new RowBytes();
+    this.spare = [...(job.spare ?? [])];
+    const memory = (bytes: number) => this.memory(bytes);
+    this.instances = new RowBytes(memory);
+    this.responses = new RowBytes(memory);
+    this.scores = new RowBytes(memory);
+    this.filtered = new RowBytes(memory);
+    this.hashes = new RowBytes(memory);
     // Rows leave run_id out (rowLines.ts): the run's id is known once all its files are read.
     this.ctx = { runId: '', task: job.task, requestType: job.requestType ?? 'unknown', targetDelimiter: job.targetDelimiter };
     this.out = {
@@ -157,7 +165,7 @@ class ChunkReading {
       genKeyId: new Int32Array(most), genKeys: [], maxRepeats: new Int32Array(most), emptyAnswers: new Int32Array(most),
       instances: EMPTY, instancesEnd: new Int32Array(most), instancesLongest: 0, responses: EMPTY, responsesEnd: new Int32Array(most), responsesLongest: 0,
       rowCounts: { instances: new Int32Array(most), responses: new Int32Array(most) }, rowsMade: new Uint8Array(most),
-      rowErrors: [], scores: EMPTY, scoresLongest: 0, filtered: EMPTY, filteredLongest: 0, skipped: [], error: null,
+      rowErrors: [], scores: EMPTY, scoresLongest: 0, filtered: EMPTY, filteredLongest: 0, skipped: [], error: null, spent: [],
     };
   }
 
@@ -353,6 +361,13 @@ class ChunkReading {
     out.emptyAnswers[i] = p.emptyAnswers;
   }
 
+  /** A buffer of at least `bytes` for rows: a spare, else new (memory the kernel maps as it is first written). */
+  private memory(bytes: number): Buffer {
+    const i = this.spare.findIndex((b) => b.byteLength >= bytes);
+    if (i >= 0) return Buffer.from(this.spare.splice(i, 1)[0]!);
+    return Buffer.allocUnsafeSlow(Math.max(bytes, ROWS_FIRST_BYTES));
+  }
+
   result(): ChunkResult {
     const out = this.out;
     const n = out.records;
@@ -365,6 +380,11 @@ class ChunkReading {
     out.scores = this.scores.bytes();
     out.filtered = this.filtered.bytes();
     out.hashes = this.hashes.bytes();
+    for (const t of [this.instances, this.responses, this.scores, this.filtered, this.hashes]) this.spare.push(...t.outgrown);
+    const { bytes } = this.job;
+    // The piece's own memory (not a view of Node's shared pool) is read and can be written again.
+    if (bytes.byteOffset === 0 && bytes.buffer.byteLength >= 1 << 16) this.spare.push(bytes.buffer as ArrayBuffer);
+    out.spent = this.spare;
     out.extrasSeen = [...this.extras];
     out.filtersSeen = [...this.filters];
     out.metricsSeen = [...this.metrics];
@@ -381,6 +401,9 @@ export function resultTransfers(r: ChunkResult): ArrayBuffer[] {
 
 const EMPTY = new Uint8Array(0);
 
+/** The first memory a table's rows get when no spare is at hand (mapped as it is written, so an unused part costs nothing). */
+const ROWS_FIRST_BYTES = 1 << 20;
+
 /**
  * Row text encoded as UTF-8 as each record's rows are made, into memory of its own that is handed
  * to the joining thread (not copied). Encoding at once, rather than joining a piece's rows at its
@@ -389,9 +412,12 @@ const EMPTY = new Uint8Array(0);
  * `length` is the text's length so far in bytes.
  */
 class RowBytes {
-  // Doubled as it fills (reserving a piece's size up front for each table measured slower).
-  private buffer = Buffer.allocUnsafeSlow(1 << 16);
+  private buffer: Buffer | null = null;
   length = 0;
+  /** Memory the rows outgrew (its text copied on), free to be written again. */
+  readonly outgrown: ArrayBuffer[] = [];
+
+  constructor(private readonly memory: (bytes: number) => Buffer) {}
 
   /** Adds one row's (or several rows') pieces; returns their length in UTF-16 units. */
   add(pieces: readonly string[]): number {
@@ -399,9 +425,12 @@ class RowBytes {
     const text = pieces.length === 1 ? pieces[0]! : pieces.join('');
     // At most three bytes a UTF-16 unit.
     const most = this.length + 3 * text.length;
-    if (most > this.buffer.length) {
-      const grown = Buffer.allocUnsafeSlow(Math.max(most, 2 * this.buffer.length));
-      this.buffer.copy(grown, 0, 0, this.length);
+    if (this.buffer === null || most > this.buffer.length) {
+      const grown = this.memory(Math.max(most, 2 * (this.buffer?.length ?? 0)));
+      if (this.buffer !== null) {
+        this.buffer.copy(grown, 0, 0, this.length);
+        this.outgrown.push(this.buffer.buffer as ArrayBuffer);
+      }
       this.buffer = grown;
     }
     this.length += this.buffer.write(text, this.length);
@@ -410,7 +439,7 @@ class RowBytes {
 
   /** The text as UTF-8: a view of the whole memory, handed over as it is. */
   bytes(): Uint8Array {
-    return this.length === 0 ? EMPTY : new Uint8Array(this.buffer.buffer, 0, this.length);
+    return this.length === 0 || this.buffer === null ? EMPTY : new Uint8Array(this.buffer.buffer, 0, this.length);
   }
 }
 

@@ -13,12 +13,16 @@ import { fileChunks } from '../../util/lines.ts';
 import { foreignEncoding, readUtf8File, UTF16_ADVICE } from '../../util/utf8.ts';
 import type { FileProbe } from '../types.ts';
 import type { ChunkJob, ChunkProcessor, ChunkResult } from './samplesChunk.ts';
+import { SpareMemory } from './spareMemory.ts';
 
 /** Bytes in a piece: large enough that a piece's fixed costs vanish, small enough to hold a few at once. */
 export const PIECE_BYTES = 4 << 20;
 
 /** What every piece of the file is read with; the request type may be settled by the first record. */
-export type FileJob = Omit<ChunkJob, 'bytes' | 'firstLine' | 'lines'>;
+export type FileJob = Omit<ChunkJob, 'bytes' | 'firstLine' | 'lines' | 'spare'>;
+
+/** Spare buffers handed with a piece: one for each table's rows and the hashes. */
+const SPARES_A_PIECE = 5;
 
 /** Reads pieces as `process` is given them (on this thread or others) and joins results in order. */
 export interface PieceReader {
@@ -42,27 +46,33 @@ export async function readSamplesFile(
     return sha256File(probe.path);
   }
   const hash = createHash('sha256');
+  const spare = new SpareMemory();
+  // `join` writes a piece's rows out: its memory is free after it.
+  const joined = (result: ChunkResult) => {
+    join(result);
+    spare.giveBack(result);
+  };
   let requestType = job.requestType;
   const pending: Promise<ChunkResult>[] = [];
-  for await (const { bytes, firstLine, lines } of filePieces(probe.path, (raw) => hash.update(raw))) {
-    const piece: ChunkJob = { ...job, requestType, bytes, firstLine, lines };
+  for await (const { bytes, firstLine, lines } of filePieces(probe.path, (raw) => hash.update(raw), spare)) {
+    const piece: ChunkJob = { ...job, requestType, bytes, firstLine, lines, spare: spare.takeSome(SPARES_A_PIECE) };
     // Until a record has said what kind of request the task made, pieces are read here, one at a time.
     if (pool === null || requestType === null) {
-      while (pending.length > 0) join(await pending.shift()!);
+      while (pending.length > 0) joined(await pending.shift()!);
       const result = processor.process(piece);
       requestType ??= result.requestType;
-      join(result);
+      joined(result);
       continue;
     }
     pending.push(pool.read(piece));
-    while (pending.length > pool.parallel) join(await pending.shift()!);
+    while (pending.length > pool.parallel) joined(await pending.shift()!);
   }
-  while (pending.length > 0) join(await pending.shift()!);
+  while (pending.length > 0) joined(await pending.shift()!);
   return hash.digest('hex');
 }
 
 /** The file's bytes in pieces of whole lines (the last may end without a newline), each with the number of its first line and its count of lines. */
-export async function* filePieces(file: string, onRaw: (bytes: Buffer) => void = () => {}): AsyncGenerator<{ bytes: Buffer; firstLine: number; lines: number }> {
+export async function* filePieces(file: string, onRaw: (bytes: Buffer) => void = () => {}, spare?: SpareMemory): AsyncGenerator<{ bytes: Buffer; firstLine: number; lines: number }> {
   let line = 1;
   const piece = (bytes: Buffer) => {
     const firstLine = line;
@@ -72,7 +82,7 @@ export async function* filePieces(file: string, onRaw: (bytes: Buffer) => void =
     return { bytes, firstLine, lines };
   };
   try {
-    for await (const bytes of wholeLines(file, onRaw)) yield piece(bytes);
+    for await (const bytes of wholeLines(file, onRaw, spare)) yield piece(bytes);
   } catch (error) {
     if (error instanceof BadInputError) throw error;
     throw new BadInputError(`cannot read (${(error as Error).message})`, { file }, { cause: error });
@@ -84,14 +94,16 @@ export async function* filePieces(file: string, onRaw: (bytes: Buffer) => void =
  * plain file is read straight into each piece's memory, the bytes after its last newline
  * carried into the next; a gzip file streams through the decompressor.
  */
-async function* wholeLines(file: string, onRaw: (bytes: Buffer) => void): AsyncGenerator<Buffer> {
+async function* wholeLines(file: string, onRaw: (bytes: Buffer) => void, spare: SpareMemory | undefined): AsyncGenerator<Buffer> {
   const handle = await open(file, 'r');
   let carried: Buffer = Buffer.alloc(0);
   try {
     for (let first = true; ; first = false) {
       // A line longer than a piece makes the next piece larger.
-      const size = Math.max(PIECE_BYTES, 2 * carried.length);
-      const buffer = Buffer.allocUnsafeSlow(size);
+      const wanted = Math.max(PIECE_BYTES, 2 * carried.length);
+      const reused = spare?.take(wanted) ?? null;
+      const buffer = reused === null ? Buffer.allocUnsafeSlow(wanted) : Buffer.from(reused);
+      const size = buffer.length;
       carried.copy(buffer);
       let filled = carried.length;
       for (let got = -1; got !== 0 && filled < size; filled += got) ({ bytesRead: got } = await handle.read(buffer, filled, size - filled, null));

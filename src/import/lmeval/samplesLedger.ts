@@ -20,7 +20,6 @@ export type RunTables = Record<StreamedTable, RowLinesTable>;
 export class SamplesLedger {
   private readonly oneTask: OneTaskRecords;
   private readonly checks: SampleChecks;
-  private readonly seenDocs = new Set<string>();
   private readonly facts = new TaskFactsCollector();
   private requestType: RequestType | null = null;
   private shape: RecordShape | null = null;
@@ -32,7 +31,8 @@ export class SamplesLedger {
     private readonly tables: RunTables,
   ) {
     this.oneTask = new OneTaskRecords(input.file);
-    this.checks = new SampleChecks(input);
+    // OneTaskRecords refuses a second record of a document under a filter.
+    this.checks = new SampleChecks(input, true);
   }
 
   /** A piece's records, in order; throws at the first record that breaks a rule (after joining the ones before it). */
@@ -52,10 +52,9 @@ export class SamplesLedger {
       const line = r.line[i]!;
       const filter = r.filter[i]!;
       const metricsId = r.metricsKeyId[i]!;
-      this.oneTask.add({ line, docId, filter, metricsKey: metricsId < 0 ? null : r.metricsKeys[metricsId]! });
+      this.oneTask.add(line, docId, filter, metricsId < 0 ? null : r.metricsKeys[metricsId]!);
       while (rowError < r.rowErrors.length && r.rowErrors[rowError]!.record < i) rowError++;
-      if (!this.seenDocs.has(docId)) {
-        this.seenDocs.add(docId);
+      if (this.checks.addRecord(line, docId, filter, r.respsDigest[i]!, r.docHashState[i]!)) {
         const failed = r.rowErrors[rowError];
         if (failed !== undefined && failed.record === i) throw new BadInputError(failed.detail, { file, line, field: failed.field });
         // The piece made the rows of every record whose document it had not seen: a document first here that it had seen is a bug.
@@ -67,7 +66,6 @@ export class SamplesLedger {
         const g = r.genKeyId[i]!;
         this.facts.addFirst(docId, (gen[g] ??= JSON.parse(r.genKeys[g]!) as string[]), r.maxRepeats[i]!, r.emptyAnswers[i]!);
       }
-      this.checks.addRecord(line, docId, filter, r.respsDigest[i]!, r.docHashState[i]!);
     }
     this.checks.addFindings({ docBad: r.docBad, promptBad: r.promptBad, targetBad: r.targetBad, hashes: r.hashes, hashesBroken: r.hashesBroken, extras: r.extrasSeen });
     this.facts.addSeen(r.filtersSeen, r.metricsSeen);
@@ -78,6 +76,8 @@ export class SamplesLedger {
     for (const range of responses.list()) this.tables.responses.append(range, r.responsesLongest, 0);
     this.tables.instances.count += instanceRows;
     this.tables.responses.count += responseRows;
+    // Written now: the piece's memory is handed round again (spareMemory.ts) once it is joined.
+    for (const table of Object.values(this.tables)) table.flush();
     skipped.push(...r.skipped);
     if (r.error !== null) throw new BadInputError(r.error.detail, { file, line: r.error.line, field: r.error.field });
   }

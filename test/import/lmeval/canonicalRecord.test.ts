@@ -50,7 +50,8 @@ function both(lines: readonly string[], requestType: RequestType | null, targetD
 
 function same(lines: readonly string[], requestType: RequestType | null, targetDelimiter: string | null, label: string, skipBad = false): ChunkResult {
   const { canonical, reference } = both(lines, requestType, targetDelimiter, skipBad);
-  assert.deepEqual({ ...canonical, canonicalRecords: 0 }, reference, label);
+  // `spent` is memory handed back to be written again: what it holds is not the result.
+  assert.deepEqual({ ...canonical, canonicalRecords: 0, spent: [] }, { ...reference, spent: [] }, label);
   return canonical;
 }
 
