@@ -33,9 +33,13 @@ export class CanonicalMemo {
   readonly responses: RowTemplate;
   readonly filtered: RowTemplate;
   readonly taskField: string;
+  /** The rows' fixed text is ASCII (the task's name is). */
+  readonly ascii: boolean;
 
   constructor(readonly task: string, readonly requestType: 'generate_until' | 'loglikelihood') {
     this.taskField = json(task);
+    // eslint-disable-next-line no-control-regex
+    this.ascii = /^[\u0000-\u007f]*$/.test(this.taskField);
     const task_ = this.taskField;
     this.instances = new RowTemplate('instances', { task: task_, group: '', request_type: json(requestType), fewshot_doc_ids: '' });
     const none = { finish_reason: '', tokens_in: '', tokens_out: '', latency_ms: '', attempt: '', from_cache: '', error: '' };
@@ -315,7 +319,7 @@ export function readCanonicalRecord(tok: CanonicalTokens, file: string, line: nu
       return { instances, responses: responseLines, instanceRows: count, responseRows };
     },
     // A short recording is copied out of its line: kept until the piece ends, a slice would keep the whole line (2 KB a record promoted and marked).
-    respsDigest: respsJson.length <= 64 ? Buffer.from(respsJson).toString() : sha256Hex(respsJson),
+    respsDigest: respsJson.length <= 64 ? ownCopy(respsJson) : sha256Hex(respsJson),
     docHashState: docAt < 0 ? 0 : docHash !== null ? 1 : 2,
     docBad,
     promptBad,
@@ -328,6 +332,14 @@ export function readCanonicalRecord(tok: CanonicalTokens, file: string, line: nu
     emptyAnswers: empty,
     shape: { arguments: requests.length === 0 ? null : requests[0]!.chat ? 'gen_args+chat-string' : 'gen_args', hashes: docHash !== null, filterKey: filter !== null },
   };
+}
+
+/**
+ * A short string as a string of its own. A slice of a line is held by V8 as a view of the
+ * whole line; concatenating makes a new string, which the slice is then taken of.
+ */
+function ownCopy(s: string): string {
+  return ` ${s}`.slice(1);
 }
 
 /** The format field key token `k` names (its slot), or -1: by length first, so that no key becomes a string. */

@@ -11,7 +11,7 @@
  * exactly json.dumps output (how lm-eval writes) is read through a canonical view of its
  * text; any other line, and any line holding a control byte, by the exact reader.
  */
-import { isUtf8 } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 import { BadInputError } from '../../errors.ts';
 import { CanonicalTokens, controlBytePositions } from '../../py/canonicalJson.ts';
 import { parseOrdered, type PyNode } from '../../py/orderedJson.ts';
@@ -172,7 +172,9 @@ class ChunkReading {
   run(): ChunkResult {
     const { bytes, firstLine } = this.job;
     const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
-    const valid = isUtf8(buffer);
+    // A piece all ASCII (most are) is read and its rows written as one byte a character, without UTF-8's work.
+    const ascii = isAscii(buffer);
+    const valid = ascii || isUtf8(buffer);
     let line = firstLine;
     let start = 0;
     // Control bytes other than the newline that ends the line (and a CR just before it) send the line to the exact reader.
@@ -183,7 +185,7 @@ class ChunkReading {
       if (stop > start && buffer[stop - 1] === 13) stop--;
       const clean = controls === 0 || (controls === 1 && lastControl === stop);
       const from = line === 1 && buffer[start] === 0xef && buffer[start + 1] === 0xbb && buffer[start + 2] === 0xbf ? start + 3 : start;
-      const go = this.line(buffer, from, stop, line, clean, valid);
+      const go = this.line(buffer, from, stop, line, clean, valid, ascii);
       line++;
       start = end + 1;
       controls = 0;
@@ -202,13 +204,13 @@ class ChunkReading {
   }
 
   /** One line; false when it stops the piece. */
-  private line(buffer: Buffer, start: number, end: number, line: number, clean: boolean, valid: boolean): boolean {
+  private line(buffer: Buffer, start: number, end: number, line: number, clean: boolean, valid: boolean, ascii: boolean): boolean {
     const { file } = this.job;
     if (!valid) {
       const bad = firstInvalidUtf8(buffer.subarray(start, end));
       if (bad !== null) return this.refuse(invalidUtf8Message(buffer.subarray(start, end), bad), line, undefined, false);
     }
-    const text = buffer.toString('utf8', start, end);
+    const text = buffer.toString(ascii ? 'latin1' : 'utf8', start, end);
     if (text.trim() === '') return true;
     // A line exactly as json.dumps writes it, of the shape lm-eval writes, is read from its text; any other by the exact reader.
     const memo = clean && this.job.referenceOnly !== true ? this.canonicalMemo() : null;
@@ -216,7 +218,8 @@ class ChunkReading {
       const parts = readCanonicalRecord(this.tokens, file, line, this.ctx, memo);
       if (parts !== null) {
         this.out.canonicalRecords++;
-        this.addParts(parts);
+        // Every row text of a canonical record is made of its line's text, JSON.stringify of it (ASCII stays ASCII) and the memo's.
+        this.addParts(parts, ascii && memo.ascii);
         return true;
       }
     }
@@ -320,7 +323,8 @@ class ChunkReading {
     });
   }
 
-  private addParts(p: RecordParts): void {
+  /** `ascii`: every row text is ASCII, so it is written one byte a character. */
+  private addParts(p: RecordParts, ascii = false): void {
     const out = this.out;
     const i = out.records++;
     if (i === 0) out.firstShape = p.shape;
@@ -328,15 +332,15 @@ class ChunkReading {
     out.docId.push(p.docId);
     out.filter.push(p.filter);
     out.metricsKeyId[i] = p.metricsKey === null ? -1 : intern(p.metricsKey, this.metricsKeyIndex, out.metricsKeys);
-    out.filteredLongest = Math.max(out.filteredLongest, this.filtered.add(p.filtered));
-    out.scoresLongest = Math.max(out.scoresLongest, this.scores.add(p.scores));
+    out.filteredLongest = Math.max(out.filteredLongest, this.filtered.add(p.filtered, ascii));
+    out.scoresLongest = Math.max(out.scoresLongest, this.scores.add(p.scores, ascii));
     if (!this.seen.has(p.docId)) {
       this.seen.add(p.docId);
       out.rowsMade[i] = 1;
       try {
         const rows = p.documentRows();
-        out.instancesLongest = Math.max(out.instancesLongest, this.instances.add(rows.instances));
-        out.responsesLongest = Math.max(out.responsesLongest, this.responses.add(rows.responses));
+        out.instancesLongest = Math.max(out.instancesLongest, this.instances.add(rows.instances, ascii));
+        out.responsesLongest = Math.max(out.responsesLongest, this.responses.add(rows.responses, ascii));
         out.rowCounts.instances[i] = rows.instanceRows;
         out.rowCounts.responses[i] = rows.responseRows;
       } catch (error) {
@@ -352,7 +356,7 @@ class ChunkReading {
     if (p.promptBad !== null) out.promptBad.push(p.promptBad);
     if (p.targetBad !== null) out.targetBad.push(p.targetBad);
     if (p.hashes === null) out.hashesBroken = true;
-    else if (!out.hashesBroken) this.hashes.add([p.hashes]);
+    else if (!out.hashesBroken) this.hashes.add([p.hashes], ascii);
     for (const k of p.extras) this.extras.add(k);
     this.filters.add(p.filter ?? 'none');
     for (const m of p.metricNames) this.metrics.add(m);
@@ -419,12 +423,12 @@ class RowBytes {
 
   constructor(private readonly memory: (bytes: number) => Buffer) {}
 
-  /** Adds one row's (or several rows') pieces; returns their length in UTF-16 units. */
-  add(pieces: readonly string[]): number {
+  /** Adds one row's (or several rows') pieces (`ascii`: known to be ASCII); returns their length in UTF-16 units. */
+  add(pieces: readonly string[], ascii: boolean): number {
     if (pieces.length === 0) return 0;
     const text = pieces.length === 1 ? pieces[0]! : pieces.join('');
-    // At most three bytes a UTF-16 unit.
-    const most = this.length + 3 * text.length;
+    // At most three bytes a UTF-16 unit (one when ASCII).
+    const most = this.length + (ascii ? 1 : 3) * text.length;
     if (this.buffer === null || most > this.buffer.length) {
       const grown = this.memory(Math.max(most, 2 * (this.buffer?.length ?? 0)));
       if (this.buffer !== null) {
@@ -433,7 +437,7 @@ class RowBytes {
       }
       this.buffer = grown;
     }
-    this.length += this.buffer.write(text, this.length);
+    this.length += this.buffer.write(text, this.length, ascii ? 'latin1' : 'utf8');
     return text.length;
   }
 
