@@ -329,13 +329,17 @@ export function columnsDdl(table: TableName): string {
   return TABLES[table].map((c) => `${sqlIdent(c.name)} ${c.type}${c.nullable ? '' : ' NOT NULL'}`).join(', ');
 }
 
-/** Writes a staged table to a Parquet file (zstd, row groups of 16,384 rows) with key-value metadata. */
+/**
+ * Writes a staged table to a Parquet file (zstd at level 1, row groups of 16,384 rows) with
+ * key-value metadata. Level 1 rather than zstd's default 3: on the 248 MiB samples benchmark
+ * the files came out the same size (within 3%) for a quarter less of the write's time.
+ */
 async function copyStaged(connection: Promise<DuckDBConnection>, staging: string, path: string, table: TableName, metadata: Record<string, string>): Promise<void> {
   const kv = Object.entries(metadata)
     .map(([k, v]) => `${k}: ${sqlString(v)}`)
     .join(', ');
   const columns = TABLES[table].map((c) => sqlIdent(c.name)).join(', ');
-  await (await connection).run(`COPY (SELECT ${columns} FROM ${staging}) TO ${sqlString(path)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 16384, KV_METADATA {${kv}})`);
+  await (await connection).run(`COPY (SELECT ${columns} FROM ${staging}) TO ${sqlString(path)} (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1, ROW_GROUP_SIZE 16384, KV_METADATA {${kv}})`);
 }
 
 /** Staging folders left by a killed writer (its process is gone) are removed before a new write. */

@@ -248,18 +248,31 @@ export function readCanonicalRecord(tok: CanonicalTokens, file: string, line: nu
   // The checks of the record by itself (checks.ts recordCheck).
   let docIndented: string | null = null;
   const indentedDoc = () => (docIndented ??= tok.indented(docAt, 2));
+  // A recorded hash equal to the one computed is 64 hex digits; any other is looked at (hexDigest) before it is used.
   let docBad: string | null = null;
   if (docHash !== null && docAt >= 0) {
     const h = sha256Hex(indentedDoc());
-    if (h !== docHash) docBad = `${file}:${line} doc_id ${docId}: recorded ${docHash.slice(0, 12)}…, recomputed ${h.slice(0, 12)}…`;
-  }
+    if (h !== docHash) {
+      if (!hexDigest(docHash)) return null;
+      docBad = `${file}:${line} doc_id ${docId}: recorded ${docHash.slice(0, 12)}…, recomputed ${h.slice(0, 12)}…`;
+    }
+  } else if (docHash !== null && !hexDigest(docHash)) return null;
   const context0 = requests.length > 0 ? requests[0]!.context : null;
   let promptBad: string | null = null;
   if (promptHash !== null && context0 !== null) {
     const h = sha256Hex(context0);
-    if (h !== promptHash) promptBad = `${file}:${line} doc_id ${docId}: prompt_hash ${promptHash.slice(0, 12)}… ≠ sha256(arg_0) ${h.slice(0, 12)}…`;
-  }
-  const targetBad = targetHash !== null && target !== null && sha256Hex(target) !== targetHash ? `${file}:${line} doc_id ${docId}: target_hash ≠ sha256(str(target))` : null;
+    if (h !== promptHash) {
+      if (!hexDigest(promptHash)) return null;
+      promptBad = `${file}:${line} doc_id ${docId}: prompt_hash ${promptHash.slice(0, 12)}… ≠ sha256(arg_0) ${h.slice(0, 12)}…`;
+    }
+  } else if (promptHash !== null && !hexDigest(promptHash)) return null;
+  let targetBad: string | null = null;
+  if (targetHash !== null && target !== null) {
+    if (sha256Hex(target) !== targetHash) {
+      if (!hexDigest(targetHash)) return null;
+      targetBad = `${file}:${line} doc_id ${docId}: target_hash ≠ sha256(str(target))`;
+    }
+  } else if (targetHash !== null && !hexDigest(targetHash)) return null;
 
   // The score line: the metrics' names, values and value texts, then the extra fields' (value null).
   let names = metrics === null ? metricNames.map((n) => memo.stringField(n)).join(ITEM) : metrics.nameFields;
@@ -372,16 +385,20 @@ function isFinite(tok: CanonicalTokens, k: number): boolean {
   return (c >= 48 && c <= 57) || (c === 45 && tok.text.charCodeAt(tok.start[k]! + 1) !== 73);
 }
 
-/** A recorded hash: null when absent, undefined when not 64 hex digits (the reference reading then says so). */
+/** A recorded hash: null when absent, undefined when not a string of 64 characters, else its text (hexDigest says whether it is all hex digits). */
 function hashAt(tok: CanonicalTokens, k: number): string | null | undefined {
   if (k < 0) return null;
-  if (tok.kind[k] !== TOKEN.string || tok.end[k]! - tok.start[k]! !== 66) return undefined;
-  const t = tok.text;
-  for (let i = tok.start[k]! + 1; i < tok.end[k]! - 1; i++) {
-    const c = t.charCodeAt(i);
-    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return undefined;
+  if (tok.kind[k] !== TOKEN.string || tok.end[k]! - tok.start[k]! !== 66 || tok.escaped[k] === 1) return undefined;
+  return tok.text.slice(tok.start[k]! + 1, tok.end[k]! - 1);
+}
+
+/** 64 lower-case hex digits, as sha256Hex writes (the reference reading says what any other recorded hash is). */
+function hexDigest(h: string): boolean {
+  for (let i = 0; i < h.length; i++) {
+    const c = h.charCodeAt(i);
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false;
   }
-  return t.slice(tok.start[k]! + 1, tok.end[k]! - 1);
+  return h.length === 64;
 }
 
 /** One gen_args_<i> object (token `g`): its first member the prompt (text), its second the continuation (text) or the generation settings (an object). */

@@ -113,6 +113,13 @@ test('variants of generation and log-likelihood records read the same by both re
     add('a hash too short', base, type, (n) => withMember(n, 'prompt_hash', str('a'.repeat(63))));
     add('a hash that disagrees', base, type, (n) => withMember(n, 'target_hash', str('0'.repeat(64))));
     add('a doc hash that disagrees', base, type, (n) => withMember(n, 'doc_hash', str('f'.repeat(64))));
+    // A recorded hash that is not 64 hex digits, with and without the value it is the hash of.
+    for (const [field, of] of [['doc_hash', 'doc'], ['prompt_hash', 'arguments'], ['target_hash', 'target']] as const) {
+      for (const [label, bad] of [['in upper case', 'AB'.repeat(32)], ['not hex', 'g'.repeat(64)], ['escaped', `${'a'.repeat(62)}\n`]] as const) {
+        add(`${field} ${label}`, base, type, (n) => withMember(n, field, str(bad)));
+        add(`${field} ${label}, no ${of}`, base, type, (n) => withMember(withMember(n, field, str(bad)), of, undefined));
+      }
+    }
     for (const [label, value] of [['a number', num('3')], ['a float', num('2.50')], ['a list', arr(str('a'), num('1'))], ['null', { k: 'null' } as PyNode], ['NaN', num('NaN')], ['-Infinity', num('-Infinity')], ['true', { k: 'bool', v: true } as PyNode], ['escaped text', str('a "b"\n\\ é 😀 \u0001 \u2028')]] as const) {
       add(`target ${label}`, base, type, (n) => withMember(n, 'target', value));
     }
