@@ -8,6 +8,7 @@
  * CLI, else the TypeScript source through tsx (samplesWorkerFromSource.mjs).
  */
 import { availableParallelism } from 'node:os';
+import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { BadInputError, type InputLocation } from '../../errors.ts';
@@ -16,6 +17,16 @@ import type { PieceReader } from './samplesFile.ts';
 
 /** A file smaller than this is read on this thread: starting workers costs more than they save. */
 export const WORKER_MIN_BYTES = 16 << 20;
+
+/**
+ * A reader thread's young generation, in MB a semi-space. Nearly everything a piece allocates dies young (a
+ * line's text, its parsed record), so V8 never grows the semi-spaces past their first megabytes and scavenges
+ * every few: 107 scavenges a thread on the 248 MiB samples benchmark. Starting them at 32 MB (a young
+ * generation of three semi-spaces) makes it 26, and the import 8% less CPU at no higher peak (4 runs of each,
+ * alternated). V8 reads the minimum when an isolate is made, hence the flag, set before the threads start;
+ * it changes no isolate that exists, this thread's included.
+ */
+const READER_SEMI_SPACE_MB = 32;
 
 interface Pending {
   resolve: (result: ChunkResult) => void;
@@ -37,8 +48,9 @@ export class PiecePool implements PieceReader {
     const bundled = import.meta.url.endsWith('.cjs');
     // From source, a shim registers tsx on the worker's thread (a CLI run from source registers it on this thread only).
     const entry = fileURLToPath(new URL(bundled ? './samplesWorker.cjs' : './samplesWorkerFromSource.mjs', import.meta.url));
+    setFlagsFromString(`--min-semi-space-size=${READER_SEMI_SPACE_MB}`);
     for (let i = 0; i < threads; i++) {
-      const worker = new Worker(entry, { execArgv: [] });
+      const worker = new Worker(entry, { execArgv: [], resourceLimits: { maxYoungGenerationSizeMb: 3 * READER_SEMI_SPACE_MB } });
       worker.on('message', (reply: Reply) => this.settle(reply));
       worker.on('error', (error) => this.fail(error));
       worker.on('exit', (code) => {
