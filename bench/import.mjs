@@ -3,12 +3,12 @@
 // (bench/generate_lmeval_samples.py), `lmaudit import` timed as a fresh process with its
 // peak resident memory. Target (issue 15): at most 2x the time Python's stdlib needs only to
 // json.loads every line of the same file, measured in the same run, and a peak under 1 GiB
-// whatever the file's size. The two are timed in turn, `--runs` times (default 3), and each
+// whatever the file's size. The two are timed in turn, `--runs` times (default 5), and each
 // run's ratio printed: the machine is shared, and a neighbour's minute moves one side of a
 // ratio more than the other. Then the as-recorded rescoring of the store (every item of the
 // 12 metric cells), for information.
 //   --docs N        the number of documents (default 100,000, about 250 MiB)
-//   --runs N        how many times the pair is timed (default 3)
+//   --runs N        how many times the pair is timed (default 5: the median of five moves less than of three)
 //   --over-2gib     a file over 2 GiB instead (the size lm-eval's largest samples reach; it
 //                   was refused before issue 15): about 2.2 GiB written under bench/out/
 import { spawnSync } from 'node:child_process';
@@ -49,7 +49,7 @@ if (args.includes('--over-2gib')) {
   const probe = samplesFor(10_000);
   docs = Math.ceil((2.2 * 2 ** 30) / (statSync(probe.samples).size / 10_000));
 }
-const runs = option('--runs', 3);
+const runs = option('--runs', 5);
 const { folder, samples } = samplesFor(docs);
 const store = join(root, `bench/out/lmeval-store-${docs}`);
 const mib = statSync(samples).size / 2 ** 20;
