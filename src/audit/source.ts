@@ -7,7 +7,7 @@ import type { ImportResult } from '../import/index.ts';
 import type { ImportOptions, SkippedRecord } from '../import/types.ts';
 import { isStoreFolder, openStore, type OpenStore } from '../store/readStore.ts';
 import { SCHEMA_VERSION, STORE_TABLES, TABLES, type StoreManifest, type TableName } from '../store/schema.ts';
-import { stageTable, type Staged, type TableSource } from '../store/writeStore.ts';
+import { stageTable, type Staged, type TableSource } from '../store/tableStaging.ts';
 import { duck } from '../util/duckdb.ts';
 
 export interface LoadedSource {

@@ -4,7 +4,7 @@
  * Importers never write; `importSources` stages and the store writer persists.
  */
 import type { RunProvenance } from '../store/schema.ts';
-import type { TableSource } from '../store/writeStore.ts';
+import type { TableSource } from '../store/tableStaging.ts';
 import type { STORE_TABLES } from '../store/schema.ts';
 
 export interface FieldMap {

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { StoreError } from '../errors.ts';
 import { sqlString } from '../util/duckdb.ts';
 import { SCHEMA_VERSION, STORE_TABLES, StoreManifest, TABLES } from './schema.ts';
-import { writeStore, type TableSource } from './writeStore.ts';
+import type { TableSource } from './tableStaging.ts';
+import { writeStore } from './writeStore.ts';
 
 export async function mergeStores(dest: string, parts: readonly string[], extra: Pick<StoreManifest, 'created_by' | 'grid'>): Promise<StoreManifest> {
   const manifests: StoreManifest[] = [];

@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import { StoreError } from '../errors.ts';
 import { commitFile, syncPath, temporaryNameFor, writeFileAtomic } from '../util/atomicFile.ts';
 import { listParts, responsePartsRelation, PARTS_FOLDER, partFileName, partNumber } from './responseParts.ts';
-import { parquetMetadata, writeStore, writeTable, type TableSource } from './writeStore.ts';
+import type { TableSource } from './tableStaging.ts';
+import { parquetMetadata, writeStore, writeTable } from './writeStore.ts';
 import { EXCHANGES_FOLDER, ExchangeRecord, StoreManifest, type InstanceRow, type ResponseRow, type Recording } from './schema.ts';
 import { queryRows } from '../util/duckdb.ts';
 

@@ -21,7 +21,7 @@
  */
 import { StoreError } from '../errors.ts';
 import { numberOf } from '../py/orderedJson.ts';
-import { TABLES, type ColumnSpec } from './schema.ts';
+import { checkedValue, TABLES, type ColumnSpec } from './schema.ts';
 
 /** Tables whose rows an importer streams. */
 export type StreamedTable = 'instances' | 'responses' | 'scores' | 'filtered';
@@ -113,30 +113,12 @@ const FULL_ROWS: Partial<Record<StreamedTable, RowTemplate>> = {};
 export function encodeRow(table: Exclude<StreamedTable, 'scores'>, row: Record<string, unknown>, index: number): string {
   const fields: string[] = [];
   for (const column of streamedColumns(table)) {
-    const value = row[column.name];
-    if (value === null || value === undefined) {
-      if (!column.nullable) throw new StoreError(`${table} row ${index}: column '${column.name}' must not be null`);
-      fields.push('');
-      continue;
-    }
-    switch (column.type) {
-      case 'VARCHAR':
-        if (typeof value !== 'string') throw typeError(table, index, column, value);
-        fields.push(fieldForm(column) === 'json text' ? jsonTextField(value, `${table} row ${index}: column '${column.name}'`) : stringField(value));
-        break;
-      case 'BIGINT':
-        if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw typeError(table, index, column, value);
-        fields.push(String(value));
-        break;
-      case 'DOUBLE':
-        if (typeof value !== 'number') throw typeError(table, index, column, value);
-        fields.push(doubleField(value));
-        break;
-      case 'BOOLEAN':
-        if (typeof value !== 'boolean') throw typeError(table, index, column, value);
-        fields.push(value ? 'true' : 'false');
-        break;
-    }
+    const value = checkedValue(table, index, column, row[column.name]);
+    if (value === null) fields.push('');
+    else if (column.type === 'VARCHAR') {
+      fields.push(fieldForm(column) === 'json text' ? jsonTextField(value as string, `${table} row ${index}: column '${column.name}'`) : stringField(value as string));
+    } else if (column.type === 'DOUBLE') fields.push(doubleField(value as number));
+    else fields.push(String(value));
   }
   const out: string[] = [];
   (FULL_ROWS[table] ??= new RowTemplate(table)).pieces(fields, out);
@@ -184,8 +166,4 @@ export function encodeScoreRun(run: ScoreRun): string {
     values.map((v, i) => (v !== null && v !== undefined && isNumberText(valueJsons[i]!) && Object.is(v, numberOf(valueJsons[i]!)) ? VALUE_OF_NUMBER : scoreValueField(v ?? null))),
     valueJsons.map((v) => jsonTextField(v, where)),
   ).join('');
-}
-
-function typeError(table: string, index: number, column: ColumnSpec, value: unknown): StoreError {
-  return new StoreError(`${table} row ${index}: column '${column.name}' expects ${column.type}, got ${typeof value} ${JSON.stringify(value)?.slice(0, 60)}`);
 }

@@ -13,7 +13,7 @@ import { StoreError } from '../errors.ts';
 import { scratchFolder, sqlIdent, sqlString } from '../util/duckdb.ts';
 import { FIELD, fieldForm, ITEM, streamedColumns, VALUE_OF_NUMBER, type StreamedTable } from './rowLines.ts';
 import { TABLES, type ColumnSpec } from './schema.ts';
-import type { TableSource } from './writeStore.ts';
+import type { TableSource } from './tableStaging.ts';
 
 /** DuckDB's CSV reader refuses a line longer than its bound (2 MB by default); the longest line written raises it. */
 const DEFAULT_MAX_LINE = 2 << 20;

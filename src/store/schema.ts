@@ -12,6 +12,7 @@
  * This file holds the tables and the manifest; the provenance block's schema is in
  * provenanceSchema.ts, re-exported here so every reader and writer imports the schema from here.
  */
+import { StoreError } from '../errors.ts';
 import * as z from '../util/zod.ts';
 import { GridRecord, Recording, RunProvenance } from './provenanceSchema.ts';
 
@@ -33,6 +34,25 @@ export interface ColumnSpec {
   readonly doc: string;
   /** The schema version that added the column (absent: the first). */
   readonly since?: SchemaVersion;
+}
+
+/**
+ * Row `index` of `table`'s value for `column`, checked against the column's spec: null when absent (a
+ * StoreError in a column that is not nullable), else the value, of the type the column holds. A BIGINT
+ * must be a safe integer: past 2^53 a number has already lost digits.
+ */
+export function checkedValue(table: string, index: number, column: ColumnSpec, value: unknown): string | number | boolean | null {
+  if (value === null || value === undefined) {
+    if (!column.nullable) throw new StoreError(`${table} row ${index}: column '${column.name}' must not be null`);
+    return null;
+  }
+  const ok =
+    column.type === 'VARCHAR' ? typeof value === 'string'
+    : column.type === 'BIGINT' ? typeof value === 'number' && Number.isSafeInteger(value)
+    : column.type === 'DOUBLE' ? typeof value === 'number'
+    : typeof value === 'boolean';
+  if (!ok) throw new StoreError(`${table} row ${index}: column '${column.name}' expects ${column.type}, got ${typeof value} ${JSON.stringify(value)?.slice(0, 60)}`);
+  return value as string | number | boolean;
 }
 
 /** Keeps the literal name, type and nullability so that row types can be derived from the specs. */

@@ -9,7 +9,7 @@ import { importSources } from '../../../src/import/index.ts';
 import { openStore } from '../../../src/store/readStore.ts';
 import { queryRows, scratchFolder } from '../../../src/util/duckdb.ts';
 import { PIECE_BYTES } from '../../../src/import/lmeval/samplesFile.ts';
-import { stageTable } from '../../../src/store/writeStore.ts';
+import { stageTable } from '../../../src/store/tableStaging.ts';
 import { TABLES } from '../../../src/store/schema.ts';
 import { BadInputError } from '../../../src/errors.ts';
 import type { ImportedRun } from '../../../src/import/types.ts';

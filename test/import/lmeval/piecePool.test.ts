@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { importSources } from '../../../src/import/index.ts';
 import { PIECE_BYTES } from '../../../src/import/lmeval/samplesFile.ts';
-import { stageTable } from '../../../src/store/writeStore.ts';
+import { stageTable } from '../../../src/store/tableStaging.ts';
 import { STORE_TABLES } from '../../../src/store/schema.ts';
 import { queryRows } from '../../../src/util/duckdb.ts';
 import { fixturePath } from '../../helpers/fixtures.ts';

@@ -8,7 +8,7 @@ import { ChunkProcessor } from '../../../src/import/lmeval/samplesChunk.ts';
 import { PIECE_BYTES, readSamplesFile } from '../../../src/import/lmeval/samplesFile.ts';
 import { encodeRow, encodeScoreRun } from '../../../src/store/rowLines.ts';
 import { RowLinesTable } from '../../../src/store/rowLinesTable.ts';
-import { stageTable } from '../../../src/store/writeStore.ts';
+import { stageTable } from '../../../src/store/tableStaging.ts';
 import { queryRows } from '../../../src/util/duckdb.ts';
 
 // samplesFile.ts reads a piece at a time; a Linux pipe holds 64 KiB (pipe(7)).
