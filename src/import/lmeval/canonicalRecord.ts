@@ -16,7 +16,8 @@
  */
 import { TOKEN, type CanonicalTokens } from '../../py/canonicalJson.ts';
 import { numberOf } from '../../py/orderedJson.ts';
-import { doubleField, FIELD, ITEM, RowTemplate, scoreValueField, VALUE_OF_NUMBER } from '../../store/rowLines.ts';
+import { doubleField, FIELD, ITEM, scoreValueField, VALUE_OF_NUMBER } from '../../store/rowLines.ts';
+import type { CanonicalMemo, MetricList } from './canonicalMemo.ts';
 import { EXTRA_FIELD_PREFIX } from '../../store/schema.ts';
 import { sha256Hex } from '../../util/hash.ts';
 import type { RecordParts } from './recordParts.ts';
@@ -24,80 +25,6 @@ import { pyFloat, type TaskContext } from './sampleRows.ts';
 
 // Text from a line of valid UTF-8 holds no lone surrogate, so JSON.stringify alone makes its string field (rowLines.ts stringField).
 const json = JSON.stringify;
-
-/** Per piece (one task, one request type): the rows' fixed text and texts that repeat record after record, made once. */
-export class CanonicalMemo {
-  readonly metricLists = new Map<string, MetricList | null>();
-  private readonly stringFields = new Map<string, string>();
-  readonly instances: RowTemplate;
-  readonly responses: RowTemplate;
-  readonly filtered: RowTemplate;
-  readonly taskField: string;
-  /** The rows' fixed text is ASCII (the task's name is). */
-  readonly ascii: boolean;
-
-  constructor(readonly task: string, readonly requestType: 'generate_until' | 'loglikelihood') {
-    this.taskField = json(task);
-    // eslint-disable-next-line no-control-regex
-    this.ascii = /^[\u0000-\u007f]*$/.test(this.taskField);
-    const task_ = this.taskField;
-    this.instances = new RowTemplate('instances', { task: task_, group: '', request_type: json(requestType), fewshot_doc_ids: '' });
-    const none = { finish_reason: '', tokens_in: '', tokens_out: '', latency_ms: '', attempt: '', from_cache: '', error: '' };
-    this.responses = new RowTemplate('responses', requestType === 'generate_until' ? { task: task_, logprob: '', is_greedy: '', ...none } : { task: task_, text: '', ...none });
-    this.filtered = new RowTemplate('filtered', { task: task_ });
-  }
-
-  /** The metric list at token `k` (the one before it when the text is the same: lm-eval writes one list a task). */
-  metricList(tok: CanonicalTokens, k: number): MetricList | null {
-    const start = tok.start[k]!;
-    const length = tok.end[k]! - start;
-    if (this.lastList !== undefined && this.lastListText.length === length && tok.text.startsWith(this.lastListText, start)) return this.lastList;
-    // A copy of its own (a slice would hold on to its line, and compare slower).
-    const text = Buffer.from(tok.text.slice(start, start + length)).toString();
-    let known = this.metricLists.get(text);
-    if (known === undefined) this.metricLists.set(text, (known = metricListOf(tok, k, this)));
-    this.lastListText = text;
-    this.lastList = known;
-    return known;
-  }
-
-  private lastListText = '';
-  private lastList: MetricList | null | undefined;
-  private lastGen: readonly string[] = [];
-  private lastGenKey = '[]';
-
-  /** The generation settings of a record's requests as a key (the same, record after record, for a task). */
-  genKey(gen: readonly string[]): string {
-    if (gen.length !== this.lastGen.length || gen.some((g, i) => g !== this.lastGen[i])) {
-      this.lastGen = gen;
-      this.lastGenKey = json(gen);
-    }
-    return this.lastGenKey;
-  }
-
-  private readonly numberValueFields: string[] = [];
-
-  /** The values field of `n` scores whose values are all recorded numbers. */
-  numberValues(n: number): string {
-    return (this.numberValueFields[n] ??= new Array<string>(n).fill(VALUE_OF_NUMBER).join(ITEM));
-  }
-
-  /** The string field of a name that recurs (a metric's, an extra field's). */
-  stringField(s: string): string {
-    let known = this.stringFields.get(s);
-    if (known === undefined) this.stringFields.set(s, (known = json(s)));
-    return known;
-  }
-}
-
-interface MetricList {
-  names: string[];
-  named: Set<string>;
-  /** The list as OneTaskRecords compares it, and as the filtered table keeps it (JSON text). */
-  key: string;
-  /** The names' string fields, joined as a packed score line holds them. */
-  nameFields: string;
-}
 
 const [DOC_ID, DOC, TARGET, ARGUMENTS, RESPS, FILTERED, FILTER, METRICS, DOC_HASH, PROMPT_HASH, TARGET_HASH] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10] as const;
 
@@ -131,15 +58,9 @@ export function readCanonicalRecord(tok: CanonicalTokens, file: string, line: nu
   // doc_id: an integer as written, or a string.
   const idAt = at[DOC_ID]!;
   if (idAt < 0 || at[RESPS]! < 0) return null;
-  let docId: string;
-  let docIdField: string;
-  if (kind[idAt] === TOKEN.string) {
-    docId = tok.string(idAt);
-    docIdField = tok.slice(idAt);
-  } else if (kind[idAt] === TOKEN.number && isFinite(tok, idAt)) {
-    docId = tok.slice(idAt);
-    docIdField = `"${docId}"`;
-  } else return null;
+  const docId = strOf(tok, idAt);
+  if (docId === null) return null;
+  const docIdField = strField(tok, idAt, docId);
 
   // Hashes: each recorded as 64 hex digits, or not at all.
   const docHash = hashAt(tok, at[DOC_HASH]!);
@@ -192,13 +113,9 @@ export function readCanonicalRecord(tok: CanonicalTokens, file: string, line: nu
   let targetField = '';
   const targetAt = at[TARGET]!;
   if (targetAt >= 0) {
-    if (kind[targetAt] === TOKEN.string) {
-      target = tok.string(targetAt);
-      targetField = tok.slice(targetAt);
-    } else if (kind[targetAt] === TOKEN.number && isFinite(tok, targetAt)) {
-      target = tok.slice(targetAt);
-      targetField = `"${target}"`;
-    } else return null;
+    target = strOf(tok, targetAt);
+    if (target === null) return null;
+    targetField = strField(tok, targetAt, target);
   }
 
   // arguments: {"gen_args_<i>": {"arg_0": prompt, "arg_1": continuation or generation settings}}.
@@ -379,10 +296,17 @@ function formatSlot(tok: CanonicalTokens, k: number): number {
   }
 }
 
-/** A number other than NaN and ±Infinity (whose str() Python spells otherwise). */
-function isFinite(tok: CanonicalTokens, k: number): boolean {
+/** str() of a string or of a number other than NaN and ±Infinity (whose str() Python spells otherwise); null for any other value. */
+function strOf(tok: CanonicalTokens, k: number): string | null {
+  if (tok.kind[k] === TOKEN.string) return tok.string(k);
+  if (tok.kind[k] !== TOKEN.number) return null;
   const c = tok.text.charCodeAt(tok.start[k]!);
-  return (c >= 48 && c <= 57) || (c === 45 && tok.text.charCodeAt(tok.start[k]! + 1) !== 73);
+  return (c >= 48 && c <= 57) || (c === 45 && tok.text.charCodeAt(tok.start[k]! + 1) !== 73) ? tok.slice(k) : null;
+}
+
+/** The string field of `str`, strOf of token `k`: a string's own literal, a number's text quoted. */
+function strField(tok: CanonicalTokens, k: number, str: string): string {
+  return tok.kind[k] === TOKEN.string ? tok.slice(k) : `"${str}"`;
 }
 
 /** A recorded hash: null when absent, undefined when not a string of 64 characters, else its text (hexDigest says whether it is all hex digits). */
@@ -427,20 +351,6 @@ function readRequest(tok: CanonicalTokens, g: number): Request | null {
     else return null;
   }
   return { context, contextField, continuation, continuationField, genKwargs, chat };
-}
-
-/** A metric list of strings (distinct): its names and its JSON; null otherwise. */
-function metricListOf(tok: CanonicalTokens, list: number, memo: CanonicalMemo): MetricList | null {
-  if (tok.kind[list] !== TOKEN.array) return null;
-  const names: string[] = [];
-  for (let k = list + 1; k < tok.next[list]!; k = tok.next[k]!) {
-    if (tok.kind[k] !== TOKEN.string) return null;
-    names.push(tok.string(k));
-  }
-  const named = new Set(names);
-  // A name listed twice: the reference reading settles what that means.
-  if (named.size !== names.length) return null;
-  return { names, named, key: json(names), nameFields: names.map((n) => memo.stringField(n)).join(ITEM) };
 }
 
 /** sampleRows.ts scoreValue as a score value field, for a value that is not a number: booleans 1/0, "True"/"False" and float text read, anything else null. */

@@ -12,7 +12,7 @@ import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { BadInputError, type InputLocation } from '../../errors.ts';
-import type { ChunkJob, ChunkResult } from './samplesChunk.ts';
+import type { ChunkJob, ChunkResult } from './chunkResult.ts';
 import type { PieceReader } from './samplesFile.ts';
 
 /** A file smaller than this is read on this thread: starting workers costs more than they save. */

@@ -1,6 +1,6 @@
 /**
  * A piece of a samples file (whole lines) turned into what the import keeps of it: the
- * store rows as lines of JSON (jsonRowsTable.ts) and, per record, what the checks across
+ * store rows as lines of text (store/rowLines.ts) and, per record, what the checks across
  * records need (its ids, metric list, check outcome, facts). Nothing here depends on the
  * records of other pieces, so pieces can be read on worker threads and their results
  * joined in file order (samplesLedger.ts): which record is its document's first, the
@@ -16,84 +16,15 @@ import { BadInputError } from '../../errors.ts';
 import { CanonicalTokens, controlBytePositions } from '../../py/canonicalJson.ts';
 import { parseOrdered, type PyNode } from '../../py/orderedJson.ts';
 import { encodeRow, encodeScoreRun } from '../../store/rowLines.ts';
-import type { SkippedRecord } from '../types.ts';
 import { firstInvalidUtf8, invalidUtf8Message } from '../../util/utf8.ts';
 import { metricsKeyOf, recordCheck } from './checks.ts';
 import { kindName, nodeRecordView, toSampleLine, type SampleLine } from './sampleLine.ts';
-import { documentRows, filteredRow, inferRequestType, scoreRun, type RequestType, type TaskContext } from './sampleRows.ts';
-import { CanonicalMemo, readCanonicalRecord } from './canonicalRecord.ts';
-import type { RecordParts, RecordShape } from './recordParts.ts';
-
-export interface ChunkJob {
-  /** Whole lines of the file (the file's last piece may end without a newline). */
-  bytes: Uint8Array;
-  /** The 1-based number of the piece's first line, and how many lines the piece holds. */
-  firstLine: number;
-  lines: number;
-  file: string;
-  task: string;
-  /** null: the request type is inferred from the first record (the task's config does not say). */
-  requestType: RequestType | null;
-  targetDelimiter: string | null;
-  skipBad: boolean;
-  /** Every record read by the reference reading, none from its text (canonicalRecord.test.ts holds the two to the same result). */
-  referenceOnly?: boolean;
-  /** Memory the rows may be written into (spareMemory.ts), handed back in the result's `spent` when not used. */
-  spare?: ArrayBuffer[];
-}
-
-/** What a piece gave: per record (in order) as columns, and per piece what is kept in order of first appearance. */
-export interface ChunkResult {
-  requestType: RequestType | null;
-  firstShape: RecordShape | null;
-  records: number;
-  /** Of those, the records read from their text (canonicalRecord.ts); the others by the reference reading. */
-  canonicalRecords: number;
-  line: Int32Array;
-  docId: string[];
-  filter: (string | null)[];
-  /** Index into metricsKeys, or -1 when the record lists no metrics. */
-  metricsKeyId: Int32Array;
-  metricsKeys: string[];
-  respsDigest: string[];
-  /** 1 when the record has a doc_hash and a document; 2 when a document and no doc_hash; 0 otherwise. */
-  docHashState: Uint8Array;
-  docBad: string[];
-  promptBad: string[];
-  targetBad: string[];
-  /** Every record's doc, prompt and target hashes run together (UTF-8), up to the first record lacking one (then hashesBroken). */
-  hashes: Uint8Array;
-  hashesBroken: boolean;
-  extrasSeen: string[];
-  filtersSeen: string[];
-  metricsSeen: string[];
-  /** Facts of a document's first record: its generation settings (index into genKeys: a JSON list of json.dumps texts), repeats, empty answers. */
-  genKeyId: Int32Array;
-  genKeys: string[];
-  maxRepeats: Int32Array;
-  emptyAnswers: Int32Array;
-  /** Instance and response rows (UTF-8 lines) of the records that may be their document's first, and the byte where each record's end. */
-  instances: Uint8Array;
-  instancesEnd: Int32Array;
-  instancesLongest: number;
-  responses: Uint8Array;
-  responsesEnd: Int32Array;
-  responsesLongest: number;
-  rowCounts: { instances: Int32Array; responses: Int32Array };
-  /** 1 when the record's instance and response rows were made (or failed: rowErrors), 0 when its document was seen before. */
-  rowsMade: Uint8Array;
-  /** A record whose document rows could not be made: an error only if it is its document's first. */
-  rowErrors: { record: number; detail: string; field: string | undefined }[];
-  scores: Uint8Array;
-  scoresLongest: number;
-  filtered: Uint8Array;
-  filteredLongest: number;
-  skipped: SkippedRecord[];
-  /** A record that stopped the piece (without --skip-bad): thrown once the records before it are joined. */
-  error: { detail: string; line: number; field: string | undefined } | null;
-  /** Memory handed back: the piece's bytes, once read, and spares the rows did not use. */
-  spent: ArrayBuffer[];
-}
+import { documentRows, filteredRow, inferRequestType, scoreRun, type TaskContext } from './sampleRows.ts';
+import { CanonicalMemo } from './canonicalMemo.ts';
+import { readCanonicalRecord } from './canonicalRecord.ts';
+import type { RecordParts } from './recordParts.ts';
+import { EMPTY, ROWS_FIRST_BYTES, RowBytes } from './rowBytes.ts';
+import type { ChunkJob, ChunkResult } from './chunkResult.ts';
 
 /**
  * Reads pieces of samples files. It remembers, per file, the documents whose rows it has
@@ -393,57 +324,6 @@ class ChunkReading {
     out.filtersSeen = [...this.filters];
     out.metricsSeen = [...this.metrics];
     return out;
-  }
-}
-
-/** The memory of a result's typed columns, handed to the thread that joins it instead of copied. */
-export function resultTransfers(r: ChunkResult): ArrayBuffer[] {
-  const arrays = [r.line, r.metricsKeyId, r.docHashState, r.rowsMade, r.genKeyId, r.maxRepeats, r.emptyAnswers, r.instancesEnd, r.responsesEnd, r.rowCounts.instances, r.rowCounts.responses, r.instances, r.responses, r.scores, r.filtered, r.hashes];
-  // Distinct memory only (an empty piece's texts share one empty array).
-  return [...new Set(arrays.filter((a) => a.byteLength > 0).map((a) => a.buffer as ArrayBuffer))];
-}
-
-const EMPTY = new Uint8Array(0);
-
-/** The first memory a table's rows get when no spare is at hand (mapped as it is written, so an unused part costs nothing). */
-const ROWS_FIRST_BYTES = 1 << 20;
-
-/**
- * Row text encoded as UTF-8 as each record's rows are made, into memory of its own that is handed
- * to the joining thread (not copied). Encoding at once, rather than joining a piece's rows at its
- * end, lets a line's text (which its rows' slices would hold) die young: kept for a whole piece,
- * every line outlived the young generation and was promoted, marked and compacted.
- * `length` is the text's length so far in bytes.
- */
-class RowBytes {
-  private buffer: Buffer | null = null;
-  length = 0;
-  /** Memory the rows outgrew (its text copied on), free to be written again. */
-  readonly outgrown: ArrayBuffer[] = [];
-
-  constructor(private readonly memory: (bytes: number) => Buffer) {}
-
-  /** Adds one row's (or several rows') pieces (`ascii`: known to be ASCII); returns their length in UTF-16 units. */
-  add(pieces: readonly string[], ascii: boolean): number {
-    if (pieces.length === 0) return 0;
-    const text = pieces.length === 1 ? pieces[0]! : pieces.join('');
-    // At most three bytes a UTF-16 unit (one when ASCII).
-    const most = this.length + (ascii ? 1 : 3) * text.length;
-    if (this.buffer === null || most > this.buffer.length) {
-      const grown = this.memory(Math.max(most, 2 * (this.buffer?.length ?? 0)));
-      if (this.buffer !== null) {
-        this.buffer.copy(grown, 0, 0, this.length);
-        this.outgrown.push(this.buffer.buffer as ArrayBuffer);
-      }
-      this.buffer = grown;
-    }
-    this.length += this.buffer.write(text, this.length, ascii ? 'latin1' : 'utf8');
-    return text.length;
-  }
-
-  /** The text as UTF-8: a view of the whole memory, handed over as it is. */
-  bytes(): Uint8Array {
-    return this.length === 0 || this.buffer === null ? EMPTY : new Uint8Array(this.buffer.buffer, 0, this.length);
   }
 }
 

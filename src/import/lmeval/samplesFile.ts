@@ -12,7 +12,8 @@ import { parseOrderedArray } from '../../py/orderedJson.ts';
 import { fileChunks } from '../../util/lines.ts';
 import { foreignEncoding, readUtf8File, UTF16_ADVICE } from '../../util/utf8.ts';
 import type { FileProbe } from '../types.ts';
-import type { ChunkJob, ChunkProcessor, ChunkResult } from './samplesChunk.ts';
+import type { ChunkJob, ChunkResult } from './chunkResult.ts';
+import type { ChunkProcessor } from './samplesChunk.ts';
 import { SpareMemory } from './spareMemory.ts';
 
 /** Bytes in a piece: large enough that a piece's fixed costs vanish, small enough to hold a few at once. */

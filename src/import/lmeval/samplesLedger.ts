@@ -11,7 +11,7 @@ import type { RowLinesTable } from '../../store/rowLinesTable.ts';
 import type { SkippedRecord } from '../types.ts';
 import { OneTaskRecords, SampleChecks, type CheckInput } from './checks.ts';
 import type { TaskFacts } from './resultsProvenance.ts';
-import type { ChunkResult } from './samplesChunk.ts';
+import type { ChunkResult } from './chunkResult.ts';
 import type { RecordShape } from './recordParts.ts';
 import type { RequestType } from './sampleRows.ts';
 

@@ -6,7 +6,8 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { BadInputError } from '../../errors.ts';
-import { ChunkProcessor, resultTransfers, type ChunkJob } from './samplesChunk.ts';
+import { resultTransfers, type ChunkJob } from './chunkResult.ts';
+import { ChunkProcessor } from './samplesChunk.ts';
 
 const processor = new ChunkProcessor();
 const port = parentPort;

@@ -4,7 +4,7 @@
  * their files), and the next pieces are read and written into them. Fresh memory costs a page
  * fault a page the first time it is written; for a 248 MiB file, half a GiB of it.
  */
-import type { ChunkResult } from './samplesChunk.ts';
+import type { ChunkResult } from './chunkResult.ts';
 
 /** The most buffers kept (a piece uses about six: its bytes and five tables' rows). */
 const MOST_KEPT = 16;

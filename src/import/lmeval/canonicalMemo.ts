@@ -1,0 +1,98 @@
+/**
+ * What the canonical reading (canonicalRecord.ts) makes once a piece rather than once a record: the rows'
+ * fixed text for the piece's task and request type, and the texts lm-eval repeats record after record
+ * (the metric list, the generation settings, a metric's name as a field).
+ */
+import { TOKEN, type CanonicalTokens } from '../../py/canonicalJson.ts';
+import { ITEM, RowTemplate, VALUE_OF_NUMBER } from '../../store/rowLines.ts';
+
+// Text from a line of valid UTF-8 holds no lone surrogate, so JSON.stringify alone makes its string field (rowLines.ts stringField).
+const json = JSON.stringify;
+
+/** Per piece (one task, one request type): the rows' fixed text and texts that repeat record after record, made once. */
+export class CanonicalMemo {
+  readonly metricLists = new Map<string, MetricList | null>();
+  private readonly stringFields = new Map<string, string>();
+  readonly instances: RowTemplate;
+  readonly responses: RowTemplate;
+  readonly filtered: RowTemplate;
+  readonly taskField: string;
+  /** The rows' fixed text is ASCII (the task's name is). */
+  readonly ascii: boolean;
+
+  constructor(readonly task: string, readonly requestType: 'generate_until' | 'loglikelihood') {
+    this.taskField = json(task);
+    // eslint-disable-next-line no-control-regex
+    this.ascii = /^[\u0000-\u007f]*$/.test(this.taskField);
+    const task_ = this.taskField;
+    this.instances = new RowTemplate('instances', { task: task_, group: '', request_type: json(requestType), fewshot_doc_ids: '' });
+    const none = { finish_reason: '', tokens_in: '', tokens_out: '', latency_ms: '', attempt: '', from_cache: '', error: '' };
+    this.responses = new RowTemplate('responses', requestType === 'generate_until' ? { task: task_, logprob: '', is_greedy: '', ...none } : { task: task_, text: '', ...none });
+    this.filtered = new RowTemplate('filtered', { task: task_ });
+  }
+
+  /** The metric list at token `k` (the one before it when the text is the same: lm-eval writes one list a task). */
+  metricList(tok: CanonicalTokens, k: number): MetricList | null {
+    const start = tok.start[k]!;
+    const length = tok.end[k]! - start;
+    if (this.lastList !== undefined && this.lastListText.length === length && tok.text.startsWith(this.lastListText, start)) return this.lastList;
+    // A copy of its own (a slice would hold on to its line, and compare slower).
+    const text = Buffer.from(tok.text.slice(start, start + length)).toString();
+    let known = this.metricLists.get(text);
+    if (known === undefined) this.metricLists.set(text, (known = metricListOf(tok, k, this)));
+    this.lastListText = text;
+    this.lastList = known;
+    return known;
+  }
+
+  private lastListText = '';
+  private lastList: MetricList | null | undefined;
+  private lastGen: readonly string[] = [];
+  private lastGenKey = '[]';
+
+  /** The generation settings of a record's requests as a key (the same, record after record, for a task). */
+  genKey(gen: readonly string[]): string {
+    if (gen.length !== this.lastGen.length || gen.some((g, i) => g !== this.lastGen[i])) {
+      this.lastGen = gen;
+      this.lastGenKey = json(gen);
+    }
+    return this.lastGenKey;
+  }
+
+  private readonly numberValueFields: string[] = [];
+
+  /** The values field of `n` scores whose values are all recorded numbers. */
+  numberValues(n: number): string {
+    return (this.numberValueFields[n] ??= new Array<string>(n).fill(VALUE_OF_NUMBER).join(ITEM));
+  }
+
+  /** The string field of a name that recurs (a metric's, an extra field's). */
+  stringField(s: string): string {
+    let known = this.stringFields.get(s);
+    if (known === undefined) this.stringFields.set(s, (known = json(s)));
+    return known;
+  }
+}
+
+export interface MetricList {
+  names: string[];
+  named: Set<string>;
+  /** The list as OneTaskRecords compares it, and as the filtered table keeps it (JSON text). */
+  key: string;
+  /** The names' string fields, joined as a packed score line holds them. */
+  nameFields: string;
+}
+
+/** A metric list of strings (distinct): its names and its JSON; null otherwise. */
+function metricListOf(tok: CanonicalTokens, list: number, memo: CanonicalMemo): MetricList | null {
+  if (tok.kind[list] !== TOKEN.array) return null;
+  const names: string[] = [];
+  for (let k = list + 1; k < tok.next[list]!; k = tok.next[k]!) {
+    if (tok.kind[k] !== TOKEN.string) return null;
+    names.push(tok.string(k));
+  }
+  const named = new Set(names);
+  // A name listed twice: the reference reading settles what that means.
+  if (named.size !== names.length) return null;
+  return { names, named, key: json(names), nameFields: names.map((n) => memo.stringField(n)).join(ITEM) };
+}
