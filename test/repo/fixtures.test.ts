@@ -1,7 +1,8 @@
 /**
- * The copies of other people's outputs in fixtures/external and fixtures/golden-prompts are exactly the originals:
- * the rebuilt trees hold every file of SHA256SUMS (written from the originals by fixtures/external/copy_from_data.sh)
- * and nothing else, and every golden-prompts file decompresses to the bytes and sha256 its own MANIFEST records.
+ * The copies of other people's outputs in fixtures/external and fixtures/golden-prompts are exactly the originals
+ * (but for the absolute home paths fixtures/external/copy_from_data.sh writes from ~/, in the one file it lists):
+ * the rebuilt trees hold every file of SHA256SUMS (written by that script) and nothing else, and every
+ * golden-prompts file decompresses to the bytes and sha256 its own MANIFEST records.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,7 +1,7 @@
 """Reference values for test/score/lmeval/*.test.ts, computed with Python's own `re`,
-`random`, `collections.Counter` and numpy, following lm-eval's code paths as
-documented in ../shared/reference/lmeval-scoring-and-outputs.md §2-§4 (lm-eval itself is
-not installed here; each function below is a line-for-line transcription of the
+`random`, `collections.Counter` and numpy, following lm-eval 0.4's code paths
+(lm_eval/filters/extraction.py, lm_eval/api/metrics.py, lm_eval/api/task.py; lm-eval
+itself is not imported: each function below is a line-for-line transcription of the
 harness function named in its docstring).
 
 Run:  python3 test/score/lmeval/reference/lmeval_reference.py > test/score/lmeval/reference/cases.json
