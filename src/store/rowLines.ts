@@ -72,7 +72,7 @@ export function jsonTextField(text: string, where: string): string {
 /**
  * Rows of one table whose columns are partly the same for many rows (a task's name, its
  * request type, columns always null): the fixed text between the varying fields is joined
- * once, so each row is a few pieces pushed onto a list that is joined once for many rows.
+ * once, so each row is a few pieces pushed onto a list, joined once a record (rowBytes.ts).
  */
 export class RowTemplate {
   /** The varying columns, in the table's order: `pieces` takes their fields in this order. */

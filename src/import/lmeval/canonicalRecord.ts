@@ -18,6 +18,7 @@ import { TOKEN, type CanonicalTokens } from '../../py/canonicalJson.ts';
 import { numberOf } from '../../py/orderedJson.ts';
 import { doubleField, FIELD, ITEM, scoreValueField, VALUE_OF_NUMBER } from '../../store/rowLines.ts';
 import type { CanonicalMemo, MetricList } from './canonicalMemo.ts';
+import { hashMismatch } from './checks.ts';
 import { EXTRA_FIELD_PREFIX } from '../../store/schema.ts';
 import { sha256Hex } from '../../util/hash.ts';
 import type { RecordParts } from './recordParts.ts';
@@ -171,7 +172,7 @@ export function readCanonicalRecord(tok: CanonicalTokens, file: string, line: nu
     const h = sha256Hex(indentedDoc());
     if (h !== docHash) {
       if (!hexDigest(docHash)) return null;
-      docBad = `${file}:${line} doc_id ${docId}: recorded ${docHash.slice(0, 12)}…, recomputed ${h.slice(0, 12)}…`;
+      docBad = hashMismatch.doc(`${file}:${line} doc_id ${docId}`, docHash, h);
     }
   } else if (docHash !== null && !hexDigest(docHash)) return null;
   const context0 = requests.length > 0 ? requests[0]!.context : null;
@@ -180,14 +181,14 @@ export function readCanonicalRecord(tok: CanonicalTokens, file: string, line: nu
     const h = sha256Hex(context0);
     if (h !== promptHash) {
       if (!hexDigest(promptHash)) return null;
-      promptBad = `${file}:${line} doc_id ${docId}: prompt_hash ${promptHash.slice(0, 12)}… ≠ sha256(arg_0) ${h.slice(0, 12)}…`;
+      promptBad = hashMismatch.prompt(`${file}:${line} doc_id ${docId}`, promptHash, h);
     }
   } else if (promptHash !== null && !hexDigest(promptHash)) return null;
   let targetBad: string | null = null;
   if (targetHash !== null && target !== null) {
     if (sha256Hex(target) !== targetHash) {
       if (!hexDigest(targetHash)) return null;
-      targetBad = `${file}:${line} doc_id ${docId}: target_hash ≠ sha256(str(target))`;
+      targetBad = hashMismatch.target(`${file}:${line} doc_id ${docId}`);
     }
   } else if (targetHash !== null && !hexDigest(targetHash)) return null;
 

@@ -47,21 +47,31 @@ export interface RecordCheck {
   respsDigest: string;
 }
 
+/**
+ * The evidence line of each hash that does not match, `where` being `<file>:<line> doc_id <id>`: one
+ * wording for both readings of a record (recordCheck here, and the canonical reading).
+ */
+export const hashMismatch = {
+  doc: (where: string, recorded: string, recomputed: string) => `${where}: recorded ${recorded.slice(0, 12)}…, recomputed ${recomputed.slice(0, 12)}…`,
+  prompt: (where: string, recorded: string, recomputed: string) => `${where}: prompt_hash ${recorded.slice(0, 12)}… ≠ sha256(arg_0) ${recomputed.slice(0, 12)}…`,
+  target: (where: string) => `${where}: target_hash ≠ sha256(str(target))`,
+};
+
 export function recordCheck(l: SampleLine): RecordCheck {
-  const at = (detail: string) => `${l.file}:${l.line} doc_id ${l.docId}: ${detail}`;
+  const where = `${l.file}:${l.line} doc_id ${l.docId}`;
   let docBad: string | null = null;
   if (l.docHash !== null && l.doc !== null) {
     const h = sha256Hex(l.doc.indented(2));
-    if (h !== l.docHash) docBad = at(`recorded ${l.docHash.slice(0, 12)}…, recomputed ${h.slice(0, 12)}…`);
+    if (h !== l.docHash) docBad = hashMismatch.doc(where, l.docHash, h);
   }
   let promptBad: string | null = null;
   const context = l.requests[0]?.context;
   if (l.promptHash !== null && context != null) {
     const h = sha256Hex(context);
-    if (h !== l.promptHash) promptBad = at(`prompt_hash ${l.promptHash.slice(0, 12)}… ≠ sha256(arg_0) ${h.slice(0, 12)}…`);
+    if (h !== l.promptHash) promptBad = hashMismatch.prompt(where, l.promptHash, h);
   }
   const target = targetText(l);
-  const targetBad = l.targetHash !== null && target !== null && sha256Hex(target) !== l.targetHash ? at('target_hash ≠ sha256(str(target))') : null;
+  const targetBad = l.targetHash !== null && target !== null && sha256Hex(target) !== l.targetHash ? hashMismatch.target(where) : null;
   return {
     docChecked: l.docHash !== null && l.doc !== null,
     unhashed: l.docHash === null && l.doc !== null,
@@ -242,9 +252,8 @@ export class OneTaskRecords {
 
   constructor(private readonly file: string) {}
 
-  /** `metricsKey`: the record's metric list as JSON (metricsKeyOf), or null when it lists none. */
-  add(line: number, docId: string, filter: string | null, metricsKey: string | null): void {
-    const list = metricsKey;
+  /** `list`: the record's metric list as JSON (metricsKeyOf), or null when it lists none. */
+  add(line: number, docId: string, filter: string | null, list: string | null): void {
     if (list !== null) {
       if (this.metrics === null) this.metrics = { list, line };
       else if (this.metrics.list !== list) {
