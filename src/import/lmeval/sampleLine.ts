@@ -5,7 +5,7 @@
  * A record that breaks the format fails with file, line and field named.
  *
  * This is the reference reading: any record Python's json reads, through the exact reader's
- * tree (a RecordView: its members in order, each as a node or as json.dumps writes it). The
+ * tree (orderedJson.ts: members in order, numbers as written). The
  * common record lm-eval writes is read faster from its text by canonicalRecord.ts, which
  * tests hold to this reading.
  */
@@ -54,24 +54,7 @@ export interface SampleLine {
   targetHash: string | null;
 }
 
-/** A record's members in the order written (a repeated key appears each time; the last one counts, as in Python's dict). */
-export interface RecordView {
-  readonly keys: readonly string[];
-  node(i: number): PyNode;
-  dumped(i: number): DumpedJson;
-}
-
-/** A view of a record the exact reader (orderedJson.ts) read. */
-export function nodeRecordView(node: Extract<PyNode, { k: 'obj' }>): RecordView {
-  const { entries } = node;
-  return {
-    keys: entries.map(([key]) => key),
-    node: (i) => entries[i]![1],
-    dumped: (i) => dumpedNode(entries[i]![1]),
-  };
-}
-
-export function dumpedNode(node: PyNode): DumpedJson {
+function dumpedNode(node: PyNode): DumpedJson {
   return { json: pyDumps(node), indented: (indent) => pyDumps(node, indent) };
 }
 
@@ -83,17 +66,19 @@ const FORMAT_FIELDS = new Map<string, Field>([
   ['prompt_hash', Field.PromptHash], ['target_hash', Field.TargetHash],
 ]);
 
-export function toSampleLine(view: RecordView, file: string, line: number): SampleLine {
+/** A record the exact reader read (its members in order: a repeated key appears each time, and the last one counts, as in Python's dict). */
+export function toSampleLine(record: Extract<PyNode, { k: 'obj' }>, file: string, line: number): SampleLine {
+  const { entries } = record;
   const where = (field: string) => ({ file, line, field });
   // Where each format field is (its last occurrence, as Python's dict keeps), and every other member in order.
   const at = new Array<number>(FORMAT_FIELDS.size).fill(-1);
   const others: number[] = [];
-  view.keys.forEach((key, i) => {
+  entries.forEach(([key], i) => {
     const field = FORMAT_FIELDS.get(key);
     if (field === undefined) others.push(i);
     else at[field] = i;
   });
-  const nodeOf = (field: Field): PyNode | undefined => (at[field]! < 0 ? undefined : view.node(at[field]!));
+  const nodeOf = (field: Field): PyNode | undefined => (at[field]! < 0 ? undefined : entries[at[field]!]![1]);
 
   const docIdNode = nodeOf(Field.DocId);
   if (docIdNode === undefined) throw new BadInputError('missing field', where('doc_id'));
@@ -120,9 +105,9 @@ export function toSampleLine(view: RecordView, file: string, line: number): Samp
   const metricValues: [string, PyNode][] = [];
   const extras: [string, PyNode][] = [];
   for (const i of others) {
-    const key = view.keys[i]!;
-    if (metricsList === null || metricsList.includes(key)) metricValues.push([key, view.node(i)]);
-    else extras.push([key, view.node(i)]);
+    const [key, value] = entries[i]!;
+    if (metricsList === null || metricsList.includes(key)) metricValues.push([key, value]);
+    else extras.push([key, value]);
   }
   if (metricsList !== null) {
     for (const m of metricsList) if (!metricValues.some(([k]) => k === m)) throw new BadInputError(`metric '${m}' is listed in 'metrics' but has no value`, where(m));
@@ -131,12 +116,12 @@ export function toSampleLine(view: RecordView, file: string, line: number): Samp
     file,
     line,
     docId: docIdNode.k === 'num' ? docIdNode.raw : docIdNode.v,
-    doc: at[Field.Doc]! < 0 ? null : view.dumped(at[Field.Doc]!),
+    doc: at[Field.Doc]! < 0 ? null : dumpedNode(entries[at[Field.Doc]!]![1]),
     target: nodeOf(Field.Target) ?? null,
     requests,
     resps,
-    respsJson: view.dumped(at[Field.Resps]!).json,
-    filteredJson: at[Field.FilteredResps]! < 0 ? null : view.dumped(at[Field.FilteredResps]!).json,
+    respsJson: pyDumps(respsNode),
+    filteredJson: at[Field.FilteredResps]! < 0 ? null : pyDumps(entries[at[Field.FilteredResps]!]![1]),
     filter: filterNode === undefined ? null : (filterNode as { v: string }).v,
     metricsList,
     metricValues,

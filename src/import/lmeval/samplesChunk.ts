@@ -18,7 +18,7 @@ import { parseOrdered, type PyNode } from '../../py/orderedJson.ts';
 import { encodeRow, encodeScoreRun } from '../../store/rowLines.ts';
 import { firstInvalidUtf8, invalidUtf8Message } from '../../util/utf8.ts';
 import { metricsKeyOf, recordCheck } from './checks.ts';
-import { kindName, nodeRecordView, toSampleLine, type SampleLine } from './sampleLine.ts';
+import { kindName, toSampleLine, type SampleLine } from './sampleLine.ts';
 import { documentRows, filteredRow, inferRequestType, scoreRun, type TaskContext } from './sampleRows.ts';
 import { CanonicalMemo } from './canonicalMemo.ts';
 import { readCanonicalRecord } from './canonicalRecord.ts';
@@ -169,7 +169,7 @@ class ChunkReading {
     const { file } = this.job;
     return this.sample(() => {
       if (node.k !== 'obj') throw new BadInputError(`expected a JSON object, got ${kindName(node)}`, { file, line });
-      return toSampleLine(nodeRecordView(node), file, line);
+      return toSampleLine(node, file, line);
     }, line);
   }
 
