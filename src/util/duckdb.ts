@@ -165,12 +165,12 @@ function timed(conn: DuckDBConnection): DuckDBConnection {
   // runAndReadAll calls run: only the outermost call of a statement is reported.
   let depth = 0;
   for (const method of ['run', 'runAndReadAll', 'stream'] as const) {
-    const original = conn[method].bind(conn) as (sql: string) => Promise<unknown>;
-    (conn as unknown as Record<string, unknown>)[method] = async (sql: string) => {
+    const original = conn[method].bind(conn) as (sql: string, ...rest: unknown[]) => Promise<unknown>;
+    (conn as unknown as Record<string, unknown>)[method] = async (sql: string, ...rest: unknown[]) => {
       const started = performance.now();
       depth++;
       try {
-        return await original(sql);
+        return await original(sql, ...rest);
       } finally {
         // Started at (ms since the process began) and took; a streamed query's time is to its first chunk.
         if (--depth === 0) process.stderr.write(`[duckdb @${started.toFixed(0)} ${(performance.now() - started).toFixed(0)} ms] ${Number(process.env.LMAUDIT_TIMING) > 1 ? sql : sql.replace(/\s+/g, ' ').slice(0, 140)}\n`);

@@ -1,10 +1,17 @@
 /**
- * What the canonical reading (canonicalRecord.ts) makes once a piece rather than once a record: the rows'
- * fixed text for the piece's task and request type, and the texts lm-eval repeats record after record
- * (the metric list, the generation settings, a metric's name as a field).
+ * What the canonical reading (canonicalRecord.ts) makes once a task rather than once a record: the rows'
+ * fixed text for the task and request type, and the texts lm-eval repeats record after record (the metric
+ * list, the generation settings, a metric's name as a field, a short target's sha256). A reader thread
+ * keeps one for the whole import (samplesChunk.ts), so what it remembers is bounded (REMEMBERED).
  */
 import { TOKEN, type CanonicalTokens } from '../../py/canonicalJson.ts';
 import { ITEM, RowTemplate, VALUE_OF_NUMBER } from '../../store/rowLines.ts';
+import { sha256Hex } from '../../util/hash.ts';
+
+/** Distinct texts a memo's maps hold before they start again: a file whose every record differs costs a bounded amount of memory. */
+const REMEMBERED = 1024;
+/** Texts up to this long have their sha256 remembered (targets such as ' A' or ' 42' recur; a long one rarely does). */
+const SHORT_TEXT = 64;
 
 // Text from a line of valid UTF-8 holds no lone surrogate, so JSON.stringify alone makes its string field (rowLines.ts stringField).
 const json = JSON.stringify;
@@ -13,6 +20,7 @@ const json = JSON.stringify;
 export class CanonicalMemo {
   readonly metricLists = new Map<string, MetricList | null>();
   private readonly stringFields = new Map<string, string>();
+  private readonly shortHashes = new Map<string, string>();
   readonly instances: RowTemplate;
   readonly responses: RowTemplate;
   readonly filtered: RowTemplate;
@@ -39,7 +47,10 @@ export class CanonicalMemo {
     // A copy of its own (a slice would hold on to its line, and compare slower).
     const text = Buffer.from(tok.text.slice(start, start + length)).toString();
     let known = this.metricLists.get(text);
-    if (known === undefined) this.metricLists.set(text, (known = metricListOf(tok, k, this)));
+    if (known === undefined) {
+      if (this.metricLists.size >= REMEMBERED) this.metricLists.clear();
+      this.metricLists.set(text, (known = metricListOf(tok, k, this)));
+    }
     this.lastListText = text;
     this.lastList = known;
     return known;
@@ -69,7 +80,22 @@ export class CanonicalMemo {
   /** The string field of a name that recurs (a metric's, an extra field's). */
   stringField(s: string): string {
     let known = this.stringFields.get(s);
-    if (known === undefined) this.stringFields.set(s, (known = json(s)));
+    if (known === undefined) {
+      if (this.stringFields.size >= REMEMBERED) this.stringFields.clear();
+      this.stringFields.set(s, (known = json(s)));
+    }
+    return known;
+  }
+
+  /** sha256Hex of a text, remembered when it is short (a hash is a native call of about a microsecond, whatever the text). */
+  sha256(text: string): string {
+    if (text.length > SHORT_TEXT) return sha256Hex(text);
+    let known = this.shortHashes.get(text);
+    if (known === undefined) {
+      if (this.shortHashes.size >= REMEMBERED) this.shortHashes.clear();
+      // A copy of its own as the key: a slice would hold on to its line.
+      this.shortHashes.set(Buffer.from(text).toString(), (known = sha256Hex(text)));
+    }
     return known;
   }
 }

@@ -186,7 +186,7 @@ export function readCanonicalRecord(tok: CanonicalTokens, file: string, line: nu
   } else if (promptHash !== null && !hexDigest(promptHash)) return null;
   let targetBad: string | null = null;
   if (targetHash !== null && target !== null) {
-    if (sha256Hex(target) !== targetHash) {
+    if (memo.sha256(target) !== targetHash) {
       if (!hexDigest(targetHash)) return null;
       targetBad = hashMismatch.target(`${file}:${line} doc_id ${docId}`);
     }

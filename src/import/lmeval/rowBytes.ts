@@ -4,6 +4,18 @@
 
 export const EMPTY = new Uint8Array(0);
 
+const OF_ANY_KIND: unknown[] = [''].slice(1);
+
+/**
+ * An empty array V8 already takes to hold any value. One made by `[]` starts as an array of small
+ * integers and changes kind at the first string or object pushed: the arrays a piece makes afresh
+ * then met the code compiled for the first piece's (changed) arrays, which V8 threw away and compiled
+ * again ("wrong map", "not a Smi" in --trace-deopt), several times a thread.
+ */
+export function listOfAny<T>(): T[] {
+  return OF_ANY_KIND.slice() as T[];
+}
+
 /** The first memory a table's rows get when no spare is at hand (mapped as it is written, so an unused part costs nothing). */
 export const ROWS_FIRST_BYTES = 1 << 20;
 
@@ -18,9 +30,10 @@ export class RowBytes {
   private buffer: Buffer | null = null;
   length = 0;
   /** Memory the rows outgrew (its text copied on), free to be written again. */
-  readonly outgrown: ArrayBuffer[] = [];
+  readonly outgrown: ArrayBuffer[] = listOfAny();
 
-  constructor(private readonly memory: (bytes: number) => Buffer) {}
+  /** `source` gives memory of at least the bytes asked for (an object, not a closure: a closure made a piece would be another call target each piece, which compiled code does not expect). */
+  constructor(private readonly source: { memory(bytes: number): Buffer }) {}
 
   /** Adds one row's (or several rows') pieces (`ascii`: known to be ASCII); returns their length in UTF-16 units. */
   add(pieces: readonly string[], ascii: boolean): number {
@@ -29,7 +42,7 @@ export class RowBytes {
     // At most three bytes a UTF-16 unit (one when ASCII).
     const most = this.length + (ascii ? 1 : 3) * text.length;
     if (this.buffer === null || most > this.buffer.length) {
-      const grown = this.memory(Math.max(most, 2 * (this.buffer?.length ?? 0)));
+      const grown = this.source.memory(Math.max(most, 2 * (this.buffer?.length ?? 0)));
       if (this.buffer !== null) {
         this.buffer.copy(grown, 0, 0, this.length);
         this.outgrown.push(this.buffer.buffer as ArrayBuffer);

@@ -23,7 +23,7 @@ import { documentRows, filteredRow, inferRequestType, scoreRun, type TaskContext
 import { CanonicalMemo } from './canonicalMemo.ts';
 import { readCanonicalRecord } from './canonicalRecord.ts';
 import type { RecordParts } from './recordParts.ts';
-import { EMPTY, ROWS_FIRST_BYTES, RowBytes } from './rowBytes.ts';
+import { EMPTY, listOfAny, ROWS_FIRST_BYTES, RowBytes } from './rowBytes.ts';
 import type { ChunkJob, ChunkResult } from './chunkResult.ts';
 
 /**
@@ -34,16 +34,28 @@ export class ChunkProcessor {
   private readonly docsSeen = new Map<string, Set<string>>();
   /** One token table for every line read (its arrays are reused). */
   private readonly tokens = new CanonicalTokens();
+  /**
+   * One memo a task and request type for every piece: made again each piece, its first objects (a metric
+   * list's) changed the field types V8 had compiled the reading for, and the reading was compiled again.
+   */
+  private readonly memos = new Map<string, CanonicalMemo>();
 
   process(job: ChunkJob): ChunkResult {
-    return new ChunkReading(job, this.seenIn(job.file), job.lines, this.tokens).run();
+    return new ChunkReading(job, this.seenIn(job.file), job.lines, this.tokens, this).run();
   }
 
   /** Records already read as JSON values (a samples file written as one JSON array), each with its line. */
   processNodes(job: Omit<ChunkJob, 'bytes' | 'firstLine' | 'lines'>, items: readonly { node: PyNode; line: number }[]): ChunkResult {
-    const reading = new ChunkReading({ ...job, bytes: new Uint8Array(0), firstLine: items[0]?.line ?? 1, lines: items.length }, this.seenIn(job.file), items.length, this.tokens);
+    const reading = new ChunkReading({ ...job, bytes: new Uint8Array(0), firstLine: items[0]?.line ?? 1, lines: items.length }, this.seenIn(job.file), items.length, this.tokens, this);
     for (const { node, line } of items) if (!reading.node(node, line)) break;
     return reading.result();
+  }
+
+  memoFor(task: string, type: CanonicalMemo['requestType']): CanonicalMemo {
+    const key = `${type}\u0000${task}`;
+    let memo = this.memos.get(key);
+    if (memo === undefined) this.memos.set(key, (memo = new CanonicalMemo(task, type)));
+    return memo;
   }
 
   private seenIn(file: string): Set<string> {
@@ -77,26 +89,26 @@ class ChunkReading {
     private readonly seen: Set<string>,
     most: number,
     tokens: CanonicalTokens,
+    private readonly processor: ChunkProcessor,
   ) {
     this.tokens = tokens;
     this.spare = [...(job.spare ?? [])];
-    const memory = (bytes: number) => this.memory(bytes);
-    this.instances = new RowBytes(memory);
-    this.responses = new RowBytes(memory);
-    this.scores = new RowBytes(memory);
-    this.filtered = new RowBytes(memory);
-    this.hashes = new RowBytes(memory);
+    this.instances = new RowBytes(this);
+    this.responses = new RowBytes(this);
+    this.scores = new RowBytes(this);
+    this.filtered = new RowBytes(this);
+    this.hashes = new RowBytes(this);
     // Rows leave run_id out (rowLines.ts): the run's id is known once all its files are read.
     this.ctx = { runId: '', task: job.task, requestType: job.requestType ?? 'unknown', targetDelimiter: job.targetDelimiter };
     this.out = {
       requestType: job.requestType, firstShape: null, records: 0, canonicalRecords: 0,
-      line: new Int32Array(most), docId: [], filter: [], metricsKeyId: new Int32Array(most), metricsKeys: [], respsDigest: [],
-      docHashState: new Uint8Array(most), docBad: [], promptBad: [], targetBad: [], hashes: EMPTY, hashesBroken: false,
+      line: new Int32Array(most), docId: listOfAny(), filter: listOfAny(), metricsKeyId: new Int32Array(most), metricsKeys: listOfAny(), respsDigest: listOfAny(),
+      docHashState: new Uint8Array(most), docBad: listOfAny(), promptBad: listOfAny(), targetBad: listOfAny(), hashes: EMPTY, hashesBroken: false,
       extrasSeen: [], filtersSeen: [], metricsSeen: [],
-      genKeyId: new Int32Array(most), genKeys: [], maxRepeats: new Int32Array(most), emptyAnswers: new Int32Array(most),
+      genKeyId: new Int32Array(most), genKeys: listOfAny(), maxRepeats: new Int32Array(most), emptyAnswers: new Int32Array(most),
       instances: EMPTY, instancesEnd: new Int32Array(most), instancesLongest: 0, responses: EMPTY, responsesEnd: new Int32Array(most), responsesLongest: 0,
       rowCounts: { instances: new Int32Array(most), responses: new Int32Array(most) }, rowsMade: new Uint8Array(most),
-      rowErrors: [], scores: EMPTY, scoresLongest: 0, filtered: EMPTY, filteredLongest: 0, skipped: [], error: null, spent: [],
+      rowErrors: listOfAny(), scores: EMPTY, scoresLongest: 0, filtered: EMPTY, filteredLongest: 0, skipped: listOfAny(), error: null, spent: [],
     };
   }
 
@@ -202,7 +214,7 @@ class ChunkReading {
   private canonicalMemo(): CanonicalMemo | null {
     const type = this.out.requestType;
     if (type !== 'generate_until' && type !== 'loglikelihood') return null;
-    return (this.memo ??= new CanonicalMemo(this.job.task, type));
+    return (this.memo ??= this.processor.memoFor(this.job.task, type));
   }
 
   /** A record of the reference reading. */
@@ -297,33 +309,46 @@ class ChunkReading {
   }
 
   /** A buffer of at least `bytes` for rows: a spare, else new (memory the kernel maps as it is first written). */
-  private memory(bytes: number): Buffer {
+  memory(bytes: number): Buffer {
     const i = this.spare.findIndex((b) => b.byteLength >= bytes);
     if (i >= 0) return Buffer.from(this.spare.splice(i, 1)[0]!);
     return Buffer.allocUnsafeSlow(Math.max(bytes, ROWS_FIRST_BYTES));
   }
 
+  /**
+   * The piece's result: a new object, the typed columns cut to the records read. Writing the cut columns
+   * back into `out` instead changed its fields' kinds once the first piece ended, and V8 compiled the
+   * reading of the records again.
+   */
   result(): ChunkResult {
     const out = this.out;
     const n = out.records;
-    for (const key of ['line', 'metricsKeyId', 'docHashState', 'rowsMade', 'genKeyId', 'maxRepeats', 'emptyAnswers', 'instancesEnd', 'responsesEnd'] as const) {
-      (out as unknown as Record<string, Int32Array | Uint8Array>)[key] = out[key].slice(0, n);
-    }
-    out.rowCounts = { instances: out.rowCounts.instances.slice(0, n), responses: out.rowCounts.responses.slice(0, n) };
-    out.instances = this.instances.bytes();
-    out.responses = this.responses.bytes();
-    out.scores = this.scores.bytes();
-    out.filtered = this.filtered.bytes();
-    out.hashes = this.hashes.bytes();
     for (const t of [this.instances, this.responses, this.scores, this.filtered, this.hashes]) this.spare.push(...t.outgrown);
     const { bytes } = this.job;
     // The piece's own memory (not a view of Node's shared pool) is read and can be written again.
     if (bytes.byteOffset === 0 && bytes.buffer.byteLength >= 1 << 16) this.spare.push(bytes.buffer as ArrayBuffer);
-    out.spent = this.spare;
-    out.extrasSeen = [...this.extras];
-    out.filtersSeen = [...this.filters];
-    out.metricsSeen = [...this.metrics];
-    return out;
+    return {
+      ...out,
+      line: out.line.slice(0, n),
+      metricsKeyId: out.metricsKeyId.slice(0, n),
+      docHashState: out.docHashState.slice(0, n),
+      rowsMade: out.rowsMade.slice(0, n),
+      genKeyId: out.genKeyId.slice(0, n),
+      maxRepeats: out.maxRepeats.slice(0, n),
+      emptyAnswers: out.emptyAnswers.slice(0, n),
+      instancesEnd: out.instancesEnd.slice(0, n),
+      responsesEnd: out.responsesEnd.slice(0, n),
+      rowCounts: { instances: out.rowCounts.instances.slice(0, n), responses: out.rowCounts.responses.slice(0, n) },
+      instances: this.instances.bytes(),
+      responses: this.responses.bytes(),
+      scores: this.scores.bytes(),
+      filtered: this.filtered.bytes(),
+      hashes: this.hashes.bytes(),
+      spent: this.spare,
+      extrasSeen: [...this.extras],
+      filtersSeen: [...this.filters],
+      metricsSeen: [...this.metrics],
+    };
   }
 }
 

@@ -9,6 +9,11 @@ import { BadInputError } from '../../errors.ts';
 import { resultTransfers, type ChunkJob } from './chunkResult.ts';
 import { ChunkProcessor } from './samplesChunk.ts';
 
+// Detaching an ArrayBuffer (as sending a result does) withdraws an assumption V8's optimised code makes
+// about typed arrays, once an isolate, and all of it is compiled again: detaching one now, before anything
+// is compiled, spares the reading its second compilation (294 optimisations on the 248 MiB benchmark, 114 after).
+structuredClone(null, { transfer: [new ArrayBuffer(8)] });
+
 const processor = new ChunkProcessor();
 const port = parentPort;
 if (port === null) throw new Error('samplesWorker.ts runs as a worker thread');
