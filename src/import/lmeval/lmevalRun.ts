@@ -87,7 +87,7 @@ export async function importLmevalRun(
     for (const t of Object.values(runTables)) t.abort();
     throw error;
   } finally {
-    await pool?.close();
+    pool?.close();
   }
 
   const label = group.results?.path ?? group.samples[0]!.probe.path;
