@@ -45,8 +45,7 @@ export async function writeStore(
   }
   try {
     const metadata = parquetMetadata(checked);
-    await writeTables(staging, tables, metadata);
-    await writeFile(join(staging, 'provenance.json'), `${JSON.stringify(checked, null, 2)}\n`);
+    await writeTables(staging, tables, metadata, () => writeFile(join(staging, 'provenance.json'), `${JSON.stringify(checked, null, 2)}\n`));
     if (existing === 'dir') {
       const old = `${staging}.old`;
       await rename(dir, old);
@@ -131,16 +130,37 @@ const SIDE_BY_SIDE_TEXT = 1 << 30;
  * cores four writes side by side take the time of the largest. DuckDB's memory for four writes
  * at once grows with their input (a 2.2 GiB samples import peaked at 1.38 GB side by side, at
  * 0.86 GB one after another), so a larger import writes them in turn.
+ *
+ * `alongside` is this thread's own part of the store (its provenance.json), done once every
+ * table's write is under way on DuckDB's threads: the last write runs alone at the end, and a
+ * core would otherwise wait. Every write is waited for, failed or not, before this returns.
  */
-async function writeTables(folder: string, tables: Partial<Record<(typeof STORE_TABLES)[number], TableSource>>, metadata: Record<string, string>): Promise<void> {
+async function writeTables(
+  folder: string,
+  tables: Partial<Record<(typeof STORE_TABLES)[number], TableSource>>,
+  metadata: Record<string, string>,
+  alongside: () => Promise<void>,
+): Promise<void> {
   const staged: { table: (typeof STORE_TABLES)[number]; name: string }[] = [];
   try {
     for (const table of STORE_TABLES) staged.push({ table, name: (await stageTable(table, tables[table] ?? { rows: [] })).name });
     const text = STORE_TABLES.reduce((sum, t) => sum + (textBytesOf(tables[t]) ?? 0), 0);
-    const write = ({ table, name }: (typeof staged)[number]) => copyStaged(duckSideConnection(), name, join(folder, `${table}.parquet`), table, metadata);
+    const write = ({ table, name }: (typeof staged)[number], issued?: () => void) =>
+      copyStaged(duckSideConnection(), name, join(folder, `${table}.parquet`), table, metadata, issued);
     await withOneThread(async () => {
-      if (text < SIDE_BY_SIDE_TEXT) await Promise.all(staged.map(write));
-      else for (const s of staged) await write(s);
+      if (text >= SIDE_BY_SIDE_TEXT) {
+        for (const s of staged) await write(s);
+        await alongside();
+        return;
+      }
+      let waiting = staged.length;
+      let own: Promise<PromiseSettledResult<void>[]> = Promise.resolve([]);
+      const issued = () => {
+        if (--waiting === 0) own = Promise.allSettled([alongside()]);
+      };
+      const writes = await Promise.allSettled(staged.map((s) => write(s, issued)));
+      const failed = [...writes, ...(await own)].find((w) => w.status === 'rejected');
+      if (failed !== undefined) throw failed.reason;
     });
   } finally {
     for (const { name } of staged) await dropStaged(name);
@@ -160,7 +180,15 @@ function textBytesOf(source: TableSource | undefined): number | undefined {
  * provenance lists every document id (1.6 MB for 100,000 documents, 15 MB for 900,000), and
  * DuckDB's parser would scan a literal of it once a table (0.1 CPU s a store of the first).
  */
-async function copyStaged(connection: Promise<DuckDBConnection>, staging: string, path: string, table: TableName, metadata: Record<string, string>): Promise<void> {
+async function copyStaged(
+  connection: Promise<DuckDBConnection>,
+  staging: string,
+  path: string,
+  table: TableName,
+  metadata: Record<string, string>,
+  /** Called once the COPY is handed to DuckDB. */
+  issued?: () => void,
+): Promise<void> {
   const conn = await connection;
   const entries = Object.entries(metadata);
   const variable = (i: number) => `lmaudit_kv_${i}`;
@@ -168,7 +196,9 @@ async function copyStaged(connection: Promise<DuckDBConnection>, staging: string
     for (const [i, [, value]] of entries.entries()) await conn.run(`SET VARIABLE ${variable(i)} = $1`, [value]);
     const kv = entries.map(([key], i) => `${key}: getvariable('${variable(i)}')`).join(', ');
     const columns = TABLES[table].map((c) => sqlIdent(c.name)).join(', ');
-    await conn.run(`COPY (SELECT ${columns} FROM ${staging}) TO ${sqlString(path)} (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1, ROW_GROUP_SIZE 16384, KV_METADATA {${kv}})`);
+    const copy = conn.run(`COPY (SELECT ${columns} FROM ${staging}) TO ${sqlString(path)} (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1, ROW_GROUP_SIZE 16384, KV_METADATA {${kv}})`);
+    issued?.();
+    await copy;
   } finally {
     for (const i of entries.keys()) await conn.run(`RESET VARIABLE ${variable(i)}`).catch(() => undefined);
   }
