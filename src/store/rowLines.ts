@@ -4,20 +4,22 @@
  * order) are separated by U+0001. A field is empty for null, else:
  *
  * - a JSON-text column (doc_json, gen_kwargs_json, value_json…): the JSON text itself;
- * - any other text column: the text as a JSON string (exact, whatever it holds; a lone
- *   surrogate becomes U+FFFD, as DuckDB's appender stored it), decoded by DuckDB's JSON reader;
+ * - any other text column: the text itself (a lone surrogate as U+FFFD, as DuckDB's appender
+ *   stored it), between two U+0003 when it is empty, holds a character below U+0020 or begins
+ *   with U+FEFF (a U+0003 inside written twice), which DuckDB's CSV reader takes as quotes;
  * - a double: the text String() gives (the shortest that reads back to the same double;
  *   NaN, ±Infinity and -0 included); an integer or a boolean: its JSON.
  *
- * JSON text never holds a character below U+0020 (a string's are escaped), so no field holds
- * the separators or a line break: a field needs no escaping of its own, and a JSON text
- * (a samples record's document, say, sliced from its line) goes out as it is.
+ * JSON text never holds a character below U+0020 (a string's are escaped), so it never needs
+ * quotes: a JSON text (a samples record's document, say, sliced from its line) goes out as it is.
+ * A text column's text goes out decoded rather than as a JSON string: DuckDB decoding every
+ * prompt's JSON took a quarter of the instances table's write.
  *
  * A record's score rows are one line (task, document and filter once; each varying column
- * its values separated by U+0002), split back into rows by DuckDB. A score whose recorded
- * value is a JSON number is `=`: DuckDB reads the double from the number's text, as
- * Number() does (both round to nearest), instead of JavaScript writing it a second time.
- * No DuckDB here: worker threads make these lines.
+ * its values separated by U+0002, a metric's name as a JSON string), split back into rows by
+ * DuckDB. A score whose recorded value is a JSON number is `=`: DuckDB reads the double from
+ * the number's text, as Number() does (both round to nearest), instead of JavaScript writing
+ * it a second time. No DuckDB here: worker threads make these lines.
  */
 import { StoreError } from '../errors.ts';
 import { numberOf } from '../py/orderedJson.ts';
@@ -30,6 +32,8 @@ export type StreamedTable = 'instances' | 'responses' | 'scores' | 'filtered';
 export const FIELD = '\u0001';
 /** Between the values of one column in a packed score line. */
 export const ITEM = '\u0002';
+/** Around a text field that needs it (DuckDB's CSV quote; inside, written twice). */
+export const QUOTE = '\u0003';
 
 /** Text columns that hold JSON text, written as it is. */
 const JSON_TEXT_COLUMNS = new Set(['gen_kwargs_json', 'doc_json', 'choices_json', 'fewshot_doc_ids', 'value_json', 'filtered_json', 'metrics_json']);
@@ -50,9 +54,20 @@ export function streamedColumns(table: StreamedTable): readonly ColumnSpec[] {
 const isWellFormed = (s: string): boolean => (s as unknown as { isWellFormed(): boolean }).isWellFormed();
 const toWellFormed = (s: string): string => (s as unknown as { toWellFormed(): string }).toWellFormed();
 
-/** A string as a JSON string DuckDB reads back to the same text (a lone surrogate, which UTF-8 cannot hold, as U+FFFD). */
+/** A string as a JSON string DuckDB reads back to the same text (a lone surrogate, which UTF-8 cannot hold, as U+FFFD): a metric's name in a packed score line. */
 export function stringField(s: string): string {
   return JSON.stringify(isWellFormed(s) ? s : toWellFormed(s));
+}
+
+// A CSV reader takes a byte order mark at the start of its file for the file's, not the field's.
+// eslint-disable-next-line no-control-regex
+const NEEDS_QUOTES = /[\u0000-\u001f]|^\ufeff/;
+
+/** A text column's field: the text, quoted when it is empty, holds a control character or begins with U+FEFF. */
+export function textField(s: string): string {
+  const text = isWellFormed(s) ? s : toWellFormed(s);
+  if (text !== '' && !NEEDS_QUOTES.test(text)) return text;
+  return `${QUOTE}${text.includes(QUOTE) ? text.replaceAll(QUOTE, QUOTE + QUOTE) : text}${QUOTE}`;
 }
 
 /** A double's field. */
@@ -116,7 +131,7 @@ export function encodeRow(table: Exclude<StreamedTable, 'scores'>, row: Record<s
     const value = checkedValue(table, index, column, row[column.name]);
     if (value === null) fields.push('');
     else if (column.type === 'VARCHAR') {
-      fields.push(fieldForm(column) === 'json text' ? jsonTextField(value as string, `${table} row ${index}: column '${column.name}'`) : stringField(value as string));
+      fields.push(fieldForm(column) === 'json text' ? jsonTextField(value as string, `${table} row ${index}: column '${column.name}'`) : textField(value as string));
     } else if (column.type === 'DOUBLE') fields.push(doubleField(value as number));
     else fields.push(String(value));
   }
@@ -149,7 +164,7 @@ export function isNumberText(text: string): boolean {
   return NUMBER_TOKEN.test(text);
 }
 
-/** A record's score rows as one line from fields (metric names as JSON strings, scoreValueField values, value texts): none when it has none. */
+/** A record's score rows as one line from fields (task, document and filter as text fields, metric names as JSON strings, scoreValueField values, value texts): none when it has none. */
 export function scoreRunPieces(task: string, docId: string, filter: string, metrics: readonly string[], values: readonly string[], valueJsons: readonly string[]): string[] {
   if (values.length !== metrics.length || valueJsons.length !== metrics.length) throw new StoreError('scores: a run needs lists of one length');
   if (metrics.length === 0) return [];
@@ -162,7 +177,7 @@ export function encodeScoreRun(run: ScoreRun): string {
   const [, task, docId, filter] = shared;
   const where = `scores of doc_id ${docId}`;
   return scoreRunPieces(
-    stringField(task), stringField(docId), stringField(filter), metrics.map(stringField),
+    textField(task), textField(docId), textField(filter), metrics.map(stringField),
     values.map((v, i) => (v !== null && v !== undefined && isNumberText(valueJsons[i]!) && Object.is(v, numberOf(valueJsons[i]!)) ? VALUE_OF_NUMBER : scoreValueField(v ?? null))),
     valueJsons.map((v) => jsonTextField(v, where)),
   ).join('');

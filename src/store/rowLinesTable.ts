@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { StoreError } from '../errors.ts';
 import { scratchFolder, sqlIdent, sqlString } from '../util/duckdb.ts';
-import { FIELD, fieldForm, ITEM, streamedColumns, VALUE_OF_NUMBER, type StreamedTable } from './rowLines.ts';
+import { FIELD, fieldForm, ITEM, QUOTE, streamedColumns, VALUE_OF_NUMBER, type StreamedTable } from './rowLines.ts';
 import { TABLES, type ColumnSpec } from './schema.ts';
 import type { TableSource } from './tableStaging.ts';
 
@@ -59,7 +59,8 @@ export class RowLinesTable {
     const columns = streamedColumns(this.table);
     // UTF-16 units → bytes: at most three bytes each.
     const maxLine = Math.max(DEFAULT_MAX_LINE, 3 * this.longestLine + 1);
-    const read = `read_csv(${sqlString(this.path)}, delim = '${FIELD}', quote = '', escape = '', header = false, auto_detect = false, new_line = '\\n', max_line_size = ${maxLine}, columns = {${columns.map((c) => `${sqlString(c.name)}: 'VARCHAR'`).join(', ')}})`;
+    // A quoted empty field is the empty text; an empty field, null.
+    const read = `read_csv(${sqlString(this.path)}, delim = '${FIELD}', quote = '${QUOTE}', escape = '${QUOTE}', allow_quoted_nulls = false, header = false, auto_detect = false, new_line = '\\n', max_line_size = ${maxLine}, columns = {${columns.map((c) => `${sqlString(c.name)}: 'VARCHAR'`).join(', ')}})`;
     if (this.table === 'scores') {
       // A packed line's shared columns are read once (below the unnest, which would repeat them per row), its
       // lists split into rows; a value `=` is the double of its recorded number, `null` null.
@@ -104,9 +105,8 @@ export class RowLinesTable {
 function typed(c: ColumnSpec, field: string): string {
   switch (fieldForm(c)) {
     case 'json text':
-      return field;
     case 'string':
-      return `json_extract_string(${field}, '$')`;
+      return field;
     case 'scalar':
       return `CAST(${field} AS ${c.type})`;
   }

@@ -5,7 +5,7 @@
  * keeps one for the whole import (samplesChunk.ts), so what it remembers is bounded (REMEMBERED).
  */
 import { TOKEN, type CanonicalTokens } from '../../py/canonicalJson.ts';
-import { ITEM, RowTemplate, VALUE_OF_NUMBER } from '../../store/rowLines.ts';
+import { ITEM, RowTemplate, textField, VALUE_OF_NUMBER } from '../../store/rowLines.ts';
 import { sha256Hex } from '../../util/hash.ts';
 
 /** Distinct texts a memo's maps hold before they start again: a file whose every record differs costs a bounded amount of memory. */
@@ -13,7 +13,7 @@ const REMEMBERED = 1024;
 /** Texts up to this long have their sha256 remembered (targets such as ' A' or ' 42' recur; a long one rarely does). */
 const SHORT_TEXT = 64;
 
-// Text from a line of valid UTF-8 holds no lone surrogate, so JSON.stringify alone makes its string field (rowLines.ts stringField).
+// Text from a line of valid UTF-8 holds no lone surrogate, so JSON.stringify alone makes its JSON string (rowLines.ts stringField).
 const json = JSON.stringify;
 
 /** Per piece (one task, one request type): the rows' fixed text and texts that repeat record after record, made once. */
@@ -29,11 +29,11 @@ export class CanonicalMemo {
   readonly ascii: boolean;
 
   constructor(readonly task: string, readonly requestType: 'generate_until' | 'loglikelihood') {
-    this.taskField = json(task);
+    this.taskField = textField(task);
     // eslint-disable-next-line no-control-regex
     this.ascii = /^[\u0000-\u007f]*$/.test(this.taskField);
     const task_ = this.taskField;
-    this.instances = new RowTemplate('instances', { task: task_, group: '', request_type: json(requestType), fewshot_doc_ids: '' });
+    this.instances = new RowTemplate('instances', { task: task_, group: '', request_type: textField(requestType), fewshot_doc_ids: '' });
     const none = { finish_reason: '', tokens_in: '', tokens_out: '', latency_ms: '', attempt: '', from_cache: '', error: '' };
     this.responses = new RowTemplate('responses', requestType === 'generate_until' ? { task: task_, logprob: '', is_greedy: '', ...none } : { task: task_, text: '', ...none });
     this.filtered = new RowTemplate('filtered', { task: task_ });

@@ -16,7 +16,7 @@
  */
 import { TOKEN, type CanonicalTokens } from '../../py/canonicalJson.ts';
 import { numberOf } from '../../py/orderedJson.ts';
-import { doubleField, FIELD, ITEM, scoreValueField, VALUE_OF_NUMBER } from '../../store/rowLines.ts';
+import { doubleField, FIELD, ITEM, scoreValueField, textField, VALUE_OF_NUMBER } from '../../store/rowLines.ts';
 import type { CanonicalMemo, MetricList } from './canonicalMemo.ts';
 import { hashMismatch } from './checks.ts';
 import { EXTRA_FIELD_PREFIX } from '../../store/schema.ts';
@@ -24,7 +24,7 @@ import { sha256Hex } from '../../util/hash.ts';
 import type { RecordParts } from './recordParts.ts';
 import { pyFloat, type TaskContext } from './sampleRows.ts';
 
-// Text from a line of valid UTF-8 holds no lone surrogate, so JSON.stringify alone makes its string field (rowLines.ts stringField).
+// Text from a line of valid UTF-8 holds no lone surrogate, so JSON.stringify alone makes its JSON string (rowLines.ts stringField).
 const json = JSON.stringify;
 
 const [DOC_ID, DOC, TARGET, ARGUMENTS, RESPS, FILTERED, FILTER, METRICS, DOC_HASH, PROMPT_HASH, TARGET_HASH] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10] as const;
@@ -61,7 +61,7 @@ export function readCanonicalRecord(tok: CanonicalTokens, file: string, line: nu
   if (idAt < 0 || at[RESPS]! < 0) return null;
   const docId = strOf(tok, idAt);
   if (docId === null) return null;
-  const docIdField = strField(tok, idAt, docId);
+  const docIdField = textField(docId);
 
   // Hashes: each recorded as 64 hex digits, or not at all.
   const docHash = hashAt(tok, at[DOC_HASH]!);
@@ -70,11 +70,11 @@ export function readCanonicalRecord(tok: CanonicalTokens, file: string, line: nu
   if (docHash === undefined || promptHash === undefined || targetHash === undefined) return null;
 
   let filter: string | null = null;
-  let filterField = '"none"';
+  let filterField = 'none';
   if (at[FILTER]! >= 0) {
     if (kind[at[FILTER]!] !== TOKEN.string) return null;
     filter = tok.string(at[FILTER]!);
-    filterField = tok.slice(at[FILTER]!);
+    filterField = textField(filter);
   }
 
   // The metric list, and each other member as a metric value (listed, or every one when there is no list) or an extra field.
@@ -116,7 +116,7 @@ export function readCanonicalRecord(tok: CanonicalTokens, file: string, line: nu
   if (targetAt >= 0) {
     target = strOf(tok, targetAt);
     if (target === null) return null;
-    targetField = strField(tok, targetAt, target);
+    targetField = textField(target);
   }
 
   // arguments: {"gen_args_<i>": {"arg_0": prompt, "arg_1": continuation or generation settings}}.
@@ -146,7 +146,7 @@ export function readCanonicalRecord(tok: CanonicalTokens, file: string, line: nu
       if (generation) {
         if (kind[k] !== TOKEN.string) return null;
         if (tok.end[k]! - tok.start[k]! === 2) empty++;
-        repeats.push(tok.slice(k));
+        repeats.push(textField(tok.string(k)));
         continue;
       }
       // [log-prob, is-greedy]: two tokens, then the pair's end.
@@ -228,8 +228,8 @@ export function readCanonicalRecord(tok: CanonicalTokens, file: string, line: nu
       const count = Math.max(responses.length, requests.length);
       const choices = choicesField(ctx, requests, count);
       const docField = docAt < 0 ? '' : tok.slice(docAt);
-      const docHashField = `"${docHashUsed}"`;
-      const promptHashField = promptHashUsed === null ? '' : `"${promptHashUsed}"`;
+      const docHashField = docHashUsed;
+      const promptHashField = promptHashUsed ?? '';
       const instances: string[] = [];
       const responseLines: string[] = [];
       let responseRows = 0;
@@ -305,11 +305,6 @@ function strOf(tok: CanonicalTokens, k: number): string | null {
   return (c >= 48 && c <= 57) || (c === 45 && tok.text.charCodeAt(tok.start[k]! + 1) !== 73) ? tok.slice(k) : null;
 }
 
-/** The string field of `str`, strOf of token `k`: a string's own literal, a number's text quoted. */
-function strField(tok: CanonicalTokens, k: number, str: string): string {
-  return tok.kind[k] === TOKEN.string ? tok.slice(k) : `"${str}"`;
-}
-
 /** A recorded hash: null when absent, undefined when not a string of 64 characters, else its text (hexDigest says whether it is all hex digits). */
 function hashAt(tok: CanonicalTokens, k: number): string | null | undefined {
   if (k < 0) return null;
@@ -342,12 +337,12 @@ function readRequest(tok: CanonicalTokens, g: number): Request | null {
     if (tok.kind[prompt] !== TOKEN.string) return null;
     chat = prompt !== first;
     context = tok.string(prompt);
-    contextField = tok.slice(prompt);
+    contextField = textField(context);
   }
   if (second >= 0) {
     if (tok.kind[second] === TOKEN.string) {
       continuation = tok.string(second);
-      continuationField = tok.slice(second);
+      continuationField = textField(continuation);
     } else if (tok.kind[second] === TOKEN.object) genKwargs = tok.slice(second);
     else return null;
   }

@@ -161,7 +161,9 @@ class ChunkReading {
       const parts = readCanonicalRecord(this.tokens, file, line, this.ctx, memo);
       if (parts !== null) {
         this.out.canonicalRecords++;
-        // Every row text of a canonical record is made of its line's text, JSON.stringify of it (ASCII stays ASCII) and the memo's.
+        // A canonical record's row text is its line's text, the memo's, and strings decoded from the line: ASCII when the
+        // line is, as json.dumps (ensure_ascii=False, lm-eval's) escapes no character past U+007F, and a line that does is
+        // not canonical (canonicalJson.ts).
         this.addParts(parts, ascii && memo.ascii);
         return true;
       }

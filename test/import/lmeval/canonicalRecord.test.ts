@@ -176,6 +176,20 @@ test('variants of generation and log-likelihood records read the same by both re
   }
   assert.ok(variants.length > 120, `${variants.length} variants`);
   assert.ok(fromText > variants.length, 'the good records around the variants are read from their text');
+
+  // A line all ASCII whose strings hold \u escapes of characters past U+007F (json.dumps with ensure_ascii, not lm-eval's
+  // way): the rows made of their decoded text are not ASCII, though the line is, so they must not be written as ASCII.
+  const escaped = (line: string) => line.replace(/[^\u0000-\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const unicode = 'é 中文 😀 \u2028';
+  for (const [label, node, type] of [
+    ['generation', withMember(withMember(withMember(gen, 'target', str(unicode)), 'filter', str(`f ${unicode}`)), 'resps', arr(arr(str(`an answer ${unicode}`)))), 'generate_until'],
+    ['log-likelihood', withMember(withMember(mc, 'target', str(unicode)), 'arguments', obj(...[0, 1].map((i): [string, PyNode] => [`gen_args_${i}`, obj(['arg_0', str(`Q ${unicode}`)], ['arg_1', str(` ${unicode} ${i}`)])]))), 'loglikelihood'],
+  ] as const) {
+    const line = escaped(pyDumps(node));
+    assert.ok(/^[\u0000-\u007f]*$/.test(line) && line.includes('\\u00e9'), label);
+    same([line], type, ' ', `${label}: \\u escapes in an ASCII line`);
+    same([pyDumps(type === 'generate_until' ? gen : mc), line], type, ' ', `${label}: \\u escapes in an ASCII line, after a good record`);
+  }
 });
 
 /** A second good record: the same, with another doc_id. */

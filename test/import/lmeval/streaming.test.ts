@@ -57,12 +57,16 @@ test('a samples file is read as it streams: a record is joined before more than 
 
 test('rows written as lines come back value for value: text of every kind, JSON text, doubles with NaN, -0 and ±Infinity, nulls, and a line over DuckDB\'s default bound', async () => {
   const everyControl = Array.from({ length: 32 }, (_, i) => String.fromCharCode(i)).join('');
-  const texts = ['', 'plain', everyControl, '\ufeffbom', 'a\u0001b\u0002c\n\r"\\', 'é 中文 😀 \u2028', 'lone \ud800 surrogate', 'x'.repeat(3_000_000)];
+  // Text goes out as it is, or between U+0003 quotes (rowLines.ts textField): the quote itself inside, at either end, alone, doubled.
+  const texts = ['', 'plain', everyControl, '\ufeffbom', 'a\u0001b\u0002c\n\r"\\', 'é 中文 😀 \u2028', 'lone \ud800 surrogate', 'x'.repeat(3_000_000),
+    '\u0003', '\u0003\u0003', 'a\u0003b', '\u0003 leading', 'trailing \u0003', ' spaces around ', '"quoted"', 'null', '\\N', ',;\t|'];
   const table = new RowLinesTable('responses');
   const expected: Record<string, unknown>[] = [];
   texts.forEach((text, i) => {
     const row = {
-      run_id: 'run-1', task: 't', doc_id: String(i), request_idx: i, repeat: 0, text, logprob: [Number.NaN, -0, Infinity, -Infinity, 5e-324, 1.5, -2.25e-7, null][i]!,
+      // The file's first field begins with a byte order mark, which a CSV reader would take for the file's.
+      run_id: 'run-1', task: i === 0 ? '\ufeffa task' : 't', doc_id: i === 1 ? 'id \u0003"\n' : String(i), request_idx: i, repeat: 0, text,
+      logprob: [Number.NaN, -0, Infinity, -Infinity, 5e-324, 1.5, -2.25e-7, null][i % 8]!,
       is_greedy: i % 3 === 0 ? null : i % 2 === 0, finish_reason: null, tokens_in: i, tokens_out: null, latency_ms: null, attempt: null, from_cache: null, error: null,
     };
     const line = encodeRow('responses', row, i);
@@ -79,7 +83,7 @@ test('rows written as lines come back value for value: text of every kind, JSON 
 test('score runs packed into one line each come back row for row: names that need escaping, values read from their recorded number or given, null, NaN, -0, and a record without scores', async () => {
   const table = new RowLinesTable('scores');
   const runs: { shared: [string, string, string, string]; metrics: string[]; values: (number | null)[]; valueJsons: string[] }[] = [
-    { shared: ['run-1', 't', '0', 'none'], metrics: ['acc', 'we\u0002ird\u0001', ''], values: [Number.NaN, -0, null], valueJsons: ['NaN', '-0.0', '""'] },
+    { shared: ['run-1', '\ufeffT\u0003', '0\n', ''], metrics: ['acc', 'we\u0002ird\u0001\u0003', ''], values: [Number.NaN, -0, null], valueJsons: ['NaN', '-0.0', '""'] },
     { shared: ['run-1', 't', '1', 'none'], metrics: [], values: [], valueJsons: [] },
     { shared: ['run-1', 't', '2', 'strict'], metrics: ['f1', 'em', 'x'], values: [Infinity, 1, 1], valueJsons: ['Infinity', '"True"', 'true'] },
     { shared: ['run-1', 't', '3', 'none'], metrics: ['f1', 'field:extra'], values: [5e-324, null], valueJsons: ['5e-324', '7'] },
