@@ -16,7 +16,7 @@
  * prompt's JSON took a quarter of the instances table's write.
  *
  * A record's score rows are one line (task, document and filter once; each varying column
- * its values separated by U+0002, a metric's name as a JSON string), split back into rows by
+ * its values separated by U+0002, a metric's name as nameItem writes it), split back into rows by
  * DuckDB. A score whose recorded value is a JSON number is `=`: DuckDB reads the double from
  * the number's text, as Number() does (both round to nearest), instead of JavaScript writing
  * it a second time. No DuckDB here: worker threads make these lines.
@@ -54,9 +54,18 @@ export function streamedColumns(table: StreamedTable): readonly ColumnSpec[] {
 const isWellFormed = (s: string): boolean => (s as unknown as { isWellFormed(): boolean }).isWellFormed();
 const toWellFormed = (s: string): string => (s as unknown as { toWellFormed(): string }).toWellFormed();
 
-/** A string as a JSON string DuckDB reads back to the same text (a lone surrogate, which UTF-8 cannot hold, as U+FFFD): a metric's name in a packed score line. */
-export function stringField(s: string): string {
-  return JSON.stringify(isWellFormed(s) ? s : toWellFormed(s));
+// eslint-disable-next-line no-control-regex
+const NAME_NEEDS_JSON = /[\u0000-\u001f]|^"/;
+
+/**
+ * A metric's name as an item of a packed score line: the name itself (a lone surrogate as U+FFFD) when it is not
+ * empty, holds no control character (the separators are) and does not begin with a double quote; else its JSON
+ * string, which does. DuckDB decodes only the items that begin with one: decoding every name as JSON was a third of
+ * the scores table's write.
+ */
+export function nameItem(s: string): string {
+  const text = isWellFormed(s) ? s : toWellFormed(s);
+  return text !== '' && !NAME_NEEDS_JSON.test(text) ? text : JSON.stringify(text);
 }
 
 // A CSV reader takes a byte order mark at the start of its file for the file's, not the field's.
@@ -164,7 +173,7 @@ export function isNumberText(text: string): boolean {
   return NUMBER_TOKEN.test(text);
 }
 
-/** A record's score rows as one line from fields (task, document and filter as text fields, metric names as JSON strings, scoreValueField values, value texts): none when it has none. */
+/** A record's score rows as one line from fields (task, document and filter as text fields, metric names as nameItem writes them, scoreValueField values, value texts): none when it has none. */
 export function scoreRunPieces(task: string, docId: string, filter: string, metrics: readonly string[], values: readonly string[], valueJsons: readonly string[]): string[] {
   if (values.length !== metrics.length || valueJsons.length !== metrics.length) throw new StoreError('scores: a run needs lists of one length');
   if (metrics.length === 0) return [];
@@ -177,7 +186,7 @@ export function encodeScoreRun(run: ScoreRun): string {
   const [, task, docId, filter] = shared;
   const where = `scores of doc_id ${docId}`;
   return scoreRunPieces(
-    textField(task), textField(docId), textField(filter), metrics.map(stringField),
+    textField(task), textField(docId), textField(filter), metrics.map(nameItem),
     values.map((v, i) => (v !== null && v !== undefined && isNumberText(valueJsons[i]!) && Object.is(v, numberOf(valueJsons[i]!)) ? VALUE_OF_NUMBER : scoreValueField(v ?? null))),
     valueJsons.map((v) => jsonTextField(v, where)),
   ).join('');

@@ -63,14 +63,15 @@ export class RowLinesTable {
     const read = `read_csv(${sqlString(this.path)}, delim = '${FIELD}', quote = '${QUOTE}', escape = '${QUOTE}', allow_quoted_nulls = false, header = false, auto_detect = false, new_line = '\\n', max_line_size = ${maxLine}, columns = {${columns.map((c) => `${sqlString(c.name)}: 'VARCHAR'`).join(', ')}})`;
     if (this.table === 'scores') {
       // A packed line's shared columns are read once (below the unnest, which would repeat them per row), its
-      // lists split into rows; a value `=` is the double of its recorded number, `null` null.
+      // lists split into rows; a name that begins with a double quote is JSON (rowLines.ts nameItem); a value `=` is
+      // the double of its recorded number, `null` null.
       const packed = ['metric', 'value', 'value_json'];
       const shared = `SELECT ${columns.map((c) => (packed.includes(c.name) ? sqlIdent(c.name) : `${typed(c, sqlIdent(c.name))} AS ${sqlIdent(c.name)}`)).join(', ')} FROM ${read}`;
       const split = (c: string) => `unnest(string_split(${sqlIdent(c)}, '${ITEM}')) AS ${sqlIdent(c)}`;
       const rows = `SELECT ${columns.filter((c) => !packed.includes(c.name)).map((c) => sqlIdent(c.name)).join(', ')}, ${packed.map(split).join(', ')} FROM (${shared})`;
       const select = (TABLES.scores as readonly ColumnSpec[]).map((c) =>
         c.name === 'run_id' ? `${sqlString(runId)} AS run_id`
-        : c.name === 'metric' ? `json_extract_string(metric, '$') AS metric`
+        : c.name === 'metric' ? `CASE WHEN starts_with(metric, '"') THEN json_extract_string(metric, '$') ELSE metric END AS metric`
         : c.name === 'value' ? `CAST(CASE value WHEN '${VALUE_OF_NUMBER}' THEN value_json WHEN 'null' THEN NULL ELSE value END AS DOUBLE) AS value`
         : sqlIdent(c.name));
       return { sql: `SELECT ${select.join(', ')} FROM (${rows})`, lazy: true, reread: 'parse', textBytes: this.bytes };

@@ -5,7 +5,7 @@
  * keeps one for the whole import (samplesChunk.ts), so what it remembers is bounded (REMEMBERED).
  */
 import { TOKEN, type CanonicalTokens } from '../../py/canonicalJson.ts';
-import { ITEM, RowTemplate, textField, VALUE_OF_NUMBER } from '../../store/rowLines.ts';
+import { ITEM, nameItem, RowTemplate, textField, VALUE_OF_NUMBER } from '../../store/rowLines.ts';
 import { sha256Hex } from '../../util/hash.ts';
 
 /** Distinct texts a memo's maps hold before they start again: a file whose every record differs costs a bounded amount of memory. */
@@ -13,13 +13,12 @@ const REMEMBERED = 1024;
 /** Texts up to this long have their sha256 remembered (targets such as ' A' or ' 42' recur; a long one rarely does). */
 const SHORT_TEXT = 64;
 
-// Text from a line of valid UTF-8 holds no lone surrogate, so JSON.stringify alone makes its JSON string (rowLines.ts stringField).
 const json = JSON.stringify;
 
 /** Per piece (one task, one request type): the rows' fixed text and texts that repeat record after record, made once. */
 export class CanonicalMemo {
   readonly metricLists = new Map<string, MetricList | null>();
-  private readonly stringFields = new Map<string, string>();
+  private readonly nameItems = new Map<string, string>();
   private readonly shortHashes = new Map<string, string>();
   readonly instances: RowTemplate;
   readonly responses: RowTemplate;
@@ -77,12 +76,12 @@ export class CanonicalMemo {
     return (this.numberValueFields[n] ??= new Array<string>(n).fill(VALUE_OF_NUMBER).join(ITEM));
   }
 
-  /** The string field of a name that recurs (a metric's, an extra field's). */
-  stringField(s: string): string {
-    let known = this.stringFields.get(s);
+  /** A name that recurs (a metric's, an extra field's) as an item of a packed score line (rowLines.ts nameItem). */
+  nameItem(s: string): string {
+    let known = this.nameItems.get(s);
     if (known === undefined) {
-      if (this.stringFields.size >= REMEMBERED) this.stringFields.clear();
-      this.stringFields.set(s, (known = json(s)));
+      if (this.nameItems.size >= REMEMBERED) this.nameItems.clear();
+      this.nameItems.set(s, (known = nameItem(s)));
     }
     return known;
   }
@@ -105,7 +104,7 @@ export interface MetricList {
   named: Set<string>;
   /** The list as OneTaskRecords compares it, and as the filtered table keeps it (JSON text). */
   key: string;
-  /** The names' string fields, joined as a packed score line holds them. */
+  /** The names as items of a packed score line (rowLines.ts nameItem), joined as the line holds them. */
   nameFields: string;
 }
 
@@ -120,5 +119,5 @@ function metricListOf(tok: CanonicalTokens, list: number, memo: CanonicalMemo): 
   const named = new Set(names);
   // A name listed twice: the reference reading settles what that means.
   if (named.size !== names.length) return null;
-  return { names, named, key: json(names), nameFields: names.map((n) => memo.stringField(n)).join(ITEM) };
+  return { names, named, key: json(names), nameFields: names.map((n) => memo.nameItem(n)).join(ITEM) };
 }

@@ -24,7 +24,7 @@ import { sha256Hex } from '../../util/hash.ts';
 import type { RecordParts } from './recordParts.ts';
 import { pyFloat, type TaskContext } from './sampleRows.ts';
 
-// Text from a line of valid UTF-8 holds no lone surrogate, so JSON.stringify alone makes its JSON string (rowLines.ts stringField).
+// Text from a line of valid UTF-8 holds no lone surrogate, so JSON.stringify alone makes JSON text of it (rowLines.ts jsonTextField).
 const json = JSON.stringify;
 
 const [DOC_ID, DOC, TARGET, ARGUMENTS, RESPS, FILTERED, FILTER, METRICS, DOC_HASH, PROMPT_HASH, TARGET_HASH] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10] as const;
@@ -193,7 +193,7 @@ export function readCanonicalRecord(tok: CanonicalTokens, file: string, line: nu
   } else if (targetHash !== null && !hexDigest(targetHash)) return null;
 
   // The score line: the metrics' names, values and value texts, then the extra fields' (value null).
-  let names = metrics === null ? metricNames.map((n) => memo.stringField(n)).join(ITEM) : metrics.nameFields;
+  let names = metrics === null ? metricNames.map((n) => memo.nameItem(n)).join(ITEM) : metrics.nameFields;
   const texts: string[] = [];
   let values: string[] | null = null;
   for (let j = 0; j < metricKeys.length; j++) {
@@ -203,7 +203,7 @@ export function readCanonicalRecord(tok: CanonicalTokens, file: string, line: nu
     else values?.push(VALUE_OF_NUMBER);
   }
   for (let j = 0; j < extraKeys.length; j++) {
-    names += `${names === '' ? '' : ITEM}${memo.stringField(`${EXTRA_FIELD_PREFIX}${extraNames[j]!}`)}`;
+    names += `${names === '' ? '' : ITEM}${memo.nameItem(`${EXTRA_FIELD_PREFIX}${extraNames[j]!}`)}`;
     (values ??= new Array<string>(metricKeys.length).fill(VALUE_OF_NUMBER)).push('null');
     texts.push(tok.slice(extraKeys[j]! + 1));
   }

@@ -83,7 +83,7 @@ test('rows written as lines come back value for value: text of every kind, JSON 
 test('score runs packed into one line each come back row for row: names that need escaping, values read from their recorded number or given, null, NaN, -0, and a record without scores', async () => {
   const table = new RowLinesTable('scores');
   const runs: { shared: [string, string, string, string]; metrics: string[]; values: (number | null)[]; valueJsons: string[] }[] = [
-    { shared: ['run-1', '\ufeffT\u0003', '0\n', ''], metrics: ['acc', 'we\u0002ird\u0001\u0003', ''], values: [Number.NaN, -0, null], valueJsons: ['NaN', '-0.0', '""'] },
+    { shared: ['run-1', '\ufeffT\u0003', '0\n', ''], metrics: ['acc', 'we\u0002ird\u0001\u0003', '', '"quoted"', 'a "b"', '\\"', 'lone \ud800'], values: [Number.NaN, -0, null, 1, 2, 3, 4], valueJsons: ['NaN', '-0.0', '""', '1', '2', '3', '4'] },
     { shared: ['run-1', 't', '1', 'none'], metrics: [], values: [], valueJsons: [] },
     { shared: ['run-1', 't', '2', 'strict'], metrics: ['f1', 'em', 'x'], values: [Infinity, 1, 1], valueJsons: ['Infinity', '"True"', 'true'] },
     { shared: ['run-1', 't', '3', 'none'], metrics: ['f1', 'field:extra'], values: [5e-324, null], valueJsons: ['5e-324', '7'] },
@@ -97,6 +97,6 @@ test('score runs packed into one line each come back row for row: names that nee
   const staged = await stageTable('scores', table.finish('run-1'));
   const rows = await queryRows<Record<string, unknown>>(`SELECT * FROM ${staged.name}`);
   const expected = runs.flatMap(({ shared: [run_id, task, doc_id, filter], metrics, values, valueJsons }) =>
-    metrics.map((metric, i) => ({ run_id, task, doc_id, filter, metric, value: values[i], value_json: valueJsons[i] })));
+    metrics.map((metric, i) => ({ run_id, task, doc_id, filter, metric: metric.replace('\ud800', '\ufffd'), value: values[i], value_json: valueJsons[i] })));
   assert.deepEqual(rows, expected);
 });
