@@ -7,6 +7,7 @@
 import { TOKEN, type CanonicalTokens } from '../../py/canonicalJson.ts';
 import { ITEM, nameItem, RowTemplate, textField, VALUE_OF_NUMBER } from '../../store/rowLines.ts';
 import { sha256Hex } from '../../util/hash.ts';
+import { EXTRA_FIELD_PREFIX } from '../../store/schema.ts';
 
 /** Distinct texts a memo's maps hold before they start again: a file whose every record differs costs a bounded amount of memory. */
 const REMEMBERED = 1024;
@@ -19,6 +20,7 @@ const json = JSON.stringify;
 export class CanonicalMemo {
   readonly metricLists = new Map<string, MetricList | null>();
   private readonly nameItems = new Map<string, string>();
+  private readonly extraItems = new Map<string, string>();
   private readonly shortHashes = new Map<string, string>();
   readonly instances: RowTemplate;
   readonly responses: RowTemplate;
@@ -76,12 +78,26 @@ export class CanonicalMemo {
     return (this.numberValueFields[n] ??= new Array<string>(n).fill(VALUE_OF_NUMBER).join(ITEM));
   }
 
-  /** A name that recurs (a metric's, an extra field's) as an item of a packed score line (rowLines.ts nameItem). */
+  /** A metric's name, which recurs record after record, as an item of a packed score line (rowLines.ts nameItem). */
   nameItem(s: string): string {
     let known = this.nameItems.get(s);
     if (known === undefined) {
       if (this.nameItems.size >= REMEMBERED) this.nameItems.clear();
-      this.nameItems.set(s, (known = nameItem(s)));
+      // Strings of their own: a slice of the line (as the name, or the item that is the name) would hold on to the line.
+      const own = Buffer.from(s).toString();
+      this.nameItems.set(own, (known = nameItem(own)));
+    }
+    return known;
+  }
+
+  /** An extra field's score name (its name after EXTRA_FIELD_PREFIX) as a packed item, by the field's name (a name made afresh each record was looked up slower). */
+  extraItem(field: string): string {
+    let known = this.extraItems.get(field);
+    if (known === undefined) {
+      if (this.extraItems.size >= REMEMBERED) this.extraItems.clear();
+      // Strings of their own, as in nameItem.
+      const own = Buffer.from(field).toString();
+      this.extraItems.set(own, (known = nameItem(`${EXTRA_FIELD_PREFIX}${own}`)));
     }
     return known;
   }

@@ -19,7 +19,6 @@ import { numberOf } from '../../py/orderedJson.ts';
 import { doubleField, FIELD, ITEM, scoreValueField, textField, VALUE_OF_NUMBER } from '../../store/rowLines.ts';
 import type { CanonicalMemo, MetricList } from './canonicalMemo.ts';
 import { hashMismatch } from './checks.ts';
-import { EXTRA_FIELD_PREFIX } from '../../store/schema.ts';
 import { sha256Hex } from '../../util/hash.ts';
 import type { RecordParts } from './recordParts.ts';
 import { pyFloat, type TaskContext } from './sampleRows.ts';
@@ -203,7 +202,7 @@ export function readCanonicalRecord(tok: CanonicalTokens, file: string, line: nu
     else values?.push(VALUE_OF_NUMBER);
   }
   for (let j = 0; j < extraKeys.length; j++) {
-    names += `${names === '' ? '' : ITEM}${memo.nameItem(`${EXTRA_FIELD_PREFIX}${extraNames[j]!}`)}`;
+    names += `${names === '' ? '' : ITEM}${memo.extraItem(extraNames[j]!)}`;
     (values ??= new Array<string>(metricKeys.length).fill(VALUE_OF_NUMBER)).push('null');
     texts.push(tok.slice(extraKeys[j]! + 1));
   }
