@@ -51,8 +51,11 @@ export function streamedColumns(table: StreamedTable): readonly ColumnSpec[] {
   return (TABLES[table] as readonly ColumnSpec[]).filter((c) => c.name !== 'run_id');
 }
 
-const isWellFormed = (s: string): boolean => (s as unknown as { isWellFormed(): boolean }).isWellFormed();
-const toWellFormed = (s: string): string => (s as unknown as { toWellFormed(): string }).toWellFormed();
+/** The text with each lone surrogate (which UTF-8 cannot hold) as U+FFFD, as DuckDB's appender stored it. */
+function wellFormed(s: string): string {
+  const str = s as unknown as { isWellFormed(): boolean; toWellFormed(): string };
+  return str.isWellFormed() ? s : str.toWellFormed();
+}
 
 // eslint-disable-next-line no-control-regex
 const NAME_NEEDS_JSON = /[\u0000-\u001f]|^"/;
@@ -64,7 +67,7 @@ const NAME_NEEDS_JSON = /[\u0000-\u001f]|^"/;
  * the scores table's write.
  */
 export function nameItem(s: string): string {
-  const text = isWellFormed(s) ? s : toWellFormed(s);
+  const text = wellFormed(s);
   return text !== '' && !NAME_NEEDS_JSON.test(text) ? text : JSON.stringify(text);
 }
 
@@ -74,7 +77,7 @@ const NEEDS_QUOTES = /[\u0000-\u001f]|^\ufeff/;
 
 /** A text column's field: the text, quoted when it is empty, holds a control character or begins with U+FEFF. */
 export function textField(s: string): string {
-  const text = isWellFormed(s) ? s : toWellFormed(s);
+  const text = wellFormed(s);
   if (text !== '' && !NEEDS_QUOTES.test(text)) return text;
   return `${QUOTE}${text.includes(QUOTE) ? text.replaceAll(QUOTE, QUOTE + QUOTE) : text}${QUOTE}`;
 }
@@ -90,7 +93,7 @@ const CONTROL = /[\u0000-\u001f]/;
 /** A JSON text's field: as it is (a JSON text holding a control character is not JSON, and would break the line). */
 export function jsonTextField(text: string, where: string): string {
   if (text === '' || CONTROL.test(text)) throw new StoreError(`${where}: not JSON text: ${JSON.stringify(text.slice(0, 60))}`);
-  return isWellFormed(text) ? text : toWellFormed(text);
+  return wellFormed(text);
 }
 
 /**

@@ -16,7 +16,23 @@ const SHORT_TEXT = 64;
 
 const json = JSON.stringify;
 
-/** Per piece (one task, one request type): the rows' fixed text and texts that repeat record after record, made once. */
+/**
+ * `make(own)` for `key`, remembered in `map`: `own` is a copy of the key (a slice of a line, as a key or in the value,
+ * would hold on to the line), and a map past REMEMBERED entries starts again.
+ */
+function remember<V>(map: Map<string, V>, key: string, make: (own: string) => V): V {
+  let known = map.get(key);
+  if (known === undefined) {
+    if (map.size >= REMEMBERED) map.clear();
+    const own = Buffer.from(key).toString();
+    map.set(own, (known = make(own)));
+  }
+  return known;
+}
+
+const extraNameItem = (field: string) => nameItem(`${EXTRA_FIELD_PREFIX}${field}`);
+
+/** One task and request type, for the whole import: the rows' fixed text and texts that repeat record after record, made once. */
 export class CanonicalMemo {
   readonly metricLists = new Map<string, MetricList | null>();
   private readonly nameItems = new Map<string, string>();
@@ -47,11 +63,7 @@ export class CanonicalMemo {
     if (this.lastList !== undefined && this.lastListText.length === length && tok.text.startsWith(this.lastListText, start)) return this.lastList;
     // A copy of its own (a slice would hold on to its line, and compare slower).
     const text = Buffer.from(tok.text.slice(start, start + length)).toString();
-    let known = this.metricLists.get(text);
-    if (known === undefined) {
-      if (this.metricLists.size >= REMEMBERED) this.metricLists.clear();
-      this.metricLists.set(text, (known = metricListOf(tok, k, this)));
-    }
+    const known = remember(this.metricLists, text, () => metricListOf(tok, k, this));
     this.lastListText = text;
     this.lastList = known;
     return known;
@@ -80,38 +92,17 @@ export class CanonicalMemo {
 
   /** A metric's name, which recurs record after record, as an item of a packed score line (rowLines.ts nameItem). */
   nameItem(s: string): string {
-    let known = this.nameItems.get(s);
-    if (known === undefined) {
-      if (this.nameItems.size >= REMEMBERED) this.nameItems.clear();
-      // Strings of their own: a slice of the line (as the name, or the item that is the name) would hold on to the line.
-      const own = Buffer.from(s).toString();
-      this.nameItems.set(own, (known = nameItem(own)));
-    }
-    return known;
+    return remember(this.nameItems, s, nameItem);
   }
 
   /** An extra field's score name (its name after EXTRA_FIELD_PREFIX) as a packed item, by the field's name (a name made afresh each record was looked up slower). */
   extraItem(field: string): string {
-    let known = this.extraItems.get(field);
-    if (known === undefined) {
-      if (this.extraItems.size >= REMEMBERED) this.extraItems.clear();
-      // Strings of their own, as in nameItem.
-      const own = Buffer.from(field).toString();
-      this.extraItems.set(own, (known = nameItem(`${EXTRA_FIELD_PREFIX}${own}`)));
-    }
-    return known;
+    return remember(this.extraItems, field, extraNameItem);
   }
 
   /** sha256Hex of a text, remembered when it is short (a hash is a native call of about a microsecond, whatever the text). */
   sha256(text: string): string {
-    if (text.length > SHORT_TEXT) return sha256Hex(text);
-    let known = this.shortHashes.get(text);
-    if (known === undefined) {
-      if (this.shortHashes.size >= REMEMBERED) this.shortHashes.clear();
-      // A copy of its own as the key: a slice would hold on to its line.
-      this.shortHashes.set(Buffer.from(text).toString(), (known = sha256Hex(text)));
-    }
-    return known;
+    return text.length > SHORT_TEXT ? sha256Hex(text) : remember(this.shortHashes, text, sha256Hex);
   }
 }
 
