@@ -27,7 +27,10 @@ export interface InstanceRow {
 
 export function instanceRows(record: DocRequests, runId: string, group: string | null = null): InstanceRow[] {
   const docJson = dumpsPy(record.doc);
-  const choices = record.request_type === 'loglikelihood' && record.arguments.length > 1 ? dumpsPy(record.arguments.map((a) => a[1])) : null;
+  // doc_to_choice(doc), as lm-eval's acc_norm measures it (without the target delimiter the continuations carry;
+  // a multiple-input task's contexts); not recorded when the task has no choice list.
+  const multipleChoice = record.request_type === 'loglikelihood' && record.arguments.length > 1;
+  const choices = multipleChoice && record.choices !== null ? dumpsPy(record.choices.map(pyStrOf)) : null;
   return record.arguments.map((args, i) => {
     const [context, second] = args;
     const isGen = record.request_type === 'generate_until';

@@ -4,59 +4,90 @@
  */
 import { duck, sqlString } from '../util/duckdb.ts';
 import type { OpenStore } from '../store/readStore.ts';
-import { goldIndices, readChoiceItem, type LogprobReaderName } from './logprobReaders.ts';
+import { readChoiceItem, type ChoiceReading, type LogprobReaderName } from './logprobReaders.ts';
 import { addItem, emptyTally, type ItemSink, type Scope, type ScopeTally } from './textTally.ts';
+import { isMultipleInput, readChoiceDoc } from './lmeval/choiceReading.ts';
+import { PROCESS_RESULTS } from './lmeval/taskCode.ts';
+import { settingsFromDocs, type TaskSettings } from './lmeval/perItem.ts';
+
+/** What the tally reports besides the cells: how choices and golds were read, and what could not be. */
+export interface LogprobTallyExtras {
+  choicesInferred: boolean;
+  goldNotAChoice: number;
+  unreadable: number[];
+  /** Why items had no readable gold (multiple-input tasks without a port…), with counts. */
+  goldUnreadable: Map<string, number>;
+  /** The task's own process_results that gave the `acc` cell (truthfulqa_mc2), when one did. */
+  accFromTaskCode: string | null;
+}
 
 export async function tallyLogprobs(
   store: OpenStore,
   scope: Scope,
   readers: readonly LogprobReaderName[],
   flipsLimit: number,
-  sink?: ItemSink,
-): Promise<ScopeTally & { choicesInferred: boolean; goldNotAChoice: number; unreadable: number[] }> {
+  sink: ItemSink | undefined,
+  taskSettings: TaskSettings,
+): Promise<ScopeTally & LogprobTallyExtras> {
   const conn = await duck();
   const where = `run_id = ${sqlString(scope.run_id)} AND task = ${sqlString(scope.task)}`;
   const result = await conn.stream(`
     SELECT i.doc_id, any_value(coalesce(i."group", i.task)) AS grp, any_value(i.target) AS target,
            any_value(i.choices_json) AS choices_json,
            list(i.arg_continuation ORDER BY i.request_idx) AS continuations,
+           -- The document is read only where lm-eval's gold or metric comes from it (multiple-input tasks, task code).
+           CASE WHEN ${taskSettings.customProcessResults} OR count(DISTINCT i.arg_continuation) = 1 THEN any_value(i.doc_json) END AS doc_json,
            list(r.logprob ORDER BY i.request_idx) AS logprobs, list(r.is_greedy ORDER BY i.request_idx) AS greedy,
            min(i.ord) AS ord
     FROM (SELECT file_row_number AS ord, * FROM ${store.table('instances', { rowNumber: true })} WHERE ${where}) i
     LEFT JOIN (SELECT doc_id, request_idx, logprob, is_greedy FROM ${store.table('responses')} WHERE ${where} AND repeat = 0) r
       USING (doc_id, request_idx)
     GROUP BY i.doc_id ORDER BY ord`);
-  const tally = { ...emptyTally(readers.length), choicesInferred: false, goldNotAChoice: 0, unreadable: readers.map(() => 0) };
+  const tally: ScopeTally & LogprobTallyExtras = {
+    ...emptyTally(readers.length), choicesInferred: false, goldNotAChoice: 0, unreadable: readers.map(() => 0), goldUnreadable: new Map(), accFromTaskCode: null,
+  };
+  let settings: TaskSettings | null = null;
   for await (const rows of result.yieldRowsJs()) {
-    for (const [docId, grp, target, choicesJson, continuations, logprobs, greedy] of rows as [
-      string, string, string | null, string | null, (string | null)[], (number | null)[], (boolean | null)[],
+    for (const [docId, grp, target, choicesJson, continuations, docJson, logprobs, greedy] of rows as [
+      string, string, string | null, string | null, (string | null)[], string | null, (number | null)[], (boolean | null)[],
     ][]) {
-      if (target === null) {
+      const doc = docJson === null ? null : (JSON.parse(docJson) as Record<string, unknown>);
+      settings ??= settingsFromDocs(taskSettings, doc);
+      // A multiple-input task's target is the shared continuation; its gold is in the document.
+      if (target === null && !isMultipleInput(continuations)) {
         tally.noGold++;
         continue;
       }
       if (logprobs.some((lp) => lp === null)) tally.noResponse++;
-      let choices: string[] | null;
-      if (choicesJson !== null) choices = JSON.parse(choicesJson) as string[];
-      else if (continuations.some((c) => c === null)) choices = null;
-      else {
-        // lm-eval measures the choice without its target delimiter (default " ").
-        const conts = continuations as string[];
-        const spaced = conts.every((c) => c.startsWith(' '));
-        choices = spaced ? conts.map((c) => c.slice(1)) : conts;
-        tally.choicesInferred = true;
+      const lls = logprobs.map((lp) => lp ?? Number.NEGATIVE_INFINITY);
+      let readings: ChoiceReading[];
+      if (logprobs.length === 1) {
+        // A single loglikelihood request scores its own continuation: the gold is that request.
+        readings = readers.map((reader) => readChoiceItem(reader, { docId, choices: null, logprobs: lls, isGreedy: greedy, gold: [0] }));
+      } else {
+        const read = readChoiceDoc(
+          settings,
+          { target, choices: choicesJson === null ? null : (JSON.parse(choicesJson) as string[]), continuations, doc },
+          logprobs.length,
+        );
+        if (read.kind === 'unreadable') {
+          tally.goldUnreadable.set(read.why, (tally.goldUnreadable.get(read.why) ?? 0) + 1);
+          readings = readers.map(() => ({ predicted: -1, value: null }));
+        } else {
+          if (read.choicesInferred) tally.choicesInferred = true;
+          const gold = typeof read.gold === 'number' ? [read.gold] : read.gold;
+          if (gold.every((g) => g === -100)) tally.goldNotAChoice++;
+          const item = { docId, choices: read.choices, logprobs: lls, isGreedy: greedy, gold };
+          readings = readers.map((reader) => readChoiceItem(reader, item));
+        }
+        const port = settings.processResultsPort;
+        const accAt = readers.indexOf('acc');
+        if (port !== null && accAt >= 0 && doc !== null && logprobs.every((lp) => lp !== null)) {
+          // The task's own metric named acc (truthfulqa_mc2: the probability mass of the true answers), not an argmax.
+          tally.accFromTaskCode = port;
+          readings[accAt] = { predicted: -1, value: taskCodeAcc(port, doc, logprobs as number[], greedy) };
+        }
       }
-      // A single loglikelihood request scores its own continuation: the gold is that request.
-      const gold = logprobs.length === 1 ? [0] : goldIndices(target, choices, logprobs.length);
-      if (gold.every((g) => g === -100)) tally.goldNotAChoice++;
-      const item = {
-        docId,
-        choices,
-        logprobs: logprobs.map((lp) => lp ?? Number.NEGATIVE_INFINITY),
-        isGreedy: greedy,
-        gold,
-      };
-      const readings = readers.map((reader) => readChoiceItem(reader, item));
       readings.forEach((r, k) => {
         if (r.value === null) tally.unreadable[k]!++;
       });
@@ -66,4 +97,14 @@ export async function tallyLogprobs(
     }
   }
   return tally;
+}
+
+/** The `acc` a ported process_results returns for one document; null when lm-eval would have failed on it. */
+function taskCodeAcc(port: string, doc: Record<string, unknown>, lls: readonly number[], greedy: readonly (boolean | null)[]): number | null {
+  try {
+    const value = PROCESS_RESULTS[port]!(doc, { kind: 'loglikelihood', results: lls.map((ll, i) => [ll, greedy[i] ?? false] as const) }).acc;
+    return value ?? null;
+  } catch {
+    return null;
+  }
 }

@@ -15,6 +15,7 @@ import { commandLineSweep, detectAnswerType, goldClassSql, loadSweeps, type Aggr
 import { tallyJs, tallySql, type ItemSink, type Scope, type ScopeTally, type ScoredItem } from './textTally.ts';
 import { hasSqlForm, type TextCell } from './sqlCells.ts';
 import { tallyLogprobs } from './logprobTally.ts';
+import { taskSettings, type TaskSettings } from './lmeval/perItem.ts';
 import type { LogprobReaderName } from './logprobReaders.ts';
 import type { SqlNormalizer } from './normalizers.ts';
 import { bootstrapCells, type BootstrapResult } from './bootstrap.ts';
@@ -134,7 +135,7 @@ export async function computeMatrix(store: OpenStore, options: Partial<MatrixSpe
     }
 
     const tallied = scope.hasLogprobs
-      ? await tallyLogprobScope(store, scope, detected.type, readers, spec, keepItems)
+      ? await tallyLogprobScope(store, scope, detected.type, readers, spec, keepItems, run === undefined ? taskSettings(null, scope.task) : taskSettings(run, scope.task))
       : await tallyTextScope(store, scope, readers, normalizers, spec, keepItems);
     notes.push(...tallied.notes);
     const { tally, cellKeys, engine } = tallied;
@@ -281,11 +282,12 @@ async function tallyLogprobScope(
   readers: readonly ReaderSpec[],
   spec: MatrixSpec,
   keepItems: boolean,
+  settings: TaskSettings,
 ): Promise<Tallied> {
   const names = readers.filter((r) => r.kind === 'logprob').map((r) => r.name as LogprobReaderName);
   const cellKeys = names.map((n) => ({ extractor: n, normalizer: 'none' }));
   const { sink, kept } = itemSink(spec, scope, cellKeys, keepItems);
-  const tally = await tallyLogprobs(store, scope, names, spec.flipsLimit, sink);
+  const tally = await tallyLogprobs(store, scope, names, spec.flipsLimit, sink, settings);
   if (kept !== undefined) tally.items = kept;
   const notes: string[] = [];
   if (tally.choicesInferred && type === 'logprobs') {
@@ -297,9 +299,11 @@ async function tallyLogprobScope(
     }
   });
   if (tally.goldNotAChoice > 0) {
-    notes.push(
-      `${tally.goldNotAChoice} item(s) whose recorded target is neither a choice index nor a choice text (scored 0, as lm-eval scores a gold of -100); for multiple-input tasks (Winogrande) the gold lives in the document, not the target`,
-    );
+    notes.push(`${tally.goldNotAChoice} item(s) whose recorded target is neither a choice index nor a choice text (scored 0, as lm-eval scores a gold of -100)`);
+  }
+  for (const [why, count] of tally.goldUnreadable) notes.push(`${count} item(s) have no readable gold, so no cell scores them: ${why}`);
+  if (tally.accFromTaskCode !== null) {
+    notes.push(`acc: the task's own metric acc, computed by its process_results (${tally.accFromTaskCode}: the normalised probability mass of the true answers), not an argmax`);
   }
   return { tally, cellKeys, engine: 'js', notes };
 }

@@ -56,7 +56,7 @@ test('arc 2-shot: shot draws [7,1] [0,1] [9,0] [1,9], continuations, int targets
       run_id: 'run-1', task: 'arc_spec', doc_id: '0', group: null, request_idx: 1, request_type: 'loglikelihood',
       arg_context: docs[0]!.arguments[0]![0], arg_continuation: ' option b100', gen_kwargs_json: null, doc_json: undefined,
       doc_hash: docs[0]!.doc_hash, prompt_hash: docs[0]!.prompt_hash, target: '0',
-      choices_json: '[" option a100", " option b100", " option c100", " option d100"]', fewshot_doc_ids: '[7, 1]',
+      choices_json: '["option a100", "option b100", "option c100", "option d100"]', fewshot_doc_ids: '[7, 1]',
       response_text: null,
     },
   );

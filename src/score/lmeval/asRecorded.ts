@@ -9,7 +9,7 @@ import type { OpenStore } from '../../store/readStore.ts';
 import type { RunProvenance } from '../../store/schema.ts';
 import { isPlainObject } from '../../util/json.ts';
 import { aggregate, type AggregationName, type Stderr, type SumMode } from './aggregate.ts';
-import { recomputeItem, taskSettings, type DocRecord, type TaskSettings } from './perItem.ts';
+import { recomputeItem, settingsFromDocs, taskSettings, type DocRecord, type TaskSettings } from './perItem.ts';
 import { loadDocs, type ScoreItem } from './storeRows.ts';
 import { EXTRA_FIELD_PREFIX } from '../../store/schema.ts';
 import { groupCells } from './groups.ts';
@@ -37,7 +37,8 @@ export async function rescoreAsRecorded(store: OpenStore, runIds?: readonly stri
     const { docs, scores } = await loadDocs(store, run.run_id);
     const tasks = [...new Set(scores.map((s) => s.task))];
     for (const task of tasks) {
-      const settings = taskSettings(run, task);
+      const taskDocs = docs.get(task) ?? new Map<string, DocRecord>();
+      const settings = settingsFromDocs(taskSettings(run, task), taskDocs.values().next().value?.doc ?? null);
       const taskScores = scores.filter((s) => s.task === task);
       const cells = new Map<string, ScoreItem[]>();
       for (const s of taskScores) {
@@ -47,7 +48,7 @@ export async function rescoreAsRecorded(store: OpenStore, runIds?: readonly stri
       }
       for (const [key, items] of cells) {
         const [filter, metric] = key.split('\u0000') as [string, string];
-        report.cells.push(cell(run, task, filter, metric, settings, items, docs.get(task) ?? new Map()));
+        report.cells.push(cell(run, task, filter, metric, settings, items, taskDocs));
       }
     }
     report.cells.push(...groupCells(run, report.cells.filter((c) => c.run_id === run.run_id)));

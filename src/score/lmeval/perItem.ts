@@ -7,9 +7,9 @@
 import type { RunProvenance } from '../../store/schema.ts';
 import { isPlainObject } from '../../util/json.ts';
 import { buildPipeline, DEFAULT_PIPELINE, FilterIndexError, type FilterPipeline } from './filters.ts';
-import { generateExactMatch, mcGold, multipleChoice, parsePyList, type ExactMatchKwargs, type McMetric } from './metrics.ts';
+import { generateExactMatch, multipleChoice, parsePyList, type ExactMatchKwargs, type McMetric } from './metrics.ts';
 import { PROCESS_RESULTS, TaskCodeError } from './taskCode.ts';
-import { docToChoice as winograndeChoices, docToText as winograndeGold } from '../../data/ports/winogrande.ts';
+import { hasMc2Targets, readChoiceDoc } from './choiceReading.ts';
 
 export interface TaskSettings {
   outputType: string | null;
@@ -24,6 +24,8 @@ export interface TaskSettings {
   processResultsPort: string | null;
   /** winogrande's multiple-input gold: doc_to_text(doc), an index read from doc.answer. */
   winogrande: boolean;
+  /** The target delimiter before each multiple-choice continuation, when recorded. */
+  targetDelimiter: string | null;
 }
 
 export interface DocRecord {
@@ -33,7 +35,7 @@ export interface DocRecord {
   choices: string[] | null;
   doc: Record<string, unknown> | null;
   /** Per request (request_idx order): the repeats' text and log-probabilities. */
-  requests: { texts: (string | null)[]; logprobs: (number | null)[]; greedy: (boolean | null)[] }[];
+  requests: { continuation: string | null; texts: (string | null)[]; logprobs: (number | null)[]; greedy: (boolean | null)[] }[];
 }
 
 export type ItemResult =
@@ -48,9 +50,9 @@ export interface ItemTolerance {
 
 const factValue = (f: { status: string; value?: unknown } | undefined) => (f && f.status !== 'unknown' ? f.value : undefined);
 
-export function taskSettings(run: RunProvenance, task: string): TaskSettings {
-  const t = run.tasks[task];
-  if (t === undefined) return { outputType: null, metricList: null, filterList: null, customProcessResults: false, processResultsPort: null, winogrande: false };
+export function taskSettings(run: RunProvenance | null, task: string): TaskSettings {
+  const t = run?.tasks[task];
+  if (t === undefined) return { outputType: null, metricList: null, filterList: null, customProcessResults: false, processResultsPort: null, winogrande: false, targetDelimiter: null };
   const outputType = factValue(t.scoring.output_type?.configured);
   const used = factValue(t.scoring.output_type?.used);
   const metricList = factValue(t.scoring.metrics?.configured);
@@ -59,6 +61,7 @@ export function taskSettings(run: RunProvenance, task: string): TaskSettings {
   const datasetPath = String(factValue(t.task.dataset_path?.configured) ?? '');
   const datasetName = String(factValue(t.task.dataset_name?.configured) ?? '');
   const type = typeof outputType === 'string' ? outputType : null;
+  const delimiter = factValue(t.chat_template?.target_delimiter?.used) ?? factValue(t.chat_template?.target_delimiter?.configured);
   return {
     outputType: typeof outputType === 'string' ? outputType : Array.isArray(used) && typeof used[0] === 'string' ? `request:${used[0]}` : null,
     metricList: Array.isArray(metricList)
@@ -68,7 +71,24 @@ export function taskSettings(run: RunProvenance, task: string): TaskSettings {
     customProcessResults,
     processResultsPort: customProcessResults ? portFor(datasetPath, datasetName, type) : null,
     winogrande: /(^|\/)winogrande$/.test(datasetPath) && type === 'multiple_choice',
+    targetDelimiter: typeof delimiter === 'string' ? delimiter : null,
   };
+}
+
+/**
+ * The settings completed from the task's documents, for a run of a local copy (dataset_path `json`)
+ * whose dataset path names nothing: a task scored by its own process_results whose documents have
+ * truthful_qa's fields is taken to be truthfulqa's (mc2_targets: _mc2; correct/incorrect answers:
+ * _gen). (Winogrande's partial evaluation is read from each document's requests: readChoiceDoc.)
+ */
+export function settingsFromDocs(settings: TaskSettings, doc: Record<string, unknown> | null): TaskSettings {
+  if (doc === null) return settings;
+  let port = settings.processResultsPort;
+  if (port === null && settings.customProcessResults) {
+    if (settings.outputType === 'multiple_choice' && hasMc2Targets(doc)) port = 'truthfulqa.process_results_mc2';
+    else if (settings.outputType === 'generate_until' && Array.isArray(doc.correct_answers) && Array.isArray(doc.incorrect_answers)) port = 'truthfulqa.process_results_gen';
+  }
+  return { ...settings, processResultsPort: port };
 }
 
 /** lm-eval's truthfulqa tasks are the only shipped ones with process_results: truthful_qa generation → _gen, multiple_choice → _mc2. */
@@ -90,7 +110,7 @@ export function recomputeItem(settings: TaskSettings, doc: DocRecord, filter: st
   const type = settings.outputType ?? (doc.requests.length > 1 && doc.requestType === 'loglikelihood' ? 'multiple_choice' : `request:${doc.requestType}`);
   if (type === 'generate_until' || type === 'greedy_until' || type === 'request:generate_until') return generation(settings, doc, filter, metric);
   // A loglikelihood task sends one request per document; several mean multiple choice (v0.3 write_out records say no more).
-  if (type === 'multiple_choice' || ((type === 'loglikelihood' || type === 'request:loglikelihood') && doc.requests.length > 1)) return multipleChoiceItem(doc, metric, settings.winogrande);
+  if (type === 'multiple_choice' || ((type === 'loglikelihood' || type === 'request:loglikelihood') && doc.requests.length > 1)) return multipleChoiceItem(settings, doc, metric);
   if (type === 'loglikelihood' || type === 'request:loglikelihood') return loglikelihood(doc, metric);
   return { kind: 'as-recorded', why: `output type ${type}: ${metric} is not recomputed` };
 }
@@ -109,32 +129,17 @@ function loglikelihood(doc: DocRecord, metric: string): ItemResult {
   return { kind: 'as-recorded', why: `loglikelihood metric ${metric} is not recomputed` };
 }
 
-function multipleChoiceItem(doc: DocRecord, metric: string, winogrande: boolean): ItemResult {
+function multipleChoiceItem(settings: TaskSettings, doc: DocRecord, metric: string): ItemResult {
   if (!MC_METRICS.has(metric)) return { kind: 'as-recorded', why: `multiple_choice metric ${metric} is not recomputed` };
   const lls = doc.requests.map((r) => r.logprobs[0]);
   if (lls.some((x) => x === null || x === undefined)) return { kind: 'as-recorded', why: 'a choice has no stored log-probability' };
-  let gold: ReturnType<typeof mcGold>;
-  let choices = doc.choices;
-  if (winogrande && doc.doc !== null) {
-    // Multiple input (partial evaluation): the gold is doc_to_text(doc) (answer "1"/"2" → 0/1) and the
-    // choices lm-eval measures for acc_norm are doc_to_choice(doc), the two contexts.
-    try {
-      gold = winograndeGold(doc.doc);
-      choices = winograndeChoices(doc.doc);
-    } catch (error) {
-      return { kind: 'as-recorded', why: `winogrande gold: ${(error as Error).message}` };
-    }
-  } else {
-    if (doc.target === null) return { kind: 'as-recorded', why: 'no target recorded' };
-    gold = mcGold(doc.target, doc.choices, lls.length);
-  }
-  if (gold === null) {
-    return {
-      kind: 'as-recorded',
-      why: `the gold index cannot be read from the target ${JSON.stringify((doc.target ?? '').slice(0, 60))} without the choice list (multiple-input tasks such as winogrande compute it in Python doc_to_text)`,
-    };
-  }
-  const value = multipleChoice({ lls: lls as number[], isGreedy: doc.requests.map((r) => r.greedy[0] ?? null), choices, gold }, metric as McMetric);
+  const read = readChoiceDoc(
+    settings,
+    { target: doc.target, choices: doc.choices, continuations: doc.requests.map((r) => r.continuation), doc: doc.doc },
+    lls.length,
+  );
+  if (read.kind === 'unreadable') return { kind: 'as-recorded', why: read.why };
+  const value = multipleChoice({ lls: lls as number[], isGreedy: doc.requests.map((r) => r.greedy[0] ?? null), choices: read.choices, gold: read.gold }, metric as McMetric);
   return value === null ? { kind: 'as-recorded', why: `${metric} needs ${metric === 'exact_match' ? 'is_greedy' : 'the choice texts'}, which were not recorded` } : { kind: 'value', value };
 }
 

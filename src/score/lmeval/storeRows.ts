@@ -25,8 +25,8 @@ export async function loadDocs(store: OpenStore, runId: string): Promise<{ docs:
   const run = sqlString(runId);
   // Streamed: a run of 100,000 documents and a dozen metrics is over a million score rows.
   const docs = new Map<string, Map<string, DocRecord>>();
-  await forEachRow<{ task: string; doc_id: string; request_idx: number; request_type: string; target: string | null; choices_json: string | null; doc_json: string | null }>(
-    `SELECT task, doc_id, request_idx, request_type, target, choices_json, doc_json FROM ${store.table('instances')} WHERE run_id = ${run} ORDER BY task, doc_id, request_idx`,
+  await forEachRow<{ task: string; doc_id: string; request_idx: number; request_type: string; target: string | null; choices_json: string | null; doc_json: string | null; arg_continuation: string | null }>(
+    `SELECT task, doc_id, request_idx, request_type, target, choices_json, doc_json, arg_continuation FROM ${store.table('instances')} WHERE run_id = ${run} ORDER BY task, doc_id, request_idx`,
     (i) => {
       let byDoc = docs.get(i.task);
       if (byDoc === undefined) docs.set(i.task, (byDoc = new Map()));
@@ -35,7 +35,7 @@ export async function loadDocs(store: OpenStore, runId: string): Promise<{ docs:
         d = { docId: i.doc_id, requestType: i.request_type, target: i.target, choices: parseJson(i.choices_json) as string[] | null, doc: parseDoc(i.doc_json), requests: [] };
         byDoc.set(i.doc_id, d);
       }
-      d.requests[i.request_idx] = { texts: [], logprobs: [], greedy: [] };
+      d.requests[i.request_idx] = { continuation: i.arg_continuation, texts: [], logprobs: [], greedy: [] };
     },
   );
   await forEachRow<{ task: string; doc_id: string; request_idx: number; repeat: number; text: string | null; logprob: number | null; is_greedy: boolean | null }>(
