@@ -8,7 +8,8 @@
 import type { OpenStore } from '../../store/readStore.ts';
 import type { RunProvenance } from '../../store/schema.ts';
 import { isPlainObject } from '../../util/json.ts';
-import { aggregate, type AggregationName, type Stderr, type SumMode } from './aggregate.ts';
+import { DEFAULT_AGGREGATION } from './taskScoring.ts';
+import { aggregate, bitsPerByte, weightedPerplexity, type AggregationName, type Stderr, type SumMode } from './aggregate.ts';
 import { recomputeItem, settingsFromDocs, taskSettings, type DocRecord, type TaskSettings } from './perItem.ts';
 import { loadDocs, type ScoreItem } from './storeRows.ts';
 import { EXTRA_FIELD_PREFIX } from '../../store/schema.ts';
@@ -73,6 +74,8 @@ function cell(
   const differing: DifferingItem[] = [];
   const asRecordedWhy = new Map<string, number>();
   const values: (number | null)[] = [];
+  /** loglikelihood_rolling's per-item pairs, recomputed (or as recorded), for weighted_perplexity and bits_per_byte. */
+  const pairs: (readonly [number, number] | null)[] = [];
   const multi: { doc: DocRecord; filtered: unknown; golds: readonly string[] }[] = [];
   let reproduced = 0;
   let close: NonNullable<AsRecordedCell['items']['within_tolerance']> | null = null;
@@ -82,6 +85,20 @@ function cell(
     if (result.kind === 'as-recorded') {
       asRecordedWhy.set(result.why, (asRecordedWhy.get(result.why) ?? 0) + 1);
       values.push(item.value);
+      pairs.push(recordedPair(item.valueJson));
+      continue;
+    }
+    if (result.kind === 'pair') {
+      const recorded = recordedPair(item.valueJson);
+      pairs.push(result.value);
+      values.push(null);
+      if (recorded !== null && sameNumber(recorded[0], result.value[0]) && recorded[1] === result.value[1]) reproduced++;
+      else {
+        differing.push({
+          doc_id: item.docId, recorded: item.value ?? item.valueJson, recomputed: JSON.stringify(result.value),
+          why: `recomputed (loglikelihood, ${metric === 'word_perplexity' ? 'words' : 'UTF-8 bytes'}) pair differs from the recorded one`,
+        });
+      }
       continue;
     }
     if (result.multiTarget !== undefined) multi.push({ doc: doc!, filtered: result.filtered, golds: result.multiTarget });
@@ -121,6 +138,16 @@ function cell(
     },
     warnings: multi.length > 0 ? [listTargetWarning(multi, items.length)] : [],
   };
+  if (agg.name === 'weighted_perplexity' || agg.name === 'bits_per_byte') {
+    if (pairs.some((p) => p === null)) {
+      return { ...base, value: null, stderr: null, matches_reported: null, why: `some per-item values are not (loglikelihood, weight) pairs, which ${agg.name} aggregates` };
+    }
+    const ok = pairs as (readonly [number, number])[];
+    const value = agg.name === 'bits_per_byte' ? bitsPerByte(ok, agg.sumMode) : weightedPerplexity(ok, agg.sumMode);
+    // lm-eval has no stderr for these aggregations: it prints "N/A".
+    const matches = reported === null ? null : sameNumber(num(reported.value), value, TOLERANCE) && sameStderr(reported.stderr, 'N/A');
+    return { ...base, value, stderr: 'N/A', matches_reported: matches, why: matches === false ? mismatchWhy(run, task, items.length, differing.length) : null };
+  }
   if (agg.name === null || !SUPPORTED_AGG.has(agg.name as AggregationName)) {
     return { ...base, value: null, stderr: null, matches_reported: null, why: `aggregation ${JSON.stringify(agg.name)} is not one lmaudit reproduces (corpus-level or task code)` };
   }
@@ -180,7 +207,7 @@ function aggregationOf(run: RunProvenance, task: string, metric: string, setting
   const perMetric = isPlainObject(value.per_metric) ? value.per_metric : {};
   const fromList = settings.metricList?.get(metric)?.aggregation;
   const named = perMetric[metric] ?? fromList;
-  const name = typeof named === 'string' ? named : named === undefined || named === null ? (metric === 'perplexity' ? 'perplexity' : 'mean') : null;
+  const name = typeof named === 'string' ? named : named === undefined || named === null ? (DEFAULT_AGGREGATION[metric] ?? 'mean') : null;
   const iters = typeof value.bootstrap_iters === 'number' ? value.bootstrap_iters : value.bootstrap_iters === null ? null : 100000;
   const runtime = run.harness.runtime?.used;
   const python = runtime && runtime.status !== 'unknown' && isPlainObject(runtime.value) ? String(runtime.value.python ?? '') : '';
@@ -202,6 +229,19 @@ function reportedOf(run: RunProvenance, task: string, filter: string, metric: st
   // v0.3 results have no filter suffix.
   if (filter === 'none' && metric in r) return { value: r[metric], stderr: r[`${metric}_stderr`] ?? null };
   return null;
+}
+
+/** A recorded (loglikelihood, weight) pair: `[-12.5, 7]` (lm-eval ≥0.4.3 may stringify the leaves). */
+function recordedPair(json: string): readonly [number, number] | null {
+  let v: unknown;
+  try {
+    v = JSON.parse(json);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(v) || v.length !== 2) return null;
+  const [a, b] = v.map((x) => (typeof x === 'string' ? Number(x) : x));
+  return typeof a === 'number' && typeof b === 'number' ? [a, b] : null;
 }
 
 function num(v: unknown): number | null {

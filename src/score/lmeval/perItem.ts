@@ -9,6 +9,7 @@ import { isPlainObject } from '../../util/json.ts';
 import { buildPipeline, DEFAULT_PIPELINE, FilterIndexError, type FilterPipeline } from './filters.ts';
 import { generateExactMatch, multipleChoice, parsePyList, type ExactMatchKwargs, type McMetric } from './metrics.ts';
 import { PROCESS_RESULTS, TaskCodeError } from './taskCode.ts';
+import { rollingWordCount } from './taskScoring.ts';
 import { hasMc2Targets, readChoiceDoc } from './choiceReading.ts';
 
 export interface TaskSettings {
@@ -40,6 +41,8 @@ export interface DocRecord {
 
 export type ItemResult =
   | { kind: 'value'; value: number; filtered?: unknown; multiTarget?: readonly string[]; tolerance?: ItemTolerance }
+  /** loglikelihood_rolling's (loglikelihood, weight) pair, which weighted_perplexity and bits_per_byte aggregate. */
+  | { kind: 'pair'; value: readonly [number, number] }
   | { kind: 'as-recorded'; why: string };
 
 /** How far a recomputed value may sit from the recorded one, and why (an operation whose last bit is platform-dependent). */
@@ -112,6 +115,7 @@ export function recomputeItem(settings: TaskSettings, doc: DocRecord, filter: st
   // A loglikelihood task sends one request per document; several mean multiple choice (v0.3 write_out records say no more).
   if (type === 'multiple_choice' || ((type === 'loglikelihood' || type === 'request:loglikelihood') && doc.requests.length > 1)) return multipleChoiceItem(settings, doc, metric);
   if (type === 'loglikelihood' || type === 'request:loglikelihood') return loglikelihood(doc, metric);
+  if (type === 'loglikelihood_rolling' || type === 'request:loglikelihood_rolling') return rolling(doc, metric);
   return { kind: 'as-recorded', why: `output type ${type}: ${metric} is not recomputed` };
 }
 
@@ -127,6 +131,21 @@ function loglikelihood(doc: DocRecord, metric: string): ItemResult {
     return ll === null || ll === undefined ? { kind: 'as-recorded', why: 'log-probability not recorded' } : { kind: 'value', value: ll };
   }
   return { kind: 'as-recorded', why: `loglikelihood metric ${metric} is not recomputed` };
+}
+
+/**
+ * loglikelihood_rolling's process_results: (loglikelihood, count_words(doc_to_target(doc))) for word_perplexity,
+ * (loglikelihood, len(doc_to_target(doc).encode("utf-8"))) for byte_perplexity and bits_per_byte. The text is the
+ * recorded target (str(doc_to_target(doc))), else the request's own text (the same string: lm-eval scores it).
+ */
+function rolling(doc: DocRecord, metric: string): ItemResult {
+  const ll = doc.requests[0]?.logprobs[0];
+  if (ll === null || ll === undefined) return { kind: 'as-recorded', why: 'log-probability not recorded' };
+  const text = doc.target ?? doc.requests[0]?.continuation ?? null;
+  if (text === null) return { kind: 'as-recorded', why: 'neither the target nor the scored text is recorded' };
+  if (metric === 'word_perplexity') return { kind: 'pair', value: [ll, rollingWordCount(text)] };
+  if (metric === 'byte_perplexity' || metric === 'bits_per_byte') return { kind: 'pair', value: [ll, Buffer.byteLength(text, 'utf8')] };
+  return { kind: 'as-recorded', why: `loglikelihood_rolling metric ${metric} is not one lm-eval's process_results returns` };
 }
 
 function multipleChoiceItem(settings: TaskSettings, doc: DocRecord, metric: string): ItemResult {
