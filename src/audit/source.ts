@@ -3,6 +3,7 @@
  * as is; anything else is imported on the fly into DuckDB temporary tables (no
  * files written) and presented through the same OpenStore interface.
  */
+import { BadInputError } from '../errors.ts';
 import type { ImportResult } from '../import/index.ts';
 import type { ImportOptions, SkippedRecord } from '../import/types.ts';
 import { isStoreFolder, openStore, type OpenStore } from '../store/readStore.ts';
@@ -19,6 +20,37 @@ export interface LoadedSource {
 }
 
 export async function loadSource(paths: readonly string[], options: ImportOptions): Promise<LoadedSource> {
+  const loaded = await loadAny(paths, options);
+  refuseUnusedFieldFlags(loaded.store, options, paths);
+  return loaded;
+}
+
+const FIELD_FLAGS = { id: '--id-field', output: '--output-field', gold: '--gold-field', group: '--group-field' } as const;
+
+/**
+ * The field flags name the fields of generic records (JSONL/CSV). A source of another kind records its own
+ * ids, outputs, golds and groups (an lm-eval sample's target is str(doc_to_target(doc))): a flag it cannot
+ * honour is refused, with the reason, never ignored.
+ */
+function refuseUnusedFieldFlags(store: OpenStore, options: ImportOptions, paths: readonly string[]): void {
+  const given = (Object.keys(FIELD_FLAGS) as (keyof typeof FIELD_FLAGS)[]).filter((k) => options.fields[k] !== undefined);
+  if (given.length === 0) return;
+  if (store.local) {
+    throw new BadInputError(
+      `${FIELD_FLAGS[given[0]!]} names a field of the records being imported; ${paths.join(', ')} is a run store whose records were imported already, so the flag would be ignored — import the records again with it`,
+      { file: paths.join(', '), field: FIELD_FLAGS[given[0]!] },
+    );
+  }
+  const other = store.manifest.runs.find((r) => r.source_kind !== 'generic');
+  if (other === undefined) return;
+  const flag = FIELD_FLAGS[given[0]!];
+  throw new BadInputError(
+    `${flag} ${options.fields[given[0]!]} names a field of generic records (JSONL/CSV), but run ${other.run_id} is a source of kind ${other.source_kind}, which records its own ${given[0]} (an lm-eval sample's gold is its target, str(doc_to_target(doc))); the flag would be ignored, so it is refused — drop it, or export the records you want scored as JSONL with that field`,
+    { file: paths.join(', '), field: flag },
+  );
+}
+
+async function loadAny(paths: readonly string[], options: ImportOptions): Promise<LoadedSource> {
   if (paths.length === 1 && (await isStoreFolder(paths[0]!))) {
     return { store: await openStore(paths[0]!), skipped: [], unrecognised: [], companions: [] };
   }

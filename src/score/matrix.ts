@@ -358,7 +358,9 @@ async function tallyTextScope(
   const tally = useSql ? await tallySql(store, scope, cells, spec.flipsLimit) : await tallyJs(store, scope, cells, spec.flipsLimit, sink);
   if (kept !== undefined) tally.items = kept;
   if (tally.multiGold > 0) {
-    notes.push(`${tally.multiGold} item(s) record a list of golds; such an item counts as correct when any gold matches (lm-eval's rule for list targets)`);
+    notes.push(
+      `${tally.multiGold} item(s) record several acceptable answers (a list, or SQuAD's {'text': [...]}); every cell scores such an item by the best match over its acceptable answers, as SQuAD's and lm-eval's metrics do`,
+    );
   }
   if (tally.noGold > 0) {
     notes.push(`${tally.noGold} item(s) have no usable gold (none, or only whitespace: the task scores them some other way, e.g. against reference answers in the document)`);

@@ -10,7 +10,7 @@ import type { OpenStore } from '../store/readStore.ts';
 import { scopeGoldsDictionaryEncoded, scopeItemsSql } from '../store/scopeItems.ts';
 import { cellSql, plainFormFallsShort, type TextCell } from './sqlCells.ts';
 import type { ItemView } from './types.ts';
-import { goldsOf } from './golds.ts';
+import { goldAnswers, goldsOf } from './golds.ts';
 import { ASCII_PY_WHITESPACE, PY_WHITESPACE, pyStrip } from '../py/str.ts';
 
 export interface GroupTally {
@@ -120,8 +120,8 @@ export async function tallySql(store: OpenStore, scope: Scope, cells: readonly T
     FROM (SELECT *, ${sql.values.join(', ')}
           FROM (SELECT *,
                        CASE WHEN no_gold THEN ${NO_GOLD}
-                            -- A list-valued gold ('[...]', several acceptable answers) takes the JS path.
-                            WHEN starts_with(gold, '[') THEN ${OTHER}
+                            -- A list-valued gold ('[...]', several acceptable answers) or SQuAD's answers dict takes the JS path.
+                            WHEN starts_with(gold, '[') OR starts_with(gold, '{') THEN ${OTHER}
                             WHEN NOT text_ascii AND NOT (${sql.textNonAsciiSafe}) THEN ${OTHER}
                             WHEN strlen(gold) <> length(gold) AND NOT (${sql.goldNonAsciiSafe}) THEN ${OTHER}
                             WHEN NOT (${sql.exact}) THEN ${OTHER}
@@ -167,7 +167,7 @@ export async function tallySql(store: OpenStore, scope: Scope, cells: readonly T
       const docId = String(row.doc_id);
       const gold = String(row.gold);
       if (row.missing) tally.noResponse++;
-      if (goldsOf(gold).length > 1) tally.multiGold++;
+      if (goldAnswers(gold).shape !== 'one') tally.multiGold++;
       const values = scoreItem(cells, { docId, text: String(row.text), gold, choices: parseChoices(row.choices_json as string | null) }).values;
       const before = tally.flipCount;
       addItem(tally, String(row.grp), docId, values, 0);
@@ -237,7 +237,7 @@ export async function tallyJs(
         continue;
       }
       if (text === null) tally.noResponse++;
-      if (goldsOf(gold).length > 1) tally.multiGold++;
+      if (goldAnswers(gold).shape !== 'one') tally.multiGold++;
       const { values, extracted } = scoreItem(cells, { docId, text: text ?? '', gold, choices: parseChoices(choicesJson) });
       addItem(tally, grp, docId, values, flipsLimit);
       sink?.({ doc_id: docId, group: grp, values, extracted });
