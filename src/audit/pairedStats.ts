@@ -76,7 +76,7 @@ function sentenceFor(n: number, difference: number, distinguishable: boolean, mc
   const level = `${Math.round((1 - alpha) * 100)}%`;
   const evidence =
     mcnemar !== null
-      ? `McNemar exact p = ${formatP(mcnemar.p)} on ${mcnemar.aOnly + mcnemar.bOnly} discordant item(s) (${mcnemar.aOnly} right only in A, ${mcnemar.bOnly} right only in B)`
+      ? `McNemar exact ${pClause(mcnemar.p)} on ${mcnemar.aOnly + mcnemar.bOnly} discordant item(s) (${mcnemar.aOnly} right only in A, ${mcnemar.bOnly} right only in B)`
       : `the paired bootstrap ${level} interval [${ci[0].toPrecision(3)}, ${ci[1].toPrecision(3)}] ${distinguishable ? 'excludes' : 'includes'} 0`;
   return `The difference (B − A = ${signed(difference)}) ${distinguishable ? 'is' : 'is not'} distinguishable from noise at n = ${n}: ${evidence}.`;
 }
@@ -86,8 +86,20 @@ function signed(x: number): string {
   return x > 0 ? `+${s}` : s;
 }
 
+/**
+ * Below this a p-value has lost its digits: the exact tail underflows to a subnormal or to 0, which
+ * would print as 0.00e+0, a certainty no test gives. Such a p-value prints as `< 1e-300`.
+ */
+const P_FLOOR = 1e-300;
+
 export function formatP(p: number): string {
+  if (p < P_FLOOR) return '< 1e-300';
   return p >= 0.001 ? Number(p.toPrecision(3)).toString() : p.toExponential(2);
+}
+
+/** `p = 0.0312` (or `p=…` with `equals: '='`), and `p < 1e-300` where the double cannot show it. */
+export function pClause(p: number, equals = ' = '): string {
+  return p < P_FLOOR ? `p ${formatP(p)}` : `p${equals}${formatP(p)}`;
 }
 
 function mean(xs: readonly number[]): number {

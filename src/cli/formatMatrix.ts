@@ -35,7 +35,7 @@ export function formatMatrix(scopes: readonly ScopeResult[], skippedOnImport: nu
       const l = s.spread.lowest;
       const h = s.spread.highest;
       lines.push(
-        `  spread: ${pct(l.score)} (${l.extractor}/${l.normalizer}/${l.aggregation}) to ${pct(h.score)} (${h.extractor}/${h.normalizer}/${h.aggregation}): ${(s.spread.difference * 100).toFixed(2)} points`,
+        `  spread: ${pct(l.score)} (${l.extractor}/${l.normalizer}/${l.aggregation}) to ${pct(h.score)} (${h.extractor}/${h.normalizer}/${h.aggregation}): ${(s.spread.difference * 100).toFixed(2)} points${s.spread.caution === null ? '' : ` — ${s.spread.caution}`}`,
       );
     }
     const worst = [...s.disagreement].filter((d) => d.between === 'extractors').sort((a, b) => b.rate - a.rate).slice(0, 3);

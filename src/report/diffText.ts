@@ -6,7 +6,7 @@
 import type { DeclaredFalsifierResult } from '../audit/declaredFalsifier.ts';
 import type { DiffResult, TaskComparison } from '../audit/diff.ts';
 import { FLIP_CAUSE_TEXT, type FlipCause } from '../audit/flips.ts';
-import { formatP } from '../audit/pairedStats.ts';
+import { formatP, pClause } from '../audit/pairedStats.ts';
 import type { FieldRow, ItemRow, SettingsDiff } from '../audit/settingsDiff.ts';
 import { PER_RUN_ITEMS } from '../store/schema.ts';
 import { cell, clip, fmt, table } from './textTable.ts';
@@ -92,7 +92,7 @@ function taskLines(t: TaskComparison, r: DiffResult): string[] {
           fmt(p.result.meanB),
           fmt(p.result.difference),
           `[${fmt(p.result.ci[0])}, ${fmt(p.result.ci[1])}]`,
-          p.result.mcnemar ? `${p.result.mcnemar.aOnly}/${p.result.mcnemar.bOnly}, p=${formatP(p.result.mcnemar.p)}` : '—',
+          p.result.mcnemar ? `${p.result.mcnemar.aOnly}/${p.result.mcnemar.bOnly}, ${pClause(p.result.mcnemar.p, '=')}` : '—',
           p.result.distinguishable ? 'yes' : 'no',
         ]),
       ),

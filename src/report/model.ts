@@ -64,7 +64,7 @@ export interface SummaryRow {
   /** The source's own numbers: every 'metric,filter' it reported, with its stderr (values verbatim: NaN, strings, null kept). */
   reported: { score: string; value: unknown; stderr: unknown }[];
   /** Lowest and highest cell of the rescoring matrix (null: no matrix for this task, or no scored cell). */
-  spread: { lowest: number; lowestCell: string; highest: number; highestCell: string } | null;
+  spread: { lowest: number; lowestCell: string; highest: number; highestCell: string; caution?: string | null } | null;
   /** Why there is no spread, when there is none. */
   spreadNote: string | null;
   falsifier: Falsifier['status'];
@@ -221,7 +221,7 @@ export async function buildReport(
         reported: reportedScores(run.reported[task] ?? {}),
         spread:
           sp?.lowest && sp.highest && !ownCode.has(`${run.run_id}\u0000${task}`)
-            ? { lowest: sp.lowest.score, lowestCell: `${sp.lowest.extractor}/${sp.lowest.normalizer}`, highest: sp.highest.score, highestCell: `${sp.highest.extractor}/${sp.highest.normalizer}` }
+            ? { lowest: sp.lowest.score, lowestCell: `${sp.lowest.extractor}/${sp.lowest.normalizer}`, highest: sp.highest.score, highestCell: `${sp.highest.extractor}/${sp.highest.normalizer}`, caution: 'caution' in sp ? sp.caution : null }
             : null,
         spreadNote: ownCode.has(`${run.run_id}\u0000${task}`)
           ? ownFunction.get(`${run.run_id}\u0000${task}`)

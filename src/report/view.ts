@@ -6,7 +6,7 @@
  */
 import { cellText, multiplesNote, tableFindings } from './tableText.ts';
 import { FLIP_CAUSE_TEXT, type FlipCause } from '../audit/flips.ts';
-import { formatP } from '../audit/pairedStats.ts';
+import { formatP, pClause } from '../audit/pairedStats.ts';
 import type { TaskComparison } from '../audit/diff.ts';
 import type { ReportData } from './model.ts';
 import { cell, clip, fmt } from './textTable.ts';
@@ -216,7 +216,7 @@ export function buildView(data: ReportData): ReportView {
                   fmt(p.result.meanB),
                   fmt(p.result.difference),
                   interval(p.result.ci),
-                  p.result.mcnemar ? `${p.result.mcnemar.aOnly}/${p.result.mcnemar.bOnly}, p = ${formatP(p.result.mcnemar.p)}` : '—',
+                  p.result.mcnemar ? `${p.result.mcnemar.aOnly}/${p.result.mcnemar.bOnly}, ${pClause(p.result.mcnemar.p)}` : '—',
                   p.result.distinguishable ? 'yes' : 'no',
                 ]),
               },

@@ -19,6 +19,7 @@ import { taskSettings, type TaskSettings } from './lmeval/perItem.ts';
 import type { LogprobReaderName } from './logprobReaders.ts';
 import type { SqlNormalizer } from './normalizers.ts';
 import { bootstrapCells, type BootstrapResult } from './bootstrap.ts';
+import { oneItemCaution, shortGoldCaution } from './cautions.ts';
 import { recordedScorerSpecs } from './inspect/extractors.ts';
 import { recordedScorers } from './inspect/recordedScorers.ts';
 
@@ -65,7 +66,8 @@ export interface ScopeResult {
   sweep: { extractors: string[]; normalizers: string[]; aggregations: Aggregation[]; source: string };
   engine: 'sql' | 'js';
   cells: Cell[];
-  spread: { lowest: CellRef | null; highest: CellRef | null; difference: number | null };
+  /** caution: what the spread cannot say (over one item), or null. */
+  spread: { lowest: CellRef | null; highest: CellRef | null; difference: number | null; caution: string | null };
   disagreement: { a: string; b: string; between: 'extractors' | 'normalizers' | 'both'; count: number; n: number; rate: number }[];
   flips: { count: number; ids: string[]; listed_limit: number };
   denominator: { items_read: number; items_scored: number; no_response: number; no_gold: number; rule: string };
@@ -250,6 +252,7 @@ function buildScope(
       lowest: lowest && ref(lowest),
       highest: highest && ref(highest),
       difference: lowest && highest ? highest.score - lowest.score : null,
+      caution: oneItemCaution(n),
     },
     disagreement,
     flips: { count: tally.flipCount, ids: tally.flipIds, listed_limit: spec.flipsLimit },
@@ -361,6 +364,10 @@ async function tallyTextScope(
     notes.push(
       `${tally.multiGold} item(s) record several acceptable answers (a list, or SQuAD's {'text': [...]}); every cell scores such an item by the best match over its acceptable answers, as SQuAD's and lm-eval's metrics do`,
     );
+  }
+  if (cellKeys.some((c) => c.extractor === 'contains')) {
+    const caution = await shortGoldCaution(store, scope);
+    if (caution !== null) notes.push(caution);
   }
   if (tally.noGold > 0) {
     notes.push(`${tally.noGold} item(s) have no usable gold (none, or only whitespace: the task scores them some other way, e.g. against reference answers in the document)`);

@@ -1,0 +1,41 @@
+/**
+ * What a scope's statistics cannot say, said beside them: a spread or interval over one item, and
+ * `contains` against golds so short that they turn up inside unrelated outputs.
+ */
+import { queryRows } from '../util/duckdb.ts';
+import type { OpenStore } from '../store/readStore.ts';
+import { scopeItemsSql } from '../store/scopeItems.ts';
+import type { Scope } from './textTally.ts';
+
+/** The caution on a scope of `n` scored items, or null when n is large enough for a spread to mean something. */
+export function oneItemCaution(n: number): string | null {
+  return n === 1
+    ? 'n = 1: every cell is 0 or 1 on the one item, so this spread (and any interval or bootstrap on it) says nothing beyond that item'
+    : null;
+}
+
+/** Characters a gold of one or two characters may sit beside and still stand alone (not inside a longer number or word). */
+const BEFORE = "(^|[^[:alnum:].,])";
+const AFTER = '($|[^[:alnum:]]|[.,]($|[^[:alnum:]]))';
+
+/**
+ * `contains` finds a gold anywhere in the output: a gold of one or two characters ('5', '10') is found
+ * inside longer numbers and words ('$2.5', '1000 dollars'). Counts the scope's items with such a gold,
+ * and those whose output holds it only inside a longer token; null when there are none.
+ */
+export async function shortGoldCaution(store: OpenStore, scope: Scope): Promise<string | null> {
+  const g = 'trim(gold)';
+  const [row] = await queryRows<{ short: number | bigint; inside: number | bigint; example: string | null; example_text: string | null }>(`
+    SELECT count(*) FILTER (short) AS short,
+           count(*) FILTER (short AND inside) AS inside,
+           any_value(${g}) FILTER (short AND inside) AS example,
+           any_value(left(text, 60)) FILTER (short AND inside) AS example_text
+    FROM (SELECT gold, text, length(${g}) BETWEEN 1 AND 2 AS short,
+                 coalesce(contains(text, ${g}) AND NOT regexp_matches(text, '${BEFORE}' || regexp_escape(${g}) || '${AFTER}'), false) AS inside
+          FROM (${scopeItemsSql(store, scope)}) WHERE gold IS NOT NULL)`);
+  const short = Number(row?.short ?? 0);
+  if (short === 0) return null;
+  const inside = Number(row!.inside);
+  const example = inside > 0 ? ` (e.g. gold ${JSON.stringify(row!.example)} inside ${JSON.stringify(row!.example_text)})` : '';
+  return `contains: ${short} item(s) have a gold of one or two characters, which contains finds inside longer numbers and words ('5' in '$2.5', '10' in '1000 dollars'); in ${inside} of them the output holds the gold only inside a longer token${example}, so contains counts them correct on a coincidence`;
+}
