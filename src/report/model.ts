@@ -221,7 +221,7 @@ export async function buildReport(
         reported: reportedScores(run.reported[task] ?? {}),
         spread:
           sp?.lowest && sp.highest && !ownCode.has(`${run.run_id}\u0000${task}`)
-            ? { lowest: sp.lowest.score, lowestCell: `${sp.lowest.extractor}/${sp.lowest.normalizer}`, highest: sp.highest.score, highestCell: `${sp.highest.extractor}/${sp.highest.normalizer}`, caution: 'caution' in sp ? sp.caution : null }
+            ? { lowest: sp.lowest.score, lowestCell: `${sp.lowest.extractor}/${sp.lowest.normalizer}`, highest: sp.highest.score, highestCell: `${sp.highest.extractor}/${sp.highest.normalizer}`, ...('caution' in sp && sp.caution !== null ? { caution: sp.caution } : {}) }
             : null,
         spreadNote: ownCode.has(`${run.run_id}\u0000${task}`)
           ? ownFunction.get(`${run.run_id}\u0000${task}`)
