@@ -19,35 +19,39 @@ export interface LoadedSource {
   companions: ImportResult['companions'];
 }
 
-export async function loadSource(paths: readonly string[], options: ImportOptions): Promise<LoadedSource> {
+export async function loadSource(paths: readonly string[], options: ImportOptions, honours: { goldFromDocuments?: boolean } = {}): Promise<LoadedSource> {
   const loaded = await loadAny(paths, options);
-  refuseUnusedFieldFlags(loaded.store, options, paths);
+  refuseUnusedFieldFlags(loaded.store, options, paths, honours.goldFromDocuments ?? false);
   return loaded;
 }
 
 const FIELD_FLAGS = { id: '--id-field', output: '--output-field', gold: '--gold-field', group: '--group-field' } as const;
 
 /**
- * The field flags name the fields of generic records (JSONL/CSV). A source of another kind records its own
- * ids, outputs, golds and groups (an lm-eval sample's target is str(doc_to_target(doc))): a flag it cannot
- * honour is refused, with the reason, never ignored.
+ * The field flags name the fields of generic records (JSONL/CSV), which the importer reads. A source of
+ * another kind records its own ids, outputs, golds and groups (an lm-eval sample's target is
+ * str(doc_to_target(doc))), and a store's records were imported already: a flag that nothing would
+ * honour is refused, with the reason, never ignored. `goldFromDocuments`: the caller (rescore) reads
+ * --gold-field from the stored documents of every run that is not generic records.
  */
-function refuseUnusedFieldFlags(store: OpenStore, options: ImportOptions, paths: readonly string[]): void {
-  const given = (Object.keys(FIELD_FLAGS) as (keyof typeof FIELD_FLAGS)[]).filter((k) => options.fields[k] !== undefined);
-  if (given.length === 0) return;
-  if (store.local) {
-    throw new BadInputError(
-      `${FIELD_FLAGS[given[0]!]} names a field of the records being imported; ${paths.join(', ')} is a run store whose records were imported already, so the flag would be ignored — import the records again with it`,
-      { file: paths.join(', '), field: FIELD_FLAGS[given[0]!] },
-    );
+function refuseUnusedFieldFlags(store: OpenStore, options: ImportOptions, paths: readonly string[], goldFromDocuments: boolean): void {
+  for (const key of Object.keys(FIELD_FLAGS) as (keyof typeof FIELD_FLAGS)[]) {
+    const value = options.fields[key];
+    if (value === undefined) continue;
+    const flag = FIELD_FLAGS[key];
+    const where = { file: paths.join(', '), field: flag };
+    const generic = store.manifest.runs.find((r) => r.source_kind === 'generic');
+    const other = store.manifest.runs.find((r) => r.source_kind !== 'generic');
+    if (store.local && generic !== undefined) {
+      throw new BadInputError(`${flag} ${value} names a field of the records being imported; ${paths.join(', ')} is a run store whose records were imported already, so the flag would be ignored — import the records again with it`, where);
+    }
+    if (other !== undefined && !(key === 'gold' && goldFromDocuments)) {
+      throw new BadInputError(
+        `${flag} ${value} names a field of generic records (JSONL/CSV), but run ${other.run_id} is a source of kind ${other.source_kind}, which records its own ${key}${key === 'gold' ? " (an lm-eval sample's gold is its target, str(doc_to_target(doc)); rescore reads --gold-field from the stored documents)" : ''}; the flag would be ignored, so it is refused`,
+        where,
+      );
+    }
   }
-  const other = store.manifest.runs.find((r) => r.source_kind !== 'generic');
-  if (other === undefined) return;
-  const flag = FIELD_FLAGS[given[0]!];
-  throw new BadInputError(
-    `${flag} ${options.fields[given[0]!]} names a field of generic records (JSONL/CSV), but run ${other.run_id} is a source of kind ${other.source_kind}, which records its own ${given[0]} (an lm-eval sample's gold is its target, str(doc_to_target(doc))); the flag would be ignored, so it is refused — drop it, or export the records you want scored as JSONL with that field`,
-    { file: paths.join(', '), field: flag },
-  );
 }
 
 async function loadAny(paths: readonly string[], options: ImportOptions): Promise<LoadedSource> {

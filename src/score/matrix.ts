@@ -6,7 +6,8 @@
  * spread, pairwise disagreement, flipping items and the denominator.
  */
 import { BadInputError } from '../errors.ts';
-import { queryRows } from '../util/duckdb.ts';
+import { queryRows, sqlString } from '../util/duckdb.ts';
+import { documentGoldPath, documentGoldSql } from '../store/scopeItems.ts';
 import type { OpenStore } from '../store/readStore.ts';
 import { AGENT_REQUEST_TYPE } from '../store/schema.ts';
 import { resolveNormalizer, resolveReader, type ReaderSpec } from './registry.ts';
@@ -38,6 +39,11 @@ export interface MatrixSpec {
   /** Seeded stratified bootstrap iterations per cell (0: closed forms only). */
   bootstrap: number;
   bootstrapSeed: number;
+  /**
+   * `--gold-field`: the gold of every run that is not generic records (whose importer took the field
+   * already) read from this field of the stored document, e.g. 'doc.answer'.
+   */
+  goldField?: string;
 }
 
 export interface Cell {
@@ -92,7 +98,12 @@ export type ListedScope = Scope & { hasLogprobs: boolean; maxRequests: number; g
  * Every (run, task) with what picks its answer type, in one pass: the golds are classified
  * over each distinct value, so a task of a million documents with four golds tests four.
  */
-export async function listScopes(store: OpenStore): Promise<ListedScope[]> {
+export async function listScopes(store: OpenStore, goldField?: string): Promise<ListedScope[]> {
+  const goldPath = goldField === undefined ? undefined : documentGoldPath(goldField);
+  const fromDocument = goldPath === undefined ? [] : store.manifest.runs.filter((r) => r.source_kind !== 'generic').map((r) => r.run_id);
+  const goldOf = fromDocument.length === 0
+    ? 'target'
+    : `CASE WHEN run_id IN (${fromDocument.map(sqlString).join(', ')}) THEN ${documentGoldSql(goldPath!, 'doc_json', 'choices_json')} ELSE target END`;
   const gold = goldClassSql('target');
   const counted = 'first AND target IS NOT NULL';
   const rows = await queryRows<Scope & { hasLogprobs: boolean; maxRequests: number; golds: number; allLetters: boolean; allNumbers: boolean }>(`
@@ -102,17 +113,25 @@ export async function listScopes(store: OpenStore): Promise<ListedScope[]> {
            coalesce(bool_and(${gold.number}) FILTER (${counted}), false) AS "allNumbers"
     FROM (SELECT run_id, task, target, bool_or(request_type = 'loglikelihood') AS loglikelihood,
                  max(request_idx) AS last_request, bool_or(request_idx = 0) AS first
-          FROM ${store.table('instances')} WHERE request_type <> '${AGENT_REQUEST_TYPE}' GROUP BY run_id, task, target)
+          FROM (SELECT run_id, task, request_type, request_idx, ${goldOf} AS target FROM ${store.table('instances')})
+          WHERE request_type <> '${AGENT_REQUEST_TYPE}' GROUP BY run_id, task, target)
     GROUP BY run_id, task ORDER BY run_id, task`);
-  return rows.map(({ golds, allLetters, allNumbers, ...scope }) => ({ ...scope, golds: { count: golds, allLetters, allNumbers } }));
+  return rows.map(({ golds, allLetters, allNumbers, ...scope }) => {
+    const documentGold = fromDocument.includes(scope.run_id);
+    if (documentGold && golds === 0 && !scope.hasLogprobs) {
+      throw new BadInputError(`no stored document of task ${scope.task} (run ${scope.run_id}) has the field ${goldField}, so it names no gold`, { field: '--gold-field' });
+    }
+    return { ...scope, ...(documentGold ? { goldPath: goldPath! } : {}), golds: { count: golds, allLetters, allNumbers } };
+  });
 }
+
 
 export async function computeMatrix(store: OpenStore, options: Partial<MatrixSpec> = {}): Promise<ScopeResult[]> {
   const spec: MatrixSpec = { flipsLimit: 20, engine: 'auto', keepItems: false, bootstrap: 0, bootstrapSeed: 1234, ...options };
   const keepItems = spec.keepItems || spec.bootstrap > 0;
   const fromCommandLine = spec.extractors !== undefined && spec.normalizers !== undefined && spec.aggregations !== undefined;
   // The sweep files are read and parsed while DuckDB lists the scopes on its own threads.
-  const [sweeps, scopes] = await Promise.all([fromCommandLine ? null : loadSweeps(), listScopes(store)]);
+  const [sweeps, scopes] = await Promise.all([fromCommandLine ? null : loadSweeps(), listScopes(store, spec.goldField)]);
   const results: ScopeResult[] = [];
   for (const scope of scopes) {
     const detected = detectAnswerType(scope, scope.golds);
@@ -129,6 +148,9 @@ export async function computeMatrix(store: OpenStore, options: Partial<MatrixSpe
     const readers = extractorNames.map(resolveReader);
     const normalizers = normalizerNames.map(resolveNormalizer);
     const notes: string[] = [];
+    if (scope.goldPath !== undefined && !scope.hasLogprobs) {
+      notes.push(`golds read from the stored document's field ${spec.goldField} (--gold-field), not the recorded target; an integer that indexes the choices stands for that choice's letter (2 → C)`);
+    }
     const fits = (r: ReaderSpec) => (scope.hasLogprobs ? r.kind === 'logprob' : r.kind === 'text');
     for (const r of readers) {
       if (r.kind !== 'as-recorded' && !fits(r)) {
@@ -293,6 +315,7 @@ async function tallyLogprobScope(
   const tally = await tallyLogprobs(store, scope, names, spec.flipsLimit, sink, settings);
   if (kept !== undefined) tally.items = kept;
   const notes: string[] = [];
+  if (scope.goldPath !== undefined) notes.push(`--gold-field ${spec.goldField}: not applied to these log-prob cells, which read lm-eval's gold (the recorded target, or the document for multiple-input tasks) as lm-eval's own metrics do`);
   if (tally.choicesInferred && type === 'logprobs') {
     notes.push("choice strings taken from the continuations with the leading ' ' delimiter removed (inferred)");
   }

@@ -53,6 +53,8 @@ export type ItemSink = (item: ScoredItem) => void;
 export interface Scope {
   run_id: string;
   task: string;
+  /** The gold read from this field of the stored document instead of the target (ItemScope.goldPath). */
+  goldPath?: string;
 }
 
 function emptyTally(cellCount: number): ScopeTally {
@@ -98,7 +100,7 @@ export async function tallySql(store: OpenStore, scope: Scope, cells: readonly T
   const values = cellIdx.map((i) => `c${i}`).join(', ');
   const sql = cellSql(cells, {
     unicode: await outputsOftenNeedUnicode(store, scope, cells),
-    goldsDictionary: await scopeGoldsDictionaryEncoded(store),
+    goldsDictionary: scope.goldPath === undefined && (await scopeGoldsDictionaryEncoded(store)),
   });
   const listsFlips = flipsLimit > 0 && cells.length > 1;
   const firstFlips = listsFlips ? `, min(ord, ${flipsLimit}) FILTER (flipped) AS flip_ords, arg_min(doc_id, ord, ${flipsLimit}) FILTER (flipped) AS flip_ids` : '';

@@ -31,10 +31,30 @@ test('xquad (bigscience, SQuAD golds): contains finds a gold answer in 4 of 35 o
   }
 });
 
-test('--gold-field on an lm-eval source is refused with the reason (exit 2), never ignored', () => {
-  const r = runCli(['rescore', fixturePath('lmeval/pr1668-wmdp'), '--extractors', 'first-letter', '--gold-field', 'doc.answer']);
-  assert.equal(r.status, 2);
-  assert.equal(r.stdout, '');
-  assert.match(r.stderr, /--gold-field doc\.answer names a field of generic records \(JSONL\/CSV\), but run lmeval-[0-9a-f]+ is a source of kind lm-eval, which records its own gold .* so it is refused/);
-  assert.doesNotMatch(r.stderr, /\n\s+at /);
+test('--gold-field doc.answer on an lm-eval source (wmdp) is honoured: the index into the choices is a letter gold, the letter sweep runs, 38 of 100', async () => {
+  // Python over the samples file: sum('ABCD'[r['doc']['answer']] == first letter of r['resps'][0][0]) == 38 (every output is one letter).
+  const r = runCli(['rescore', fixturePath('lmeval/pr1668-wmdp'), '--extractors', 'first-letter', '--normalizers', 'strip', '--aggregations', 'micro', '--gold-field', 'doc.answer', '--json']);
+  assert.equal(r.status, 0, r.stderr);
+  const json = JSON.parse(r.stdout);
+  assert.equal(json.scopes[0].answer_type, 'letters');
+  assert.deepEqual([json.cells[0].correct, json.cells[0].n], [38, 100]);
+  assert.ok(json.scopes[0].notes.some((n: string) => /^golds read from the stored document's field doc\.answer \(--gold-field\)/.test(n)));
+  // Without the flag the target is the whole choice list, which every answer matches.
+  const plain = JSON.parse(runCli(['rescore', fixturePath('lmeval/pr1668-wmdp'), '--extractors', 'first-letter', '--normalizers', 'strip', '--aggregations', 'micro', '--json']).stdout);
+  assert.equal(plain.cells[0].correct, 100);
+});
+
+test('a field flag nothing would honour is refused with the reason (exit 2): --id-field on lm-eval, --gold-field with as-recorded or naming no field', () => {
+  const wmdp = fixturePath('lmeval/pr1668-wmdp');
+  const refused = (args: string[], message: RegExp) => {
+    const r = runCli(['rescore', wmdp, ...args]);
+    assert.equal(r.status, 2, r.stdout);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, message);
+    assert.doesNotMatch(r.stderr, /\n\s+at /);
+  };
+  refused(['--id-field', 'qid'], /--id-field qid names a field of generic records \(JSONL\/CSV\), but run lmeval-[0-9a-f]+ is a source of kind lm-eval, which records its own id; the flag would be ignored, so it is refused/);
+  refused(['--extractors', 'as-recorded', '--gold-field', 'doc.answer'], /--gold-field does not apply to as-recorded/);
+  refused(['--gold-field', 'doc.nope'], /no stored document of task wmdp_cyber \(run lmeval-[0-9a-f]+\) has the field doc\.nope, so it names no gold/);
+  refused(['--gold-field', 'doc[0]'], /'doc\[0\]' is not a field path of the stored document/);
 });

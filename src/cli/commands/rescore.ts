@@ -59,7 +59,7 @@ export function registerRescore(program: Command): void {
     const flipsLimit = Number(flags.flips);
     if (!Number.isInteger(flipsLimit) || flipsLimit < 0) throw new BadInputError('--flips must be a whole number', { field: '--flips' });
 
-    const source = await loadSource(sources, importOptionsFrom(flags));
+    const source = await loadSource(sources, importOptionsFrom(flags), { goldFromDocuments: true });
     warnIfUnfinished(sources.join(', '), source.store);
     if (flags.out && !source.store.local) {
       throw new BadInputError('--out appends to a run store: import the source first (lmaudit import … --out <store>)', { file: sources.join(', ') });
@@ -67,6 +67,9 @@ export function registerRescore(program: Command): void {
     const extractors = flags.extractors === undefined ? undefined : splitSpecs(flags.extractors);
     const wantsAsRecorded = extractors?.includes(AS_RECORDED) ?? false;
     const matrixExtractors = extractors?.filter((e) => e !== AS_RECORDED);
+    if (wantsAsRecorded && flags.goldField !== undefined) {
+      throw new BadInputError(`--gold-field does not apply to as-recorded, which re-applies the source's own rules to the golds it recorded; rescore with one or the other`, { field: '--gold-field' });
+    }
     // --out: each item's readings go into the store's new rescores table as they are scored.
     const writer = flags.out ? await openRescoreWriter(source.store.location, rescoreId()) : null;
     let scopes: ScopeResult[];
@@ -83,6 +86,7 @@ export function registerRescore(program: Command): void {
               ...(writer === null ? {} : { onItem: rescoreRows(writer) }),
               bootstrap,
               bootstrapSeed,
+              ...(flags.goldField === undefined ? {} : { goldField: flags.goldField }),
             });
     } catch (error) {
       await writer?.abort();
