@@ -329,7 +329,7 @@ async function tallyLogprobScope(
   }
   for (const [why, count] of tally.goldUnreadable) notes.push(`${count} item(s) have no readable gold, so no cell scores them: ${why}`);
   if (tally.accFromTaskCode !== null) {
-    notes.push(`acc: the task's own metric acc, computed by its process_results (${tally.accFromTaskCode}: the normalised probability mass of the true answers), not an argmax`);
+    notes.push(`acc: the task's own metric acc, computed by its process_results (${tally.accFromTaskCode}: the normalised probability mass of the true answers), not an argmax; the other cells read the choices as an ordinary multiple-choice task with the recorded target as gold, which this task reports no metric for`);
   }
   return { tally, cellKeys, engine: 'js', notes };
 }
