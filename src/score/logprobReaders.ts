@@ -6,7 +6,7 @@
  */
 import { pyLen } from '../py/str.ts';
 import { utf8Length } from '../util/utf8.ts';
-import { argmax, mcGold, multipleChoice, type McMetric } from './lmeval/metrics.ts';
+import { argmax, multipleChoice, type McMetric } from './lmeval/metrics.ts';
 
 export interface ChoiceItem {
   docId: string;
@@ -44,11 +44,4 @@ export function readChoiceItem(reader: LogprobReaderName, item: ChoiceItem): Cho
   if (length !== null && item.choices === null) return { predicted: -1, value: null };
   const scores = length === null ? item.logprobs : item.logprobs.map((lp, i) => lp / length(item.choices![i] ?? ''));
   return { predicted: argmax(scores), value };
-}
-
-/** lm-eval's gold from `str(doc_to_target(doc))` as recorded: an index, a choice text, or a list of either. */
-export function goldIndices(target: string, choices: readonly string[] | null, count: number): number[] {
-  const gold = mcGold(target, choices, count);
-  if (gold === null) return [-100];
-  return typeof gold === 'number' ? [gold] : gold;
 }
