@@ -36,7 +36,7 @@ export async function tallyLogprobs(
            any_value(i.choices_json) AS choices_json,
            list(i.arg_continuation ORDER BY i.request_idx) AS continuations,
            -- The document is read only where lm-eval's gold or metric comes from it (multiple-input tasks, task code).
-           CASE WHEN ${taskSettings.customProcessResults} OR count(DISTINCT i.arg_continuation) = 1 THEN any_value(i.doc_json) END AS doc_json,
+           CASE WHEN ${taskSettings.customProcessResults} OR (count(*) > 1 AND count(DISTINCT i.arg_continuation) = 1) THEN any_value(i.doc_json) END AS doc_json,
            list(r.logprob ORDER BY i.request_idx) AS logprobs, list(r.is_greedy ORDER BY i.request_idx) AS greedy,
            min(i.ord) AS ord
     FROM (SELECT file_row_number AS ord, * FROM ${store.table('instances', { rowNumber: true })} WHERE ${where}) i

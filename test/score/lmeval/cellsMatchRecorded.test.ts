@@ -21,12 +21,11 @@ import { compareDefaultCells } from './recordedCells.ts';
 function loglikelihoodTasks(): string[] {
   const index = TaskIndex.withShipped();
   const byFolder = new Map<string, string[]>();
-  for (const name of index.names()) {
-    const entry = (index as unknown as { entries: Map<string, { kind: string; file: string; raw: Record<string, unknown> }> }).entries.get(name);
-    if (entry?.kind !== 'task' || !['multiple_choice', 'loglikelihood'].includes(String(entry.raw.output_type))) continue;
-    byFolder.set(dirname(entry.file), [...(byFolder.get(dirname(entry.file)) ?? []), name]);
+  for (const config of index.resolve(index.names()).tasks) {
+    if (!['multiple_choice', 'loglikelihood'].includes(config.output_type)) continue;
+    byFolder.set(dirname(config.source), [...(byFolder.get(dirname(config.source)) ?? []), config.task]);
   }
-  return [...byFolder.values()].flatMap((names) => (names.length > 3 ? names.slice(0, 1) : names)).sort();
+  return [...byFolder.values()].flatMap((names) => (names.length > 3 ? [names.sort()[0]!] : names)).sort();
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'lmaudit-cells-'));
