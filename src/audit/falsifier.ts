@@ -172,11 +172,13 @@ export function evaluateClause(
       if (unknownBoth.delete('samples.limit')) seenAlike.push(`the same ${documents.shared} documents in both`);
     }
   }
-  // Two harnesses (or versions) whose items hash equal everywhere prepared the same requests: the difference is stated, not counted.
+  // Two harnesses whose items hash equal everywhere prepared the same requests: the difference is stated, not counted.
+  // The versions of two different programs do not compare; two commits of one harness still do (its code may score differently).
   const open = violated.length > 0 || unknown.length > 0 || unknownBoth.size > 0;
-  if (spec.name === 'harness' && open && documents !== null && documents.evidence !== undefined && allEqual(documents.evidence, 'docHashesEqual', 'promptsEqual', 'targetsEqual')) {
-    const name = rows.get('harness.name');
-    const who = name !== undefined && name.verdict === 'differs' ? `different harnesses (${brief(name.a.value, 40)} vs ${brief(name.b.value, 40)})` : 'the harness';
+  const name = rows.get('harness.name');
+  const otherHarness = name !== undefined && name.verdict === 'differs';
+  if (spec.name === 'harness' && open && otherHarness && documents?.evidence !== undefined && allEqual(documents.evidence, 'docHashesEqual', 'promptsEqual', 'targetsEqual')) {
+    const who = `different harnesses (${brief(name.a.value, 40)} vs ${brief(name.b.value, 40)})`;
     const found = [...violated, ...unknown, ...unknownBoth.values()].join('; ');
     settled.push(`${who}: ${found}; stated, not counted: ${sameItems(documents.evidence)}`);
     known += violated.length + unknown.length + unknownBoth.size;
