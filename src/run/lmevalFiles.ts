@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { dumpsPy } from '../py/json.ts';
 import { PyFloat } from '../py/values.ts';
 import type { BuiltTask } from '../prompt/build.ts';
-import type { TaskConfig } from '../tasks/config.ts';
+import { FEWSHOT_KEYS, type TaskConfig } from '../tasks/config.ts';
 import { FunctionRef } from '../tasks/yaml.ts';
 import { writeFileAtomic } from '../util/atomicFile.ts';
 import { sha256Hex } from '../util/hash.ts';
@@ -217,7 +217,8 @@ export function taskConfigJson(c: TaskConfig, numFewshot: number, run: { genKwar
     description: c.description,
     target_delimiter: c.target_delimiter,
     fewshot_delimiter: c.fewshot_delimiter,
-    fewshot_config: c.fewshot_config,
+    // FewshotConfig's fields in its dataclass order (FEWSHOT_KEYS), as asdict writes them.
+    fewshot_config: Object.fromEntries(FEWSHOT_KEYS.map((k) => [k, c.fewshot_config[k]])),
     num_fewshot: numFewshot,
     metric_list: c.metric_list,
     output_type: c.output_type,
