@@ -4,7 +4,9 @@
  * HF checkpoints (scripts/fixtures/make_models.py). Each reference run is repeated here with the
  * flags its results file records, and every sample is compared: prompts byte for byte, every
  * log-likelihood to 1e-4 and every is_greedy exactly, every generation exactly, every
- * per-sample metric, and every aggregate and stderr of the results file.
+ * per-sample metric, and every aggregate and stderr of the results file. Then (issue 28 §3, §4) the results
+ * file key by key (lmevalAudit.ts lists the keys allowed to differ and why), and `diff` of the imported
+ * reference with lmaudit's store: comparable, only the harness and backend differ, every rescoring cell equal.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,6 +16,7 @@ import { join } from 'node:path';
 import { runCli } from '../helpers/cli.ts';
 import { openStore } from '../../src/store/readStore.ts';
 import { queryRows } from '../../src/util/duckdb.ts';
+import { auditAgrees, sameResultsFile } from './lmevalAudit.ts';
 
 const REFERENCE = 'fixtures/models/lmeval-reference';
 type Json = Record<string, unknown>;
@@ -160,5 +163,8 @@ for (const [model, variant] of variants) {
       }
       assert.deepEqual((ours.results['n-shot'] as Json)[task], (ref.results['n-shot'] as Json)[refTask], `${task}: n-shot`);
     }
+    assert.deepEqual(sameResultsFile(ours.results, ref.results, taskName, `${model}/${variant} results file`), []);
+    const audit = await auditAgrees(join(REFERENCE, model, variant), join(dir, 'store'), `${model}/${variant}`);
+    assert.deepEqual(audit.tasks.sort(), [...ref.samples.keys()].sort());
   });
 }
