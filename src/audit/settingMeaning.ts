@@ -4,6 +4,7 @@
  * "fp32", `{"cli": {}}` for "no --gen_kwargs". The settings diff compares these meanings (and
  * keeps showing the values as recorded); each rule says why the two spellings are one setting.
  */
+import { DEFAULT_AGGREGATION } from '../score/lmeval/taskScoring.ts';
 
 export interface Meaning {
   value: unknown;
@@ -35,12 +36,28 @@ export function settingMeaning(item: string, field: string, value: unknown): Mea
     return { value, why: null };
   }
   if (path === 'generation.settings') return generationSettings(value);
-  if (path === 'repeats.aggregation' && isObject(value) && 'arithmetic' in value) {
-    // lmaudit states how it adds (CPython's left-fold float sum, lm-eval's own `sum`); lm-eval never writes it.
-    const { arithmetic: _arithmetic, ...rest } = value;
-    return { value: rest, why: "the aggregation is its per-metric functions and bootstrap_iters; 'arithmetic' is lmaudit's note that it adds as CPython's sum does, lm-eval's own arithmetic" };
-  }
+  if (path === 'repeats.aggregation' && isObject(value)) return aggregation(value);
   return { value, why: null };
+}
+
+/**
+ * The aggregation is each metric's function and bootstrap_iters. A metric_list entry without `aggregation` gets
+ * the metric's registered default (lm_eval/api/metrics.py); 'arithmetic' is lmaudit's note that it adds as
+ * CPython's sum does, which is lm-eval's own arithmetic, and lm-eval never writes it.
+ */
+function aggregation(value: Record<string, unknown>): Meaning {
+  const why: string[] = [];
+  const { arithmetic, ...rest } = value;
+  if (arithmetic !== undefined) why.push("'arithmetic' is lmaudit's note that it sums as CPython does, lm-eval's own arithmetic");
+  const perMetric = rest.per_metric;
+  if (isObject(perMetric)) {
+    const filled = Object.fromEntries(Object.entries(perMetric).map(([m, a]) => [m, a === null || a === undefined ? (DEFAULT_AGGREGATION[m] ?? a) : a]));
+    if (Object.entries(filled).some(([m, a]) => a !== perMetric[m])) {
+      why.push("a metric listed without an aggregation gets its registered default (lm-eval's metrics.py)");
+      rest.per_metric = filled;
+    }
+  }
+  return { value: rest, why: why.length > 0 ? why.join('; ') : null };
 }
 
 /**

@@ -131,3 +131,29 @@ test('issue 25: a clause resting on a field neither run recorded is unknown, nev
   settleByEvidence(d, ALL_EQUAL);
   assert.equal(clause(d, 'system', ALL_EQUAL).status, 'holds');
 });
+
+test('a metric listed without an aggregation has its registered default (lm-eval writes null for a rolling task\'s)', () => {
+  // gpt2-tiny/extra lambada_rolling: lm-eval's metric_list gives no aggregation; lmaudit records the defaults.
+  const d = diffOf({
+    'repeats.aggregation': [
+      r({ per_metric: { word_perplexity: null, byte_perplexity: null, bits_per_byte: null }, bootstrap_iters: 100000 }),
+      r({ per_metric: { word_perplexity: 'weighted_perplexity', byte_perplexity: 'weighted_perplexity', bits_per_byte: 'bits_per_byte' }, bootstrap_iters: 100000, arithmetic: 'CPython 3.11 sum (left fold)' }),
+    ],
+  });
+  assert.equal(row(d, 'repeats.aggregation').verdict, 'same');
+  assert.match(row(d, 'repeats.aggregation').meaning!, /registered default/);
+  const other = diffOf({ 'repeats.aggregation': [r({ per_metric: { word_perplexity: null } }), r({ per_metric: { word_perplexity: 'mean' } })] });
+  assert.equal(row(other, 'repeats.aggregation').verdict, 'differs');
+});
+
+test('a rolling request is the same bytes whether stored as the context (lm-eval) or as the continuation after an empty context (lmaudit)', async () => {
+  const { promptChanged } = await import('../../src/audit/itemJoin.ts');
+  const { createHash } = await import('node:crypto');
+  const md5 = (s: string) => createHash('md5').update(s).digest('hex');
+  const text = 'In my palm is a clear stone, and inside it is a small ivory statuette.';
+  const doc = (requests: { context: string | null; continuation: string | null }[]) => ({ docId: '0', docHash: 'h', content: null, texts: [], prompt: null, promptHash: null, requests, target: null, responses: [], scores: new Map() });
+  assert.equal(promptChanged(doc([{ context: md5(text), continuation: null }]), doc([{ context: md5(''), continuation: text }])), false);
+  assert.equal(promptChanged(doc([{ context: md5(text), continuation: null }]), doc([{ context: md5(''), continuation: `${text} ` }])), true);
+  // A loglikelihood request is its context and continuation, not their concatenation.
+  assert.equal(promptChanged(doc([{ context: md5('Q:'), continuation: ' A' }]), doc([{ context: md5(''), continuation: 'Q: A' }])), true);
+});
