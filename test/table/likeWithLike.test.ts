@@ -62,9 +62,9 @@ test('the heat maps\' column headers do not overlap in Chromium (bounding boxes)
     let headers = 0;
     for (let m = 0; m < 2; m++) {
       const map = maps.nth(m);
-      const boxes = (await map.locator('text.reading').evaluateAll((els) => els.map((e) => e.getBoundingClientRect()).map((r) => ({ x: r.x, y: r.y, width: r.width, height: r.height })))) as Box[];
+      const boxes = (await map.locator('text.reading').evaluateAll((els) => els.map((e) => (e as unknown as { getBoundingClientRect(): Box }).getBoundingClientRect()).map((r) => ({ x: r.x, y: r.y, width: r.width, height: r.height })))) as Box[];
       const title = (await map.locator(':scope > text').first().boundingBox())!;
-      const cells = (await map.locator('g.cell rect, rect.cell').evaluateAll((els) => els.map((e) => e.getBoundingClientRect()).map((r) => ({ x: r.x, y: r.y, width: r.width, height: r.height })))) as Box[];
+      const cells = (await map.locator('g.cell rect, rect.cell').evaluateAll((els) => els.map((e) => (e as unknown as { getBoundingClientRect(): Box }).getBoundingClientRect()).map((r) => ({ x: r.x, y: r.y, width: r.width, height: r.height })))) as Box[];
       const svg = (await map.boundingBox())!;
       assert.ok(boxes.length >= 1);
       for (const [i, a] of boxes.entries()) {
