@@ -36,6 +36,7 @@ const FIELD_WORDS: Record<string, string> = {
   'model.dtype': 'dtype',
   'model.batch_size': 'batch size',
   'model.backend': 'backend',
+  'model.device': 'device',
   'harness.version': 'harness version',
   'harness.name': 'harness',
   'task.version': 'task version',
