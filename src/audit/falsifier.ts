@@ -168,8 +168,8 @@ export function evaluateClause(
       violated.push(`the documents differ (${documents.shared} shared, ${documents.onlyA} only in A, ${documents.onlyB} only in B)`);
     } else {
       known++;
-      // The same documents on both sides: whatever limit each used, it selected the same ones.
-      if (unknownBoth.delete('samples.limit')) seenAlike.push(`the same ${documents.shared} documents in both`);
+      // Every document is in both runs (as the join pairs them): whatever limit each used, it selected the same set.
+      if (unknownBoth.delete('samples.limit')) seenAlike.push(`${documents.shared} documents in both, none in one only`);
     }
   }
   // Two harnesses whose items hash equal everywhere prepared the same requests: the difference is stated, not counted.
