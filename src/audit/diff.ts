@@ -11,11 +11,12 @@ import { AGENT_SOURCE_KINDS, type RunProvenance } from '../store/schema.ts';
 import { checkConfiguredVsUsed, type CheckResult } from './configuredVsUsed.ts';
 import { buildFalsifier, type Falsifier } from './falsifier.ts';
 import { attributeFlips, type FlipAttribution } from './flips.ts';
-import { describeDifferences, joinDocs, loadDocs, type DocRecord, type ItemDifferences, type JoinKey } from './itemJoin.ts';
+import { describeDifferences, joinDocs, loadDocs, promptChanged, type DocRecord, type ItemDifferences, type JoinKey } from './itemJoin.ts';
 import { DEFAULT_PAIRED_OPTIONS, pairedComparison, type PairedOptions, type PairedResult } from './pairedStats.ts';
 import { isPerRunItem } from './provenanceView.ts';
 import { describeRun, pairRuns, selectRuns } from './runPairs.ts';
 import { diffSettings, markObservedContradictions, type SettingsDiff } from './settingsDiff.ts';
+import { settleByEvidence, type ItemEvidence } from './settledByEvidence.ts';
 import { rescoredValues, RESCORED_PREFIX, type RescoredValues } from './rescored.ts';
 import { diffSourceConfig, type SourceConfigDiff } from './sourceConfig.ts';
 import { unpairedZ, type UnpairedZ } from './unpaired.ts';
@@ -191,6 +192,8 @@ export async function compareTask(
   // Two agent runs of different benchmarks: their instance ids may coincide, their items are never the same.
   const otherBenchmark = isAgentKind(runA) && isAgentKind(runB) && taskA !== taskB;
   if (docsA.length === 0 || docsB.length === 0 || otherBenchmark) {
+    // No items: only what needs none settles (a task that generates nothing).
+    settleByEvidence(settings, null);
     const missing = docsA.length === 0 && docsB.length === 0 ? 'neither run' : docsA.length === 0 ? 'A' : 'B';
     return {
       taskA,
@@ -224,7 +227,9 @@ export async function compareTask(
   };
   const paired = pairedScores(join.pairs, o);
   const flips = paired.filter((p) => p.result.mcnemar !== null).map((p) => attributeFlips(join.pairs, p.score, o.examples));
-  const coverage = { shared: items.shared, onlyA: items.onlyA, onlyB: items.onlyB, promptsDiffer: items.differences.promptsDiffer };
+  const evidence = itemEvidence(join.pairs, items);
+  settleByEvidence(settings, evidence);
+  const coverage = { shared: items.shared, onlyA: items.onlyA, onlyB: items.onlyB, promptsDiffer: items.differences.promptsDiffer, evidence };
   const setsDiffer = items.onlyA > 0 || items.onlyB > 0;
   const comparison: TaskComparison = {
     taskA,
@@ -244,6 +249,19 @@ export async function compareTask(
     falsifier: buildFalsifier(settings, checks, coverage),
   };
   return comparison;
+}
+
+/** What the shared items' own hashes show: equal doc hashes, byte-equal requests, equal targets. */
+function itemEvidence(pairs: readonly [DocRecord, DocRecord][], items: ItemsSection): ItemEvidence {
+  const count = (same: (x: DocRecord, y: DocRecord) => boolean) => pairs.filter(([x, y]) => same(x, y)).length;
+  return {
+    shared: items.shared,
+    onlyA: items.onlyA,
+    onlyB: items.onlyB,
+    docHashesEqual: count((x, y) => x.docHash !== '' && x.docHash === y.docHash),
+    promptsEqual: count((x, y) => x.requests.length > 0 && !promptChanged(x, y)),
+    targetsEqual: count((x, y) => x.target !== null && x.target === y.target),
+  };
 }
 
 /** Rescored per-item values join the recorded scores, so each cell both runs have is paired like a metric. */

@@ -7,6 +7,7 @@
 import type { CheckId, CheckResult } from './configuredVsUsed.ts';
 import type { FieldRow, SettingsDiff } from './settingsDiff.ts';
 import { brief } from './settingsDiff.ts';
+import { allEqual, sameItems, type ItemEvidence } from './settledByEvidence.ts';
 
 export type ClauseStatus = 'holds' | 'violated' | 'unknown';
 
@@ -76,7 +77,12 @@ export interface DocumentCoverage {
   onlyB: number;
   /** Shared documents whose prompt bytes differ. */
   promptsDiffer: number;
+  /** What the items' own hashes show (settledByEvidence.ts); absent when not computed. */
+  evidence?: ItemEvidence;
 }
+
+/** Fields a configured-vs-used check observes in the samples: seen alike on both sides, the field is known in effect. */
+const CHECK_COVERS: Partial<Record<CheckId, string>> = { fewshot_count: 'fewshot.count', system_message: 'system.instruction' };
 
 function fieldRows(diff: SettingsDiff): Map<string, FieldRow> {
   return new Map(diff.items.flatMap((i) => i.fields.map((f) => [`${i.item}.${f.field}`, f] as const)));
@@ -120,20 +126,28 @@ export function evaluateClause(
   const rows = fieldRows(diff);
   const violated: string[] = [];
   const unknown: string[] = [];
-  const unknownBoth: string[] = [];
+  /** Fields neither run recorded, until a check or the item join shows them alike. */
+  const unknownBoth = new Map<string, string>();
   /** Checks that saw the same thing on both sides where the records were silent or self-contradictory. */
   const seenAlike: string[] = [];
+  /** Fields the items' hashes settled ('same in effect'), with the evidence. */
+  const settled: string[] = [];
+  const settledBy = new Map<string, string[]>();
   let known = 0;
   for (const path of spec.fields) {
     const row = rows.get(path);
     if (row === undefined || row.verdict === 'unknown in both') {
-      unknownBoth.push(`${pretty(path)} unknown in both`);
+      unknownBoth.set(path, `${pretty(path)} unknown in both`);
       continue;
     }
     if (row.verdict === 'differs') violated.push(`${pretty(path)} ${differs(path)} (${brief(row.a.value, 40)} vs ${brief(row.b.value, 40)})`);
     else if (row.verdict === 'unknown in A' || row.verdict === 'unknown in B') unknown.push(`${pretty(path)} ${row.verdict}`);
-    else known++;
+    else {
+      known++;
+      if (row.verdict === 'same in effect' && row.evidence !== undefined) settledBy.set(row.evidence, [...(settledBy.get(row.evidence) ?? []), pretty(path)]);
+    }
   }
+  for (const [evidence, names] of settledBy) settled.push(`${names.join(', ')}: ${evidence}`);
   for (const id of spec.checks) {
     const a = checks?.a.find((c) => c.id === id);
     const b = checks?.b.find((c) => c.id === id);
@@ -144,28 +158,49 @@ export function evaluateClause(
     if (a.observed !== b.observed) violated.push(`${a.title}: A ${a.used}, B ${b.used}`);
     else {
       known++;
-      if (a.status !== 'ok' || b.status !== 'ok') seenAlike.push(`${a.title}: ${a.used} in both`);
+      const covered = CHECK_COVERS[id];
+      const silent = covered !== undefined && unknownBoth.delete(covered);
+      if (silent || a.status !== 'ok' || b.status !== 'ok') seenAlike.push(`${a.title}: ${a.used} in both`);
     }
   }
   if (spec.items === 'documents' && documents !== null) {
     if (documents.onlyA > 0 || documents.onlyB > 0) {
       violated.push(`the documents differ (${documents.shared} shared, ${documents.onlyA} only in A, ${documents.onlyB} only in B)`);
-    } else known++;
+    } else {
+      known++;
+      // Every document is in both runs (as the join pairs them): whatever limit each used, it selected the same set.
+      if (unknownBoth.delete('samples.limit')) seenAlike.push(`${documents.shared} documents in both, none in one only`);
+    }
+  }
+  // Two harnesses whose items hash equal everywhere prepared the same requests: the difference is stated, not counted.
+  // The versions of two different programs do not compare; two commits of one harness still do (its code may score differently).
+  const open = violated.length > 0 || unknown.length > 0 || unknownBoth.size > 0;
+  const name = rows.get('harness.name');
+  const otherHarness = name !== undefined && name.verdict === 'differs';
+  if (spec.name === 'harness' && open && otherHarness && documents?.evidence !== undefined && allEqual(documents.evidence, 'docHashesEqual', 'promptsEqual', 'targetsEqual')) {
+    const who = `different harnesses (${brief(name.a.value, 40)} vs ${brief(name.b.value, 40)})`;
+    const found = [...violated, ...unknown, ...unknownBoth.values()].join('; ');
+    settled.push(`${who}: ${found}; stated, not counted: ${sameItems(documents.evidence)}`);
+    known += violated.length + unknown.length + unknownBoth.size;
+    violated.length = 0;
+    unknown.length = 0;
+    unknownBoth.clear();
   }
   if (spec.items === 'prompts') {
     if (documents === null || documents.shared === 0) unknown.push('no shared per-item prompts to compare');
     else if (documents.promptsDiffer > 0) violated.push(`the prompts differ byte-wise on ${documents.promptsDiffer} of ${documents.shared} shared documents`);
     else known++;
   }
-  // A field recorded on one side only leaves the clause open; one nobody recorded only matters when nothing else was.
-  const status: ClauseStatus = violated.length > 0 ? 'violated' : unknown.length > 0 || known === 0 ? 'unknown' : 'holds';
+  // A field recorded on one side only leaves the clause open, and so does one neither recorded that no evidence settled:
+  // what both runs left unknown cannot be said to agree.
+  const status: ClauseStatus = violated.length > 0 ? 'violated' : unknown.length > 0 || unknownBoth.size > 0 || known === 0 ? 'unknown' : 'holds';
   const finding =
     violated.length > 0
       ? violated.join('; ')
       : status === 'unknown'
-        ? [...unknown, ...(known === 0 ? unknownBoth : [])].join('; ') || 'not recorded'
-        : unknownBoth.length > 0 || seenAlike.length > 0
-          ? `agree (${[...seenAlike, ...unknownBoth].join('; ')})`
+        ? [...unknown, ...unknownBoth.values()].join('; ') || 'not recorded'
+        : settled.length > 0 || seenAlike.length > 0
+          ? `agree (${[...settled, ...seenAlike].join('; ')})`
           : 'agree';
   return { name: spec.name, phrase: spec.phrase, status, finding };
 }

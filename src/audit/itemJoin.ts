@@ -263,7 +263,25 @@ export interface ItemDifferences {
 /** Whether any request context differs byte-wise (what the model saw). */
 export function promptChanged(x: DocRecord, y: DocRecord): boolean {
   if (x.requests.length !== y.requests.length) return true;
-  return x.requests.some((r, i) => r.context !== y.requests[i]!.context || r.continuation !== y.requests[i]!.continuation);
+  return x.requests.some((r, i) => {
+    const o = y.requests[i]!;
+    if (r.context === o.context && r.continuation === o.continuation) return false;
+    const [a, b] = [scoredText(r), scoredText(o)];
+    return a === null || b === null || a !== b;
+  });
+}
+
+const EMPTY_MD5 = createHash('md5').update('').digest('hex');
+
+/**
+ * A rolling log-likelihood request scores one text with no context: lm-eval's samples give it as the context
+ * (arg_0, no continuation), lmaudit's store as the continuation after an empty context. Both are that text's
+ * md5; null for any other request (those compare as stored).
+ */
+function scoredText(r: { context: string | null; continuation: string | null }): string | null {
+  if (r.continuation === null && r.context !== null) return r.context;
+  if ((r.context === null || r.context === EMPTY_MD5) && r.continuation !== null) return createHash('md5').update(r.continuation).digest('hex');
+  return null;
 }
 
 /** The raw responses as one comparable text. */

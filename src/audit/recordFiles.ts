@@ -26,10 +26,11 @@ export function rawResults(run: RunProvenance): Promise<RawResults> {
   return entry;
 }
 
+/** An imported run's role is 'results…'; `lmaudit run` records the results file it wrote as 'lm-eval results'. */
 async function readRaw(run: RunProvenance): Promise<RawResults> {
   const files = valueOf(run, null, 'records.files');
   if (!Array.isArray(files)) return { status: 'unavailable', why: 'the records item lists no files' };
-  const file = files.find((f) => isPlainObject(f) && typeof f.role === 'string' && f.role.startsWith('results')) as
+  const file = files.find((f) => isPlainObject(f) && typeof f.role === 'string' && /^(?:lm-eval )?results/.test(f.role)) as
     | { path: string; sha256: string }
     | undefined;
   if (file === undefined) return { status: 'unavailable', why: 'the run has no results file' };

@@ -7,12 +7,16 @@
 import { AGENT_FIELDS, DISCLOSURE_ITEMS, type DisclosureItem, type Fact, type RunProvenance, type Setting } from '../store/schema.ts';
 import { compareValues, NOISE_RULES, type CanonicalOptions, type NoiseRuleName } from './noise.ts';
 import { effectiveFact, fieldsOf, isKnown, isPerRunItem, itemGroup } from './provenanceView.ts';
+import { settingMeaning } from './settingMeaning.ts';
 
 /** A row's item: a disclosure item, or the agent settings of agent runs (RunProvenance.agent). */
 export type SettingsItem = DisclosureItem | 'agent';
 
-/** 'resolved': the same on both sides, and a side configured it as `auto` and recorded the value chosen, or left something out that the harness filled in. */
-export type FieldVerdict = 'same' | 'resolved' | 'differs' | 'contradicts' | 'unknown in A' | 'unknown in B' | 'unknown in both';
+/**
+ * 'resolved': the same on both sides, and a side configured it as `auto` and recorded the value chosen, or left something out that the harness filled in.
+ * 'same in effect': the values differ or are not recorded, but the items' own hashes prove the setting's effect identical (FieldRow.evidence says how).
+ */
+export type FieldVerdict = 'same' | 'resolved' | 'same in effect' | 'differs' | 'contradicts' | 'unknown in A' | 'unknown in B' | 'unknown in both';
 export type ItemVerdict = FieldVerdict | 'unknown in A and B';
 
 export interface ShownFact {
@@ -34,6 +38,10 @@ export interface FieldRow {
   contradiction?: { side: 'A' | 'B' | 'A and B'; detail: string };
   /** Set when a side configured `auto` and recorded what it resolved to, or the harness completed the configuration (not a contradiction). */
   resolved?: { side: 'A' | 'B' | 'A and B'; detail: string };
+  /** Why two spellings mean the same setting (settingMeaning.ts), when the values were equal only in meaning. */
+  meaning?: string;
+  /** With 'same in effect': the evidence in the items that settles the field, e.g. "same documents (20 of 20 doc hashes equal)". */
+  evidence?: string;
 }
 
 export interface ItemRow {
@@ -206,13 +214,52 @@ export function compareField(item: SettingsItem, field: string, sa: Setting | un
     row.verdict = !isKnown(fa) && !isKnown(fb) ? 'unknown in both' : !isKnown(fa) ? 'unknown in A' : 'unknown in B';
     return row;
   }
-  const c = compareValues(comparableValue(item, field, fa.value), comparableValue(item, field, fb.value), nameOptions(item, field, agentRuns));
+  const names = nameOptions(item, field, agentRuns);
+  const c = compareValues(comparableValue(item, field, fa.value), comparableValue(item, field, fb.value), names);
   row.rules = c.rules;
-  row.verdict = !c.equal ? 'differs' : row.contradiction !== undefined ? 'contradicts' : row.resolved !== undefined ? 'resolved' : 'same';
+  let equal = c.equal;
+  if (!equal) {
+    // Two spellings of one setting (null vs false, "torch.float32" vs "fp32"): compared by meaning, shown as recorded.
+    const ma = settingMeaning(item, field, fa.value);
+    const mb = settingMeaning(item, field, fb.value);
+    const m = compareValues(comparableValue(item, field, ma.value), comparableValue(item, field, mb.value), names);
+    if (m.equal && (ma.why !== null || mb.why !== null)) {
+      equal = true;
+      row.rules = m.rules;
+      row.meaning = [...new Set([ma.why, mb.why].filter((w): w is string => w !== null))].join('; ');
+    }
+  }
+  if (!equal) {
+    // One side records what it asked for, the other what its backend then applied (the EOS string added to the stops):
+    // the same request when the other side's configured value is this one.
+    const asked = sameRequest(item, field, sa, fa, sb, fb, names);
+    if (asked !== null) {
+      equal = true;
+      row.resolved = asked;
+    }
+  }
+  row.verdict = !equal ? 'differs' : row.contradiction !== undefined ? 'contradicts' : row.resolved !== undefined ? 'resolved' : 'same';
   return row;
 }
 
-function itemVerdict(fields: readonly FieldRow[]): ItemVerdict {
+/**
+ * A side whose harness extended its configuration (extendedByHarness) compared by what it configured: equal to the
+ * other side's value, the two asked for the same thing, and the row says what the harness added and that the other
+ * side's record cannot show its own harness's additions.
+ */
+function sameRequest(item: SettingsItem, field: string, sa: Setting | undefined, fa: Fact, sb: Setting | undefined, fb: Fact, names: CanonicalOptions): { side: 'A' | 'B'; detail: string } | null {
+  for (const [side, s, other, otherName] of [['A', sa, fb, 'B'], ['B', sb, fa, 'A']] as const) {
+    const added = extendedByHarness(item, field, s);
+    if (added === null || !isKnown(s!.configured) || !isKnown(other)) continue;
+    const configured = projectConfigured(item, field, s!.configured.value, s!.used.status === 'unknown' ? undefined : (s!.used as { value: unknown }).value).value;
+    if (compareValues(comparableValue(item, field, configured), comparableValue(item, field, other.value), names).equal) {
+      return { side, detail: `${side}: ${added}; ${otherName} records what it asked for, not what its backend added` };
+    }
+  }
+  return null;
+}
+
+export function itemVerdict(fields: readonly FieldRow[]): ItemVerdict {
   const has = (v: FieldVerdict) => fields.some((f) => f.verdict === v);
   if (has('differs')) return 'differs';
   if (has('contradicts')) return 'contradicts';
@@ -221,7 +268,7 @@ function itemVerdict(fields: readonly FieldRow[]): ItemVerdict {
   if (unknownA && unknownB) return 'unknown in A and B';
   if (unknownA) return 'unknown in A';
   if (unknownB) return 'unknown in B';
-  if (has('same') || has('resolved')) return 'same';
+  if (has('same') || has('resolved') || has('same in effect')) return 'same';
   return 'unknown in both';
 }
 

@@ -14,6 +14,7 @@ import { computeMatrix, type ScopeResult } from '../score/matrix.ts';
 import { Z95 } from '../score/stats.ts';
 import type { Aggregation } from '../score/sweeps.ts';
 import { labelParts, labelText, type LabelPart, type RowRef } from './tableLabels.ts';
+import { valueOf } from './provenanceView.ts';
 import { interactionsOf, type Interaction } from './tableInteractions.ts';
 import { recordedReadings, type RecordedReadings } from './tableRecorded.ts';
 
@@ -125,7 +126,12 @@ async function responseCounts(store: OpenStore): Promise<Map<string, { responses
   return new Map(rows.map((r) => [r.run_id, { responses: r.responses, shared: r.shared }]));
 }
 
-/** Tables by task name; when every run holds one task (a renamed variant of it), all of them in one table. */
+/**
+ * Tables by task name. When every run holds one task under names that differ (a renamed variant of one
+ * benchmark: question_shuffle_winogrande beside winogrande), the runs of the same benchmark share a table:
+ * the same output type over the same number of documents. Two benchmarks never share one, so no spread
+ * crosses tasks.
+ */
 function groupRows(runs: readonly RunProvenance[], scopes: readonly ScopeResult[], only: string | undefined): { task: string; rows: RowRef[] }[] {
   const tasksOf = (run: RunProvenance) => {
     const named = new Set([...scopes.filter((s) => s.run_id === run.run_id).map((s) => s.task), ...Object.keys(run.reported)]);
@@ -133,12 +139,14 @@ function groupRows(runs: readonly RunProvenance[], scopes: readonly ScopeResult[
   };
   const refs = runs.flatMap((run) => tasksOf(run).map((task) => ({ run, task })));
   const perRun = runs.map(tasksOf).filter((t) => t.length > 0);
-  if (perRun.length > 1 && perRun.every((t) => t.length === 1) && new Set(perRun.map((t) => t[0])).size > 1) {
-    return [{ task: [...new Set(refs.map((r) => r.task))].join(' / '), rows: refs }];
+  const renamed = perRun.length > 1 && perRun.every((t) => t.length === 1) && new Set(perRun.map((t) => t[0])).size > 1;
+  const benchmark = (ref: RowRef) => JSON.stringify([valueOf(ref.run, ref.task, 'scoring.output_type') ?? null, valueOf(ref.run, ref.task, 'samples.document_count') ?? null]);
+  const byKey = new Map<string, RowRef[]>();
+  for (const ref of refs) {
+    const key = renamed ? benchmark(ref) : ref.task;
+    byKey.set(key, [...(byKey.get(key) ?? []), ref]);
   }
-  const byTask = new Map<string, RowRef[]>();
-  for (const ref of refs) byTask.set(ref.task, [...(byTask.get(ref.task) ?? []), ref]);
-  return [...byTask].map(([task, rows]) => ({ task, rows }));
+  return [...byKey.values()].map((rows) => ({ task: [...new Set(rows.map((r) => r.task))].join(' / '), rows }));
 }
 
 function reportedCells(run: RunProvenance, task: string): { key: string; cell: TableCell }[] {

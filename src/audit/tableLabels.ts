@@ -23,7 +23,35 @@ export interface LabelPart {
  * What a label leaves out: the record files identify a run, and the failure counts are what
  * happened (truncations, errors), not how it was configured.
  */
-const NOT_SETTINGS = ['records.', 'failures.'];
+const NOT_SETTINGS = ['records.', 'failures.', 'samples.document_ids'];
+
+/** A label says the few settings that vary; past this many, the rest are counted, not listed. */
+const MAX_PARTS = 4;
+
+/** Settings in words (the label of a row), for the fields partText does not phrase itself. */
+const FIELD_WORDS: Record<string, string> = {
+  'samples.limit': 'limit',
+  'samples.document_count': 'documents:',
+  'model.model_id': 'model',
+  'model.dtype': 'dtype',
+  'model.batch_size': 'batch size',
+  'model.backend': 'backend',
+  'model.device': 'device',
+  'harness.version': 'harness version',
+  'harness.name': 'harness',
+  'task.version': 'task version',
+  'task.dataset_path': 'dataset',
+  'task.dataset_name': 'dataset config',
+  'task.dataset_split': 'split',
+  'fewshot.seed': 'few-shot seed',
+  'fewshot.sampler': 'few-shot sampler',
+  'scoring.metrics': 'metrics:',
+  'scoring.filters': 'filters:',
+  'scoring.output_type': 'output type',
+  'generation.max_tokens': 'max tokens',
+  'generation.stop_sequences': 'stops:',
+  'repeats.repeats': 'repeats',
+};
 
 /**
  * Fields that follow from another differing field: the system message sent follows from the
@@ -107,11 +135,25 @@ function partText(field: string, value: unknown, variant: string | null, anyVari
       return `system ${brief(value, 40)}`;
     case 'task.name':
       return String(value);
-    default:
-      return `${field}=${brief(value, 40)}`;
+    default: {
+      const words = FIELD_WORDS[field] ?? field.replace('.', ' ').replace(/_/g, ' ');
+      return `${words} ${inWords(value)}`;
+    }
   }
 }
 
+/** A value as a reader says it: a name or number as it is, a list as its items, an object as key value pairs. */
+function inWords(value: unknown): string {
+  if (typeof value === 'string') return value.length > 40 ? `${value.slice(0, 39)}…` : value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (value === null) return 'none';
+  if (Array.isArray(value)) return value.length <= 4 ? value.map((v) => (typeof v === 'string' ? v : brief(v, 20))).join(', ') : `${value.length} items`;
+  return brief(value, 40);
+}
+
 export function labelText(parts: readonly LabelPart[]): string {
-  return parts.length === 0 ? 'no setting differs' : parts.map((p) => p.text).join(' · ');
+  if (parts.length === 0) return 'no setting differs';
+  const shown = parts.slice(0, MAX_PARTS).map((p) => p.text);
+  const rest = parts.length - MAX_PARTS;
+  return [...shown, ...(rest > 0 ? [`${rest} other setting${rest === 1 ? '' : 's'}`] : [])].join(' · ');
 }

@@ -108,6 +108,11 @@ export interface ModelDescription {
   /** Whether a BOS token is prepended when encoding (as the tokenizer config says). */
   addsBos: boolean;
   eosToken: string | null;
+  /**
+   * lm-eval's add_tokenizer_info for a model with a tokenizer: [text, str(id)] of the pad, EOS and BOS tokens
+   * (Python's None and 'None' where there is none) and the end-of-text id. Absent: the backend has no tokenizer here.
+   */
+  tokenizerInfo?: { pad: [string | null, string]; eos: [string | null, string]; bos: [string | null, string]; eotTokenId: number | null };
   /** Library versions (e.g. onnxruntime). */
   runtime: Record<string, string>;
   /**

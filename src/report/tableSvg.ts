@@ -12,8 +12,12 @@ import { leadingInteractions, SMALL_MULTIPLES_LIMIT } from './tableText.ts';
 const CELL_W = 92;
 const CELL_H = 26;
 const LABEL_W = 300;
-const HEAD_H = 48;
 const PAD = 12;
+/** Room for the chart's title above the column headers. */
+const TITLE_H = 22;
+/** A column header's most characters, and an upper bound on one character's advance at font-size 11. */
+const HEAD_CHARS = 32;
+const CHAR_W = 6.8;
 
 function colour(t: number): string {
   // White (#ffffff) to #1f4e9a.
@@ -24,17 +28,21 @@ function colour(t: number): string {
 const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
 export function heatMap(t: AuditTable): string {
+  // Column headers stand upright (rotated a quarter turn): each is one line of text as wide as the font is
+  // high, so headers one CELL_W apart never overlap, however long the reading's name.
+  const headH = Math.ceil(Math.min(HEAD_CHARS, Math.max(1, ...t.columns.map((c) => c.key.length))) * CHAR_W) + 12;
   const width = LABEL_W + t.columns.length * CELL_W + PAD * 2;
-  const height = HEAD_H + t.rows.length * CELL_H + PAD * 2;
+  const height = TITLE_H + headH + t.rows.length * CELL_H + PAD * 2;
   const lo = t.extremes?.lowest.score ?? 0;
   const span = t.extremes === null || t.extremes.difference === 0 ? 1 : t.extremes.difference;
   const body: string[] = [];
   t.columns.forEach((c, k) => {
-    const x = LABEL_W + k * CELL_W + CELL_W / 2;
-    body.push(`<text class="reading" x="${x}" y="${HEAD_H - 8}" text-anchor="middle">${escapeXml(clip(c.key, 16))}<title>${escapeXml(c.key)}</title></text>`);
+    const x = LABEL_W + k * CELL_W + CELL_W / 2 + 4;
+    const y = headH - 6;
+    body.push(`<text class="reading" x="${x}" y="${y}" transform="rotate(-90 ${x} ${y})" text-anchor="start">${escapeXml(clip(c.key, HEAD_CHARS))}<title>${escapeXml(c.key)}</title></text>`);
   });
   t.rows.forEach((r, i) => {
-    const y = HEAD_H + i * CELL_H;
+    const y = headH + i * CELL_H;
     body.push(`<text class="configuration" x="${LABEL_W - 8}" y="${y + CELL_H / 2 + 4}" text-anchor="end">${escapeXml(clip(r.label, 48))}<title>${escapeXml(r.label)}</title></text>`);
     r.cells.forEach((c, k) => {
       const x = LABEL_W + k * CELL_W;
@@ -56,7 +64,7 @@ export function heatMap(t: AuditTable): string {
     `<svg xmlns="http://www.w3.org/2000/svg" class="chart heat-map" role="img" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="11">`,
     `<title>${escapeXml(title)}</title>`,
     `<text x="${PAD}" y="14" font-weight="600" fill="#222">${escapeXml(clip(title, 110))}</text>`,
-    `<g transform="translate(${PAD}, ${PAD})">`,
+    `<g transform="translate(${PAD}, ${PAD + TITLE_H})">`,
     ...body,
     '</g>',
     '</svg>',

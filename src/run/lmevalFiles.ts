@@ -10,11 +10,11 @@ import { join } from 'node:path';
 import { dumpsPy } from '../py/json.ts';
 import { PyFloat } from '../py/values.ts';
 import type { BuiltTask } from '../prompt/build.ts';
-import type { TaskConfig } from '../tasks/config.ts';
+import { FEWSHOT_KEYS, type TaskConfig } from '../tasks/config.ts';
 import { FunctionRef } from '../tasks/yaml.ts';
 import { writeFileAtomic } from '../util/atomicFile.ts';
 import { sha256Hex } from '../util/hash.ts';
-import type { ModelArgs } from '../models/lm.ts';
+import type { ModelArgs, ModelDescription } from '../models/lm.ts';
 import { pyStrOf } from '../prompt/build.ts';
 
 const pyVersion = (v: unknown): string => (v === null || v === undefined ? 'Yaml' : pyStrOf(v));
@@ -46,6 +46,8 @@ export interface LmevalFilesInput {
   model: string;
   modelArgs: ModelArgs;
   batchSize: number;
+  /** --batch_size as typed: lm-eval writes the text ("1", "auto:4"), not the number. */
+  batchSizeText?: string;
   limit: number | null;
   genKwargs: Record<string, unknown> | null;
   seeds: { random: number | null; numpy: number | null; torch: number | null; fewshot: number | null };
@@ -55,6 +57,8 @@ export interface LmevalFilesInput {
   systemInstruction: string | null;
   fewshotAsMultiturn: boolean | null;
   chatTemplate: string | null;
+  /** What lm-eval's add_tokenizer_info writes for a model with a tokenizer (ModelDescription.tokenizerInfo). */
+  tokenizerInfo?: ModelDescription['tokenizerInfo'];
   maxLength: number;
   lmauditVersion: string;
   totalSeconds: number;
@@ -123,7 +127,7 @@ function resultsJson(input: LmevalFilesInput, name: string, taskHashes: Record<s
     results,
     ...(Object.keys(groups).length > 0 && { groups }),
     group_subtasks: Object.fromEntries(input.groups.map((g) => [g.group, g.children])),
-    configs: sorted(input.tasks.map((t) => [t.config.task, taskConfigJson(t.config, t.numFewshot)])),
+    configs: sorted(input.tasks.map((t) => [t.config.task, taskConfigJson(t.config, t.numFewshot, { genKwargs: input.genKwargs, modelArgs: input.modelArgs })])),
     versions: sorted([
       ...input.tasks.map((t): [string, unknown] => [t.config.task, t.config.metadata.version ?? 'Yaml']),
       ...input.groups.map((g): [string, unknown] => [g.group, g.version === null ? 'N/A' : pyStrOf(g.version)]),
@@ -140,7 +144,7 @@ function resultsJson(input: LmevalFilesInput, name: string, taskHashes: Record<s
     config: {
       model: input.model,
       model_args: input.modelArgs,
-      batch_size: input.batchSize,
+      batch_size: input.batchSizeText ?? input.batchSize,
       batch_sizes: [],
       device: null,
       use_cache: null,
@@ -158,6 +162,12 @@ function resultsJson(input: LmevalFilesInput, name: string, taskHashes: Record<s
     transformers_version: 'N/A',
     lmaudit_version: input.lmauditVersion,
     upper_git_hash: null,
+    ...(input.tokenizerInfo !== undefined && {
+      tokenizer_pad_token: input.tokenizerInfo.pad,
+      tokenizer_eos_token: input.tokenizerInfo.eos,
+      tokenizer_bos_token: input.tokenizerInfo.bos,
+      eot_token_id: input.tokenizerInfo.eotTokenId,
+    }),
     max_length: input.maxLength,
     task_hashes: taskHashes,
     model_source: input.model,
@@ -165,26 +175,33 @@ function resultsJson(input: LmevalFilesInput, name: string, taskHashes: Record<s
     model_name_sanitized: sanitizeModelName(name),
     system_instruction: input.systemInstruction,
     system_instruction_sha: input.systemInstruction === null ? null : sha256Hex(input.systemInstruction),
-    fewshot_as_multiturn: input.fewshotAsMultiturn,
+    // lm-eval 0.4.13 turns it on with a chat template unless --fewshot_as_multiturn false (the prompts were built so).
+    fewshot_as_multiturn: input.fewshotAsMultiturn ?? (cli !== null ? true : null),
     chat_template: cli,
     chat_template_sha: cli ? sha256Hex(cli) : null,
     total_evaluation_time_seconds: String(input.totalSeconds),
   };
 }
 
-/** A task's config as lm-eval's results `configs` hold it: None fields dropped, functions as their `!function` name. */
-export function taskConfigJson(c: TaskConfig, numFewshot: number): Record<string, unknown> {
+/**
+ * A task's config as lm-eval's results `configs` hold it (TaskConfig.to_dict): its fields in TaskConfig's order, the
+ * top-level None fields dropped (nested ones kept, as in fewshot_config), functions as their `!function` name; `tag`
+ * is never written (lm-eval's task index takes it out); generation_kwargs with --gen_kwargs merged in, as
+ * ConfigurableTask.set_config does; metadata with the model arguments and the YAML's path, as TaskManager adds them.
+ */
+export function taskConfigJson(c: TaskConfig, numFewshot: number, run: { genKwargs?: Record<string, unknown> | null; modelArgs?: ModelArgs } = {}): Record<string, unknown> {
   const keep = (v: unknown): unknown => {
     if (v instanceof FunctionRef) return String(v);
     if (Array.isArray(v)) return v.map(keep);
     if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
-      return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null && x !== undefined).map(([k, x]) => [k, keep(x)]));
+      return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined).map(([k, x]) => [k, keep(x)]));
     }
     return v;
   };
+  const genKwargs = c.generation_kwargs === null ? null : { ...c.generation_kwargs, ...(run.genKwargs ?? {}) };
   const fields: Record<string, unknown> = {
     task: c.task,
-    tag: c.tag.length > 0 ? c.tag : null,
+    task_alias: c.task_alias,
     dataset_path: c.dataset_path,
     dataset_name: c.dataset_name,
     dataset_kwargs: c.dataset_kwargs,
@@ -195,22 +212,25 @@ export function taskConfigJson(c: TaskConfig, numFewshot: number): Record<string
     process_docs: c.process_docs,
     doc_to_text: c.doc_to_text,
     doc_to_target: c.doc_to_target,
+    unsafe_code: c.unsafe_code,
     doc_to_choice: c.doc_to_choice,
     description: c.description,
     target_delimiter: c.target_delimiter,
     fewshot_delimiter: c.fewshot_delimiter,
-    fewshot_config: c.fewshot_config,
+    // FewshotConfig's fields in its dataclass order (FEWSHOT_KEYS), as asdict writes them.
+    fewshot_config: Object.fromEntries(FEWSHOT_KEYS.map((k) => [k, c.fewshot_config[k]])),
     num_fewshot: numFewshot,
     metric_list: c.metric_list,
     output_type: c.output_type,
-    generation_kwargs: c.generation_kwargs,
+    generation_kwargs: genKwargs,
     repeats: c.repeats,
     filter_list: c.filter_list,
     should_decontaminate: c.should_decontaminate,
+    doc_to_decontamination_query: c.doc_to_decontamination_query,
     gen_prefix: c.gen_prefix,
-    metadata: c.metadata,
+    metadata: { ...c.metadata, ...(run.modelArgs ?? {}), config_source: c.source },
   };
-  return keep(fields) as Record<string, unknown>;
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== null && v !== undefined).map(([k, v]) => [k, keep(v)]));
 }
 
 /** lm-eval's printed table (utils.make_table): one row per task × filter × metric, value and stderr to 4 places. */

@@ -40,6 +40,8 @@ export interface RunOptions {
   includePaths?: string[];
   numFewshot: number | null;
   batchSize: number;
+  /** --batch_size as typed, for lm-eval's results file (absent: the number is written). */
+  batchSizeText?: string;
   limit: number | null;
   /** A template spec (path, llama3, qwen3), true for the model's own, null for none. */
   applyChatTemplate: string | boolean | null;
@@ -295,8 +297,8 @@ async function runWith(lm: LanguageModel, o: RunOptions, events: RunEvents, star
   const observed = observations(built, responses);
   const wallMs = performance.now() - startedAt;
   const lmevalFiles = o.outputPath === null ? [] : await writeLmevalFiles({
-    outputPath: o.outputPath, date, model: o.model, modelArgs: redactedArgs(o.modelArgs) as ModelArgs, batchSize: o.batchSize, limit: o.limit, genKwargs: o.genKwargs, seeds,
-    tasks: built, scores, groups: groupScores, systemInstruction: o.systemInstruction, fewshotAsMultiturn: o.fewshotAsMultiturn, chatTemplate: chatTemplate?.source ?? null,
+    outputPath: o.outputPath, date, model: o.model, modelArgs: redactedArgs(o.modelArgs) as ModelArgs, batchSize: o.batchSize, batchSizeText: o.batchSizeText, limit: o.limit, genKwargs: o.genKwargs, seeds,
+    tasks: built, scores, groups: groupScores, systemInstruction: o.systemInstruction, fewshotAsMultiturn: o.fewshotAsMultiturn, chatTemplate: chatTemplate?.source ?? null, tokenizerInfo: description.tokenizerInfo,
     maxLength: lm.capabilities.maxLength, lmauditVersion: facts.lmauditVersion, totalSeconds: wallMs / 1000,
   });
   const records: SourceFile[] = [];

@@ -43,6 +43,8 @@ export interface TaskConfig {
   doc_to_text: FieldSpec;
   doc_to_target: FieldSpec;
   doc_to_choice: FieldSpec;
+  /** Whether the task runs model-written code (lm-eval refuses it without --confirm_run_unsafe_code); default false. */
+  unsafe_code: boolean;
   process_results: FunctionRef | string | null;
   description: string;
   target_delimiter: string;
@@ -118,6 +120,7 @@ export function toTaskConfig(raw: Record<string, unknown>, file: string): TaskCo
     doc_to_text: (raw.doc_to_text as FieldSpec) ?? null,
     doc_to_target: (raw.doc_to_target as FieldSpec) ?? null,
     doc_to_choice: (raw.doc_to_choice as FieldSpec) ?? null,
+    unsafe_code: Boolean(raw.unsafe_code ?? false),
     process_results: (raw.process_results as FunctionRef) ?? null,
     description: str(raw.description) ?? '',
     target_delimiter: targetDelimiter,

@@ -4,7 +4,9 @@
  * HF checkpoints (scripts/fixtures/make_models.py). Each reference run is repeated here with the
  * flags its results file records, and every sample is compared: prompts byte for byte, every
  * log-likelihood to 1e-4 and every is_greedy exactly, every generation exactly, every
- * per-sample metric, and every aggregate and stderr of the results file.
+ * per-sample metric, and every aggregate and stderr of the results file. Then (issue 28 §3, §4) the results
+ * file key by key (lmevalAudit.ts lists the keys allowed to differ and why), and `diff` of the imported
+ * reference with lmaudit's store: comparable, only the harness and backend differ, every rescoring cell equal.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,6 +16,7 @@ import { join } from 'node:path';
 import { runCli } from '../helpers/cli.ts';
 import { openStore } from '../../src/store/readStore.ts';
 import { queryRows } from '../../src/util/duckdb.ts';
+import { auditAgrees, sameResultsFile } from './lmevalAudit.ts';
 
 const REFERENCE = 'fixtures/models/lmeval-reference';
 type Json = Record<string, unknown>;
@@ -35,8 +38,11 @@ function filesIn(dir: string): { results: Json; samples: Map<string, Json[]> } {
   return { results: JSON.parse(readFileSync(join(dir, resultsName!), 'utf8')) as Json, samples };
 }
 
-/** The lmaudit flags that repeat the reference run, read from its results file. */
-function flagsOf(results: Json, model: string): string[] {
+/**
+ * The lmaudit flags that repeat the reference run, read from its results file; a `diff-*` variant's own
+ * commands.txt (scripts/fixtures/make_models.py) adds the flags a results file does not record (--num_fewshot).
+ */
+function flagsOf(results: Json, model: string, command = ''): string[] {
   const config = results.config as Json;
   const tasks = Object.keys(results.results as Json).map(taskName);
   // fixtures/models/tasks holds the tasks the shipped library lacks (a rolling-window task, a generation task with early stops).
@@ -47,6 +53,8 @@ function flagsOf(results: Json, model: string): string[] {
   if (results.chat_template !== null && results.chat_template !== undefined && results.chat_template !== '') flags.push('--apply_chat_template');
   if (results.fewshot_as_multiturn === true) flags.push('--fewshot_as_multiturn', 'true');
   if (typeof results.system_instruction === 'string' && results.system_instruction !== '') flags.push('--system_instruction', results.system_instruction);
+  const shots = /--num_fewshot (\d+)/.exec(command);
+  if (shots !== null) flags.push('--num_fewshot', shots[1]!);
   return flags;
 }
 
@@ -110,14 +118,15 @@ const variants = existsSync(REFERENCE)
 
 test('the lm-eval reference runs are there (a missing folder would make the comparisons below vacuous)', () => {
   const names = variants.map(([m, v]) => `${m}/${v}`).sort();
-  assert.deepEqual(names, ['gpt2-tiny/extra', 'gpt2-tiny/plain', 'qwen3-tiny/chat', 'qwen3-tiny/plain']);
+  for (const v of ['gpt2-tiny/diff-fewshot2', 'gpt2-tiny/extra', 'gpt2-tiny/plain', 'qwen3-tiny/chat', 'qwen3-tiny/plain']) assert.ok(names.includes(v), v);
 });
 
 for (const [model, variant] of variants) {
   test(`lmaudit run reproduces lm-eval's own run: ${model}, ${variant}`, async () => {
     const ref = filesIn(join(REFERENCE, model, variant));
     const dir = mkdtempSync(join(tmpdir(), 'lmaudit-lmeval-ref-'));
-    const r = runCli(['run', ...flagsOf(ref.results, model), '--output_path', join(dir, 'out'), '--out', join(dir, 'store')], { env: { LMAUDIT_PROGRESS_SECONDS: '3600' } });
+    const commands = join(REFERENCE, model, variant, 'commands.txt');
+    const r = runCli(['run', ...flagsOf(ref.results, model, existsSync(commands) ? readFileSync(commands, 'utf8') : ''), '--output_path', join(dir, 'out'), '--out', join(dir, 'store')], { env: { LMAUDIT_PROGRESS_SECONDS: '3600' } });
     assert.equal(r.status, 0, r.stderr);
     const outDir = join(dir, 'out', readdirSync(join(dir, 'out')).find((n) => n !== 'store')!);
     const ours = filesIn(outDir);
@@ -160,5 +169,8 @@ for (const [model, variant] of variants) {
       }
       assert.deepEqual((ours.results['n-shot'] as Json)[task], (ref.results['n-shot'] as Json)[refTask], `${task}: n-shot`);
     }
+    assert.deepEqual(sameResultsFile(ours.results, ref.results, taskName, `${model}/${variant} results file`), []);
+    const audit = await auditAgrees(join(REFERENCE, model, variant), join(dir, 'store'), `${model}/${variant}`);
+    assert.deepEqual(audit.tasks.sort(), [...ref.samples.keys()].sort());
   });
 }

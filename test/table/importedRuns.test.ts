@@ -125,7 +125,7 @@ test('Pythia-160m 0-shot vs 5-shot (results files only): every shared task is a 
   }
   assert.ok(reached > 0, 'some cell reaches 0.5');
   const lambada = tables.find((t) => t.task === 'lambada_openai' && t.rows.length === 2)!;
-  assert.deepEqual(lambada.rows.map((r) => r.label), ['0-shot · model.batch_size=16 · model.device="cuda:7"', '5-shot · model.batch_size=8 · model.device="cuda:3"']);
+  assert.deepEqual(lambada.rows.map((r) => r.label), ['0-shot · batch size 16 · device cuda:7', '5-shot · batch size 8 · device cuda:3']);
   assert.ok(lambada.notes.includes('reported ppl: left out, not a rate in [0, 1]'));
 });
 

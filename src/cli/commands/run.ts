@@ -106,6 +106,7 @@ export function registerRun(program: Command): void {
         includePaths: flags.include_path,
         numFewshot: parseNumber(flags.num_fewshot, '--num_fewshot'),
         batchSize: batchSize(flags.batch_size),
+        batchSizeText: flags.batch_size,
         limit: parseNumber(flags.limit, '--limit'),
         applyChatTemplate: flags.apply_chat_template ?? null,
         fewshotAsMultiturn: parseBool(flags.fewshot_as_multiturn, '--fewshot_as_multiturn'),

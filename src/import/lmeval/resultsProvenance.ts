@@ -198,7 +198,8 @@ export function taskProvenance(task: string, results: Json, facts: TaskFacts | n
   const usedMax = usedOne ? maxKey(usedOne) : undefined;
   t.generation.max_tokens = {
     configured: gkMax ? recorded(gk[gkMax], from(`generation_kwargs.${gkMax}`)) : UNKNOWN,
-    used: usedOne && usedMax ? usedFact(usedOne[usedMax]) : UNKNOWN,
+    // A request that carries no limit gets the backend's own: max_gen_toks = 256 in lm-eval's HFLM, vLLM and API models.
+    used: usedOne && usedMax ? usedFact(usedOne[usedMax]) : usedOne ? inferred(256, "no max_gen_toks in the requests sent: lm-eval's backends default max_gen_toks to 256") : UNKNOWN,
   };
 
   t.repeats.repeats = {

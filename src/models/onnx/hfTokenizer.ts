@@ -19,6 +19,8 @@ export interface TokenizerFacts {
   bosTokenId: number | null;
   eosTokenId: number | null;
   padTokenId: number;
+  /** The pad token's text (configure_pad_token's choice). */
+  padToken: string | null;
   /** BOS if the tokenizer has one, else EOS (HFLM.prefix_token_id). */
   prefixTokenId: number;
   /** Whether encoding a plain text prepends BOS (the tokenizer's post-processor, or add_bos_token). */
@@ -62,6 +64,7 @@ export class HfTokenizer implements TokenCodec {
     const probe = this.encode('a');
     this.facts = {
       bosToken, eosToken, bosTokenId, eosTokenId, padTokenId, prefixTokenId,
+      padToken: this.tok.id_to_token(padTokenId) ?? null,
       addsBos: bosTokenId !== null && probe[0] === bosTokenId,
       maxId, chatTemplate, modelMaxLength: mml,
     };

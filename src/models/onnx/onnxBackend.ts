@@ -102,6 +102,13 @@ class OnnxModel implements LanguageModel {
       chatTemplate: this.tok.facts.chatTemplate,
       addsBos: this.tok.facts.addsBos,
       eosToken: this.tok.facts.eosToken,
+      tokenizerInfo: {
+        pad: [this.tok.facts.padToken, String(this.tok.facts.padTokenId)],
+        eos: [this.tok.facts.eosToken, String(this.tok.facts.eosTokenId ?? 'None')],
+        bos: [this.tok.facts.bosToken, String(this.tok.facts.bosTokenId ?? 'None')],
+        // HFLM.eot_token_id is the tokenizer's eos_token_id.
+        eotTokenId: this.tok.facts.eosTokenId,
+      },
       runtime: {
         'onnxruntime-node': packageVersion('onnxruntime-node'),
         '@huggingface/tokenizers': packageVersion('@huggingface/tokenizers'),

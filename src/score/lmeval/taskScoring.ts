@@ -33,7 +33,7 @@ export interface ScoringSpec {
 }
 
 /** lm-eval's registered default aggregation per metric (lm_eval/api/metrics.py). */
-export const DEFAULT_AGGREGATION: Record<string, string> = {
+export const DEFAULT_AGGREGATION: Readonly<Record<string, string>> = {
   acc: 'mean', acc_norm: 'mean', acc_bytes: 'mean', acc_mutual_info: 'mean', exact_match: 'mean',
   perplexity: 'perplexity', word_perplexity: 'weighted_perplexity', byte_perplexity: 'weighted_perplexity',
   bits_per_byte: 'bits_per_byte',
