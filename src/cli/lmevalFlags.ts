@@ -20,6 +20,7 @@ export interface LmevalFlags {
   show_config?: boolean;
   max_batch_size?: string;
   trust_remote_code?: boolean;
+  check_integrity?: boolean;
   wandb_args?: string[];
   wandb_config_args?: string[];
   hf_hub_log_args?: string[];
@@ -37,6 +38,7 @@ export function addLmevalFlags(command: Command): Command {
     .option('--show_config', "lm-eval's flag: print each task's configuration after the run")
     .option('--max_batch_size <n>', "lm-eval's cap for --batch_size auto: accepted (auto is 1 here)")
     .option('--trust_remote_code', 'refused: lmaudit runs no code from a model repository')
+    .option('--check_integrity', "refused: lm-eval's task unit tests are Python; `lmaudit prompts` shows the requests a task builds")
     .option('--wandb_args <args...>', 'refused: lmaudit sends nothing to Weights & Biases')
     .option('--wandb_config_args <args...>', 'refused: lmaudit sends nothing to Weights & Biases')
     .option('--hf_hub_log_args <args...>', 'refused: lmaudit pushes nothing to the Hugging Face Hub');
@@ -60,7 +62,16 @@ const TORCH_MODELS = ['hf', 'hf-auto', 'huggingface', 'vllm', 'sglang', 'steered
  */
 export function lmauditBackend(model: string, args: ModelArgs): string {
   const alias = BACKEND_ALIASES[model];
-  if (alias !== undefined) return alias;
+  if (alias !== undefined) {
+    // lm-eval's TemplateAPI argument: lmaudit's completions backend always sends token ids it tokenised itself
+    // (tokenized_requests=True); chat sends messages, which is what lm-eval's chat backends do (False) as well.
+    if (alias === 'openai-completions' && args.tokenized_requests === false) {
+      throw new UnsupportedError(`--model_args tokenized_requests=False: lmaudit's ${alias} sends the prompt as token ids it tokenised itself (lm-eval's tokenized_requests=True), so that the store holds exactly the tokens the model saw; leave tokenized_requests out and give tokenizer=<folder with tokenizer.json> or tokenizer_backend=remote`);
+    }
+    if (alias === 'openai-chat' && args.tokenized_requests === true) throw new UnsupportedError('--model_args tokenized_requests=True: a chat endpoint takes messages, not token ids (lm-eval refuses it too)');
+    delete args.tokenized_requests;
+    return alias;
+  }
   if (!TORCH_MODELS.includes(model)) return model;
   const pretrained = typeof args.pretrained === 'string' && args.pretrained !== '' ? args.pretrained : '<model>';
   const name = pretrained.replace(/\/+$/, '').split('/').pop() ?? 'model';
@@ -98,6 +109,9 @@ export interface LmevalFlagEffects {
 export function lmevalFlagEffects(flags: LmevalFlags, backend: string): LmevalFlagEffects {
   if (flags.trust_remote_code) {
     throw new UnsupportedError('--trust_remote_code: lmaudit never runs code from a model or dataset repository (an ONNX export holds the whole computation, and the tokenizer is read from tokenizer.json). Export on a machine you trust with `optimum-cli export onnx --trust-remote-code …`, then run the folder with --model onnx');
+  }
+  if (flags.check_integrity) {
+    throw new UnsupportedError("--check_integrity: lm-eval's task tests are Python test files that lmaudit does not run; `lmaudit prompts --tasks <names> --limit 5` prints the exact requests a task builds, to check them before a run");
   }
   if (flags.wandb_args !== undefined || flags.wandb_config_args !== undefined) {
     throw new UnsupportedError('--wandb_args: lmaudit sends nothing to outside services. The run is in the store and, with --output_path, in lm-eval\'s results and samples files: log those with wandb yourself, or share `lmaudit report <store> --out report.html`');
