@@ -9,7 +9,7 @@ import { queryRows } from '../../util/duckdb.ts';
 import type { RunProvenance } from '../../store/schema.ts';
 import { fmt } from '../../report/textTable.ts';
 import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
-import { companionLines, formatTable, printJson, printLines } from '../output.ts';
+import { companionLines, emit, formatTable } from '../output.ts';
 
 /** The source's own numbers for one task: `metric,filter value ± stderr`, stderr entries folded into their metric. */
 function reportedText(reported: Record<string, unknown> | undefined): { metric: string; value: number; stderr: number | null }[] {
@@ -36,8 +36,9 @@ export function registerLs(program: Command): void {
       .command('ls')
       .description('List what a store, folder or file holds: runs, tasks, items, reported scores, finished or not (nothing rescored)')
       .argument('<sources...>', 'a run store, or anything `import` reads')
+      .option('--out <file>', 'write the listing to this file instead of stdout')
       .option('--json', 'print the listing as JSON', false),
-  ).action(async (sources: string[], flags: ImportFlags & { json: boolean }) => {
+  ).action(async (sources: string[], flags: ImportFlags & { json: boolean; out?: string }) => {
     const source = await loadSource(sources, importOptionsFrom(flags));
     const { store } = source;
     const counts = await queryRows<{ run_id: string; task: string; items: number; requests: number }>(
@@ -54,7 +55,7 @@ export function registerLs(program: Command): void {
         tasks: tasks.map((task) => ({ task, items: itemsOf(run.run_id, task)?.items ?? 0, requests: itemsOf(run.run_id, task)?.requests ?? 0, reported: reportedText(run.reported[task]) })),
       };
     });
-    if (flags.json) return printJson({ source: sources.join(', '), runs, companions: source.companions, files_not_recognised: source.unrecognised });
+    if (flags.json || flags.out?.endsWith('.json')) return emit({ json: { source: sources.join(', '), runs, companions: source.companions, files_not_recognised: source.unrecognised } }, flags.out, 'listing');
     const lines = [`${sources.join(', ')}: ${runs.length} run(s)`, ...companionLines(source.companions)];
     for (const run of runs) {
       lines.push('', `run ${run.run_id} (${run.label}): ${run.state}, ${run.tasks.length} task(s)`);
@@ -67,6 +68,6 @@ export function registerLs(program: Command): void {
       lines.push(...formatTable(['task', 'items', 'requests', 'reported by the source'], rows).map((l) => `  ${l}`));
     }
     for (const u of source.unrecognised) lines.push(`not read: ${u.path} (${u.reason})`);
-    printLines(lines);
+    await emit({ lines }, flags.out, 'listing');
   });
 }

@@ -6,7 +6,7 @@
 import { relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import { shippedTasksRoot, TaskIndex, type CatalogueEntry } from '../../tasks/index.ts';
-import { formatTable, printJson, printLines } from '../output.ts';
+import { emit, formatTable } from '../output.ts';
 
 /** A file as the user can find it: under the shipped library as tasks/…, under an --include_path as that path typed, else relative to here. */
 function displayPath(file: string, includePaths: readonly string[]): string {
@@ -49,10 +49,10 @@ export function registerTasks(program: Command): void {
     .command('tasks')
     .description('List every task, group and tag: output type, few-shot default and source file (lm-eval: --tasks list)')
     .option('--include_path <dir...>', 'extra task folders (override the shipped ones)')
+    .option('--out <file>', 'write the list to this file instead of stdout')
     .option('--json', 'print the list as JSON', false)
-    .action((flags: { include_path?: string[]; json: boolean }) => {
+    .action(async (flags: { include_path?: string[]; json: boolean; out?: string }) => {
       const { lines, json } = taskCatalogue(flags.include_path ?? []);
-      if (flags.json) printJson(json);
-      else printLines(lines);
+      await emit(flags.json || flags.out?.endsWith('.json') ? { json } : { lines }, flags.out, 'task list');
     });
 }
