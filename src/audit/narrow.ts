@@ -42,7 +42,8 @@ export function narrowToTasks(store: OpenStore, patterns: readonly string[] | un
     manifest,
     local: store.local,
     ...(store.unfinished !== undefined && { unfinished: store.unfinished }),
-    ...(store.items !== undefined && { items: `(SELECT * FROM ${store.items} WHERE ${inList})` }),
+    // The items relation is a query that its readers parenthesise (src/store/scopeItems.ts).
+    ...(store.items !== undefined && { items: `SELECT * FROM (${store.items}) WHERE ${inList}` }),
     table(name: TableName, options?: { rowNumber?: boolean }): string {
       return `(SELECT * FROM ${store.table(name, options)} WHERE ${inList})`;
     },

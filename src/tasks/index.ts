@@ -67,6 +67,11 @@ function yamlFiles(dir: string): string[] {
   return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
+/** A group's children by name (an inline child by its task or group name). */
+function memberNames(raw: Record<string, unknown>): string[] {
+  return (raw.task as unknown[]).map((c) => (typeof c === 'string' ? c : String((c as { task?: unknown }).task ?? (c as { group?: unknown }).group ?? '<inline>')));
+}
+
 export class TaskIndex {
   private readonly entries = new Map<string, Entry>();
   private readonly tags = new Map<string, Set<string>>();
@@ -121,14 +126,27 @@ export class TaskIndex {
       const e = this.entries.get(name);
       return e?.kind === 'task' ? String(e.raw.output_type ?? 'generate_until') : null;
     };
-    const typesOf = (members: readonly string[]) => [...new Set(members.map(taskType).filter((t) => t !== null))].sort().join(', ');
+    // A group's members may be groups and tags: their leaf tasks' types are the group's.
+    const leafTypes = (name: string, seen: Set<string>): string[] => {
+      if (seen.has(name)) return [];
+      seen.add(name);
+      const own = taskType(name);
+      if (own !== null) return [own];
+      const e = this.entries.get(name);
+      const members = e?.kind === 'group' ? memberNames(e.raw) : [...(this.tags.get(name) ?? [])];
+      return members.flatMap((m) => leafTypes(m, seen));
+    };
+    const typesOf = (members: readonly string[]) => {
+      const seen = new Set<string>();
+      return [...new Set(members.flatMap((m) => leafTypes(m, seen)))].sort().join(', ');
+    };
     const out: CatalogueEntry[] = [];
     for (const [name, e] of this.entries) {
       if (e.kind === 'task') {
         const n = e.raw.num_fewshot;
         out.push({ name, kind: 'task', outputType: taskType(name)!, numFewshot: typeof n === 'number' ? n : 0, file: e.file, members: [] });
       } else {
-        const members = (e.raw.task as unknown[]).map((c) => (typeof c === 'string' ? c : String((c as { task?: unknown }).task ?? (c as { group?: unknown }).group ?? '<inline>')));
+        const members = memberNames(e.raw);
         out.push({ name, kind: 'group', outputType: typesOf(members), numFewshot: null, file: e.file, members });
       }
     }
