@@ -78,8 +78,9 @@ svg.chart { display: block; margin: 0.5rem 0; }
 {% for t in v.samples %}{{ tbl(t) }}{% else %}<p>No per-item records.</p>{% endfor %}
 
 <h2 id="falsifier">Falsifier</h2>
+{% if v.falsifiersLead %}<p>{{ v.falsifiersLead }}</p>{% endif %}
 <ul>
-{% for f in v.falsifiers %}<li><strong>{{ f.title }}</strong> <span class="status-{{ f.status }}">({{ f.status }})</span>: {{ f.sentence }}</li>{% endfor %}
+{% for f in v.falsifiers %}<li><strong>{{ f.title }}</strong>{% if f.status %} <span class="status-{{ f.status }}">({{ f.status }})</span>{% endif %}: {{ f.sentence }}</li>{% endfor %}
 </ul>
 {% if v.falsifiersNote %}<p class="note">{{ v.falsifiersNote }}</p>{% endif %}
 {% if v.declared %}<p><strong>Declared falsifier</strong> <span class="status-{{ v.declared.status }}">({{ v.declared.status }})</span>: {{ v.declared.sentence }}</p>{% endif %}

@@ -91,9 +91,12 @@ No per-item records.
 
 {% endfor %}
 \subsection*{Falsifier}
+{% if v.falsifiersLead %}{{ v.falsifiersLead | tex }}
+
+{% endif %}
 \begin{itemize}
 {% for f in v.falsifiers %}
-\item \textbf{ {{- f.title | tex -}} } ({{ f.status | tex }}): {{ f.sentence | tex }}
+\item \textbf{ {{- f.title | tex -}} }{% if f.status %} ({{ f.status | tex }}){% endif %}: {{ f.sentence | tex }}
 {% endfor %}
 \end{itemize}
 {% if v.falsifiersNote %}{{ v.falsifiersNote | tex }}

@@ -92,8 +92,12 @@ No per-item records.
 {% endfor %}
 ## Falsifier
 
+{% if v.falsifiersLead %}
+{{ v.falsifiersLead | md }}
+
+{% endif %}
 {% for f in v.falsifiers %}
-- **{{ f.title | md }}** ({{ f.status | md }}): {{ f.sentence | md }}
+- **{{ f.title | md }}**{% if f.status %} ({{ f.status | md }}){% endif %}: {{ f.sentence | md }}
 {% endfor %}
 {% if v.falsifiersNote %}
 
