@@ -12,6 +12,8 @@ import type { ReportData } from './model.ts';
 import { cell, clip, fmt } from './textTable.ts';
 import { disclosureTables, summaryTable, type ViewTable } from './summaryView.ts';
 import { falsifierSection, type FalsifierEntry } from './falsifierView.ts';
+import { withoutSamePaired } from './samePaired.ts';
+import { subsetSentence } from './subsetNote.ts';
 
 export type { ViewTable };
 
@@ -50,6 +52,8 @@ export interface ReportView {
   runs: string[];
   /** The answer first: per task, reported score, spread of readings, falsifier, disclosure count. */
   summary: ViewTable | null;
+  /** Sentences under the summary: a difference that comes entirely from a subset of the documents. */
+  summaryNotes: string[];
   /** Runs that cannot be right, one line each. */
   cannotBeRight: string[];
   disclosure: ViewTable[];
@@ -118,7 +122,8 @@ export function buildView(data: ReportData): ReportView {
   const comparisons: ComparisonView[] = [];
   const forestRows = (label: string, r: { difference: number; ci: [number, number] }) => ({ label, value: r.difference, lo: r.ci[0], hi: r.ci[1] });
   for (const c of data.comparison?.comparisons ?? []) {
-    for (const t of c.tasks) {
+    for (const whole of c.tasks) {
+      const { task: t, same } = withoutSamePaired(whole);
       const settingsRows: string[][] = [];
       for (const item of t.settings.items) {
         settingsRows.push([item.item, item.verdict, '', '', item.observedContradictions ? `samples contradict the record: ${item.observedContradictions.join('; ')}` : '']);
@@ -192,7 +197,7 @@ export function buildView(data: ReportData): ReportView {
                   p.result.distinguishable ? 'yes' : 'no',
                 ]),
               },
-        pairedSentences: t.paired.map((p) => `${p.score}: ${p.result.sentence}`),
+        pairedSentences: [...t.paired.map((p) => `${p.score}: ${p.result.sentence}`), ...same],
         flips,
         reported:
           t.reported.length === 0 || t.items !== null
@@ -216,6 +221,10 @@ export function buildView(data: ReportData): ReportView {
     subject: data.subject.location,
     runs: data.subject.runs.map((r) => `${r.run_id}: ${r.label} (${r.source_kind}, ${r.source_format})`),
     summary: summaryTable(data),
+    summaryNotes: (data.comparison?.comparisons ?? []).flatMap((c) => c.tasks.flatMap((t) => {
+      const s = subsetSentence(t);
+      return s === null ? [] : [`${t.taskA === t.taskB ? t.taskA : `${t.taskA} / ${t.taskB}`}: ${s.charAt(0).toUpperCase()}${s.slice(1)}.`];
+    })),
     cannotBeRight: data.cannotBeRight.map((f) => `${f.run_id}${f.task !== null ? ` · ${f.task}` : ''}: ${f.message}`),
     disclosure,
     disclosureNote: data.disclosureOmittedTasks > 0 ? `${data.disclosureOmittedTasks} more task(s) are left out of these tables; the JSON report has every task.` : null,

@@ -46,6 +46,9 @@ Source: \texttt{ {{- v.subject | tex -}} }.
 {% if v.summary %}
 {{ tbl(v.summary) }}
 {% endif %}
+{% if v.summaryNotes.length > 0 %}
+{{ bullets(v.summaryNotes) }}
+{% endif %}
 {% if v.cannotBeRight.length > 0 %}
 \paragraph{Cannot be right}
 {{ bullets(v.cannotBeRight) }}
