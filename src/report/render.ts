@@ -81,6 +81,9 @@ function environment(): nunjucks.Environment {
     const fence = '`'.repeat(longest + 1);
     return new nunjucks.runtime.SafeString(`${fence}diff\n${text.replace(/&/g, '&amp;').replace(/</g, '&lt;')}\n${fence}`);
   });
+  // A status column (a verdict, yes/no, "9 of 13") wraps between words only: a verdict cut inside a word misreads.
+  const status = new Set(['falsifier', 'verdict', 'status', 'recorded', 'distinguishable', 'disclosure']);
+  env.addGlobal('isStatusColumn', (header: string | undefined) => header !== undefined && status.has(header));
   // Free-text columns wrap; the others stay one line.
   const wide = new Set(['values', 'finding', 'note', 'output', 'prompt (last 300 characters)', 'A', 'B', 'reported (± stderr)', 'readings (lowest – highest cell)', 'cannot be right']);
   env.addGlobal('colspec', (header: string[]) =>

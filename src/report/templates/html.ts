@@ -10,7 +10,7 @@ export const HTML_TEMPLATE = `{% macro tbl(t) %}
 <thead><tr>{% for h in t.header %}<th>{{ h }}</th>{% endfor %}</tr></thead>
 <tbody>
 {% for r in t.rows %}
-<tr>{% for c in r %}<td>{{ c }}</td>{% endfor %}</tr>
+<tr>{% for c in r %}<td{% if isStatusColumn(t.header[loop.index0]) %} class="status"{% endif %}>{{ c }}</td>{% endfor %}</tr>
 {% endfor %}
 </tbody>
 </table>
@@ -32,6 +32,7 @@ table { border-collapse: collapse; margin: 0.75rem 0; font-size: 0.85rem; }
 caption { text-align: left; font-weight: 600; padding: 0.25rem 0; }
 th, td { border-top: 1px solid #ddd; padding: 0.2rem 0.5rem; text-align: left; vertical-align: top; white-space: pre-wrap; word-break: break-word; }
 thead th { border-bottom: 2px solid #888; word-break: normal; overflow-wrap: normal; hyphens: manual; }
+td.status { word-break: normal; overflow-wrap: normal; hyphens: manual; }
 pre { background: #f6f6f6; padding: 0.5rem; overflow-x: auto; font-size: 0.8rem; }
 .status-holds { color: #2a7d2a; } .status-violated { color: #b00; font-weight: 600; } .status-unknown { color: #8a6d00; }
 .note { color: #555; font-size: 0.85rem; }
