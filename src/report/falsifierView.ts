@@ -56,13 +56,15 @@ export function falsifierSection(falsifiers: ReportData['falsifiers']): Falsifie
     const own = falsifiers.filter((f) => f.run_id === runId);
     // Clauses that read the same in every task of the run are said once for the run.
     const common = shared === null || own.length < 2 ? new Set<string>() : new Set(own[0]!.falsifier.clauses.map(clauseKey).filter((k) => own.every((f) => f.falsifier.clauses.some((c) => clauseKey(c) === k))));
-    if (common.size > 0) {
+    // Every clause the same in every task: one line for the run, nothing to split.
+    const allCommon = own.every((f) => f.falsifier.clauses.every((c) => common.has(clauseKey(c))));
+    if (common.size > 0 && !allCommon) {
       entries.push({ title: `${runId} · all ${own.length} tasks`, status: '', sentence: `Every task ${clauseText(own[0]!.falsifier.clauses.filter((c) => common.has(clauseKey(c))), '')}`, tasks: 0 });
     }
     // Tasks whose remaining clauses read the same share one line.
     const groups = new Map<string, { tasks: string[]; status: string; sentence: string }>();
     for (const f of own) {
-      const rest = f.falsifier.clauses.filter((c) => !common.has(clauseKey(c)));
+      const rest = allCommon ? f.falsifier.clauses : f.falsifier.clauses.filter((c) => !common.has(clauseKey(c)));
       const sentence = shared === null ? f.falsifier.sentence : clauseText(rest, 'Nothing beyond what every task recorded.');
       const key = JSON.stringify([f.falsifier.status, sentence]);
       const group = groups.get(key) ?? { tasks: [], status: f.falsifier.status, sentence };
@@ -71,8 +73,10 @@ export function falsifierSection(falsifiers: ReportData['falsifiers']): Falsifie
     }
     for (const g of groups.values()) entries.push({ title: `${runId} · ${taskList(g.tasks)}`, status: g.status, sentence: g.sentence.charAt(0).toUpperCase() + g.sentence.slice(1), tasks: g.tasks.length });
   }
-  const shown = entries.slice(0, MAX_FALSIFIERS);
-  const omittedTasks = entries.slice(MAX_FALSIFIERS).reduce((n, g) => n + g.tasks, 0);
+  // The cap counts task lines; a run's shared line is kept whenever one of its task lines is.
+  let taskLines = 0;
+  const shown = entries.filter((e) => (e.tasks === 0 ? taskLines < MAX_FALSIFIERS : ++taskLines <= MAX_FALSIFIERS));
+  const omittedTasks = entries.filter((e) => !shown.includes(e)).reduce((n, g) => n + g.tasks, 0);
   return {
     falsifiersLead: shared === null ? null : `A number from a run is comparable only to a run with the same ${orList(shared)}. What each run recorded of these:`,
     falsifiers: shown.map(({ tasks: _t, ...e }) => e),
