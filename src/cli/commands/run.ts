@@ -101,7 +101,8 @@ function storeLocation(flags: RunFlags, model: string, args: ModelArgs, date: Da
   }
   if (flags.resume !== undefined) {
     if (flags.out !== undefined && flags.out !== flags.resume) throw new BadInputError('--resume names the store to continue; leave out --out or give the same folder');
-    if (runStoreStatus(flags.resume) === 'finished') throw new BadInputError(`--resume: ${finishedAdvice(flags.resume)}`);
+    // A grid's store is judged by the grid code (src/run/grid.ts), which knows its cells.
+    if (flags.grid.length === 0 && runStoreStatus(flags.resume) === 'finished') throw new BadInputError(`--resume: ${finishedAdvice(flags.resume)}`);
     return { store: flags.resume, resume: true };
   }
   const out = flags.out ?? (flags.output_path === undefined ? undefined : join(flags.output_path, sanitizeModelName(modelName(model, args)), `store_${dateId(date)}`));
