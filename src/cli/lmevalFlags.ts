@@ -24,6 +24,11 @@ export interface LmevalFlags {
   wandb_args?: string[];
   wandb_config_args?: string[];
   hf_hub_log_args?: string[];
+  trackio_args?: string[];
+  samples?: string;
+  config?: string;
+  metadata?: string[];
+  confirm_run_unsafe_code?: boolean;
 }
 
 export function addLmevalFlags(command: Command): Command {
@@ -41,7 +46,12 @@ export function addLmevalFlags(command: Command): Command {
     .option('--check_integrity', "refused: lm-eval's task unit tests are Python; `lmaudit prompts` shows the requests a task builds")
     .option('--wandb_args <args...>', 'refused: lmaudit sends nothing to Weights & Biases')
     .option('--wandb_config_args <args...>', 'refused: lmaudit sends nothing to Weights & Biases')
-    .option('--hf_hub_log_args <args...>', 'refused: lmaudit pushes nothing to the Hugging Face Hub');
+    .option('--hf_hub_log_args <args...>', 'refused: lmaudit pushes nothing to the Hugging Face Hub')
+    .option('--trackio_args <args...>', 'refused: lmaudit sends nothing to outside services')
+    .option('-E, --samples <json>', 'refused: documents are chosen with --limit (the first N) only')
+    .option('-C, --config <path>', "refused: lm-eval's YAML of flags; give the flags on the command line")
+    .option('--metadata <args...>', 'refused: no shipped task reads metadata')
+    .option('--confirm_run_unsafe_code', 'refused: lmaudit runs no task code');
 }
 
 /** lm-eval's model names that are lmaudit backends under another name (lm_eval/models/openai_completions.py registers both). */
@@ -113,6 +123,14 @@ export function lmevalFlagEffects(flags: LmevalFlags, backend: string): LmevalFl
   if (flags.check_integrity) {
     throw new UnsupportedError("--check_integrity: lm-eval's task tests are Python test files that lmaudit does not run; `lmaudit prompts --tasks <names> --limit 5` prints the exact requests a task builds, to check them before a run");
   }
+  const refused: [unknown, string][] = [
+    [flags.trackio_args, '--trackio_args: lmaudit sends nothing to outside services; the run is in the store (and lm-eval\'s files with --output_path)'],
+    [flags.samples, '--samples: lmaudit chooses documents with --limit only (the first N, or a share below 1); `lmaudit prompts --tasks <task>` lists the document ids'],
+    [flags.config, "--config: lm-eval's YAML file of flags is not read; give the same flags on the command line"],
+    [flags.metadata, '--metadata: no task lmaudit ships reads task metadata (lm-eval passes it to tasks such as RULER)'],
+    [flags.confirm_run_unsafe_code, '--confirm_run_unsafe_code: lmaudit runs no task code, so tasks that execute generated code are refused before anything is sent'],
+  ];
+  for (const [value, message] of refused) if (value !== undefined) throw new UnsupportedError(message);
   if (flags.wandb_args !== undefined || flags.wandb_config_args !== undefined) {
     throw new UnsupportedError('--wandb_args: lmaudit sends nothing to outside services. The run is in the store and, with --output_path, in lm-eval\'s results and samples files: log those with wandb yourself, or share `lmaudit report <store> --out report.html`');
   }

@@ -3,6 +3,7 @@
  * The command lines are lm-eval's own, copied from
  *   README.md of EleutherAI/lm-evaluation-harness at 006fcc7ef79d2e47ec6154ed51474091a4f418e0
  *   docs/interface.md at 00981a823d30d18b2093f68f8f23590b9a1eca57 (the flags it documents)
+ *   lm_eval/_cli/run.py at 0982f02f32d47ea7bf538bbfc5b54b0a1214dffe (the `lm-eval run` examples: space-separated lists, short flags)
  * with `lm_eval` replaced by `lmaudit run`; placeholders such as {model_name} are filled in as noted.
  */
 import { test } from 'node:test';
@@ -115,4 +116,24 @@ test('README "lm-eval --tasks list": the task list, as `lmaudit tasks` prints it
   const t = runCli(['tasks']);
   assert.equal(r.stdout, t.stdout);
   assert.match(r.stdout, /^arc_easy +task +multiple_choice +0 +tasks\/arc\/arc_easy\.yaml$/m);
+});
+
+test('`lm-eval run` examples (lm_eval/_cli/run.py): space-separated --model_args and --tasks, and the short flags', () => {
+  const hf = runCli(['run', ...words('lm-eval run --model hf --model_args pretrained=gpt2 dtype=float32 --tasks hellaswag').slice(1)]);
+  assert.equal(hf.status, 2, hf.stderr);
+  assert.ok(hf.stderr.includes('`optimum-cli export onnx --model gpt2 --task text-generation-with-past gpt2-onnx/`'), hf.stderr);
+  const vllm = runCli(['run', ...words('lm-eval run --model vllm --model_args pretrained=EleutherAI/gpt-j-6B --tasks arc_easy arc_challenge --num_fewshot 5').slice(1)]);
+  assert.equal(vllm.status, 2, vllm.stderr);
+  assert.match(vllm.stderr, /^lmaudit: --model vllm: lmaudit loads no PyTorch weights/);
+  // The same shape on the dummy backend runs: both tasks, the short flags of lm-eval's run.py.
+  const dir = tmp();
+  const r = runCli(['run', '-M', 'dummy', '-t', 'arc_easy', 'arc_challenge', '-L', '2', '-f', '0', '-b', '4', '-o', join(dir, 'out'), '--out', join(dir, 's')]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /^\|arc_challenge\|/m);
+  assert.match(r.stdout, /^\|arc_easy +\|/m);
+  for (const [flag, value, why] of [['--samples', '{"arc_easy":[0]}', /--samples: lmaudit chooses documents with --limit only/], ['--config', 'c.yaml', /--config: lm-eval's YAML file of flags is not read/], ['--confirm_run_unsafe_code', null, /lmaudit runs no task code/]] as const) {
+    const x = runCli(['run', '-M', 'dummy', '-t', 'arc_easy', '--out', join(tmp(), 's'), flag, ...(value === null ? [] : [value])]);
+    assert.equal(x.status, 2);
+    assert.match(x.stderr, why);
+  }
 });
