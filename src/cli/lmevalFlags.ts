@@ -36,7 +36,7 @@ export function addLmevalFlags(command: Command): Command {
     .option('--device <device>', "lm-eval's device (cuda:0, cpu, mps): recorded in the provenance; the onnx backend runs on the CPU, API backends on their server")
     .option('-s, --log_samples', "lm-eval's flag: accepted; every sample is always written (the store, and samples_<task>_<ts>.jsonl with --output_path)")
     .option('-w, --write_out', "lm-eval's flag: accepted; every prompt is in the store (`lmaudit prompts` prints them)")
-    .option('-c, --use_cache <store>', "lm-eval's response cache: lmaudit's store is the cache — a new or empty folder becomes the run's store, an unfinished store is resumed (only the missing requests are sent)")
+    .option('-c, --use_cache <store>', "lm-eval's response cache: lmaudit's store is the cache — a new folder becomes the run's store, an unfinished one is resumed (only the missing requests are sent), a finished one answers the run by replay into a new --out")
     .option('--cache_requests [mode]', "lm-eval's request cache (true|refresh|delete): accepted; lmaudit builds the requests afresh each run and keeps responses in the store (--use_cache, --resume)")
     .option('-x, --predict_only', "lm-eval's flag: accepted; the outputs are stored (scores are computed too)")
     .option('-v, --verbosity <level>', "lm-eval's log level: accepted (lmaudit's progress goes to stderr whatever it is)")

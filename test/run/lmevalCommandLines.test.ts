@@ -86,10 +86,18 @@ test('docs/interface.md flags run with their lm-eval meaning: --device recorded,
   const manifest = JSON.parse(readFileSync(join(cache, 'provenance.json'), 'utf8')) as { runs: { notes: { kind: string; message: string }[] }[] };
   const notes = manifest.runs[0]!.notes.filter((n) => n.kind === 'lmeval-flag').map((n) => n.message);
   assert.ok(notes.includes('--device: asked for device cuda:0; the dummy backend runs on no device (it computes nothing)'), notes.join('\n'));
-  // The finished cache: lm-eval would answer from it; lmaudit says what to do with a finished store.
-  const again = runCli(args);
+  // The finished cache answers a second run through the replay backend, into a new store.
+  const withoutOutputPath = args.filter((a, i) => a !== '--output_path' && args[i - 1] !== '--output_path');
+  const again = runCli(withoutOutputPath);
   assert.equal(again.status, 2);
-  assert.match(again.stderr, new RegExp(`--use_cache: the run in ${cache} already finished; nothing is left to send\\. To run again give a new --out; to look at it use \`lmaudit ls ${cache}\`, \`lmaudit rescore ${cache}\` or \`lmaudit report ${cache}\``));
+  assert.equal(again.stderr, `lmaudit: --use_cache ${cache} holds a finished run: its answers are replayed into a new store; give --out <new store> (or --output_path <dir>)\n`);
+  const replayed = runCli([...withoutOutputPath.filter((a) => a !== '--show_config'), '--out', join(dir, 'replayed')]);
+  assert.equal(replayed.status, 0, replayed.stderr);
+  assert.match(replayed.stderr, new RegExp(`--use_cache ${cache} holds a finished run: its answers are replayed \\(--model replay\\), none is sent to a model`));
+  assert.match(replayed.stdout, /^Replayed: 10 request\(s\) answered from the store this time, none sent to a model$/m);
+  const other = runCli(['run', '--model', 'onnx', '--model_args', 'pretrained=fixtures/models/gpt2-tiny', '--tasks', 'arc_easy', '--use_cache', cache, '--out', join(dir, 'other')]);
+  assert.equal(other.status, 2);
+  assert.equal(other.stderr, `lmaudit: --use_cache ${cache}: its answers came from the dummy backend, not onnx; give a new --use_cache folder for this model\n`);
   // Bare --fewshot_as_multiturn before another flag, and with a value.
   for (const tail of [['--fewshot_as_multiturn', '--apply_chat_template'], ['--apply_chat_template', '--fewshot_as_multiturn', 'false']]) {
     const t = runCli(['run', '--model', 'dummy', '--tasks', 'arc_easy', '--limit', '1', '--out', join(tmp(), 's'), ...tail]);

@@ -5,13 +5,11 @@
  * <output_path>/<model_name_sanitized>/store_<date_id>; --resume <store> continues an
  * unfinished one.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Command } from 'commander';
 import { BadInputError, UnknownNameError } from '../../errors.ts';
 import type { ModelArgs } from '../../models/lm.ts';
 import { ProgressState, RunEvents, formatDuration, progressLine } from '../../run/events.ts';
-import { dateId, modelName, resultsTable, sanitizeModelName } from '../../run/lmevalFiles.ts';
+import { resultsTable } from '../../run/lmevalFiles.ts';
 import { executeRun, type RunOptions, type RunSummary } from '../../run/runner.ts';
 import { executeGrid, GRID_AXES, loadGridFile, parseGridFlags, type GridAxis } from '../../run/grid.ts';
 import { parseBool, parseKeyValueArgs, parseNumber } from '../keyValueArgs.ts';
@@ -20,6 +18,7 @@ import { backendNames } from '../../models/registry.ts';
 import { printJson, printLines } from '../output.ts';
 import { addLmevalFlags, lmauditBackend, lmevalFlagEffects, type LmevalFlags } from '../lmevalFlags.ts';
 import { taskCatalogue } from './tasks.ts';
+import { storeLocation } from '../runStoreLocation.ts';
 
 interface RunFlags extends LmevalFlags {
   model?: string;
@@ -69,53 +68,6 @@ function modelArgs(pieces: readonly string[] | undefined): ModelArgs {
   return out;
 }
 
-/** 'finished' or 'unfinished' for a store `lmaudit run` wrote; null for a folder that is not one. */
-function runStoreStatus(dir: string): 'finished' | 'unfinished' | null {
-  try {
-    const manifest = JSON.parse(readFileSync(join(dir, 'provenance.json'), 'utf8')) as { recording?: { status?: string } };
-    return manifest.recording === undefined ? 'finished' : manifest.recording.status === 'finished' ? 'finished' : 'unfinished';
-  } catch {
-    return null;
-  }
-}
-
-/** What to do with a finished store instead of running into it again. */
-function finishedAdvice(dir: string): string {
-  return `the run in ${dir} already finished; nothing is left to send. To run again give a new --out; to look at it use \`lmaudit ls ${dir}\`, \`lmaudit rescore ${dir}\` or \`lmaudit report ${dir}\``;
-}
-
-/**
- * The store folder and whether the run continues it. `--use_cache <dir>` is lm-eval's response cache:
- * here the store is the cache, so a new folder becomes the store and an unfinished one is resumed.
- */
-function storeLocation(flags: RunFlags, model: string, args: ModelArgs, date: Date): { store: string; resume: boolean } {
-  if (flags.use_cache !== undefined) {
-    if (flags.resume !== undefined || (flags.out !== undefined && flags.out !== flags.use_cache)) throw new BadInputError('--use_cache names the run\'s store (lm-eval\'s response cache); leave out --out and --resume, or give the same folder');
-    const status = runStoreStatus(flags.use_cache);
-    if (status === 'unfinished') return { store: flags.use_cache, resume: true };
-    if (status === 'finished') throw new BadInputError(`--use_cache: ${finishedAdvice(flags.use_cache)}`);
-    if (existsSync(flags.use_cache) && (!statSync(flags.use_cache).isDirectory() || readdirSync(flags.use_cache).length > 0)) {
-      throw new BadInputError(`--use_cache ${flags.use_cache}: not an lmaudit store (lmaudit keeps responses in a store folder, not lm-eval's sqlite cache); name a new folder`);
-    }
-    return { store: flags.use_cache, resume: false };
-  }
-  if (flags.resume !== undefined) {
-    if (flags.out !== undefined && flags.out !== flags.resume) throw new BadInputError('--resume names the store to continue; leave out --out or give the same folder');
-    // A grid's store is judged by the grid code (src/run/grid.ts), which knows its cells.
-    if (flags.grid.length === 0 && runStoreStatus(flags.resume) === 'finished') throw new BadInputError(`--resume: ${finishedAdvice(flags.resume)}`);
-    return { store: flags.resume, resume: true };
-  }
-  const out = flags.out ?? (flags.output_path === undefined ? undefined : join(flags.output_path, sanitizeModelName(modelName(model, args)), `store_${dateId(date)}`));
-  if (out === undefined) throw new BadInputError('lmaudit run needs --out <store> (or --output_path <dir>, which puts the store beside lm-eval’s files)');
-  if (existsSync(out) && !statSync(out).isDirectory()) throw new BadInputError(`--out ${out} is a file, not a store folder`);
-  if (existsSync(out) && readdirSync(out).length > 0) {
-    if (runStoreStatus(out) === 'finished') throw new BadInputError(`--out: ${finishedAdvice(out)}`);
-    if (runStoreStatus(out) === 'unfinished') throw new BadInputError(`--out ${out} holds an unfinished run; to continue it use --resume ${out} (with the same flags), or give a new --out`);
-    throw new BadInputError(`--out ${out} already exists and is not a store; give a new --out`);
-  }
-  return { store: out, resume: false };
-}
-
 export function registerRun(program: Command): void {
   const command = program
     .command('run')
@@ -152,9 +104,9 @@ export function registerRun(program: Command): void {
       const model = lmauditBackend(flags.model, args);
       const lmeval = lmevalFlagEffects(flags, model);
       const location = storeLocation(flags, model, args, date);
+      if (location.replayFrom !== null) process.stderr.write(`lmaudit run: --use_cache ${location.replayFrom} holds a finished run: its answers are replayed (--model replay), none is sent to a model\n`);
       const options: RunOptions = {
-        model,
-        modelArgs: args,
+        ...(location.replayFrom === null ? { model, modelArgs: args } : { model: 'replay', modelArgs: { store: location.replayFrom } }),
         tasks,
         includePaths: flags.include_path,
         numFewshot: parseNumber(flags.num_fewshot, '--num_fewshot'),
