@@ -101,6 +101,9 @@ test('diff, report and table take --tasks: the Pythia 0-shot vs 5-shot diff narr
   const table = runCli(['table', STORE, '--tasks', 'gsm8k']);
   assert.equal(table.status, 0, table.stderr);
   assert.ok(table.stdout.includes('gsm8k') && !table.stdout.includes('arc_easy'));
+  // --run-a chooses runs, whole: given a task's name it says which flag narrows to the task.
+  const runA = runCli(['diff', PYTHIA_0, PYTHIA_5, '--run-a', 'lambada_openai']);
+  assert.equal(runA.stderr, 'lmaudit: --run-a/--run-b lambada_openai chooses the runs that hold that task, with all their tasks; --tasks lambada_openai compares only that task\n');
   const unknown = runCli(['diff', PYTHIA_0, PYTHIA_5, '--tasks', 'lambada']);
   assert.equal(unknown.status, 2);
   assert.match(unknown.stderr, /Unknown task in this source 'lambada'\. Did you mean: .*lambada_openai/);

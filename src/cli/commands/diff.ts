@@ -6,7 +6,7 @@ import { BadInputError, FalsifierViolatedError } from '../../errors.ts';
 import { diffLines } from '../../report/diffText.ts';
 import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
 import { companionLines, emit, warnIfUnfinished } from '../output.ts';
-import { narrowToTasks } from '../../audit/narrow.ts';
+import { narrowToTasks, tasksOf } from '../../audit/narrow.ts';
 import type { LoadedSource } from '../../audit/source.ts';
 
 export interface AuditFlags extends ImportFlags {
@@ -19,6 +19,15 @@ export interface AuditFlags extends ImportFlags {
   tasks?: string;
   out?: string;
   json: boolean;
+}
+
+/** --run-a/--run-b choose runs, whole; a selector that is a task's name is said to be one, with the flag that narrows to it. */
+export function runSelectorHint(flags: AuditFlags, sources: readonly LoadedSource[]): void {
+  if (flags.tasks !== undefined) return;
+  const tasks = new Set(sources.flatMap((s) => tasksOf(s.store)));
+  for (const selector of new Set([flags.runA, flags.runB])) {
+    if (selector !== undefined && tasks.has(selector)) process.stderr.write(`lmaudit: --run-a/--run-b ${selector} chooses the runs that hold that task, with all their tasks; --tasks ${selector} compares only that task\n`);
+  }
 }
 
 /** A loaded source narrowed to --tasks (src/audit/narrow.ts); as loaded when --tasks is absent. */
@@ -74,6 +83,7 @@ export function registerDiff(program: Command): void {
     const sourceB = b === a ? sourceA : narrowed(await loadSource([b], importOptions), flags.tasks);
     warnIfUnfinished(a, sourceA.store);
     if (b !== a) warnIfUnfinished(b, sourceB.store);
+    runSelectorHint(flags, [sourceA, sourceB]);
     const diff = await diffStores(sourceA.store, sourceB.store, options);
     const declared: DeclaredFalsifierResult | null = spec !== null ? evaluateDeclared(flags.falsifier!, spec, diff) : null;
     const companions = { a: sourceA.companions, b: sourceB === sourceA ? [] : sourceB.companions };
