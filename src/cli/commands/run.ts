@@ -113,7 +113,7 @@ export function registerRun(program: Command): void {
         batchSize: batchSize(flags.batch_size),
         limit: parseNumber(flags.limit, '--limit'),
         applyChatTemplate: flags.apply_chat_template ?? null,
-        fewshotAsMultiturn: flags.fewshot_as_multiturn === true ? true : parseBool(flags.fewshot_as_multiturn || undefined, '--fewshot_as_multiturn'),
+        fewshotAsMultiturn: parseBool(flags.fewshot_as_multiturn, '--fewshot_as_multiturn'),
         systemInstruction: flags.system_instruction ?? null,
         genKwargs: mergedKeyValues(flags.gen_kwargs, '--gen_kwargs'),
         seed: flags.seed ?? null,
