@@ -4,10 +4,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../helpers/cli.ts';
+import { repoRoot, runCli } from '../helpers/cli.ts';
 import { queryRows } from '../../src/util/duckdb.ts';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'lmaudit-newcomer-'));
@@ -122,4 +123,26 @@ test('run on a finished store says what to do instead (a new --out, or ls/rescor
   assert.equal(resume.status, 2);
   assert.equal(resume.stderr, `lmaudit: --resume: ${advice}\n`);
   assert.ok(existsSync(join(STORE, 'responses.parquet')), 'the store is left as it was');
+});
+
+test('an unfinished store: ls says how many responses it holds, run --out says to --resume it', async () => {
+  const store = join(tmp(), 'stopped');
+  // The dummy backend at 15 ms a batch of 4: killed once two response parts are durable (test/run/killResume.test.ts does the same).
+  const args = ['run', '--model', 'dummy', '--model_args', 'latency_ms=15', '--tasks', 'arc_easy', '--limit', '60', '--batch_size', '4'];
+  await new Promise<void>((done) => {
+    const p = spawn(process.execPath, ['--import', 'tsx', `${repoRoot}src/cli/main.ts`, ...args, '--out', store], { cwd: repoRoot, stdio: 'ignore' });
+    const parts = () => (existsSync(join(store, 'responses.parts')) ? readdirSync(join(store, 'responses.parts')).filter((n) => n.startsWith('part-')).length : 0);
+    const poll = setInterval(() => parts() >= 2 && p.kill('SIGKILL'), 2);
+    p.on('exit', () => {
+      clearInterval(poll);
+      done();
+    });
+  });
+  const ls = runCli(['ls', store]);
+  assert.equal(ls.status, 0, ls.stderr);
+  const held = ls.stdout.match(/: unfinished: (\d+) of 240 responses, 1 task\(s\)$/m);
+  assert.ok(held !== null && Number(held[1]) > 0 && Number(held[1]) < 240, ls.stdout);
+  const again = runCli([...args, '--out', store]);
+  assert.equal(again.status, 2);
+  assert.equal(again.stderr, `lmaudit: --out ${store} holds an unfinished run; to continue it use --resume ${store} (with the same flags), or give a new --out\n`);
 });
