@@ -71,8 +71,11 @@ function splitTopLevel(args: string): string[] {
 }
 
 /** A true/false flag as lm-eval's CLI spells it (true/1/yes, false/0/no); null when absent. */
-export function parseBool(text: string | undefined, flag: string): boolean | null {
+export function parseBool(text: string | boolean | undefined, flag: string): boolean | null {
   if (text === undefined) return null;
+  // A bare flag (lm-eval's nargs="?" with const=True).
+  if (text === true) return true;
+  if (text === false) return false;
   if (/^(true|1|yes)$/i.test(text)) return true;
   if (/^(false|0|no)$/i.test(text)) return false;
   throw new BadInputError(`${flag} takes true or false, got '${text}'`);

@@ -22,6 +22,8 @@ const COMMANDS = {
   report: { usesDuckDB: true, load: async () => (await import('./commands/report.ts')).registerReport },
   table: { usesDuckDB: true, load: async () => (await import('./commands/table.ts')).registerTable },
   merge: { usesDuckDB: true, load: async () => (await import('./commands/merge.ts')).registerMerge },
+  tasks: { usesDuckDB: false, load: async () => (await import('./commands/tasks.ts')).registerTasks },
+  ls: { usesDuckDB: true, load: async () => (await import('./commands/ls.ts')).registerLs },
   serve: { usesDuckDB: false, load: async () => (await import('./commands/serve.ts')).registerServe },
 } satisfies Record<string, { usesDuckDB: boolean; load: () => Promise<Register> }>;
 

@@ -1,4 +1,8 @@
 /** Printing for the CLI (the only layer that writes to stdout). */
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { BadInputError } from '../errors.ts';
+import { writeFileAtomic } from '../util/atomicFile.ts';
 
 // A reader that stops early (`lmaudit … | head`) closes the pipe: that is not an error of ours.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -34,4 +38,30 @@ export function warnIfUnfinished(location: string, store: { unfinished?: { respo
 /** What was read without being named: a named results file's samples files, each with why. */
 export function companionLines(companions: readonly { path: string; with: string; why: string }[], side = ''): string[] {
   return companions.map((c) => `${side}also read ${c.path} (${c.why})`);
+}
+
+/** Written under a temporary name and renamed (util/atomicFile): a reader never sees half a file. */
+export async function writeOutFile(path: string, text: string, what: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true }).catch((error: Error) => {
+    throw new BadInputError(`cannot create the folder for --out (${error.message})`, { file: path });
+  });
+  try {
+    await writeFileAtomic(path, text);
+  } catch (error) {
+    throw new BadInputError(`cannot write the ${what} (${(error as Error).message})`, { file: path });
+  }
+}
+
+/**
+ * A command's output to stdout, or with `--out <file>` into that file (atomically) with one line on
+ * stdout saying where: every command that prints a result takes --out as a path.
+ */
+export async function emit(output: { lines: readonly string[] } | { json: unknown }, out: string | undefined, what: string): Promise<void> {
+  const text = 'lines' in output ? `${output.lines.join('\n')}\n` : `${JSON.stringify(output.json, jsonReplacer, 2)}\n`;
+  if (out === undefined) {
+    process.stdout.write(text);
+    return;
+  }
+  await writeOutFile(out, text, what);
+  process.stdout.write(`Wrote the ${what} to ${out}\n`);
 }

@@ -7,6 +7,8 @@ import type { DeclaredFalsifierResult } from '../audit/declaredFalsifier.ts';
 import type { DiffResult, TaskComparison } from '../audit/diff.ts';
 import { FLIP_CAUSE_TEXT, type FlipCause } from '../audit/flips.ts';
 import { formatP, pClause } from '../audit/pairedStats.ts';
+import { withoutSamePaired } from './samePaired.ts';
+import { subsetSentence } from './subsetNote.ts';
 import type { FieldRow, ItemRow, SettingsDiff } from '../audit/settingsDiff.ts';
 import { PER_RUN_ITEMS } from '../store/schema.ts';
 import { cell, clip, fmt, table } from './textTable.ts';
@@ -35,7 +37,8 @@ function settingsRows(items: readonly ItemRow[], onlyChanged: boolean): string[]
   return rows;
 }
 
-function taskLines(t: TaskComparison, r: DiffResult): string[] {
+function taskLines(whole: TaskComparison, r: DiffResult): string[] {
+  const { task: t, same } = withoutSamePaired(whole);
   const out: string[] = [];
   const title = t.taskA === t.taskB ? t.taskA : `${t.taskA} (A) vs ${t.taskB} (B)`;
   out.push('', `-- task ${title}`);
@@ -98,6 +101,7 @@ function taskLines(t: TaskComparison, r: DiffResult): string[] {
       ),
     );
     for (const p of t.paired) out.push(`  ${p.score}: ${p.result.sentence}${p.dropped > 0 ? ` (${p.dropped} item(s) without a numeric value on one side left out)` : ''}`);
+    for (const line of same) out.push(`  ${line}`);
   }
   for (const f of t.flips.filter((x) => x.flips > 0)) {
     const causes = (Object.keys(f.byCause) as FlipCause[]).filter((c) => f.byCause[c] > 0);
@@ -159,7 +163,8 @@ export function scoreSummary(t: TaskComparison): string {
   const all = [...moved, ...reportedMoved];
   if (all.length > 0) {
     const shown = all.slice(0, SUMMARY_SCORES).join('; ');
-    return `${all.length} score${all.length === 1 ? '' : 's'} differ${all.length === 1 ? 's' : ''} (largest first): ${shown}${all.length > SUMMARY_SCORES ? `; … ${all.length - SUMMARY_SCORES} more below` : ''}`;
+    const subset = subsetSentence(t, { namingScores: false });
+    return `${all.length} score${all.length === 1 ? '' : 's'} differ${all.length === 1 ? 's' : ''} (largest first): ${shown}${all.length > SUMMARY_SCORES ? `; … ${all.length - SUMMARY_SCORES} more below` : ''}${subset === null ? '' : `; ${subset}`}`;
   }
   const first = t.paired.find((p) => !p.score.startsWith('rescored:')) ?? t.paired[0];
   if (first !== undefined) {

@@ -14,6 +14,7 @@ import { HTML_TEMPLATE } from './templates/html.ts';
 import { LATEX_TEMPLATE } from './templates/latex.ts';
 import { MARKDOWN_TEMPLATE } from './templates/markdown.ts';
 import { buildView } from './view.ts';
+import { withDisplayPaths } from './displayPaths.ts';
 
 export const REPORT_FORMATS = ['md', 'tex', 'html', 'json'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
@@ -80,6 +81,9 @@ function environment(): nunjucks.Environment {
     const fence = '`'.repeat(longest + 1);
     return new nunjucks.runtime.SafeString(`${fence}diff\n${text.replace(/&/g, '&amp;').replace(/</g, '&lt;')}\n${fence}`);
   });
+  // A status column (a verdict, yes/no, "9 of 13") wraps between words only: a verdict cut inside a word misreads.
+  const status = new Set(['falsifier', 'verdict', 'status', 'recorded', 'distinguishable', 'disclosure']);
+  env.addGlobal('isStatusColumn', (header: string | undefined) => header !== undefined && status.has(header));
   // Free-text columns wrap; the others stay one line.
   const wide = new Set(['values', 'finding', 'note', 'output', 'prompt (last 300 characters)', 'A', 'B', 'reported (± stderr)', 'readings (lowest – highest cell)', 'cannot be right']);
   env.addGlobal('colspec', (header: string[]) =>
@@ -87,8 +91,10 @@ function environment(): nunjucks.Environment {
   return env;
 }
 
-export function renderReport(data: ReportData, format: ReportFormat): string {
-  if (format === 'json') return `${JSON.stringify(data, jsonReplacer, 2)}\n`;
+/** The JSON report keeps paths as recorded (machine data); the documents show them relative to `cwd` (src/report/displayPaths.ts). */
+export function renderReport(rawData: ReportData, format: ReportFormat, cwd: string = process.cwd()): string {
+  if (format === 'json') return `${JSON.stringify(rawData, jsonReplacer, 2)}\n`;
+  const data = withDisplayPaths(rawData, cwd);
   const view = buildView(data);
   const env = environment();
   if (format === 'md') return env.renderString(MARKDOWN_TEMPLATE, { v: view });

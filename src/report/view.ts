@@ -11,6 +11,9 @@ import type { TaskComparison } from '../audit/diff.ts';
 import type { ReportData } from './model.ts';
 import { cell, clip, fmt } from './textTable.ts';
 import { disclosureTables, summaryTable, type ViewTable } from './summaryView.ts';
+import { falsifierSection, type FalsifierEntry } from './falsifierView.ts';
+import { withoutSamePaired } from './samePaired.ts';
+import { subsetSentence } from './subsetNote.ts';
 
 export type { ViewTable };
 
@@ -49,6 +52,8 @@ export interface ReportView {
   runs: string[];
   /** The answer first: per task, reported score, spread of readings, falsifier, disclosure count. */
   summary: ViewTable | null;
+  /** Sentences under the summary: a difference that comes entirely from a subset of the documents. */
+  summaryNotes: string[];
   /** Runs that cannot be right, one line each. */
   cannotBeRight: string[];
   disclosure: ViewTable[];
@@ -58,41 +63,12 @@ export interface ReportView {
   auditTables: (ViewTable & { findings: string[]; index: number })[];
   matrix: (ViewTable & { chartTitle: string; dots: { label: string; value: number | null; lo: number | null; hi: number | null }[]; spread: string; denominator: string })[];
   samples: ViewTable[];
-  falsifiers: { title: string; status: string; sentence: string }[];
+  falsifiersLead: string | null;
+  falsifiers: FalsifierEntry[];
   falsifiersNote: string | null;
   comparisons: ComparisonView[];
   declared: { status: string; sentence: string } | null;
   statsNote: string;
-}
-
-const MAX_FALSIFIERS = 20;
-
-/**
- * One entry per run and falsifier sentence: tasks whose settings read the same share one
- * (an 87-task results file says it once, not 87 times). Past MAX_FALSIFIERS entries the
- * rest are counted in a note, never dropped silently.
- */
-function falsifierView(falsifiers: ReportData['falsifiers']): Pick<ReportView, 'falsifiers' | 'falsifiersNote'> {
-  const groups = new Map<string, { run_id: string; tasks: string[]; status: string; sentence: string }>();
-  for (const f of falsifiers) {
-    const key = JSON.stringify([f.run_id, f.falsifier.status, f.falsifier.sentence]);
-    const group = groups.get(key) ?? { run_id: f.run_id, tasks: [], status: f.falsifier.status, sentence: f.falsifier.sentence };
-    group.tasks.push(f.task);
-    groups.set(key, group);
-  }
-  const all = [...groups.values()];
-  const shown = all.slice(0, MAX_FALSIFIERS);
-  const omittedTasks = all.slice(MAX_FALSIFIERS).reduce((n, g) => n + g.tasks.length, 0);
-  return {
-    falsifiers: shown.map((g) => ({ title: `${g.run_id} · ${taskList(g.tasks)}`, status: g.status, sentence: g.sentence })),
-    falsifiersNote: omittedTasks > 0 ? `${omittedTasks} more task(s) are left out of this list; the JSON report has every task's falsifier.` : null,
-  };
-}
-
-function taskList(tasks: readonly string[], max = 6): string {
-  if (tasks.length === 1) return tasks[0]!;
-  const named = tasks.slice(0, max).join(', ');
-  return `${tasks.length} tasks: ${named}${tasks.length > max ? ` and ${tasks.length - max} more` : ''}`;
 }
 
 /** The source-configuration rows worth showing (not plainly the same), at most `max`. */
@@ -146,7 +122,8 @@ export function buildView(data: ReportData): ReportView {
   const comparisons: ComparisonView[] = [];
   const forestRows = (label: string, r: { difference: number; ci: [number, number] }) => ({ label, value: r.difference, lo: r.ci[0], hi: r.ci[1] });
   for (const c of data.comparison?.comparisons ?? []) {
-    for (const t of c.tasks) {
+    for (const whole of c.tasks) {
+      const { task: t, same } = withoutSamePaired(whole);
       const settingsRows: string[][] = [];
       for (const item of t.settings.items) {
         settingsRows.push([item.item, item.verdict, '', '', item.observedContradictions ? `samples contradict the record: ${item.observedContradictions.join('; ')}` : '']);
@@ -220,7 +197,7 @@ export function buildView(data: ReportData): ReportView {
                   p.result.distinguishable ? 'yes' : 'no',
                 ]),
               },
-        pairedSentences: t.paired.map((p) => `${p.score}: ${p.result.sentence}`),
+        pairedSentences: [...t.paired.map((p) => `${p.score}: ${p.result.sentence}`), ...same],
         flips,
         reported:
           t.reported.length === 0 || t.items !== null
@@ -244,6 +221,10 @@ export function buildView(data: ReportData): ReportView {
     subject: data.subject.location,
     runs: data.subject.runs.map((r) => `${r.run_id}: ${r.label} (${r.source_kind}, ${r.source_format})`),
     summary: summaryTable(data),
+    summaryNotes: (data.comparison?.comparisons ?? []).flatMap((c) => c.tasks.flatMap((t) => {
+      const s = subsetSentence(t);
+      return s === null ? [] : [`${t.taskA === t.taskB ? t.taskA : `${t.taskA} / ${t.taskB}`}: ${s.charAt(0).toUpperCase()}${s.slice(1)}.`];
+    })),
     cannotBeRight: data.cannotBeRight.map((f) => `${f.run_id}${f.task !== null ? ` · ${f.task}` : ''}: ${f.message}`),
     disclosure,
     disclosureNote: data.disclosureOmittedTasks > 0 ? `${data.disclosureOmittedTasks} more task(s) are left out of these tables; the JSON report has every task.` : null,
@@ -268,7 +249,7 @@ export function buildView(data: ReportData): ReportView {
         Object.entries(i.scores).map(([k, x]) => `${k}=${fmt(x)}`).join(', ') || '—',
       ]),
     })),
-    ...falsifierView(data.falsifiers),
+    ...falsifierSection(data.falsifiers),
     comparisons,
     declared: data.declared === null ? null : { status: data.declared.status, sentence: data.declared.sentence },
     statsNote: `Intervals: matrix cells use the closed-form 95% interval of each cell; paired differences use a percentile bootstrap (${data.options.iterations} resamples, seed ${data.options.seed}, CPython random) and the exact McNemar test for 0/1 scores.`,

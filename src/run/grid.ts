@@ -156,7 +156,7 @@ async function resumedPlan(store: string, work: string, settings: Record<string,
     text = await readFile(join(work, PLAN), 'utf8');
   } catch {
     const finished = existsSync(join(store, 'provenance.json')) && (await readFile(join(store, 'provenance.json'), 'utf8')).includes('"grid"');
-    throw new BadInputError(finished ? `--resume ${store}: the grid there finished; nothing to resume` : `--resume ${store}: no unfinished grid (${join(work, PLAN)} not found)`, { field: '--resume' });
+    throw new BadInputError(finished ? `--resume ${store}: the grid there finished; nothing to resume: give a new --out to run it again, or look at it with \`lmaudit table ${store}\` or \`lmaudit report ${store}\`` : `--resume ${store}: no unfinished grid (${join(work, PLAN)} not found)`, { field: '--resume' });
   }
   let plan: GridPlan;
   try {

@@ -85,7 +85,7 @@ export class RunRecorder {
       throw new StoreError(`${manifestPath}: not a store this lmaudit can resume (${(error as Error).message.split('\n')[0]})`, { cause: error });
     }
     if (manifest.recording === undefined) throw new StoreError(`${dir}: not a store \`lmaudit run\` wrote (imported stores cannot be resumed)`);
-    if (manifest.recording.status === 'finished') throw new StoreError(`${dir}: the run already finished; nothing to resume`);
+    if (manifest.recording.status === 'finished') throw new StoreError(`${dir}: the run already finished; nothing to resume: give a new --out to run again, or look at it with \`lmaudit rescore ${dir}\` or \`lmaudit report ${dir}\``);
     const parts = join(dir, manifest.recording.parts);
     await removeTemporaryParts(parts);
     const numbers = (await listParts(parts)).map(partNumber);

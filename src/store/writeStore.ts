@@ -70,9 +70,13 @@ export interface RescoreWriter {
 }
 
 export async function openRescoreWriter(storeDir: string, id: string): Promise<RescoreWriter> {
-  const target = join(storeDir, 'rescores', `${id}.parquet`);
-  if ((await pathKind(target)) !== 'missing') throw new StoreError(`${target}: already exists; rescores are never overwritten`);
-  await mkdir(join(storeDir, 'rescores'), { recursive: true });
+  return openRescoreWriterAt(join(storeDir, 'rescores', `${id}.parquet`));
+}
+
+/** The same rows and metadata into a Parquet file of the caller's choosing (`rescore --out x.parquet`); an existing file is not overwritten. */
+export async function openRescoreWriterAt(target: string): Promise<RescoreWriter> {
+  if ((await pathKind(target)) !== 'missing') throw new StoreError(`${target}: already exists; rescores are never overwritten (name a new file)`);
+  await mkdir(dirname(target), { recursive: true });
   // Its own connection (and so its own temporary table): rows arrive while the scoring query streams on the main one.
   const conn = await duckSideConnection();
   const filled = await appendedTable(conn, 'rescores');

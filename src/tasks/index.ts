@@ -30,6 +30,20 @@ export interface ResolvedTasks {
 
 type Entry = { kind: 'task' | 'group'; file: string; raw: Record<string, unknown> };
 
+/** One name the index knows, as `lmaudit tasks` lists it. */
+export interface CatalogueEntry {
+  name: string;
+  kind: 'task' | 'group' | 'tag';
+  /** A task's output_type (lm-eval's default generate_until when unset); a group's or tag's: its tasks' types, sorted. */
+  outputType: string;
+  /** A task's num_fewshot as written (lm-eval reads an unset one as 0); null for groups and tags. */
+  numFewshot: number | null;
+  /** The YAML file (a tag: the files of its tasks are listed under them). */
+  file: string | null;
+  /** A group's children as written, a tag's tasks. */
+  members: string[];
+}
+
 /** The shipped task library: `tasks/` beside `src/` (running from source) or beside `dist/` (bundled). */
 export function shippedTasksRoot(): string {
   for (const rel of ['../../tasks', '../tasks']) {
@@ -51,6 +65,11 @@ function yamlFiles(dir: string): string[] {
   };
   walk(dir);
   return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** A group's children by name (an inline child by its task or group name). */
+function memberNames(raw: Record<string, unknown>): string[] {
+  return (raw.task as unknown[]).map((c) => (typeof c === 'string' ? c : String((c as { task?: unknown }).task ?? (c as { group?: unknown }).group ?? '<inline>')));
 }
 
 export class TaskIndex {
@@ -99,6 +118,44 @@ export class TaskIndex {
         this.tags.get(tag)!.add(name);
       }
     }
+  }
+
+  /** Every task, group and tag, by name; a name a later root overrides is listed once, from that root. */
+  catalogue(): CatalogueEntry[] {
+    const taskType = (name: string): string | null => {
+      const e = this.entries.get(name);
+      return e?.kind === 'task' ? String(e.raw.output_type ?? 'generate_until') : null;
+    };
+    // A group's members may be groups and tags: their leaf tasks' types are the group's.
+    const leafTypes = (name: string, seen: Set<string>): string[] => {
+      if (seen.has(name)) return [];
+      seen.add(name);
+      const own = taskType(name);
+      if (own !== null) return [own];
+      const e = this.entries.get(name);
+      const members = e?.kind === 'group' ? memberNames(e.raw) : [...(this.tags.get(name) ?? [])];
+      return members.flatMap((m) => leafTypes(m, seen));
+    };
+    const typesOf = (members: readonly string[]) => {
+      const seen = new Set<string>();
+      return [...new Set(members.flatMap((m) => leafTypes(m, seen)))].sort().join(', ');
+    };
+    const out: CatalogueEntry[] = [];
+    for (const [name, e] of this.entries) {
+      if (e.kind === 'task') {
+        const n = e.raw.num_fewshot;
+        out.push({ name, kind: 'task', outputType: taskType(name)!, numFewshot: typeof n === 'number' ? n : 0, file: e.file, members: [] });
+      } else {
+        const members = memberNames(e.raw);
+        out.push({ name, kind: 'group', outputType: typesOf(members), numFewshot: null, file: e.file, members });
+      }
+    }
+    for (const [name, tasks] of this.tags) {
+      if (this.entries.has(name)) continue;
+      const members = [...tasks].sort();
+      out.push({ name, kind: 'tag', outputType: typesOf(members), numFewshot: null, file: null, members });
+    }
+    return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
   names(): string[] {

@@ -51,8 +51,9 @@ test('agent settings are rows of the disclosure table: every field, its value or
   // The denominator sweep's line names the agent's exit statuses beside the harness's outcomes.
   assert.ok(md.includes("denominator: 8 trial(s) over 8 instance(s) (2 resolved, 1 unresolved, 3 empty\\_patch, 2 not\\_submitted); the agent's exit statuses: 3 Submitted, 1 LimitsExceeded, 1 ContextWindowExceededError, 1 RuntimeError"));
   const html = renderReport(data, 'html');
-  assert.ok(html.includes('<tr><td>agent.network</td><td>no</td><td>0/1</td><td>not recorded</td></tr>'));
-  assert.ok(html.includes('<tr><td>agent.agent_version</td><td>yes</td><td>1/1</td><td>&quot;2.4.6&quot;</td></tr>'));
+  // The recorded column is a status column: it wraps between words only (class status).
+  assert.ok(html.includes('<tr><td>agent.network</td><td class="status">no</td><td>0/1</td><td>not recorded</td></tr>'));
+  assert.ok(html.includes('<tr><td>agent.agent_version</td><td class="status">yes</td><td>1/1</td><td>&quot;2.4.6&quot;</td></tr>'));
   const tex = renderReport(data, 'tex');
   assert.ok(tex.includes('agent.network & no & 0/\\allowbreak{}1 & not recorded'));
   assert.ok(tex.includes('agent.agent\\_\\allowbreak{}version & yes'));

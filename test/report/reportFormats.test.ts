@@ -122,17 +122,22 @@ test('falsifiers: tasks with the same settings share one entry; past twenty entr
   const section = md.slice(md.indexOf('## Falsifier'));
   const entries = section.split('\n').filter((l) => l.startsWith('- **'));
   assert.equal(entries.length, 1);
-  assert.match(entries[0]!, /^- \*\*lmeval-[0-9a-f]+ · 87 tasks: crows\\_pairs\\_english, .* and 81 more\*\* \(unknown\): A number from this run/);
+  assert.match(entries[0]!, /^- \*\*lmeval-[0-9a-f]+ · 87 tasks: crows\\_pairs\\_english, .* and 81 more\*\* \(unknown\): Recorded /);
+  // The clause every falsifier shares is said once, above the list.
+  assert.equal(section.match(/comparable only to a run with the same/g)!.length, 1);
   assert.doesNotMatch(section, /more task\(s\) are left out of this list/);
   assert.equal(JSON.parse(renderReport(data, 'json')).falsifiers.length, 87);
 
   // 25 different sentences: 20 entries shown, the other 5 tasks counted in a note in every format.
-  const distinct = { ...data, falsifiers: data.falsifiers.slice(0, 25).map((f, k) => ({ ...f, falsifier: { ...f.falsifier, sentence: `${f.falsifier.sentence} (${k})` } })) };
+  const distinct = { ...data, falsifiers: data.falsifiers.slice(0, 25).map((f, k) => ({ ...f, falsifier: { ...f.falsifier, clauses: f.falsifier.clauses.map((c, i) => (i === 0 ? { ...c, finding: `${c.finding} (${k})` } : c)) } })) };
   const note = '5 more task(s) are left out of this list; the JSON report has every task';
   for (const format of ['md', 'tex', 'html'] as const) {
     const text = renderReport(distinct, format);
     assert.ok(text.includes(note), format);
   }
   const distinctMd = renderReport(distinct, 'md');
-  assert.equal(distinctMd.slice(distinctMd.indexOf('## Falsifier')).split('\n').filter((l) => l.startsWith('- **')).length, 20);
+  // 20 task lines, and the line of what all 25 share.
+  const lines = distinctMd.slice(distinctMd.indexOf('## Falsifier')).split('\n').filter((l) => l.startsWith('- **'));
+  assert.equal(lines.length, 21);
+  assert.match(lines[0]!, /^- \*\*lmeval-[0-9a-f]+ · all 25 tasks\*\*: Every task recorded /);
 });

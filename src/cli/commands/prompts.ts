@@ -11,7 +11,7 @@ interface PromptFlags {
   num_fewshot?: string;
   limit?: string;
   apply_chat_template?: string | boolean;
-  fewshot_as_multiturn?: string;
+  fewshot_as_multiturn?: string | boolean;
   system_instruction?: string;
   seed?: string;
   gen_kwargs?: string;
@@ -29,7 +29,7 @@ export function registerPrompts(program: Command): void {
     .option('--num_fewshot <n>', 'few-shot examples per prompt (a YAML num_fewshot of 0 wins, as in lm-eval)')
     .option('--limit <n>', 'first N documents of each task (a fraction below 1 takes that share)')
     .option('--apply_chat_template [template]', 'render with a chat template: tokenizer_config.json or template file path, or llama3 / qwen3')
-    .option('--fewshot_as_multiturn <bool>', 'few-shot examples as chat turns (default true with a chat template)')
+    .option('--fewshot_as_multiturn [bool]', 'few-shot examples as chat turns (bare: true; default true with a chat template)')
     .option('--system_instruction <text>', 'system instruction placed before the description')
     .option('--seed <seeds>', "lm-eval's --seed: one value or random,numpy,torch[,fewshot]", '0,1234,1234,1234')
     .option('--gen_kwargs <pairs>', 'generation kwargs merged into the task’s (k=v,...)')

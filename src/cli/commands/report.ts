@@ -1,6 +1,4 @@
 import type { Command } from 'commander';
-import { mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { evaluateDeclared, loadDeclaredFalsifier } from '../../audit/declaredFalsifier.ts';
 import { diffStores } from '../../audit/diff.ts';
 import { loadSource } from '../../audit/source.ts';
@@ -9,27 +7,14 @@ import { buildReport } from '../../report/model.ts';
 import { REPORT_FORMATS, renderReport, type ReportFormat } from '../../report/render.ts';
 import { DEFAULT_PAIRED_OPTIONS } from '../../audit/pairedStats.ts';
 import { addImportFlags, importOptionsFrom } from '../importFlags.ts';
-import { companionLines, printJson, warnIfUnfinished } from '../output.ts';
-import { writeFileAtomic } from '../../util/atomicFile.ts';
-import { addAuditFlags, diffOptionsFrom, type AuditFlags } from './diff.ts';
+import { companionLines, printJson, warnIfUnfinished, writeOutFile } from '../output.ts';
+import { addAuditFlags, diffOptionsFrom, narrowed, type AuditFlags } from './diff.ts';
 
 interface ReportFlags extends AuditFlags {
   against?: string;
   format?: string;
   out?: string;
   title?: string;
-}
-
-/** Written under a temporary name and renamed (util/atomicFile): a reader never sees half a report. */
-async function writeAtomic(path: string, text: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true }).catch((error: Error) => {
-    throw new BadInputError(`cannot create the folder for --out (${error.message})`, { file: path });
-  });
-  try {
-    await writeFileAtomic(path, text);
-  } catch (error) {
-    throw new BadInputError(`cannot write the report (${(error as Error).message})`, { file: path });
-  }
 }
 
 function formatOf(flags: ReportFlags): ReportFormat {
@@ -55,9 +40,9 @@ export function registerReport(program: Command): void {
     const options = diffOptionsFrom(flags);
     const spec = flags.falsifier !== undefined ? await loadDeclaredFalsifier(flags.falsifier) : null;
     const importOptions = importOptionsFrom(flags);
-    const sourceA = await loadSource([a], importOptions);
+    const sourceA = narrowed(await loadSource([a], importOptions), flags.tasks);
     warnIfUnfinished(a, sourceA.store);
-    const sourceB = flags.against === undefined ? null : flags.against === a ? sourceA : await loadSource([flags.against], importOptions);
+    const sourceB = flags.against === undefined ? null : flags.against === a ? sourceA : narrowed(await loadSource([flags.against], importOptions), flags.tasks);
     const diff = sourceB === null ? null : await diffStores(sourceA.store, sourceB.store, options);
     const declared = spec !== null && diff !== null ? evaluateDeclared(flags.falsifier!, spec, diff) : null;
     if (spec !== null && diff === null) throw new BadInputError('a declared falsifier compares two runs: give --against', { field: '--falsifier' });
@@ -73,7 +58,7 @@ export function registerReport(program: Command): void {
     const companions = [...sourceA.companions, ...(sourceB === null || sourceB === sourceA ? [] : sourceB.companions)];
     if (companions.length > 0) process.stderr.write(`${companionLines(companions).join('\n')}\n`);
     if (flags.out !== undefined) {
-      await writeAtomic(flags.out, text);
+      await writeOutFile(flags.out, text, 'report');
       const summary = { out: flags.out, format, bytes: Buffer.byteLength(text), declared_falsifier: declared?.status ?? null };
       if (flags.json) printJson(summary);
       else process.stdout.write(`Wrote ${format} report to ${flags.out}${declared !== null ? ` (declared falsifier: ${declared.status})` : ''}\n`);

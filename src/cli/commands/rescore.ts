@@ -9,9 +9,10 @@ import { computeMatrix, type MatrixSpec, type ScopeResult } from '../../score/ma
 import { AGGREGATIONS, type Aggregation } from '../../score/sweeps.ts';
 import { AS_RECORDED, splitSpecs } from '../../score/registry.ts';
 import type { AsRecordedSection } from '../../score/asRecorded.ts';
-import { openRescoreWriter, type RescoreWriter } from '../../store/writeStore.ts';
+import { openRescoreWriter, openRescoreWriterAt, type RescoreWriter } from '../../store/writeStore.ts';
+import { narrowToTasks } from '../../audit/narrow.ts';
 import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
-import { companionLines, printJson, printLines, warnIfUnfinished } from '../output.ts';
+import { companionLines, emit, warnIfUnfinished } from '../output.ts';
 import { formatMatrix, formatAsRecorded, reportedWithoutRows } from '../formatMatrix.ts';
 import { formatAgentSweeps } from '../formatAgentSweep.ts';
 import { agentSweeps } from '../../score/agents/sweep.ts';
@@ -22,7 +23,8 @@ interface RescoreFlags extends ImportFlags {
   normalizers?: string;
   aggregations?: string;
   json: boolean;
-  out: boolean;
+  out?: string | boolean;
+  tasks?: string;
   flips: string;
   engine: string;
   bootstrap: string;
@@ -44,7 +46,8 @@ export function registerRescore(program: Command): void {
       .option('--engine <engine>', 'auto | sql | js (auto: DuckDB when every cell has an exact SQL form)', 'auto')
       .option('--bootstrap <iterations>', 'also a seeded stratified bootstrap of every cell (stderr and percentile interval)', '0')
       .option('--seed <n>', 'seed of the bootstrap (CPython random)', '1234')
-      .option('--out', "append per-item results to the store's rescores/ folder", false)
+      .option('--tasks <names>', 'only these tasks (comma-separated; * matches any text, as lm-eval\'s --tasks)')
+      .option('--out [path]', "x.parquet: per-item results into that file; x.json: the JSON report; any other path: the printed text; bare --out: per-item results appended to the store's rescores/ folder")
       .option('--json', 'print one JSON object', false),
   ).action(async (sources: string[], flags: RescoreFlags) => {
     const aggregations = list(flags.aggregations);
@@ -59,10 +62,14 @@ export function registerRescore(program: Command): void {
     const flipsLimit = Number(flags.flips);
     if (!Number.isInteger(flipsLimit) || flipsLimit < 0) throw new BadInputError('--flips must be a whole number', { field: '--flips' });
 
-    const source = await loadSource(sources, importOptionsFrom(flags), { goldFromDocuments: true });
+    const loaded = await loadSource(sources, importOptionsFrom(flags), { goldFromDocuments: true });
+    const source = { ...loaded, store: narrowToTasks(loaded.store, list(flags.tasks)) };
     warnIfUnfinished(sources.join(', '), source.store);
-    if (flags.out && !source.store.local) {
-      throw new BadInputError('--out appends to a run store: import the source first (lmaudit import … --out <store>)', { file: sources.join(', ') });
+    const intoStore = flags.out === true;
+    const outPath = typeof flags.out === 'string' ? flags.out : undefined;
+    const parquetOut = outPath !== undefined && outPath.endsWith('.parquet') ? outPath : undefined;
+    if (intoStore && !source.store.local) {
+      throw new BadInputError('bare --out appends to a run store: import the source first (lmaudit import … --out <store>), or give --out <file>.parquet', { file: sources.join(', ') });
     }
     const extractors = flags.extractors === undefined ? undefined : splitSpecs(flags.extractors);
     const wantsAsRecorded = extractors?.includes(AS_RECORDED) ?? false;
@@ -71,7 +78,7 @@ export function registerRescore(program: Command): void {
       throw new BadInputError(`--gold-field does not apply to as-recorded, which re-applies the source's own rules to the golds it recorded; rescore with one or the other`, { field: '--gold-field' });
     }
     // --out: each item's readings go into the store's new rescores table as they are scored.
-    const writer = flags.out ? await openRescoreWriter(source.store.location, rescoreId()) : null;
+    const writer = intoStore ? await openRescoreWriter(source.store.location, rescoreId()) : parquetOut !== undefined ? await openRescoreWriterAt(parquetOut) : null;
     let scopes: ScopeResult[];
     try {
       scopes =
@@ -111,8 +118,9 @@ export function registerRescore(program: Command): void {
     const resultsOnly = source.store.manifest.runs
       .filter((r) => !withItems.has(r.run_id) && !(wantsAsRecorded && matrixExtractors?.length === 0))
       .map((r) => ({ run_id: r.run_id, label: r.label, reported_tasks: Object.keys(r.reported).length }));
-    if (flags.json) return printJson({ ...report, runs_without_items: resultsOnly, rescores_written: written, companions: source.companions, cannot_be_right: impossible, as_recorded_without_rows: asRecorded.flatMap((sec) => reportedWithoutRows(sec, source.store.manifest.runs.find((r) => r.run_id === sec.run_id)).map((m) => ({ run_id: sec.run_id, ...m }))) });
-    printLines([
+    const textOut = parquetOut === undefined ? outPath : undefined;
+    if (flags.json || textOut?.endsWith('.json')) return emit({ json: { ...report, runs_without_items: resultsOnly, rescores_written: written, companions: source.companions, cannot_be_right: impossible, as_recorded_without_rows: asRecorded.flatMap((sec) => reportedWithoutRows(sec, source.store.manifest.runs.find((r) => r.run_id === sec.run_id)).map((m) => ({ run_id: sec.run_id, ...m }))) } }, textOut, 'rescoring report');
+    await emit({ lines: [
       ...companionLines(source.companions),
       ...formatMatrix(scopes, source.skipped.length),
       ...formatAgentSweeps(agents),
@@ -123,8 +131,8 @@ export function registerRescore(program: Command): void {
       ]),
       ...formatAsRecorded(asRecorded, source.store.manifest.runs),
       ...impossibleLines(impossible),
-      ...(written ? [`Per-item results appended to ${written}`] : []),
-    ]);
+      ...(written ? [`Per-item results ${intoStore ? 'appended to' : 'written to'} ${written}`] : []),
+    ] }, textOut, 'rescoring report');
   });
 }
 

@@ -5,32 +5,33 @@
  * <output_path>/<model_name_sanitized>/store_<date_id>; --resume <store> continues an
  * unfinished one.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Command } from 'commander';
 import { BadInputError, UnknownNameError } from '../../errors.ts';
 import type { ModelArgs } from '../../models/lm.ts';
 import { ProgressState, RunEvents, formatDuration, progressLine } from '../../run/events.ts';
-import { dateId, modelName, resultsTable, sanitizeModelName } from '../../run/lmevalFiles.ts';
+import { resultsTable } from '../../run/lmevalFiles.ts';
 import { executeRun, type RunOptions, type RunSummary } from '../../run/runner.ts';
 import { executeGrid, GRID_AXES, loadGridFile, parseGridFlags, type GridAxis } from '../../run/grid.ts';
 import { parseBool, parseKeyValueArgs, parseNumber } from '../keyValueArgs.ts';
 import { parseShard } from '../../run/shard.ts';
 import { backendNames } from '../../models/registry.ts';
 import { printJson, printLines } from '../output.ts';
+import { addLmevalFlags, lmauditBackend, lmevalFlagEffects, type LmevalFlags } from '../lmevalFlags.ts';
+import { taskCatalogue } from './tasks.ts';
+import { storeLocation } from '../runStoreLocation.ts';
 
-interface RunFlags {
-  model: string;
-  model_args?: string;
-  tasks: string;
+interface RunFlags extends LmevalFlags {
+  model?: string;
+  model_args?: string[];
+  tasks?: string[];
   include_path?: string[];
   num_fewshot?: string;
   batch_size: string;
   limit?: string;
   apply_chat_template?: string | boolean;
-  fewshot_as_multiturn?: string;
+  fewshot_as_multiturn?: string | boolean;
   system_instruction?: string;
-  gen_kwargs?: string;
+  gen_kwargs?: string[];
   seed?: string;
   output_path?: string;
   out?: string;
@@ -50,8 +51,14 @@ function batchSize(text: string): number {
   return n;
 }
 
-function modelArgs(text: string | undefined): ModelArgs {
-  const parsed = parseKeyValueArgs(text, '--model_args');
+/** lm-eval's MergeDictAction: `--model_args a=1,b=2` or `--model_args a=1 b=2`, the pieces merged in order. */
+function mergedKeyValues(pieces: readonly string[] | undefined, flag: string): Record<string, unknown> | null {
+  if (pieces === undefined) return null;
+  return Object.assign({}, ...pieces.map((p) => parseKeyValueArgs(p, flag))) as Record<string, unknown>;
+}
+
+function modelArgs(pieces: readonly string[] | undefined): ModelArgs {
+  const parsed = mergedKeyValues(pieces, '--model_args') ?? {};
   const out: ModelArgs = {};
   for (const [k, v] of Object.entries(parsed)) {
     const plain = v !== null && typeof v === 'object' && 'value' in v ? (v as { value: number }).value : v;
@@ -61,48 +68,46 @@ function modelArgs(text: string | undefined): ModelArgs {
   return out;
 }
 
-function storeLocation(flags: RunFlags, args: ModelArgs, date: Date): string {
-  if (flags.resume !== undefined) {
-    if (flags.out !== undefined && flags.out !== flags.resume) throw new BadInputError('--resume names the store to continue; leave out --out or give the same folder');
-    return flags.resume;
-  }
-  const out = flags.out ?? (flags.output_path === undefined ? undefined : join(flags.output_path, sanitizeModelName(modelName(flags.model, args)), `store_${dateId(date)}`));
-  if (out === undefined) throw new BadInputError('lmaudit run needs --out <store> (or --output_path <dir>, which puts the store beside lm-eval’s files)');
-  if (existsSync(out) && !statSync(out).isDirectory()) throw new BadInputError(`--out ${out} is a file, not a store folder`);
-  if (existsSync(out) && readdirSync(out).length > 0) throw new BadInputError(`--out ${out} already exists; to continue an unfinished run there use --resume ${out}`);
-  return out;
-}
-
 export function registerRun(program: Command): void {
-  program
+  const command = program
     .command('run')
     .description('Run lm-eval-compatible tasks against a backend; store every request, response and the settings used')
-    .requiredOption('--model <backend>', `backend name (${backendNames().join(', ')}; replay answers from a stored run: --model_args store=<dir>)`)
-    .option('--model_args <args>', 'backend arguments, k=v,... or a JSON object (values typed as lm-eval types them)')
-    .requiredOption('--tasks <names>', 'comma-separated task, group or tag names, or task YAML paths')
+    .option('-M, --model <backend>', `backend name (${backendNames().join(', ')}; lm-eval's local-completions and local-chat-completions are openai-completions and openai-chat; replay answers from a stored run: --model_args store=<dir>)`)
+    .option('-a, --model_args <args...>', 'backend arguments, k=v,... or a JSON object (values typed as lm-eval types them; several pieces are merged)')
+    .option('-t, --tasks <names...>', 'task, group or tag names or task YAML paths, comma- or space-separated; `list` lists them (as `lmaudit tasks`)')
     .option('--include_path <dir...>', 'extra task folders (override the shipped ones)')
-    .option('--num_fewshot <n>', 'few-shot examples per prompt (a YAML num_fewshot of 0 wins, as in lm-eval)')
-    .option('--batch_size <n>', 'requests per backend call (auto: 1)', '1')
-    .option('--limit <n>', 'first N documents of each task (a fraction below 1 takes that share)')
+    .option('-f, --num_fewshot <n>', 'few-shot examples per prompt (a YAML num_fewshot of 0 wins, as in lm-eval)')
+    .option('-b, --batch_size <n>', 'requests per backend call (auto: 1)', '1')
+    .option('-L, --limit <n>', 'first N documents of each task (a fraction below 1 takes that share)')
     .option('--apply_chat_template [template]', "render with a chat template: the model's own, or a tokenizer_config.json / template file / llama3 / qwen3")
-    .option('--fewshot_as_multiturn <bool>', 'few-shot examples as chat turns (default true with a chat template)')
+    .option('--fewshot_as_multiturn [bool]', 'few-shot examples as chat turns (bare: true; default true with a chat template)')
     .option('--system_instruction <text>', 'system instruction placed before the description')
-    .option('--gen_kwargs <pairs>', 'generation kwargs merged into the task’s (k=v,... or a JSON object)')
+    .option('--gen_kwargs <pairs...>', 'generation kwargs merged into the task’s (k=v,... or a JSON object)')
     .option('--seed <seeds>', "lm-eval's --seed: one value or random,numpy,torch[,fewshot]", '0,1234,1234,1234')
-    .option('--output_path <dir>', "write lm-eval's results_<ts>.json and samples_<task>_<ts>.jsonl under <dir>/<model>/")
+    .option('-o, --output_path <dir>', "write lm-eval's results_<ts>.json and samples_<task>_<ts>.jsonl under <dir>/<model>/")
     .option('--out <store>', 'the run store folder (default: <output_path>/<model>/store_<ts>)')
     .option('--resume <store>', 'continue the unfinished run in <store>: send only the requests without a response (with --grid: the unfinished grid, its finished cells reused)')
     .option('--grid <axis=values|file.yaml>', `a configuration grid, one run per cell into one store (repeatable; axes: ${Object.keys(GRID_AXES).join(', ')}), or a YAML file naming the axes (audits/grids/)`, (v: string, all: string[]) => [...all, v], [] as string[])
     .option('--shard <i/N>', 'run shard i of N (counted from 0): whole documents, balanced by prompt length; `lmaudit merge` joins the shard stores')
     .option('--allow-missing', 'with --model replay: leave out the documents the store does not answer (listed in the provenance) instead of refusing')
-    .option('--json', 'print a JSON summary', false)
-    .action(async (flags: RunFlags) => {
+    .option('--json', 'print a JSON summary', false);
+  addLmevalFlags(command).action(async (flags: RunFlags) => {
+      const tasks = (flags.tasks ?? []).flatMap((t) => t.split(',')).map((s) => s.trim()).filter(Boolean);
+      if (tasks.length === 1 && tasks[0] === 'list') {
+        const catalogue = taskCatalogue(flags.include_path ?? []);
+        return flags.json ? printJson(catalogue.json) : printLines(catalogue.lines);
+      }
+      if (flags.model === undefined) throw new BadInputError("lmaudit run needs --model <backend> (one of " + backendNames().join(', ') + ')');
+      if (tasks.length === 0) throw new BadInputError('lmaudit run needs --tasks <names> (`lmaudit tasks` lists them)');
       const date = new Date();
       const args = modelArgs(flags.model_args);
+      const model = lmauditBackend(flags.model, args);
+      const lmeval = lmevalFlagEffects(flags, model);
+      const location = storeLocation(flags, model, args, date);
+      if (location.replayFrom !== null) process.stderr.write(`lmaudit run: --use_cache ${location.replayFrom} holds a finished run: its answers are replayed (--model replay), none is sent to a model\n`);
       const options: RunOptions = {
-        model: flags.model,
-        modelArgs: args,
-        tasks: flags.tasks.split(',').map((s) => s.trim()).filter(Boolean),
+        ...(location.replayFrom === null ? { model, modelArgs: args } : { model: 'replay', modelArgs: { store: location.replayFrom } }),
+        tasks,
         includePaths: flags.include_path,
         numFewshot: parseNumber(flags.num_fewshot, '--num_fewshot'),
         batchSize: batchSize(flags.batch_size),
@@ -111,15 +116,17 @@ export function registerRun(program: Command): void {
         applyChatTemplate: flags.apply_chat_template ?? null,
         fewshotAsMultiturn: parseBool(flags.fewshot_as_multiturn, '--fewshot_as_multiturn'),
         systemInstruction: flags.system_instruction ?? null,
-        genKwargs: flags.gen_kwargs === undefined ? null : parseKeyValueArgs(flags.gen_kwargs, '--gen_kwargs'),
+        genKwargs: mergedKeyValues(flags.gen_kwargs, '--gen_kwargs'),
         seed: flags.seed ?? null,
-        store: storeLocation(flags, args, date),
-        resume: flags.resume !== undefined,
+        store: location.store,
+        resume: location.resume,
         outputPath: flags.output_path ?? null,
         date,
         shard: flags.shard === undefined ? null : parseShard(flags.shard),
         allowMissing: flags.allowMissing === true,
+        ...(lmeval.notes.length > 0 && { notes: lmeval.notes }),
       };
+      for (const w of lmeval.warnings) process.stderr.write(`lmaudit run: ${w}\n`);
       if (options.allowMissing && options.model !== 'replay') throw new BadInputError('--allow-missing goes with --model replay (a model answers every request)');
       if (options.shard && flags.grid.length > 0) throw new BadInputError('--shard and --grid do not combine (shard each cell as a run of its own)');
       const events = new RunEvents();
@@ -166,6 +173,7 @@ export function registerRun(program: Command): void {
           groups: summary.groups.filter((g) => g.results.length > 0).map((g) => ({ group: g.group, metrics: g.results })),
         });
       }
+      if (flags.show_config) printJson(Object.fromEntries(summary.tasks.map((t) => [t.config.task, t.config])));
       printLines([
         ...resultsTable(summary.tasks, summary.scores, summary.groups),
         '',

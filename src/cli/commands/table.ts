@@ -11,7 +11,8 @@ import { tableLines } from '../../report/tableText.ts';
 import { splitSpecs } from '../../score/registry.ts';
 import { AGGREGATIONS, type Aggregation } from '../../score/sweeps.ts';
 import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
-import { companionLines, printJson, printLines, warnIfUnfinished } from '../output.ts';
+import { companionLines, emit, warnIfUnfinished } from '../output.ts';
+import { narrowed } from './diff.ts';
 
 interface TableFlags extends ImportFlags {
   extractors?: string;
@@ -21,6 +22,8 @@ interface TableFlags extends ImportFlags {
   gap?: string;
   target?: string;
   tolerance: string;
+  tasks?: string;
+  out?: string;
   json: boolean;
 }
 
@@ -60,14 +63,16 @@ export function registerTable(program: Command): void {
       .option('--gap <x>', 'a headline model-to-model gap to set against the spread (e.g. 0.033)')
       .option('--target <x>', 'a published number: list every cell whose 95% interval contains it')
       .option('--tolerance <x>', 'widen each interval by this much on both sides for --target', '0')
+      .option('--tasks <names>', "only these tasks (comma-separated; * matches any text, as lm-eval's --tasks)")
+      .option('--out <file>', 'write the tables (text, or JSON with --json or a .json name) to this file instead of stdout')
       .option('--json', 'print the tables as JSON', false),
   ).action(async (sources: string[], flags: TableFlags) => {
     const options = tableOptionsFrom(flags);
-    const source = await loadSource(sources, importOptionsFrom(flags));
+    const source = narrowed(await loadSource(sources, importOptionsFrom(flags)), flags.tasks);
     warnIfUnfinished(sources.join(', '), source.store);
     const tables = await buildTables(source.store, options);
     if (tables.length === 0) throw new BadInputError(`no run in ${sources.join(', ')} has per-item records or reported numbers${options.task === undefined ? '' : ` for task '${options.task}'`}`);
-    if (flags.json) printJson({ tables, grid: source.store.manifest.grid ?? null });
-    else printLines([...companionLines(source.companions), ...tables.flatMap((t, i) => (i === 0 ? tableLines(t) : ['', ...tableLines(t)]))]);
+    if (flags.json || flags.out?.endsWith('.json')) await emit({ json: { tables, grid: source.store.manifest.grid ?? null } }, flags.out, 'tables');
+    else await emit({ lines: [...companionLines(source.companions), ...tables.flatMap((t, i) => (i === 0 ? tableLines(t) : ['', ...tableLines(t)]))] }, flags.out, 'tables');
   });
 }

@@ -46,6 +46,9 @@ Source: \texttt{ {{- v.subject | tex -}} }.
 {% if v.summary %}
 {{ tbl(v.summary) }}
 {% endif %}
+{% if v.summaryNotes.length > 0 %}
+{{ bullets(v.summaryNotes) }}
+{% endif %}
 {% if v.cannotBeRight.length > 0 %}
 \paragraph{Cannot be right}
 {{ bullets(v.cannotBeRight) }}
@@ -91,9 +94,12 @@ No per-item records.
 
 {% endfor %}
 \subsection*{Falsifier}
+{% if v.falsifiersLead %}{{ v.falsifiersLead | tex }}
+
+{% endif %}
 \begin{itemize}
 {% for f in v.falsifiers %}
-\item \textbf{ {{- f.title | tex -}} } ({{ f.status | tex }}): {{ f.sentence | tex }}
+\item \textbf{ {{- f.title | tex -}} }{% if f.status %} ({{ f.status | tex }}){% endif %}: {{ f.sentence | tex }}
 {% endfor %}
 \end{itemize}
 {% if v.falsifiersNote %}{{ v.falsifiersNote | tex }}

@@ -1,0 +1,73 @@
+/**
+ * `lmaudit ls <store|folder|file>`: what a source holds — its runs, their tasks, how many items
+ * each task has, the scores the source itself reported, and whether a run lmaudit recorded
+ * finished — read as it stands, nothing rescored.
+ */
+import type { Command } from 'commander';
+import { loadSource } from '../../audit/source.ts';
+import { queryRows } from '../../util/duckdb.ts';
+import type { RunProvenance } from '../../store/schema.ts';
+import { fmt } from '../../report/textTable.ts';
+import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
+import { companionLines, emit, formatTable } from '../output.ts';
+
+/** The source's own numbers for one task: `metric,filter value ± stderr`, stderr entries folded into their metric. */
+function reportedText(reported: Record<string, unknown> | undefined): { metric: string; value: number; stderr: number | null }[] {
+  if (reported === undefined) return [];
+  const out: { metric: string; value: number; stderr: number | null }[] = [];
+  for (const [key, value] of Object.entries(reported)) {
+    if (typeof value !== 'number' || key.includes('_stderr')) continue;
+    const [metric, filter] = key.split(',');
+    const stderr = reported[filter === undefined ? `${metric}_stderr` : `${metric}_stderr,${filter}`];
+    out.push({ metric: key, value, stderr: typeof stderr === 'number' ? stderr : null });
+  }
+  return out;
+}
+
+function runState(run: RunProvenance, unfinished: { responses: number; expected: number } | undefined): string {
+  if (run.source_kind !== 'lmaudit') return `imported (${run.source_format})`;
+  if (unfinished !== undefined) return `unfinished: ${unfinished.responses.toLocaleString('en-US')} of ${unfinished.expected.toLocaleString('en-US')} responses`;
+  return 'finished';
+}
+
+export function registerLs(program: Command): void {
+  addImportFlags(
+    program
+      .command('ls')
+      .description('List what a store, folder or file holds: runs, tasks, items, reported scores, finished or not (nothing rescored)')
+      .argument('<sources...>', 'a run store, or anything `import` reads')
+      .option('--out <file>', 'write the listing to this file instead of stdout')
+      .option('--json', 'print the listing as JSON', false),
+  ).action(async (sources: string[], flags: ImportFlags & { json: boolean; out?: string }) => {
+    const source = await loadSource(sources, importOptionsFrom(flags));
+    const { store } = source;
+    const counts = await queryRows<{ run_id: string; task: string; items: number; requests: number }>(
+      `SELECT run_id, task, count(DISTINCT doc_id)::INTEGER AS items, count(*)::INTEGER AS requests FROM ${store.table('instances')} GROUP BY run_id, task`,
+    );
+    const itemsOf = (run: string, task: string) => counts.find((c) => c.run_id === run && c.task === task);
+    const runs = store.manifest.runs.map((run) => {
+      const tasks = [...new Set([...Object.keys(run.tasks), ...Object.keys(run.reported), ...counts.filter((c) => c.run_id === run.run_id).map((c) => c.task)])].sort();
+      return {
+        run_id: run.run_id,
+        label: run.label,
+        source_kind: run.source_kind,
+        state: runState(run, store.unfinished),
+        tasks: tasks.map((task) => ({ task, items: itemsOf(run.run_id, task)?.items ?? 0, requests: itemsOf(run.run_id, task)?.requests ?? 0, reported: reportedText(run.reported[task]) })),
+      };
+    });
+    if (flags.json || flags.out?.endsWith('.json')) return emit({ json: { source: sources.join(', '), runs, companions: source.companions, files_not_recognised: source.unrecognised } }, flags.out, 'listing');
+    const lines = [`${sources.join(', ')}: ${runs.length} run(s)`, ...companionLines(source.companions)];
+    for (const run of runs) {
+      lines.push('', `run ${run.run_id} (${run.label}): ${run.state}, ${run.tasks.length} task(s)`);
+      const rows = run.tasks.map((t) => [
+        t.task,
+        t.items,
+        t.requests,
+        t.reported.length === 0 ? '—' : t.reported.map((r) => `${r.metric} ${fmt(r.value)}${r.stderr === null ? '' : ` ± ${fmt(r.stderr)}`}`).join('; '),
+      ]);
+      lines.push(...formatTable(['task', 'items', 'requests', 'reported by the source'], rows).map((l) => `  ${l}`));
+    }
+    for (const u of source.unrecognised) lines.push(`not read: ${u.path} (${u.reason})`);
+    await emit({ lines }, flags.out, 'listing');
+  });
+}
