@@ -12,13 +12,14 @@ import { agentsImporter } from './agents/agentsImporter.ts';
 import { inEvaluationFolder } from './agents/swebench.ts';
 import { genericImporter } from './generic/genericImporter.ts';
 import { inspectImporter } from './inspect/inspectImporter.ts';
+import { helmImporter } from './helm/helmImporter.ts';
 import { lmevalImporter } from './lmeval/lmevalImporter.ts';
 import { isStoreFolder } from '../store/readStore.ts';
 import { pushTo } from '../util/groupBy.ts';
 import { foreignEncoding, UTF16_ADVICE } from '../util/utf8.ts';
 
 /** The one list of importers (more specific formats first; generic records last). */
-const IMPORTERS: readonly Importer[] = [inspectImporter, agentsImporter, lmevalImporter, genericImporter];
+const IMPORTERS: readonly Importer[] = [inspectImporter, helmImporter, agentsImporter, lmevalImporter, genericImporter];
 
 export interface Unrecognised {
   path: string;

@@ -1,0 +1,56 @@
+/**
+ * `--extractors as-recorded` for harnesses whose per-item records hold each metric's per-item value (HELM,
+ * lighteval, OpenCompass): the printed aggregates recomputed from those values by each harness's own rule, beside
+ * what the harness printed. Each rule is in its own module; this one reads the store and dispatches.
+ */
+import type { OpenStore } from '../../store/readStore.ts';
+import type { ResultsSourceKind } from '../../store/schema.ts';
+import { queryRows, sqlString } from '../../util/duckdb.ts';
+import type { AgentAsRecordedCell } from '../agents/asRecorded.ts';
+import { helmCells } from './helm.ts';
+
+export interface ScoreRecord {
+  task: string;
+  doc_id: string;
+  filter: string;
+  metric: string;
+  value: number | null;
+  value_json: string;
+}
+
+export interface ResultsAsRecordedSection {
+  run_id: string;
+  source_kind: ResultsSourceKind;
+  cells: AgentAsRecordedCell[];
+  note: string | null;
+}
+
+type Rule = (task: string, rows: readonly ScoreRecord[], reported: Record<string, unknown>) => { cells: AgentAsRecordedCell[]; notReproduced: string[] };
+
+const RULES: Record<ResultsSourceKind, Rule> = {
+  helm: helmCells,
+  lighteval: helmCells,
+  opencompass: helmCells,
+};
+
+export async function resultsAsRecordedSections(store: OpenStore, runIds: readonly string[]): Promise<ResultsAsRecordedSection[]> {
+  const rows = await queryRows<ScoreRecord & { run_id: string }>(
+    `SELECT run_id, task, doc_id, filter, metric, value, value_json FROM ${store.table('scores')}
+     WHERE run_id IN (${runIds.map(sqlString).join(', ')}) ORDER BY run_id, task, doc_id, filter, metric`,
+  );
+  return runIds.map((run_id) => {
+    const run = store.manifest.runs.find((r) => r.run_id === run_id)!;
+    const kind = run.source_kind as ResultsSourceKind;
+    const cells: AgentAsRecordedCell[] = [];
+    const missing: string[] = [];
+    for (const [task, reported] of Object.entries(run.reported)) {
+      const own = rows.filter((r) => r.run_id === run_id && r.task === task);
+      const result = RULES[kind](task, own, reported as Record<string, unknown>);
+      cells.push(...result.cells);
+      if (result.notReproduced.length > 0) missing.push(`${task}: ${result.notReproduced.join(', ')}`);
+    }
+    const notes = run.notes.filter((n) => n.kind.endsWith('_not_reproducible')).map((n) => n.message);
+    if (missing.length > 0) notes.push(`not reproduced (no per-item values behind them: computed by the harness over the whole run): ${missing.join('; ')}`);
+    return { run_id, source_kind: kind, cells, note: notes.length > 0 ? notes.join(' ') : cells.length === 0 ? 'no per-item values to reproduce' : null };
+  });
+}
