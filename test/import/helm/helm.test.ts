@@ -7,13 +7,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fixturePath } from '../../helpers/fixtures.ts';
+import { decodedFixture } from '../../helpers/fixtures.ts';
 import { importSources } from '../../../src/import/index.ts';
 import { loadSource } from '../../../src/audit/source.ts';
 import { rescoreAsRecorded } from '../../../src/score/asRecorded.ts';
 
 const options = { skipBad: false, fields: {} };
-const root = fixturePath('helm');
+const root = decodedFixture('helm');
 const mmlu = join(root, 'evaleval-every_eval_ever/tests/data/helm/mmlu:subject=philosophy,method=multiple_choice_joint,model=openai_gpt2');
 
 test('every HELM file imports: a suite of runs is as many runs, and only SOURCES.md is left', async () => {
