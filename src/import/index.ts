@@ -13,13 +13,14 @@ import { inEvaluationFolder } from './agents/swebench.ts';
 import { genericImporter } from './generic/genericImporter.ts';
 import { inspectImporter } from './inspect/inspectImporter.ts';
 import { helmImporter } from './helm/helmImporter.ts';
+import { opencompassImporter, strayOpenCompassFile } from './opencompass/opencompassImporter.ts';
 import { lmevalImporter } from './lmeval/lmevalImporter.ts';
 import { isStoreFolder } from '../store/readStore.ts';
 import { pushTo } from '../util/groupBy.ts';
 import { foreignEncoding, UTF16_ADVICE } from '../util/utf8.ts';
 
 /** The one list of importers (more specific formats first; generic records last). */
-const IMPORTERS: readonly Importer[] = [inspectImporter, helmImporter, agentsImporter, lmevalImporter, genericImporter];
+const IMPORTERS: readonly Importer[] = [inspectImporter, helmImporter, opencompassImporter, agentsImporter, lmevalImporter, genericImporter];
 
 export interface Unrecognised {
   path: string;
@@ -206,6 +207,8 @@ function foreignFormat(p: FileProbe): string | null {
     return 'lighteval details (per-sample Parquet), a format lmaudit does not read';
   }
   if (!head.startsWith('{')) return null;
+  const stray = strayOpenCompassFile(p);
+  if (stray !== null) return stray;
   if (/"config_general"\s*:/.test(head) && (/"lighteval_sha"\s*:/.test(head) || /"summary_tasks"\s*:/.test(head) || /"config_tasks"\s*:/.test(head))) {
     return 'lighteval results, a format lmaudit does not read';
   }

@@ -6,7 +6,7 @@
  * scores, perplexity from summed log-probs) have no per-instance records and are named as not reproduced.
  */
 import { cell, type AgentAsRecordedCell } from '../agents/asRecorded.ts';
-import type { ScoreRecord } from './readScores.ts';
+import type { TaskRecords } from './readScores.ts';
 
 const TRIAL = /\|trial=(\d+)/;
 
@@ -15,7 +15,7 @@ interface Merged {
   count: number;
 }
 
-export function helmCells(task: string, rows: readonly ScoreRecord[], reported: Record<string, unknown>): { cells: AgentAsRecordedCell[]; notReproduced: string[] } {
+export function helmCells({ task, scores: rows, reported }: TaskRecords): { cells: AgentAsRecordedCell[]; notReproduced: string[] } {
   // (metric, filter) -> trial -> merged Stat; (filter) -> trial -> instance ids.
   const merged = new Map<string, Map<number, Merged>>();
   const instances = new Map<string, Map<number, Set<string>>>();
@@ -58,5 +58,6 @@ export function helmCells(task: string, rows: readonly ScoreRecord[], reported: 
     else if (perturbation.endsWith(':worst') && !perturbed) cells.push(cell(task, `${key} (no perturbed instances: the plain value)`, value, reproduced));
     else notReproduced.push(`${name} (${perturbation})`);
   }
-  return { cells, notReproduced: [...new Set(notReproduced)] };
+  const names = [...new Set(notReproduced)];
+  return { cells, notReproduced: names.length === 0 ? [] : [`${names.join(', ')} (no per-instance values: computed over the whole run by the metric class)`] };
 }

@@ -4,10 +4,11 @@
  * what the harness printed. Each rule is in its own module; this one reads the store and dispatches.
  */
 import type { OpenStore } from '../../store/readStore.ts';
-import type { ResultsSourceKind } from '../../store/schema.ts';
+import type { ResultsSourceKind, RunProvenance } from '../../store/schema.ts';
 import { queryRows, sqlString } from '../../util/duckdb.ts';
 import type { AgentAsRecordedCell } from '../agents/asRecorded.ts';
 import { helmCells } from './helm.ts';
+import { opencompassCells } from './opencompass.ts';
 
 export interface ScoreRecord {
   task: string;
@@ -25,12 +26,22 @@ export interface ResultsAsRecordedSection {
   note: string | null;
 }
 
-type Rule = (task: string, rows: readonly ScoreRecord[], reported: Record<string, unknown>) => { cells: AgentAsRecordedCell[]; notReproduced: string[] };
+/** What a rule reads for one task: its recorded per-item scores and details, what the harness printed, and the run. */
+export interface TaskRecords {
+  task: string;
+  scores: readonly ScoreRecord[];
+  /** The `filtered` rows (a harness's per-item details), as recorded. */
+  details: readonly { doc_id: string; filter: string; filtered_json: string | null }[];
+  reported: Record<string, unknown>;
+  run: RunProvenance;
+}
+
+export type Rule = (records: TaskRecords) => { cells: AgentAsRecordedCell[]; notReproduced: string[] };
 
 const RULES: Record<ResultsSourceKind, Rule> = {
   helm: helmCells,
   lighteval: helmCells,
-  opencompass: helmCells,
+  opencompass: opencompassCells,
 };
 
 export async function resultsAsRecordedSections(store: OpenStore, runIds: readonly string[]): Promise<ResultsAsRecordedSection[]> {
@@ -38,19 +49,23 @@ export async function resultsAsRecordedSections(store: OpenStore, runIds: readon
     `SELECT run_id, task, doc_id, filter, metric, value, value_json FROM ${store.table('scores')}
      WHERE run_id IN (${runIds.map(sqlString).join(', ')}) ORDER BY run_id, task, doc_id, filter, metric`,
   );
+  const details = await queryRows<{ run_id: string; task: string; doc_id: string; filter: string; filtered_json: string | null }>(
+    `SELECT run_id, task, doc_id, filter, filtered_json FROM ${store.table('filtered')}
+     WHERE run_id IN (${runIds.map(sqlString).join(', ')}) ORDER BY run_id, task, line`,
+  );
   return runIds.map((run_id) => {
     const run = store.manifest.runs.find((r) => r.run_id === run_id)!;
     const kind = run.source_kind as ResultsSourceKind;
     const cells: AgentAsRecordedCell[] = [];
     const missing: string[] = [];
     for (const [task, reported] of Object.entries(run.reported)) {
-      const own = rows.filter((r) => r.run_id === run_id && r.task === task);
-      const result = RULES[kind](task, own, reported as Record<string, unknown>);
+      const mine = <R extends { run_id: string; task: string }>(list: R[]) => list.filter((r) => r.run_id === run_id && r.task === task);
+      const result = RULES[kind]({ task, scores: mine(rows), details: mine(details), reported: reported as Record<string, unknown>, run });
       cells.push(...result.cells);
       if (result.notReproduced.length > 0) missing.push(`${task}: ${result.notReproduced.join(', ')}`);
     }
     const notes = run.notes.filter((n) => n.kind.endsWith('_not_reproducible')).map((n) => n.message);
-    if (missing.length > 0) notes.push(`not reproduced (no per-item values behind them: computed by the harness over the whole run): ${missing.join('; ')}`);
+    if (missing.length > 0) notes.push(`not reproduced: ${missing.join('; ')}`);
     return { run_id, source_kind: kind, cells, note: notes.length > 0 ? notes.join(' ') : cells.length === 0 ? 'no per-item values to reproduce' : null };
   });
 }
