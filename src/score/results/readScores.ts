@@ -9,6 +9,7 @@ import { queryRows, sqlString } from '../../util/duckdb.ts';
 import type { AgentAsRecordedCell } from '../agents/asRecorded.ts';
 import { helmCells } from './helm.ts';
 import { opencompassCells } from './opencompass.ts';
+import { lightevalCells } from './lighteval.ts';
 
 export interface ScoreRecord {
   task: string;
@@ -34,13 +35,15 @@ export interface TaskRecords {
   details: readonly { doc_id: string; filter: string; filtered_json: string | null }[];
   reported: Record<string, unknown>;
   run: RunProvenance;
+  /** Every task's recorded per-item scores in the run (for summaries over tasks, such as lighteval's `all`). */
+  runScores: readonly ScoreRecord[];
 }
 
 export type Rule = (records: TaskRecords) => { cells: AgentAsRecordedCell[]; notReproduced: string[] };
 
 const RULES: Record<ResultsSourceKind, Rule> = {
   helm: helmCells,
-  lighteval: helmCells,
+  lighteval: lightevalCells,
   opencompass: opencompassCells,
 };
 
@@ -60,7 +63,7 @@ export async function resultsAsRecordedSections(store: OpenStore, runIds: readon
     const missing: string[] = [];
     for (const [task, reported] of Object.entries(run.reported)) {
       const mine = <R extends { run_id: string; task: string }>(list: R[]) => list.filter((r) => r.run_id === run_id && r.task === task);
-      const result = RULES[kind]({ task, scores: mine(rows), details: mine(details), reported: reported as Record<string, unknown>, run });
+      const result = RULES[kind]({ task, scores: mine(rows), details: mine(details), reported: reported as Record<string, unknown>, run, runScores: rows.filter((r) => r.run_id === run_id) });
       cells.push(...result.cells);
       if (result.notReproduced.length > 0) missing.push(`${task}: ${result.notReproduced.join(', ')}`);
     }

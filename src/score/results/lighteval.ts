@@ -1,0 +1,75 @@
+/**
+ * lighteval's results recomputed from its details: each metric by its corpus-level function (the mean, for the
+ * metrics whose config says `corpus_level_fn: mean`), `<metric>_stderr` as the sample standard deviation (ddof 1)
+ * over √n when n > 1, a group average `<prefix>:_average|k` as the unweighted mean over its subtasks, and `all` as
+ * the mean of every key over every task entry (stderr keys included, group averages left out), as lighteval's
+ * results pipeline writes them. Other corpus functions have no port here and are named as not reproduced.
+ */
+import { cell, type AgentAsRecordedCell } from '../agents/asRecorded.ts';
+import type { ScoreRecord, TaskRecords } from './readScores.ts';
+
+/** A task's corpus-level function per metric name, from config_tasks (recorded by the importer). */
+function corpusFunctions(run: TaskRecords['run'], task: string): Map<string, string> {
+  const fact = run.tasks[task]?.scoring.metrics?.used;
+  const metrics = fact?.status === 'recorded' && Array.isArray(fact.value) ? (fact.value as Record<string, unknown>[]) : [];
+  const out = new Map<string, string>();
+  for (const m of metrics) for (const name of [m.metric_name].flat()) out.set(String(name), String(m.corpus_level_fn));
+  return out;
+}
+
+/** What lighteval would write for one task from its per-item values (only the keys it can be recomputed for). */
+function taskValues(run: TaskRecords['run'], task: string, scores: readonly ScoreRecord[]): { values: Map<string, number>; why: Map<string, string> } {
+  const fns = corpusFunctions(run, task);
+  const values = new Map<string, number>();
+  const why = new Map<string, string>();
+  for (const metric of new Set(scores.map((s) => s.metric))) {
+    const xs = scores.filter((s) => s.metric === metric && typeof s.value === 'number').map((s) => s.value!);
+    const fn = fns.get(metric) ?? (fns.size === 0 ? 'mean' : undefined);
+    if (fn !== 'mean') {
+      why.set(metric, `corpus_level_fn ${fn ?? 'not recorded'}: no port in lmaudit`);
+      continue;
+    }
+    const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+    values.set(metric, mean);
+    if (xs.length > 1) {
+      const variance = xs.reduce((a, x) => a + (x - mean) ** 2, 0) / (xs.length - 1);
+      values.set(`${metric}_stderr`, Math.sqrt(variance) / Math.sqrt(xs.length));
+    }
+  }
+  return { values, why };
+}
+
+/** The group-average key a task counts in: `[suite|]<prefix>:_average|<fewshot>`, prefix the task part before ':'. */
+function groupOf(task: string): string {
+  const parts = task.split('|');
+  const fewshot = parts.pop();
+  const name = parts.pop() ?? '';
+  return [...parts, `${name.split(':')[0]}:_average`, fewshot].join('|');
+}
+
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+export function lightevalCells({ task, scores, reported, run, runScores }: TaskRecords): { cells: AgentAsRecordedCell[]; notReproduced: string[] } {
+  const cells: AgentAsRecordedCell[] = [];
+  const notReproduced: string[] = [];
+  const tasks = Object.keys(run.tasks);
+  const perTask = (t: string) => taskValues(run, t, runScores.filter((s) => s.task === t));
+  if (task === 'all' || /:_average(\||$)/.test(task)) {
+    const members = task === 'all' ? tasks : tasks.filter((t) => groupOf(t) === task);
+    const computed = members.map(perTask);
+    for (const [key, value] of Object.entries(reported)) {
+      const xs = computed.map((c) => c.values.get(key)).filter((x): x is number => x !== undefined);
+      const holders = members.filter((t) => key in (run.reported[t] ?? {}));
+      if (xs.length === 0 || xs.length !== holders.length) notReproduced.push(`${task} ${key} (not every task holding it has per-item values for it)`);
+      else cells.push(cell(task, `${key} (mean over ${xs.length} task(s))`, value, mean(xs)));
+    }
+    return { cells, notReproduced };
+  }
+  const { values, why } = taskValues(run, task, scores);
+  for (const [key, value] of Object.entries(reported)) {
+    const reproduced = values.get(key);
+    if (reproduced !== undefined) cells.push(cell(task, key, value, reproduced));
+    else notReproduced.push(`${key} (${why.get(key.replace(/_stderr$/, '')) ?? (key.endsWith('_stderr') ? 'one item: lighteval writes no stderr from one value' : 'no per-item values in the details')})`);
+  }
+  return { cells, notReproduced };
+}
