@@ -39,7 +39,7 @@ export async function importLightevalRun(resultsPath: string | null, detailsFile
   if (resultsPath !== null) {
     const bytes = await readFile(resultsPath);
     results = o(parsePythonJson(bytes.toString('utf8'), { file: resultsPath })) ?? {};
-    if (o(results.config_general) === undefined) throw new BadInputError('a lighteval results file without config_general', { file: resultsPath, field: 'config_general' });
+    if (o(results.config_general) === undefined) throw new BadInputError('a lighteval results file whose config_general is missing or not an object', { file: resultsPath, field: 'config_general' });
     files.push({ path: resultsPath, sha256: sha256Hex(bytes), role: 'lighteval-results' });
   }
   for (const d of detailsFiles) files.push({ path: d.path, sha256: sha256Hex(await readFile(d.path)), role: 'lighteval-details' });
