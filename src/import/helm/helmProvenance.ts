@@ -123,13 +123,27 @@ export function helmProvenance(r: HelmRecords, runId: string, task: string, item
   t.fewshot.split = same(inferred('train', 'HELM draws in-context examples from the train split'));
 
   const sent = (field: string) => sentValues(states, (s) => o(s.request)?.[field]);
-  t.generation.settings = {
-    configured: recorded(Object.fromEntries(['temperature', 'max_tokens', 'num_outputs', 'stop_sequences', 'random'].filter((k) => spec[k] !== undefined).map((k) => [k, spec[k]])), 'adapter_spec'),
-    used: states.length === 0 ? { status: 'unknown' } : sentValues(states, (s) => Object.fromEntries(Object.entries(o(s.request)!).filter(([k]) => !['prompt', 'messages', 'multimodal_prompt', 'model', 'model_deployment'].includes(k)))),
+  // The adapter turns the spec into requests: what reaches the model is the request. Where an adapter method
+  // overrides a field whatever the spec says, the configured side is what that method sends, with the spec's value
+  // kept beside it (adapter_spec_decoding), so the same intent compares as the same across runs.
+  const decoding = Object.fromEntries(['temperature', 'max_tokens', 'num_outputs', 'stop_sequences', 'random'].filter((k) => spec[k] !== undefined).map((k) => [k, spec[k]]));
+  t.generation.adapter_spec_decoding = rec(decoding, 'adapter_spec');
+  const requestSettings = sentValues(states, (s) => Object.fromEntries(Object.entries(o(s.request)!).filter(([k]) => !['prompt', 'messages', 'multimodal_prompt', 'model', 'model_deployment'].includes(k))));
+  // settings are the request's decoding fields as sent; the spec's own are adapter_spec_decoding (their keys differ: num_outputs becomes num_completions or top_k_per_token).
+  if (states.length > 0) t.generation.settings = same(requestSettings);
+  const joint = String(spec.method).startsWith('multiple_choice_joint');
+  t.generation.stop_sequences = {
+    configured: joint
+      ? inferred([], `HELM's multiple_choice_joint adapter sends no stop sequences whatever the run spec says (adapter_spec.stop_sequences is ${JSON.stringify(spec.stop_sequences ?? null)})`)
+      : recorded(spec.stop_sequences, 'adapter_spec.stop_sequences'),
+    used: sent('stop_sequences'),
   };
-  t.generation.stop_sequences = { configured: recorded(spec.stop_sequences, 'adapter_spec.stop_sequences'), used: sent('stop_sequences') };
   t.generation.max_tokens = { configured: recorded(spec.max_tokens, 'adapter_spec.max_tokens'), used: sent('max_tokens') };
   t.generation.temperature = { configured: recorded(spec.temperature, 'adapter_spec.temperature'), used: sent('temperature') };
+  t.generation.completions = {
+    configured: joint ? inferred(1, `HELM's multiple_choice_joint adapter asks one completion (adapter_spec.num_outputs ${String(spec.num_outputs)} becomes top_k_per_token)`) : recorded(spec.num_outputs, 'adapter_spec.num_outputs'),
+    used: sent('num_completions'),
+  };
 
   t.repeats.repeats = rec(spec.num_train_trials, 'adapter_spec.num_train_trials (few-shot resamples; each trial repeats every instance)');
   if (spec.num_trials !== undefined) t.repeats.seeded_repeats = rec(spec.num_trials, 'adapter_spec.num_trials');

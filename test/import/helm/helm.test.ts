@@ -53,7 +53,8 @@ test('a HELM run: each request state is an item with its prompt, completion, gol
     configured: { status: 'recorded', value: 5, from: 'adapter_spec.max_train_instances (the requested few-shot count)' },
     used: { status: 'inferred', value: 5, how: 'the 10 request state(s) of scenario_state.json all sent this' },
   });
-  assert.deepEqual(t.generation.stop_sequences!.configured, { status: 'recorded', value: ['\n'], from: 'adapter_spec.stop_sequences' });
+  assert.deepEqual(t.generation.stop_sequences!.configured, { status: 'inferred', value: [], how: `HELM's multiple_choice_joint adapter sends no stop sequences whatever the run spec says (adapter_spec.stop_sequences is ["\\n"])` });
+  assert.deepEqual(t.generation.adapter_spec_decoding!.used, { status: 'recorded', value: { temperature: 0, max_tokens: 1, num_outputs: 5, stop_sequences: ['\n'] }, from: 'adapter_spec' });
   assert.deepEqual(t.generation.stop_sequences!.used, { status: 'inferred', value: [], how: 'the 10 request state(s) of scenario_state.json all sent this' });
   assert.deepEqual(run.provenance.model.model_id!.configured, { status: 'recorded', value: 'openai/gpt2', from: 'adapter_spec.model' });
   assert.deepEqual(run.provenance.model.backend!.configured, { status: 'recorded', value: 'huggingface/gpt2', from: 'adapter_spec.model_deployment (the serving deployment)' });
