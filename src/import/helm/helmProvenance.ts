@@ -90,14 +90,20 @@ export function helmProvenance(r: HelmRecords, runId: string, task: string, item
     t.task.dataset_path = rec(scenario.class_name, 'run_spec.scenario_spec.class_name');
     t.task.dataset_name = rec(scenario.args, 'run_spec.scenario_spec.args');
   }
-  t.task.dataset_split = spec.eval_splits !== undefined
-    ? rec(spec.eval_splits, 'adapter_spec.eval_splits')
-    : { configured: inferred(['valid', 'test'], 'adapter_spec.eval_splits absent: HELM evaluates the valid and test splits pooled'), used: sentValues(states, (s) => o(s.instance)?.split) };
+  // Splits are a set: listed sorted, so the same splits compare as the same.
+  const splitsSeen = [...new Set(states.map((s) => String(o(s.instance)?.split)))].sort();
+  t.task.dataset_split = {
+    configured: spec.eval_splits !== undefined ? recorded(spec.eval_splits, 'adapter_spec.eval_splits') : inferred(['test', 'valid'], 'adapter_spec.eval_splits absent: HELM samples from the test and valid splits pooled'),
+    used: states.length === 0 ? { status: 'unknown' } : inferred(splitsSeen, 'the splits of the instances in scenario_state.json'),
+  };
   t.task.groups = rec(r.runSpec.groups, 'run_spec.groups');
 
   t.scoring.output_type = same(inferred(`${String(spec.method)} (HELM adapter method)`, 'adapter_spec.method'));
   t.scoring.scoring_path = rec(r.runSpec.metric_specs, 'run_spec.metric_specs');
   t.scoring.metrics = same(inferred([...new Set(r.stats.map((s) => String(o(s.name)?.name)))], 'stat names in stats.json'));
+  if (String(spec.method).startsWith('multiple_choice')) {
+    t.scoring.primary_score = same(inferred('exact_match', "HELM's per-instance correctness for multiple-choice adapters (the option chosen is a correct reference)"));
+  }
   if (String(spec.method).startsWith('multiple_choice_joint')) {
     const pattern = spec.output_mapping_pattern;
     t.scoring.filters = same(inferred(
@@ -106,8 +112,13 @@ export function helmProvenance(r: HelmRecords, runId: string, task: string, item
     ));
   }
 
-  t.system.instruction = rec(spec.instructions, 'adapter_spec.instructions');
-  t.system.description = rec(spec.global_prefix, 'adapter_spec.global_prefix');
+  // HELM's `instructions` open the prompt text, where lm-eval puts a task's description; a system message exists
+  // only when requests carry chat messages.
+  t.system.description = rec(spec.instructions, "adapter_spec.instructions (the text that opens the prompt, as lm-eval's description)");
+  if (spec.global_prefix !== undefined && spec.global_prefix !== '') t.system.global_prefix = rec(spec.global_prefix, 'adapter_spec.global_prefix');
+  if (states.length > 0 && requests.every((q) => q.messages === undefined)) {
+    t.system.instruction = same(inferred(null, 'every request is one prompt text (request.prompt), with no chat messages: no system message was sent'));
+  }
   t.chat_template.template_pieces = rec(
     Object.fromEntries(['global_prefix', 'global_suffix', 'instructions', 'input_prefix', 'input_suffix', 'reference_prefix', 'reference_suffix', 'output_prefix', 'output_suffix', 'instance_prefix', 'substitutions', 'chain_of_thought_prefix', 'chain_of_thought_suffix'].filter((k) => spec[k] !== undefined).map((k) => [k, spec[k]])),
     'adapter_spec',
