@@ -90,12 +90,10 @@ export function helmProvenance(r: HelmRecords, runId: string, task: string, item
     t.task.dataset_path = rec(scenario.class_name, 'run_spec.scenario_spec.class_name');
     t.task.dataset_name = rec(scenario.args, 'run_spec.scenario_spec.args');
   }
-  // Splits are a set: listed sorted, so the same splits compare as the same.
-  const splitsSeen = [...new Set(states.map((s) => String(o(s.instance)?.split)))].sort();
-  t.task.dataset_split = {
-    configured: spec.eval_splits !== undefined ? recorded(spec.eval_splits, 'adapter_spec.eval_splits') : inferred(['test', 'valid'], 'adapter_spec.eval_splits absent: HELM samples from the test and valid splits pooled'),
-    used: states.length === 0 ? { status: 'unknown' } : inferred(splitsSeen, 'the splits of the instances in scenario_state.json'),
-  };
+  // The split setting is the pool HELM samples the eval instances from (a set, listed sorted); the splits the
+  // sampled instances happen to come from are kept beside it, not set against it.
+  t.task.dataset_split = same(spec.eval_splits !== undefined ? recorded(spec.eval_splits, 'adapter_spec.eval_splits') : inferred(['test', 'valid'], 'adapter_spec.eval_splits absent: HELM samples the eval instances from the test and valid splits pooled'));
+  if (states.length > 0) t.task.splits_of_items = same(inferred([...new Set(states.map((s) => String(o(s.instance)?.split)))].sort(), 'the splits of the instances in scenario_state.json'));
   t.task.groups = rec(r.runSpec.groups, 'run_spec.groups');
 
   t.scoring.output_type = same(inferred(`${String(spec.method)} (HELM adapter method)`, 'adapter_spec.method'));
