@@ -8,11 +8,18 @@
 import { basename } from 'node:path';
 import { emptyRunProvenance, emptyTaskProvenance, inferred, recorded, same, type RunProvenance, type Setting } from '../../store/schema.ts';
 import { isPlainObject } from '../../util/json.ts';
-import type { SourceText } from './workFolder.ts';
 
 type Json = Record<string, unknown>;
 const o = (v: unknown): Json | undefined => (isPlainObject(v) ? v : undefined);
 const rec = (value: unknown, from: string): Setting => same(recorded(value, from));
+
+/** A file of the work folder as read: its text, the sha256 of its bytes and its role. */
+export interface SourceText {
+  path: string;
+  text: string;
+  sha256: string;
+  role: string;
+}
 
 export interface OpenCompassDataset {
   abbr: string;

@@ -20,7 +20,7 @@ import { readConfigDump } from '../../py/configDump.ts';
 import { sha256Hex } from '../../util/hash.ts';
 import { isPlainObject, parsePythonJson, toPythonJson } from '../../util/json.ts';
 import type { ImportedRun } from '../types.ts';
-import { opencompassProvenance, type OpenCompassDataset } from './provenance.ts';
+import { opencompassProvenance, type OpenCompassDataset, type SourceText } from './provenance.ts';
 
 type Json = Record<string, unknown>;
 type Row = Record<string, unknown>;
@@ -29,12 +29,6 @@ export interface PlacedFile {
   work: string;
   role: 'predictions' | 'results' | 'summary' | 'config';
   model?: string;
-}
-export interface SourceText {
-  path: string;
-  text: string;
-  sha256: string;
-  role: string;
 }
 
 const o = (v: unknown): Json | undefined => (isPlainObject(v) ? v : undefined);

@@ -6,7 +6,7 @@
  * scores, perplexity from summed log-probs) have no per-instance records and are named as not reproduced.
  */
 import { cell, type AgentAsRecordedCell } from '../agents/asRecorded.ts';
-import type { TaskRecords } from './readScores.ts';
+import type { TaskRecords } from './records.ts';
 
 const TRIAL = /\|trial=(\d+)/;
 

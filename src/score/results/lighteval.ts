@@ -6,7 +6,7 @@
  * results pipeline writes them. Other corpus functions have no port here and are named as not reproduced.
  */
 import { cell, type AgentAsRecordedCell } from '../agents/asRecorded.ts';
-import type { ScoreRecord, TaskRecords } from './readScores.ts';
+import type { ScoreRecord, TaskRecords } from './records.ts';
 
 /** A task's corpus-level function per metric name, from config_tasks (recorded by the importer). */
 function corpusFunctions(run: TaskRecords['run'], task: string): Map<string, string> {

@@ -6,7 +6,7 @@
  * (scoring `scale <metric>`). A summary CSV cell is the results value formatted with two decimals.
  */
 import { cell, type AgentAsRecordedCell } from '../agents/asRecorded.ts';
-import type { TaskRecords } from './readScores.ts';
+import type { TaskRecords } from './records.ts';
 
 const SUMMARY = ',summary csv (2 decimals)';
 

@@ -4,21 +4,13 @@
  * what the harness printed. Each rule is in its own module; this one reads the store and dispatches.
  */
 import type { OpenStore } from '../../store/readStore.ts';
-import type { ResultsSourceKind, RunProvenance } from '../../store/schema.ts';
+import type { ResultsSourceKind } from '../../store/schema.ts';
 import { queryRows, sqlString } from '../../util/duckdb.ts';
 import type { AgentAsRecordedCell } from '../agents/asRecorded.ts';
+import type { Rule, ScoreRecord } from './records.ts';
 import { helmCells } from './helm.ts';
 import { opencompassCells } from './opencompass.ts';
 import { lightevalCells } from './lighteval.ts';
-
-export interface ScoreRecord {
-  task: string;
-  doc_id: string;
-  filter: string;
-  metric: string;
-  value: number | null;
-  value_json: string;
-}
 
 export interface ResultsAsRecordedSection {
   run_id: string;
@@ -26,20 +18,6 @@ export interface ResultsAsRecordedSection {
   cells: AgentAsRecordedCell[];
   note: string | null;
 }
-
-/** What a rule reads for one task: its recorded per-item scores and details, what the harness printed, and the run. */
-export interface TaskRecords {
-  task: string;
-  scores: readonly ScoreRecord[];
-  /** The `filtered` rows (a harness's per-item details), as recorded. */
-  details: readonly { doc_id: string; filter: string; filtered_json: string | null }[];
-  reported: Record<string, unknown>;
-  run: RunProvenance;
-  /** Every task's recorded per-item scores in the run (for summaries over tasks, such as lighteval's `all`). */
-  runScores: readonly ScoreRecord[];
-}
-
-export type Rule = (records: TaskRecords) => { cells: AgentAsRecordedCell[]; notReproduced: string[] };
 
 const RULES: Record<ResultsSourceKind, Rule> = {
   helm: helmCells,
