@@ -46,6 +46,17 @@ export function originalName(stored: string): { name: string; gzipped: boolean }
   return { name: (gzipped ? stored.slice(0, -3) : stored).replaceAll('%3A', ':').replaceAll('%7C', '|'), gzipped };
 }
 
+/** Copies a stored tree into `into` under its original names and bytes (see originalName). */
+function restoreTree(stored: string, into: string): void {
+  for (const rel of filesUnder(stored)) {
+    const { name, gzipped } = originalName(rel);
+    const target = join(into, name);
+    mkdirSync(dirname(target), { recursive: true });
+    if (gzipped) writeFileSync(target, gunzipSync(readFileSync(join(stored, rel))));
+    else copyFileSync(join(stored, rel), target);
+  }
+}
+
 let rebuilt: string | undefined;
 
 /** Rebuilds the original trees once per process; returns their parent folder (with a trailing slash). */
@@ -62,14 +73,7 @@ function externalRoot(): string {
         copyFileSync(join(from, rel), join(into, rel));
       }
     }
-    const stored = fixturePath(join('external', tree.name));
-    for (const rel of filesUnder(stored)) {
-      const { name, gzipped } = originalName(rel);
-      const target = join(into, name);
-      mkdirSync(dirname(target), { recursive: true });
-      if (gzipped) writeFileSync(target, gunzipSync(readFileSync(join(stored, rel))));
-      else copyFileSync(join(stored, rel), target);
-    }
+    restoreTree(fixturePath(join('external', tree.name)), into);
   }
   rebuilt = `${root}/`;
   return rebuilt;
@@ -93,14 +97,7 @@ export function decodedFixture(tree: string, relative = ''): string {
     root = mkdtempSync(join(tmpdir(), `lmaudit-${tree}-`));
     const made = root;
     process.on('exit', () => rmSync(made, { recursive: true, force: true }));
-    const stored = fixturePath(tree);
-    for (const rel of filesUnder(stored)) {
-      const { name, gzipped } = originalName(rel);
-      const target = join(root, name);
-      mkdirSync(dirname(target), { recursive: true });
-      if (gzipped) writeFileSync(target, gunzipSync(readFileSync(join(stored, rel))));
-      else copyFileSync(join(stored, rel), target);
-    }
+    restoreTree(fixturePath(tree), root);
     decodedTrees.set(tree, root);
   }
   return relative === '' ? root : join(root, relative);
