@@ -69,6 +69,8 @@ test('HELM MMLU vs the lm-eval run of the same questions: 9 items aligned on the
   assert.equal(paired.score, 'correct (A exact_match,split=test ~ B acc,none)');
   // HELM's gpt2 got 1 of the 9 test items right (id222); lm-eval's dummy model none (its results file: acc 0).
   assert.deepEqual([paired.result.n, paired.result.meanA, paired.result.meanB], [9, 1 / 9, 0]);
+  // Both prompts show the same five fixed examples after the task description: five visible on each side.
+  assert.deepEqual([task.checks.a, task.checks.b].map((side) => side.find((c) => c.id === 'fewshot_count')!).map((c) => [c.status, c.used]), [['ok', '5'], ['ok', '5']]);
   // Few-shot count: HELM's max_train_instances and lm-eval's num_fewshot are both 5.
   assert.ok(!differing(task).includes('fewshot.count: differs'), differing(task).join('; '));
 });
