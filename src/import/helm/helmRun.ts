@@ -9,7 +9,8 @@
  *   arg_context is `request.prompt` (or the JSON of `request.messages`) as sent; gen_kwargs_json the request's
  *   decoding fields as sent; target the gold references' texts (tagged `correct`) joined by a newline.
  * - responses: one row per completion (repeat = completion index), with its log-probability and finish reason.
- * - scores: one row per per-instance Stat with an observation (count > 0): metric = the stat name, filter =
+ * - scores: one row per per-instance Stat with an observation (count > 0): metric = the stat name (`field:<name>`
+ *   for the bookkeeping stats every run writes: token counts, runtime, truncation, finish reasons), filter =
  *   `split=<split>` (`/<sub_split>` when set, `,<perturbation>` for a perturbed instance), value = the Stat's mean, value_json = the whole Stat (count, sum …),
  *   which as-recorded re-aggregates as HELM does.
  */
@@ -18,6 +19,7 @@ import { join } from 'node:path';
 import { BadInputError } from '../../errors.ts';
 import { sha256Hex } from '../../util/hash.ts';
 import { isPlainObject, parsePythonJson, toPythonJson } from '../../util/json.ts';
+import { EXTRA_FIELD_PREFIX } from '../../store/schema.ts';
 import type { ImportedRun } from '../types.ts';
 import { helmProvenance, helmTaskName, instanceStatFilter, type HelmRecords } from './helmProvenance.ts';
 
@@ -145,11 +147,19 @@ function helmTables(records: HelmRecords, runId: string, task: string, perInstan
     for (const stat of a(r.stats).map(o)) {
       const name = o(stat?.name);
       if (stat === undefined || name === undefined || Number(stat.count) === 0) continue;
-      scores.push({ ...base(docId), filter: instanceStatFilter(name), metric: String(name.name), value: typeof stat.mean === 'number' ? stat.mean : null, value_json: toPythonJson(stat) });
+      const metric = isBookkeeping(String(name.name)) ? `${EXTRA_FIELD_PREFIX}${String(name.name)}` : String(name.name);
+      scores.push({ ...base(docId), filter: instanceStatFilter(name), metric, value: typeof stat.mean === 'number' ? stat.mean : null, value_json: toPythonJson(stat) });
     }
   });
   return { instances, responses, scores };
 }
+
+/**
+ * Per-instance stats every HELM run writes about the request rather than the answer's quality (token counts,
+ * runtime, truncation, finish reasons): stored as record fields (`field:<name>`), not metrics.
+ */
+const BOOKKEEPING = /^(num_prompt_tokens|num_completion_tokens|num_output_tokens|inference_runtime|batch_size|finish_reason_.*|num_train_instances|prompt_truncated|max_prob|logprob|num_perplexity_tokens|num_bytes|num_references|num_train_trials|training_co2_cost|training_energy_cost)$/;
+const isBookkeeping = (name: string) => BOOKKEEPING.test(name);
 
 function finishReason(v: unknown): string | null {
   if (typeof v === 'string') return v;

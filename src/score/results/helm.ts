@@ -7,8 +7,11 @@
  */
 import { cell, type AgentAsRecordedCell } from '../agents/asRecorded.ts';
 import type { TaskRecords } from './records.ts';
+import { EXTRA_FIELD_PREFIX } from '../../store/schema.ts';
 
 const TRIAL = /\|trial=(\d+)/;
+/** Bookkeeping stats are stored as record fields; stats.json names them plainly. */
+const FIELD = new RegExp(`^${EXTRA_FIELD_PREFIX}`);
 
 interface Merged {
   sum: number;
@@ -22,7 +25,7 @@ export function helmCells({ task, scores: rows, reported }: TaskRecords): { cell
   for (const r of rows) {
     const trial = Number(TRIAL.exec(r.doc_id)?.[1] ?? 0);
     const stat = JSON.parse(r.value_json) as { sum: number; count: number };
-    const key = `${r.metric},${r.filter}`;
+    const key = `${r.metric.replace(FIELD, '')},${r.filter}`;
     const byTrial = merged.get(key) ?? new Map<number, Merged>();
     merged.set(key, byTrial);
     const m = byTrial.get(trial) ?? { sum: 0, count: 0 };

@@ -44,6 +44,8 @@ test('a HELM run: each request state is an item with its prompt, completion, gol
   const scores = (run.tables.scores as { rows: Record<string, unknown>[] }).rows;
   const em = scores.filter((s) => s.metric === 'exact_match');
   assert.deepEqual(em.map((s) => s.filter).sort(), [...Array(9).fill('split=test'), 'split=valid']);
+  // Token counts, runtime, truncation and the like describe the request, not the answer: record fields, not metrics.
+  assert.deepEqual(scores.filter((s) => s.doc_id === 'id147' && String(s.metric).startsWith('field:num_')).map((s) => [s.metric, s.value]).slice(0, 3), [['field:num_references', 4], ['field:num_train_trials', 1], ['field:num_prompt_tokens', 333]]);
   // The mean over all ten instances is 0.1; HELM's test aggregate is over the nine test instances only.
   assert.equal(em.reduce((x, s) => x + (s.value as number), 0) / em.length, 0.1);
 
