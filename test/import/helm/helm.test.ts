@@ -5,7 +5,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodedFixture } from '../../helpers/fixtures.ts';
 import { importSources } from '../../../src/import/index.ts';
@@ -79,4 +80,37 @@ test('as-recorded reproduces stats.json from per_instance_stats.json, per split 
   // BBQ's bias scores are computed by BBQMetric over the whole run: named as not reproduced, with why.
   const bbq = sections.find((s) => s.note?.includes('bbq_accuracy'));
   assert.match(bbq!.note!, /not reproduced: bbq:subject=all,method=multiple_choice_joint: .*bbq_accuracy, bbq_metric_ambiguous_bias, bbq_metric_unambiguous_bias.* \(no per-instance values: computed over the whole run by the metric class\)/);
+});
+
+test('several trials: the mean within each trial, then the mean of the trial means (not the pooled mean)', async () => {
+  const folder = join(mkdtempSync(join(tmpdir(), 'lmaudit-helm-')), 'run');
+  try {
+    cpSync(mmlu, folder, { recursive: true });
+    const perInstance = JSON.parse(readFileSync(join(folder, 'per_instance_stats.json'), 'utf8'));
+    // Trial 1 over three test instances, right on two: trial means 1/9 and 2/3.
+    const stat = (v: number) => ({ name: { name: 'exact_match', split: 'test' }, count: 1, sum: v, sum_squared: v, min: v, max: v, mean: v, variance: 0, stddev: 0 });
+    perInstance.push(...[['id147', 1], ['id65', 1], ['id344', 0]].map(([id, v]) => ({ instance_id: id, train_trial_index: 1, stats: [stat(v as number)] })));
+    writeFileSync(join(folder, 'per_instance_stats.json'), JSON.stringify(perInstance));
+    // What HELM writes (Python): (1/9 + 2/3) / 2 = 0.38888888888888884; the pooled mean would be 3/12 = 0.25.
+    writeFileSync(join(folder, 'stats.json'), JSON.stringify([{ name: { name: 'exact_match', split: 'test' }, count: 2, sum: 0.7777777777777777, mean: 0.38888888888888884 }]));
+    const source = await loadSource([folder], options);
+    const [section] = await rescoreAsRecorded(source.store);
+    assert.deepEqual(section!.cells, [{ task: 'mmlu:subject=philosophy,method=multiple_choice_joint', quantity: 'exact_match,split=test', recorded: 0.38888888888888884, reproduced: 0.38888888888888884, matches: 'exact' }]);
+  } finally {
+    rmSync(join(folder, '..'), { recursive: true, force: true });
+  }
+});
+
+test('a run folder without scenario_state.json imports its aggregates, and says the items are missing', async () => {
+  const folder = join(mkdtempSync(join(tmpdir(), 'lmaudit-helm-')), 'run');
+  try {
+    cpSync(mmlu, folder, { recursive: true });
+    rmSync(join(folder, 'scenario_state.json'));
+    const { runs } = await importSources([folder], options);
+    assert.equal((runs[0]!.tables.instances as { rows: unknown[] }).rows.length, 0);
+    assert.equal(runs[0]!.provenance.reported['mmlu:subject=philosophy,method=multiple_choice_joint']!['exact_match,split=test'], 1 / 9);
+    assert.deepEqual(runs[0]!.provenance.notes.map((n) => n.kind), ['helm_no_scenario_state']);
+  } finally {
+    rmSync(join(folder, '..'), { recursive: true, force: true });
+  }
 });
