@@ -42,13 +42,16 @@ function runKey(path: string): string {
   return at < 0 ? `${dirname(path)}\u0000${dateId}` : `${parts.slice(0, at).join(sep)}\u0000${parts.slice(at + 1).join('/')}\u0000${dateId}`;
 }
 
-/** Where a results file's details are: `<output>/details/<model>/<date_id>/`. */
+/**
+ * Where a results file's details are: `<output>/details/<model>/<date_id>/` as lighteval writes them locally, or
+ * `<date_id>/` beside the results file in a Hub details dataset (the Open LLM Leaderboard's `details_<model>`).
+ */
 function detailsFolder(resultsPath: string): string | null {
   const dateId = RESULTS_NAME.exec(basename(resultsPath))?.[1];
+  if (dateId === undefined) return null;
   const parts = dirname(resultsPath).split(sep);
   const at = parts.lastIndexOf('results');
-  if (dateId === undefined || at < 0) return null;
-  return join(parts.slice(0, at).join(sep) || sep, 'details', ...parts.slice(at + 1), dateId);
+  return at < 0 ? join(dirname(resultsPath), dateId) : join(parts.slice(0, at).join(sep) || sep, 'details', ...parts.slice(at + 1), dateId);
 }
 
 export const lightevalImporter: Importer = {

@@ -149,8 +149,9 @@ function taskBlock(d: OpenCompassDataset, cfg: Json | undefined, model: Json | u
 export function detailsCorrect(result: Json | undefined): number[] {
   const details = result?.details;
   const entries = Array.isArray(details) ? details : Object.values(o(details) ?? {});
-  const values = entries.map((e) => o(e)?.correct);
-  return values.every((v) => typeof v === 'boolean' || typeof v === 'number') ? values.map(Number) : [];
+  // A list (0.4+: one value per repeat) counts as its mean, as the item's score.
+  const values = entries.map((e) => o(e)?.correct).map((v) => (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'boolean' || typeof x === 'number') ? v.reduce((a: number, x) => a + Number(x), 0) / v.length : v));
+  return values.length > 0 && values.every((v) => typeof v === 'boolean' || typeof v === 'number') ? values.map(Number) : [];
 }
 
 function reported(d: OpenCompassDataset, model: string): Record<string, unknown> {

@@ -120,8 +120,10 @@ function datasetTables(tables: { instances: Row[]; responses: Row[]; scores: Row
     const d = o(entry);
     if (d === undefined) throw new BadInputError('a details entry that is not an object', { file: resultPath, field: `details.${key}` });
     tables.filtered.push({ task, doc_id: key, filter: 'details', line: i + 1, filtered_json: toPythonJson(d), metrics_json: null });
-    if (typeof d.correct === 'boolean' || typeof d.correct === 'number') {
-      tables.scores.push({ task, doc_id: key, filter: 'details', metric: 'correct', value: Number(d.correct), value_json: toPythonJson(d.correct) });
+    // Up to 0.3.x `correct` is one value; since 0.4 every per-item field is a list over the n repeats.
+    const values = Array.isArray(d.correct) ? d.correct : [d.correct];
+    if (values.length > 0 && values.every((v) => typeof v === 'boolean' || typeof v === 'number')) {
+      tables.scores.push({ task, doc_id: key, filter: 'details', metric: 'correct', value: values.reduce((a: number, v) => a + Number(v), 0) / values.length, value_json: toPythonJson(d.correct) });
     }
   });
 }

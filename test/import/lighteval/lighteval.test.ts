@@ -136,3 +136,19 @@ test('as-recorded on the 0.13 run reproduces em, acc, their stderr and all', asy
   assert.equal(cells.length, 8);
   assert.deepEqual(cells.filter((c) => c.matches !== 'exact'), []);
 });
+
+test('the Hub details layout (results_<date_id>.json beside <date_id>/details_…): a results file named alone brings its details', async () => {
+  const hub = mkdtempSync(join(tmpdir(), 'lmaudit-lighteval-'));
+  try {
+    const date = '2026-08-10T17-22-11.385681';
+    cpSync(resultsFile, join(hub, `results_${date}.json`));
+    cpSync(join(smoke, 'details/eee-smoke/dummy-model', date), join(hub, date), { recursive: true });
+    const { runs, companions } = await importSources([join(hub, `results_${date}.json`)], options);
+    assert.equal(companions.length, 2);
+    assert.equal(runs.length, 1);
+    assert.deepEqual(Object.keys(runs[0]!.provenance.tasks), ['squad_v2|0', 'anli:r1|0']);
+    assert.equal(rows(runs[0]!, 'instances').length, 8);
+  } finally {
+    rmSync(hub, { recursive: true, force: true });
+  }
+});

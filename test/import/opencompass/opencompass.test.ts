@@ -108,6 +108,9 @@ test('shards _0 … _N are read in order as one dataset; perplexity entries and 
     // A perplexity record and a chat-message prompt, in the shapes of OpenCompass's PPL and Gen inferencers.
     writeFileSync(join(model, 'piqa.json'), JSON.stringify({ '0': { 'in-context examples': '', 'label: 0': { 'testing input': 'Q', prompt: 'Q A0', PPL: 2.5 }, 'label: 1': { 'testing input': 'Q', prompt: 'Q A1', PPL: 1.5 }, prediction: '1', gold: '1' } }, null, 4));
     writeFileSync(join(model, 'chat.json'), JSON.stringify({ '0': { origin_prompt: [{ role: 'HUMAN', prompt: 'Hi?' }], prediction: 'Hello', gold: 'Hello' } }, null, 4));
+    // Since 0.4 the details are a list and each per-item field a list over the n repeats (here n = 2).
+    mkdirSync(join(work, 'results/m'), { recursive: true });
+    writeFileSync(join(work, 'results/m/chat.json'), JSON.stringify({ score: 0.5, details: [{ example_abbr: 'chat_0', predictions: ['Hello', 'Hi'], references: ['Hello', 'Hello'], correct: [true, false] }] }, null, 4));
     const { runs } = await importSources([work], options);
     assert.equal(runs.length, 1);
     const instances = rows(runs[0]!, 'instances');
@@ -119,6 +122,7 @@ test('shards _0 … _N are read in order as one dataset; perplexity entries and 
     assert.deepEqual(piqa.map((i) => [i.request_idx, i.request_type, i.arg_context, i.arg_continuation]), [[0, 'loglikelihood', 'Q A0', '0'], [1, 'loglikelihood', 'Q A1', '1']]);
     assert.deepEqual(rows(runs[0]!, 'scores').filter((s) => s.task === 'piqa').map((s) => [s.metric, s.value]), [['PPL 0', 2.5], ['PPL 1', 1.5]]);
     assert.equal(instances.find((i) => i.task === 'chat')!.arg_context, '[{"role":"HUMAN","prompt":"Hi?"}]');
+    assert.deepEqual(rows(runs[0]!, 'scores').filter((s) => s.task === 'chat').map((s) => [s.metric, s.value, s.value_json]), [['correct', 0.5, '[true,false]']]);
   } finally {
     rmSync(join(work, '..'), { recursive: true, force: true });
   }
