@@ -18,7 +18,7 @@ interface Merged {
   count: number;
 }
 
-export function helmCells({ task, scores: rows, reported }: TaskRecords): { cells: AgentAsRecordedCell[]; notReproduced: string[] } {
+export function helmCells({ task, scores: rows, reported, items, run }: TaskRecords): { cells: AgentAsRecordedCell[]; notReproduced: string[] } {
   // (metric, filter) -> trial -> merged Stat; (filter) -> trial -> instance ids.
   const merged = new Map<string, Map<number, Merged>>();
   const instances = new Map<string, Map<number, Set<string>>>();
@@ -45,6 +45,7 @@ export function helmCells({ task, scores: rows, reported }: TaskRecords): { cell
   const perturbed = rows.some((r) => r.filter.includes(','));
   const cells: AgentAsRecordedCell[] = [];
   const notReproduced: string[] = [];
+  const otherReasons: string[] = [];
   for (const [key, value] of Object.entries(reported)) {
     const [name, filter, perturbation] = key.split(',');
     if (name === 'num_instances' && perturbation === undefined && instances.has(filter!)) {
@@ -61,6 +62,57 @@ export function helmCells({ task, scores: rows, reported }: TaskRecords): { cell
     else if (perturbation.endsWith(':worst') && !perturbed) cells.push(cell(task, `${key} (no perturbed instances: the plain value)`, value, reproduced));
     else notReproduced.push(`${name} (${perturbation})`);
   }
+  const filters = run.tasks[task]?.scoring.filters?.used;
+  const patterned = filters?.status !== 'unknown' && String(filters?.value ?? '').includes('output_mapping_pattern');
+  if (!patterned) {
+    const recomputed = recomputedExactMatch(task, items, reported);
+    for (const r of recomputed) {
+      // The outputs can stand for the stats only when they cover the same trials.
+      const statTrials = [...(merged.get(`exact_match,split=${r.split}`)?.keys() ?? [])].sort((x, y) => x - y).join(',');
+      if (statTrials === r.trials.join(',')) cells.push(r.cell);
+      else otherReasons.push(`exact_match,split=${r.split} from the completions (request states cover trial(s) ${r.trials.join(', ')}, per-instance stats trial(s) ${statTrials})`);
+    }
+  }
   const names = [...new Set(notReproduced)];
-  return { cells, notReproduced: names.length === 0 ? [] : [`${names.join(', ')} (no per-instance values: computed over the whole run by the metric class)`] };
+  return { cells, notReproduced: [...(names.length === 0 ? [] : [`${names.join(', ')} (no per-instance values: computed over the whole run by the metric class)`]), ...otherReasons] };
+}
+
+interface HelmDoc {
+  split?: string;
+  train_trial_index?: number;
+  output_mapping?: Record<string, string>;
+  references?: { output?: { text?: string }; tags?: string[] }[];
+  perturbation?: unknown;
+}
+
+/**
+ * HELM's exact_match for multiple_choice_joint recomputed from the outputs (evaluate_reference_metrics): the top
+ * completion stripped, mapped through output_mapping (letter to option text; an unmapped letter is no answer),
+ * 1 when it equals a correct reference (both stripped); then per split, mean within trial and across trials.
+ * Runs with an output_mapping_pattern are left to the recorded values (the pattern is applied first there).
+ */
+function recomputedExactMatch(task: string, items: TaskRecords['items'], reported: Record<string, unknown>): { split: string; trials: number[]; cell: AgentAsRecordedCell }[] {
+  const bySplit = new Map<string, Map<number, number[]>>();
+  for (const item of items) {
+    if (item.doc_json === null || item.response_text === null) continue;
+    const doc = JSON.parse(item.doc_json) as HelmDoc;
+    if (doc.output_mapping === undefined || doc.perturbation !== undefined || doc.split === undefined) continue;
+    const mapped = doc.output_mapping[item.response_text.trim()];
+    const golds = (doc.references ?? []).filter((r) => r.tags?.includes('correct')).map((r) => String(r.output?.text ?? '').trim());
+    const value = mapped !== undefined && mapped !== '' && golds.includes(mapped.trim()) ? 1 : 0;
+    const trials = bySplit.get(doc.split) ?? new Map<number, number[]>();
+    bySplit.set(doc.split, trials);
+    const trial = doc.train_trial_index ?? 0;
+    trials.set(trial, [...(trials.get(trial) ?? []), value]);
+  }
+  const out: { split: string; trials: number[]; cell: AgentAsRecordedCell }[] = [];
+  for (const [split, trials] of [...bySplit].sort(([x], [y]) => x.localeCompare(y))) {
+    const key = `exact_match,split=${split}`;
+    if (!(key in reported)) continue;
+    const order = [...trials.keys()].sort((x, y) => x - y);
+    let sum = 0;
+    for (const t of order) sum += trials.get(t)!.reduce((a, b) => a + b, 0) / trials.get(t)!.length;
+    out.push({ split, trials: order, cell: cell(task, `${key} recomputed from the completions (top completion through output_mapping = a correct reference)`, reported[key], sum / trials.size) });
+  }
+  return out;
 }

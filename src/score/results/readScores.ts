@@ -34,6 +34,10 @@ export async function resultsAsRecordedSections(store: OpenStore, runIds: readon
     `SELECT run_id, task, doc_id, filter, filtered_json FROM ${store.table('filtered')}
      WHERE run_id IN (${runIds.map(sqlString).join(', ')}) ORDER BY run_id, task, line`,
   );
+  const items = await queryRows<{ run_id: string; task: string; doc_id: string; doc_json: string | null; response_text: string | null }>(
+    `SELECT run_id, task, doc_id, doc_json, response_text FROM ${store.table('instances')}
+     WHERE request_idx = 0 AND run_id IN (${runIds.map(sqlString).join(', ')}) ORDER BY run_id, task, doc_id`,
+  );
   return runIds.map((run_id) => {
     const run = store.manifest.runs.find((r) => r.run_id === run_id)!;
     const kind = run.source_kind as ResultsSourceKind;
@@ -41,12 +45,11 @@ export async function resultsAsRecordedSections(store: OpenStore, runIds: readon
     const missing: string[] = [];
     for (const [task, reported] of Object.entries(run.reported)) {
       const mine = <R extends { run_id: string; task: string }>(list: R[]) => list.filter((r) => r.run_id === run_id && r.task === task);
-      const result = RULES[kind]({ task, scores: mine(rows), details: mine(details), reported: reported as Record<string, unknown>, run, runScores: rows.filter((r) => r.run_id === run_id) });
+      const result = RULES[kind]({ task, scores: mine(rows), details: mine(details), items: mine(items), reported: reported as Record<string, unknown>, run, runScores: rows.filter((r) => r.run_id === run_id) });
       cells.push(...result.cells);
       if (result.notReproduced.length > 0) missing.push(`${task}: ${result.notReproduced.join(', ')}`);
     }
-    const notes = run.notes.filter((n) => n.kind.endsWith('_not_reproducible')).map((n) => n.message);
-    if (missing.length > 0) notes.push(`not reproduced: ${missing.join('; ')}`);
-    return { run_id, source_kind: kind, cells, note: notes.length > 0 ? notes.join(' ') : cells.length === 0 ? 'no per-item values to reproduce' : null };
+    const note = missing.length > 0 ? `not reproduced: ${missing.join('; ')}` : cells.length === 0 ? 'no per-item values to reproduce' : null;
+    return { run_id, source_kind: kind, cells, note };
   });
 }

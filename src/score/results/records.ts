@@ -18,6 +18,8 @@ export interface TaskRecords {
   scores: readonly ScoreRecord[];
   /** The `filtered` rows (a harness's per-item details), as recorded. */
   details: readonly { doc_id: string; filter: string; filtered_json: string | null }[];
+  /** Each item's first request: the document as stored and the text of its first response. */
+  items: readonly { doc_id: string; doc_json: string | null; response_text: string | null }[];
   reported: Record<string, unknown>;
   run: RunProvenance;
   /** Every task's recorded per-item scores in the run (for summaries over tasks, such as lighteval's `all`). */

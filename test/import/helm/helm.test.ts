@@ -72,6 +72,10 @@ test('as-recorded reproduces stats.json from per_instance_stats.json, per split 
   const cells = sections.flatMap((s) => s.cells as { task: string; quantity: string; recorded: number | null; reproduced: number | null; matches: string }[]);
   const mmluTest = cells.find((c) => c.task.startsWith('mmlu') && c.quantity === 'exact_match,split=test')!;
   assert.deepEqual([mmluTest.recorded, mmluTest.reproduced, mmluTest.matches], [1 / 9, 1 / 9, 'exact']);
+  // And from the raw outputs: the top completion through output_mapping, equal to a correct reference.
+  const fromOutputs = cells.find((c) => c.task.startsWith('mmlu') && c.quantity.startsWith('exact_match,split=test recomputed from the completions'))!;
+  assert.deepEqual([fromOutputs.recorded, fromOutputs.reproduced, fromOutputs.matches], [1 / 9, 1 / 9, 'exact']);
+  assert.equal(cells.filter((c) => c.quantity.includes('recomputed from the completions')).length, 7);
   const mmluValid = cells.find((c) => c.task.startsWith('mmlu') && c.quantity === 'num_instances,split=valid')!;
   assert.deepEqual([mmluValid.recorded, mmluValid.reproduced], [1, 1]);
   // Every stat with per-instance records behind it is reproduced bit for bit (262 plain and worst-case cells in all).
@@ -96,6 +100,8 @@ test('several trials: the mean within each trial, then the mean of the trial mea
     const source = await loadSource([folder], options);
     const [section] = await rescoreAsRecorded(source.store);
     assert.deepEqual(section!.cells, [{ task: 'mmlu:subject=philosophy,method=multiple_choice_joint', quantity: 'exact_match,split=test', recorded: 0.38888888888888884, reproduced: 0.38888888888888884, matches: 'exact' }]);
+    // The request states hold trial 0 only: the outputs cannot stand for trial 1's stats, and that is said.
+    assert.match(section!.note!, /exact_match,split=test from the completions \(request states cover trial\(s\) 0, per-instance stats trial\(s\) 0,1\)/);
   } finally {
     rmSync(join(folder, '..'), { recursive: true, force: true });
   }
@@ -110,6 +116,23 @@ test('a run folder without scenario_state.json imports its aggregates, and says 
     assert.equal((runs[0]!.tables.instances as { rows: unknown[] }).rows.length, 0);
     assert.equal(runs[0]!.provenance.reported['mmlu:subject=philosophy,method=multiple_choice_joint']!['exact_match,split=test'], 1 / 9);
     assert.deepEqual(runs[0]!.provenance.notes.map((n) => n.kind), ['helm_no_scenario_state']);
+  } finally {
+    rmSync(join(folder, '..'), { recursive: true, force: true });
+  }
+});
+
+test('a completion that is not what the stats were computed from: the recomputation from the outputs disagrees', async () => {
+  const folder = join(mkdtempSync(join(tmpdir(), 'lmaudit-helm-')), 'run');
+  try {
+    cpSync(mmlu, folder, { recursive: true });
+    const state = JSON.parse(readFileSync(join(folder, 'scenario_state.json'), 'utf8'));
+    // id147's correct option is C ("internalmeaning"); the model answered " D".
+    state.request_states[0].result.completions[0].text = ' C';
+    writeFileSync(join(folder, 'scenario_state.json'), JSON.stringify(state));
+    const source = await loadSource([folder], options);
+    const [section] = await rescoreAsRecorded(source.store);
+    const cell = (section!.cells as { quantity: string; recorded: number; reproduced: number; matches: string }[]).find((c) => c.quantity.startsWith('exact_match,split=test recomputed'))!;
+    assert.deepEqual([cell.recorded, cell.reproduced, cell.matches], [1 / 9, 2 / 9, 'NO']);
   } finally {
     rmSync(join(folder, '..'), { recursive: true, force: true });
   }
