@@ -49,7 +49,7 @@ function groupOf(task: string): string {
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
-export function lightevalCells({ task, scores, reported, run, runScores }: TaskRecords): { cells: AgentAsRecordedCell[]; notReproduced: string[] } {
+export function lightevalCells({ task, scores, details, reported, run, runScores, items, responses }: TaskRecords): { cells: AgentAsRecordedCell[]; notReproduced: string[] } {
   const cells: AgentAsRecordedCell[] = [];
   const notReproduced: string[] = [];
   const tasks = Object.keys(run.tasks);
@@ -71,5 +71,71 @@ export function lightevalCells({ task, scores, reported, run, runScores }: TaskR
     if (reproduced !== undefined) cells.push(cell(task, key, value, reproduced));
     else notReproduced.push(`${key} (${why.get(key.replace(/_stderr$/, '')) ?? (key.endsWith('_stderr') ? 'one item: lighteval writes no stderr from one value' : 'no per-item values in the details')})`);
   }
+  cells.push(...recomputed({ task, scores, details, items, responses, reported, run, runScores }));
   return { cells, notReproduced };
+}
+
+/** The sample-level function config_tasks records for each metric (its repr, parameters included). */
+function sampleFunctions(run: TaskRecords['run'], task: string): Map<string, string> {
+  const fact = run.tasks[task]?.scoring.metrics?.used;
+  const metrics = fact?.status === 'recorded' && Array.isArray(fact.value) ? (fact.value as Record<string, unknown>[]) : [];
+  const out = new Map<string, string>();
+  for (const m of metrics) for (const name of [m.metric_name].flat()) out.set(String(name), String(m.sample_level_fn));
+  return out;
+}
+
+interface Item {
+  doc: { choices?: unknown[]; gold_index?: unknown; gold?: unknown };
+  logprobs: (number | null)[];
+  text: string | null;
+}
+
+const goldIndices = (doc: Item['doc']) => [doc.gold_index].flat().filter((i): i is number => typeof i === 'number');
+
+/**
+ * lighteval's sample-level functions ported, keyed by the repr config_tasks records: LoglikelihoodAcc without
+ * normalisation (numpy's argmax, the first maximum, is a gold index) and ExactMatches with stripped strings, full
+ * match, max over golds (Python's str.strip and JS trim differ only on rare Unicode spaces).
+ */
+const PORTS: Record<string, { from: string; score: (item: Item) => number | null }> = {
+  'LoglikelihoodAcc(logprob_normalization=None)': {
+    from: 'the log-probabilities (argmax is a gold index)',
+    score: ({ doc, logprobs }) => {
+      if (logprobs.length === 0 || logprobs.some((x) => x === null)) return null;
+      const best = logprobs.indexOf(Math.max(...(logprobs as number[])));
+      return goldIndices(doc).includes(best) ? 1 : 0;
+    },
+  },
+  'ExactMatches(aggregation_function=max, normalize_gold=None, normalize_pred=None, strip_strings=True, type_exact_match=full)': {
+    from: 'the texts (stripped prediction equals a stripped gold)',
+    score: ({ doc, text }) => {
+      if (text === null) return null;
+      const choices = (doc.choices ?? []).map(String);
+      const golds = goldIndices(doc).length > 0 ? goldIndices(doc).map((i) => choices[i] ?? '') : [doc.gold].flat().map(String);
+      return golds.some((g) => g.trim() === text.trim()) ? 1 : 0;
+    },
+  },
+};
+
+/** Each metric with a ported sample-level function, recomputed from the stored outputs and averaged. */
+function recomputed({ task, details, items, responses, reported, run }: TaskRecords): AgentAsRecordedCell[] {
+  const post = new Map(details.filter((d) => d.filter === 'text_post_processed').map((d) => [d.doc_id, JSON.parse(d.filtered_json ?? '[]') as string[]]));
+  const byDoc = items.map((i): Item => {
+    const own = responses.filter((r) => r.doc_id === i.doc_id);
+    return {
+      doc: JSON.parse(i.doc_json ?? '{}') as Item['doc'],
+      logprobs: own.filter((r) => r.repeat === 0).map((r) => r.logprob),
+      // lighteval's metrics read text_post_processed when present, else text.
+      text: post.get(i.doc_id)?.[0] ?? own.find((r) => r.request_idx === 0 && r.repeat === 0)?.text ?? null,
+    };
+  });
+  const out: AgentAsRecordedCell[] = [];
+  for (const [metric, fn] of sampleFunctions(run, task)) {
+    const port = PORTS[fn];
+    if (port === undefined || !(metric in reported) || byDoc.length === 0) continue;
+    const values = byDoc.map(port.score);
+    if (values.some((v) => v === null)) continue;
+    out.push(cell(task, `${metric} recomputed from ${port.from}`, reported[metric], (values as number[]).reduce((a, b) => a + b, 0) / values.length));
+  }
+  return out;
 }

@@ -38,6 +38,10 @@ export async function resultsAsRecordedSections(store: OpenStore, runIds: readon
     `SELECT run_id, task, doc_id, doc_json, response_text FROM ${store.table('instances')}
      WHERE request_idx = 0 AND run_id IN (${runIds.map(sqlString).join(', ')}) ORDER BY run_id, task, doc_id`,
   );
+  const responses = await queryRows<{ run_id: string; task: string; doc_id: string; request_idx: number; repeat: number; text: string | null; logprob: number | null }>(
+    `SELECT run_id, task, doc_id, request_idx, "repeat", text, logprob FROM ${store.table('responses')}
+     WHERE run_id IN (${runIds.map(sqlString).join(', ')}) ORDER BY run_id, task, doc_id, request_idx, "repeat"`,
+  );
   return runIds.map((run_id) => {
     const run = store.manifest.runs.find((r) => r.run_id === run_id)!;
     const kind = run.source_kind as ResultsSourceKind;
@@ -45,7 +49,7 @@ export async function resultsAsRecordedSections(store: OpenStore, runIds: readon
     const missing: string[] = [];
     for (const [task, reported] of Object.entries(run.reported)) {
       const mine = <R extends { run_id: string; task: string }>(list: R[]) => list.filter((r) => r.run_id === run_id && r.task === task);
-      const result = RULES[kind]({ task, scores: mine(rows), details: mine(details), items: mine(items), reported: reported as Record<string, unknown>, run, runScores: rows.filter((r) => r.run_id === run_id) });
+      const result = RULES[kind]({ task, scores: mine(rows), details: mine(details), items: mine(items), responses: mine(responses), reported: reported as Record<string, unknown>, run, runScores: rows.filter((r) => r.run_id === run_id) });
       cells.push(...result.cells);
       if (result.notReproduced.length > 0) missing.push(`${task}: ${result.notReproduced.join(', ')}`);
     }

@@ -20,6 +20,8 @@ export interface TaskRecords {
   details: readonly { doc_id: string; filter: string; filtered_json: string | null }[];
   /** Each item's first request: the document as stored and the text of its first response. */
   items: readonly { doc_id: string; doc_json: string | null; response_text: string | null }[];
+  /** Every response, in (doc, request, repeat) order. */
+  responses: readonly { doc_id: string; request_idx: number; repeat: number; text: string | null; logprob: number | null }[];
   reported: Record<string, unknown>;
   run: RunProvenance;
   /** Every task's recorded per-item scores in the run (for summaries over tasks, such as lighteval's `all`). */

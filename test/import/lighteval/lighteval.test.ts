@@ -80,7 +80,7 @@ test('pre-0.11 layouts: flat native columns (era C) and every cell as Python str
       ('Q3?', 'ctx Q3?', [['9']], ['9'], 5, 4, {'qem': 1.0})) t(example, full_prompt, predictions, gold, num_asked_few_shots, num_effective_few_shots, metrics)`);
     // Era B: a log-likelihood task, every cell Python's str() of the value.
     await parquet(join(details, `details_harness|arc:challenge|25_${date}.parquet`), `SELECT * FROM (VALUES
-      ('A?', 'ctx A?', '[(-1.5, True), (-0.5, False)]', '[''x'', ''y'']', '[0]', '25', '25', '{''acc'': 1.0}'),
+      ('A?', 'ctx A?', '[(-0.5, True), (-1.5, False)]', '[''x'', ''y'']', '[0]', '25', '25', '{''acc'': 1.0}'),
       ('B?', 'ctx B?', '[(-2.0, False), (-0.1, True)]', '[''x'', ''y'']', '[1]', '25', '25', '{''acc'': 1.0}'),
       ('C?', 'ctx C?', '[(-0.2, True), (-3.0, False)]', '[''x'', ''y'']', '[1]', '25', '25', '{''acc'': 0.0}'),
       ('D?', 'ctx D?', '[(-0.9, False), (-0.3, True)]', '[''x'', ''y'']', '[0]', '25', '25', '{''acc'': 0.0}')) t(example, full_prompt, predictions, choices, gold_index, num_asked_few_shots, num_effective_few_shots, metrics)`);
@@ -94,7 +94,10 @@ test('pre-0.11 layouts: flat native columns (era C) and every cell as Python str
         all: { qem: 0.6666666666666666, qem_stderr: 0.33333333333333337, acc: 0.5, acc_stderr: 0.28867513459481287 },
       },
       versions: { 'lighteval|gsm8k|5': 0, 'harness|arc:challenge|25': 0 },
-      config_tasks: { 'lighteval|gsm8k': { name: 'gsm8k', hf_repo: 'gsm8k', hf_subset: 'main', num_fewshots: 5, generation_size: 256, stop_sequence: ['Question:'] } },
+      config_tasks: {
+        'lighteval|gsm8k': { name: 'gsm8k', hf_repo: 'gsm8k', hf_subset: 'main', num_fewshots: 5, generation_size: 256, stop_sequence: ['Question:'] },
+        'harness|arc:challenge': { name: 'arc:challenge', metrics: [{ metric_name: 'acc', sample_level_fn: 'LoglikelihoodAcc(logprob_normalization=None)', corpus_level_fn: 'mean' }] },
+      },
       summary_tasks: {},
     };
     mkdirSync(join(out, 'results/org/model'), { recursive: true });
@@ -106,7 +109,7 @@ test('pre-0.11 layouts: flat native columns (era C) and every cell as Python str
     // Flat files record no id: the row position is the doc_id.
     assert.deepEqual(gsm.map((i) => [i.doc_id, i.arg_context, i.response_text, i.target]), [['0', 'ctx Q1?', '4', '4'], ['1', 'ctx Q2?', '7', '8'], ['2', 'ctx Q3?', '9', '9']]);
     const arc = rows(run, 'responses').filter((r) => r.task === 'harness|arc:challenge|25');
-    assert.deepEqual(arc.slice(0, 2).map((r) => [r.doc_id, r.request_idx, r.logprob, r.is_greedy]), [['0', 0, -1.5, true], ['0', 1, -0.5, false]]);
+    assert.deepEqual(arc.slice(0, 2).map((r) => [r.doc_id, r.request_idx, r.logprob, r.is_greedy]), [['0', 0, -0.5, true], ['0', 1, -1.5, false]]);
     const t = run.provenance.tasks['lighteval|gsm8k|5']!;
     // One item was asked five examples and got four: configured and used differ, both shown.
     assert.deepEqual(t.fewshot.count, { configured: { status: 'recorded', value: 5, from: 'config_tasks["lighteval|gsm8k"].num_fewshots' }, used: { status: 'inferred', value: [5, 4], how: 'num_effective_few_shots per details row' } });
@@ -120,6 +123,8 @@ test('pre-0.11 layouts: flat native columns (era C) and every cell as Python str
       ['lighteval|gsm8k|5', 'qem_stderr', 'exact'],
       ['harness|arc:challenge|25', 'acc', 'exact'],
       ['harness|arc:challenge|25', 'acc_stderr', 'exact'],
+      // From the log-probabilities: argmax is the gold on rows A and B, not on C and D: 2 of 4, as recorded.
+      ['harness|arc:challenge|25', 'acc recomputed from the log-probabilities (argmax is a gold index)', 'exact'],
       ['all', 'qem (mean over 1 task(s))', 'exact'],
       ['all', 'qem_stderr (mean over 1 task(s))', 'exact'],
       ['all', 'acc (mean over 1 task(s))', 'exact'],
@@ -133,7 +138,8 @@ test('pre-0.11 layouts: flat native columns (era C) and every cell as Python str
 test('as-recorded on the 0.13 run reproduces em, acc, their stderr and all', async () => {
   const source = await loadSource([resultsFile], options);
   const cells = (await rescoreAsRecorded(source.store)).flatMap((s) => s.cells as Cell[]);
-  assert.equal(cells.length, 8);
+  // Four re-aggregated values, two recomputed from the outputs (em from the texts, acc from the log-probabilities), four in `all`.
+  assert.equal(cells.length, 10);
   assert.deepEqual(cells.filter((c) => c.matches !== 'exact'), []);
 });
 
