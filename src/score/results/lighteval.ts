@@ -8,18 +8,18 @@
 import { cell, type AgentAsRecordedCell } from '../agents/asRecorded.ts';
 import type { ScoreRecord, TaskRecords } from './records.ts';
 
-/** A task's corpus-level function per metric name, from config_tasks (recorded by the importer). */
-function corpusFunctions(run: TaskRecords['run'], task: string): Map<string, string> {
+/** A task's corpus- or sample-level function per metric name, from config_tasks (recorded by the importer). */
+function metricFunctions(run: TaskRecords['run'], task: string, level: 'corpus_level_fn' | 'sample_level_fn'): Map<string, string> {
   const fact = run.tasks[task]?.scoring.metrics?.used;
   const metrics = fact?.status === 'recorded' && Array.isArray(fact.value) ? (fact.value as Record<string, unknown>[]) : [];
   const out = new Map<string, string>();
-  for (const m of metrics) for (const name of [m.metric_name].flat()) out.set(String(name), String(m.corpus_level_fn));
+  for (const m of metrics) for (const name of [m.metric_name].flat()) out.set(String(name), String(m[level]));
   return out;
 }
 
 /** What lighteval would write for one task from its per-item values (only the keys it can be recomputed for). */
 function taskValues(run: TaskRecords['run'], task: string, scores: readonly ScoreRecord[]): { values: Map<string, number>; why: Map<string, string> } {
-  const fns = corpusFunctions(run, task);
+  const fns = metricFunctions(run, task, 'corpus_level_fn');
   const values = new Map<string, number>();
   const why = new Map<string, string>();
   for (const metric of new Set(scores.map((s) => s.metric))) {
@@ -75,15 +75,6 @@ export function lightevalCells({ task, scores, details, reported, run, runScores
   return { cells, notReproduced };
 }
 
-/** The sample-level function config_tasks records for each metric (its repr, parameters included). */
-function sampleFunctions(run: TaskRecords['run'], task: string): Map<string, string> {
-  const fact = run.tasks[task]?.scoring.metrics?.used;
-  const metrics = fact?.status === 'recorded' && Array.isArray(fact.value) ? (fact.value as Record<string, unknown>[]) : [];
-  const out = new Map<string, string>();
-  for (const m of metrics) for (const name of [m.metric_name].flat()) out.set(String(name), String(m.sample_level_fn));
-  return out;
-}
-
 interface Item {
   doc: { choices?: unknown[]; gold_index?: unknown; gold?: unknown };
   logprobs: (number | null)[];
@@ -130,7 +121,7 @@ function recomputed({ task, details, items, responses, reported, run }: TaskReco
     };
   });
   const out: AgentAsRecordedCell[] = [];
-  for (const [metric, fn] of sampleFunctions(run, task)) {
+  for (const [metric, fn] of metricFunctions(run, task, 'sample_level_fn')) {
     const port = PORTS[fn];
     if (port === undefined || !(metric in reported) || byDoc.length === 0) continue;
     const values = byDoc.map(port.score);
