@@ -5,7 +5,7 @@
  * operator) is refused with its line. Strings and numbers are read by literalEval, so escapes are Python's.
  */
 import { BadInputError } from '../errors.ts';
-import { literalEvalDocValue } from './literalEval.ts';
+import { literalEvalDocValue, plainNumbers } from './literalEval.ts';
 
 interface Token {
   kind: 'literal' | 'name' | 'op';
@@ -54,7 +54,7 @@ export function readConfigDump(text: string, file: string): Record<string, unkno
     if (t === undefined) return fail('unexpected end');
     if (t.kind === 'literal') {
       // Adjacent string literals concatenate, as in Python.
-      let out = literalEvalDocValue(t.text);
+      let out = plainNumbers(literalEvalDocValue(t.text));
       while (typeof out === 'string' && tokens[i]?.kind === 'literal') out += String(literalEvalDocValue(tokens[i++]!.text));
       return out;
     }

@@ -13,8 +13,7 @@
  * (filter 'none'). Filtered: `text_post_processed` (what lighteval's metrics read) where recorded.
  */
 import { BadInputError } from '../../errors.ts';
-import { literalEvalDocValue } from '../../py/literalEval.ts';
-import { PyBigInt, PyFloat } from '../../py/values.ts';
+import { literalEvalDocValue, plainNumbers } from '../../py/literalEval.ts';
 import { queryRows, sqlString } from '../../util/duckdb.ts';
 import { sha256Hex } from '../../util/hash.ts';
 import { isPlainObject, parsePythonJson, toPythonJson } from '../../util/json.ts';
@@ -126,15 +125,6 @@ function pyCell(value: unknown, stringly: boolean): unknown {
   } catch {
     return value;
   }
-}
-
-/** literal_eval's floats (PyFloat) and big ints as the plain values JSON holds. */
-function plainNumbers(v: unknown): unknown {
-  if (v instanceof PyFloat) return v.value;
-  if (v instanceof PyBigInt) return Number(v.value);
-  if (Array.isArray(v)) return v.map(plainNumbers);
-  if (isPlainObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plainNumbers(x)]));
-  return v;
 }
 
 function flatItem(raw: Json, stringly: boolean, path: string, index: number): Item {
