@@ -33,7 +33,15 @@ export interface DetailsTables {
   scores: Row[];
   filtered: Row[];
   /** Per item: the few-shot count used, the query's xxh64 (lighteval's hash_examples input), the sampling method. */
-  used: { fewshot: number | null; exampleHash: string | null; method: string | null; generationSize: unknown; stop: unknown; promptRecorded: boolean }[];
+  used: {
+    fewshot: number | null;
+    /** xxh64 of doc.query, and of Python's str() of the input and output token ids: lighteval's per-row hashes. */
+    hashes: { examples: string | null; input_tokens: string | null; cont_tokens: string | null };
+    method: string | null;
+    generationSize: unknown;
+    stop: unknown;
+    promptRecorded: boolean;
+  }[];
 }
 
 const FLAT_VALUE_COLUMNS = ['predictions', 'gold', 'choices', 'gold_index', 'metrics', 'num_asked_few_shots', 'num_effective_few_shots', 'specifics', 'truncated', 'padded', 'input_tokens', 'cont_tokens', 'pred_logits'];
@@ -83,6 +91,8 @@ interface Item {
   fewshot: number | null;
   generationSize: unknown;
   stop: unknown;
+  inputTokens: unknown;
+  outputTokens: unknown;
 }
 
 function goldText(choices: string[], goldIndex: unknown, gold: unknown): string | null {
@@ -114,6 +124,8 @@ function eraDItem(raw: Json): Item {
     fewshot: Array.isArray(doc.fewshot_samples) ? doc.fewshot_samples.length : null,
     generationSize: doc.generation_size,
     stop: doc.stop_sequences,
+    inputTokens: mr.input_tokens,
+    outputTokens: mr.output_tokens,
   };
 }
 
@@ -153,6 +165,8 @@ function flatItem(raw: Json, stringly: boolean, path: string, index: number): It
     fewshot: typeof v.num_effective_few_shots === 'number' ? v.num_effective_few_shots : null,
     generationSize: undefined,
     stop: undefined,
+    inputTokens: v.input_tokens,
+    outputTokens: v.cont_tokens,
   };
 }
 
@@ -194,7 +208,18 @@ function addItem(out: DetailsTables, item: Item & { docId: string; task: string;
     if (value === null || value === undefined) continue;
     out.scores.push({ ...base, filter: 'none', metric, value: typeof value === 'number' ? value : typeof value === 'boolean' ? Number(value) : null, value_json: toPythonJson(value) });
   }
-  out.used.push({ fewshot: item.fewshot, exampleHash: item.query === null ? null : xxh64(item.query), method: item.method, generationSize: item.generationSize, stop: item.stop, promptRecorded: item.prompt !== null });
+  out.used.push({
+    fewshot: item.fewshot,
+    hashes: { examples: item.query === null ? null : xxh64(item.query), input_tokens: tokenHash(item.inputTokens), cont_tokens: tokenHash(item.outputTokens) },
+    method: item.method, generationSize: item.generationSize, stop: item.stop, promptRecorded: item.prompt !== null });
+}
+
+/** xxh64 of Python's str() of a (nested) list of token ids, as lighteval hashes input_tokens and output_tokens. */
+function tokenHash(tokens: unknown): string | null {
+  if (!Array.isArray(tokens)) return null;
+  const text = JSON.stringify(tokens);
+  // str() of a list of ints (or of lists of ints) is the JSON with ', ' between items.
+  return /^[\[\],\d-]*$/.test(text) ? xxh64(text.replaceAll(',', ', ')) : null;
 }
 
 /** lighteval's per-task hash over rows: xxh64 of the per-row hex digests sorted and concatenated. */

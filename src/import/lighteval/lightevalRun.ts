@@ -56,11 +56,16 @@ export async function importLightevalRun(resultsPath: string | null, detailsFile
   for (const task of taskNames) {
     p.tasks[task] = taskLevel(task, results, general, modelConfig, details.get(task));
     p.reported[task] = o(o(results.results)?.[task]) ?? {};
-    const expected = o(o(o(results.summary_tasks)?.[task])?.hashes)?.hash_examples;
+    const recordedHashes = o(o(o(results.summary_tasks)?.[task])?.hashes) ?? {};
     const d = details.get(task);
-    if (typeof expected === 'string' && d !== undefined && d.used.every((u) => u.exampleHash !== null)) {
-      const found = taskHash(d.used.map((u) => u.exampleHash!));
-      if (found !== expected) p.notes.push({ task, kind: 'lighteval_hash_mismatch', message: `summary_tasks hash_examples is ${expected}, but the details' doc.query values hash to ${found}: the details are not the items the results were computed from`, evidence: [resultsPath ?? '', detailsFiles.find((f) => f.task === task)?.path ?? ''] });
+    for (const kind of ['examples', 'input_tokens', 'cont_tokens'] as const) {
+      const expected = recordedHashes[`hash_${kind}`];
+      if (typeof expected !== 'string' || d === undefined || !d.used.every((u) => u.hashes[kind] !== null)) continue;
+      const found = taskHash(d.used.map((u) => u.hashes[kind]!));
+      if (found !== expected) {
+        const what = kind === 'examples' ? 'doc.query values' : kind === 'input_tokens' ? 'input token ids' : 'output token ids';
+        p.notes.push({ task, kind: 'lighteval_hash_mismatch', message: `summary_tasks hash_${kind} is ${expected}, but the details' ${what} hash to ${found}: the details are not the items the results were computed from`, evidence: [resultsPath ?? '', detailsFiles.find((f) => f.task === task)?.path ?? ''] });
+      }
     }
   }
   for (const [key, value] of Object.entries(o(results.results) ?? {})) if (isSummaryKey(key)) p.reported[key] = o(value) ?? {};

@@ -43,7 +43,8 @@ test('the lighteval 0.13 run: results and both details files are one run; every 
   assert.deepEqual(t.task.dataset_revision!.used, { status: 'recorded', value: null, from: 'config_tasks["squad_v2|0"].hf_revision: null, the dataset was not pinned' });
   assert.equal((p.harness.commit!.used as { how: string }).how, 'config_general.lighteval_sha is "?": lighteval was installed from a package, its commit is not recorded');
   assert.match(String((p.harness.version!.used as { value: unknown }).value), /^0\.12\.1 or later/);
-  // hash_examples recomputed from the details (xxh64, as Python's xxhash gives 72b7003df17fd7c3) agrees: no note.
+  // hash_examples, hash_input_tokens and hash_cont_tokens recomputed from the details (xxh64, as Python's xxhash
+  // gives 72b7003df17fd7c3 and dcd4184164a682cb) agree with summary_tasks: no note.
   assert.deepEqual(p.notes.map((n) => n.kind), []);
 });
 
@@ -52,11 +53,12 @@ test('a details file that is not the one the results were computed from is named
   try {
     cpSync(smoke, copy, { recursive: true });
     const path = join(copy, 'results/eee-smoke/dummy-model/results_2026-08-10T17-22-11.385681.json');
-    writeFileSync(path, readFileSync(path, 'utf8').replace('"72b7003df17fd7c3"', '"0000000000000000"'));
+    writeFileSync(path, readFileSync(path, 'utf8').replace('"72b7003df17fd7c3"', '"0000000000000000"').replace('"hash_cont_tokens": "dcd4184164a682cb"', '"hash_cont_tokens": "1111111111111111"'));
     const { runs } = await importSources([path], options);
-    const note = runs[0]!.provenance.notes.find((n) => n.kind === 'lighteval_hash_mismatch')!;
-    assert.equal(note.task, 'anli:r1|0');
-    assert.match(note.message, /hash_examples is 0000000000000000, but the details' doc\.query values hash to 72b7003df17fd7c3/);
+    const notes = runs[0]!.provenance.notes.filter((n) => n.kind === 'lighteval_hash_mismatch');
+    assert.deepEqual(notes.map((n) => n.task), ['squad_v2|0', 'anli:r1|0']);
+    assert.match(notes[1]!.message, /hash_examples is 0000000000000000, but the details' doc\.query values hash to 72b7003df17fd7c3/);
+    assert.match(notes[0]!.message, /hash_cont_tokens is 1111111111111111, but the details' output token ids hash to dcd4184164a682cb/);
   } finally {
     rmSync(copy, { recursive: true, force: true });
   }
