@@ -160,3 +160,40 @@ test('the Hub details layout (results_<date_id>.json beside <date_id>/details_â€
     rmSync(hub, { recursive: true, force: true });
   }
 });
+
+test('a group average (suite|prefix:_average|k) is the unweighted mean over its subtasks', async () => {
+  const out = mkdtempSync(join(tmpdir(), 'lmaudit-lighteval-'));
+  try {
+    const date = '2024-06-01T10-00-00.000000';
+    const details = join(out, 'details/org/model', date);
+    mkdirSync(details, { recursive: true });
+    // Subtask x: 1 of 2 right; subtask y: 3 of 3 right. Unweighted mean of the means: (0.5 + 1) / 2 = 0.75 (the pooled
+    // mean would be 4/5 = 0.8).
+    await parquet(join(details, `details_lighteval|mmlu:x|0_${date}.parquet`), `SELECT * FROM (VALUES ('a?', [['1']], ['1'], {'qem': 1.0}), ('b?', [['2']], ['3'], {'qem': 0.0})) t(example, predictions, gold, metrics)`);
+    await parquet(join(details, `details_lighteval|mmlu:y|0_${date}.parquet`), `SELECT * FROM (VALUES ('c?', [['1']], ['1'], {'qem': 1.0}), ('d?', [['2']], ['2'], {'qem': 1.0}), ('e?', [['3']], ['3'], {'qem': 1.0})) t(example, predictions, gold, metrics)`);
+    const results = {
+      config_general: { lighteval_sha: '?', model_name: 'org/model' },
+      results: {
+        'lighteval|mmlu:x|0': { qem: 0.5, qem_stderr: 0.5 },
+        'lighteval|mmlu:y|0': { qem: 1.0, qem_stderr: 0.0 },
+        'lighteval|mmlu:_average|0': { qem: 0.75, qem_stderr: 0.25 },
+        all: { qem: 0.75, qem_stderr: 0.25 },
+      },
+      versions: {},
+      config_tasks: {},
+      summary_tasks: {},
+    };
+    mkdirSync(join(out, 'results/org/model'), { recursive: true });
+    writeFileSync(join(out, `results/org/model/results_${date}.json`), JSON.stringify(results, null, 2));
+    const source = await loadSource([out], options);
+    const cells = (await rescoreAsRecorded(source.store)).flatMap((s) => s.cells as Cell[]);
+    const average = cells.filter((c) => c.task === 'lighteval|mmlu:_average|0');
+    assert.deepEqual(average.map((c) => [c.quantity, c.recorded, c.reproduced, c.matches]), [
+      ['qem (mean over 2 task(s))', 0.75, 0.75, 'exact'],
+      ['qem_stderr (mean over 2 task(s))', 0.25, 0.25, 'exact'],
+    ]);
+    assert.deepEqual(cells.filter((c) => c.matches !== 'exact'), []);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
