@@ -5,12 +5,12 @@
  * recorded score whose values are all 0 or 1 — and both are copied under one key that names the two, so the pairing,
  * McNemar and flips read them like any shared score.
  */
-import type { RunProvenance } from '../store/schema.ts';
+import { EXTRA_FIELD_PREFIX, type RunProvenance } from '../store/schema.ts';
 import type { DocRecord } from './itemJoin.ts';
 import { RESCORED_PREFIX } from './rescored.ts';
 
-/** Scores the source recorded (rescoring cells are lmaudit's own, named alike on both sides). */
-const recordedKeys = (d: DocRecord) => [...d.scores.keys()].filter((k) => !k.startsWith(RESCORED_PREFIX));
+/** Metrics the source recorded (rescoring cells are lmaudit's own, named alike on both sides; record fields are not metrics). */
+const recordedKeys = (d: DocRecord) => [...d.scores.keys()].filter((k) => !k.startsWith(RESCORED_PREFIX) && !k.startsWith(EXTRA_FIELD_PREFIX));
 
 /** The metric an importer names as the task's per-item correctness, if any. */
 function namedPrimary(run: RunProvenance, task: string): string | null {
