@@ -8,7 +8,7 @@
  */
 import { basename } from 'node:path';
 import type { OpenStore } from '../store/readStore.ts';
-import type { RunProvenance } from '../store/schema.ts';
+import { EXTRA_FIELD_PREFIX, type RunProvenance } from '../store/schema.ts';
 import { queryRows, sqlString } from '../util/duckdb.ts';
 import { checkConfiguredVsUsed, claimedDocuments, TOKENIZER_FAMILIES } from './configuredVsUsed.ts';
 import { valueOf } from './provenanceView.ts';
@@ -130,7 +130,7 @@ export async function findImpossible(store: OpenStore, runs: readonly RunProvena
   const byId = new Map(runs.map((r) => [r.run_id, r]));
   const scores = await queryRows<ScoreStats>(
     `SELECT run_id, task, metric, filter, count(value) AS n, min(value) AS lo, max(value) AS hi
-     FROM ${store.table('scores')} WHERE run_id IN (${ids}) AND isfinite(value) GROUP BY ALL ORDER BY ALL`,
+     FROM ${store.table('scores')} WHERE run_id IN (${ids}) AND isfinite(value) AND NOT starts_with(metric, ${sqlString(EXTRA_FIELD_PREFIX)}) GROUP BY ALL ORDER BY ALL`,
   );
   for (const s of scores) {
     if (s.n >= MIN_ITEMS && s.lo === s.hi && (s.lo === 0 || s.lo === 1)) {

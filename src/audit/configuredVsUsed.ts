@@ -102,7 +102,8 @@ const fewshotCount: Check = (c) => {
     evidence = withPrompt.filter((_, i) => multi[i]!.count !== Number(configured)).map((d) => ({ docId: d.docId, bytes: snippet(d.prompt.slice(-200)) }));
   } else {
     const delimiter = typeof c.cfg?.fewshot_delimiter === 'string' ? c.cfg.fewshot_delimiter : '\n\n';
-    visible = plainShots(prompts, delimiter);
+    const description = typeof c.cfg?.description === 'string' ? c.cfg.description : valueOf(c.run, c.task, 'system.description');
+    visible = plainShots(prompts, delimiter, typeof description === 'string' ? description : null);
     if (visible !== null) evidence = withPrompt.slice(0, 1).map((d) => ({ docId: d.docId, bytes: snippet(d.prompt.slice(0, 200)) }));
   }
   if (visible === null) return result(id, c.task, 'unknown', show(configured), 'unknown', 'too few prompts to tell examples from template text');
@@ -154,7 +155,9 @@ const limitVsSamples: Check = (c) => {
   const expected = expectedDocs(typeof limit === 'number' ? limit : null, ns.original);
   const used = `n-samples effective ${ns.effective} of ${ns.original}`;
   if (expected === ns.effective) return result(id, c.task, 'ok', show(limit), used, `limit ${show(limit)} over ${ns.original} documents gives ${expected}, as recorded`);
-  return result(id, c.task, 'mismatch', show(limit), used, `limit ${show(limit)} over ${ns.original} documents should give ${expected}, but n-samples says ${ns.effective}`);
+  // lm-eval's --samples (document ids chosen by hand) evaluates fewer documents and is not written to the results.
+  const unrecordedSamples = ns.effective < expected ? '; fewer, as lm-eval\'s --samples (chosen document ids, not written to the results file) would give' : '';
+  return result(id, c.task, 'mismatch', show(limit), used, `limit ${show(limit)} over ${ns.original} documents should give ${expected}, but n-samples says ${ns.effective}${unrecordedSamples}`);
 };
 
 const samplesInFile: Check = (c) => {

@@ -12,6 +12,7 @@ import { checkConfiguredVsUsed, type CheckResult } from './configuredVsUsed.ts';
 import { buildFalsifier, type Falsifier } from './falsifier.ts';
 import { attributeFlips, type FlipAttribution } from './flips.ts';
 import { describeDifferences, joinDocs, loadDocs, promptChanged, type DocRecord, type ItemDifferences, type JoinKey } from './itemJoin.ts';
+import { pairCorrectness } from './crossHarnessScore.ts';
 import { DEFAULT_PAIRED_OPTIONS, pairedComparison, type PairedOptions, type PairedResult } from './pairedStats.ts';
 import { isPerRunItem } from './provenanceView.ts';
 import { describeRun, pairRuns, selectRuns } from './runPairs.ts';
@@ -225,6 +226,8 @@ export async function compareTask(
     onlyBIds: join.onlyB.slice(0, 10).map((d) => d.docId),
     differences: describeDifferences(join.pairs, o.examples),
   };
+  // Across harnesses, aligned items may share no score key: their correctness scores are paired under one name.
+  if (runA.source_kind !== runB.source_kind) pairCorrectness(join.pairs, runA, taskA, runB, taskB);
   const paired = pairedScores(join.pairs, o);
   const flips = paired.filter((p) => p.result.mcnemar !== null).map((p) => attributeFlips(join.pairs, p.score, o.examples));
   const evidence = itemEvidence(join.pairs, items);

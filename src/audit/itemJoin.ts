@@ -151,7 +151,10 @@ const MIN_TEXT_LENGTH = 20;
 
 function textFields(doc: unknown): string[] {
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return [];
+  // A field may hold its text one level down ({"input": {"text": …}}: HELM's instance), read as the field's text.
+  const nestedText = (v: unknown) => (v !== null && typeof v === 'object' && !Array.isArray(v) && typeof (v as { text?: unknown }).text === 'string' ? (v as { text: string }).text : v);
   return Object.values(doc)
+    .map(nestedText)
     .filter((v): v is string => typeof v === 'string')
     .map((v) => v.replace(/\s+/g, ' ').trim())
     .filter((v) => v.length >= MIN_TEXT_LENGTH)

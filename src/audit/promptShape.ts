@@ -108,11 +108,26 @@ export function multiturnShots(prompt: string): VisibleShots | null {
  * question with the few-shot delimiter. Leading segments that are identical in
  * every prompt are template text (truthfulqa_gen's six fixed QA pairs), not
  * sampled examples, so they are not counted; with a deterministic sampler
- * (first_n) this would undercount, and the `how` says so.
+ * (first_n) this would undercount, and the `how` says so. When the task's
+ * description is known and opens every prompt, only the segments it covers are
+ * template text: identical segments after it are a fixed set of examples
+ * (lm-eval's first_n, HELM's one sample per trial) and are counted.
  */
-export function plainShots(prompts: readonly string[], delimiter: string): VisibleShots | null {
+export function plainShots(prompts: readonly string[], delimiter: string, description: string | null = null): VisibleShots | null {
   if (prompts.length < 2 || delimiter === '') return null;
   const segmented = prompts.map((p) => p.split(delimiter));
+  const opening = description?.trimEnd() ?? '';
+  if (opening !== '' && prompts.every((p) => p.startsWith(opening))) {
+    // Segments that start inside the description are its text.
+    let template = 0;
+    for (let start = 0, i = 0; i < segmented[0]!.length && start < opening.length; i++) {
+      template++;
+      start += segmented[0]![i]!.length + delimiter.length;
+    }
+    const counts = segmented.map((s) => s.length - 1 - template).sort((a, b) => a - b);
+    const median = counts[Math.floor(counts.length / 2)]!;
+    return { count: Math.max(0, median), how: `segments between ${JSON.stringify(delimiter)} delimiters before the question (median over ${prompts.length} prompts); the task description, ${template} segment(s), counted as template text` };
+  }
   const minLen = Math.min(...segmented.map((s) => s.length));
   let constant = 0;
   while (constant < minLen - 1 && segmented.every((s) => s[constant] === segmented[0]![constant])) constant++;

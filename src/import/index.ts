@@ -12,13 +12,16 @@ import { agentsImporter } from './agents/agentsImporter.ts';
 import { inEvaluationFolder } from './agents/swebench.ts';
 import { genericImporter } from './generic/genericImporter.ts';
 import { inspectImporter } from './inspect/inspectImporter.ts';
+import { helmImporter } from './helm/helmImporter.ts';
+import { opencompassImporter, strayOpenCompassFile } from './opencompass/opencompassImporter.ts';
+import { lightevalImporter } from './lighteval/lightevalImporter.ts';
 import { lmevalImporter } from './lmeval/lmevalImporter.ts';
 import { isStoreFolder } from '../store/readStore.ts';
 import { pushTo } from '../util/groupBy.ts';
 import { foreignEncoding, UTF16_ADVICE } from '../util/utf8.ts';
 
 /** The one list of importers (more specific formats first; generic records last). */
-const IMPORTERS: readonly Importer[] = [inspectImporter, agentsImporter, lmevalImporter, genericImporter];
+const IMPORTERS: readonly Importer[] = [inspectImporter, helmImporter, opencompassImporter, lightevalImporter, agentsImporter, lmevalImporter, genericImporter];
 
 export interface Unrecognised {
   path: string;
@@ -201,13 +204,9 @@ function compression(head: Buffer): { name: string; command: string } | null {
  */
 function foreignFormat(p: FileProbe): string | null {
   const head = p.head.trimStart();
-  if (/^details_.*\.parquet$/i.test(p.name) || (/\.parquet$/i.test(p.name) && /(^|\/)details\//.test(p.path) && p.name.includes('|'))) {
-    return 'lighteval details (per-sample Parquet), a format lmaudit does not read';
-  }
   if (!head.startsWith('{')) return null;
-  if (/"config_general"\s*:/.test(head) && (/"lighteval_sha"\s*:/.test(head) || /"summary_tasks"\s*:/.test(head) || /"config_tasks"\s*:/.test(head))) {
-    return 'lighteval results, a format lmaudit does not read';
-  }
+  const stray = strayOpenCompassFile(p);
+  if (stray !== null) return stray;
   // SWE-bench run summaries and Terminal-Bench results are read by the agents importer; a report.json is read only
   // in the folder the harness writes it to, where its run summary and predictions can be joined with it.
   if (/"(patch_is_None|patch_successfully_applied)"\s*:/.test(head) && /"tests_status"\s*:/.test(head) && !inEvaluationFolder(p)) {

@@ -9,7 +9,7 @@
 import { UnsupportedError } from '../errors.ts';
 import { IDENTIFIER_CHAR_CLASS, IDENTIFIER_PATTERN } from './identifier.ts';
 import { decodeUnicodeEscape, PyEscapeError } from './stringEscapes.ts';
-import { PyDict, PyFloat, PyTuple, type PyValue } from './values.ts';
+import { PyBigInt, PyDict, PyFloat, PyTuple, type PyValue } from './values.ts';
 
 /** What CPython raises: SyntaxError for text that does not parse, ValueError for a non-literal expression. */
 export class LiteralEvalError extends Error {
@@ -301,4 +301,15 @@ export function toDocValue(v: PyValue): unknown {
 /** `ast.literal_eval(text)` for callers that want document values back (see toDocValue). */
 export function literalEvalDocValue(text: string): unknown {
   return toDocValue(literalEval(text));
+}
+
+/** A document value with Python's floats and big ints as plain JSON numbers (for data read back, not re-rendered). */
+export function plainNumbers(v: unknown): unknown {
+  if (v instanceof PyFloat) return v.value;
+  if (v instanceof PyBigInt) return Number(v.value);
+  if (Array.isArray(v)) return v.map(plainNumbers);
+  if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plainNumbers(x)]));
+  }
+  return v;
 }

@@ -9,6 +9,7 @@ import { lmevalAsRecordedSections, type AsRecordedCell } from './lmeval/asRecord
 import { rescoreInspectAsRecorded, type InspectRescoreCell } from './inspect/rescore.ts';
 import { agentAsRecordedSections, type AgentAsRecordedCell } from './agents/asRecorded.ts';
 import { pushTo } from '../util/groupBy.ts';
+import { resultsAsRecordedSections, type ResultsAsRecordedSection } from './results/readScores.ts';
 
 /** One run's reproduction; `cells` are in the shape of the reproducer its source kind dispatches to. */
 interface SectionOf<Kind extends RunProvenance['source_kind'], Cell> {
@@ -24,11 +25,12 @@ export type AsRecordedSection =
   | SectionOf<'lm-eval' | 'lmaudit', AsRecordedCell>
   | SectionOf<'inspect', InspectRescoreCell>
   | SectionOf<'generic', never>
-  | SectionOf<AgentSourceKind, AgentAsRecordedCell>;
+  | SectionOf<AgentSourceKind, AgentAsRecordedCell>
+  | ResultsAsRecordedSection;
 
 type Reproducer = (store: OpenStore, runIds: readonly string[]) => Promise<AsRecordedSection[]>;
 
-const nothingRecorded = (kind: RunProvenance['source_kind']): Reproducer => async (_store, runIds) =>
+const nothingRecorded = (kind: 'generic'): Reproducer => async (_store, runIds) =>
   runIds.map((run_id) => ({
     run_id,
     source_kind: kind,
@@ -53,6 +55,9 @@ const REPRODUCERS: Record<RunProvenance['source_kind'], Reproducer> = {
   swebench: agentAsRecordedSections,
   'terminal-bench': agentAsRecordedSections,
   harbor: agentAsRecordedSections,
+  helm: resultsAsRecordedSections,
+  lighteval: resultsAsRecordedSections,
+  opencompass: resultsAsRecordedSections,
 };
 
 export async function rescoreAsRecorded(store: OpenStore): Promise<AsRecordedSection[]> {

@@ -11,6 +11,13 @@ export const AGENT_SOURCE_KINDS = ['swebench', 'terminal-bench', 'harbor'] as co
 export type AgentSourceKind = (typeof AGENT_SOURCE_KINDS)[number];
 
 /**
+ * Harnesses whose per-item records carry each metric's per-item value beside a printed aggregate
+ * (HELM, lighteval, OpenCompass): as-recorded re-aggregates those values by the harness's own rule.
+ */
+export const RESULTS_SOURCE_KINDS = ['helm', 'lighteval', 'opencompass'] as const;
+export type ResultsSourceKind = (typeof RESULTS_SOURCE_KINDS)[number];
+
+/**
  * Agent runs store their trials in the ordinary tables, so that items join on instance id like any other run:
  * - instances: one row per task instance (request_idx 0, request_type AGENT_REQUEST_TYPE), doc_id = instance id;
  * - responses: one row per trial, `repeat` = attempt (0-based), `text` = the submitted patch when there is one,
@@ -153,7 +160,7 @@ export type RecordNote = z.infer<typeof RecordNote>;
 export const RunProvenance = z.object({
   run_id: z.string(),
   label: z.string(),
-  source_kind: z.enum(['lmaudit', 'lm-eval', 'inspect', 'generic', ...AGENT_SOURCE_KINDS]),
+  source_kind: z.enum(['lmaudit', 'lm-eval', 'inspect', 'generic', ...AGENT_SOURCE_KINDS, ...RESULTS_SOURCE_KINDS]),
   source_format: z.string(),
   harness: SettingsGroup,
   model: SettingsGroup,

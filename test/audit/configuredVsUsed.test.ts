@@ -40,6 +40,15 @@ test('prompt shapes: chat turns, system messages, few-shot counts', () => {
   const fixed = 'Q: a\nA: b\n\nQ: c\nA: d';
   assert.equal(plainShots([`${fixed}\n\nQ: one?`, `${fixed}\n\nQ: two?`], '\n\n')?.count, 0);
   assert.equal(plainShots(['Q: x1\nA: 1\n\nQ: x2\nA: 2\n\nQ: one?', 'Q: y1\nA: 3\n\nQ: y2\nA: 4\n\nQ: two?'], '\n\n')?.count, 2);
+  // A fixed example set (lm-eval's first_n, HELM's one sample per trial) after a known description: the
+  // description is template text, the identical examples after it are examples (lm-eval's MMLU, 5-shot).
+  const mmlu = 'The following are multiple choice questions (with answers) about philosophy.\n\n';
+  const shots = [1, 2, 3, 4, 5].map((i) => `E${i}?\nA. a\nAnswer: A`).join('\n\n');
+  const prompts = [`${mmlu}${shots}\n\nQ one?\nAnswer:`, `${mmlu}${shots}\n\nQ two?\nAnswer:`];
+  assert.equal(plainShots(prompts, '\n\n')?.count, 0);
+  assert.deepEqual(plainShots(prompts, '\n\n', mmlu), { count: 5, how: 'segments between "\\n\\n" delimiters before the question (median over 2 prompts); the task description, 1 segment(s), counted as template text' });
+  // HELM's instructions end in one newline; its instance_prefix adds the second: the same one segment.
+  assert.equal(plainShots(prompts, '\n\n', 'The following are multiple choice questions (with answers) about philosophy.\n')?.count, 5);
 });
 
 test('checks flag what reached the model against what was configured, with doc ids and bytes', async () => {

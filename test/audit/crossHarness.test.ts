@@ -1,64 +1,76 @@
 /**
- * Inspect vs lm-eval on the same item. The Inspect log is real (mmlu-summary-choices.eval:
- * gpt-4o on one college-physics question); the lm-eval side is a 0.4.x samples record
- * for the same question, built here from the shipped MMLU data (cais/mmlu college_physics
- * test doc 100), because no real lm-eval run of that question exists in the data.
+ * `diff` across harnesses and across HELM runs: settings mapped to the same disclosure items and compared by
+ * meaning (HELM's max_train_instances is the few-shot count; its multiple-choice adapter sends no stop sequences
+ * whatever the spec says), items aligned by content when ids differ, the prompt difference shown, and paired
+ * statistics on what aligned — on HELM's BBQ runs (5-shot vs 0-shot; three models) and on HELM's MMLU run against
+ * the real lm-eval run of the same nine questions (fixtures/helm-vs-lmeval).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createHash } from 'node:crypto';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { decodedFixture, fixturePath } from '../helpers/fixtures.ts';
 import { loadSource } from '../../src/audit/source.ts';
 import { diffStores } from '../../src/audit/diff.ts';
-import { repoRoot } from '../helpers/cli.ts';
-import { externalFixture } from '../helpers/fixtures.ts';
 
-const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+const options = { skipBad: false, fields: {} };
+const bbq = (suite: string, model: string) =>
+  decodedFixture('helm', `stanford-crfm-helm/benchmark_output${suite}/bbq:subject=all,method=multiple_choice_joint,model=${model}`);
+const fiveShot = bbq('_bbq/runs/v1', 'openai_gpt-4-turbo-2024-04-09');
+const zeroShot = (model: string) => bbq('_TRUE_latest/runs/v3', model);
+const mmlu = decodedFixture('helm', 'evaleval-every_eval_ever/tests/data/helm/mmlu:subject=philosophy,method=multiple_choice_joint,model=openai_gpt2');
 
-function lmevalSamples(): string {
-  const lines = readFileSync(join(repoRoot, 'fixtures/benchmarks/cais/mmlu/college_physics/test.jsonl'), 'utf8').split('\n');
-  const doc = JSON.parse(lines[100]!) as { question: string; choices: string[]; answer: number };
-  assert.match(doc.question, /^Positronium is an atom/);
-  const prompt = `The following are multiple choice questions (with answers) about college physics.\n\n${doc.question}\nA. ${doc.choices[0]}\nB. ${doc.choices[1]}\nC. ${doc.choices[2]}\nD. ${doc.choices[3]}\nAnswer:`;
-  const lls = ['-2.5', '-1.25', '-0.5', '-3.0'];
-  const record = {
-    doc_id: 100,
-    doc,
-    target: String(doc.answer),
-    arguments: Object.fromEntries(['A', 'B', 'C', 'D'].map((l, i) => [`gen_args_${i}`, { arg_0: prompt, arg_1: ` ${l}` }])),
-    resps: lls.map((ll, i) => [[ll, i === 2 ? 'True' : 'False']]),
-    filtered_resps: lls.map((ll, i) => [ll, i === 2 ? 'True' : 'False']),
-    filter: 'none',
-    metrics: ['acc'],
-    doc_hash: sha(JSON.stringify(doc, null, 2)),
-    prompt_hash: sha(prompt),
-    target_hash: sha(String(doc.answer)),
-    acc: doc.answer === 2 ? 1.0 : 0.0,
-  };
-  const dir = mkdtempSync(join(tmpdir(), 'lmaudit-cross-'));
-  const file = join(dir, 'samples_mmlu_college_physics_2025-01-01T00-00-00.000000.jsonl');
-  writeFileSync(file, `${JSON.stringify(record)}\n`);
-  return file;
+async function diff(a: string, b: string) {
+  const [sa, sb] = [await loadSource([a], options), await loadSource([b], options)];
+  return diffStores(sa.store, sb.store, { iterations: 200 });
 }
 
-test('Inspect log vs lm-eval record: items align on the question text, and the settings table says what each harness recorded', async () => {
-  const inspect = await loadSource([externalFixture('inspect/mmlu-summary-choices.eval')], { skipBad: false, fields: {} });
-  const lmeval = await loadSource([lmevalSamples()], { skipBad: false, fields: {} });
-  const diff = await diffStores(inspect.store, lmeval.store, { iterations: 200 });
-  const task = diff.comparisons[0]!.tasks[0]!;
-  // Each harness hashes and numbers its own way: only the shared question text pairs the items.
-  assert.equal(task.items!.key, 'doc_text');
+const differing = (t: { settings: { items: { item: string; fields: { field: string; verdict: string }[] }[] } }) =>
+  t.settings.items.flatMap((i) => i.fields.filter((f) => f.verdict !== 'same' && !f.verdict.startsWith('unknown')).map((f) => `${i.item}.${f.field}: ${f.verdict}`));
+
+test('BBQ 5-shot vs 0-shot (same model): only the few-shot count and the sample set differ; the one shared item aligns', async () => {
+  const result = await diff(fiveShot, zeroShot('openai_gpt-4-turbo-2024-04-09'));
+  const task = result.comparisons[0]!.tasks[0]!;
+  // The spec's stop_sequences ["\n"] is not sent by the multiple_choice_joint adapter: no contradiction, no difference.
+  assert.deepEqual(differing(task), ['fewshot.count: differs', 'samples.limit: differs', 'samples.document_count: differs', 'samples.document_ids: differs']);
   assert.equal(task.items!.shared, 1);
-  assert.deepEqual([task.items!.pairsByKey.doc_hash, task.items!.pairsByKey.doc_id], [0, 0]);
-  const harness = diff.comparisons[0]!.tasks[0]!.settings;
-  const verdicts = new Map(harness.items.flatMap((i) => i.fields.map((f) => [`${i.item}.${f.field}`, f.verdict])));
-  // What one harness recorded and the other did not is 'unknown in …', never guessed equal.
-  assert.equal(verdicts.get('harness.name'), 'differs');
-  assert.equal(verdicts.get('harness.commit'), 'unknown in B'); // Inspect records its git commit; a samples file does not
-  assert.equal(verdicts.get('repeats.reducer'), 'unknown in B'); // Inspect's epoch reducer has no lm-eval counterpart here
-  assert.equal(verdicts.get('fewshot.count'), 'unknown in both');
-  assert.equal(verdicts.get('samples.document_count'), 'same'); // one item each
-  assert.equal(verdicts.get('samples.document_ids'), 'differs'); // Inspect's sample 1 is lm-eval's doc 100
+  assert.equal(task.items!.onlyB, 1);
+  assert.equal(task.items!.differences.promptsDiffer, 1);
+  // The 5-shot prompt holds five worked examples the 0-shot one does not: 35 lines removed.
+  assert.match(task.items!.differences.promptExamples[0]!.patch, /@@ -1,39 \+1,4 @@/);
+  const em = task.paired.find((p) => p.score === 'exact_match,split=test')!;
+  assert.deepEqual([em.result.n, em.result.meanA, em.result.meanB], [1, 1, 1]);
+});
+
+test('BBQ 0-shot, three models: the run-level model differs, the adapter settings compare as the same', async () => {
+  const claude = zeroShot('anthropic_claude-3-5-sonnet-20240620');
+  for (const other of ['openai_gpt-4o-2024-05-13', 'openai_gpt-4-turbo-2024-04-09']) {
+    const result = await diff(zeroShot(other), claude);
+    const comparison = result.comparisons[0]!;
+    const runLevel = comparison.runSettings.items.flatMap((i) => i.fields.filter((f) => f.verdict === 'differs').map((f) => `${i.item}.${f.field}`));
+    assert.deepEqual(runLevel.filter((f) => f.startsWith('model.')), ['model.backend', 'model.model_id']);
+    const task = comparison.tasks[0]!;
+    // Claude's spec says stop_sequences [], OpenAI's ["\n"]: both send none, so stop sequences are the same.
+    assert.ok(!differing(task).some((f) => f.startsWith('generation.stop_sequences')), differing(task).join('; '));
+    assert.equal(task.items!.shared, 2);
+  }
+});
+
+test('HELM MMLU vs the lm-eval run of the same questions: 9 items aligned on the question text, prompts differ, correctness paired', async () => {
+  const result = await diff(mmlu, join(fixturePath('helm-vs-lmeval'), 'lm-eval'));
+  const task = result.comparisons[0]!.tasks[0]!;
+  const items = task.items!;
+  assert.equal(items.key, 'doc_text');
+  assert.deepEqual(items.pairsByKey, { doc_hash: 0, doc_content: 0, doc_text: 9, doc_id: 0 });
+  assert.deepEqual([items.shared, items.onlyA, items.onlyB, items.onlyAIds], [9, 1, 0, ['id11']]);
+  // HELM writes "Question: " before each question; lm-eval does not.
+  assert.equal(items.differences.promptsDiffer, 9);
+  assert.match(items.differences.promptExamples[0]!.patch, /\n-Question: According to Moore’s “ideal utilitarianism,”/);
+  const paired = task.paired.find((p) => p.score.startsWith('correct ('))!;
+  assert.equal(paired.score, 'correct (A exact_match,split=test ~ B acc,none)');
+  // HELM's gpt2 got 1 of the 9 test items right (id222); lm-eval's dummy model none (its results file: acc 0).
+  assert.deepEqual([paired.result.n, paired.result.meanA, paired.result.meanB], [9, 1 / 9, 0]);
+  // Both prompts show the same five fixed examples after the task description: five visible on each side.
+  assert.deepEqual([task.checks.a, task.checks.b].map((side) => side.find((c) => c.id === 'fewshot_count')!).map((c) => [c.status, c.used]), [['ok', '5'], ['ok', '5']]);
+  // Few-shot count: HELM's max_train_instances and lm-eval's num_fewshot are both 5.
+  assert.ok(!differing(task).includes('fewshot.count: differs'), differing(task).join('; '));
 });

@@ -40,10 +40,21 @@ export function filesUnder(dir: string, prefix = ''): string[] {
     .sort();
 }
 
-/** How a stored name maps back to the original: `.gz` is removed (the bytes are gunzipped) and `%3A` is ':'. */
+/** How a stored name maps back to the original: `.gz` is removed (the bytes are gunzipped), `%3A` is ':' and `%7C` '|'. */
 export function originalName(stored: string): { name: string; gzipped: boolean } {
   const gzipped = stored.endsWith('.gz');
-  return { name: (gzipped ? stored.slice(0, -3) : stored).replaceAll('%3A', ':'), gzipped };
+  return { name: (gzipped ? stored.slice(0, -3) : stored).replaceAll('%3A', ':').replaceAll('%7C', '|'), gzipped };
+}
+
+/** Copies a stored tree into `into` under its original names and bytes (see originalName). */
+function restoreTree(stored: string, into: string): void {
+  for (const rel of filesUnder(stored)) {
+    const { name, gzipped } = originalName(rel);
+    const target = join(into, name);
+    mkdirSync(dirname(target), { recursive: true });
+    if (gzipped) writeFileSync(target, gunzipSync(readFileSync(join(stored, rel))));
+    else copyFileSync(join(stored, rel), target);
+  }
 }
 
 let rebuilt: string | undefined;
@@ -62,14 +73,7 @@ function externalRoot(): string {
         copyFileSync(join(from, rel), join(into, rel));
       }
     }
-    const stored = fixturePath(join('external', tree.name));
-    for (const rel of filesUnder(stored)) {
-      const { name, gzipped } = originalName(rel);
-      const target = join(into, name);
-      mkdirSync(dirname(target), { recursive: true });
-      if (gzipped) writeFileSync(target, gunzipSync(readFileSync(join(stored, rel))));
-      else copyFileSync(join(stored, rel), target);
-    }
+    restoreTree(fixturePath(join('external', tree.name)), into);
   }
   rebuilt = `${root}/`;
   return rebuilt;
@@ -78,6 +82,25 @@ function externalRoot(): string {
 /** A path in the rebuilt copy of fixtures/external (`lm-evaluation-harness/…`, `pythia/…`, `inspect/…`, `agents/…`); '' gives the parent folder. */
 export function externalFixture(relative = ''): string {
   return relative === '' ? externalRoot() : join(externalRoot(), relative);
+}
+
+const decodedTrees = new Map<string, string>();
+
+/**
+ * A fixtures/ tree stored with Windows-safe names (`%3A` for ':', `%7C` for '|') and files of 100000 bytes or
+ * more gzipped (`.gz`), rebuilt once per process in a temporary folder under its original names and bytes
+ * (fixtures/helm, fixtures/lighteval, fixtures/opencompass: their SOURCES.md say so). `relative` is inside it.
+ */
+export function decodedFixture(tree: string, relative = ''): string {
+  let root = decodedTrees.get(tree);
+  if (root === undefined) {
+    root = mkdtempSync(join(tmpdir(), `lmaudit-${tree}-`));
+    const made = root;
+    process.on('exit', () => rmSync(made, { recursive: true, force: true }));
+    restoreTree(fixturePath(tree), root);
+    decodedTrees.set(tree, root);
+  }
+  return relative === '' ? root : join(root, relative);
 }
 
 /** The text of one golden-prompts file (`MANIFEST.json`, or a `.jsonl` stored as `.jsonl.gz`). */

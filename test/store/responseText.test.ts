@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { openStore } from '../../src/store/readStore.ts';
 import { queryRows } from '../../src/util/duckdb.ts';
 import { repoRoot, runCli } from '../helpers/cli.ts';
-import { externalFixture } from '../helpers/fixtures.ts';
+import { decodedFixture, externalFixture } from '../helpers/fixtures.ts';
 
 /** Imports the sources into a new store (the CLI) and compares each request's response_text with its repeat-0 response joined from responses. */
 async function checkStore(sources: string[]): Promise<{ dir: string; requests: number; withText: number; mismatches: unknown[] }> {
@@ -52,6 +52,12 @@ test('Inspect logs: every sample carries the completion of its first epoch, whic
   assert.deepEqual([reversed.requests, reversed.withText], [5, 5]);
   const [read] = await queryRows<{ texts: string[] }>(`SELECT list(DISTINCT response_text) AS texts FROM ${(await openStore(reversed.dir)).table('instances')}`);
   assert.deepEqual(read!.texts, ['ANSWER: A (epoch 1)']);
+});
+
+test('HELM, lighteval and OpenCompass: every request carries the text of its first response', async () => {
+  const r = await checkStore([decodedFixture('helm'), decodedFixture('lighteval'), decodedFixture('opencompass')]);
+  assert.deepEqual(r.mismatches, []);
+  assert.ok(r.withText > 0 && r.withText < r.requests, `${r.withText} of ${r.requests}: generations carry text, lighteval's log-likelihood requests none`);
 });
 
 test('generic records: the output, as written, is the response text', async () => {

@@ -31,7 +31,12 @@ const ALTERNATIVE_MODEL_KEYS = ['model_name', 'model_id', 'model'];
 export function looksLikePredictions(head: string): boolean {
   const text = head.trimStart();
   if (!/"(model_patch|prediction)"\s*:/.test(text)) return false;
-  return /"instance_id"\s*:/.test(text) || /^\{\s*"[^"]+"\s*:\s*\{/.test(text);
+  if (/"instance_id"\s*:/.test(text)) return true;
+  // A dict keyed by instance id is claimed only when its records hold SWE-bench's own fields: the patch under
+  // model_patch, or under prediction beside a model name (an OpenCompass predictions file is {"0": {origin_prompt,
+  // prediction, gold}}: a prediction but no patch and no model).
+  if (!/^\{\s*"[^"]+"\s*:\s*\{/.test(text)) return false;
+  return /"model_patch"\s*:/.test(text) || /"(model_name_or_path|model_name|model_id|model)"\s*:/.test(text);
 }
 
 /** How `git apply` would see a patch: the reasons it would be rejected or is not a real change. */

@@ -26,7 +26,8 @@ export interface AgentAsRecordedSection {
   note: string | null;
 }
 
-function cell(task: string, quantity: string, recorded: unknown, reproduced: number | null): AgentAsRecordedCell {
+/** A recorded summary number beside its reproduction (agents, and the harnesses of score/results). */
+export function cell(task: string, quantity: string, recorded: unknown, reproduced: number | null): AgentAsRecordedCell {
   const r = typeof recorded === 'number' ? recorded : null;
   const matches = r === null || reproduced === null ? 'n/a' : r === reproduced ? 'exact' : Math.abs(r - reproduced) <= 1e-12 ? 'float' : 'NO';
   return { task, quantity, recorded: r, reproduced, matches };

@@ -154,14 +154,14 @@ const folders: HostileCase[] = [
     message: /nothing importable[\s\S]*empty\.jsonl: empty file[\s\S]*notes\.txt: plain text[\s\S]*x\.json: JSON whose keys/,
   },
   {
-    name: 'lighteval results are named as such',
-    files: { 'results_2024-05-01T10-00-00.000000.json': JSON.stringify({ config_general: { lighteval_sha: 'abc', model_name: 'm' }, results: { 'leaderboard|arc:challenge|25': { acc: 0.5 } }, versions: {}, config_tasks: {}, summary_tasks: {}, summary_general: {} }) },
-    args: importArgs(), status: 2, names: 'results_2024-05-01T10-00-00.000000.json', message: /lighteval results/,
+    name: 'a lighteval results file whose config_general is not an object is refused naming the field',
+    files: { 'results_2024-05-01T10-00-00.000000.json': JSON.stringify({ config_general: 'm', results: { 'leaderboard|arc:challenge|25': { acc: 0.5 } }, versions: {}, config_tasks: {}, summary_tasks: {}, summary_general: {} }) },
+    args: importArgs(), status: 2, names: 'results_2024-05-01T10-00-00.000000.json', message: /field 'config_general': a lighteval results file whose config_general is missing or not an object/,
   },
   {
-    name: 'lighteval details are named as such',
-    files: { 'details/details_leaderboard|arc:challenge|25_2024-05-01T10-00-00.000000.parquet': Buffer.concat([Buffer.from('PAR1'), Buffer.alloc(32), Buffer.from('PAR1')]) },
-    args: importArgs(), status: 2, names: 'details_leaderboard', message: /lighteval details/,
+    name: 'a corrupt lighteval details file is refused naming the file',
+    files: { 'details/m/2024-05-01T10-00-00.000000/details_leaderboard|arc:challenge|25_2024-05-01T10-00-00.000000.parquet': Buffer.concat([Buffer.from('PAR1'), Buffer.alloc(32), Buffer.from('PAR1')]) },
+    args: importArgs(), status: 2, names: 'details_leaderboard', message: /not a readable Parquet file/,
   },
   {
     // Outside logs/run_evaluation/<run_id>/<model>/<instance_id>/ nothing says which evaluation a report belongs to.
