@@ -23,6 +23,7 @@ const COMMANDS = {
   table: { usesDuckDB: true, load: async () => (await import('./commands/table.ts')).registerTable },
   merge: { usesDuckDB: true, load: async () => (await import('./commands/merge.ts')).registerMerge },
   serve: { usesDuckDB: false, load: async () => (await import('./commands/serve.ts')).registerServe },
+  view: { usesDuckDB: true, load: async () => (await import('./commands/view.ts')).registerView },
 } satisfies Record<string, { usesDuckDB: boolean; load: () => Promise<Register> }>;
 
 async function main(): Promise<void> {
