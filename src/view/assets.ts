@@ -25,11 +25,13 @@ export function readAssets(): ViewAssets {
   }
 }
 
-export const SERVED_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const PAGE_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'";
+/** The header's policy adds what only a header can say (a <meta> policy cannot forbid framing). */
+export const SERVED_POLICY = `${PAGE_POLICY}; frame-ancestors 'none'`;
 
 /** The shell; a bundle loads its data as scripts from data/ beside it (file:// allows no fetch). */
 export function pageHtml(kind: 'served' | 'bundle'): string {
-  const policy = kind === 'served' ? SERVED_POLICY : "default-src 'none'; script-src 'self' file:; style-src 'self' file:; img-src data:; base-uri 'none'; form-action 'none'";
+  const policy = kind === 'served' ? PAGE_POLICY : "default-src 'none'; script-src 'self' file:; style-src 'self' file:; img-src data:; base-uri 'none'; form-action 'none'";
   return [
     '<!doctype html>',
     '<html lang="en"><head><meta charset="utf-8">',

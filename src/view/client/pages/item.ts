@@ -10,6 +10,9 @@ import type { ItemDetail } from '../../itemDetail.ts';
 import { setKeys } from '../keys.ts';
 import { Crumbs, h, href, score, Show, Text, useApi, visible, type Params, type VNode } from '../ui.ts';
 
+/** What the readings table shows of a long extracted answer (the response below shows all of it). */
+const SHOWN = 300;
+
 /** Where a reading's extracted answer occurs in the response: verbatim, else ignoring case; null when it does not. */
 function findSpan(text: string, extracted: string): [number, number] | null {
   if (extracted === '') return null;
@@ -71,7 +74,7 @@ function Readings(props: { item: ItemDetail }): VNode {
           h('tbody', null, item.readings.map((r, k) =>
             h('tr', { class: k === chosen ? 'sel' : '', onClick: () => choose(k), 'data-reading': k },
               h('td', null, h('button', { type: 'button', class: 'linkish', onClick: () => choose(k) }, `r${k} ${r.extractor}/${r.normalizer}`)),
-              h('td', { class: 'extracted' }, h(Text, { text: r.extracted, empty: 'nothing extracted' })),
+              h('td', { class: 'extracted' }, h(Text, { text: r.extracted === null || r.extracted.length <= SHOWN ? r.extracted : `${r.extracted.slice(0, SHOWN)}…`, empty: 'nothing extracted' }), r.extracted !== null && r.extracted.length > SHOWN ? h('div', { class: 'small muted' }, `${r.extracted.length.toLocaleString('en-US')} characters; all of it highlighted below`) : null),
               h('td', { class: r.value === 1 ? 'ok' : r.value === null ? '' : 'bad' }, r.value === null ? 'not scored' : r.value === 1 ? `correct (${score(r.value, 2)})` : `incorrect (${score(r.value, 2)})`),
             ))))
       : null,
