@@ -70,7 +70,19 @@ export class ViewApi {
     this.compare = new CompareCache(session);
   }
 
-  async answer(route: string, params: URLSearchParams): Promise<unknown> {
+  /**
+   * One answer at a time: the audit functions share one DuckDB connection and were written for
+   * a command that runs them in turn (two matrices computed at once on it mix their tables).
+   */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  answer(route: string, params: URLSearchParams): Promise<unknown> {
+    const next = this.queue.then(() => this.answerNow(route, params));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async answerNow(route: string, params: URLSearchParams): Promise<unknown> {
     const s = this.session;
     switch (route as ApiRoute) {
       case 'runs':

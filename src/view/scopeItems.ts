@@ -51,6 +51,8 @@ export interface ItemRow {
 }
 
 export class ScopeItems {
+  private readonly counts = new Map<string, Promise<number>>();
+
   private constructor(
     readonly table: string,
     readonly cells: { extractor: string; normalizer: string }[],
@@ -101,19 +103,19 @@ export class ScopeItems {
     return new ScopeItems(table, cells, keys.map((r) => r.k), total);
   }
 
-  /** Columns a request may sort by, with the SQL each stands for. */
-  sortColumns(): Map<string, string> {
-    const columns = new Map<string, string>([
-      ['pos', 'pos'],
-      ['doc_id', 'TRY_CAST(doc_id AS DOUBLE) NULLS LAST, doc_id'],
-      ['target', 'target'],
-      ['response', 'response'],
-      ['finish_reason', 'finish_reason'],
-      ['response_length', 'length(response)'],
+  /** Columns a request may sort by, each with the SQL expressions it sorts on. */
+  sortColumns(): Map<string, string[]> {
+    const columns = new Map<string, string[]>([
+      ['pos', ['pos']],
+      ['doc_id', ['TRY_CAST(doc_id AS DOUBLE)', 'doc_id']],
+      ['target', ['target']],
+      ['response', ['response']],
+      ['finish_reason', ['finish_reason']],
+      ['response_length', ['length(response)']],
     ]);
     this.cells.forEach((_, k) => {
-      columns.set(`v${k}`, `v${k}`);
-      columns.set(`e${k}`, `e${k}`);
+      columns.set(`v${k}`, [`v${k}`]);
+      columns.set(`e${k}`, [`e${k}`]);
     });
     return columns;
   }
@@ -158,20 +160,28 @@ export class ScopeItems {
     const order = this.sortColumns().get(sort);
     if (order === undefined) throw new ViewRequestError(`cannot sort by ${JSON.stringify(sort)}`);
     const direction = q.desc ? 'DESC' : 'ASC';
-    const orderBy = order.split(', ').map((part) => `${part} ${direction}`).join(', ');
+    const orderBy = order.map((part) => `${part} ${direction} NULLS LAST`).join(', ');
     const limit = Math.min(Math.max(0, Math.trunc(q.limit)), PAGE_LIMIT);
     const offset = Math.max(0, Math.trunc(q.offset));
     const shown = (c: string) => `left(${c}, ${SHOWN_CHARS}) AS ${c}`;
     const readingColumns = this.cells.flatMap((_, k) => [`v${k}`, `left(e${k}, ${SHOWN_CHARS}) AS e${k}`]);
-    const [counted, rows] = await Promise.all([
-      queryRows<{ n: number }>(`SELECT count(*)::BIGINT AS n FROM ${this.table} ${where}`),
-      queryRows<Record<string, unknown>>(`
+    // The page's positions first (sorting touches only the sort key), then only those rows' columns:
+    // shortening every matching row's texts to find a hundred of them cost most of a page.
+    // A filter not counted yet is counted in the same scan (the window's count is over every matching row).
+    const counted = this.counts.has(where);
+    const found = await queryRows<{ pos: number; n?: number }>(
+      `SELECT pos${counted ? '' : ', count(*) OVER ()::BIGINT AS n'} FROM ${this.table} ${where} ORDER BY ${orderBy}, pos LIMIT ${limit} OFFSET ${offset}`,
+    );
+    if (!counted && found.length > 0) this.counts.set(where, Promise.resolve(Number(found[0]!.n)));
+    const positions = found.map((r) => Number(r.pos));
+    const rows = positions.length === 0 ? [] : await queryRows<Record<string, unknown>>(`
         SELECT pos, doc_id, ${shown('target')}, ${shown('response')}, finish_reason${readingColumns.map((c) => `, ${c}`).join('')}
-        FROM ${this.table} ${where} ORDER BY ${orderBy}, pos LIMIT ${limit} OFFSET ${offset}`),
-    ]);
+        FROM ${this.table} WHERE pos IN (${positions.join(', ')})`);
+    const at = new Map(positions.map((p, i) => [p, i]));
+    rows.sort((a, b) => at.get(Number(a.pos))! - at.get(Number(b.pos))!);
     return {
       total: this.total,
-      matching: Number(counted[0]!.n),
+      matching: await this.count(where),
       offset,
       rows: rows.map((r) => ({
         pos: Number(r.pos),
@@ -183,6 +193,17 @@ export class ScopeItems {
         extracted: this.cells.map((_, k) => r[`e${k}`] as string | null),
       })),
     };
+  }
+
+  /** Items under a filter, counted once per filter (scrolling asks for many pages of one). */
+  private count(where: string): Promise<number> {
+    let n = this.counts.get(where);
+    if (n === undefined) {
+      n = queryRows<{ n: number }>(`SELECT count(*)::BIGINT AS n FROM ${this.table} ${where}`).then((r) => Number(r[0]!.n));
+      n.catch(() => this.counts.delete(where));
+      this.counts.set(where, n);
+    }
+    return n;
   }
 
   /** One item's row: its readings (the item page shows them beside the response). */

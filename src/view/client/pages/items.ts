@@ -106,7 +106,7 @@ export function ItemsPage(props: { params: Params }): VNode {
     h(Crumbs, { items: [['Runs', href('runs')], [String(p.task), href('task', scope)], ['Items', null]] }),
     h(Filters, { params: p, cells, metaFields: answer?.metaFields ?? [] }),
     info.error !== null && info.key === key ? h('p', { class: 'error', role: 'alert' }, info.error) : null,
-    h('p', { id: 'matching' }, answer === null ? 'Loading…' : `${plural(answer.matching, 'item')} of ${answer.total.toLocaleString('en-US')}`),
+    h('p', { id: 'matching', 'data-loaded-for': answer === null ? undefined : key }, answer === null ? 'Loading…' : `${plural(answer.matching, 'item')} of ${answer.total.toLocaleString('en-US')}`),
     h(
       'div',
       { class: 'row head' },
