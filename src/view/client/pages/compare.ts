@@ -11,6 +11,9 @@ import { setKeys } from '../keys.ts';
 import { Crumbs, h, href, plural, score, Show, Text, useApi, visible, type Params, type VNode } from '../ui.ts';
 
 const PAGE = 50;
+/** Shared text longer than this is folded, keeping this much at each end. */
+const FOLD_OVER = 300;
+const FOLD_KEEP = 80;
 
 interface CompareAnswer {
   a: string;
@@ -38,10 +41,14 @@ function fact(f: { status: string; value?: unknown }): string {
 
 function Settings(props: { t: TaskComparison }): VNode {
   const rows = props.t.settings.items.flatMap((i) => i.fields.filter((f) => f.verdict !== 'same').map((f) => ({ name: `${i.item}.${f.field}`, f })));
-  if (rows.length === 0) return h('p', null, 'No setting differs.');
-  return h('table', { class: 'settings' },
+  const table = (shown: typeof rows) => h('table', { class: 'settings' },
     h('thead', null, h('tr', null, ['setting', 'A', 'B', 'verdict'].map((c) => h('th', null, c)))),
-    h('tbody', null, rows.map(({ name, f }) => h('tr', null, h('td', null, name), h('td', null, h(Text, { text: fact(f.a) })), h('td', null, h(Text, { text: fact(f.b) })), h('td', null, f.verdict)))));
+    h('tbody', null, shown.map(({ name, f }) => h('tr', null, h('td', null, name), h('td', null, h(Text, { text: fact(f.a) })), h('td', null, h(Text, { text: fact(f.b) })), h('td', null, f.verdict)))));
+  const differ = rows.filter((r) => r.f.verdict === 'differs');
+  const other = rows.filter((r) => r.f.verdict !== 'differs');
+  return h('div', null,
+    differ.length === 0 ? h('p', null, 'No recorded setting differs.') : table(differ),
+    other.length > 0 ? h('details', null, h('summary', null, `${other.length} more settings the records cannot compare (unknown in one run or both)`), table(other)) : null);
 }
 
 function Paired(props: { t: TaskComparison; base: Params; chosen: string | null }): VNode {
@@ -65,6 +72,15 @@ function Paired(props: { t: TaskComparison; base: Params; chosen: string | null 
   );
 }
 
+/** Text both prompts share; a long stretch is folded to its ends (the fold's note is not part of the text). */
+function Same(props: { text: string }): VNode | string {
+  const t = props.text;
+  if (t.length <= FOLD_OVER) return visible(t);
+  return h('span', null, visible(t.slice(0, FOLD_KEEP)),
+    h('details', { class: 'fold' }, h('summary', { class: 'fold-note' }, `… ${(t.length - 2 * FOLD_KEEP).toLocaleString('en-US')} characters the same in both …`), visible(t.slice(FOLD_KEEP, -FOLD_KEEP))),
+    visible(t.slice(-FOLD_KEEP)));
+}
+
 function PairView(props: { base: Params; index: number }): VNode {
   const loaded = useApi<PairAnswer>('compare/pair', { ...props.base, i: props.index });
   return h(Show<PairAnswer>, {
@@ -72,9 +88,10 @@ function PairView(props: { base: Params; index: number }): VNode {
     children: (pair) => [
       h('h3', null, `Pair ${pair.index}: A doc `, h(Text, { text: pair.a.docId }), ' · B doc ', h(Text, { text: pair.b.docId })),
       h('p', { class: 'small muted' }, pair.promptDiffers ? 'The prompts differ: text only in A struck through in red, only in B underlined in green.' : 'The prompts are the same.'),
-      h('pre', { class: 't prompt-diff', dir: 'auto' }, pair.segments.map((s) => (s.side === 'both' ? visible(s.text) : h(s.side === 'a' ? 'del' : 'ins', null, visible(s.text))))),
+      h('pre', { class: 't prompt-diff', dir: 'auto' }, pair.segments.map((s) => (s.side === 'both' ? Same({ text: s.text }) : h(s.side === 'a' ? 'del' : 'ins', null, visible(s.text))))),
       h('div', { class: 'two' }, (['a', 'b'] as const).map((side) => h('div', null,
-        h('h4', null, side.toUpperCase(), ' gold: ', h(Text, { text: pair[side].target })),
+        h('h4', null, `${side.toUpperCase()} · doc `, h(Text, { text: pair[side].docId }), ' · gold: ', h(Text, { text: pair[side].target })),
+        h('div', { class: 'small muted' }, 'response'),
         pair[side].responses.map((r) => h('pre', { class: 't response', dir: 'auto' }, r.text !== null ? visible(r.text) : `log-prob ${r.logprob}`)),
         h('p', { class: 'small' }, Object.entries(pair[side].scores).map(([k, v]) => `${k} = ${v}`).join(' · ')),
       ))),
@@ -96,14 +113,14 @@ function Aligned(props: { base: Params; filter: string; score: string | null; of
       loaded: page,
       children: (data) => [
         h('p', { id: 'aligned-count' }, `${plural(data.matching, 'pair')} of ${data.total.toLocaleString('en-US')} aligned${data.score ? ` (scores: ${data.score})` : ''}`),
-        h('table', { class: 'aligned' },
+        h('div', { class: 'aligned-box' }, h('table', { class: 'aligned' },
           h('thead', null, h('tr', null, ['#', 'doc A', 'doc B', 'prompt', 'response A', 'response B', 'A', 'B'].map((c) => h('th', null, c)))),
           h('tbody', null, data.rows.map((r) => h('tr', { class: r.index === props.selected ? 'sel' : '' },
             h('td', null, h('a', { href: href('compare', { ...base, filter, score: props.score, offset: props.offset, i: r.index }), 'data-pair': r.index }, r.index)),
             h('td', null, h(Text, { text: r.docIdA })), h('td', null, h(Text, { text: r.docIdB })),
             h('td', null, r.promptDiffers ? 'differs' : 'same'),
             h('td', { class: 'clip' }, h(Text, { text: r.responseA })), h('td', { class: 'clip' }, h(Text, { text: r.responseB })),
-            h('td', { class: 'num' }, score(r.scoreA, 2)), h('td', { class: 'num' }, score(r.scoreB, 2)))))),
+            h('td', { class: 'num' }, score(r.scoreA, 2)), h('td', { class: 'num' }, score(r.scoreB, 2))))))),
         h('p', null,
           data.offset > 0 ? h('a', { href: href('compare', { ...base, filter, score: props.score, offset: Math.max(0, data.offset - PAGE) }) }, '← earlier') : null, ' ',
           data.offset + PAGE < data.matching ? h('a', { href: href('compare', { ...base, filter, score: props.score, offset: data.offset + PAGE }) }, 'later →') : null),
@@ -135,10 +152,10 @@ export function ComparePage(props: { params: Params }): VNode {
             h('ul', null, t.falsifier.clauses.map((cl) => h('li', null, `${cl.status} — `, h(Text, { text: cl.finding }))))),
           h('section', null, h('h2', null, 'Paired statistics'), h(Paired, { t, base, chosen })),
           h('section', null, h('h2', null, 'Settings that differ'), h(Settings, { t })),
-          t.items ? h('section', null, h('h2', null, 'Items'),
+          t.items ? h('section', { class: 'items' }, h('h2', null, 'Items'),
             h('p', null, h(Text, { text: t.items.keyNote }), ` · ${t.items.shared} shared, ${t.items.onlyA} only in A, ${t.items.onlyB} only in B · prompts differ in ${t.items.differences.promptsDiffer}, responses in ${t.items.differences.responsesDiffer}`),
-            h(Aligned, { base, filter: typeof p.filter === 'string' ? p.filter : 'all', score: chosen, offset: Number(p.offset ?? 0), selected: p.i === undefined ? null : Number(p.i) }),
             p.i !== undefined ? h(PairView, { base, index: Number(p.i) }) : h('p', { class: 'muted' }, 'Choose a pair to see its prompts side by side.'),
+            h(Aligned, { base, filter: typeof p.filter === 'string' ? p.filter : 'all', score: chosen, offset: Number(p.offset ?? 0), selected: p.i === undefined ? null : Number(p.i) }),
           ) : null,
         ],
       ];
