@@ -91,6 +91,8 @@ export class ScopeItems {
       CREATE OR REPLACE TABLE ${table} AS
       SELECT (row_number() OVER (ORDER BY TRY_CAST(i.doc_id AS DOUBLE) NULLS LAST, i.doc_id) - 1)::BIGINT AS pos,
              i.doc_id, i.target, i.arg_context AS prompt, i.doc_json, r.text AS response, r.finish_reason,
+             -- Lower-cased once here, not by every search (the prompts are not: they are most of the text).
+             lower(coalesce(r.text, '')) AS response_lc, lower(coalesce(i.target, '')) AS target_lc,
              g.* EXCLUDE (doc_id)
       FROM (SELECT * FROM ${store.table('instances')} WHERE ${inScope} AND request_idx = 0) i
       LEFT JOIN (SELECT * FROM ${store.table('responses')} WHERE ${inScope} AND request_idx = 0 AND "repeat" = 0) r USING (doc_id)
@@ -143,8 +145,10 @@ export class ScopeItems {
     if (q.truncated) clauses.push(`finish_reason IN (${TOKEN_LIMIT_REASONS.map(sqlString).join(', ')})`);
     if (q.text !== undefined && q.text !== '') {
       const needle = sqlString(q.text.toLowerCase());
-      const columns = { prompt: ['prompt'], response: ['response'], gold: ['target'], any: ['prompt', 'response', 'target'] }[q.textIn ?? 'any'];
-      clauses.push(`(${columns.map((c) => `contains(lower(coalesce(${c}, '')), ${needle})`).join(' OR ')})`);
+      const prompt = `contains(lower(coalesce(prompt, '')), ${needle})`;
+      const response = `contains(response_lc, ${needle})`;
+      const gold = `contains(target_lc, ${needle})`;
+      clauses.push(`(${{ prompt: [prompt], response: [response], gold: [gold], any: [response, gold, prompt] }[q.textIn ?? 'any'].join(' OR ')})`);
     }
     if (q.metaField !== undefined) {
       if (!this.metaFields.includes(q.metaField)) throw new ViewRequestError(`no metadata field ${JSON.stringify(q.metaField)} in these documents`);
@@ -208,7 +212,7 @@ export class ScopeItems {
 
   /** One item's row: its readings (the item page shows them beside the response). */
   async row(docId: string): Promise<{ pos: number; values: (number | null)[]; extracted: (string | null)[] } | null> {
-    const rows = await queryRows<Record<string, unknown>>(`SELECT * EXCLUDE (prompt, doc_json) FROM ${this.table} WHERE doc_id = ${sqlString(docId)} LIMIT 1`);
+    const rows = await queryRows<Record<string, unknown>>(`SELECT * EXCLUDE (prompt, doc_json, response_lc, target_lc) FROM ${this.table} WHERE doc_id = ${sqlString(docId)} LIMIT 1`);
     const r = rows[0];
     if (r === undefined) return null;
     return { pos: Number(r.pos), values: this.cells.map((_, k) => r[`v${k}`] as number | null), extracted: this.cells.map((_, k) => r[`e${k}`] as string | null) };
