@@ -87,22 +87,27 @@ export class ScopeItems {
       appender.closeSync();
       side.closeSync();
     }
+    const instances = `(SELECT * FROM ${store.table('instances')} WHERE ${inScope} AND request_idx = 0)`;
+    // Metadata fields: the documents' top-level keys (from the first thousand, which is where a user looks first).
+    const keys = (
+      await queryRows<{ k: string }>(
+        `SELECT DISTINCT unnest(json_keys(doc_json)) AS k FROM (SELECT doc_json FROM ${instances} WHERE json_valid(doc_json) AND json_type(doc_json) = 'OBJECT' LIMIT 1000) ORDER BY k`,
+      )
+    ).map((r) => r.k);
+    // Each field's value taken out once, in one reading of each document (a filter then compares a list element).
+    const meta = keys.length === 0 ? '' : `, json_extract_string(i.doc_json, [${keys.map((k) => sqlString(`$.${JSON.stringify(k)}`)).join(', ')}]) AS meta`;
     await conn.run(`
       CREATE OR REPLACE TABLE ${table} AS
       SELECT (row_number() OVER (ORDER BY TRY_CAST(i.doc_id AS DOUBLE) NULLS LAST, i.doc_id) - 1)::BIGINT AS pos,
              i.doc_id, i.target, i.arg_context AS prompt, i.doc_json, r.text AS response, r.finish_reason,
              -- Lower-cased once here, not by every search (the prompts are not: they are most of the text).
-             lower(coalesce(r.text, '')) AS response_lc, lower(coalesce(i.target, '')) AS target_lc,
+             lower(coalesce(r.text, '')) AS response_lc, lower(coalesce(i.target, '')) AS target_lc${meta},
              g.* EXCLUDE (doc_id)
-      FROM (SELECT * FROM ${store.table('instances')} WHERE ${inScope} AND request_idx = 0) i
+      FROM ${instances} i
       LEFT JOIN (SELECT * FROM ${store.table('responses')} WHERE ${inScope} AND request_idx = 0 AND "repeat" = 0) r USING (doc_id)
       LEFT JOIN ${readings} g USING (doc_id)`);
     const total = Number((await queryRows<{ n: number }>(`SELECT count(*)::BIGINT AS n FROM ${table}`))[0]!.n);
-    // Metadata fields: the top-level keys of the documents (from the first thousand, which is where a user looks first).
-    const keys = await queryRows<{ k: string }>(
-      `SELECT DISTINCT unnest(json_keys(doc_json)) AS k FROM (SELECT doc_json FROM ${table} WHERE json_valid(doc_json) AND json_type(doc_json) = 'OBJECT' LIMIT 1000) ORDER BY k`,
-    );
-    return new ScopeItems(table, cells, keys.map((r) => r.k), total);
+    return new ScopeItems(table, cells, keys, total);
   }
 
   /** Columns a request may sort by, each with the SQL expressions it sorts on. */
@@ -152,8 +157,7 @@ export class ScopeItems {
     }
     if (q.metaField !== undefined) {
       if (!this.metaFields.includes(q.metaField)) throw new ViewRequestError(`no metadata field ${JSON.stringify(q.metaField)} in these documents`);
-      const path = sqlString(`$.${JSON.stringify(q.metaField)}`);
-      clauses.push(`json_extract_string(doc_json, ${path}) = ${sqlString(q.metaValue ?? '')}`);
+      clauses.push(`meta[${this.metaFields.indexOf(q.metaField) + 1}] = ${sqlString(q.metaValue ?? '')}`);
     }
     return clauses.length === 0 ? '' : `WHERE ${clauses.join(' AND ')}`;
   }
@@ -212,7 +216,7 @@ export class ScopeItems {
 
   /** One item's row: its readings (the item page shows them beside the response). */
   async row(docId: string): Promise<{ pos: number; values: (number | null)[]; extracted: (string | null)[] } | null> {
-    const rows = await queryRows<Record<string, unknown>>(`SELECT * EXCLUDE (prompt, doc_json, response_lc, target_lc) FROM ${this.table} WHERE doc_id = ${sqlString(docId)} LIMIT 1`);
+    const rows = await queryRows<Record<string, unknown>>(`SELECT * EXCLUDE (prompt, doc_json, response_lc, target_lc${this.metaFields.length === 0 ? '' : ', meta'}) FROM ${this.table} WHERE doc_id = ${sqlString(docId)} LIMIT 1`);
     const r = rows[0];
     if (r === undefined) return null;
     return { pos: Number(r.pos), values: this.cells.map((_, k) => r[`v${k}`] as number | null), extracted: this.cells.map((_, k) => r[`e${k}`] as string | null) };
