@@ -87,3 +87,15 @@ test('keyboard: j/k move in the list, Enter opens, Esc goes back, / focuses the 
   await page.waitForSelector('#matching:has-text("1 item of 16")');
   await page.close();
 });
+
+test('a column heading sorts the list by it, and again the other way', { skip: NO_CHROMIUM }, async () => {
+  const page = await browser.newPage();
+  await page.goto(`${viewer.url}#/items?s=0&run=lmeval-a6a1045467dd805e&task=boolq-seq2seq`);
+  await page.waitForSelector('#matching:has-text("16 items of 16")');
+  await page.locator('.row.head a.sort', { hasText: 'doc' }).click();
+  await page.waitForSelector('.row.head a.sort:has-text("doc ▲")');
+  await page.locator('.row.head a.sort', { hasText: 'doc' }).click();
+  await page.waitForSelector('.list a.row[data-doc="15"].sel');
+  assert.deepEqual((await page.locator('.list a.row').allInnerTexts()).slice(0, 3).map((t) => t.split('\n')[0]), ['15', '14', '13']);
+  await page.close();
+});

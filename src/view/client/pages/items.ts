@@ -96,6 +96,12 @@ export function ItemsPage(props: { params: Params }): VNode {
   };
   setKeys({ next: () => move(selected + 1), previous: () => move(selected - 1), open: () => open(selected) });
 
+  // A column's heading sorts by it; the sorted column's heading turns the order round.
+  const sortLink = (column: string, label: string) => {
+    const sorted = (p.sort ?? 'pos') === column;
+    const params = { ...query, sort: column, desc: sorted && p.desc !== '1' ? '1' : '' };
+    return h('a', { href: href('items', params), class: 'sort' }, label, sorted ? (p.desc === '1' ? ' ▼' : ' ▲') : '');
+  };
   const answer = info.key === key ? info.answer : null;
   const virtualItems = virtualizer.current?.getVirtualItems() ?? [];
   for (const item of virtualItems) if (rowAt(item.index) === undefined) load(Math.floor(item.index / PAGE));
@@ -110,11 +116,11 @@ export function ItemsPage(props: { params: Params }): VNode {
     h(
       'div',
       { class: 'row head' },
-      h('span', { class: 'c-id' }, 'doc'),
-      h('span', { class: 'c-gold' }, 'gold'),
-      h('span', { class: 'c-resp' }, 'response'),
-      h('span', { class: 'c-fin' }, 'stop'),
-      ...cells.map((c, k) => h('span', { class: 'c-val', title: `${c.extractor}/${c.normalizer}` }, `r${k}`)),
+      h('span', { class: 'c-id' }, sortLink('doc_id', 'doc')),
+      h('span', { class: 'c-gold' }, sortLink('target', 'gold')),
+      h('span', { class: 'c-resp' }, sortLink('response', 'response')),
+      h('span', { class: 'c-fin' }, sortLink('finish_reason', 'stop')),
+      ...cells.map((c, k) => h('span', { class: 'c-val', title: `${c.extractor}/${c.normalizer}` }, sortLink(`v${k}`, `r${k}`))),
     ),
     h(
       'div',
