@@ -13,7 +13,12 @@ import type { ItemRow } from '../../scopeItems.ts';
 import { Filters } from './itemFilters.ts';
 
 export const PAGE = 100;
-const ROW_HEIGHT = 34;
+/**
+ * Rows are this many pixels: a million rows make a list 30,000,000 px high, under Chromium's
+ * largest element height (about 33,554,000 px); past about 1.1 million matching items the end of the
+ * list cannot be scrolled to, and a filter or a sort the other way reaches it.
+ */
+const ROW_HEIGHT = 30;
 
 export interface ItemsAnswer {
   cells: { extractor: string; normalizer: string }[];
