@@ -52,3 +52,14 @@ test('items filters: counts as the matrix and the samples file say', async () =>
   assert.deepEqual((await page({ sort: 'doc_id', desc: '1', limit: '3' })).rows.map((r) => r.doc_id), ['15', '14', '13']);
   assert.equal((await page({ q: 'ETHANOL', in: 'prompt' })).matching, 1);
 });
+
+test('the table page holds the lines `lmaudit table` prints', async () => {
+  const { runCli } = await import('../helpers/cli.ts');
+  const printed = runCli(['table', STORE]);
+  assert.equal(printed.status, 0, printed.stderr);
+  const a = await api();
+  const answer = (await a.answer('table', new URLSearchParams({ s: '0' }))) as { tables: { lines: string[] }[] };
+  const lines = answer.tables.flatMap((t, i) => (i === 0 ? t.lines : ['', ...t.lines]));
+  assert.ok(lines.length > 3);
+  assert.ok(printed.stdout.endsWith(`${lines.join('\n')}\n`), printed.stdout);
+});
