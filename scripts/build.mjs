@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildViewAssets } from './viewAssets.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const BUNDLED = ['@duckdb/node-api', 'zod', 'commander', 'js-yaml'];
@@ -47,6 +48,8 @@ await build({
   sourcemap: 'linked',
   logLevel: 'warning',
 });
+// `lmaudit view`'s page: its own browser bundle (scripts/viewAssets.mjs).
+await buildViewAssets(root);
 
 // The code cache: a rescoring of a small store, with the bundle asked to save what V8 compiled.
 // It only saves time: if it cannot be made, the build warns and the bundle runs without it.

@@ -268,7 +268,7 @@ function itemEvidence(pairs: readonly [DocRecord, DocRecord][], items: ItemsSect
 }
 
 /** Rescored per-item values join the recorded scores, so each cell both runs have is paired like a metric. */
-function withRescored(docs: DocRecord[], values: RescoredValues | undefined): DocRecord[] {
+export function withRescored(docs: DocRecord[], values: RescoredValues | undefined): DocRecord[] {
   if (values === undefined) return docs;
   for (const d of docs) for (const [key, value] of values.get(d.docId) ?? []) d.scores.set(key, value);
   return docs;

@@ -25,6 +25,7 @@ const COMMANDS = {
   tasks: { usesDuckDB: false, load: async () => (await import('./commands/tasks.ts')).registerTasks },
   ls: { usesDuckDB: true, load: async () => (await import('./commands/ls.ts')).registerLs },
   serve: { usesDuckDB: false, load: async () => (await import('./commands/serve.ts')).registerServe },
+  view: { usesDuckDB: true, load: async () => (await import('./commands/view.ts')).registerView },
 } satisfies Record<string, { usesDuckDB: boolean; load: () => Promise<Register> }>;
 
 async function main(): Promise<void> {

@@ -19,7 +19,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['score', 'import'],
   ['audit'],
   ['report'],
-  ['run', 'serve'],
+  ['run', 'serve', 'view'],
   ['tui'],
   ['cli'],
 ];

@@ -1,0 +1,63 @@
+/**
+ * `lmaudit view <sources...>`: a local web server (127.0.0.1 only) over the named stores or
+ * anything `import` reads, or with --bundle a static site of the same pages.
+ */
+import type { Command } from 'commander';
+import { spawn } from 'node:child_process';
+import { BadInputError } from '../../errors.ts';
+import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
+import { companionLines, printLines, warnIfUnfinished } from '../output.ts';
+import { positiveInt } from './diff.ts';
+
+interface ViewFlags extends ImportFlags {
+  port?: string;
+  open: boolean;
+  bundle?: string;
+}
+
+/** The system's own opener for a URL (no shell: the URL is one argument). */
+function openInBrowser(url: string): void {
+  const command = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
+  const child = spawn(command, [url], { stdio: 'ignore', detached: true });
+  child.on('error', () => process.stderr.write(`could not start ${command}; open ${url} yourself\n`));
+  child.unref();
+}
+
+export function registerView(program: Command): void {
+  addImportFlags(
+    program
+      .command('view')
+      .description('Look at the items behind every number in a browser: runs, the rescoring matrix, items, two runs side by side (local server on 127.0.0.1, or a static bundle)')
+      .argument('<sources...>', 'run stores, or anything `import` reads (each argument one source)')
+      .option('--port <n>', 'port on 127.0.0.1 (default: a free one)')
+      .option('--open', 'open the page in the default browser', false)
+      .option('--bundle <dir>', 'write a static site of the pages to this folder instead of serving (opens from file://)'),
+  ).action(async (sources: string[], flags: ViewFlags) => {
+    const port = flags.port === undefined ? 0 : positiveInt(flags.port, '--port');
+    if (port > 65535) throw new BadInputError('--port must be at most 65535', { field: '--port' });
+    const { ViewSession } = await import('../../view/sources.ts');
+    const { ViewApi } = await import('../../view/api.ts');
+    const session = await ViewSession.open(sources, importOptionsFrom(flags));
+    for (const s of session.sources) {
+      warnIfUnfinished(s.label, s.loaded.store);
+      const lines = companionLines(s.loaded.companions);
+      if (lines.length > 0) process.stderr.write(`${lines.join('\n')}\n`);
+    }
+    const api = new ViewApi(session);
+    if (flags.bundle !== undefined) {
+      const { writeBundle } = await import('../../view/bundle.ts');
+      const written = await writeBundle(api, flags.bundle);
+      printLines([`Wrote a static bundle of ${written.pages} answers to ${flags.bundle} (open ${written.index})`, ...written.notes]);
+      return;
+    }
+    const { startViewer } = await import('../../view/server.ts');
+    const viewer = await startViewer(api, port);
+    process.stdout.write(`lmaudit view: ${viewer.url} (127.0.0.1 only; Ctrl-C to stop)\n`);
+    if (flags.open) openInBrowser(viewer.url);
+    await new Promise<void>((resolve) => {
+      const stop = () => void viewer.close().then(resolve);
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+  });
+}

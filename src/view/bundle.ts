@@ -1,0 +1,105 @@
+/**
+ * `lmaudit view --bundle <dir>`: the same pages as a static site that opens from file://.
+ * The bundle holds the API's answers to every request the pages make from the links they
+ * show (runs, summary, table; each task, its cells' and cell pairs' item lists, each item;
+ * the comparison of the first two sources with its aligned pairs), each in data/<hash>.js,
+ * up to a stated number of items per list. Free text search and other filters need the server.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { BadInputError } from '../errors.ts';
+import type { ViewApi } from './api.ts';
+import { readAssets, pageHtml } from './assets.ts';
+import { bundleFile, bundleKey } from './bundleKey.ts';
+
+/** Items per list (and item pages per task) written into a bundle. */
+export const BUNDLE_ITEMS = 1000;
+const PAGE = 100;
+
+type Params = Record<string, string | number | undefined>;
+
+export async function writeBundle(api: ViewApi, dir: string, limit = BUNDLE_ITEMS): Promise<{ index: string; pages: number; notes: string[] }> {
+  const out = resolve(dir);
+  const assets = readAssets();
+  try {
+    await mkdir(join(out, 'data'), { recursive: true });
+  } catch (error) {
+    throw new BadInputError(`cannot create the bundle folder (${(error as Error).message})`, { file: dir });
+  }
+  const written = new Set<string>();
+  const notes: string[] = [];
+  const save = async <T>(route: string, params: Params): Promise<T> => {
+    const query = new URLSearchParams();
+    for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') query.set(k, String(v));
+    const key = bundleKey(route, query);
+    const answer = await api.answer(route, query);
+    if (!written.has(key)) {
+      written.add(key);
+      await writeFile(join(out, 'data', bundleFile(key)), `window.__lmauditData(${JSON.stringify(key)}, ${JSON.stringify(answer)});\n`);
+    }
+    return answer as T;
+  };
+  const pages = async (route: string, params: Params, what: string): Promise<void> => {
+    const first = await save<{ matching: number }>(route, { ...params, offset: 0, limit: route === 'items' ? PAGE : 50 });
+    const step = route === 'items' ? PAGE : 50;
+    for (let offset = step; offset < Math.min(first.matching, limit); offset += step) await save(route, { ...params, offset, limit: step });
+    if (first.matching > limit) notes.push(`${what}: the first ${limit} of ${first.matching} items are in the bundle`);
+  };
+
+  const runs = await save<{ sources: { id: number; runs: { run_id: string; tasks: { task: string; items: number }[] }[] }[] }>('runs', {});
+  for (const source of runs.sources) {
+    await save('summary', { s: source.id });
+    await save('table', { s: source.id });
+    for (const run of source.runs) {
+      for (const { task, items } of run.tasks) {
+        if (items === 0) continue;
+        const scope = { s: source.id, run: run.run_id, task };
+        const t = await save<{ scope: { cellKeys: unknown[] } | null }>('task', scope);
+        const cells = t.scope?.cellKeys.length ?? 0;
+        await pages('items', scope, `${task}`);
+        for (let k = 0; k < cells; k++) {
+          for (const verdict of ['correct', 'incorrect', undefined]) await pages('items', { ...scope, cell: k, verdict }, `${task} r${k} ${verdict ?? 'all'}`);
+          await pages('items', { ...scope, noanswer: k }, `${task} r${k} nothing extracted`);
+          for (let j = 0; j < cells; j++) if (j !== k) await pages('items', { ...scope, flip: `${k},${j}` }, `${task} r${k}/r${j} flips`);
+        }
+        const list = await api.answer('items', new URLSearchParams({ ...scope, s: String(source.id), offset: '0', limit: '500' }));
+        let docs = (list as { rows: { doc_id: string }[] }).rows.map((r) => r.doc_id);
+        for (let offset = 500; docs.length < limit && offset < items; offset += 500) {
+          const more = await api.answer('items', new URLSearchParams({ ...scope, s: String(source.id), offset: String(offset), limit: '500' }));
+          docs = docs.concat((more as { rows: { doc_id: string }[] }).rows.map((r) => r.doc_id));
+        }
+        for (const doc of docs.slice(0, limit)) await save('item', { ...scope, doc });
+      }
+    }
+  }
+  if (runs.sources.length > 1) await bundleCompare(save, pages, limit);
+  await writeFile(join(out, 'data', 'bundle.js'), 'window.__lmauditBundle = true;\n');
+  await writeFile(join(out, 'app.js'), assets.script);
+  await writeFile(join(out, 'app.css'), assets.style);
+  await writeFile(join(out, 'index.html'), pageHtml('bundle'));
+  return { index: join(out, 'index.html'), pages: written.size, notes };
+}
+
+async function bundleCompare(
+  save: <T>(route: string, params: Params) => Promise<T>,
+  pages: (route: string, params: Params, what: string) => Promise<void>,
+  limit: number,
+): Promise<void> {
+  let compared: { diff: { comparisons: { tasks: { paired: { score: string }[]; items: { shared: number } | null }[] }[] } };
+  try {
+    compared = await save('compare', { a: 0, b: 1 });
+  } catch {
+    return; // Two sources with no task in common: the compare page says so when served; the bundle has no compare page.
+  }
+  for (const [c, comparison] of compared.diff.comparisons.entries()) {
+    for (const [t, task] of comparison.tasks.entries()) {
+      if (task.items === null) continue;
+      const base = { a: 0, b: 1, c, t };
+      for (const { score } of task.paired.length > 0 ? task.paired : [{ score: undefined as unknown as string }]) {
+        for (const filter of ['all', 'prompt', 'response', 'aOnly', 'bOnly']) await pages('compare/items', { ...base, filter, score }, `compare ${c}/${t} ${filter}`);
+      }
+      for (let i = 0; i < Math.min(task.items.shared, limit); i++) await save('compare/pair', { ...base, i });
+    }
+  }
+}
+

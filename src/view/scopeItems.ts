@@ -1,0 +1,231 @@
+/**
+ * One (run, task)'s items as a DuckDB table that the items page pages through: the first
+ * request of each document with its first response, and per reading (extractor ×
+ * normaliser of the matrix) the value and extracted answer computeMatrix gave it. The
+ * browser gets one page of rows at a time; filters and sorting run here, in SQL, over
+ * columns whose names the server makes (a request names a reading by its index and a
+ * metadata field by a name found in the documents, both checked).
+ */
+import type { OpenStore } from '../store/readStore.ts';
+import type { ScopeResult } from '../score/matrix.ts';
+import { duck, duckSideConnection, queryRows, sqlString } from '../util/duckdb.ts';
+import { ViewRequestError } from './viewErrors.ts';
+
+/**
+ * Finish reasons that mean generation stopped at the token limit: 'length' (lmaudit's
+ * own runs, OpenAI-style APIs), 'max_tokens' and 'model_length' (Inspect's stop_reason).
+ */
+export const TOKEN_LIMIT_REASONS = ['length', 'max_tokens', 'model_length'] as const;
+
+/** What the list shows of a long text (the item page shows all of it). */
+const SHOWN_CHARS = 240;
+export const PAGE_LIMIT = 500;
+
+export interface ItemsQuery {
+  /** Reading index and verdict: items correct (value 1) or not (value below 1) under it. */
+  cell?: number;
+  verdict?: 'correct' | 'incorrect';
+  /** Two reading indexes: items whose values differ between them. */
+  flip?: [number, number];
+  /** A reading index: items where it extracted nothing. */
+  noAnswer?: number;
+  truncated?: boolean;
+  text?: string;
+  textIn?: 'prompt' | 'response' | 'gold' | 'any';
+  metaField?: string;
+  metaValue?: string;
+  sort?: string;
+  desc?: boolean;
+  offset: number;
+  limit: number;
+}
+
+export interface ItemRow {
+  pos: number;
+  doc_id: string;
+  target: string | null;
+  response: string | null;
+  finish_reason: string | null;
+  values: (number | null)[];
+  extracted: (string | null)[];
+}
+
+export class ScopeItems {
+  private readonly counts = new Map<string, Promise<number>>();
+
+  private constructor(
+    readonly table: string,
+    readonly cells: { extractor: string; normalizer: string }[],
+    readonly metaFields: string[],
+    readonly total: number,
+  ) {}
+
+  static async build(store: OpenStore, runId: string, task: string, scope: ScopeResult | null, serial: number): Promise<ScopeItems> {
+    const conn = await duck();
+    const table = `view_items_${serial}`;
+    const readings = `view_readings_${serial}`;
+    const cells = scope?.cellKeys ?? [];
+    const inScope = `run_id = ${sqlString(runId)} AND task = ${sqlString(task)}`;
+    // The readings, as computeMatrix left them, appended row by row (a side connection: see duckSideConnection).
+    const readingColumns = cells.flatMap((_, k) => [`v${k} DOUBLE`, `e${k} VARCHAR`]);
+    await conn.run(`CREATE OR REPLACE TABLE ${readings} (doc_id VARCHAR${readingColumns.map((c) => `, ${c}`).join('')})`);
+    if (cells.length > 0 && scope?.items !== undefined) {
+      const side = await duckSideConnection();
+      const appender = await side.createAppender(readings);
+      for (const item of scope.items) {
+        appender.appendVarchar(item.doc_id);
+        cells.forEach((_, k) => {
+          const v = item.values[k];
+          if (v === null || v === undefined) appender.appendNull();
+          else appender.appendDouble(v);
+          const e = item.extracted[k];
+          if (e === null || e === undefined) appender.appendNull();
+          else appender.appendVarchar(e);
+        });
+        appender.endRow();
+      }
+      appender.closeSync();
+      side.closeSync();
+    }
+    const instances = `(SELECT * FROM ${store.table('instances')} WHERE ${inScope} AND request_idx = 0)`;
+    // Metadata fields: the documents' top-level keys (from the first thousand, which is where a user looks first).
+    const keys = (
+      await queryRows<{ k: string }>(
+        `SELECT DISTINCT unnest(json_keys(doc_json)) AS k FROM (SELECT doc_json FROM ${instances} WHERE json_valid(doc_json) AND json_type(doc_json) = 'OBJECT' LIMIT 1000) ORDER BY k`,
+      )
+    ).map((r) => r.k);
+    // Each field's value taken out once, in one reading of each document (a filter then compares a list element).
+    const meta = keys.length === 0 ? '' : `, json_extract_string(i.doc_json, [${keys.map((k) => sqlString(`$.${JSON.stringify(k)}`)).join(', ')}]) AS meta`;
+    await conn.run(`
+      CREATE OR REPLACE TABLE ${table} AS
+      SELECT (row_number() OVER (ORDER BY TRY_CAST(i.doc_id AS DOUBLE) NULLS LAST, i.doc_id) - 1)::BIGINT AS pos,
+             i.doc_id, i.target, i.arg_context AS prompt, i.doc_json, r.text AS response, r.finish_reason,
+             -- Lower-cased once here, not by every search (the prompts are not: they are most of the text).
+             lower(coalesce(r.text, '')) AS response_lc, lower(coalesce(i.target, '')) AS target_lc${meta},
+             g.* EXCLUDE (doc_id)
+      FROM ${instances} i
+      LEFT JOIN (SELECT * FROM ${store.table('responses')} WHERE ${inScope} AND request_idx = 0 AND "repeat" = 0) r USING (doc_id)
+      LEFT JOIN ${readings} g USING (doc_id)`);
+    const total = Number((await queryRows<{ n: number }>(`SELECT count(*)::BIGINT AS n FROM ${table}`))[0]!.n);
+    return new ScopeItems(table, cells, keys, total);
+  }
+
+  /** Columns a request may sort by, each with the SQL expressions it sorts on. */
+  sortColumns(): Map<string, string[]> {
+    const columns = new Map<string, string[]>([
+      ['pos', ['pos']],
+      ['doc_id', ['TRY_CAST(doc_id AS DOUBLE)', 'doc_id']],
+      ['target', ['target']],
+      ['response', ['response']],
+      ['finish_reason', ['finish_reason']],
+      ['response_length', ['length(response)']],
+    ]);
+    this.cells.forEach((_, k) => {
+      columns.set(`v${k}`, [`v${k}`]);
+      columns.set(`e${k}`, [`e${k}`]);
+    });
+    return columns;
+  }
+
+  private reading(k: number | undefined, what: string): number {
+    if (k === undefined || !Number.isInteger(k) || k < 0 || k >= this.cells.length) {
+      throw new ViewRequestError(`${what}: no reading ${String(k)} (this task has ${this.cells.length})`);
+    }
+    return k;
+  }
+
+  where(q: ItemsQuery): string {
+    const clauses: string[] = [];
+    if (q.cell !== undefined || q.verdict !== undefined) {
+      const k = this.reading(q.cell, 'cell');
+      if (q.verdict === 'correct') clauses.push(`v${k} = 1`);
+      else if (q.verdict === 'incorrect') clauses.push(`v${k} < 1`);
+      else clauses.push(`v${k} IS NOT NULL`);
+    }
+    if (q.flip !== undefined) {
+      const [a, b] = [this.reading(q.flip[0], 'flip'), this.reading(q.flip[1], 'flip')];
+      clauses.push(`v${a} <> v${b}`);
+    }
+    if (q.noAnswer !== undefined) clauses.push(`e${this.reading(q.noAnswer, 'noanswer')} IS NULL AND v${q.noAnswer} IS NOT NULL`);
+    if (q.truncated) clauses.push(`finish_reason IN (${TOKEN_LIMIT_REASONS.map(sqlString).join(', ')})`);
+    if (q.text !== undefined && q.text !== '') {
+      const needle = sqlString(q.text.toLowerCase());
+      const prompt = `contains(lower(coalesce(prompt, '')), ${needle})`;
+      const response = `contains(response_lc, ${needle})`;
+      const gold = `contains(target_lc, ${needle})`;
+      clauses.push(`(${{ prompt: [prompt], response: [response], gold: [gold], any: [response, gold, prompt] }[q.textIn ?? 'any'].join(' OR ')})`);
+    }
+    if (q.metaField !== undefined) {
+      if (!this.metaFields.includes(q.metaField)) throw new ViewRequestError(`no metadata field ${JSON.stringify(q.metaField)} in these documents`);
+      clauses.push(`meta[${this.metaFields.indexOf(q.metaField) + 1}] = ${sqlString(q.metaValue ?? '')}`);
+    }
+    return clauses.length === 0 ? '' : `WHERE ${clauses.join(' AND ')}`;
+  }
+
+  async page(q: ItemsQuery): Promise<{ total: number; matching: number; offset: number; rows: ItemRow[] }> {
+    const where = this.where(q);
+    const sort = q.sort ?? 'pos';
+    const order = this.sortColumns().get(sort);
+    if (order === undefined) throw new ViewRequestError(`cannot sort by ${JSON.stringify(sort)}`);
+    const direction = q.desc ? 'DESC' : 'ASC';
+    const orderBy = order.map((part) => `${part} ${direction} NULLS LAST`).join(', ');
+    const limit = Math.min(Math.max(0, Math.trunc(q.limit)), PAGE_LIMIT);
+    const offset = Math.max(0, Math.trunc(q.offset));
+    const shown = (c: string) => `left(${c}, ${SHOWN_CHARS}) AS ${c}`;
+    const readingColumns = this.cells.flatMap((_, k) => [`v${k}`, `left(e${k}, ${SHOWN_CHARS}) AS e${k}`]);
+    // The page's positions first (sorting touches only the sort key), then only those rows' columns:
+    // shortening every matching row's texts to find a hundred of them cost most of a page.
+    // A filter not counted yet is counted in the same scan (the window's count is over every matching row).
+    const counted = this.counts.has(where);
+    const found = await queryRows<{ pos: number; n?: number }>(
+      `SELECT pos${counted ? '' : ', count(*) OVER ()::BIGINT AS n'} FROM ${this.table} ${where} ORDER BY ${orderBy}, pos LIMIT ${limit} OFFSET ${offset}`,
+    );
+    if (!counted && found.length > 0) this.counts.set(where, Promise.resolve(Number(found[0]!.n)));
+    const positions = found.map((r) => Number(r.pos));
+    const rows = positions.length === 0 ? [] : await queryRows<Record<string, unknown>>(`
+        SELECT pos, doc_id, ${shown('target')}, ${shown('response')}, finish_reason${readingColumns.map((c) => `, ${c}`).join('')}
+        FROM ${this.table} WHERE pos IN (${positions.join(', ')})`);
+    const at = new Map(positions.map((p, i) => [p, i]));
+    rows.sort((a, b) => at.get(Number(a.pos))! - at.get(Number(b.pos))!);
+    return {
+      total: this.total,
+      matching: await this.count(where),
+      offset,
+      rows: rows.map((r) => ({
+        pos: Number(r.pos),
+        doc_id: String(r.doc_id),
+        target: r.target as string | null,
+        response: r.response as string | null,
+        finish_reason: r.finish_reason as string | null,
+        values: this.cells.map((_, k) => r[`v${k}`] as number | null),
+        extracted: this.cells.map((_, k) => r[`e${k}`] as string | null),
+      })),
+    };
+  }
+
+  /** Items under a filter, counted once per filter (scrolling asks for many pages of one). */
+  private count(where: string): Promise<number> {
+    let n = this.counts.get(where);
+    if (n === undefined) {
+      n = queryRows<{ n: number }>(`SELECT count(*)::BIGINT AS n FROM ${this.table} ${where}`).then((r) => Number(r[0]!.n));
+      n.catch(() => this.counts.delete(where));
+      this.counts.set(where, n);
+    }
+    return n;
+  }
+
+  /** One item's row: its readings (the item page shows them beside the response). */
+  async row(docId: string): Promise<{ pos: number; values: (number | null)[]; extracted: (string | null)[] } | null> {
+    const rows = await queryRows<Record<string, unknown>>(`SELECT * EXCLUDE (prompt, doc_json, response_lc, target_lc${this.metaFields.length === 0 ? '' : ', meta'}) FROM ${this.table} WHERE doc_id = ${sqlString(docId)} LIMIT 1`);
+    const r = rows[0];
+    if (r === undefined) return null;
+    return { pos: Number(r.pos), values: this.cells.map((_, k) => r[`v${k}`] as number | null), extracted: this.cells.map((_, k) => r[`e${k}`] as string | null) };
+  }
+
+  /** The documents before and after one in the list's default order (for j/k on the item page). */
+  async neighbours(pos: number): Promise<{ previous: string | null; next: string | null }> {
+    const rows = await queryRows<{ pos: number; doc_id: string }>(`SELECT pos, doc_id FROM ${this.table} WHERE pos IN (${pos - 1}, ${pos + 1})`);
+    const at = (p: number) => rows.find((r) => Number(r.pos) === p)?.doc_id ?? null;
+    return { previous: at(pos - 1), next: at(pos + 1) };
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * The viewer in Chromium on a shipped lm-eval run (fixtures/lmeval/bigrefactor-2023-06, 16
+ * boolq-seq2seq samples): runs → task → a matrix cell → a second cell → the items that flip
+ * between them → an item showing each reading's extracted answer; and the keyboard.
+ * Reference: the samples file's own exact_match is 0 on all 16 items (lm-eval's normaliser
+ * keeps the leading space of ' no'), while 13 of the 16 responses equal their gold once
+ * stripped (counted with python3 over _boolq-seq2seq.jsonl: filtered_resps[0].strip() == target).
+ * So 13 items flip between exact/strip (r0) and exact/lm-eval-exact-match (r1).
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser } from 'playwright-core';
+import { fixturePath } from '../helpers/fixtures.ts';
+import type { RunningViewer } from '../../src/view/server.ts';
+import { launch, NO_CHROMIUM, viewerOn } from './viewHelpers.ts';
+
+let viewer: RunningViewer;
+let browser: Browser;
+
+before(async () => {
+  if (NO_CHROMIUM) return;
+  viewer = (await viewerOn([fixturePath('lmeval/bigrefactor-2023-06')])).viewer;
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await viewer?.close();
+});
+
+test('runs → task → two matrix cells → the 13 items that flip → an item with every reading', { skip: NO_CHROMIUM }, async () => {
+  const page = await browser.newPage();
+  const foreign: string[] = [];
+  page.on('request', (r) => !r.url().startsWith(viewer.url) && foreign.push(r.url()));
+  await page.goto(viewer.url);
+  // The summary row, as `lmaudit report` gives it for this store: reported 0 (the samples file's exact_match), readings
+  // from 0 to 0.8125 (13/16, above), 11 of 13 disclosure items, the constant-scores finding.
+  await page.waitForSelector('td:has-text("0.0000 (exact/lm-eval-exact-match) – 0.8125 (exact/strip)")');
+  const row = await page.locator('table.runs tbody tr').first().innerText();
+  assert.match(row, /exact_match,none 0\.0000/);
+  assert.match(row, /11 of 13/);
+  assert.match(row, /every one of the 16 per-sample exact_match,none values is 0/);
+  await page.locator('a.task-link', { hasText: 'boolq-seq2seq' }).click();
+  await page.waitForSelector('table.matrix');
+  assert.equal(await page.locator('td.cell a[data-cell="0"]').innerText().then((t) => t.split('\n')[0]), '0.8125');
+  assert.equal(await page.locator('td.cell a[data-cell="1"]').innerText().then((t) => t.split('\n')[0]), '0.0000');
+  await page.locator('td.cell a[data-cell="0"]').click();
+  await page.locator('td.cell a[data-cell="1"]').click();
+  assert.match(await page.locator('p.flip').innerText(), /the matrix counts 13 items of 16/);
+  await page.locator('#flip-link').click();
+  await page.waitForSelector('#matching:has-text("13 items of 16")');
+  assert.match(page.url(), /#\/items\?.*flip=0%2C1/);
+  assert.equal(await page.locator('.list a.row').count(), 13);
+  // The first flipped item (document order): doc 0, gold "no", response " no".
+  await page.locator('.list a.row').first().click();
+  await page.waitForSelector('table.readings');
+  assert.equal(await page.locator('table.readings tbody tr').count(), 6);
+  const extracted = await page.locator('table.readings td.extracted').allInnerTexts();
+  assert.deepEqual(extracted, [' no', ' no', ' no', 'no', 'no', 'no']);
+  const verdicts = await page.locator('table.readings tbody tr td:nth-child(3)').allInnerTexts();
+  assert.deepEqual(verdicts, ['correct (1.00)', 'incorrect (0.00)', 'correct (1.00)', 'correct (1.00)', 'correct (1.00)', 'correct (1.00)']);
+  // r0's answer highlighted in the response; r3's ('no', stripped) too.
+  assert.equal(await page.locator('pre.response mark').first().innerText(), ' no');
+  await page.locator('table.readings button', { hasText: 'r3 contains/strip' }).click();
+  assert.equal(await page.locator('pre.response mark').first().innerText(), 'no');
+  assert.equal(await page.locator('pre.gold').innerText(), 'no');
+  assert.deepEqual(foreign, []);
+  await page.close();
+});
+
+test('keyboard: j/k move in the list, Enter opens, Esc goes back, / focuses the search', { skip: NO_CHROMIUM }, async () => {
+  const page = await browser.newPage();
+  const run = 'lmeval-a6a1045467dd805e';
+  await page.goto(`${viewer.url}#/items?s=0&run=${run}&task=boolq-seq2seq`);
+  await page.waitForSelector('#matching:has-text("16 items of 16")');
+  await page.waitForSelector('.list a.row.sel');
+  await page.keyboard.press('j');
+  await page.keyboard.press('j');
+  await page.keyboard.press('k');
+  assert.equal(await page.locator('.list a.row.sel').getAttribute('data-doc'), '1');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('h1:has-text("Document 1")');
+  await page.keyboard.press('j');
+  await page.waitForSelector('h1:has-text("Document 2")');
+  await page.keyboard.press('Escape');
+  await page.waitForSelector('h1:has-text("Document 1")');
+  await page.keyboard.press('Escape');
+  await page.waitForSelector('#matching');
+  await page.keyboard.press('/');
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'search');
+  await page.keyboard.type('ethanol');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#matching:has-text("1 item of 16")');
+  await page.close();
+});
+
+test('a column heading sorts the list by it, and again the other way', { skip: NO_CHROMIUM }, async () => {
+  const page = await browser.newPage();
+  await page.goto(`${viewer.url}#/items?s=0&run=lmeval-a6a1045467dd805e&task=boolq-seq2seq`);
+  await page.waitForSelector('#matching:has-text("16 items of 16")');
+  await page.locator('.row.head a.sort', { hasText: 'doc' }).click();
+  await page.waitForSelector('.row.head a.sort:has-text("doc ▲")');
+  await page.locator('.row.head a.sort', { hasText: 'doc' }).click();
+  await page.waitForSelector('.list a.row[data-doc="15"].sel');
+  assert.deepEqual((await page.locator('.list a.row').allInnerTexts()).slice(0, 3).map((t) => t.split('\n')[0]), ['15', '14', '13']);
+  await page.close();
+});
