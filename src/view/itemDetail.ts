@@ -4,11 +4,11 @@
  * finish reason), the gold and the document, the per-item values the source recorded,
  * each reading's extracted answer and value from the matrix, and the prompt's shape
  * (promptShape: chat messages or turns, or the blank-line segments lm-eval joins few-shot
- * examples with). The multiple-choice gold comes from score/'s goldIndices, the rule the
+ * examples with). The multiple-choice gold comes from score/'s readChoiceDoc, the rule the
  * log-probability readers score with.
  */
 import { promptShape } from '../audit/promptShape.ts';
-import { goldIndices } from '../score/logprobReaders.ts';
+import { looksLikeWinogrande, readChoiceDoc } from '../score/lmeval/choiceReading.ts';
 import type { OpenStore } from '../store/readStore.ts';
 import { queryRows, sqlString } from '../util/duckdb.ts';
 import type { ScopeItems } from './scopeItems.ts';
@@ -106,7 +106,13 @@ export async function itemDetail(store: OpenStore, items: ScopeItems, runId: str
   let choiceBars: ItemDetail['choiceBars'] = null;
   if (loglikelihood.length > 1) {
     const texts = choices ?? loglikelihood.map((i) => i.arg_continuation ?? '');
-    const gold = first.target === null ? [] : goldIndices(first.target, choices, loglikelihood.length);
+    const doc = parseDoc(first.doc_json);
+    const read = readChoiceDoc(
+      { winogrande: looksLikeWinogrande(doc), targetDelimiter: null },
+      { target: first.target, choices, continuations: loglikelihood.map((i) => i.arg_continuation), doc },
+      loglikelihood.length,
+    );
+    const gold = read.kind === 'read' ? [read.gold].flat() : [];
     choiceBars = loglikelihood.map((i, index) => ({
       index,
       choice: texts[index] ?? i.arg_continuation ?? '',
@@ -139,6 +145,16 @@ function parseChoices(json: string | null): string[] | null {
   try {
     const value: unknown = JSON.parse(json);
     return Array.isArray(value) ? value.map(String) : null;
+  } catch {
+    return null;
+  }
+}
+
+function parseDoc(json: string | null): Record<string, unknown> | null {
+  if (json === null) return null;
+  try {
+    const value: unknown = JSON.parse(json);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
   } catch {
     return null;
   }
