@@ -10,6 +10,7 @@ import { BadInputError } from '../errors.ts';
 import type { Companion, FileProbe, ImportOptions, ImportedRun, Importer } from './types.ts';
 import { agentsImporter } from './agents/agentsImporter.ts';
 import { inEvaluationFolder } from './agents/swebench.ts';
+import { eeeImporter, eeeIndexReason } from './eee/eeeImporter.ts';
 import { genericImporter } from './generic/genericImporter.ts';
 import { inspectImporter } from './inspect/inspectImporter.ts';
 import { lmevalImporter } from './lmeval/lmevalImporter.ts';
@@ -18,7 +19,7 @@ import { pushTo } from '../util/groupBy.ts';
 import { foreignEncoding, UTF16_ADVICE } from '../util/utf8.ts';
 
 /** The one list of importers (more specific formats first; generic records last). */
-const IMPORTERS: readonly Importer[] = [inspectImporter, agentsImporter, lmevalImporter, genericImporter];
+const IMPORTERS: readonly Importer[] = [inspectImporter, eeeImporter, agentsImporter, lmevalImporter, genericImporter];
 
 export interface Unrecognised {
   path: string;
@@ -205,6 +206,8 @@ function foreignFormat(p: FileProbe): string | null {
     return 'lighteval details (per-sample Parquet), a format lmaudit does not read';
   }
   if (!head.startsWith('{')) return null;
+  const eeeIndex = eeeIndexReason(p);
+  if (eeeIndex !== null) return eeeIndex;
   if (/"config_general"\s*:/.test(head) && (/"lighteval_sha"\s*:/.test(head) || /"summary_tasks"\s*:/.test(head) || /"config_tasks"\s*:/.test(head))) {
     return 'lighteval results, a format lmaudit does not read';
   }

@@ -8,6 +8,7 @@ import type { AgentSourceKind, RunProvenance } from '../store/schema.ts';
 import { lmevalAsRecordedSections, type AsRecordedCell } from './lmeval/asRecorded.ts';
 import { rescoreInspectAsRecorded, type InspectRescoreCell } from './inspect/rescore.ts';
 import { agentAsRecordedSections, type AgentAsRecordedCell } from './agents/asRecorded.ts';
+import { eeeAsRecordedSections, type EeeAsRecordedCell } from './eee/asRecorded.ts';
 import { pushTo } from '../util/groupBy.ts';
 
 /** One run's reproduction; `cells` are in the shape of the reproducer its source kind dispatches to. */
@@ -24,6 +25,7 @@ export type AsRecordedSection =
   | SectionOf<'lm-eval' | 'lmaudit', AsRecordedCell>
   | SectionOf<'inspect', InspectRescoreCell>
   | SectionOf<'generic', never>
+  | SectionOf<'eee', EeeAsRecordedCell>
   | SectionOf<AgentSourceKind, AgentAsRecordedCell>;
 
 type Reproducer = (store: OpenStore, runIds: readonly string[]) => Promise<AsRecordedSection[]>;
@@ -50,6 +52,7 @@ const REPRODUCERS: Record<RunProvenance['source_kind'], Reproducer> = {
   generic: nothingRecorded('generic'),
   'lm-eval': lmevalAsRecordedSections,
   inspect,
+  eee: eeeAsRecordedSections,
   swebench: agentAsRecordedSections,
   'terminal-bench': agentAsRecordedSections,
   harbor: agentAsRecordedSections,
