@@ -22,6 +22,7 @@ const COMMANDS = {
   report: { usesDuckDB: true, load: async () => (await import('./commands/report.ts')).registerReport },
   table: { usesDuckDB: true, load: async () => (await import('./commands/table.ts')).registerTable },
   merge: { usesDuckDB: true, load: async () => (await import('./commands/merge.ts')).registerMerge },
+  export: { usesDuckDB: true, load: async () => (await import('./commands/export.ts')).registerExport },
   serve: { usesDuckDB: false, load: async () => (await import('./commands/serve.ts')).registerServe },
 } satisfies Record<string, { usesDuckDB: boolean; load: () => Promise<Register> }>;
 

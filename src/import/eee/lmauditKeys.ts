@@ -12,6 +12,10 @@ import { PER_RUN_ITEMS, PER_TASK_ITEMS, Setting, type DisclosureItem } from '../
 export const LMAUDIT_PREFIX = 'lmaudit.';
 
 export const RESULT_KEYS = { task: 'lmaudit.task', filter: 'lmaudit.filter', metric: 'lmaudit.metric' } as const;
+/** On a result's metric_config: the reported key it is, or that lmaudit computed its score. */
+export const REPORTED_KEY = 'lmaudit.reported_key';
+export const SCORE_KEY = 'lmaudit.score';
+
 export const RUN_KEYS = { run_id: 'lmaudit.run_id', source_kind: 'lmaudit.source_kind', source_format: 'lmaudit.source_format', label: 'lmaudit.label', reported: 'lmaudit.reported', notes: 'lmaudit.notes', scored_by_process_results: 'lmaudit.scored_by_process_results' } as const;
 
 export const settingKey = (item: DisclosureItem, field: string): string => `${LMAUDIT_PREFIX}${item}.${field}`;

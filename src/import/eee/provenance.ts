@@ -17,8 +17,13 @@ import {
   type TaskProvenance,
 } from '../../store/schema.ts';
 import { isPlainObject } from '../../util/json.ts';
+import type { EeeResultJoin } from '../../formats/eeeJoin.ts';
 import { versionRules, type EeeAggregate, type EeeResult, type Json } from './aggregate.ts';
-import { PER_RUN_ITEMS, PER_TASK_ITEMS, RESULT_KEYS, RUN_KEYS, settingsFrom } from './lmauditKeys.ts';
+import { PER_RUN_ITEMS, PER_TASK_ITEMS, REPORTED_KEY, RESULT_KEYS, RUN_KEYS, SCORE_KEY, settingsFrom } from './lmauditKeys.ts';
+
+export type { EeeResultJoin };
+
+const used = (s: Setting | undefined): unknown => (s?.used.status === 'recorded' ? s.used.value : undefined);
 
 const rec = (value: unknown, from: string): Setting => same(recorded(value, from));
 const obj = (v: unknown): Json | undefined => (isPlainObject(v) ? v : undefined);
@@ -67,20 +72,25 @@ export function runProvenance(aggregate: EeeAggregate, runId: string, files: { p
   const label = typeof sourceDetails[RUN_KEYS.label] === 'string' ? `${sourceDetails[RUN_KEYS.label] as string} (via EEE)` : aggregate.evaluation_id;
   const p = emptyRunProvenance({ run_id: runId, label, source_kind: 'eee', source_format: `eee ${aggregate.version}${aggregate.line === undefined ? '' : ' (JSONL of aggregates)'}` });
 
-  put(p.harness, 'name', library?.name, 'eval_library.name');
-  put(p.harness, 'version', library?.version, 'eval_library.version');
-  put(p.model, 'model_id', model.id, 'model_info.id');
-  put(p.model, 'name', model.name, 'model_info.name');
-  put(p.model, 'developer', model.developer, 'model_info.developer');
-  const engine = obj(model.inference_engine);
-  put(p.model, 'backend', engine?.name ?? model.inference_platform, engine?.name !== undefined ? 'model_info.inference_engine.name' : 'model_info.inference_platform');
-  put(p.model, 'backend_version', engine?.version, 'model_info.inference_engine.version');
-  put(p.model, 'dtype', modelDetails.dtype, 'model_info.additional_details.dtype');
-  put(p.model, 'revision', modelDetails.revision ?? modelDetails.sha, `model_info.additional_details.${modelDetails.revision !== undefined ? 'revision' : 'sha'}`);
-  put(p.model, 'args', modelDetails.model_args, 'model_info.additional_details.model_args');
-  put(p.model, 'deployment_type', modelDetails.deployment_type, 'model_info.additional_details.deployment_type');
-  put(p.model, 'model_availability', modelDetails.model_availability, 'model_info.additional_details.model_availability');
-  for (const item of PER_RUN_ITEMS) Object.assign(p[item], exported[item] ?? {});
+  if (Object.keys(exported).length > 0) {
+    // Exported by lmaudit: the disclosure items as they were, but `records`, which now says where these files are.
+    for (const item of PER_RUN_ITEMS) if (item !== 'records') Object.assign(p[item], exported[item] ?? {});
+    if (exported.records?.files !== undefined) p.records.exported_from = exported.records.files;
+  } else {
+    put(p.harness, 'name', library?.name, 'eval_library.name');
+    put(p.harness, 'version', library?.version, 'eval_library.version');
+    put(p.model, 'model_id', model.id, 'model_info.id');
+    put(p.model, 'name', model.name, 'model_info.name');
+    put(p.model, 'developer', model.developer, 'model_info.developer');
+    const engine = obj(model.inference_engine);
+    put(p.model, 'backend', engine?.name ?? model.inference_platform, engine?.name !== undefined ? 'model_info.inference_engine.name' : 'model_info.inference_platform');
+    put(p.model, 'backend_version', engine?.version, 'model_info.inference_engine.version');
+    put(p.model, 'dtype', modelDetails.dtype, 'model_info.additional_details.dtype');
+    put(p.model, 'revision', modelDetails.revision ?? modelDetails.sha, `model_info.additional_details.${modelDetails.revision !== undefined ? 'revision' : 'sha'}`);
+    put(p.model, 'args', modelDetails.model_args, 'model_info.additional_details.model_args');
+    put(p.model, 'deployment_type', modelDetails.deployment_type, 'model_info.additional_details.deployment_type');
+    put(p.model, 'model_availability', modelDetails.model_availability, 'model_info.additional_details.model_availability');
+  }
 
   p.records.files = rec(files, 'import');
   p.records.eee_schema_version = rec(aggregate.version, 'schema_version');
@@ -97,11 +107,19 @@ export function runProvenance(aggregate: EeeAggregate, runId: string, files: { p
   const targets = resultTargets(aggregate);
   for (const r of aggregate.results) {
     const t = targets.get(r)!;
-    p.tasks[t.task] ??= taskProvenance(aggregate, r, where);
+    const block = (p.tasks[t.task] ??= taskProvenance(aggregate, r, where));
+    const details = obj(obj(r.raw.metric_config)?.additional_details) ?? {};
+    // A result lmaudit computed (the source reported no aggregate) is no reported value.
+    const key = details[SCORE_KEY] !== undefined ? null : typeof details[REPORTED_KEY] === 'string' ? (details[REPORTED_KEY] as string) : `${t.metric},${t.filter}`;
+    const joins = (used(block.scoring.eee_results) ?? []) as EeeResultJoin[];
+    joins.push({ evaluation_result_id: r.evaluation_result_id, evaluation_name: r.evaluation_name, reported: key, filter: t.filter, metric: t.metric });
+    block.scoring.eee_results = rec(joins, 'evaluation_results (each result and the per-item series it joins)');
+    if (key === null) continue;
     const reported = (p.reported[t.task] ??= {});
-    reported[`${t.metric},${t.filter}`] = r.score;
+    reported[key] = r.score;
     const se = obj(obj(obj(r.raw.score_details)?.uncertainty)?.standard_error);
-    if (typeof se?.value === 'number') reported[`${t.metric}_stderr,${t.filter}`] = se.value;
+    const comma = key.indexOf(',');
+    if (typeof se?.value === 'number') reported[comma < 0 ? `${key}_stderr` : `${key.slice(0, comma)}_stderr${key.slice(comma)}`] = se.value;
   }
   // An lmaudit export also kept the source's reported values that are not results (aliases, strings): restored.
   if (typeof sourceDetails[RUN_KEYS.reported] === 'string') {
@@ -113,6 +131,13 @@ export function runProvenance(aggregate: EeeAggregate, runId: string, files: { p
 
 function taskProvenance(aggregate: EeeAggregate, r: EeeResult, where: { file: string; line?: number }): TaskProvenance {
   const t = emptyTaskProvenance();
+  const generationDetails = obj(obj(r.raw.generation_config)?.additional_details) ?? {};
+  const exported = settingsFrom(generationDetails, PER_TASK_ITEMS, where);
+  if (Object.keys(exported).length > 0) {
+    for (const item of PER_TASK_ITEMS) Object.assign(t[item], exported[item] ?? {});
+    t.scored_by_process_results = generationDetails[RUN_KEYS.scored_by_process_results] === 'true';
+    return t;
+  }
   const at = `evaluation_results[${r.index}]`;
   const source = obj(r.raw.source_data) ?? {};
   const metric = obj(r.raw.metric_config) ?? {};
@@ -141,9 +166,5 @@ function taskProvenance(aggregate: EeeAggregate, r: EeeResult, where: { file: st
   put(t.repeats, 'uncertainty', uncertainty, `${at}.score_details.uncertainty`);
   // Before 0.2.0 a confidence interval sat in score_details itself.
   put(t.repeats, 'confidence_interval', obj(r.raw.score_details)?.confidence_interval, `${at}.score_details.confidence_interval`);
-
-  const exported = settingsFrom(details, PER_TASK_ITEMS, where);
-  for (const item of PER_TASK_ITEMS) Object.assign(t[item], exported[item] ?? {});
-  if (details[RUN_KEYS.scored_by_process_results] === 'true') t.scored_by_process_results = true;
   return t;
 }

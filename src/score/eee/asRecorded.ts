@@ -6,6 +6,7 @@
  */
 import { queryRows, sqlString } from '../../util/duckdb.ts';
 import type { OpenStore } from '../../store/readStore.ts';
+import type { EeeResultJoin } from '../../formats/eeeJoin.ts';
 
 export interface EeeAsRecordedCell {
   task: string;
@@ -36,17 +37,18 @@ export async function eeeAsRecordedSections(store: OpenStore, runIds: readonly s
     const run = store.manifest.runs.find((r) => r.run_id === run_id)!;
     const own = rows.filter((r) => r.run_id === run_id);
     const cells: EeeAsRecordedCell[] = [];
-    for (const [task, reported] of Object.entries(run.reported)) {
-      for (const [key, value] of Object.entries(reported)) {
-        const comma = key.lastIndexOf(',');
-        const [metric, filter] = [key.slice(0, comma), key.slice(comma + 1)];
-        if (comma < 0 || metric.endsWith('_stderr') || typeof value !== 'number') continue;
+    const resultsOnly = run.notes.some((n) => n.kind === 'eee_results_only');
+    for (const [task, block] of Object.entries(run.tasks)) {
+      const joins = (block.scoring.eee_results?.used.status === 'recorded' ? block.scoring.eee_results.used.value : []) as EeeResultJoin[];
+      for (const join of joins) {
+        const value = join.reported === null ? undefined : run.reported[task]?.[join.reported];
+        if (typeof value !== 'number') continue;
         // Records repeated per epoch carry the epoch in their filter: they count as the converter wrote them.
-        const values = own.filter((r) => r.task === task && r.metric === metric && (r.filter === filter || r.filter.startsWith(`${filter}@`))).map((r) => r.value);
-        cells.push(cell(task, key, value, values, run.notes.some((n) => n.kind === 'eee_results_only')));
+        const values = own.filter((r) => r.task === task && r.metric === join.metric && (r.filter === join.filter || r.filter.startsWith(`${join.filter}@`))).map((r) => r.value);
+        cells.push(cell(task, join.reported!, value, values, resultsOnly));
       }
     }
-    const note = own.length === 0 ? 'no per-item records (results only): nothing to recompute the results from' : null;
+    const note = own.length === 0 ? 'no per-item records (results only): nothing to recompute the results from' : cells.length === 0 ? 'per-item records without an aggregate: no reported result to reproduce' : null;
     return { run_id, source_kind: 'eee' as const, cells, note };
   });
 }
