@@ -34,7 +34,7 @@ export function registerExport(program: Command): void {
         `  ${w.run_id}  ${w.task}: ${w.results} result(s), ${w.records} instance record(s)`,
         `    ${w.aggregate}`,
         ...(w.samples === null ? [] : [`    ${w.samples}`]),
-        ...w.not_exported.map((n) => `    not exported: ${n}`),
+        ...w.not_exported.map((n) => `    note: ${n}`),
       ]),
     ]);
   });

@@ -7,7 +7,8 @@
  * vs used, in `additional_details` (lmauditKeys.ts). Nothing EEE requires is made up: where the source did
  * not record a required value, the value written is EEE's own "unknown" or is said to be a default.
  */
-import { PER_RUN_ITEMS, PER_TASK_ITEMS, REPORTED_KEY, RESULT_KEYS, RUN_KEYS, SCORE_KEY, settingEntries } from '../../import/eee/lmauditKeys.ts';
+import { KEPT_SCORE_PREFIX, PER_RUN_ITEMS, PER_TASK_ITEMS, REPORTED_KEY, REPORTED_STDERR_KEY, RESULT_KEYS, RUN_KEYS, SCORE_KEY, settingEntries } from '../../import/eee/lmauditKeys.ts';
+import { toPythonJson } from '../../util/json.ts';
 import type { Fact, RunProvenance, Setting, TaskProvenance } from '../../store/schema.ts';
 
 export type Json = Record<string, unknown>;
@@ -29,6 +30,8 @@ export interface PlannedResult {
   reportedKey: string | null;
   score: number;
   stderr: number | null;
+  /** The reported key the standard error was read from. */
+  stderrKey: string | null;
   rows: ScoreRow[];
 }
 
@@ -41,7 +44,7 @@ const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify
 /** The bounds EEE's lm-eval converter knows for proportion metrics, kept only when every item lies within them. */
 const PROPORTIONS = new Set(['acc', 'acc_norm', 'exact_match', 'em', 'mc1', 'mc2', 'brier_score', 'accuracy']);
 
-export function planResults(run: RunProvenance, task: string, rows: readonly ScoreRow[]): { results: PlannedResult[]; notExported: string[] } {
+export function planResults(run: RunProvenance, task: string, rows: readonly ScoreRow[]): { results: PlannedResult[]; notExported: string[]; kept: ScoreRow[] } {
   const reported = run.reported[task] ?? {};
   const series = new Map<string, ScoreRow[]>();
   for (const r of rows) {
@@ -56,13 +59,17 @@ export function planResults(run: RunProvenance, task: string, rows: readonly Sco
     const own = series.get(seriesKey) ?? [];
     const comma = seriesKey.lastIndexOf(',');
     const [metric, filter] = [seriesKey.slice(0, comma), seriesKey.slice(comma + 1)];
-    const stderrKey = reportedKey === null ? null : stderrKeyOf(reportedKey);
-    const stderr = stderrKey !== null && typeof reported[stderrKey] === 'number' ? (reported[stderrKey] as number) : null;
-    results.push({ resultId: `${task}/${reportedKey ?? seriesKey}`, filter, metric, reportedKey, score, stderr, rows: own });
+    const stderrKey = reportedKey === null ? null : stderrKeyOf(reportedKey, reported);
+    const stderr = stderrKey === null ? null : (reported[stderrKey] as number);
+    results.push({ resultId: `${task}/${reportedKey ?? seriesKey}`, filter, metric, reportedKey, score, stderr, stderrKey, rows: own });
     taken.add(seriesKey);
   };
   for (const [key, v] of Object.entries(reported)) {
     if (typeof v !== 'number' || !key.includes(',') || /_stderr,/.test(key) || key.startsWith('stderr,')) continue;
+    if (!Number.isFinite(v)) {
+      notExported.push(`${key}: no EEE result: the source reports ${String(v)}, which an EEE score (a finite number) cannot be`);
+      continue;
+    }
     const seriesKey = series.has(key) ? key : run.source_kind === 'inspect' ? inspectSeries(key, series) : null;
     if (seriesKey === null || taken.has(seriesKey)) {
       const comma = key.indexOf(',');
@@ -70,26 +77,38 @@ export function planResults(run: RunProvenance, task: string, rows: readonly Sco
       results.at(-1)!.rows = [];
     } else add(key, seriesKey, v);
   }
+  const kept: ScoreRow[] = [];
   for (const [key, own] of series) {
     if (taken.has(key)) continue;
-    if (own.some((r) => r.value === null)) {
-      notExported.push(`${key}: per-item values that are not numbers (EEE's evaluation.score is a number)`);
+    if (own.some((r) => !isNumber(r.value))) {
+      notExported.push(`${key}: no EEE result: per-item values that are not finite numbers (an EEE evaluation.score is one)`);
+      kept.push(...own);
       continue;
     }
     add(null, key, own.reduce((s, r) => s + r.value!, 0) / own.length);
   }
   for (const r of results) {
-    if (r.rows.some((x) => x.value === null)) {
-      notExported.push(`${r.metric},${r.filter}: per-item values that are not numbers (EEE's evaluation.score is a number)`);
+    if (r.rows.some((x) => !isNumber(x.value))) {
+      notExported.push(`${r.metric},${r.filter}: no EEE result: per-item values that are not finite numbers (an EEE evaluation.score is one)`);
+      kept.push(...r.rows);
       r.rows = [];
     }
   }
-  return { results, notExported };
+  // Where records are written, each carries its item's other values in its metadata.
+  if (results.some((r) => r.rows.length > 0) && kept.length > 0) {
+    const keys = [...new Set(kept.map((k) => `${k.metric},${k.filter}`))];
+    notExported.push(`kept in each instance record's metadata instead: ${keys.map((k) => `${KEPT_SCORE_PREFIX}${k}`).join(', ')}`);
+  }
+  return { results, notExported, kept };
 }
 
-function stderrKeyOf(key: string): string {
+const isNumber = (v: number | null): v is number => v !== null && Number.isFinite(v);
+
+/** Where the source reported a value's standard error: lm-eval's "<metric>_stderr,<filter>", Inspect's "stderr,<scorer>". */
+function stderrKeyOf(key: string, reported: Record<string, unknown>): string | null {
   const comma = key.indexOf(',');
-  return `${key.slice(0, comma)}_stderr${key.slice(comma)}`;
+  const candidates = [`${key.slice(0, comma)}_stderr${key.slice(comma)}`, `stderr${key.slice(comma)}`];
+  return candidates.find((k) => typeof reported[k] === 'number') ?? null;
 }
 
 /** Inspect's reported "metric,scorer[,reducer]" is an aggregate of the scorer's reduced (or only epoch's) scores. */
@@ -130,7 +149,7 @@ export function aggregateRecord(c: AggregateContext, results: readonly PlannedRe
         [RUN_KEYS.source_kind]: run.source_kind,
         [RUN_KEYS.source_format]: run.source_format,
         [RUN_KEYS.label]: run.label,
-        [RUN_KEYS.reported]: JSON.stringify({ [task]: run.reported[task] ?? {} }),
+        [RUN_KEYS.reported]: toPythonJson({ [task]: run.reported[task] ?? {} }),
         [RUN_KEYS.notes]: JSON.stringify(run.notes.filter((n) => n.task === null || n.task === task)),
         ...(c.notExported.length > 0 ? { 'lmaudit.not_exported': JSON.stringify(c.notExported) } : {}),
       }),
@@ -165,6 +184,7 @@ function resultRecord(c: AggregateContext, block: TaskProvenance | undefined, r:
   const spec = Array.isArray(metrics) ? metrics.find((x) => x?.metric === r.metric) : undefined;
   const metricDetails: Record<string, unknown> = { [RESULT_KEYS.task]: c.task, [RESULT_KEYS.filter]: r.filter, [RESULT_KEYS.metric]: r.metric };
   if (r.reportedKey !== null) metricDetails[REPORTED_KEY] = r.reportedKey;
+  if (r.stderrKey !== null) metricDetails[REPORTED_STDERR_KEY] = r.stderrKey;
   else metricDetails[SCORE_KEY] = COMPUTED_SCORE;
   const metricConfig: Json = { metric_id: r.metric, lower_is_better: typeof spec?.higher_is_better === 'boolean' ? !spec.higher_is_better : false };
   if (typeof spec?.higher_is_better !== 'boolean') metricDetails['lmaudit.lower_is_better'] = 'not recorded by the source; false written because EEE requires the field';

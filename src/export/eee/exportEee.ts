@@ -54,20 +54,24 @@ export async function exportEee(store: OpenStore, options: ExportOptions): Promi
   const version = schemaVersion();
   const retrieved = options.retrieved ?? String(Date.now() / 1000);
   const planned: { files: [string, string][]; summary: ExportedFile }[] = [];
+  const unexportable: string[] = [];
   for (const run of store.manifest.runs) {
     const rows = await runRows(store, run.run_id);
     const tasks = [...new Set([...Object.keys(run.tasks), ...Object.keys(run.reported)])];
     for (const task of tasks) {
       const scores = rows.scores.filter((r) => r.task === task);
-      const { results, notExported } = planResults(run, task, scores);
-      if (results.length === 0) continue;
+      const { results, notExported, kept } = planResults(run, task, scores);
+      if (results.length === 0) {
+        unexportable.push(`${run.run_id} ${task}: ${notExported.length > 0 ? notExported.join('; ') : 'no score reported and no per-item scores'}`);
+        continue;
+      }
       const modelId = typeof used(run.model.model_id) === 'string' ? (used(run.model.model_id) as string) : 'unknown';
       const uuid = stableUuid(`${run.run_id}\u001f${task}`);
       const dataset = used(run.tasks[task]?.task.dataset_path);
       const folder = `data/${segment(typeof dataset === 'string' ? dataset.split('/').pop()! : task)}/${segment(modelId.includes('/') ? modelId.split('/')[0]! : 'unknown')}/${segment(modelId.split('/').pop()!)}`;
       const evaluationId = `${task}/${modelId}/${run.run_id}`;
       const records = instanceRecords(
-        { version, evaluationId, modelId, task, fromEee: run.source_kind === 'eee', items: itemsOf(rows, task), extractions: extractionsOf(rows, task) },
+        { version, evaluationId, modelId, task, fromEee: run.source_kind === 'eee', items: itemsOf(rows, task), extractions: extractionsOf(rows, task), kept: byDoc(kept) },
         results,
       );
       const samplesText = records.map((r) => `${JSON.stringify(r)}\n`).join('');
@@ -85,7 +89,9 @@ export async function exportEee(store: OpenStore, options: ExportOptions): Promi
       planned.push({ files, summary: { run_id: run.run_id, task, aggregate: join(options.out, aggregatePath), samples: records.length === 0 ? null : join(options.out, samplesPath), results: results.length, records: records.length, not_exported: notExported } });
     }
   }
-  if (planned.length === 0) throw new BadInputError('nothing to export: no run reports a score or holds per-item scores', { file: store.location });
+  if (planned.length === 0) {
+    throw new BadInputError(`nothing to export: no run has a score an EEE result can hold (${unexportable.join(' | ') || 'no runs'})`, { file: store.location });
+  }
   for (const { files } of planned) {
     for (const [path] of files) {
       const target = join(options.out, path);
@@ -141,6 +147,12 @@ function itemsOf(rows: RunRows, task: string): Map<string, ItemRows> {
     if (r.repeat === 0) Object.assign(item, { tokens_in: r.tokens_in, tokens_out: r.tokens_out, latency_ms: r.latency_ms, error: r.error });
   }
   return items;
+}
+
+function byDoc(rows: readonly ScoreRow[]): Map<string, ScoreRow[]> {
+  const out = new Map<string, ScoreRow[]>();
+  for (const r of rows) out.set(r.doc_id, [...(out.get(r.doc_id) ?? []), r]);
+  return out;
 }
 
 function extractionsOf(rows: RunRows, task: string): Map<string, string | null> {

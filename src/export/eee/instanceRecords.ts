@@ -10,7 +10,8 @@
  */
 import { canonicalSampleHash } from '../../formats/eeeSampleHash.ts';
 import { parsePythonJson, toPythonJson } from '../../util/json.ts';
-import { stringMap, type Json, type PlannedResult } from './aggregateRecord.ts';
+import { KEPT_SCORE_PREFIX, VALUE_JSON_KEY } from '../../import/eee/lmauditKeys.ts';
+import { stringMap, type Json, type PlannedResult, type ScoreRow } from './aggregateRecord.ts';
 
 export interface ItemRows {
   doc_id: string;
@@ -40,6 +41,8 @@ export interface RecordContext {
   items: Map<string, ItemRows>;
   /** filtered_json by `${doc_id}\u001f${filter}`. */
   extractions: Map<string, string | null>;
+  /** Per-item values no result carries, by doc_id (kept in metadata). */
+  kept: Map<string, ScoreRow[]>;
 }
 
 export function instanceRecords(c: RecordContext, results: readonly PlannedResult[]): Json[] {
@@ -62,7 +65,8 @@ export function instanceRecords(c: RecordContext, results: readonly PlannedResul
       }
       if (c.fromEee && doc?.metadata !== undefined && doc.metadata !== null && typeof doc.metadata === 'object') Object.assign(metadata, doc.metadata);
       // evaluation.score is a number; the value exactly as recorded is kept when its JSON says more (1.0, true).
-      if (row.value_json !== toPythonJson(row.value)) metadata['lmaudit.value_json'] = row.value_json;
+      if (row.value_json !== toPythonJson(row.value)) metadata[VALUE_JSON_KEY] = row.value_json;
+      for (const k of c.kept.get(row.doc_id) ?? []) metadata[`${KEPT_SCORE_PREFIX}${k.metric},${k.filter}`] = JSON.stringify([k.value, k.value_json]);
       const record: Json = {
         schema_version: c.version,
         evaluation_id: c.evaluationId,

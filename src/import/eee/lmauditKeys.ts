@@ -15,6 +15,15 @@ export const RESULT_KEYS = { task: 'lmaudit.task', filter: 'lmaudit.filter', met
 /** On a result's metric_config: the reported key it is, or that lmaudit computed its score. */
 export const REPORTED_KEY = 'lmaudit.reported_key';
 export const SCORE_KEY = 'lmaudit.score';
+export const REPORTED_STDERR_KEY = 'lmaudit.reported_stderr_key';
+
+/**
+ * In an instance record's metadata: a per-item value EEE's number-only score cannot hold (a pair, a string, a
+ * field lmaudit kept), as `lmaudit.score:<metric>,<filter>` → JSON [value, value_json]; and the exported
+ * score's own value_json where its JSON says more than the number (`lmaudit.value_json`).
+ */
+export const KEPT_SCORE_PREFIX = 'lmaudit.score:';
+export const VALUE_JSON_KEY = 'lmaudit.value_json';
 
 export const RUN_KEYS = { run_id: 'lmaudit.run_id', source_kind: 'lmaudit.source_kind', source_format: 'lmaudit.source_format', label: 'lmaudit.label', reported: 'lmaudit.reported', notes: 'lmaudit.notes', scored_by_process_results: 'lmaudit.scored_by_process_results' } as const;
 

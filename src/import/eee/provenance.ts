@@ -16,10 +16,10 @@ import {
   type Setting,
   type TaskProvenance,
 } from '../../store/schema.ts';
-import { isPlainObject } from '../../util/json.ts';
+import { isPlainObject, parsePythonJson } from '../../util/json.ts';
 import type { EeeResultJoin } from '../../formats/eeeJoin.ts';
 import { versionRules, type EeeAggregate, type EeeResult, type Json } from './aggregate.ts';
-import { PER_RUN_ITEMS, PER_TASK_ITEMS, REPORTED_KEY, RESULT_KEYS, RUN_KEYS, SCORE_KEY, settingsFrom } from './lmauditKeys.ts';
+import { PER_RUN_ITEMS, PER_TASK_ITEMS, REPORTED_KEY, REPORTED_STDERR_KEY, RESULT_KEYS, RUN_KEYS, SCORE_KEY, settingsFrom } from './lmauditKeys.ts';
 
 export type { EeeResultJoin };
 
@@ -76,6 +76,7 @@ export function runProvenance(aggregate: EeeAggregate, runId: string, files: { p
     // Exported by lmaudit: the disclosure items as they were, but `records`, which now says where these files are.
     for (const item of PER_RUN_ITEMS) if (item !== 'records') Object.assign(p[item], exported[item] ?? {});
     if (exported.records?.files !== undefined) p.records.exported_from = exported.records.files;
+    if (typeof sourceDetails[RUN_KEYS.run_id] === 'string') p.records.exported_run_id = rec(sourceDetails[RUN_KEYS.run_id], `source_metadata.additional_details.${RUN_KEYS.run_id}`);
   } else {
     put(p.harness, 'name', library?.name, 'eval_library.name');
     put(p.harness, 'version', library?.version, 'eval_library.version');
@@ -101,7 +102,7 @@ export function runProvenance(aggregate: EeeAggregate, runId: string, files: { p
 
   const rules = versionRules(aggregate.version);
   if (rules.length > 0) p.notes.push({ task: null, kind: 'eee_version', message: `read by the rules of EEE schema ${aggregate.version}: ${rules.join('; ')}`, evidence: [aggregate.file] });
-  const exportedNotes = typeof sourceDetails[RUN_KEYS.notes] === 'string' ? (JSON.parse(sourceDetails[RUN_KEYS.notes] as string) as RecordNote[]) : [];
+  const exportedNotes = typeof sourceDetails[RUN_KEYS.notes] === 'string' ? (parsePythonJson(sourceDetails[RUN_KEYS.notes] as string, { ...where, field: `source_metadata.additional_details.${RUN_KEYS.notes}` }) as RecordNote[]) : [];
   p.notes.push(...exportedNotes);
 
   const targets = resultTargets(aggregate);
@@ -119,11 +120,12 @@ export function runProvenance(aggregate: EeeAggregate, runId: string, files: { p
     reported[key] = r.score;
     const se = obj(obj(obj(r.raw.score_details)?.uncertainty)?.standard_error);
     const comma = key.indexOf(',');
-    if (typeof se?.value === 'number') reported[comma < 0 ? `${key}_stderr` : `${key.slice(0, comma)}_stderr${key.slice(comma)}`] = se.value;
+    const seKey = typeof details[REPORTED_STDERR_KEY] === 'string' ? (details[REPORTED_STDERR_KEY] as string) : comma < 0 ? `${key}_stderr` : `${key.slice(0, comma)}_stderr${key.slice(comma)}`;
+    if (typeof se?.value === 'number') reported[seKey] = se.value;
   }
   // An lmaudit export also kept the source's reported values that are not results (aliases, strings): restored.
   if (typeof sourceDetails[RUN_KEYS.reported] === 'string') {
-    const kept = JSON.parse(sourceDetails[RUN_KEYS.reported] as string) as Record<string, Record<string, unknown>>;
+    const kept = parsePythonJson(sourceDetails[RUN_KEYS.reported] as string, { ...where, field: `source_metadata.additional_details.${RUN_KEYS.reported}` }) as Record<string, Record<string, unknown>>;
     for (const [task, values] of Object.entries(kept)) p.reported[task] = { ...values, ...(p.reported[task] ?? {}) };
   }
   return p;

@@ -11,9 +11,11 @@
  *   `evaluation_result_id` cannot be joined to one, and their score is stored under metric `evaluation.score`.
  * - filtered: `answer_attribution` as the recorded extraction, one row per record.
  */
+import { BadInputError } from '../../errors.ts';
 import { sha256Hex } from '../../util/hash.ts';
 import { isPlainObject, toPythonJson } from '../../util/json.ts';
 import type { EeeAggregate } from './aggregate.ts';
+import { KEPT_SCORE_PREFIX, VALUE_JSON_KEY } from './lmauditKeys.ts';
 import type { ResultTarget } from './provenance.ts';
 import { resultsOf, type EeeRecord, type SamplesFile } from './samples.ts';
 
@@ -67,7 +69,21 @@ export function recordTables(runId: string, aggregate: EeeAggregate | null, targ
       const scoreKey = (f: string) => `${instanceKey}\u001f${f}\u001f${target.metric}`;
       if (scored.has(scoreKey(filter))) filter = `${filter}@line:${r.line}`;
       scored.add(scoreKey(filter));
-      out.scores.push({ ...base, filter, metric: target.metric, value: r.score, value_json: toPythonJson(r.score_json) });
+      const valueJson = typeof metadata[VALUE_JSON_KEY] === 'string' ? (metadata[VALUE_JSON_KEY] as string) : toPythonJson(r.score_json);
+      out.scores.push({ ...base, filter, metric: target.metric, value: r.score, value_json: valueJson });
+      // Values an lmaudit export kept in metadata because EEE's score is a number only (once per item).
+      for (const [key, kept] of Object.entries(metadata)) {
+        if (!key.startsWith(KEPT_SCORE_PREFIX) || typeof kept !== 'string') continue;
+        const series = key.slice(KEPT_SCORE_PREFIX.length);
+        const comma = series.lastIndexOf(',');
+        const [metric, keptFilter] = [series.slice(0, comma), series.slice(comma + 1)];
+        if (comma < 0 || scored.has(`${instanceKey}\u001f${keptFilter}\u001f${metric}`)) continue;
+        scored.add(`${instanceKey}\u001f${keptFilter}\u001f${metric}`);
+        const pair = keptPair(kept);
+        if (pair === null) throw new BadInputError(`${key} is not the [value, value_json] pair lmaudit writes`, { file: file.file, line: r.line, field: `metadata.${key}` });
+        const [value, json] = pair;
+        out.scores.push({ ...base, filter: keptFilter, metric, value, value_json: json });
+      }
       out.filtered.push({
         ...base,
         filter,
@@ -78,6 +94,15 @@ export function recordTables(runId: string, aggregate: EeeAggregate | null, targ
     }
   }
   return out;
+}
+
+function keptPair(text: string): [number | null, string] | null {
+  try {
+    const v: unknown = JSON.parse(text);
+    return Array.isArray(v) && v.length === 2 && (v[0] === null || typeof v[0] === 'number') && typeof v[1] === 'string' ? [v[0], v[1]] : null;
+  } catch {
+    return null;
+  }
 }
 
 function instanceRow(base: Row, r: EeeRecord, metadata: Record<string, unknown>): Row {
