@@ -49,7 +49,8 @@ export const eeeImporter: Importer = {
   claims: (p) => looksLikeEeeAggregate(p) || looksLikeEeeSamples(p),
   async companions(p): Promise<Companion[]> {
     if (!looksLikeEeeAggregate(p) || extname(p.name).toLowerCase() !== '.json') return [];
-    const aggregate = readAggregate(parsePythonJson(await readUtf8File(p.path), { file: p.path }), '', p.path, undefined);
+    const text = await readUtf8File(p.path);
+    const aggregate = readAggregate(parsePythonJson(text, { file: p.path }), text, p.path, undefined);
     const beside = aggregate.samples === null ? null : await samplesBeside(p.path, aggregate.samples.file_path);
     return beside === null ? [] : [{ path: beside, with: p.path, why: 'the samples file its detailed_evaluation_results points to' }];
   },
@@ -88,7 +89,7 @@ async function samplesBeside(aggregateFile: string, filePath: string): Promise<s
 }
 
 async function aggregateRun(aggregate: EeeAggregate, samples: SamplesFile | null): Promise<ImportedRun> {
-  const aggregateSha = sha256Hex(aggregate.text.length > 0 ? aggregate.text : await readUtf8File(aggregate.file));
+  const aggregateSha = sha256Hex(aggregate.text);
   const runId = `eee-${sha256Hex(`${aggregateSha}\u001f${samples?.sha256 ?? ''}`).slice(0, 16)}`;
   const files = [{ path: aggregate.file, sha256: aggregateSha, role: aggregate.line === undefined ? 'eee-aggregate' : `eee-aggregate line ${aggregate.line}` }];
   if (samples !== null) files.push({ path: samples.file, sha256: samples.sha256, role: 'eee-samples' });

@@ -11,6 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { BadInputError } from '../../errors.ts';
 import { isPlainObject, parsePythonJson } from '../../util/json.ts';
 import { decodeUtf8 } from '../../util/utf8.ts';
+import { member, parseOrdered, pyDumps } from '../../py/orderedJson.ts';
 import { checkedVersion, lineOfKey, type EeeAggregate, type EeeResult, type EeeVersion, type Json } from './aggregate.ts';
 
 export interface EeeRecord {
@@ -29,8 +30,8 @@ export interface EeeRecord {
   /** The responses: output.raw, or for multi-turn and agentic records the assistant messages' text. */
   outputs: string[];
   score: number;
-  /** The score exactly as recorded (a boolean in records before 0.2.1). */
-  score_json: unknown;
+  /** The score exactly as written, as JSON text (a boolean in records before 0.2.1). */
+  score_text: string;
   record: Json;
 }
 
@@ -71,7 +72,11 @@ export async function readSamplesFile(file: string, aggregate: EeeAggregate | nu
   const records: EeeRecord[] = [];
   lines.forEach((text, i) => {
     if (text.trim() === '') return;
-    records.push(readRecord(parsePythonJson(text, { file, line: i + 1 }), file, i + 1, aggregate));
+    const record = readRecord(parsePythonJson(text, { file, line: i + 1 }), file, i + 1, aggregate);
+    // The score as written (1.0 stays 1.0): the store keeps each value exactly as recorded.
+    const written = member(member(parseOrdered(text, { file, line: i + 1 }), 'evaluation'), 'score');
+    if (written !== undefined) record.score_text = pyDumps(written);
+    records.push(record);
   });
   return { file, sha256, records };
 }
@@ -125,7 +130,7 @@ function readRecord(value: unknown, file: string, line: number, aggregate: EeeAg
     choices: strings(input.choices),
     outputs: outputsOf(value),
     score,
-    score_json: scoreJson,
+    score_text: JSON.stringify(scoreJson),
     record: value,
   };
 }

@@ -69,7 +69,7 @@ export function recordTables(runId: string, aggregate: EeeAggregate | null, targ
       const scoreKey = (f: string) => `${instanceKey}\u001f${f}\u001f${target.metric}`;
       if (scored.has(scoreKey(filter))) filter = `${filter}@line:${r.line}`;
       scored.add(scoreKey(filter));
-      const valueJson = typeof metadata[VALUE_JSON_KEY] === 'string' ? (metadata[VALUE_JSON_KEY] as string) : toPythonJson(r.score_json);
+      const valueJson = typeof metadata[VALUE_JSON_KEY] === 'string' ? (metadata[VALUE_JSON_KEY] as string) : r.score_text;
       out.scores.push({ ...base, filter, metric: target.metric, value: r.score, value_json: valueJson });
       // Values an lmaudit export kept in metadata because EEE's score is a number only (once per item).
       for (const [key, kept] of Object.entries(metadata)) {
