@@ -113,7 +113,10 @@ async function aggregateRun(aggregate: EeeAggregate, samples: SamplesFile | null
   if (samples !== null) provenance.notes.push(...hashNotes(samples));
   for (const [task, block] of Object.entries(provenance.tasks)) {
     const docs = new Set(tables.instances.filter((r) => r.task === task).map((r) => r.doc_id));
-    if (samples !== null && provenance.records.exported_run_id === undefined && block.samples.document_count?.used.status === 'unknown') block.samples.document_count = same(recorded(docs.size, 'distinct sample_id in the samples file'));
+    if (samples !== null && provenance.records.exported_run_id === undefined && block.samples.document_count?.used.status === 'unknown') {
+      const configured = block.samples.document_count.configured;
+      block.samples.document_count = { configured: configured.status === 'unknown' ? recorded(docs.size, 'distinct sample_id in the samples file') : configured, used: recorded(docs.size, 'distinct sample_id in the samples file') };
+    }
   }
   return { provenance, tables: { instances: { rows: tables.instances }, responses: { rows: tables.responses }, scores: { rows: tables.scores }, filtered: { rows: tables.filtered } }, skipped: [] };
 }

@@ -11,11 +11,13 @@ import {
   emptyTaskProvenance,
   recorded,
   same,
+  UNKNOWN,
   type RecordNote,
   type RunProvenance,
   type Setting,
   type TaskProvenance,
 } from '../../store/schema.ts';
+import { isLmevalConversion, lmevalRunMeaning, lmevalTarget, lmevalTaskMeaning } from './lmevalConverter.ts';
 import { isPlainObject, parsePythonJson } from '../../util/json.ts';
 import type { EeeResultJoin } from '../../formats/eeeJoin.ts';
 import { versionRules, type EeeAggregate, type EeeResult, type Json } from './aggregate.ts';
@@ -47,10 +49,11 @@ export function resultTargets(aggregate: EeeAggregate): Map<EeeResult, ResultTar
     const config = obj(r.raw.metric_config) ?? {};
     const details = obj(config.additional_details) ?? {};
     const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+    const converted = isLmevalConversion(aggregate.raw) ? lmevalTarget(r.raw, r.evaluation_name) : undefined;
     let target: ResultTarget = {
-      task: str(details[RESULT_KEYS.task]) ?? r.evaluation_name,
-      filter: str(details[RESULT_KEYS.filter]) ?? 'none',
-      metric: str(details[RESULT_KEYS.metric]) ?? str(config.metric_id) ?? str(config.metric_name) ?? r.evaluation_result_id ?? 'score',
+      task: str(details[RESULT_KEYS.task]) ?? converted?.task ?? r.evaluation_name,
+      filter: str(details[RESULT_KEYS.filter]) ?? converted?.filter ?? 'none',
+      metric: str(details[RESULT_KEYS.metric]) ?? str(config.metric_id) ?? str(config.metric_name) ?? converted?.metric ?? r.evaluation_result_id ?? 'score',
     };
     // Two results of one evaluation with one metric name (no ids to tell them apart) stay two.
     const key = (t: ResultTarget) => `${t.task}\u001f${t.filter}\u001f${t.metric}`;
@@ -91,6 +94,7 @@ export function runProvenance(aggregate: EeeAggregate, runId: string, files: { p
     put(p.model, 'args', modelDetails.model_args, 'model_info.additional_details.model_args');
     put(p.model, 'deployment_type', modelDetails.deployment_type, 'model_info.additional_details.deployment_type');
     put(p.model, 'model_availability', modelDetails.model_availability, 'model_info.additional_details.model_availability');
+    if (isLmevalConversion(raw)) lmevalRunMeaning(p, raw);
   }
 
   p.records.files = rec(files, 'import');
@@ -164,7 +168,9 @@ function taskProvenance(aggregate: EeeAggregate, r: EeeResult, where: { file: st
   put(t.fewshot, 'count', details.num_fewshot === undefined ? undefined : Number(details.num_fewshot), `${at}.generation_config.additional_details.num_fewshot`);
   put(t.samples, 'samples_number', source.samples_number, `${at}.source_data.samples_number`);
   put(t.samples, 'document_ids', source.sample_ids, `${at}.source_data.sample_ids`);
-  if (typeof uncertainty?.num_samples === 'number') t.samples.document_count = rec(uncertainty.num_samples, `${at}.score_details.uncertainty.num_samples`);
+  // What the aggregate is over; the importer sets the documents the samples file holds as used.
+  if (typeof uncertainty?.num_samples === 'number') t.samples.document_count = { configured: recorded(uncertainty.num_samples, `${at}.score_details.uncertainty.num_samples`), used: UNKNOWN };
+  if (isLmevalConversion(aggregate.raw)) lmevalTaskMeaning(t, r.raw, at);
   put(t.repeats, 'uncertainty', uncertainty, `${at}.score_details.uncertainty`);
   // Before 0.2.0 a confidence interval sat in score_details itself.
   put(t.repeats, 'confidence_interval', obj(r.raw.score_details)?.confidence_interval, `${at}.score_details.confidence_interval`);
