@@ -9,7 +9,7 @@
  */
 import { KEPT_SCORE_PREFIX, PER_RUN_ITEMS, PER_TASK_ITEMS, REPORTED_KEY, REPORTED_STDERR_KEY, RESULT_KEYS, RUN_KEYS, SCORE_KEY, settingEntries } from '../../import/eee/lmauditKeys.ts';
 import { toPythonJson } from '../../util/json.ts';
-import type { Fact, RunProvenance, Setting, TaskProvenance } from '../../store/schema.ts';
+import { EXTRA_FIELD_PREFIX, type Fact, type RunProvenance, type Setting, type TaskProvenance } from '../../store/schema.ts';
 
 export type Json = Record<string, unknown>;
 
@@ -80,6 +80,11 @@ export function planResults(run: RunProvenance, task: string, rows: readonly Sco
   const kept: ScoreRow[] = [];
   for (const [key, own] of series) {
     if (taken.has(key)) continue;
+    if (own[0]!.metric.startsWith(EXTRA_FIELD_PREFIX)) {
+      notExported.push(`${key}: no EEE result: a field of the source's per-sample records, not a score`);
+      kept.push(...own);
+      continue;
+    }
     if (own.some((r) => !isNumber(r.value))) {
       notExported.push(`${key}: no EEE result: per-item values that are not finite numbers (an EEE evaluation.score is one)`);
       kept.push(...own);
@@ -180,8 +185,7 @@ function modelInfo(run: RunProvenance, modelId: string): Json {
 }
 
 function resultRecord(c: AggregateContext, block: TaskProvenance | undefined, r: PlannedResult): Json {
-  const metrics = (used(block?.scoring.metrics) ?? []) as { metric?: string; aggregation?: unknown; higher_is_better?: unknown }[];
-  const spec = Array.isArray(metrics) ? metrics.find((x) => x?.metric === r.metric) : undefined;
+  const spec = metricSpec(block, r.metric);
   const metricDetails: Record<string, unknown> = { [RESULT_KEYS.task]: c.task, [RESULT_KEYS.filter]: r.filter, [RESULT_KEYS.metric]: r.metric };
   if (r.reportedKey !== null) metricDetails[REPORTED_KEY] = r.reportedKey;
   if (r.stderrKey !== null) metricDetails[REPORTED_STDERR_KEY] = r.stderrKey;
@@ -215,11 +219,29 @@ function resultRecord(c: AggregateContext, block: TaskProvenance | undefined, r:
   };
 }
 
+/**
+ * The metric's entry in the task's metric list ({metric, aggregation, higher_is_better}, as lm-eval's
+ * metric_list records it), from the used value or else the configured one.
+ */
+function metricSpec(block: TaskProvenance | undefined, metric: string): { aggregation?: unknown; higher_is_better?: unknown } | undefined {
+  for (const side of [block?.scoring.metrics?.used, block?.scoring.metrics?.configured]) {
+    const list = value(side);
+    if (!Array.isArray(list)) continue;
+    const found = (list as unknown[]).find((x) => x !== null && typeof x === 'object' && (x as { metric?: unknown }).metric === metric);
+    if (found !== undefined) return found as { aggregation?: unknown; higher_is_better?: unknown };
+  }
+  return undefined;
+}
+
+const LMEVAL_BOOTSTRAPPED = new Set(['median', 'matthews_corrcoef', 'f1', 'perplexity', 'bleu', 'chrf', 'ter', 'nanmean']);
+
 /** How the source computed its standard error, where lmaudit knows the harness's rule. */
 function stderrMethod(run: RunProvenance, aggregation: unknown): string | null {
   if (run.source_kind === 'lm-eval' || run.source_kind === 'lmaudit') {
-    if (aggregation === 'mean') return "analytic: sample standard deviation / sqrt(n) (lm-eval's mean_stderr)";
-    if (typeof aggregation === 'string') return `bootstrap (lm-eval's bootstrap_stderr over the '${aggregation}' aggregation)`;
+    // lm-eval's stderr_for_metric (lmeval-scoring-and-outputs.md §4.3).
+    if (aggregation === 'mean') return "analytic: sample standard deviation (n - 1) / sqrt(n) (lm-eval's mean_stderr)";
+    if (aggregation === 'acc_all') return "analytic: lm-eval's acc_all_stderr (mean_stderr over per-question all-correct indicators)";
+    if (typeof aggregation === 'string' && LMEVAL_BOOTSTRAPPED.has(aggregation)) return `bootstrap (lm-eval's bootstrap_stderr over the '${aggregation}' aggregation)`;
   }
   if (run.source_kind === 'inspect') return "Inspect's stderr metric, as the log reports it";
   return null;
