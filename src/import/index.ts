@@ -10,7 +10,7 @@ import { BadInputError } from '../errors.ts';
 import type { Companion, FileProbe, ImportOptions, ImportedRun, Importer } from './types.ts';
 import { agentsImporter } from './agents/agentsImporter.ts';
 import { inEvaluationFolder } from './agents/swebench.ts';
-import { eeeImporter, eeeIndexReason } from './eee/eeeImporter.ts';
+import { eeeForeignReason, eeeImporter } from './eee/eeeImporter.ts';
 import { genericImporter } from './generic/genericImporter.ts';
 import { inspectImporter } from './inspect/inspectImporter.ts';
 import { lmevalImporter } from './lmeval/lmevalImporter.ts';
@@ -206,8 +206,8 @@ function foreignFormat(p: FileProbe): string | null {
     return 'lighteval details (per-sample Parquet), a format lmaudit does not read';
   }
   if (!head.startsWith('{')) return null;
-  const eeeIndex = eeeIndexReason(p);
-  if (eeeIndex !== null) return eeeIndex;
+  const eee = eeeForeignReason(p);
+  if (eee !== null) return eee;
   if (/"config_general"\s*:/.test(head) && (/"lighteval_sha"\s*:/.test(head) || /"summary_tasks"\s*:/.test(head) || /"config_tasks"\s*:/.test(head))) {
     return 'lighteval results, a format lmaudit does not read';
   }

@@ -38,16 +38,31 @@ export function looksLikeEeeSamples(p: FileProbe): boolean {
   return extname(p.name).toLowerCase() === '.jsonl' && hasKeys(firstLine(p.head), RECORD_KEYS);
 }
 
-/** The datastore's flat index (rows pointing at objects): not records itself; said so, not guessed at. */
-export function eeeIndexReason(p: FileProbe): string | null {
-  if (extname(p.name).toLowerCase() !== '.jsonl' || !hasKeys(firstLine(p.head), ['object_path', 'record_type', 'eval_schema_version'])) return null;
-  return 'an Every Eval Ever datastore index (rows that point at aggregate objects), not records: import the objects it lists (flat/objects/…)';
+/**
+ * EEE files lmaudit does not import, said so rather than guessed at: the datastore's flat index (rows pointing at
+ * objects), and a record that starts like an EEE one but lacks keys every version requires.
+ */
+export function eeeForeignReason(p: FileProbe): string | null {
+  const ext = extname(p.name).toLowerCase();
+  const text = ext === '.jsonl' ? firstLine(p.head) : ext === '.json' ? p.head : '';
+  if (ext === '.jsonl' && hasKeys(text, ['object_path', 'record_type', 'eval_schema_version'])) {
+    return 'an Every Eval Ever datastore index (rows that point at aggregate objects), not records: import the objects it lists (flat/objects/…)';
+  }
+  if (!hasKeys(text, ['schema_version', 'evaluation_id']) || looksLikeEeeAggregate(p) || looksLikeEeeSamples(p)) return null;
+  const kind = hasKeys(text, ['model_id']) || hasKeys(text, ['sample_id']) ? RECORD_KEYS : AGGREGATE_KEYS;
+  const missing = kind.filter((k) => !hasKeys(text, [k]));
+  return `an Every Eval Ever ${kind === RECORD_KEYS ? 'instance record' : 'aggregate'} without the key(s) every schema version requires: ${missing.join(', ')}`;
 }
 
 export const eeeImporter: Importer = {
   name: 'eee',
   claims: (p) => looksLikeEeeAggregate(p) || looksLikeEeeSamples(p),
   async companions(p): Promise<Companion[]> {
+    // A samples file named alone is checked against the aggregate beside it (same uuid), as the validator does.
+    if (looksLikeEeeSamples(p) && p.name.endsWith('_samples.jsonl')) {
+      const aggregate = join(dirname(p.path), `${p.name.slice(0, -'_samples.jsonl'.length)}.json`);
+      return (await access(aggregate).then(() => true, () => false)) ? [{ path: aggregate, with: p.path, why: 'the aggregate this samples file belongs to (same uuid)' }] : [];
+    }
     if (!looksLikeEeeAggregate(p) || extname(p.name).toLowerCase() !== '.json') return [];
     const text = await readUtf8File(p.path);
     const aggregate = readAggregate(parsePythonJson(text, { file: p.path }), text, p.path, undefined);

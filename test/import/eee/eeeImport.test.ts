@@ -53,6 +53,24 @@ test('0.3.0 aggregate with its samples file (datastore layout): per-item rows, t
   }]);
 });
 
+test('a samples file named alone is read with the aggregate beside it; JSON lacking a required aggregate key is not claimed, and said to be why', async () => {
+  const { store, companions } = await loadSource([fixturePath(`${REFERENCE}/${UUID}_samples.jsonl`)], OPTIONS);
+  assert.deepEqual(companions.map((c) => [c.path, c.why]), [[fixturePath(`${REFERENCE}/${UUID}.json`), 'the aggregate this samples file belongs to (same uuid)']]);
+  assert.equal(store.manifest.runs.length, 1);
+  assert.equal(store.manifest.runs[0]!.source_format, 'eee 0.3.0');
+  // Every request's response_text is its first response's text (what rescoring reads instead of the join).
+  const drift = await queryRows(`SELECT i.doc_id FROM ${store.table('instances')} i LEFT JOIN (SELECT run_id, task, doc_id, text FROM ${store.table('responses')} WHERE "repeat" = 0) r USING (run_id, task, doc_id) WHERE i.response_text IS DISTINCT FROM r.text`);
+  assert.deepEqual(drift, []);
+
+  const dir = mkdtempSync(join(tmpdir(), 'eee-partial-'));
+  const aggregate = JSON.parse(readFileSync(fixturePath(`${REFERENCE}/${UUID}.json`), 'utf8')) as Record<string, unknown>;
+  delete aggregate.evaluation_results;
+  writeFileSync(join(dir, 'partial.json'), JSON.stringify(aggregate, null, 2));
+  const r = runCli(['import', join(dir, 'partial.json'), '--out', join(dir, 's')]);
+  assert.equal(r.status, 2);
+  assert.equal(r.stderr.trim(), `lmaudit: ${join(dir, 'partial.json')}: not a file lmaudit can import: an Every Eval Ever aggregate without the key(s) every schema version requires: evaluation_results`);
+});
+
 test('0.2.0 and 0.2.2 aggregates without samples import as results only, by their version rules; the flat index is listed with why', async () => {
   const { store } = await loadSource([fixturePath('eee/aggregate-0.2.0-hfopenllm_v2')], OPTIONS);
   const [run] = store.manifest.runs;
