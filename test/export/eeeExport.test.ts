@@ -74,3 +74,19 @@ test('an unknown export format or relationship is bad input (exit 2)', () => {
   assert.equal(relationship.status, 2);
   assert.equal(relationship.stderr.trim(), "lmaudit: field '--relationship': --relationship must be one of first_party, third_party, collaborative, other");
 });
+
+test("an Inspect log as EEE: the reported accuracy joined to the scorer's reduced scores, the epoch's scores a labelled computed result, the scorer's answer as the extraction", () => {
+  const out = join(mkdtempSync(join(tmpdir(), 'eee-i-')), 'eee');
+  const r = runCli(['export', fixturePath('inspect/logs/2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval'), '--format', 'eee', '--out', out, '--json']);
+  assert.equal(r.status, 0, r.stderr);
+  const [file] = (JSON.parse(r.stdout) as { files: { aggregate: string; samples: string }[] }).files;
+  const aggregate = JSON.parse(readFileSync(file!.aggregate, 'utf8'));
+  // The log: accuracy 0.8, stderr 0.13333333333333333 for scorer match over 10 samples, one epoch.
+  assert.deepEqual(aggregate.evaluation_results.map((x: { evaluation_result_id: string; score_details: unknown }) => [x.evaluation_result_id, x.score_details]), [
+    ['popularity/accuracy,match', { score: 0.8, uncertainty: { standard_error: { value: 0.13333333333333333, method: "Inspect's stderr metric, as the log reports it" }, num_samples: 10 } }],
+    ['popularity/match,epoch:1', { score: 0.8, uncertainty: { num_samples: 10 } }],
+  ]);
+  assert.equal(aggregate.evaluation_results[1].metric_config.additional_details['lmaudit.score'], 'computed by lmaudit export: the mean of the per-item values (the source reported no aggregate for them)');
+  const first = JSON.parse(readFileSync(file!.samples, 'utf8').split('\n')[0]!);
+  assert.deepEqual(first.answer_attribution, [{ turn_idx: 0, source: 'output.raw', extracted_value: 'Yes', extraction_method: 'match', is_terminal: true }]);
+});

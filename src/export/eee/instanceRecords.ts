@@ -78,7 +78,7 @@ export function instanceRecords(c: RecordContext, results: readonly PlannedResul
         interaction_type: 'single_turn',
         input,
         output: { raw: (item?.texts ?? []).filter((t): t is string => t !== null) },
-        answer_attribution: attribution(c, row.doc_id, r.filter),
+        answer_attribution: attribution(c, row.doc_id, r.filter, r.metric),
         evaluation: { score: row.value!, is_correct: row.value === 1 },
       };
       if (item?.tokens_in !== null && item?.tokens_out !== null && item !== undefined) {
@@ -93,8 +93,14 @@ export function instanceRecords(c: RecordContext, results: readonly PlannedResul
   return out;
 }
 
-function attribution(c: RecordContext, docId: string, filter: string): Json[] {
+function attribution(c: RecordContext, docId: string, filter: string, metric: string): Json[] {
   const recorded = c.extractions.get(`${docId}\u001f${filter}`);
+  // An Inspect log's extraction is the scorer's Score (its answer), stored under "<scorer>@<epoch or reduction>".
+  const score = c.extractions.get(`${docId}\u001f${metric}@${filter}`);
+  if ((recorded === undefined || recorded === null) && typeof score === 'string') {
+    const answer = (parsePythonJson(score) as { answer?: unknown } | null)?.answer;
+    return typeof answer === 'string' ? [{ turn_idx: 0, source: 'output.raw', extracted_value: answer, extraction_method: metric, is_terminal: true }] : [];
+  }
   if (recorded === undefined || recorded === null) return [];
   const value = parsePythonJson(recorded);
   if (c.fromEee && Array.isArray(value)) return value as Json[];
