@@ -20,8 +20,15 @@ import { resultTargets, runProvenance } from './provenance.ts';
 import { readSamplesFile, type SamplesFile } from './samples.ts';
 import { recordTables } from './tables.ts';
 
-const hasKeys = (text: string, keys: readonly string[]) => keys.every((k) => new RegExp(`"${k}"\\s*:`).test(text));
+/** Each key present with a value of its kind (a JSON Schema that names these keys as properties does not match). */
+const hasKeys = (text: string, keys: readonly string[]) => keys.every((k) => new RegExp(`"${k}"\\s*:\\s*${KIND[k] ?? '[^\\s]'}`).test(text));
 const firstLine = (head: string) => head.replace(/^\uFEFF/, '').trimStart().split('\n', 1)[0] ?? '';
+
+const KIND: Record<string, string> = {
+  schema_version: '"', evaluation_id: '"', source_metadata: '\\{', model_info: '\\{', evaluation_results: '\\[',
+  model_id: '"', evaluation_name: '"', sample_id: '["\\d]', interaction_type: '"', input: '\\{',
+  object_path: '"', record_type: '"', eval_schema_version: '"',
+};
 
 /** The keys every aggregate version from 0.1.0 requires (EvaluationLog's `required`). */
 const AGGREGATE_KEYS = ['schema_version', 'evaluation_id', 'source_metadata', 'model_info', 'evaluation_results'] as const;
@@ -45,6 +52,7 @@ export function looksLikeEeeSamples(p: FileProbe): boolean {
 export function eeeForeignReason(p: FileProbe): string | null {
   const ext = extname(p.name).toLowerCase();
   const text = ext === '.jsonl' ? firstLine(p.head) : ext === '.json' ? p.head : '';
+  if (ext === '.json' && /^\{\s*"\$schema"\s*:\s*"https?:\/\/json-schema\.org\//.test(p.head.trimStart())) return 'a JSON Schema (a description of records, such as EEE\'s own schemas), not an output file';
   if (ext === '.jsonl' && hasKeys(text, ['object_path', 'record_type', 'eval_schema_version'])) {
     return 'an Every Eval Ever datastore index (rows that point at aggregate objects), not records: import the objects it lists (flat/objects/…)';
   }

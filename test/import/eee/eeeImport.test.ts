@@ -196,3 +196,22 @@ test('hostile EEE files: checksum mismatch, wrong total_rows, unknown version, s
   writeFileSync(c.aggregate, readFileSync(c.aggregate, 'utf8').replace('6bbefcb149f63071c5d7abeb4c57f23f9a0e517dbc11f7ca4728c8b1c63e6cd8', createHash('sha256').update(stray).digest('hex')));
   assert.equal(importFails(c.aggregate), `lmaudit: ${c.samples}, line 1, field 'evaluation_result_id': evaluation_result_id "demo-source.other" is none of the aggregate's results (demo-source.demo_bench)`);
 });
+
+test('every file under fixtures/eee imports or is listed with a true reason (EEE\'s own JSON Schemas are not taken for records)', () => {
+  const r = runCli(['import', fixturePath('eee'), '--out', join(mkdtempSync(join(tmpdir(), 'eee-all-')), 's'), '--json']);
+  assert.equal(r.status, 0, r.stderr);
+  const summary = JSON.parse(r.stdout) as { runs: { format: string }[]; unrecognised: { path: string; reason: string }[] };
+  assert.deepEqual(summary.runs.map((x) => x.format).sort(), [
+    'eee 0.2.0', 'eee 0.2.0', 'eee 0.2.0', 'eee 0.2.1 (samples without an aggregate)', 'eee 0.2.1 (samples without an aggregate)',
+    'eee 0.2.1 (samples without an aggregate)', 'eee 0.2.2', 'eee 0.3.0', 'eee 0.3.0', 'eee 0.3.0', 'json', 'json', 'lm-eval results+samples',
+  ]);
+  const schema = 'a JSON Schema (a description of records, such as EEE\'s own schemas), not an output file';
+  assert.deepEqual(summary.unrecognised.map((u) => [u.path.slice(fixturePath('eee').length), u.reason]).sort(), [
+    ['/LICENSE', 'plain text, not JSON (e.g. a console log)'],
+    ['/SOURCES.md', 'documentation, not an output file'],
+    ['/aggregate-0.2.2-mmlu-pro/aggregate.jsonl', 'an Every Eval Ever datastore index (rows that point at aggregate objects), not records: import the objects it lists (flat/objects/…)'],
+    ['/schemas/eval.schema.json', schema],
+    ['/schemas/instance_level_eval.schema.json', schema],
+    ['/scripts/convert_lm_eval.sh', 'plain text, not JSON (e.g. a console log)'],
+  ]);
+});
