@@ -86,6 +86,10 @@ test("an Inspect log as EEE: the reported accuracy joined to the scorer's reduce
     ['popularity/accuracy,match', { score: 0.8, uncertainty: { standard_error: { value: 0.13333333333333333, method: "Inspect's stderr metric, as the log reports it" }, num_samples: 10 } }],
     ['popularity/match,epoch:1', { score: 0.8, uncertainty: { num_samples: 10 } }],
   ]);
+  // No --relationship given: EEE requires one, so 'other' is written and said to be a default, as is the organisation's "unknown".
+  assert.equal(aggregate.source_metadata.evaluator_relationship, 'other');
+  assert.equal(aggregate.source_metadata.additional_details['lmaudit.evaluator_relationship'], "not given (lmaudit export --relationship); 'other' written because EEE requires the field");
+  assert.equal(aggregate.source_metadata.source_organization_name, 'unknown');
   assert.equal(aggregate.evaluation_results[1].metric_config.additional_details['lmaudit.score'], 'computed by lmaudit export: the mean of the per-item values (the source reported no aggregate for them)');
   const first = JSON.parse(readFileSync(file!.samples, 'utf8').split('\n')[0]!);
   assert.deepEqual(first.answer_attribution, [{ turn_idx: 0, source: 'output.raw', extracted_value: 'Yes', extraction_method: 'match', is_terminal: true }]);

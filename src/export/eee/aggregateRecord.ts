@@ -132,7 +132,8 @@ export interface AggregateContext {
   modelId: string;
   retrieved: string;
   organization: string;
-  relationship: string;
+  /** Null: the user did not say; EEE requires one, so 'other' is written and said to be a default. */
+  relationship: string | null;
   samples: { file_path: string; checksum: string; total_rows: number } | null;
   notExported: string[];
 }
@@ -148,7 +149,7 @@ export function aggregateRecord(c: AggregateContext, results: readonly PlannedRe
       source_name: 'lmaudit',
       source_type: c.samples === null ? 'documentation' : 'evaluation_run',
       source_organization_name: c.organization,
-      evaluator_relationship: c.relationship,
+      evaluator_relationship: c.relationship ?? 'other',
       additional_details: stringMap({
         [RUN_KEYS.run_id]: run.run_id,
         [RUN_KEYS.source_kind]: run.source_kind,
@@ -157,6 +158,7 @@ export function aggregateRecord(c: AggregateContext, results: readonly PlannedRe
         [RUN_KEYS.reported]: toPythonJson({ [task]: run.reported[task] ?? {} }),
         [RUN_KEYS.notes]: JSON.stringify(run.notes.filter((n) => n.task === null || n.task === task)),
         ...(c.notExported.length > 0 ? { 'lmaudit.not_exported': JSON.stringify(c.notExported) } : {}),
+        ...(c.relationship === null ? { 'lmaudit.evaluator_relationship': "not given (lmaudit export --relationship); 'other' written because EEE requires the field" } : {}),
       }),
     },
     eval_library: {

@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { BadInputError } from '../../errors.ts';
 import type { OpenStore } from '../../store/readStore.ts';
 import { makeFolders } from '../../store/outputPath.ts';
-import type { RunProvenance } from '../../store/schema.ts';
 import { writeFileAtomic } from '../../util/atomicFile.ts';
 import { queryRows, sqlString } from '../../util/duckdb.ts';
 import { sha256Hex } from '../../util/hash.ts';
@@ -22,7 +21,8 @@ import { aggregateProblems, instanceProblems, schemaVersion } from './validate.t
 export interface ExportOptions {
   out: string;
   organization: string;
-  relationship: 'first_party' | 'third_party' | 'collaborative' | 'other';
+  /** Null: not given; 'other' is written and said to be a default. */
+  relationship: 'first_party' | 'third_party' | 'collaborative' | 'other' | null;
   replace: boolean;
   /** Unix seconds written as retrieved_timestamp (now, unless a test fixes it). */
   retrieved?: string;
@@ -159,4 +159,3 @@ function extractionsOf(rows: RunRows, task: string): Map<string, string | null> 
   return new Map(rows.filtered.filter((f) => f.task === task).map((f) => [`${f.doc_id}\u001f${f.filter}`, f.filtered_json]));
 }
 
-export type { RunProvenance };
