@@ -109,8 +109,11 @@ function readRecord(value: unknown, file: string, line: number, aggregate: EeeAg
   if (!(typeof sampleId === 'string' || (old && typeof sampleId === 'number'))) throw new BadInputError(`sample_id is ${JSON.stringify(sampleId) ?? 'missing'}, not a string`, at('sample_id'));
   const input = isPlainObject(value.input) ? value.input : undefined;
   if (input === undefined || typeof input.raw !== 'string') throw new BadInputError('input.raw must be a string', at('input.raw'));
-  const reference = strings(input.reference);
+  // A plain string was the form before 0.2.1 (for reference and output.raw); from 0.2.1 both are lists.
+  const reference = old || Array.isArray(input.reference) ? strings(input.reference) : null;
   if (reference === null) throw new BadInputError('input.reference must be a list of strings', at('input.reference'));
+  const output = isPlainObject(value.output) ? value.output : undefined;
+  if (!old && output !== undefined && !Array.isArray(output.raw)) throw new BadInputError('output.raw must be a list of strings', at('output.raw'));
   const evaluation = isPlainObject(value.evaluation) ? value.evaluation : undefined;
   const scoreJson = evaluation?.score;
   const score = typeof scoreJson === 'boolean' && old ? Number(scoreJson) : scoreJson;

@@ -215,3 +215,30 @@ test('every file under fixtures/eee imports or is listed with a true reason (EEE
     ['/scripts/convert_lm_eval.sh', 'plain text, not JSON (e.g. a console log)'],
   ]);
 });
+
+test('each version by its own rules: a 0.2.0 record may have a string reference and a boolean score; a 0.3.0 one may not; an md5 checksum is checked as md5', async () => {
+  const rewrite = (c: { aggregate: string; samples: string }, version: string, algorithm: 'sha256' | 'md5') => {
+    const record = JSON.parse(readFileSync(c.samples, 'utf8')) as Record<string, unknown> & { input: Record<string, unknown>; evaluation: Record<string, unknown> };
+    record.schema_version = version;
+    record.input.reference = '4';
+    record.evaluation.score = true;
+    const text = `${JSON.stringify(record)}\n`;
+    writeFileSync(c.samples, text);
+    const aggregate = JSON.parse(readFileSync(c.aggregate, 'utf8')) as Record<string, unknown> & { detailed_evaluation_results: Record<string, unknown> };
+    aggregate.schema_version = version;
+    if (version === '0.2.0') delete aggregate.eval_library;
+    aggregate.detailed_evaluation_results.hash_algorithm = algorithm;
+    aggregate.detailed_evaluation_results.checksum = createHash(algorithm).update(text).digest('hex');
+    writeFileSync(c.aggregate, JSON.stringify(aggregate, null, 2));
+  };
+  const old = referenceCopy();
+  rewrite(old, '0.2.0', 'md5');
+  const { store } = await loadSource([old.aggregate], OPTIONS);
+  assert.deepEqual(await queryRows(`SELECT value, value_json FROM ${store.table('scores')}`), [{ value: 1, value_json: 'true' }]);
+  assert.deepEqual(await queryRows(`SELECT target FROM ${store.table('instances')}`), [{ target: '4' }]);
+  assert.deepEqual(store.manifest.runs[0]!.harness.name, { configured: { status: 'unknown' }, used: { status: 'unknown' } });
+
+  const current = referenceCopy();
+  rewrite(current, '0.3.0', 'sha256');
+  assert.equal(importFails(current.aggregate), `lmaudit: ${current.samples}, line 1, field 'input.reference': input.reference must be a list of strings`);
+});
