@@ -94,3 +94,12 @@ test("an Inspect log as EEE: the reported accuracy joined to the scorer's reduce
   const first = JSON.parse(readFileSync(file!.samples, 'utf8').split('\n')[0]!);
   assert.deepEqual(first.answer_attribution, [{ turn_idx: 0, source: 'output.raw', extracted_value: 'Yes', extraction_method: 'match', is_terminal: true }]);
 });
+
+test("datastore path segments are portable names by EEE's validator's rule (validation_core.py at 9bce4136)", async () => {
+  const { segment } = await import('../../src/export/eee/exportEee.ts');
+  const cases: [string, string][] = [
+    ['qwen2.5:0.5b', 'qwen2.5_0.5b'], ['default model of the backend', 'default model of the backend'], ['CON', '_CON'],
+    ['con.txt', '_con.txt'], ['data', '_data'], ['x.', 'x_'], ['..', 'unknown'], ['', 'unknown'], ['a/b', 'a_b'], ['a?b*', 'a_b_'],
+  ];
+  assert.deepEqual(cases.map(([input]) => [input, segment(input)]), cases);
+});

@@ -47,8 +47,26 @@ export function stableUuid(seed: string): string {
   return `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20, 32)}`;
 }
 
-/** A path segment of the datastore layout: no slash, never empty. */
-const segment = (text: string): string => text.replace(/[/\\]+/g, '_').replace(/^\.+$/, '_').trim() || 'unknown';
+const WINDOWS_RESERVED = new Set(['CON', 'PRN', 'AUX', 'NUL', ...[1, 2, 3, 4, 5, 6, 7, 8, 9].flatMap((i) => [`COM${i}`, `LPT${i}`])]);
+
+/**
+ * A path segment of the datastore layout as EEE's validator requires (validation_core.py's portable-name rule):
+ * none of <>:"/\|?* or control characters (a colon becomes '_', as EEE's own helper does), no trailing dot or
+ * space, no Windows device name, not the reserved 'data', never empty.
+ */
+export function segment(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  const clean = text.replace(/[<>:"/\\|?*\u0000-\u001f]/g, '_').trim();
+  let out = /^\.*$/.test(clean) ? 'unknown' : clean.replace(/[. ]+$/, (m) => '_'.repeat(m.length));
+  if (WINDOWS_RESERVED.has(out.split('.', 1)[0]!.toUpperCase()) || out === 'data') out = `_${out}`;
+  return out;
+}
+
+/**
+ * One JSONL line: JSON.stringify leaves U+2028, U+2029 and U+0085 raw, and Python's str.splitlines (which EEE's
+ * validator reads samples files with) breaks lines there, so they are written as escapes.
+ */
+const jsonLine = (record: unknown): string => `${JSON.stringify(record).replace(/[\u2028\u2029\u0085]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}\n`;
 
 export async function exportEee(store: OpenStore, options: ExportOptions): Promise<ExportedFile[]> {
   const version = schemaVersion();
@@ -74,7 +92,7 @@ export async function exportEee(store: OpenStore, options: ExportOptions): Promi
         { version, evaluationId, modelId, task, fromEee: run.source_kind === 'eee', items: itemsOf(rows, task), extractions: extractionsOf(rows, task), kept: byDoc(kept) },
         results,
       );
-      const samplesText = records.map((r) => `${JSON.stringify(r)}\n`).join('');
+      const samplesText = records.map(jsonLine).join('');
       const samplesPath = `${folder}/${uuid}_samples.jsonl`;
       const context = {
         run, task, evaluationId, modelId, retrieved, organization: options.organization, relationship: options.relationship, notExported,
