@@ -79,6 +79,8 @@ async function roundTrip(sources: string[], expectRuns: number): Promise<void> {
         assert.equal(d.total_rows, samples.toString('utf8').split('\n').filter((l) => l !== '').length, file);
       }
     } else {
+      // EEE's validator reads lines with Python's splitlines: no raw line separator may sit inside a record.
+      assert.doesNotMatch(text, /[\u2028\u2029\u0085]/, file);
       for (const line of text.split('\n').filter((l) => l !== '')) assert.deepEqual(instanceProblems(JSON.parse(line)), [], file);
     }
   }
