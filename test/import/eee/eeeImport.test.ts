@@ -213,6 +213,8 @@ test('every file under fixtures/eee imports or is listed with a true reason (EEE
     ['/schemas/eval.schema.json', schema],
     ['/schemas/instance_level_eval.schema.json', schema],
     ['/scripts/convert_lm_eval.sh', 'plain text, not JSON (e.g. a console log)'],
+    ['/scripts/validate_exports.out', 'plain text, not JSON (e.g. a console log)'],
+    ['/scripts/validate_exports.sh', 'plain text, not JSON (e.g. a console log)'],
   ]);
 });
 
