@@ -45,7 +45,9 @@ export async function eeeAsRecordedSections(store: OpenStore, runIds: readonly s
         if (typeof value !== 'number') continue;
         // Records repeated per epoch carry the epoch in their filter: they count as the converter wrote them.
         const values = own.filter((r) => r.task === task && r.metric === join.metric && (r.filter === join.filter || r.filter.startsWith(`${join.filter}@`))).map((r) => r.value);
-        cells.push(cell(task, join.reported!, value, values, resultsOnly));
+        const over = block.samples.document_count?.configured;
+        const declared = over?.status === 'recorded' && typeof over.value === 'number' ? over.value : null;
+        cells.push(cell(task, join.reported!, value, values, resultsOnly, declared));
       }
     }
     const note = own.length === 0 ? 'no per-item records (results only): nothing to recompute the results from' : cells.length === 0 ? 'per-item records without an aggregate: no reported result to reproduce' : null;
@@ -53,7 +55,7 @@ export async function eeeAsRecordedSections(store: OpenStore, runIds: readonly s
   });
 }
 
-function cell(task: string, result: string, recorded: number, values: (number | null)[], resultsOnly: boolean): EeeAsRecordedCell {
+function cell(task: string, result: string, recorded: number, values: (number | null)[], resultsOnly: boolean, declared: number | null): EeeAsRecordedCell {
   if (values.length === 0) {
     const why = resultsOnly ? 'the aggregate was imported without its samples file, so no per-item records are behind it' : 'no instance record joins to this result';
     return { task, result, n: 0, recorded, reproduced: null, matches: 'n/a', why };
@@ -65,6 +67,8 @@ function cell(task: string, result: string, recorded: number, values: (number | 
   for (const v of values as number[]) sum += v;
   const mean = sum / values.length;
   const matches = mean === recorded ? 'exact' : Math.abs(mean - recorded) <= 1e-12 * Math.max(1, Math.abs(recorded)) ? 'float' : 'NO';
-  const why = matches === 'NO' ? `${MEAN_ASSUMED}; over ${values.length} record(s) it is ${mean}, not the ${recorded} recorded: the aggregate is over other items or another rule` : MEAN_ASSUMED;
+  // The aggregate may be over more items than the samples file holds (a truncated file): agreement then covers only those.
+  const partial = declared !== null && declared !== values.length ? `; the result is over ${declared} item(s) (uncertainty.num_samples), the samples file holds ${values.length} record(s)` : '';
+  const why = matches === 'NO' ? `${MEAN_ASSUMED}; over ${values.length} record(s) it is ${mean}, not the ${recorded} recorded: the aggregate is over other items or another rule${partial}` : `${MEAN_ASSUMED}${partial}`;
   return { task, result, n: values.length, recorded, reproduced: mean, matches, why };
 }
