@@ -4,6 +4,7 @@ import type { AsRecordedSection } from '../score/asRecorded.ts';
 import type { AsRecordedCell } from '../score/lmeval/asRecorded.ts';
 import type { InspectRescoreCell } from '../score/inspect/rescore.ts';
 import type { AgentAsRecordedCell } from '../score/agents/asRecorded.ts';
+import type { EeeAsRecordedCell } from '../score/eee/asRecorded.ts';
 import type { RunProvenance } from '../store/schema.ts';
 import { formatTable } from './output.ts';
 
@@ -62,6 +63,11 @@ const AGENT_ROWS: RowShape<AgentAsRecordedCell> = {
   row: (c) => [c.task, c.quantity, num(c.recorded), num(c.reproduced), c.matches],
 };
 
+const EEE_ROWS: RowShape<EeeAsRecordedCell> = {
+  header: ['task', 'result', 'n', 'recorded', 'reproduced', 'matches', 'how'],
+  row: (c) => [c.task, c.result, c.n, num(c.recorded), num(c.reproduced), c.matches, c.why],
+};
+
 /** One table row per reproduced cell; the row's shape depends on the source harness. */
 const LMEVAL_ROWS: RowShape<AsRecordedCell> = {
   header: ['task', 'filter', 'metric', 'n', 'value', 'stderr', 'reported', 'matches', 'items reproduced', 'differing', 'why'],
@@ -94,6 +100,8 @@ function sectionTable(s: AsRecordedSection): { header: readonly string[]; rows: 
       return { header: INSPECT_ROWS.header, rows: s.cells.map(INSPECT_ROWS.row) };
     case 'generic':
       return { header: [], rows: [] };
+    case 'eee':
+      return { header: EEE_ROWS.header, rows: s.cells.map(EEE_ROWS.row) };
     default:
       return { header: AGENT_ROWS.header, rows: s.cells.map(AGENT_ROWS.row) };
   }

@@ -24,6 +24,7 @@ const COMMANDS = {
   merge: { usesDuckDB: true, load: async () => (await import('./commands/merge.ts')).registerMerge },
   tasks: { usesDuckDB: false, load: async () => (await import('./commands/tasks.ts')).registerTasks },
   ls: { usesDuckDB: true, load: async () => (await import('./commands/ls.ts')).registerLs },
+  export: { usesDuckDB: true, load: async () => (await import('./commands/export.ts')).registerExport },
   serve: { usesDuckDB: false, load: async () => (await import('./commands/serve.ts')).registerServe },
   view: { usesDuckDB: true, load: async () => (await import('./commands/view.ts')).registerView },
 } satisfies Record<string, { usesDuckDB: boolean; load: () => Promise<Register> }>;

@@ -10,6 +10,7 @@ import { BadInputError } from '../errors.ts';
 import type { Companion, FileProbe, ImportOptions, ImportedRun, Importer } from './types.ts';
 import { agentsImporter } from './agents/agentsImporter.ts';
 import { inEvaluationFolder } from './agents/swebench.ts';
+import { eeeForeignReason, eeeImporter } from './eee/eeeImporter.ts';
 import { genericImporter } from './generic/genericImporter.ts';
 import { inspectImporter } from './inspect/inspectImporter.ts';
 import { helmImporter } from './helm/helmImporter.ts';
@@ -21,7 +22,7 @@ import { pushTo } from '../util/groupBy.ts';
 import { foreignEncoding, UTF16_ADVICE } from '../util/utf8.ts';
 
 /** The one list of importers (more specific formats first; generic records last). */
-const IMPORTERS: readonly Importer[] = [inspectImporter, helmImporter, opencompassImporter, lightevalImporter, agentsImporter, lmevalImporter, genericImporter];
+const IMPORTERS: readonly Importer[] = [inspectImporter, eeeImporter, helmImporter, opencompassImporter, lightevalImporter, agentsImporter, lmevalImporter, genericImporter];
 
 export interface Unrecognised {
   path: string;
@@ -205,6 +206,8 @@ function compression(head: Buffer): { name: string; command: string } | null {
 function foreignFormat(p: FileProbe): string | null {
   const head = p.head.trimStart();
   if (!head.startsWith('{')) return null;
+  const eee = eeeForeignReason(p);
+  if (eee !== null) return eee;
   const stray = strayOpenCompassFile(p);
   if (stray !== null) return stray;
   // SWE-bench run summaries and Terminal-Bench results are read by the agents importer; a report.json is read only

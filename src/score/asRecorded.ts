@@ -8,6 +8,7 @@ import type { AgentSourceKind, RunProvenance } from '../store/schema.ts';
 import { lmevalAsRecordedSections, type AsRecordedCell } from './lmeval/asRecorded.ts';
 import { rescoreInspectAsRecorded, type InspectRescoreCell } from './inspect/rescore.ts';
 import { agentAsRecordedSections, type AgentAsRecordedCell } from './agents/asRecorded.ts';
+import { eeeAsRecordedSections, type EeeAsRecordedCell } from './eee/asRecorded.ts';
 import { pushTo } from '../util/groupBy.ts';
 import { resultsAsRecordedSections, type ResultsAsRecordedSection } from './results/readScores.ts';
 
@@ -25,6 +26,7 @@ export type AsRecordedSection =
   | SectionOf<'lm-eval' | 'lmaudit', AsRecordedCell>
   | SectionOf<'inspect', InspectRescoreCell>
   | SectionOf<'generic', never>
+  | SectionOf<'eee', EeeAsRecordedCell>
   | SectionOf<AgentSourceKind, AgentAsRecordedCell>
   | ResultsAsRecordedSection;
 
@@ -52,6 +54,7 @@ const REPRODUCERS: Record<RunProvenance['source_kind'], Reproducer> = {
   generic: nothingRecorded('generic'),
   'lm-eval': lmevalAsRecordedSections,
   inspect,
+  eee: eeeAsRecordedSections,
   swebench: agentAsRecordedSections,
   'terminal-bench': agentAsRecordedSections,
   harbor: agentAsRecordedSections,

@@ -160,7 +160,7 @@ export type RecordNote = z.infer<typeof RecordNote>;
 export const RunProvenance = z.object({
   run_id: z.string(),
   label: z.string(),
-  source_kind: z.enum(['lmaudit', 'lm-eval', 'inspect', 'generic', ...AGENT_SOURCE_KINDS, ...RESULTS_SOURCE_KINDS]),
+  source_kind: z.enum(['lmaudit', 'lm-eval', 'inspect', 'generic', 'eee', ...AGENT_SOURCE_KINDS, ...RESULTS_SOURCE_KINDS]),
   source_format: z.string(),
   harness: SettingsGroup,
   model: SettingsGroup,

@@ -18,7 +18,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['models'],
   ['score', 'import'],
   ['audit'],
-  ['report'],
+  ['report', 'export'],
   ['run', 'serve', 'view'],
   ['tui'],
   ['cli'],

@@ -18,7 +18,18 @@ import { sha256File } from '../../util/hash.ts';
  */
 export function looksLikeEvalLog(head: string): boolean {
   const text = head.replace(/^\uFEFF/, '').trimStart();
-  return /^\{\s*"version"\s*:\s*\d+\s*,/.test(text) && /"eval"\s*:\s*\{/.test(text) && /"(task|run_id|task_id)"\s*:/.test(text);
+  return (/^\{\s*"version"\s*:\s*\d+\s*,/.test(text) && /"eval"\s*:\s*\{/.test(text) && /"(task|run_id|task_id)"\s*:/.test(text)) || looksLikeUnversionedLog(text);
+}
+
+/**
+ * An EvalLog header written without its `version` key (a log trimmed to `status`, `eval`, `plan`, `results`,
+ * `stats`): claimed only when it starts with `status` and its `eval` names the task, run and model an EvalSpec
+ * requires, and it has `plan` or `results` too.
+ */
+function looksLikeUnversionedLog(text: string): boolean {
+  return /^\{\s*"status"\s*:\s*"[a-z]+"\s*,\s*"eval"\s*:\s*\{/.test(text) &&
+    ['task', 'run_id', 'model', 'created'].every((k) => new RegExp(`"${k}"\\s*:`).test(text)) &&
+    /"(plan|results)"\s*:/.test(text);
 }
 
 export const inspectImporter: Importer = {
@@ -58,6 +69,10 @@ export async function importLog(path: string): Promise<ImportedRun> {
   }
   if (log.migrations.length > 0) {
     notes.push({ task, kind: 'inspect_legacy_log', message: 'legacy log shapes migrated on read', evidence: log.migrations });
+  }
+  if (log.header.version === undefined) {
+    const what = log.samples.length === 0 ? 'no samples either: imported as results only (the scores the header reports, no per-item rows)' : 'read as the newest log schema this reader knows';
+    notes.push({ task, kind: 'inspect_no_version', message: `the log has no 'version' key (the log schema version is unknown); ${what}`, evidence: [path] });
   }
   if (tables.summaryOnly.length > 0) {
     notes.push({ task, kind: 'inspect_summary_only', message: 'samples known only from (thinned) summaries: scores imported, no output', evidence: tables.summaryOnly });

@@ -1,0 +1,179 @@
+/**
+ * `lmaudit export --format eee`: every run of a store (imported or run by lmaudit), one aggregate per run and
+ * task with its instance JSONL beside it, in the datastore layout
+ * `data/<dataset>/<developer>/<model>/<uuid>.json` + `<uuid>_samples.jsonl`. The uuid is a UUIDv4 made from
+ * the run id and task, so exporting a store again gives the same paths. Every record is validated against
+ * EEE's official schemas before anything is written; the checksum is the SHA-256 of the exact bytes written,
+ * as EEE's validator computes it. Files are written whole (temporary name, then renamed).
+ */
+import { access } from 'node:fs/promises';
+import { join } from 'node:path';
+import { BadInputError } from '../../errors.ts';
+import type { OpenStore } from '../../store/readStore.ts';
+import { makeFolders } from '../../store/outputPath.ts';
+import { writeFileAtomic } from '../../util/atomicFile.ts';
+import { queryRows, sqlString } from '../../util/duckdb.ts';
+import { sha256Hex } from '../../util/hash.ts';
+import { aggregateRecord, planResults, used, type ScoreRow } from './aggregateRecord.ts';
+import { instanceRecords, type ItemRows } from './instanceRecords.ts';
+import { aggregateProblems, instanceProblems, schemaVersion } from './validate.ts';
+
+export interface ExportOptions {
+  out: string;
+  organization: string;
+  /** Null: not given; 'other' is written and said to be a default. */
+  relationship: 'first_party' | 'third_party' | 'collaborative' | 'other' | null;
+  replace: boolean;
+  /** Unix seconds written as retrieved_timestamp (now, unless a test fixes it). */
+  retrieved?: string;
+}
+
+export interface ExportedFile {
+  run_id: string;
+  task: string;
+  aggregate: string;
+  samples: string | null;
+  results: number;
+  records: number;
+  not_exported: string[];
+}
+
+/** A UUIDv4 (version and variant bits set) from a stable digest, so a re-export keeps its paths. */
+export function stableUuid(seed: string): string {
+  const h = sha256Hex(seed).slice(0, 32).split('');
+  h[12] = '4';
+  h[16] = '89ab'[parseInt(h[16]!, 16) % 4]!;
+  const s = h.join('');
+  return `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20, 32)}`;
+}
+
+const WINDOWS_RESERVED = new Set(['CON', 'PRN', 'AUX', 'NUL', ...[1, 2, 3, 4, 5, 6, 7, 8, 9].flatMap((i) => [`COM${i}`, `LPT${i}`])]);
+
+/**
+ * A path segment of the datastore layout as EEE's validator requires (validation_core.py's portable-name rule):
+ * none of <>:"/\|?* or control characters (a colon becomes '_', as EEE's own helper does), no trailing dot or
+ * space, no Windows device name, not the reserved 'data', never empty.
+ */
+export function segment(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  const clean = text.replace(/[<>:"/\\|?*\u0000-\u001f]/g, '_').trim();
+  let out = /^\.*$/.test(clean) ? 'unknown' : clean.replace(/[. ]+$/, (m) => '_'.repeat(m.length));
+  if (WINDOWS_RESERVED.has(out.split('.', 1)[0]!.toUpperCase()) || out === 'data') out = `_${out}`;
+  return out;
+}
+
+/**
+ * One JSONL line: JSON.stringify leaves U+2028, U+2029 and U+0085 raw, and Python's str.splitlines (which EEE's
+ * validator reads samples files with) breaks lines there, so they are written as escapes.
+ */
+const jsonLine = (record: unknown): string => `${JSON.stringify(record).replace(/[\u2028\u2029\u0085]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}\n`;
+
+export async function exportEee(store: OpenStore, options: ExportOptions): Promise<ExportedFile[]> {
+  const version = schemaVersion();
+  const retrieved = options.retrieved ?? String(Date.now() / 1000);
+  const planned: { files: [string, string][]; summary: ExportedFile }[] = [];
+  const unexportable: string[] = [];
+  for (const run of store.manifest.runs) {
+    const rows = await runRows(store, run.run_id);
+    const tasks = [...new Set([...Object.keys(run.tasks), ...Object.keys(run.reported)])];
+    for (const task of tasks) {
+      const scores = rows.scores.filter((r) => r.task === task);
+      const { results, notExported, kept } = planResults(run, task, scores);
+      if (results.length === 0) {
+        unexportable.push(`${run.run_id} ${task}: ${notExported.length > 0 ? notExported.join('; ') : 'no score reported and no per-item scores'}`);
+        continue;
+      }
+      const modelId = typeof used(run.model.model_id) === 'string' ? (used(run.model.model_id) as string) : 'unknown';
+      const uuid = stableUuid(`${run.run_id}\u001f${task}`);
+      const dataset = used(run.tasks[task]?.task.dataset_path);
+      const folder = `data/${segment(typeof dataset === 'string' ? dataset.split('/').pop()! : task)}/${segment(modelId.includes('/') ? modelId.split('/')[0]! : 'unknown')}/${segment(modelId.split('/').pop()!)}`;
+      const evaluationId = `${task}/${modelId}/${run.run_id}`;
+      const records = instanceRecords(
+        { version, evaluationId, modelId, task, fromEee: run.source_kind === 'eee', items: itemsOf(rows, task), extractions: extractionsOf(rows, task), kept: byDoc(kept) },
+        results,
+      );
+      const samplesText = records.map(jsonLine).join('');
+      const samplesPath = `${folder}/${uuid}_samples.jsonl`;
+      const context = {
+        run, task, evaluationId, modelId, retrieved, organization: options.organization, relationship: options.relationship, notExported,
+        samples: records.length === 0 ? null : { file_path: samplesPath, checksum: sha256Hex(samplesText), total_rows: records.length },
+      };
+      const aggregate = aggregateRecord(context, results, version);
+      const aggregatePath = `${folder}/${uuid}.json`;
+      check(aggregateProblems(aggregate), aggregatePath);
+      records.forEach((r, i) => check(instanceProblems(r), `${samplesPath} line ${i + 1}`));
+      const files: [string, string][] = [[aggregatePath, `${JSON.stringify(aggregate, null, 2)}\n`]];
+      if (records.length > 0) files.push([samplesPath, samplesText]);
+      planned.push({ files, summary: { run_id: run.run_id, task, aggregate: join(options.out, aggregatePath), samples: records.length === 0 ? null : join(options.out, samplesPath), results: results.length, records: records.length, not_exported: notExported } });
+    }
+  }
+  if (planned.length === 0) {
+    throw new BadInputError(`nothing to export: no run has a score an EEE result can hold (${unexportable.join(' | ') || 'no runs'})`, { file: store.location });
+  }
+  for (const { files } of planned) {
+    for (const [path] of files) {
+      const target = join(options.out, path);
+      if (!options.replace && (await access(target).then(() => true, () => false))) throw new BadInputError('already exists (use --replace to overwrite)', { file: target });
+    }
+  }
+  for (const { files } of planned) {
+    for (const [path, text] of files) {
+      const target = join(options.out, path);
+      await makeFolders(join(target, '..'), 'the export folder');
+      await writeFileAtomic(target, text);
+    }
+  }
+  return planned.map((p) => p.summary);
+}
+
+function check(problems: string[], where: string): void {
+  // A record the official schema refuses is the exporter's fault, not the user's input; nothing is written.
+  if (problems.length > 0) throw new Error(`lmaudit export wrote an EEE record its schema refuses (${where}): ${problems.slice(0, 5).join('; ')}`);
+}
+
+interface RunRows {
+  scores: (ScoreRow & { task: string })[];
+  instances: { task: string; doc_id: string; request_idx: number; arg_context: string | null; doc_json: string | null; doc_hash: string; prompt_hash: string | null; target: string | null; choices_json: string | null }[];
+  responses: { task: string; doc_id: string; request_idx: number; repeat: number; text: string | null; logprob: number | null; is_greedy: boolean | null; tokens_in: number | null; tokens_out: number | null; latency_ms: number | null; error: string | null }[];
+  filtered: { task: string; doc_id: string; filter: string; filtered_json: string | null }[];
+}
+
+async function runRows(store: OpenStore, runId: string): Promise<RunRows> {
+  const where = `WHERE run_id = ${sqlString(runId)}`;
+  const num = <T extends Record<string, unknown>>(rows: T[], keys: (keyof T)[]) => rows.map((r) => ({ ...r, ...Object.fromEntries(keys.map((k) => [k, r[k] === null ? null : Number(r[k])])) }) as T);
+  return {
+    scores: await queryRows(`SELECT task, doc_id, filter, metric, value, value_json FROM ${store.table('scores', { rowNumber: true })} ${where} ORDER BY file_row_number`),
+    instances: num(await queryRows(`SELECT task, doc_id, request_idx, arg_context, doc_json, doc_hash, prompt_hash, target, choices_json FROM ${store.table('instances', { rowNumber: true })} ${where} ORDER BY file_row_number`), ['request_idx']),
+    responses: num(await queryRows(`SELECT task, doc_id, request_idx, "repeat", text, logprob, is_greedy, tokens_in, tokens_out, latency_ms, error FROM ${store.table('responses', { rowNumber: true })} ${where} ORDER BY file_row_number`), ['request_idx', 'repeat', 'tokens_in', 'tokens_out']),
+    filtered: await queryRows(`SELECT task, doc_id, filter, filtered_json FROM ${store.table('filtered')} ${where}`),
+  };
+}
+
+function itemsOf(rows: RunRows, task: string): Map<string, ItemRows> {
+  const items = new Map<string, ItemRows>();
+  for (const i of rows.instances) {
+    if (i.task !== task || i.request_idx !== 0 || items.has(i.doc_id)) continue;
+    items.set(i.doc_id, { ...i, texts: [], tokens_in: null, tokens_out: null, latency_ms: null, error: null, logprobs: [] });
+  }
+  const answers = rows.responses.filter((r) => r.task === task).sort((a, b) => a.request_idx - b.request_idx || a.repeat - b.repeat);
+  for (const r of answers) {
+    const item = items.get(r.doc_id);
+    if (item === undefined) continue;
+    if (r.logprob !== null && r.repeat === 0) item.logprobs.push([r.request_idx, r.logprob, r.is_greedy]);
+    if (r.request_idx !== 0) continue;
+    if (r.text !== null) item.texts.push(r.text);
+    if (r.repeat === 0) Object.assign(item, { tokens_in: r.tokens_in, tokens_out: r.tokens_out, latency_ms: r.latency_ms, error: r.error });
+  }
+  return items;
+}
+
+function byDoc(rows: readonly ScoreRow[]): Map<string, ScoreRow[]> {
+  const out = new Map<string, ScoreRow[]>();
+  for (const r of rows) out.set(r.doc_id, [...(out.get(r.doc_id) ?? []), r]);
+  return out;
+}
+
+function extractionsOf(rows: RunRows, task: string): Map<string, string | null> {
+  return new Map(rows.filtered.filter((f) => f.task === task).map((f) => [`${f.doc_id}\u001f${f.filter}`, f.filtered_json]));
+}
+

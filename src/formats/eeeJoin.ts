@@ -1,0 +1,12 @@
+/**
+ * How an imported Every Eval Ever result is joined to its per-item series in the store: kept in the task's
+ * provenance (`scoring.eee_results`) by the importer and read by as-recorded rescoring.
+ */
+export interface EeeResultJoin {
+  evaluation_result_id: string | null;
+  evaluation_name: string;
+  /** The key of `reported` it is (null: lmaudit computed it on export; not a reported value). */
+  reported: string | null;
+  filter: string;
+  metric: string;
+}

@@ -1,0 +1,150 @@
+/**
+ * EEE instance records as store tables.
+ *
+ * - instances: one row per (task, sample_id); arg_context is what the model saw (`input.formatted`, else
+ *   `input.raw`, which EEE's converters fill with the full prompt); doc_json keeps the record's input and
+ *   metadata; doc_hash is the record's `metadata.doc_hash` when it carries lm-eval's (EEE's lm-eval converter
+ *   copies it), else sha256 of `input.raw`, so items align with their source by content.
+ * - responses: one row per output (`output.raw[i]` is repeat i; with `metadata.epoch` the epoch is the repeat).
+ * - scores: one row per record: `evaluation.score` under the result it joins to (filter and metric from
+ *   provenance.ts's resultTargets); records that name an evaluation with several results and no
+ *   `evaluation_result_id` cannot be joined to one, and their score is stored under metric `evaluation.score`.
+ * - filtered: `answer_attribution` as the recorded extraction, one row per record.
+ */
+import { BadInputError } from '../../errors.ts';
+import { sha256Hex } from '../../util/hash.ts';
+import { isPlainObject, toPythonJson } from '../../util/json.ts';
+import type { EeeAggregate } from './aggregate.ts';
+import { KEPT_SCORE_PREFIX, VALUE_JSON_KEY } from './lmauditKeys.ts';
+import type { ResultTarget } from './provenance.ts';
+import { resultsOf, type EeeRecord, type SamplesFile } from './samples.ts';
+
+type Row = Record<string, unknown>;
+
+export interface EeeTables {
+  instances: Row[];
+  responses: Row[];
+  scores: Row[];
+  filtered: Row[];
+  /** Records whose score could not be joined to one result, by evaluation_name. */
+  unjoined: Map<string, number>;
+}
+
+export const UNJOINED_METRIC = 'evaluation.score';
+
+const HEX64 = /^[0-9a-f]{64}$/;
+
+export function recordTables(runId: string, aggregate: EeeAggregate | null, targets: Map<unknown, ResultTarget>, files: readonly SamplesFile[]): EeeTables {
+  const out: EeeTables = { instances: [], responses: [], scores: [], filtered: [], unjoined: new Map() };
+  const instances = new Map<string, Row>();
+  const responded = new Set<string>();
+  const scored = new Set<string>();
+  for (const file of files) {
+    for (const r of file.records) {
+      const joined = aggregate === null ? [] : resultsOf(aggregate, r.evaluation_result_id, r.evaluation_name);
+      const target: ResultTarget =
+        joined.length === 1 ? targets.get(joined[0]!)!
+        : { task: r.evaluation_name, filter: 'none', metric: aggregate === null ? (r.evaluation_result_id ?? 'score') : UNJOINED_METRIC };
+      if (joined.length > 1) out.unjoined.set(r.evaluation_name, (out.unjoined.get(r.evaluation_name) ?? 0) + 1);
+      const base = { run_id: runId, task: target.task, doc_id: r.sample_id };
+      const metadata = isPlainObject(r.record.metadata) ? r.record.metadata : {};
+      const epoch = Number(metadata.epoch);
+      const repeat0 = Number.isInteger(epoch) && epoch >= 1 ? epoch - 1 : 0;
+      const instanceKey = `${target.task}\u001f${r.sample_id}`;
+      if (!instances.has(instanceKey)) {
+        const row = instanceRow(base, r, metadata);
+        instances.set(instanceKey, row);
+        out.instances.push(row);
+      }
+      if (repeat0 === 0 && r.outputs.length > 0) instances.get(instanceKey)!.response_text ??= r.outputs[0]!;
+      r.outputs.forEach((text, i) => {
+        const repeat = repeat0 + i;
+        const key = `${instanceKey}\u001f${repeat}`;
+        if (responded.has(key)) return;
+        responded.add(key);
+        out.responses.push(responseRow(base, r, text, repeat));
+      });
+      // A record repeated for the same result (epochs without an epoch in metadata) keeps its own filter.
+      let filter = metadata.epoch === undefined ? target.filter : `${target.filter}@epoch:${String(metadata.epoch)}`;
+      const scoreKey = (f: string) => `${instanceKey}\u001f${f}\u001f${target.metric}`;
+      if (scored.has(scoreKey(filter))) filter = `${filter}@line:${r.line}`;
+      scored.add(scoreKey(filter));
+      const valueJson = typeof metadata[VALUE_JSON_KEY] === 'string' ? (metadata[VALUE_JSON_KEY] as string) : r.score_text;
+      out.scores.push({ ...base, filter, metric: target.metric, value: r.score, value_json: valueJson });
+      // Values an lmaudit export kept in metadata because EEE's score is a number only (once per item).
+      for (const [key, kept] of Object.entries(metadata)) {
+        if (!key.startsWith(KEPT_SCORE_PREFIX) || typeof kept !== 'string') continue;
+        const series = key.slice(KEPT_SCORE_PREFIX.length);
+        const comma = series.lastIndexOf(',');
+        const [metric, keptFilter] = [series.slice(0, comma), series.slice(comma + 1)];
+        if (comma < 0 || scored.has(`${instanceKey}\u001f${keptFilter}\u001f${metric}`)) continue;
+        scored.add(`${instanceKey}\u001f${keptFilter}\u001f${metric}`);
+        const pair = keptPair(kept);
+        if (pair === null) throw new BadInputError(`${key} is not the [value, value_json] pair lmaudit writes`, { file: file.file, line: r.line, field: `metadata.${key}` });
+        const [value, json] = pair;
+        out.scores.push({ ...base, filter: keptFilter, metric, value, value_json: json });
+      }
+      out.filtered.push({
+        ...base,
+        filter,
+        line: r.line,
+        filtered_json: toPythonJson(r.record.answer_attribution ?? null),
+        metrics_json: JSON.stringify([target.metric]),
+      });
+    }
+  }
+  return out;
+}
+
+function keptPair(text: string): [number | null, string] | null {
+  try {
+    const v: unknown = JSON.parse(text);
+    return Array.isArray(v) && v.length === 2 && (v[0] === null || typeof v[0] === 'number') && typeof v[1] === 'string' ? [v[0], v[1]] : null;
+  } catch {
+    return null;
+  }
+}
+
+function instanceRow(base: Row, r: EeeRecord, metadata: Record<string, unknown>): Row {
+  const context = r.formatted ?? r.raw;
+  const doc: Record<string, unknown> = { sample_id: r.sample_id, raw: r.raw, reference: r.reference };
+  if (r.choices !== null) doc.choices = r.choices;
+  if (Object.keys(metadata).length > 0) doc.metadata = metadata;
+  return {
+    ...base,
+    group: null,
+    request_idx: 0,
+    request_type: 'unknown',
+    arg_context: context,
+    arg_continuation: null,
+    gen_kwargs_json: null,
+    doc_json: toPythonJson(doc),
+    doc_hash: typeof metadata.doc_hash === 'string' && HEX64.test(metadata.doc_hash) ? metadata.doc_hash : sha256Hex(r.raw),
+    prompt_hash: typeof metadata.prompt_hash === 'string' && HEX64.test(metadata.prompt_hash) ? metadata.prompt_hash : sha256Hex(context),
+    target: r.reference.length === 1 ? r.reference[0] : JSON.stringify(r.reference),
+    choices_json: r.choices === null ? null : JSON.stringify(r.choices),
+    fewshot_doc_ids: null,
+    response_text: null,
+  };
+}
+
+function responseRow(base: Row, r: EeeRecord, text: string, repeat: number): Row {
+  const usage = isPlainObject(r.record.token_usage) ? r.record.token_usage : {};
+  const performance = isPlainObject(r.record.performance) ? r.record.performance : {};
+  const int = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) ? v : null);
+  return {
+    ...base,
+    request_idx: 0,
+    repeat,
+    text,
+    logprob: null,
+    is_greedy: null,
+    finish_reason: null,
+    tokens_in: int(usage.input_tokens),
+    tokens_out: int(usage.output_tokens),
+    latency_ms: typeof performance.latency_ms === 'number' ? performance.latency_ms : null,
+    attempt: null,
+    from_cache: null,
+    error: typeof r.record.error === 'string' ? r.record.error : null,
+  };
+}
