@@ -39,6 +39,9 @@ export const COMPUTED_SCORE = 'computed by lmaudit export: the mean of the per-i
 
 const value = (fact: Fact | undefined): unknown => (fact?.status === 'recorded' || fact?.status === 'inferred' ? fact.value : undefined);
 export const used = (s: Setting | undefined): unknown => value(s?.used) ?? value(s?.configured);
+/** A setting as recorded only: EEE's typed fields have no place to say "inferred", so an inference stays in additional_details. */
+const recordedUsed = (s: Setting | undefined): unknown =>
+  s?.used.status === 'recorded' ? s.used.value : s?.used.status !== 'inferred' && s?.configured.status === 'recorded' ? s.configured.value : undefined;
 const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
 
 /** The bounds EEE's lm-eval converter knows for proportion metrics, kept only when every item lies within them. */
@@ -259,7 +262,7 @@ function generationConfig(block: TaskProvenance | undefined): Json {
   if (settings !== null && typeof settings === 'object' && !Array.isArray(settings)) {
     const s = settings as Record<string, unknown>;
     for (const k of ['temperature', 'top_p', 'top_k'] as const) if (typeof s[k] === 'number') args[k] = s[k];
-    const max = s.max_tokens ?? s.max_gen_toks ?? used(block?.generation.max_tokens);
+    const max = s.max_tokens ?? s.max_gen_toks ?? recordedUsed(block?.generation.max_tokens);
     if (Number.isSafeInteger(max) && (max as number) >= 1) args.max_tokens = max;
   }
   const out: Json = { additional_details: stringMap(details) };
