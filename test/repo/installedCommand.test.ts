@@ -28,7 +28,7 @@ function linkedPrefix(dir: string): string {
 }
 
 function inTerminal(command: string, cwd: string, bin: string) {
-  const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, TERM: 'xterm', COLUMNS: '100' };
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${bin}:${process.env.PATH}`, TERM: 'xterm', COLUMNS: '100' };
   delete env.LMAUDIT_PLAIN_PROGRESS;
   return spawnSync('script', ['-qec', command, '/dev/null'], { cwd, env, encoding: 'utf8' });
 }
