@@ -1,0 +1,46 @@
+// `npm ci` on a fresh machine with nothing set must not run onnxruntime-node's install script, which downloads CUDA
+// libraries from a host outside the npm registry (offline it fails and npm removes node_modules). The project carries
+// the setting itself: .npmrc for npm 10 (which runs every install script, and passes the key to the script as
+// npm_config_onnxruntime_node_install) and package.json's allowScripts for npm 11 (which runs only the scripts it
+// allows). Every dependency with an install script is declared, allowed or denied, so none runs unannounced.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from '../helpers/cli.ts';
+
+const read = (path: string) => readFileSync(join(repoRoot, path), 'utf8');
+
+/** .npmrc as npm reads it (ini: `key=value`, `#` and `;` start a comment line). */
+function npmrc(): Map<string, string> {
+  const settings = new Map<string, string>();
+  for (const line of read('.npmrc').split('\n')) {
+    const text = line.trim();
+    if (text === '' || text.startsWith('#') || text.startsWith(';')) continue;
+    const eq = text.indexOf('=');
+    assert.ok(eq > 0, `.npmrc: not a key=value line: ${text}`);
+    settings.set(text.slice(0, eq).trim(), text.slice(eq + 1).trim());
+  }
+  return settings;
+}
+
+test('npm 10: the project .npmrc skips onnxruntime-node\'s download', () => {
+  assert.equal(npmrc().get('onnxruntime-node-install'), 'skip');
+});
+
+test('npm 11: allowScripts runs esbuild\'s install script and denies onnxruntime-node\'s; every install script is declared', () => {
+  const pkg = JSON.parse(read('package.json')) as { allowScripts?: Record<string, boolean> };
+  assert.deepEqual(pkg.allowScripts, { esbuild: true, 'onnxruntime-node': false });
+  const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { hasInstallScript?: boolean }> };
+  const withScripts = Object.entries(lock.packages)
+    .filter(([path, entry]) => path !== '' && entry.hasInstallScript)
+    .map(([path]) => path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length))
+    .sort();
+  assert.deepEqual(withScripts, Object.keys(pkg.allowScripts ?? {}).sort());
+});
+
+test('CI installs as the README says, with no ONNXRUNTIME_NODE_INSTALL of its own', () => {
+  const ci = read('.ci/run');
+  assert.doesNotMatch(ci, /ONNXRUNTIME_NODE_INSTALL/);
+  assert.match(ci, /^npm ci$/m);
+});
