@@ -5,9 +5,10 @@
 // allows). Every dependency with an install script is declared, allowed or denied, so none runs unannounced.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot } from '../helpers/cli.ts';
+import { repoRoot, runCli } from '../helpers/cli.ts';
 
 const read = (path: string) => readFileSync(join(repoRoot, path), 'utf8');
 
@@ -43,4 +44,18 @@ test('CI installs as the README says, with no ONNXRUNTIME_NODE_INSTALL of its ow
   const ci = read('.ci/run');
   assert.doesNotMatch(ci, /ONNXRUNTIME_NODE_INSTALL/);
   assert.match(ci, /^npm ci$/m);
+});
+
+test('the onnx backend says truthfully that it does not use a GPU, whether or not the CUDA provider is installed', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'lmaudit-device-'));
+  try {
+    const args = ['run', '--model', 'onnx', '--model_args', 'pretrained=fixtures/models/gpt2-tiny,device=cuda', '--tasks', 'arc_easy', '--limit', '1', '--out', join(dir, 's')];
+    const r = runCli(args);
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /^lmaudit: --model_args device=cuda: the onnx backend runs on onnxruntime's CPU execution provider only \(lmaudit does not use the CUDA provider, installed or not: see the README's "GPU"\)/);
+    assert.equal(existsSync(join(dir, 's')), false, 'refused before anything is written');
+    assert.match(read('README.md'), /\*\*GPU\.\*\* lmaudit's `onnx` backend does not use a GPU/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
