@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot } from '../helpers/cli.ts';
+import { cliArgs, repoRoot } from '../helpers/cli.ts';
 import { writeFiles, type HostileCase } from './hostile/corpus.ts';
 import { CASES } from './hostile/cases.ts';
 
@@ -26,7 +26,7 @@ interface Outcome {
 function runCase(args: string[], cwd: string): Promise<Outcome> {
   return new Promise((resolve) => {
     const started = Date.now();
-    const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), `${repoRoot}src/cli/main.ts`, ...args], { cwd });
+    const child = spawn(process.execPath, [...cliArgs, ...args], { cwd });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
