@@ -40,10 +40,12 @@ test('npm 11: allowScripts runs esbuild\'s install script and denies onnxruntime
   assert.deepEqual(withScripts, Object.keys(pkg.allowScripts ?? {}).sort());
 });
 
-test('CI installs as the README says, with no ONNXRUNTIME_NODE_INSTALL of its own', () => {
+test('CI installs as the README says, with no ONNXRUNTIME_NODE_INSTALL of its own, and runs the slow cross-checks too', () => {
   const ci = read('.ci/run');
   assert.doesNotMatch(ci, /ONNXRUNTIME_NODE_INSTALL/);
   assert.match(ci, /^npm ci$/m);
+  // test/helpers/slow.ts: what `npm test` skips without the flag must still run in CI.
+  assert.match(ci, /^LMAUDIT_SLOW_TESTS=1 npm test$/m);
 });
 
 test('the onnx backend says truthfully that it does not use a GPU, whether or not the CUDA provider is installed', () => {
