@@ -10,10 +10,11 @@
 // file's child processes included) each took, largest first, and their sum: on a shared machine wall time says more
 // about the neighbours than about the tests, CPU time much less. The suite's wall time on an idle machine with
 // --test-concurrency=2 is about that sum over two plus the longest file's tail.
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
+import { bundleIsCurrent } from '../bin/bundle.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 function collect(dir) {
@@ -23,20 +24,10 @@ function collect(dir) {
     return name.endsWith('.test.ts') ? [relative(root, path)] : [];
   });
 }
-/** The newest modification time of the files under `dir`. */
-function newest(dir) {
-  return Math.max(0, ...readdirSync(dir).map((name) => {
-    const path = join(dir, name);
-    const stat = statSync(path);
-    return stat.isDirectory() ? newest(path) : stat.mtimeMs;
-  }));
-}
 // Most tests run the CLI as a user runs it, from the bundle (bin/lmaudit.mjs; test/helpers/cli.ts): a bundle older
 // than the sources would test yesterday's code, so it is rebuilt first (`npm ci` builds it once; an edit since leaves
 // it behind).
-const bundle = join(root, 'dist/lmaudit.cjs');
-const built = existsSync(bundle) ? statSync(bundle).mtimeMs : 0;
-if (Math.max(newest(join(root, 'src')), statSync(join(root, 'scripts/build.mjs')).mtimeMs) > built) {
+if (!bundleIsCurrent()) {
   const build = spawnSync(process.execPath, [join(root, 'scripts/build.mjs')], { cwd: root, stdio: 'inherit' });
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
