@@ -1,8 +1,9 @@
-// `npm ci` on a fresh machine with nothing set must not run onnxruntime-node's install script, which downloads CUDA
+// `npm ci` on a fresh machine with nothing set must not run onnxruntime-node's install script's download of CUDA
 // libraries from a host outside the npm registry (offline it fails and npm removes node_modules). The project carries
-// the setting itself: .npmrc for npm 10 (which runs every install script, and passes the key to the script as
-// npm_config_onnxruntime_node_install) and package.json's allowScripts for npm 11 (which runs only the scripts it
-// allows). Every dependency with an install script is declared, allowed or denied, so none runs unannounced.
+// the setting itself: .npmrc for npm 10 and 11 (which run every install script and pass the key to it as
+// npm_config_onnxruntime_node_install), and package.json's allowScripts, which npm 11.16+ reads to warn about
+// undeclared install scripts and npm 12 enforces. Every dependency with an install script is declared, allowed or
+// denied, so none runs unannounced.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -25,11 +26,11 @@ function npmrc(): Map<string, string> {
   return settings;
 }
 
-test('npm 10: the project .npmrc skips onnxruntime-node\'s download', () => {
+test('npm 10 and 11: the project .npmrc skips onnxruntime-node\'s download', () => {
   assert.equal(npmrc().get('onnxruntime-node-install'), 'skip');
 });
 
-test('npm 11: allowScripts runs esbuild\'s install script and denies onnxruntime-node\'s; every install script is declared', () => {
+test('allowScripts (npm 11 warns, npm 12 enforces) runs esbuild\'s install script and denies onnxruntime-node\'s; every install script is declared', () => {
   const pkg = JSON.parse(read('package.json')) as { allowScripts?: Record<string, boolean> };
   assert.deepEqual(pkg.allowScripts, { esbuild: true, 'onnxruntime-node': false });
   const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { hasInstallScript?: boolean }> };
