@@ -6,7 +6,8 @@
 // other flags, and the bundle then compiles as usual. Node 20 has no compile cache for this
 // (module.enableCompileCache is Node 22), and the v8-compile-cache package would write its cache
 // into the temp folder at run time; this one is made once, by the build, and only read.
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 
@@ -36,4 +37,20 @@ export function compileBundle({ writeCache = false } = {}) {
   });
   if (writeCache) process.on('exit', () => writeFileSync(cache, script.createCachedData()));
   return script;
+}
+
+/** The newest modification time of the files under `dir`. */
+function newest(dir) {
+  return Math.max(0, ...readdirSync(dir, { withFileTypes: true }).map((e) => (e.isDirectory() ? newest(join(dir, e.name)) : statSync(join(dir, e.name)).mtimeMs)));
+}
+
+/**
+ * Whether the bundle was built after the last change to the sources and the build script. The tests run the CLI as a
+ * user does, from the bundle: scripts/run-tests.mjs rebuilds one that is behind, and test/helpers/cli.ts runs the
+ * sources instead when a test runs without it.
+ */
+export function bundleIsCurrent() {
+  if (!existsSync(bundle)) return false;
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  return statSync(bundle).mtimeMs >= Math.max(newest(join(root, 'src')), statSync(join(root, 'scripts/build.mjs')).mtimeMs);
 }

@@ -38,6 +38,8 @@ export interface RunningServer {
   url: string;
   faults(): FaultReport;
   queueStats(): QueueStats;
+  /** Requests waiting their `delayMs` now, and the most that ever waited at the same time (delays overlap when > 1). */
+  delays(): { waiting: number; mostAtOnce: number };
   close(): Promise<void>;
 }
 
@@ -52,6 +54,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const created = Math.floor(Date.now() / 1000);
   const sockets = new Set<Socket>();
   const slowTimers = new Set<NodeJS.Timeout>();
+  const delays = { waiting: 0, mostAtOnce: 0 };
 
   const checkModel = (body: Record<string, unknown>) => {
     if (body.model !== undefined && body.model !== null && body.model !== modelName) throw new ApiError(404, `The model \`${String(body.model)}\` does not exist.`);
@@ -68,7 +71,15 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       // A body that is not JSON can still be faulted; without a fault it gets its 400 below.
     }
     const fault = schedule.decide(draw, path, path === '/v1/completions' && body?.echo === true);
-    if (delayMs > 0) await sleep(delayMs);
+    if (delayMs > 0) {
+      delays.waiting++;
+      delays.mostAtOnce = Math.max(delays.mostAtOnce, delays.waiting);
+      try {
+        await sleep(delayMs);
+      } finally {
+        delays.waiting--;
+      }
+    }
     if (fault !== null && fault.kind !== 'wrong_echo') return injectFault(res, fault);
     if (body === null) body = parseJsonBody(text);
     checkModel(body);
@@ -160,6 +171,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     url: `http://${host}:${address.port}`,
     faults: () => schedule.report(),
     queueStats: () => ({ ...queue.stats }),
+    delays: () => ({ ...delays }),
     close() {
       closing ??= (async () => {
         for (const timer of slowTimers) clearTimeout(timer);

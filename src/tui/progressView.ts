@@ -4,6 +4,7 @@
  * that no JSX build step is needed. ink is ESM with top-level await: it is loaded with
  * import() (never require()), so the CommonJS bundle loads it too.
  */
+import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 import type { ReactElement } from 'react';
 import { formatDuration, type ProgressState, type RequestType, type RunEvents } from '../run/events.ts';
@@ -15,6 +16,8 @@ type CreateElement = typeof import('react').createElement;
  * import() from a script compiled here, with its own dynamic-import hook: the CommonJS bundle
  * runs from a V8 code cache, and functions V8 restores from a cache lose the hook, so an
  * import() written in the bundle fails there (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING).
+ * The script is named after this module's file: a script without a file name resolves a bare
+ * specifier against the working directory, so from any folder but the repository ink was not found.
  */
 async function importEsm(specifier: string): Promise<unknown> {
   const loader = vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
@@ -27,7 +30,10 @@ async function importEsm(specifier: string): Promise<unknown> {
     (emit as (...a: unknown[]) => void).call(process, warning, ...rest);
   }) as typeof process.emitWarning;
   try {
-    const load = vm.runInThisContext('(specifier) => import(specifier)', { importModuleDynamically: loader }) as (s: string) => Promise<unknown>;
+    const load = vm.runInThisContext('(specifier) => import(specifier)', {
+      filename: fileURLToPath(import.meta.url),
+      importModuleDynamically: loader,
+    }) as (s: string) => Promise<unknown>;
     return await load(specifier);
   } finally {
     process.emitWarning = emit;

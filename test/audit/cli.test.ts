@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { externalFixture } from '../helpers/fixtures.ts';
+import { cliArgs } from '../helpers/cli.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const LMEVAL = externalFixture('lm-evaluation-harness/');
@@ -19,7 +20,7 @@ const ASDIV_B = `${LMEVAL}pr2236-asdiv/asdiv_cot/meta-llama__Meta-Llama-3-8B-Ins
 const TQA = `${LMEVAL}pr3032-truthfulqa-gen`;
 
 function lmaudit(...args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(process.execPath, [...cliArgs, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

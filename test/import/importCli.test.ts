@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot, runCli } from '../helpers/cli.ts';
+import { cliArgs, repoRoot, runCli } from '../helpers/cli.ts';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'lmaudit-import-'));
 const good = '{"id": "q1", "output": "B", "gold": "B"}\n';
@@ -81,7 +81,7 @@ test('a kill during import leaves no store, and never damages an existing one', 
   assert.equal(runCli(['import', small, '--out', out]).status, 0);
   /** Starts an import and SIGKILLs it after `ms` unless it has finished; says whether the kill landed. */
   const killAfter = async (args: string[], ms: number): Promise<boolean> => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: repoRoot, stdio: 'ignore' });
+    const child = spawn(process.execPath, [...cliArgs, ...args], { cwd: repoRoot, stdio: 'ignore' });
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
     await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, ms))]);
     child.kill('SIGKILL');

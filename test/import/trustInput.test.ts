@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot, runCli } from '../helpers/cli.ts';
+import { cliArgs, repoRoot, runCli } from '../helpers/cli.ts';
 import { readLines } from '../../src/util/lines.ts';
 import { hashCheckingUtf8 } from '../../src/util/utf8.ts';
 import { queryRows } from '../../src/util/duckdb.ts';
@@ -104,7 +104,7 @@ test('a spill folder a killed run left behind is removed by the next run, and th
   const file = join(d, 'a.jsonl');
   writeFileSync(file, '{"id": "q1", "output": "B", "gold": "B"}\n');
   // Run from the case's folder (runCli resolves tsx from its cwd).
-  const r = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), join(repoRoot, 'src/cli/main.ts'), 'rescore', file, '--json'], {
+  const r = spawnSync(process.execPath, [...cliArgs, 'rescore', file, '--json'], {
     cwd: d, encoding: 'utf8', env: { ...process.env, TMPDIR: temp },
   });
   assert.equal(r.status, 0, r.stderr);

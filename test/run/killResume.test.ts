@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot, runCli } from '../helpers/cli.ts';
+import { cliArgs, repoRoot, runCli } from '../helpers/cli.ts';
 import { openStore } from '../../src/store/readStore.ts';
 import { queryRows } from '../../src/util/duckdb.ts';
 import { PyRandom } from '../../src/py/random.ts';
@@ -28,7 +28,7 @@ const partsIn = (store: string) => {
  */
 function runUntilKilled(args: string[], store: string, afterParts: number, afterMs: number): Promise<{ code: number | null; signal: string | null; stderr: string }> {
   return new Promise((resolve) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', `${repoRoot}src/cli/main.ts`, ...args], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'pipe'] });
+    const p = spawn(process.execPath, [...cliArgs, ...args], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const base = partsIn(store);

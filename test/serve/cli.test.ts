@@ -8,11 +8,11 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { dummyBackend } from '../../src/models/dummy.ts';
-import { repoRoot, runCli } from '../helpers/cli.ts';
+import { cliArgs, repoRoot, runCli } from '../helpers/cli.ts';
 import { postJson } from './helpers.ts';
 
 async function serveProcess(args: string[]) {
-  const child = spawn(process.execPath, ['--import', 'tsx', `${repoRoot}src/cli/main.ts`, 'serve', ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...cliArgs, 'serve', ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   const lines = createInterface({ input: child.stdout });

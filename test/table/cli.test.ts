@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { externalFixture } from '../helpers/fixtures.ts';
+import { cliArgs } from '../helpers/cli.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SLURM = externalFixture('lm-evaluation-harness/pr1567-slurmevals');
@@ -13,7 +14,7 @@ const PAIR = [`${SLURM}/mistral/winogrande_write_out_info.json`, `${SLURM}/mistr
 const REF = JSON.parse(readFileSync(new URL('./reference/table_reference.json', import.meta.url), 'utf8'));
 
 function lmaudit(...args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(process.execPath, [...cliArgs, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

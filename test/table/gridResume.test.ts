@@ -14,11 +14,12 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { queryRows } from '../../src/util/duckdb.ts';
 import { openStore, type OpenStore } from '../../src/store/readStore.ts';
+import { cliArgs } from '../helpers/cli.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 function lmaudit(...args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
+  const r = spawnSync(process.execPath, [...cliArgs, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

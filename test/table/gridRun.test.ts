@@ -18,11 +18,12 @@ import { differingSettings } from '../../src/audit/tableLabels.ts';
 import { queryRows, sqlString } from '../../src/util/duckdb.ts';
 import { openStore } from '../../src/store/readStore.ts';
 import { Z95 } from '../../src/score/stats.ts';
+import { cliArgs } from '../helpers/cli.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 function lmaudit(...args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
+  const r = spawnSync(process.execPath, [...cliArgs, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -246,7 +246,7 @@ export const onnxBackend: BackendFactory = {
     }
     const pretrained = args.pretrained;
     if (typeof pretrained !== 'string' || pretrained === '') throw new BadInputError('--model_args pretrained=<folder> is required: a local ONNX export (config.json, tokenizer.json, model.onnx or onnx/model.onnx)');
-    if (args.device !== undefined && args.device !== null && args.device !== 'cpu') throw new UnsupportedError(`--model_args device=${String(args.device)}: the onnx backend runs on the CPU (its CUDA provider is not installed)`);
+    if (args.device !== undefined && args.device !== null && args.device !== 'cpu') throw new UnsupportedError(`--model_args device=${String(args.device)}: the onnx backend runs on onnxruntime's CPU execution provider only (lmaudit does not use the CUDA provider, installed or not: see the README's "GPU"); a model on a GPU is evaluated through a server (--model openai-completions)`);
     const dtype = typeof args.dtype === 'string' ? args.dtype : null;
     const modelFile = typeof args.model_file === 'string' ? args.model_file : null;
     // A path that exists is a folder, whatever it looks like (as transformers decides); otherwise an id is fetched from the hub.

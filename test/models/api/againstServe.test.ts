@@ -17,6 +17,7 @@ import { startServer, type RunningServer } from '../../../src/serve/server.ts';
 import { parseFaultSpec } from '../../../src/serve/faults.ts';
 import { queryRows } from '../../../src/util/duckdb.ts';
 import { runCliAsync } from './mockServer.ts';
+import { slowOnly } from '../../helpers/slow.ts';
 
 /** Every multiple-choice task shipped in tasks/ (mmlu's 57 subjects left out for time: one stands for them). */
 const MC_TASKS = 'arc_easy,arc_challenge,hellaswag,piqa,boolq,truthfulqa_mc1,truthfulqa_mc2,winogrande,mmlu_abstract_algebra';
@@ -94,7 +95,7 @@ test('openai-completions through lmaudit serve equals the onnx backend to 1e-4 o
   assert.ok(existsSync(join(dir, 'out', 'files')));
 });
 
-test('openai-completions through lmaudit serve equals the onnx backend to 1e-4 on every request of every multiple-choice task when no prompt is cut (qwen3-tiny: 2,048 positions)', async () => {
+test('openai-completions through lmaudit serve equals the onnx backend to 1e-4 on every request of every multiple-choice task when no prompt is cut (qwen3-tiny: 2,048 positions)', { skip: slowOnly }, async () => {
   // The prompts gpt2-tiny cuts at 96 tokens (truthfulqa_mc's, boolq's, some of mmlu's) fit here whole,
   // so every response is compared; at --limit 20 this was 705 of 705, largest |difference| 4.3e-7.
   const server = await serve('fixtures/models/qwen3-tiny', 'qwen3-tiny');
@@ -119,7 +120,7 @@ test('openai-completions through lmaudit serve equals the onnx backend to 1e-4 o
   assert.deepEqual(results(api.stdout), results(onnx.stdout));
 });
 
-test('openai-chat through lmaudit serve equals the onnx backend\'s generations under --apply_chat_template (qwen3-tiny)', async () => {
+test('openai-chat through lmaudit serve equals the onnx backend\'s generations under --apply_chat_template (qwen3-tiny)', { skip: slowOnly }, async () => {
   const server = await serve('fixtures/models/qwen3-tiny', 'qwen3-tiny');
   const common = ['--tasks', 'gsm8k', '--limit', LIMIT, '--apply_chat_template', '--gen_kwargs', 'max_gen_toks=12'];
   const [onnx, api] = await Promise.all([

@@ -7,6 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { cliArgs } from '../../helpers/cli.ts';
 
 export interface Seen {
   method: string;
@@ -83,7 +84,7 @@ const root = fileURLToPath(new URL('../../../', import.meta.url));
 /** The CLI in a child process, without blocking this process's event loop (the mock servers live here). */
 export function runCliAsync(args: readonly string[], env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', `${root}src/cli/main.ts`, ...args], { cwd: root, env: { ...process.env, LMAUDIT_PROGRESS_SECONDS: '3600', ...env } });
+    const child = spawn(process.execPath, [...cliArgs, ...args], { cwd: root, env: { ...process.env, LMAUDIT_PROGRESS_SECONDS: '3600', ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
