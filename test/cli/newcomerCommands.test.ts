@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot, runCli } from '../helpers/cli.ts';
+import { cliArgs, repoRoot, runCli } from '../helpers/cli.ts';
 import { queryRows } from '../../src/util/duckdb.ts';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'lmaudit-newcomer-'));
@@ -130,7 +130,7 @@ test('an unfinished store: ls says how many responses it holds, run --out says t
   // The dummy backend at 15 ms a batch of 4: killed once two response parts are durable (test/run/killResume.test.ts does the same).
   const args = ['run', '--model', 'dummy', '--model_args', 'latency_ms=15', '--tasks', 'arc_easy', '--limit', '60', '--batch_size', '4'];
   await new Promise<void>((done) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', `${repoRoot}src/cli/main.ts`, ...args, '--out', store], { cwd: repoRoot, stdio: 'ignore' });
+    const p = spawn(process.execPath, [...cliArgs, ...args, '--out', store], { cwd: repoRoot, stdio: 'ignore' });
     const parts = () => (existsSync(join(store, 'responses.parts')) ? readdirSync(join(store, 'responses.parts')).filter((n) => n.startsWith('part-')).length : 0);
     const poll = setInterval(() => parts() >= 2 && p.kill('SIGKILL'), 2);
     p.on('exit', () => {

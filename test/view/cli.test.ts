@@ -10,13 +10,13 @@ import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot, runCli } from '../helpers/cli.ts';
+import { cliArgs, repoRoot, runCli } from '../helpers/cli.ts';
 import { fixturePath } from '../helpers/fixtures.ts';
 import { ensureAssets } from './viewHelpers.ts';
 
 test('lmaudit view prints its URL on 127.0.0.1 and serves the runs there', async () => {
   await ensureAssets();
-  const child = spawn(process.execPath, ['--import', 'tsx', `${repoRoot}src/cli/main.ts`, 'view', fixturePath('lmeval/bigrefactor-2023-06')], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...cliArgs, 'view', fixturePath('lmeval/bigrefactor-2023-06')], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
   try {
     const url = await new Promise<string>((resolve, reject) => {
       let out = '';
