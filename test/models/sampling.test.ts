@@ -8,14 +8,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { choose, rng } from '../../src/models/onnx/sampling.mjs';
-
-interface Sampling {
-  doSample: boolean;
-  temperature: number | null;
-  topK: number | null;
-  topP: number | null;
-}
+import { choose, rng, type Sampling } from '../../src/models/onnx/sampling.mjs';
 
 function reference(logits: Float32Array, offset: number, vocab: number, sampling: Sampling, draw: () => number): number {
   const temperature = sampling.temperature && sampling.temperature > 0 ? sampling.temperature : 1;
