@@ -3,7 +3,7 @@
  * their requests and responses, and the recorded per-sample values in samples-file
  * order (the order lm-eval aggregated and bootstrapped them in).
  */
-import { forEachRow, sqlString } from '../../util/duckdb.ts';
+import { duckSideConnection, forEachRow, limitDuckMemory, queryRows, sqlString, streamRows } from '../../util/duckdb.ts';
 import type { OpenStore } from '../../store/readStore.ts';
 import { isPlainObject } from '../../util/json.ts';
 import type { DocRecord } from './perItem.ts';
@@ -15,71 +15,9 @@ export interface ScoreItem {
   metric: string;
   value: number | null;
   valueJson: string;
-  line: number | null;
   metricsList: string[] | null;
   /** The recorded filtered value of the first request, when it is one string (generation tasks). */
   filteredFirst: string | undefined;
-}
-
-export async function loadDocs(store: OpenStore, runId: string): Promise<{ docs: Map<string, Map<string, DocRecord>>; scores: ScoreItem[] }> {
-  const run = sqlString(runId);
-  // Streamed: a run of 100,000 documents and a dozen metrics is over a million score rows.
-  const docs = new Map<string, Map<string, DocRecord>>();
-  await forEachRow<{ task: string; doc_id: string; request_idx: number; request_type: string; target: string | null; choices_json: string | null; doc_json: string | null }>(
-    `SELECT task, doc_id, request_idx, request_type, target, choices_json, doc_json FROM ${store.table('instances')} WHERE run_id = ${run} ORDER BY task, doc_id, request_idx`,
-    (i) => {
-      let byDoc = docs.get(i.task);
-      if (byDoc === undefined) docs.set(i.task, (byDoc = new Map()));
-      let d = byDoc.get(i.doc_id);
-      if (d === undefined) {
-        d = { docId: i.doc_id, requestType: i.request_type, target: i.target, choices: parseJson(i.choices_json) as string[] | null, doc: parseDoc(i.doc_json), requests: [] };
-        byDoc.set(i.doc_id, d);
-      }
-      d.requests[i.request_idx] = { texts: [], logprobs: [], greedy: [] };
-    },
-  );
-  await forEachRow<{ task: string; doc_id: string; request_idx: number; repeat: number; text: string | null; logprob: number | null; is_greedy: boolean | null }>(
-    `SELECT task, doc_id, request_idx, "repeat", text, logprob, is_greedy FROM ${store.table('responses')} WHERE run_id = ${run} ORDER BY task, doc_id, request_idx, "repeat"`,
-    (r) => {
-      const req = docs.get(r.task)?.get(r.doc_id)?.requests[r.request_idx];
-      if (req === undefined) return;
-      req.texts[r.repeat] = r.text;
-      req.logprobs[r.repeat] = r.logprob;
-      req.greedy[r.repeat] = r.is_greedy;
-    },
-  );
-  // Each record's line, metric list and filtered value, read once (not once per metric row).
-  const records = new Map<string, { line: number | null; metricsList: string[] | null; filteredFirst: string | undefined }>();
-  const recordKey = (task: string, docId: string, filter: string) => `${task}\u0000${docId}\u0000${filter}`;
-  await forEachRow<{ task: string; doc_id: string; filter: string; line: number | null; metrics_json: string | null; filtered_json: string | null }>(
-    `SELECT task, doc_id, filter, line, metrics_json, filtered_json FROM ${store.table('filtered')} WHERE run_id = ${run}`,
-    (f) => {
-      const key = recordKey(f.task, f.doc_id, f.filter);
-      if (records.has(key)) return;
-      const filtered = parseJson(f.filtered_json);
-      const first = Array.isArray(filtered) ? filtered[0] : undefined;
-      records.set(key, { line: f.line, metricsList: parseJson(f.metrics_json) as string[] | null, filteredFirst: typeof first === 'string' ? first : undefined });
-    },
-  );
-  const none = { line: null, metricsList: null, filteredFirst: undefined };
-  const scores: ScoreItem[] = [];
-  await forEachRow<{ task: string; doc_id: string; filter: string; metric: string; value: number | null; value_json: string }>(
-    `SELECT s.task, s.doc_id, s.filter, s.metric, s.value, s.value_json
-     FROM ${store.table('scores')} s LEFT JOIN (SELECT run_id, task, doc_id, filter, min(line) AS line FROM ${store.table('filtered')} GROUP BY ALL) f
-       ON f.run_id = s.run_id AND f.task = s.task AND f.doc_id = s.doc_id AND f.filter = s.filter
-     WHERE s.run_id = ${run} ORDER BY s.task, f.line, s.metric`,
-    (s) =>
-      scores.push({
-        task: s.task,
-        docId: s.doc_id,
-        filter: s.filter,
-        metric: s.metric,
-        value: s.value,
-        valueJson: s.value_json,
-        ...(records.get(recordKey(s.task, s.doc_id, s.filter)) ?? none),
-      }),
-  );
-  return { docs, scores };
 }
 
 /** One record of a task as `forEachRecord` streams it: a document under one filter, with its scores and its document. */
@@ -91,64 +29,80 @@ export interface TaskRecord {
 }
 
 /**
- * A task's records of one run in the order lm-eval aggregated them (the samples file's line, then
- * the metric), streamed from DuckDB: one row a (document, filter), its document and scores joined
- * there, so that only the row in hand lives in JavaScript. DuckDB sorts within its memory limit and
- * spills beyond it, which is what keeps a store of any size under a bounded peak (loadDocs held the
- * whole run's documents and 1.2 million score objects: 1.3 GiB for 100,000 documents).
+ * A task's records of one run in the order lm-eval aggregated them (the samples file's line, then the
+ * metric), streamed: only the record in hand lives in JavaScript (loading the run whole held its
+ * documents and 1.2 million score objects: 1.3 GiB for 100,000 documents, out of heap at 900,000).
+ * Two queries sorted alike, the scores and the documents' request and response rows, are merged here
+ * row by row. DuckDB sorts within its memory limit and spills beyond it; an aggregate into lists
+ * (one row a document) could not spill, and ran out of memory at 400 MB on 100,000 documents.
  */
 export async function forEachRecord(store: OpenStore, runId: string, task: string, each: (record: TaskRecord) => void): Promise<void> {
-  const where = `run_id = ${sqlString(runId)} AND task = ${sqlString(task)}`;
-  const sql = `
-    WITH rec AS (
-      SELECT doc_id, filter, min(line) AS line, first(metrics_json ORDER BY line NULLS LAST) AS metrics_json, first(filtered_json ORDER BY line NULLS LAST) AS filtered_json
-      FROM ${store.table('filtered')} WHERE ${where} GROUP BY doc_id, filter
-    ), sc AS (
-      SELECT doc_id, filter, list({'metric': metric, 'value': value, 'value_json': value_json} ORDER BY metric) AS scores
-      FROM ${store.table('scores')} WHERE ${where} GROUP BY doc_id, filter
-    ), resp AS (
-      SELECT doc_id, request_idx, list({'r': "repeat", 'text': text, 'logprob': logprob, 'is_greedy': is_greedy}) AS repeats
-      FROM ${store.table('responses')} WHERE ${where} GROUP BY doc_id, request_idx
-    ), req AS (
-      SELECT i.doc_id, min(i.request_idx) AS first_idx, list({'idx': i.request_idx, 'repeats': resp.repeats}) AS requests
-      FROM ${store.table('instances')} i LEFT JOIN resp ON resp.doc_id = i.doc_id AND resp.request_idx = i.request_idx
-      WHERE i.${where.replace(' AND task', ' AND i.task')} GROUP BY i.doc_id
-    ), doc AS (
-      SELECT req.doc_id, i.request_type, i.target, i.choices_json, i.doc_json, req.requests
-      FROM req JOIN ${store.table('instances')} i ON i.doc_id = req.doc_id AND i.request_idx = req.first_idx
-      WHERE i.${where.replace(' AND task', ' AND i.task')}
-    )
-    SELECT sc.doc_id, sc.filter, rec.metrics_json, rec.filtered_json, sc.scores,
-      doc.doc_id IS NOT NULL AS has_doc, doc.request_type, doc.target, doc.choices_json, doc.doc_json, doc.requests
-    FROM sc LEFT JOIN rec ON rec.doc_id = sc.doc_id AND rec.filter = sc.filter LEFT JOIN doc ON doc.doc_id = sc.doc_id
-    ORDER BY rec.line NULLS LAST, sc.doc_id, sc.filter`;
-  type Repeat = { r: number; text: string | null; logprob: number | null; is_greedy: boolean | null };
-  await forEachRow<{
-    doc_id: string; filter: string; metrics_json: string | null; filtered_json: string | null;
-    scores: { metric: string; value: number | null; value_json: string }[];
-    has_doc: boolean; request_type: string; target: string | null; choices_json: string | null; doc_json: string | null;
-    requests: { idx: number; repeats: Repeat[] | null }[] | null;
-  }>(sql, (row) => {
-    let doc: DocRecord | null = null;
-    if (row.has_doc) {
-      doc = { docId: row.doc_id, requestType: row.request_type, target: row.target, choices: parseJson(row.choices_json) as string[] | null, doc: parseDoc(row.doc_json), requests: [] };
-      for (const { idx, repeats } of row.requests ?? []) {
-        const req: DocRecord['requests'][number] = { texts: [], logprobs: [], greedy: [] };
-        for (const r of repeats ?? []) {
-          req.texts[r.r] = r.text;
-          req.logprobs[r.r] = r.logprob;
-          req.greedy[r.r] = r.is_greedy;
-        }
-        doc.requests[Number(idx)] = req;
-      }
+  const where = (alias: string) => `${alias}.run_id = ${sqlString(runId)} AND ${alias}.task = ${sqlString(task)}`;
+  const rec = `SELECT doc_id, filter, min(line) AS line, first(metrics_json ORDER BY line NULLS LAST) AS metrics_json, first(filtered_json ORDER BY line NULLS LAST) AS filtered_json
+    FROM ${store.table('filtered')} f WHERE ${where('f')} GROUP BY doc_id, filter`;
+  // One order for both: a (document, filter) pair is unique, so the tie-breaks make it total.
+  const order = 'rec.line NULLS LAST, k.doc_id, k.filter';
+  const scoresSql = `WITH rec AS (${rec})
+    SELECT k.doc_id, k.filter, k.metric, k.value, k.value_json, rec.metrics_json, rec.filtered_json
+    FROM ${store.table('scores')} k LEFT JOIN rec ON rec.doc_id = k.doc_id AND rec.filter = k.filter
+    WHERE ${where('k')} ORDER BY ${order}, k.metric`;
+  const docsSql = `WITH rec AS (${rec}), k AS (SELECT DISTINCT doc_id, filter FROM ${store.table('scores')} s WHERE ${where('s')})
+    SELECT k.doc_id, k.filter, i.request_idx, i.request_type, i.target, i.choices_json, i.doc_json, r."repeat", r.text, r.logprob, r.is_greedy
+    FROM k LEFT JOIN rec ON rec.doc_id = k.doc_id AND rec.filter = k.filter
+      JOIN ${store.table('instances')} i ON i.doc_id = k.doc_id AND ${where('i')}
+      LEFT JOIN ${store.table('responses')} r ON r.doc_id = i.doc_id AND r.request_idx = i.request_idx AND ${where('r')}
+    ORDER BY ${order}, i.request_idx, r."repeat"`;
+  const [{ limit }] = await queryRows<{ limit: string }>(`SELECT current_setting('memory_limit') AS limit`);
+  await limitDuckMemory(RECORD_STREAM_MEMORY);
+  const side = await duckSideConnection();
+  try {
+    await mergeRecords(streamRows<ScoreRow>(scoresSql), streamRows<DocRow>(docsSql, side), task, each);
+  } finally {
+    side.closeSync();
+    await limitDuckMemory(limit!);
+  }
+}
+
+/** DuckDB's share of the bound while the records stream (the connection's 1 GB, with the rows in hand, peaked at 1.03 GiB). */
+const RECORD_STREAM_MEMORY = '400MB';
+
+interface ScoreRow { doc_id: string; filter: string; metric: string; value: number | null; value_json: string; metrics_json: string | null; filtered_json: string | null }
+interface DocRow {
+  doc_id: string; filter: string; request_idx: number; request_type: string; target: string | null; choices_json: string | null; doc_json: string | null;
+  repeat: number | null; text: string | null; logprob: number | null; is_greedy: boolean | null;
+}
+
+/** Joins the two sorted streams: each run of score rows of one (document, filter) with that pair's document rows, if any. */
+async function mergeRecords(scores: AsyncGenerator<ScoreRow>, docs: AsyncGenerator<DocRow>, task: string, each: (record: TaskRecord) => void): Promise<void> {
+  let nextDoc = await docs.next();
+  let nextScore = await scores.next();
+  while (!nextScore.done) {
+    const first = nextScore.value;
+    const metricsList = parseJson(first.metrics_json) as string[] | null;
+    const filtered = parseJson(first.filtered_json);
+    const head = Array.isArray(filtered) ? filtered[0] : undefined;
+    const filteredFirst = typeof head === 'string' ? head : undefined;
+    const items: ScoreItem[] = [];
+    while (!nextScore.done && nextScore.value.doc_id === first.doc_id && nextScore.value.filter === first.filter) {
+      const s = nextScore.value;
+      items.push({ task, docId: s.doc_id, filter: s.filter, metric: s.metric, value: s.value, valueJson: s.value_json, metricsList, filteredFirst });
+      nextScore = await scores.next();
     }
-    const filtered = parseJson(row.filtered_json);
-    const first = Array.isArray(filtered) ? filtered[0] : undefined;
-    const metricsList = parseJson(row.metrics_json) as string[] | null;
-    const filteredFirst = typeof first === 'string' ? first : undefined;
-    const scores = row.scores.map((s) => ({ task, docId: row.doc_id, filter: row.filter, metric: s.metric, value: s.value, valueJson: s.value_json, line: null, metricsList, filteredFirst }));
-    each({ doc, scores });
-  });
+    let doc: DocRecord | null = null;
+    while (!nextDoc.done && nextDoc.value.doc_id === first.doc_id && nextDoc.value.filter === first.filter) {
+      const d = nextDoc.value;
+      doc ??= { docId: d.doc_id, requestType: d.request_type, target: d.target, choices: parseJson(d.choices_json) as string[] | null, doc: parseDoc(d.doc_json), requests: [] };
+      const req = (doc.requests[d.request_idx] ??= { texts: [], logprobs: [], greedy: [] });
+      if (d.repeat !== null) {
+        req.texts[d.repeat] = d.text;
+        req.logprobs[d.repeat] = d.logprob;
+        req.greedy[d.repeat] = d.is_greedy;
+      }
+      nextDoc = await docs.next();
+    }
+    each({ doc, scores: items });
+  }
+  await docs.return(undefined);
 }
 
 /** The tasks of one run that have scores, in name order. */
