@@ -3,6 +3,7 @@
  * seeded draw after HF's warpers in HF's order (temperature, top-k, top-p). The draws come from
  * xoshiro128**, a stated and reproducible stream, not torch's: sampled texts differ from lm-eval's.
  */
+import { topAt } from './logSoftmax.mjs';
 
 /** xoshiro128** seeded through splitmix32: a stated, reproducible stream (not torch's). */
 export function rng(seed) {
@@ -28,6 +29,9 @@ export function rng(seed) {
   };
 }
 
+/** Up to this k, top-k keeps the k best in one pass (an insertion a better token, rare after the first few hundred). */
+const SELECT_K = 256;
+
 /** Each token's weight exp(x/T − max/T) in float64, by id; reused across tokens (a vocabulary's worth). */
 let weights = new Float64Array(0);
 
@@ -52,7 +56,8 @@ export function choose(logits, offset, vocab, sampling, draw) {
   const topK = sampling.topK !== null && sampling.topK > 0 && sampling.topK < vocab ? sampling.topK : null;
   const topP = sampling.topP !== null && sampling.topP < 1 ? sampling.topP : null;
   if (topK !== null) {
-    const ids = sortedPrefix(logits, offset, vocab, max, t, (found) => found.length >= topK);
+    // A small k by one pass keeping the k best (flat logits put the whole vocabulary within e^−8), a large one by the cuts.
+    const ids = topK <= SELECT_K ? topAt(logits, offset, vocab, topK, 0, 0).map(([id]) => id) : sortedPrefix(logits, offset, vocab, max, t, (found) => found.length >= topK);
     ids.length = Math.min(ids.length, topK);
     const w = ids.map((id) => Math.exp(logits[offset + id] / t - top));
     return drawSorted(ids, w, w.reduce((a, b) => a + b, 0), topP, draw);
