@@ -33,6 +33,15 @@ def doc_hash(doc):
     return sha(json.dumps(doc, indent=2, ensure_ascii=False))
 
 
+def distinct(base, i):
+    """A copy of a fixture record as document i: its doc_id, its question made unique, its doc_hash to match."""
+    r = dict(base)
+    r["doc_id"] = i
+    r["doc"] = dict(base["doc"], question=f"{base['doc']['question']} (#{i})")
+    r["doc_hash"] = doc_hash(r["doc"])
+    return r
+
+
 def read(path):
     with open(path, encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
@@ -44,10 +53,7 @@ def long_prompts(n, out):
     with open(os.path.join(out, f"samples_truthfulqa_gen_{TQA_STAMP}.jsonl"), "w", encoding="utf-8") as f:
         for i in range(n):
             base = records[i % len(records)]
-            r = dict(base)
-            r["doc_id"] = i
-            r["doc"] = dict(base["doc"], question=f"{base['doc']['question']} (#{i})")
-            r["doc_hash"] = doc_hash(r["doc"])
+            r = distinct(base, i)
             prompt = base["arguments"]["gen_args_0"]["arg_0"]
             k = i
             while len(prompt) < PROMPT_CHARS:
@@ -65,10 +71,7 @@ def loglikelihood(n, out):
     with open(os.path.join(out, f"samples_asdiv_{ASDIV_STAMP}.jsonl"), "w", encoding="utf-8") as f:
         for i in range(n):
             base = records[i % len(records)]
-            r = dict(base)
-            r["doc_id"] = i
-            r["doc"] = dict(base["doc"], question=f"{base['doc']['question']} (#{i})")
-            r["doc_hash"] = doc_hash(r["doc"])
+            r = distinct(base, i)
             context = base["arguments"]["gen_args_0"]["arg_0"]
             continuations = [base["target"], f"{base['target']}0", f"{i % 97}", f"{i % 89} ({i})"]
             r["arguments"] = {f"gen_args_{k}": {"arg_0": context, "arg_1": c} for k, c in enumerate(continuations)}
