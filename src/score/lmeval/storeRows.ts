@@ -45,14 +45,17 @@ export async function forEachRecord(store: OpenStore, runId: string, task: strin
     FROM ${store.table('filtered')} f WHERE ${where('f')} GROUP BY doc_id, filter`;
   // One order for both: a (document, filter) pair is unique, so the tie-breaks make it total.
   const order = 'rec.line NULLS LAST, k.doc_id, k.filter';
-  const scoresSql = `WITH rec AS (${rec})
-    SELECT k.doc_id, k.filter, k.metric, k.value, k.value_json, rec.metrics_json, rec.filtered_json
+  // The scores sort with their line only (a record's metric list and filtered value, 12 copies of them a
+  // document, made a sort of 4 GB on the 2.2 GiB file's store): those come once a record with the documents.
+  const scoresSql = `WITH rec AS (SELECT doc_id, filter, min(line) AS line FROM ${store.table('filtered')} f WHERE ${where('f')} GROUP BY doc_id, filter)
+    SELECT k.doc_id, k.filter, k.metric, k.value, k.value_json
     FROM ${store.table('scores')} k LEFT JOIN rec ON rec.doc_id = k.doc_id AND rec.filter = k.filter
     WHERE ${where('k')} ORDER BY ${order}, k.metric`;
+  // A row for every (document, filter) the scores name, with no request when the store holds none.
   const docsSql = `WITH rec AS (${rec}), k AS (SELECT DISTINCT doc_id, filter FROM ${store.table('scores')} s WHERE ${where('s')})
-    SELECT k.doc_id, k.filter, i.request_idx, i.request_type, i.target, i.choices_json, i.doc_json, r."repeat", r.text, r.logprob, r.is_greedy
+    SELECT k.doc_id, k.filter, rec.metrics_json, rec.filtered_json, i.request_idx, i.request_type, i.target, i.choices_json, i.doc_json, r."repeat", r.text, r.logprob, r.is_greedy
     FROM k LEFT JOIN rec ON rec.doc_id = k.doc_id AND rec.filter = k.filter
-      JOIN ${store.table('instances')} i ON i.doc_id = k.doc_id AND ${where('i')}
+      LEFT JOIN ${store.table('instances')} i ON i.doc_id = k.doc_id AND ${where('i')}
       LEFT JOIN ${store.table('responses')} r ON r.doc_id = i.doc_id AND r.request_idx = i.request_idx AND ${where('r')}
     ORDER BY ${order}, i.request_idx, r."repeat"`;
   const [{ limit }] = await queryRows<{ limit: string }>(`SELECT current_setting('memory_limit') AS limit`);
@@ -67,41 +70,47 @@ export async function forEachRecord(store: OpenStore, runId: string, task: strin
 }
 
 /** DuckDB's share of the bound while the records stream (the connection's 1 GB, with the rows in hand, peaked at 1.03 GiB). */
-const RECORD_STREAM_MEMORY = '400MB';
+const RECORD_STREAM_MEMORY = '450MB';
 
-interface ScoreRow { doc_id: string; filter: string; metric: string; value: number | null; value_json: string; metrics_json: string | null; filtered_json: string | null }
+interface ScoreRow { doc_id: string; filter: string; metric: string; value: number | null; value_json: string }
 interface DocRow {
-  doc_id: string; filter: string; request_idx: number; request_type: string; target: string | null; choices_json: string | null; doc_json: string | null;
+  doc_id: string; filter: string; metrics_json: string | null; filtered_json: string | null;
+  request_idx: number | null; request_type: string; target: string | null; choices_json: string | null; doc_json: string | null;
   repeat: number | null; text: string | null; logprob: number | null; is_greedy: boolean | null;
 }
 
-/** Joins the two sorted streams: each run of score rows of one (document, filter) with that pair's document rows, if any. */
+/** Joins the two sorted streams: each run of score rows of one (document, filter) with that pair's rows of the other. */
 async function mergeRecords(scores: AsyncGenerator<ScoreRow>, docs: AsyncGenerator<DocRow>, task: string, each: (record: TaskRecord) => void): Promise<void> {
   let nextDoc = await docs.next();
   let nextScore = await scores.next();
   while (!nextScore.done) {
     const first = nextScore.value;
-    const metricsList = parseJson(first.metrics_json) as string[] | null;
-    const filtered = parseJson(first.filtered_json);
+    if (nextDoc.done || nextDoc.value.doc_id !== first.doc_id || nextDoc.value.filter !== first.filter) {
+      throw new Error(`as-recorded streams out of step at ${task} doc ${first.doc_id} filter ${first.filter}`);
+    }
+    const metricsList = parseJson(nextDoc.value.metrics_json) as string[] | null;
+    const filtered = parseJson(nextDoc.value.filtered_json);
     const head = Array.isArray(filtered) ? filtered[0] : undefined;
     const filteredFirst = typeof head === 'string' ? head : undefined;
+    let doc: DocRecord | null = null;
+    while (!nextDoc.done && nextDoc.value.doc_id === first.doc_id && nextDoc.value.filter === first.filter) {
+      const d = nextDoc.value;
+      if (d.request_idx !== null) {
+        doc ??= { docId: d.doc_id, requestType: d.request_type, target: d.target, choices: parseJson(d.choices_json) as string[] | null, doc: parseDoc(d.doc_json), requests: [] };
+        const req = (doc.requests[d.request_idx] ??= { texts: [], logprobs: [], greedy: [] });
+        if (d.repeat !== null) {
+          req.texts[d.repeat] = d.text;
+          req.logprobs[d.repeat] = d.logprob;
+          req.greedy[d.repeat] = d.is_greedy;
+        }
+      }
+      nextDoc = await docs.next();
+    }
     const items: ScoreItem[] = [];
     while (!nextScore.done && nextScore.value.doc_id === first.doc_id && nextScore.value.filter === first.filter) {
       const s = nextScore.value;
       items.push({ task, docId: s.doc_id, filter: s.filter, metric: s.metric, value: s.value, valueJson: s.value_json, metricsList, filteredFirst });
       nextScore = await scores.next();
-    }
-    let doc: DocRecord | null = null;
-    while (!nextDoc.done && nextDoc.value.doc_id === first.doc_id && nextDoc.value.filter === first.filter) {
-      const d = nextDoc.value;
-      doc ??= { docId: d.doc_id, requestType: d.request_type, target: d.target, choices: parseJson(d.choices_json) as string[] | null, doc: parseDoc(d.doc_json), requests: [] };
-      const req = (doc.requests[d.request_idx] ??= { texts: [], logprobs: [], greedy: [] });
-      if (d.repeat !== null) {
-        req.texts[d.repeat] = d.text;
-        req.logprobs[d.repeat] = d.logprob;
-        req.greedy[d.repeat] = d.is_greedy;
-      }
-      nextDoc = await docs.next();
     }
     each({ doc, scores: items });
   }
