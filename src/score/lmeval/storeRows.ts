@@ -3,7 +3,10 @@
  * their requests and responses, and the recorded per-sample values in samples-file
  * order (the order lm-eval aggregated and bootstrapped them in).
  */
-import { duckSideConnection, forEachRow, limitDuckMemory, queryRows, sqlString, streamRows } from '../../util/duckdb.ts';
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { duckSideConnection, forEachRow, limitDuckMemory, queryRows, scratchFolder, sqlString, streamRows } from '../../util/duckdb.ts';
 import type { OpenStore } from '../../store/readStore.ts';
 import { isPlainObject } from '../../util/json.ts';
 import type { DocRecord } from './perItem.ts';
@@ -38,36 +41,55 @@ export interface TaskRecord {
  */
 export async function forEachRecord(store: OpenStore, runId: string, task: string, each: (record: TaskRecord) => void): Promise<void> {
   const where = (alias: string) => `${alias}.run_id = ${sqlString(runId)} AND ${alias}.task = ${sqlString(task)}`;
-  // arg_min keeps one value a group where an ordered first() buffers every row (it could not spill: out of
-  // memory on the 2.2 GiB file's 909,854 documents); a record without a line takes any of its values.
-  const rec = `SELECT doc_id, filter, min(line) AS line, coalesce(arg_min(metrics_json, line), any_value(metrics_json)) AS metrics_json,
-      coalesce(arg_min(filtered_json, line), any_value(filtered_json)) AS filtered_json
-    FROM ${store.table('filtered')} f WHERE ${where('f')} GROUP BY doc_id, filter`;
+  // Each record's line (its first), then its metric list and filtered value from the row at that line, by a
+  // join: aggregating the texts (an ordered first(), or arg_min) held them all in DuckDB's hash table, which
+  // could not spill and ran out of memory on the 2.2 GiB file's 909,854 documents.
+  const lines = `SELECT doc_id, filter, min(line) AS line FROM ${store.table('filtered')} f WHERE ${where('f')} GROUP BY doc_id, filter`;
+  const rec = `SELECT f.doc_id, f.filter, f.line, f.metrics_json, f.filtered_json
+    FROM ${store.table('filtered')} f JOIN (${lines}) m ON m.doc_id = f.doc_id AND m.filter = f.filter AND m.line IS NOT DISTINCT FROM f.line
+    WHERE ${where('f')}`;
   // One order for both: a (document, filter) pair is unique, so the tie-breaks make it total.
   const order = 'rec.line NULLS LAST, k.doc_id, k.filter';
   // The scores sort with their line only (a record's metric list and filtered value, 12 copies of them a
   // document, made a sort of 4 GB on the 2.2 GiB file's store): those come once a record with the documents.
-  const scoresSql = `WITH rec AS (SELECT doc_id, filter, min(line) AS line FROM ${store.table('filtered')} f WHERE ${where('f')} GROUP BY doc_id, filter)
+  const scoresSql = `WITH rec AS (${lines})
     SELECT k.doc_id, k.filter, k.metric, k.value, k.value_json
     FROM ${store.table('scores')} k LEFT JOIN rec ON rec.doc_id = k.doc_id AND rec.filter = k.filter
     WHERE ${where('k')} ORDER BY ${order}, k.metric`;
-  // A row for every (document, filter) the scores name, with no request when the store holds none.
-  const docsSql = `WITH rec AS (${rec}), k AS (SELECT DISTINCT doc_id, filter FROM ${store.table('scores')} s WHERE ${where('s')})
-    SELECT k.doc_id, k.filter, rec.metrics_json, rec.filtered_json, i.request_idx, i.request_type, i.target, i.choices_json, i.doc_json, r."repeat", r.text, r.logprob, r.is_greedy
-    FROM k LEFT JOIN rec ON rec.doc_id = k.doc_id AND rec.filter = k.filter
-      LEFT JOIN ${store.table('instances')} i ON i.doc_id = k.doc_id AND ${where('i')}
-      LEFT JOIN ${store.table('responses')} r ON r.doc_id = i.doc_id AND r.request_idx = i.request_idx AND ${where('r')}
-    ORDER BY ${order}, i.request_idx, r."repeat"`;
+  // Every (document, filter) the scores name, with its record's line and values, sorted, in a scratch file.
+  const folder = scratchFolder(`as-recorded-${randomBytes(4).toString('hex')}`);
+  const keysFile = sqlString(join(folder, 'keys.parquet'));
   const [{ limit }] = await queryRows<{ limit: string }>(`SELECT current_setting('memory_limit') AS limit`);
   await limitDuckMemory(RECORD_STREAM_MEMORY);
   const side = await duckSideConnection();
   try {
-    await mergeRecords(streamRows<ScoreRow>(scoresSql), streamRows<DocRow>(docsSql, side), task, each);
+    await queryRows(`COPY (WITH rec AS (${rec}), k AS (SELECT DISTINCT doc_id, filter FROM ${store.table('scores')} s WHERE ${where('s')})
+      SELECT k.doc_id, k.filter, rec.line, rec.metrics_json, rec.filtered_json FROM k LEFT JOIN rec ON rec.doc_id = k.doc_id AND rec.filter = k.filter
+      ORDER BY ${order}) TO ${keysFile} (FORMAT parquet)`);
+    const [bounds] = await queryRows<{ low: number | null; high: number | null }>(`SELECT min(line) AS low, max(line) AS high FROM read_parquet(${keysFile})`);
+    // The documents in pieces of lines: each piece's keys are few, so the join with the instances holds
+    // them and not the instances' texts (joined whole, the 2.2 GiB file's store ran DuckDB out of memory).
+    const pieces: string[] = [];
+    if (bounds!.low !== null) for (let at = bounds!.low; at <= bounds!.high!; at += DOCS_PIECE) pieces.push(`line >= ${at} AND line < ${at + DOCS_PIECE}`);
+    pieces.push('line IS NULL');
+    const docsOf = (piece: string) => `SELECT k.doc_id, k.filter, k.metrics_json, k.filtered_json, i.request_idx, i.request_type, i.target, i.choices_json, i.doc_json, r."repeat", r.text, r.logprob, r.is_greedy
+      FROM (SELECT * FROM read_parquet(${keysFile}) WHERE ${piece}) k
+        LEFT JOIN ${store.table('instances')} i ON i.doc_id = k.doc_id AND ${where('i')}
+        LEFT JOIN ${store.table('responses')} r ON r.doc_id = i.doc_id AND r.request_idx = i.request_idx AND ${where('r')}
+      ORDER BY k.line, k.doc_id, k.filter, i.request_idx, r."repeat"`;
+    async function* docs(): AsyncGenerator<DocRow> {
+      for (const piece of pieces) yield* streamRows<DocRow>(docsOf(piece), side);
+    }
+    await mergeRecords(streamRows<ScoreRow>(scoresSql), docs(), task, each);
   } finally {
     side.closeSync();
+    rmSync(folder, { recursive: true, force: true });
     await limitDuckMemory(limit!);
   }
 }
+
+/** Records' lines a piece of the documents' stream. */
+const DOCS_PIECE = 100_000;
 
 /** DuckDB's share of the bound while the records stream (the connection's 1 GB, with the rows in hand, peaked at 1.03 GiB). */
 const RECORD_STREAM_MEMORY = '450MB';
