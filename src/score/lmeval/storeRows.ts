@@ -27,7 +27,7 @@ export interface ScoreItem {
 export interface TaskRecord {
   /** The document with its requests and responses; null when the store holds no request for it. */
   doc: DocRecord | null;
-  /** Its scores under this filter, by metric name, each a ScoreItem as loadDocs makes them. */
+  /** Its scores under this filter, in metric order. */
   scores: ScoreItem[];
 }
 
