@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const BENCHES = ['bench/rescore.mjs', 'bench/prompts/run.mjs', 'bench/import.mjs', 'bench/runOverhead.mjs', 'bench/generation.mjs', 'bench/serve.mjs', 'bench/apiThroughput.mjs', 'bench/view.mjs'];
+const BENCHES = ['bench/rescore.mjs', 'bench/prompts/run.mjs', 'bench/import.mjs', 'bench/rescore_lmeval.mjs', 'bench/runOverhead.mjs', 'bench/generation.mjs', 'bench/sampling.mjs', 'bench/serve.mjs', 'bench/apiThroughput.mjs', 'bench/view.mjs'];
 let failed = false;
 for (const bench of BENCHES) {
   console.log(`\n=== ${bench}`);

@@ -149,6 +149,18 @@ export async function forEachRow<T = Record<string, unknown>>(sql: string, each:
   }
 }
 
+/**
+ * A query's rows as an iterator that the caller pulls (BIGINT as number where safe), on `connection` or
+ * the main one: two such streams on two connections can be merged row by row. A connection runs one
+ * streamed query at a time.
+ */
+export async function* streamRows<T = Record<string, unknown>>(sql: string, connection?: DuckDBConnection): AsyncGenerator<T> {
+  const result = await (connection ?? (await duck())).stream(sql);
+  for await (const rows of result.yieldRowObjectJs()) {
+    for (const row of rows) yield normalizeBigInts(row) as T;
+  }
+}
+
 function normalizeBigInts(row: Record<string, unknown>): Record<string, unknown> {
   for (const key of Object.keys(row)) {
     const v = row[key];

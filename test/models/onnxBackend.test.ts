@@ -224,6 +224,31 @@ test('sampling (do_sample) is seeded: the same seed draws the same text, another
   assert.notEqual(texts[0], texts[2]);
 });
 
+for (const model of [GPT2, QWEN3]) {
+  test(`${model}: a sampled request's repeats in one batch share one prefill and draw what each drew alone (seeds fixed)`, async () => {
+    // Eight repeats of one sampled request (the seed is the run's plus the repeat index, as schedule.ts sends them)
+    // and one other context beside them, so that the batch is also left-padded.
+    const context = 'Question: Natalia sold clips to 48 of her friends in April. How many clips did she sell?\nAnswer:';
+    const sample = (seed: number): GenerationSettings => ({ until: ['\n\n'], maxGenToks: 10, doSample: true, temperature: 0.7, topP: null, topK: null, seed, extra: {} });
+    const requests = [...Array.from({ length: 8 }, (_, r) => ({ context, settings: sample(1234 + r) })), { context: 'Once upon a time', settings: sample(1234) }];
+    const alone = await withModel(model, {}, 1, async (lm) => {
+      const texts = [];
+      for (const r of requests) texts.push((await lm.generateUntil([r]))[0]!.text);
+      return { texts, counters: await lm.counters!() };
+    });
+    const together = await withModel(model, {}, 16, async (lm) => ({ texts: (await lm.generateUntil(requests)).map((r) => r.text), counters: await lm.counters!() }));
+    assert.deepEqual(together.texts, alone.texts);
+    assert.ok(new Set(alone.texts.slice(0, 8)).size > 1, `the repeats drew different texts: ${JSON.stringify(alone.texts)}`);
+    // One pass over the two distinct contexts (left-padded to the longer), not nine: the prefill is the batch's
+    // first pass, so its tokens are the first pass's; the steps after it feed one token a row.
+    const steps = together.counters.forward_passes! - 1;
+    const prefill = together.counters.forward_tokens! - steps * requests.length;
+    const tok = (lm: LanguageModel) => lm.tokenAccess!.encode(context, true).length;
+    const longest = await withModel(model, {}, 1, async (lm) => tok(lm));
+    assert.equal(prefill, 2 * longest);
+  });
+}
+
 test('a graph without a KV cache, in the transformers.js layout (onnx/model.onnx): torch\'s log-likelihoods and greedy generations (recomputed each step)', async () => {
   const dir = tmp('nocache');
   mkdirSync(join(dir, 'onnx'));

@@ -179,9 +179,11 @@ class OnnxModel implements LanguageModel {
   async generateUntil(requests: readonly GenerateRequest[]): Promise<GenerateResult[]> {
     const results = new Array<GenerateResult>(requests.length);
     // lm-eval groups by generation kwargs, then sorts by (−len(tok(context)), context); results return in request order.
+    // The seed is not a generation kwarg (each row draws from its own): a sampled request's repeats, which differ
+    // only in it, go into one batch and share their prefill.
     const groups = new Map<string, number[]>();
     requests.forEach((r, i) => {
-      const key = JSON.stringify(r.settings);
+      const key = JSON.stringify({ ...r.settings, seed: null });
       const g = groups.get(key);
       if (g) g.push(i);
       else groups.set(key, [i]);
@@ -215,7 +217,7 @@ class OnnxModel implements LanguageModel {
       const ids = this.tok.encode(r.context);
       return { ids: ids.slice(Math.max(0, ids.length - maxCtx)), truncated: Math.max(0, ids.length - maxCtx) };
     });
-    const rows = await generateRows(this.loopModel(), contexts.map((c) => c.ids), { stops, maxNew, doSample: settings.doSample, temperature: settings.temperature, topK: settings.topK, topP: settings.topP }, batch.map((r) => requestSeed(settings, r.context)));
+    const rows = await generateRows(this.loopModel(), contexts.map((c) => c.ids), { stops, maxNew, doSample: settings.doSample, temperature: settings.temperature, topK: settings.topK, topP: settings.topP }, batch.map((r) => requestSeed(r.settings, r.context)));
     return rows.map((row, b) => ({
       text: row.text,
       finishReason: row.finishReason,

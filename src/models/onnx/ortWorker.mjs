@@ -200,12 +200,18 @@ async function scoreLongRow({ ids, from, targets }, vocab) {
 
 /** Repeats a [1, H, P, D] past along the batch dimension. */
 function replicate(past, batch) {
+  return gatherRows(past, new Array(batch).fill(0));
+}
+
+/** A past of [U, H, P, D] as [rows.length, H, P, D]: row b is the source's row rows[b]. */
+function gatherRows(past, rows) {
   const out = {};
   for (const [name, tensor] of Object.entries(past)) {
-    const one = tensor.data;
-    const data = new one.constructor(one.length * batch);
-    for (let b = 0; b < batch; b++) data.set(one, b * one.length);
-    out[name] = new ort.Tensor(tensor.type, data, [batch, ...tensor.dims.slice(1)]);
+    const from = tensor.data;
+    const size = from.length / tensor.dims[0];
+    const data = new from.constructor(size * rows.length);
+    rows.forEach((u, b) => data.set(from.subarray(u * size, (u + 1) * size), b * size));
+    out[name] = new ort.Tensor(tensor.type, data, [rows.length, ...tensor.dims.slice(1)]);
   }
   return out;
 }
@@ -309,26 +315,46 @@ async function scoreTokens({ rows, vocab, topK }) {
 
 // ---------------------------------------------------------------- generation
 
-/** Rows of context ids, left-padded (as lm-eval generates); positions = cumsum(mask) − 1, padded slots 1 (as HF). */
+/**
+ * Rows of context ids, left-padded (as lm-eval generates); positions = cumsum(mask) − 1, padded slots 1 (as HF).
+ * Rows with the same ids (a sampled request's repeats) share one prefill when the graph keeps a KV
+ * cache: the distinct rows are run, then their past is copied out to every row that asked for it,
+ * and each row draws its first token from its own seed. The left padding is the whole batch's, so
+ * every row sees the positions and mask it would have seen in an unshared pass.
+ */
 async function genStart({ rows, padId, vocab, sampling }) {
   const batch = rows.length;
   const seq = Math.max(...rows.map((r) => r.length));
-  const ids = [];
-  const mask = [];
-  const positions = [];
-  for (const row of rows) {
-    const pad = seq - row.length;
-    for (let k = 0; k < seq; k++) {
-      ids.push(k < pad ? padId : row[k - pad]);
-      mask.push(k < pad ? 0 : 1);
-      positions.push(k < pad ? 1 : k - pad);
+  const padded = (list) => {
+    const ids = [];
+    const mask = [];
+    const positions = [];
+    for (const row of list) {
+      const pad = seq - row.length;
+      for (let k = 0; k < seq; k++) {
+        ids.push(k < pad ? padId : row[k - pad]);
+        mask.push(k < pad ? 0 : 1);
+        positions.push(k < pad ? 1 : k - pad);
+      }
     }
-  }
+    return { ids, mask, positions };
+  };
+  const { ids, mask } = padded(rows);
+  const withCache = graph.past.length > 0;
+  const firstOf = new Map();
+  const source = rows.map((r) => {
+    const key = withCache ? r.join(',') : String(firstOf.size);
+    if (!firstOf.has(key)) firstOf.set(key, firstOf.size);
+    return firstOf.get(key);
+  });
+  const distinct = rows.filter((_, b) => source.indexOf(source[b]) === b);
+  const run1 = padded(distinct);
   const draws = rows.map((_, b) => rng(sampling.seeds?.[b] ?? sampling.seed ?? 0));
   const t0 = performance.now();
   // The prompt in one pass, as HF does, unless its logits would not fit the budget: then in pieces
   // through the KV cache (only the last position's logits are needed).
-  const piece = graph.past.length > 0 && batch * seq * vocab > LOGITS_BUDGET ? Math.max(1, Math.floor(LOGITS_BUDGET / (batch * vocab))) : seq;
+  const width = distinct.length;
+  const piece = withCache && width * seq * vocab > LOGITS_BUDGET ? Math.max(1, Math.floor(LOGITS_BUDGET / (width * vocab))) : seq;
   let past = null;
   let logits = null;
   let last = 0;
@@ -336,15 +362,16 @@ async function genStart({ rows, padId, vocab, sampling }) {
     const end = Math.min(seq, start + piece);
     const cols = (values, from, to) => {
       const out = [];
-      for (let b = 0; b < batch; b++) for (let k = from; k < to; k++) out.push(values[b * seq + k]);
+      for (let b = 0; b < width; b++) for (let k = from; k < to; k++) out.push(values[b * seq + k]);
       return out;
     };
-    const out = await run(feedsFor(cols(ids, start, end), cols(mask, 0, end), cols(positions, start, end), batch, end - start, start, past), graph.past.length > 0);
+    const out = await run(feedsFor(cols(run1.ids, start, end), cols(run1.mask, 0, end), cols(run1.positions, start, end), width, end - start, start, past), withCache);
     past = out.past;
     logits = out.logits;
     last = end - start;
   }
-  const next = rows.map((_, b) => choose(logits, (b * last + last - 1) * vocab, vocab, sampling, draws[b]));
+  if (withCache && width < batch) past = gatherRows(past, source);
+  const next = rows.map((_, b) => choose(logits, (source[b] * last + last - 1) * vocab, vocab, sampling, draws[b]));
   gen = { batch, ids, mask, seq, past, vocab, sampling, draws, counts: rows.map((r) => r.length) };
   return { next, ms: performance.now() - t0 };
 }

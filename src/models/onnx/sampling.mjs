@@ -3,6 +3,7 @@
  * seeded draw after HF's warpers in HF's order (temperature, top-k, top-p). The draws come from
  * xoshiro128**, a stated and reproducible stream, not torch's: sampled texts differ from lm-eval's.
  */
+import { topAt } from './logSoftmax.mjs';
 
 /** xoshiro128** seeded through splitmix32: a stated, reproducible stream (not torch's). */
 export function rng(seed) {
@@ -28,37 +29,130 @@ export function rng(seed) {
   };
 }
 
-/** Greedy: the first maximum (torch.argmax's choice). Sampling: temperature, then top-k, then top-p, as HF orders its warpers. */
+/** Up to this k, top-k keeps the k best in one pass (an insertion a better token, rare after the first few hundred). */
+const SELECT_K = 256;
+
+/** Each token's weight exp(x/T − max/T) in float64, by id; reused across tokens (a vocabulary's worth). */
+let weights = new Float64Array(0);
+
+/**
+ * Greedy: the first maximum (torch.argmax's choice). Sampling: temperature, then top-k, then top-p,
+ * as HF orders its warpers, over the order HF sorts by (value descending, ties to the lower id).
+ * Only as much of that order is sorted as the warpers need (the k best; the nucleus, found by
+ * sorting the tokens within e^−8, e^−32, … of the best until they hold top_p of the mass): sorting
+ * the whole vocabulary for every token cost 50 times a greedy token. Without top-k or top-p the
+ * draw is by rejection (drawByBuckets), with the same probabilities.
+ */
 export function choose(logits, offset, vocab, sampling, draw) {
-  if (!sampling.doSample) {
-    let max = -Infinity;
-    let arg = 0;
-    for (let i = 0; i < vocab; i++) if (logits[offset + i] > max) {
-      max = logits[offset + i];
-      arg = i;
-    }
-    return arg;
+  let max = -Infinity;
+  let arg = 0;
+  for (let i = 0; i < vocab; i++) if (logits[offset + i] > max) {
+    max = logits[offset + i];
+    arg = i;
   }
-  const temperature = sampling.temperature && sampling.temperature > 0 ? sampling.temperature : 1;
-  let cand = [];
-  for (let i = 0; i < vocab; i++) cand.push([i, logits[offset + i] / temperature]);
-  cand.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
-  if (sampling.topK !== null && sampling.topK > 0) cand = cand.slice(0, sampling.topK);
-  const max = cand[0][1];
-  let weights = cand.map(([, x]) => Math.exp(x - max));
-  let total = weights.reduce((a, b) => a + b, 0);
-  if (sampling.topP !== null && sampling.topP < 1) {
+  if (!sampling.doSample) return arg;
+  const t = sampling.temperature && sampling.temperature > 0 ? sampling.temperature : 1;
+  const top = max / t;
+  const topK = sampling.topK !== null && sampling.topK > 0 && sampling.topK < vocab ? sampling.topK : null;
+  const topP = sampling.topP !== null && sampling.topP < 1 ? sampling.topP : null;
+  if (topK !== null) {
+    // A small k by one pass keeping the k best (flat logits put the whole vocabulary within e^−8), a large one by the cuts.
+    const ids = topK <= SELECT_K ? topAt(logits, offset, vocab, topK, 0, 0).map(([id]) => id) : sortedPrefix(logits, offset, vocab, max, t, (found) => found.length >= topK);
+    ids.length = Math.min(ids.length, topK);
+    const w = ids.map((id) => Math.exp(logits[offset + id] / t - top));
+    return drawSorted(ids, w, w.reduce((a, b) => a + b, 0), topP, draw);
+  }
+  if (topP === null) return drawByBuckets(logits, offset, vocab, t, max, draw, arg);
+  if (weights.length < vocab) weights = new Float64Array(vocab);
+  let total = 0;
+  for (let i = 0; i < vocab; i++) {
+    const w = Math.exp(logits[offset + i] / t - top);
+    weights[i] = w;
+    total += w;
+  }
+  const ids = sortedPrefix(logits, offset, vocab, max, t, (found) => {
     let cum = 0;
-    let keep = 0;
-    while (keep < cand.length && cum < sampling.topP) cum += weights[keep++] / total;
-    cand = cand.slice(0, Math.max(1, keep));
-    weights = weights.slice(0, cand.length);
-    total = weights.reduce((a, b) => a + b, 0);
+    for (const id of found) if ((cum += weights[id] / total) >= topP) return true;
+    return false;
+  });
+  return drawSorted(ids, ids.map((id) => weights[id]), total, topP, draw);
+}
+
+/** Buckets of 1/10 nat below the best token's scaled value, the last holding everything 50 nats or more below. */
+const BUCKET_WIDTH = 0.1;
+const BUCKETS = 500;
+const bucketBound = Float64Array.from({ length: BUCKETS + 1 }, (_, j) => Math.exp(-j * BUCKET_WIDTH));
+const bucketCount = new Float64Array(BUCKETS + 1);
+let bucketOf = new Uint16Array(0);
+
+/**
+ * A draw with probability exp(x/T − max/T) / Σ exp(x/T − max/T) for each token, by rejection: a
+ * bucket is drawn in proportion to its size times its bound e^(−j/10) (no token of it weighs more),
+ * then one of its tokens uniformly, kept with probability weight / bound (at least e^(−1/10)), else
+ * drawn again. Kept tokens follow the softmax exactly (up to float rounding), and a draw costs one
+ * exp per try instead of one per token of the vocabulary (Math.exp over 50,257 tokens took 0.9 ms,
+ * most of a greedy token's whole cost).
+ */
+function drawByBuckets(logits, offset, vocab, t, max, draw, fallback) {
+  const top = max / t;
+  if (bucketOf.length < vocab) bucketOf = new Uint16Array(vocab);
+  bucketCount.fill(0);
+  // (max − x) / (T · width), a multiplication a token: a bucket off by a rounding error at its edge
+  // bounds its token by e^(−j/10) within 1e−15, which the acceptance's cap at 1 absorbs.
+  const scale = 1 / (t * BUCKET_WIDTH);
+  for (let i = 0; i < vocab; i++) {
+    const below = (max - logits[offset + i]) * scale;
+    const j = below < BUCKETS ? below | 0 : BUCKETS;
+    bucketOf[i] = j;
+    bucketCount[j]++;
+  }
+  let mass = 0;
+  for (let j = 0; j <= BUCKETS; j++) mass += bucketCount[j] * bucketBound[j];
+  for (let tries = 0; tries < 1000; tries++) {
+    let u = draw() * mass;
+    let j = 0;
+    while (j < BUCKETS && (bucketCount[j] === 0 || (u -= bucketCount[j] * bucketBound[j]) > 0)) j++;
+    while (bucketCount[j] === 0) j--;
+    let r = Math.min(bucketCount[j] - 1, Math.floor(draw() * bucketCount[j]));
+    let id = 0;
+    for (; id < vocab; id++) if (bucketOf[id] === j && r-- === 0) break;
+    if (draw() * bucketBound[j] < Math.exp(logits[offset + id] / t - top)) return id;
+  }
+  // Every try rejected (at e^(−1/10) rejection a try, never in practice): the best token.
+  return fallback;
+}
+
+/**
+ * The start of the warpers' order: the tokens within e^−8 of the best (in weight, after temperature),
+ * sorted, then within e^−32, e^−128, … until `enough` says the prefix holds what is needed (or it is
+ * the whole vocabulary). Every token above a cut precedes every token below it, so each is a true prefix.
+ */
+function sortedPrefix(logits, offset, vocab, max, t, enough) {
+  for (let gap = 8; ; gap *= 4) {
+    const cut = gap > 4096 ? -Infinity : max - gap * t;
+    const ids = [];
+    for (let i = 0; i < vocab; i++) if (logits[offset + i] >= cut) ids.push(i);
+    // x/T is strictly increasing in x, so the logits sort as the scaled values do.
+    ids.sort((a, b) => logits[offset + b] - logits[offset + a] || a - b);
+    if (cut === -Infinity || enough(ids)) return ids;
+  }
+}
+
+/** Top-p over sorted candidates (their weights and total given), then a draw walking them in order. */
+function drawSorted(ids, w, total, topP, draw) {
+  let keep = ids.length;
+  if (topP !== null) {
+    let cum = 0;
+    keep = 0;
+    while (keep < ids.length && cum < topP) cum += w[keep++] / total;
+    keep = Math.max(1, keep);
+    total = 0;
+    for (let k = 0; k < keep; k++) total += w[k];
   }
   let u = draw() * total;
-  for (let k = 0; k < cand.length; k++) {
-    u -= weights[k];
-    if (u <= 0) return cand[k][0];
+  for (let k = 0; k < keep; k++) {
+    u -= w[k];
+    if (u <= 0) return ids[k];
   }
-  return cand[cand.length - 1][0];
+  return ids[keep - 1];
 }

@@ -11,13 +11,12 @@ import { isPlainObject } from '../../util/json.ts';
 import { DEFAULT_AGGREGATION } from './taskScoring.ts';
 import { aggregate, bitsPerByte, weightedPerplexity, type AggregationName, type Stderr, type SumMode } from './aggregate.ts';
 import { recomputeItem, settingsFromDocs, taskSettings, type DocRecord, type TaskSettings } from './perItem.ts';
-import { loadDocs, type ScoreItem } from './storeRows.ts';
+import { forEachRecord, scoredTasks, type ScoreItem } from './storeRows.ts';
 import { EXTRA_FIELD_PREFIX } from '../../store/schema.ts';
 import { groupCells } from './groups.ts';
 import type { AsRecordedCell, CellWarning, DifferingItem } from './asRecordedCell.ts';
 
 export type { AsRecordedCell, CellWarning, DifferingItem };
-import { pushTo } from '../../util/groupBy.ts';
 
 
 
@@ -35,21 +34,26 @@ export async function rescoreAsRecorded(store: OpenStore, runIds?: readonly stri
   const runs = store.manifest.runs.filter((r) => (r.source_kind === 'lm-eval' || r.source_kind === 'lmaudit') && (runIds === undefined || runIds.includes(r.run_id)));
   const report: AsRecordedReport = { cells: [], notes: [] };
   for (const run of runs) {
-    const { docs, scores } = await loadDocs(store, run.run_id);
-    const tasks = [...new Set(scores.map((s) => s.task))];
+    const tasks = await scoredTasks(store, run.run_id);
     for (const task of tasks) {
-      const taskDocs = docs.get(task) ?? new Map<string, DocRecord>();
-      const settings = settingsFromDocs(taskSettings(run, task), taskDocs.values().next().value?.doc ?? null);
-      const taskScores = scores.filter((s) => s.task === task);
-      const cells = new Map<string, ScoreItem[]>();
-      for (const s of taskScores) {
-        if (s.metric.startsWith(EXTRA_FIELD_PREFIX) || (s.metricsList !== null && !s.metricsList.includes(s.metric))) continue;
-        const key = `${s.filter}\u0000${s.metric}`;
-        pushTo(cells, key, s);
-      }
+      const recordedSettings = taskSettings(run, task);
+      // The task code a document's shape calls for (truthfulqa's mc2 or gen) is read from the first document.
+      let settings: TaskSettings | null = null;
+      // Streamed in the samples file's order: each cell's items arrive in the order lm-eval aggregated them.
+      const cells = new Map<string, CellItems>();
+      await forEachRecord(store, run.run_id, task, ({ doc, scores }) => {
+        if (settings === null && doc !== null) settings = settingsFromDocs(recordedSettings, doc.doc);
+        for (const s of scores) {
+          if (s.metric.startsWith(EXTRA_FIELD_PREFIX) || (s.metricsList !== null && !s.metricsList.includes(s.metric))) continue;
+          const key = `${s.filter}\u0000${s.metric}`;
+          let items = cells.get(key);
+          if (items === undefined) cells.set(key, (items = newCellItems()));
+          addItem(items, settings ?? recordedSettings, s.filter, s.metric, s, doc);
+        }
+      });
       for (const [key, items] of cells) {
         const [filter, metric] = key.split('\u0000') as [string, string];
-        report.cells.push(cell(run, task, filter, metric, settings, items, taskDocs));
+        report.cells.push(cell(run, task, filter, metric, settings ?? recordedSettings, items));
       }
     }
     report.cells.push(...groupCells(run, report.cells.filter((c) => c.run_id === run.run_id)));
@@ -62,81 +66,89 @@ export async function rescoreAsRecorded(store: OpenStore, runIds?: readonly stri
   return report;
 }
 
-function cell(
-  run: RunProvenance,
-  task: string,
-  filter: string,
-  metric: string,
-  settings: TaskSettings,
-  items: readonly ScoreItem[],
-  docs: ReadonlyMap<string, DocRecord>,
-): AsRecordedCell {
-  const differing: DifferingItem[] = [];
-  const asRecordedWhy = new Map<string, number>();
-  const values: (number | null)[] = [];
+/** What a cell keeps of its items as they stream past: their values in order, counts, and the items it names. */
+interface CellItems {
+  n: number;
+  reproduced: number;
+  differing: DifferingItem[];
+  asRecordedWhy: Map<string, number>;
+  values: (number | null)[];
   /** loglikelihood_rolling's per-item pairs, recomputed (or as recorded), for weighted_perplexity and bits_per_byte. */
-  const pairs: (readonly [number, number] | null)[] = [];
-  const multi: { doc: DocRecord; filtered: unknown; golds: readonly string[] }[] = [];
-  let reproduced = 0;
-  let close: NonNullable<AsRecordedCell['items']['within_tolerance']> | null = null;
-  for (const item of items) {
-    const doc = docs.get(item.docId);
-    const result = doc === undefined ? { kind: 'as-recorded' as const, why: 'no stored request for this document' } : recomputeItem(settings, doc, filter, metric);
-    if (result.kind === 'as-recorded') {
-      asRecordedWhy.set(result.why, (asRecordedWhy.get(result.why) ?? 0) + 1);
-      values.push(item.value);
-      pairs.push(recordedPair(item.valueJson));
-      continue;
-    }
-    if (result.kind === 'pair') {
-      const recorded = recordedPair(item.valueJson);
-      pairs.push(result.value);
-      values.push(null);
-      if (recorded !== null && sameNumber(recorded[0], result.value[0]) && recorded[1] === result.value[1]) reproduced++;
-      else {
-        differing.push({
-          doc_id: item.docId, recorded: item.value ?? item.valueJson, recomputed: JSON.stringify(result.value),
-          why: `recomputed (loglikelihood, ${metric === 'word_perplexity' ? 'words' : 'UTF-8 bytes'}) pair differs from the recorded one`,
-        });
-      }
-      continue;
-    }
-    if (result.multiTarget !== undefined) multi.push({ doc: doc!, filtered: result.filtered, golds: result.multiTarget });
-    const recordedFiltered = item.filteredFirst;
-    const filteredDiffers = result.filtered !== undefined && recordedFiltered !== undefined && recordedFiltered !== String(result.filtered);
-    const tol = result.tolerance;
-    if (!filteredDiffers && tol !== undefined && !sameNumber(item.value, result.value) && sameNumber(item.value, result.value, tol.abs)) {
-      close ??= { count: 0, tolerance: tol.abs, max_difference: 0, doc_ids: [], why: tol.why };
-      close.count++;
-      close.max_difference = Math.max(close.max_difference, Math.abs(item.value! - result.value));
-      close.doc_ids.push(item.docId);
-      values.push(result.value);
-      continue;
-    }
-    if (!sameNumber(item.value, result.value) || filteredDiffers) {
-      differing.push({
-        doc_id: item.docId,
-        recorded: item.value ?? item.valueJson,
-        recomputed: result.value,
-        why: item.value === null ? `recorded value ${item.valueJson} is not a number`
-          : filteredDiffers ? `filter output differs: recorded ${JSON.stringify(recordedFiltered)}, recomputed ${JSON.stringify(result.filtered)}`
-            : `recomputed ${metric} differs from the recorded value`,
-      });
-    } else reproduced++;
-    values.push(result.value);
-  }
+  pairs: (readonly [number, number] | null)[];
+  multi: ListTargetItem[];
+  close: NonNullable<AsRecordedCell['items']['within_tolerance']> | null;
+}
 
+/** A list-target item: only what the warning reads (the document itself is not kept once it has streamed past). */
+interface ListTargetItem {
+  docId: string;
+  answer: unknown;
+  filtered: unknown;
+  golds: readonly string[];
+}
+
+const newCellItems = (): CellItems => ({ n: 0, reproduced: 0, differing: [], asRecordedWhy: new Map(), values: [], pairs: [], multi: [], close: null });
+
+function addItem(c: CellItems, settings: TaskSettings, filter: string, metric: string, item: ScoreItem, doc: DocRecord | null): void {
+  c.n++;
+  const result = doc === null ? { kind: 'as-recorded' as const, why: 'no stored request for this document' } : recomputeItem(settings, doc, filter, metric);
+  if (result.kind === 'as-recorded') {
+    c.asRecordedWhy.set(result.why, (c.asRecordedWhy.get(result.why) ?? 0) + 1);
+    c.values.push(item.value);
+    c.pairs.push(recordedPair(item.valueJson));
+    return;
+  }
+  if (result.kind === 'pair') {
+    const recorded = recordedPair(item.valueJson);
+    c.pairs.push(result.value);
+    c.values.push(null);
+    if (recorded !== null && sameNumber(recorded[0], result.value[0]) && recorded[1] === result.value[1]) c.reproduced++;
+    else {
+      c.differing.push({
+        doc_id: item.docId, recorded: item.value ?? item.valueJson, recomputed: JSON.stringify(result.value),
+        why: `recomputed (loglikelihood, ${metric === 'word_perplexity' ? 'words' : 'UTF-8 bytes'}) pair differs from the recorded one`,
+      });
+    }
+    return;
+  }
+  if (result.multiTarget !== undefined) c.multi.push({ docId: doc!.docId, answer: doc!.doc?.answer, filtered: result.filtered, golds: result.multiTarget });
+  const recordedFiltered = item.filteredFirst;
+  const filteredDiffers = result.filtered !== undefined && recordedFiltered !== undefined && recordedFiltered !== String(result.filtered);
+  const tol = result.tolerance;
+  if (!filteredDiffers && tol !== undefined && !sameNumber(item.value, result.value) && sameNumber(item.value, result.value, tol.abs)) {
+    c.close ??= { count: 0, tolerance: tol.abs, max_difference: 0, doc_ids: [], why: tol.why };
+    c.close.count++;
+    c.close.max_difference = Math.max(c.close.max_difference, Math.abs(item.value! - result.value));
+    c.close.doc_ids.push(item.docId);
+    c.values.push(result.value);
+    return;
+  }
+  if (!sameNumber(item.value, result.value) || filteredDiffers) {
+    c.differing.push({
+      doc_id: item.docId,
+      recorded: item.value ?? item.valueJson,
+      recomputed: result.value,
+      why: item.value === null ? `recorded value ${item.valueJson} is not a number`
+        : filteredDiffers ? `filter output differs: recorded ${JSON.stringify(recordedFiltered)}, recomputed ${JSON.stringify(result.filtered)}`
+          : `recomputed ${metric} differs from the recorded value`,
+    });
+  } else c.reproduced++;
+  c.values.push(result.value);
+}
+
+function cell(run: RunProvenance, task: string, filter: string, metric: string, settings: TaskSettings, c: CellItems): AsRecordedCell {
+  const { differing, asRecordedWhy, values, pairs, multi, close, reproduced } = c;
   const agg = aggregationOf(run, task, metric, settings);
   const reported = reportedOf(run, task, filter, metric);
   const base = {
-    run_id: run.run_id, task, filter, metric, n: items.length, aggregation: agg.name, reported,
+    run_id: run.run_id, task, filter, metric, n: c.n, aggregation: agg.name, reported,
     items: {
       reproduced,
       within_tolerance: close,
       taken_as_recorded: asRecordedWhy.size === 0 ? null : { count: [...asRecordedWhy.values()].reduce((a, b) => a + b, 0), why: [...asRecordedWhy].map(([w, c]) => `${c} item(s): ${w}`) },
       differing,
     },
-    warnings: multi.length > 0 ? [listTargetWarning(multi, items.length)] : [],
+    warnings: multi.length > 0 ? [listTargetWarning(multi, c.n)] : [],
   };
   if (agg.name === 'weighted_perplexity' || agg.name === 'bits_per_byte') {
     if (pairs.some((p) => p === null)) {
@@ -146,7 +158,7 @@ function cell(
     const value = agg.name === 'bits_per_byte' ? bitsPerByte(ok, agg.sumMode) : weightedPerplexity(ok, agg.sumMode);
     // lm-eval has no stderr for these aggregations: it prints "N/A".
     const matches = reported === null ? null : sameNumber(num(reported.value), value, TOLERANCE) && sameStderr(reported.stderr, 'N/A');
-    return { ...base, value, stderr: 'N/A', matches_reported: matches, why: matches === false ? mismatchWhy(run, task, items.length, differing.length) : null };
+    return { ...base, value, stderr: 'N/A', matches_reported: matches, why: matches === false ? mismatchWhy(run, task, c.n, differing.length) : null };
   }
   if (agg.name === null || !SUPPORTED_AGG.has(agg.name as AggregationName)) {
     return { ...base, value: null, stderr: null, matches_reported: null, why: `aggregation ${JSON.stringify(agg.name)} is not one lmaudit reproduces (corpus-level or task code)` };
@@ -158,7 +170,7 @@ function cell(
     mode: agg.sumMode, bootstrapIters: agg.bootstrapIters, medianSorts: agg.medianSorts, metric,
   });
   const matches = reported === null ? null : sameNumber(num(reported.value), value, TOLERANCE) && sameStderr(reported.stderr, stderr);
-  return { ...base, value, stderr, matches_reported: matches, why: matches === false ? mismatchWhy(run, task, items.length, differing.length) : null };
+  return { ...base, value, stderr, matches_reported: matches, why: matches === false ? mismatchWhy(run, task, c.n, differing.length) : null };
 }
 
 /** Why an aggregate of the stored items is not the reported number, as far as the records can tell. */
@@ -172,17 +184,17 @@ function mismatchWhy(run: RunProvenance, task: string, n: number, differing: num
   return 'the recorded per-item values do not aggregate to the reported number: the results were computed from other values than these samples hold';
 }
 
-function listTargetWarning(multi: readonly { doc: DocRecord; filtered: unknown; golds: readonly string[] }[], n: number): CellWarning {
+function listTargetWarning(multi: readonly ListTargetItem[], n: number): CellWarning {
   const example = JSON.stringify(multi[0]!.golds);
   let withAnswer = 0;
   let matchAnswer = 0;
   const misses: string[] = [];
   for (const m of multi) {
-    const answer = m.doc.doc?.answer;
+    const answer = m.answer;
     if (typeof answer !== 'number' || m.golds[answer] === undefined) continue;
     withAnswer++;
     if (m.filtered === m.golds[answer]) matchAnswer++;
-    else misses.push(`doc ${m.doc.docId}: answered ${JSON.stringify(m.filtered)}, doc.answer ${answer} → ${JSON.stringify(m.golds[answer])}`);
+    else misses.push(`doc ${m.docId}: answered ${JSON.stringify(m.filtered)}, doc.answer ${answer} → ${JSON.stringify(m.golds[answer])}`);
   }
   const answerPart = withAnswer > 0
     ? ` Reading doc.answer as an index into that list (inferred, not lm-eval's rule), only ${matchAnswer} of ${withAnswer} answers match the gold.`

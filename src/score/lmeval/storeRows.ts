@@ -3,7 +3,10 @@
  * their requests and responses, and the recorded per-sample values in samples-file
  * order (the order lm-eval aggregated and bootstrapped them in).
  */
-import { forEachRow, sqlString } from '../../util/duckdb.ts';
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { duckSideConnection, forEachRow, limitDuckMemory, queryRows, scratchFolder, sqlString, streamRows } from '../../util/duckdb.ts';
 import type { OpenStore } from '../../store/readStore.ts';
 import { isPlainObject } from '../../util/json.ts';
 import type { DocRecord } from './perItem.ts';
@@ -15,71 +18,132 @@ export interface ScoreItem {
   metric: string;
   value: number | null;
   valueJson: string;
-  line: number | null;
   metricsList: string[] | null;
   /** The recorded filtered value of the first request, when it is one string (generation tasks). */
   filteredFirst: string | undefined;
 }
 
-export async function loadDocs(store: OpenStore, runId: string): Promise<{ docs: Map<string, Map<string, DocRecord>>; scores: ScoreItem[] }> {
-  const run = sqlString(runId);
-  // Streamed: a run of 100,000 documents and a dozen metrics is over a million score rows.
-  const docs = new Map<string, Map<string, DocRecord>>();
-  await forEachRow<{ task: string; doc_id: string; request_idx: number; request_type: string; target: string | null; choices_json: string | null; doc_json: string | null; arg_continuation: string | null }>(
-    `SELECT task, doc_id, request_idx, request_type, target, choices_json, doc_json, arg_continuation FROM ${store.table('instances')} WHERE run_id = ${run} ORDER BY task, doc_id, request_idx`,
-    (i) => {
-      let byDoc = docs.get(i.task);
-      if (byDoc === undefined) docs.set(i.task, (byDoc = new Map()));
-      let d = byDoc.get(i.doc_id);
-      if (d === undefined) {
-        d = { docId: i.doc_id, requestType: i.request_type, target: i.target, choices: parseJson(i.choices_json) as string[] | null, doc: parseDoc(i.doc_json), requests: [] };
-        byDoc.set(i.doc_id, d);
+/** One record of a task as `forEachRecord` streams it: a document under one filter, with its scores and its document. */
+export interface TaskRecord {
+  /** The document with its requests and responses; null when the store holds no request for it. */
+  doc: DocRecord | null;
+  /** Its scores under this filter, in metric order. */
+  scores: ScoreItem[];
+}
+
+/**
+ * A task's records of one run in the order lm-eval aggregated them (the samples file's line, then the
+ * metric), streamed: only the record in hand lives in JavaScript (loading the run whole held its
+ * documents and 1.2 million score objects: 1.3 GiB for 100,000 documents, out of heap at 900,000).
+ * Two queries sorted alike, the scores and the documents' request and response rows, are merged here
+ * row by row. DuckDB sorts within its memory limit and spills beyond it; an aggregate into lists
+ * (one row a document) could not spill, and ran out of memory at 400 MB on 100,000 documents.
+ */
+export async function forEachRecord(store: OpenStore, runId: string, task: string, each: (record: TaskRecord) => void): Promise<void> {
+  const where = (alias: string) => `${alias}.run_id = ${sqlString(runId)} AND ${alias}.task = ${sqlString(task)}`;
+  // Each record's line (its first), then its metric list and filtered value from the row at that line, by a
+  // join: aggregating the texts (an ordered first(), or arg_min) held them all in DuckDB's hash table, which
+  // could not spill and ran out of memory on the 2.2 GiB file's 909,854 documents.
+  const lines = `SELECT doc_id, filter, min(line) AS line FROM ${store.table('filtered')} f WHERE ${where('f')} GROUP BY doc_id, filter`;
+  const rec = `SELECT f.doc_id, f.filter, f.line, f.metrics_json, f.filtered_json
+    FROM ${store.table('filtered')} f JOIN (${lines}) m ON m.doc_id = f.doc_id AND m.filter = f.filter AND m.line IS NOT DISTINCT FROM f.line
+    WHERE ${where('f')}`;
+  // One order for both: a (document, filter) pair is unique, so the tie-breaks make it total.
+  const order = 'rec.line NULLS LAST, k.doc_id, k.filter';
+  // The scores sort with their line only (a record's metric list and filtered value, 12 copies of them a
+  // document, made a sort of 4 GB on the 2.2 GiB file's store): those come once a record with the documents.
+  const scoresSql = `WITH rec AS (${lines})
+    SELECT k.doc_id, k.filter, k.metric, k.value, k.value_json
+    FROM ${store.table('scores')} k LEFT JOIN rec ON rec.doc_id = k.doc_id AND rec.filter = k.filter
+    WHERE ${where('k')} ORDER BY ${order}, k.metric`;
+  // Every (document, filter) the scores name, with its record's line and values, sorted, in a scratch file.
+  const folder = scratchFolder(`as-recorded-${randomBytes(4).toString('hex')}`);
+  const keysFile = sqlString(join(folder, 'keys.parquet'));
+  const [{ limit }] = await queryRows<{ limit: string }>(`SELECT current_setting('memory_limit') AS limit`);
+  await limitDuckMemory(RECORD_STREAM_MEMORY);
+  const side = await duckSideConnection();
+  try {
+    await queryRows(`COPY (WITH rec AS (${rec}), k AS (SELECT DISTINCT doc_id, filter FROM ${store.table('scores')} s WHERE ${where('s')})
+      SELECT k.doc_id, k.filter, rec.line, rec.metrics_json, rec.filtered_json FROM k LEFT JOIN rec ON rec.doc_id = k.doc_id AND rec.filter = k.filter
+      ORDER BY ${order}) TO ${keysFile} (FORMAT parquet)`);
+    const [bounds] = await queryRows<{ low: number | null; high: number | null }>(`SELECT min(line) AS low, max(line) AS high FROM read_parquet(${keysFile})`);
+    // The documents in pieces of lines: each piece's keys are few, so the join with the instances holds
+    // them and not the instances' texts (joined whole, the 2.2 GiB file's store ran DuckDB out of memory).
+    const pieces: string[] = [];
+    if (bounds!.low !== null) for (let at = bounds!.low; at <= bounds!.high!; at += DOCS_PIECE) pieces.push(`line >= ${at} AND line < ${at + DOCS_PIECE}`);
+    pieces.push('line IS NULL');
+    const docsOf = (piece: string) => `SELECT k.doc_id, k.filter, k.metrics_json, k.filtered_json, i.request_idx, i.request_type, i.target, i.choices_json, i.doc_json, i.arg_continuation, r."repeat", r.text, r.logprob, r.is_greedy
+      FROM (SELECT * FROM read_parquet(${keysFile}) WHERE ${piece}) k
+        LEFT JOIN ${store.table('instances')} i ON i.doc_id = k.doc_id AND ${where('i')}
+        LEFT JOIN ${store.table('responses')} r ON r.doc_id = i.doc_id AND r.request_idx = i.request_idx AND ${where('r')}
+      ORDER BY k.line, k.doc_id, k.filter, i.request_idx, r."repeat"`;
+    async function* docs(): AsyncGenerator<DocRow> {
+      for (const piece of pieces) yield* streamRows<DocRow>(docsOf(piece), side);
+    }
+    await mergeRecords(streamRows<ScoreRow>(scoresSql), docs(), task, each);
+  } finally {
+    side.closeSync();
+    rmSync(folder, { recursive: true, force: true });
+    await limitDuckMemory(limit!);
+  }
+}
+
+/** Records' lines a piece of the documents' stream. */
+const DOCS_PIECE = 100_000;
+
+/** DuckDB's share of the bound while the records stream (the connection's 1 GB, with the rows in hand, peaked at 1.03 GiB). */
+const RECORD_STREAM_MEMORY = '450MB';
+
+interface ScoreRow { doc_id: string; filter: string; metric: string; value: number | null; value_json: string }
+interface DocRow {
+  doc_id: string; filter: string; metrics_json: string | null; filtered_json: string | null;
+  request_idx: number | null; request_type: string; target: string | null; choices_json: string | null; doc_json: string | null; arg_continuation: string | null;
+  repeat: number | null; text: string | null; logprob: number | null; is_greedy: boolean | null;
+}
+
+/** Joins the two sorted streams: each run of score rows of one (document, filter) with that pair's rows of the other. */
+async function mergeRecords(scores: AsyncGenerator<ScoreRow>, docs: AsyncGenerator<DocRow>, task: string, each: (record: TaskRecord) => void): Promise<void> {
+  let nextDoc = await docs.next();
+  let nextScore = await scores.next();
+  while (!nextScore.done) {
+    const first = nextScore.value;
+    if (nextDoc.done || nextDoc.value.doc_id !== first.doc_id || nextDoc.value.filter !== first.filter) {
+      throw new Error(`as-recorded streams out of step at ${task} doc ${first.doc_id} filter ${first.filter}`);
+    }
+    const metricsList = parseJson(nextDoc.value.metrics_json) as string[] | null;
+    const filtered = parseJson(nextDoc.value.filtered_json);
+    const head = Array.isArray(filtered) ? filtered[0] : undefined;
+    const filteredFirst = typeof head === 'string' ? head : undefined;
+    let doc: DocRecord | null = null;
+    while (!nextDoc.done && nextDoc.value.doc_id === first.doc_id && nextDoc.value.filter === first.filter) {
+      const d = nextDoc.value;
+      if (d.request_idx !== null) {
+        doc ??= { docId: d.doc_id, requestType: d.request_type, target: d.target, choices: parseJson(d.choices_json) as string[] | null, doc: parseDoc(d.doc_json), requests: [] };
+        const req = (doc.requests[d.request_idx] ??= { continuation: d.arg_continuation, texts: [], logprobs: [], greedy: [] });
+        if (d.repeat !== null) {
+          req.texts[d.repeat] = d.text;
+          req.logprobs[d.repeat] = d.logprob;
+          req.greedy[d.repeat] = d.is_greedy;
+        }
       }
-      d.requests[i.request_idx] = { continuation: i.arg_continuation, texts: [], logprobs: [], greedy: [] };
-    },
-  );
-  await forEachRow<{ task: string; doc_id: string; request_idx: number; repeat: number; text: string | null; logprob: number | null; is_greedy: boolean | null }>(
-    `SELECT task, doc_id, request_idx, "repeat", text, logprob, is_greedy FROM ${store.table('responses')} WHERE run_id = ${run} ORDER BY task, doc_id, request_idx, "repeat"`,
-    (r) => {
-      const req = docs.get(r.task)?.get(r.doc_id)?.requests[r.request_idx];
-      if (req === undefined) return;
-      req.texts[r.repeat] = r.text;
-      req.logprobs[r.repeat] = r.logprob;
-      req.greedy[r.repeat] = r.is_greedy;
-    },
-  );
-  // Each record's line, metric list and filtered value, read once (not once per metric row).
-  const records = new Map<string, { line: number | null; metricsList: string[] | null; filteredFirst: string | undefined }>();
-  const recordKey = (task: string, docId: string, filter: string) => `${task}\u0000${docId}\u0000${filter}`;
-  await forEachRow<{ task: string; doc_id: string; filter: string; line: number | null; metrics_json: string | null; filtered_json: string | null }>(
-    `SELECT task, doc_id, filter, line, metrics_json, filtered_json FROM ${store.table('filtered')} WHERE run_id = ${run}`,
-    (f) => {
-      const key = recordKey(f.task, f.doc_id, f.filter);
-      if (records.has(key)) return;
-      const filtered = parseJson(f.filtered_json);
-      const first = Array.isArray(filtered) ? filtered[0] : undefined;
-      records.set(key, { line: f.line, metricsList: parseJson(f.metrics_json) as string[] | null, filteredFirst: typeof first === 'string' ? first : undefined });
-    },
-  );
-  const none = { line: null, metricsList: null, filteredFirst: undefined };
-  const scores: ScoreItem[] = [];
-  await forEachRow<{ task: string; doc_id: string; filter: string; metric: string; value: number | null; value_json: string }>(
-    `SELECT s.task, s.doc_id, s.filter, s.metric, s.value, s.value_json
-     FROM ${store.table('scores')} s LEFT JOIN (SELECT run_id, task, doc_id, filter, min(line) AS line FROM ${store.table('filtered')} GROUP BY ALL) f
-       ON f.run_id = s.run_id AND f.task = s.task AND f.doc_id = s.doc_id AND f.filter = s.filter
-     WHERE s.run_id = ${run} ORDER BY s.task, f.line, s.metric`,
-    (s) =>
-      scores.push({
-        task: s.task,
-        docId: s.doc_id,
-        filter: s.filter,
-        metric: s.metric,
-        value: s.value,
-        valueJson: s.value_json,
-        ...(records.get(recordKey(s.task, s.doc_id, s.filter)) ?? none),
-      }),
-  );
-  return { docs, scores };
+      nextDoc = await docs.next();
+    }
+    const items: ScoreItem[] = [];
+    while (!nextScore.done && nextScore.value.doc_id === first.doc_id && nextScore.value.filter === first.filter) {
+      const s = nextScore.value;
+      items.push({ task, docId: s.doc_id, filter: s.filter, metric: s.metric, value: s.value, valueJson: s.value_json, metricsList, filteredFirst });
+      nextScore = await scores.next();
+    }
+    each({ doc, scores: items });
+  }
+  await docs.return(undefined);
+}
+
+/** The tasks of one run that have scores, in name order. */
+export async function scoredTasks(store: OpenStore, runId: string): Promise<string[]> {
+  const tasks: string[] = [];
+  await forEachRow<{ task: string }>(`SELECT DISTINCT task FROM ${store.table('scores')} WHERE run_id = ${sqlString(runId)} ORDER BY task`, (r) => tasks.push(r.task));
+  return tasks;
 }
 
 function parseJson(text: string | null): unknown {
