@@ -141,7 +141,8 @@ export function updated(expected, actual) {
 function execute(command, cwd) {
   const env = { ...process.env, PATH: `${join(root, 'bin')}:${process.env.PATH}`, NO_COLOR: '1' };
   delete env.LMAUDIT_PLAIN_PROGRESS;
-  const serving = /^lmaudit serve\b/.test(command);
+  // `serve` and `view` (unless it writes a bundle) run until stopped: each is stopped once it has printed its first line.
+  const serving = /^lmaudit serve\b/.test(command) || (/^lmaudit view\b/.test(command) && !/--bundle\b/.test(command));
   return new Promise((resolve, reject) => {
     const child = spawn('bash', ['-c', `${command} 2>&1`], { cwd, env, stdio: ['ignore', 'pipe', 'inherit'], detached: serving });
     let out = '';

@@ -37,5 +37,7 @@ export async function shortGoldCaution(store: OpenStore, scope: Scope): Promise<
   if (short === 0) return null;
   const inside = Number(row!.inside);
   const example = inside > 0 ? ` (e.g. gold ${JSON.stringify(row!.example)} inside ${JSON.stringify(row!.example_text)})` : '';
-  return `contains: ${short} item(s) have a gold of one or two characters, which contains finds inside longer numbers and words ('5' in '$2.5', '10' in '1000 dollars'); in ${inside} of them the output holds the gold only inside a longer token${example}, so contains counts them correct on a coincidence`;
+  const lead = `contains: ${short} item(s) have a gold of one or two characters, which contains finds inside longer numbers and words ('5' in '$2.5', '10' in '1000 dollars')`;
+  if (inside === 0) return `${lead}; here no output holds its gold only inside a longer token`;
+  return `${lead}; in ${inside} of them the output holds the gold only inside a longer token${example}, so contains counts them correct on a coincidence`;
 }

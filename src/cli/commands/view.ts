@@ -4,6 +4,7 @@
  */
 import type { Command } from 'commander';
 import { spawn } from 'node:child_process';
+import { relative } from 'node:path';
 import { BadInputError } from '../../errors.ts';
 import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
 import { companionLines, printLines, warnIfUnfinished } from '../output.ts';
@@ -47,7 +48,7 @@ export function registerView(program: Command): void {
     if (flags.bundle !== undefined) {
       const { writeBundle } = await import('../../view/bundle.ts');
       const written = await writeBundle(api, flags.bundle);
-      printLines([`Wrote a static bundle of ${written.pages} answers to ${flags.bundle} (open ${written.index})`, ...written.notes]);
+      printLines([`Wrote a static bundle of ${written.pages} answers to ${flags.bundle} (open ${relativeToCwd(written.index)})`, ...written.notes]);
       return;
     }
     const { startViewer } = await import('../../view/server.ts');
@@ -60,4 +61,10 @@ export function registerView(program: Command): void {
       process.once('SIGTERM', stop);
     });
   });
+}
+
+/** A path as the user can type it from where they ran the command (an absolute path would name their machine's folders). */
+function relativeToCwd(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel === '' || rel.startsWith('..') ? path : rel;
 }
