@@ -214,6 +214,7 @@ export function taskConfigJson(c: TaskConfig, numFewshot: number, run: { genKwar
     doc_to_target: c.doc_to_target,
     unsafe_code: c.unsafe_code,
     doc_to_choice: c.doc_to_choice,
+    process_results: c.process_results,
     description: c.description,
     target_delimiter: c.target_delimiter,
     fewshot_delimiter: c.fewshot_delimiter,

@@ -42,23 +42,35 @@ export const ALLOWED: Record<string, string> = {
   'configs.*.dataset_kwargs': 'see dataset_path (data_files: the paths of the local copies)',
 };
 
-function allowed(path: string): boolean {
-  return Object.keys(ALLOWED).some((k) => {
+/**
+ * A task function on both sides: lm-eval writes a callable as its Python source at the top level of a task's config
+ * (`def doc_to_text(doc):…`, inspect.getsource) and as its repr in fewshot_config (`<function doc_to_text at 0x…>`, a
+ * memory address); lmaudit, which runs no Python, writes the `!function module.name` reference it resolved. Equal when
+ * they name the same function.
+ */
+function sameFunction(theirs: string, ours: string): boolean {
+  const name = /^!function (?:[\w]+\.)+(\w+)$/.exec(ours)?.[1];
+  return name !== undefined && (theirs.startsWith(`def ${name}(`) || new RegExp(`^<function ${name} at 0x[0-9a-f]+>$`).test(theirs));
+}
+
+function allowed(path: string, extra: Record<string, string> = {}): boolean {
+  return [...Object.keys(ALLOWED), ...Object.keys(extra)].some((k) => {
     const re = new RegExp(`^${k.replace(/\./g, '\\.').replace(/\*/g, '[^.]+')}(\\.|$)`);
     return re.test(path);
   });
 }
 
 /** Every key of lm-eval's results file (but `results`, compared with tolerances elsewhere) against lmaudit's. */
-export function sameResultsFile(ours: Json, theirs: Json, taskName: (t: string) => string, where: string): string[] {
+export function sameResultsFile(ours: Json, theirs: Json, taskName: (t: string) => string, where: string, extraAllowed: Record<string, string> = {}): string[] {
   const problems: string[] = [];
   const walk = (a: unknown, b: unknown, path: string) => {
-    if (allowed(path)) return;
+    if (allowed(path, extraAllowed)) return;
+    if (typeof a === 'string' && typeof b === 'string' && sameFunction(a, b)) return;
     const isObj = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
     if (isObj(a) && isObj(b)) {
       for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
         const p = path === '' ? k : `${path}.${k}`;
-        if (allowed(p)) continue;
+        if (allowed(p, extraAllowed)) continue;
         if (!(k in a)) problems.push(`${where}: ${p} only in lmaudit's file (${JSON.stringify(b[k]).slice(0, 80)})`);
         else if (!(k in b)) problems.push(`${where}: ${p} missing from lmaudit's file (lm-eval: ${JSON.stringify(a[k]).slice(0, 80)})`);
         else walk(a[k], b[k], p);

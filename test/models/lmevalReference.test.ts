@@ -171,7 +171,9 @@ for (const [model, variant] of variants) {
       }
       assert.deepEqual((ours.results['n-shot'] as Json)[task], (ref.results['n-shot'] as Json)[refTask], `${task}: n-shot`);
     }
-    assert.deepEqual(sameResultsFile(ours.results, ref.results, taskName, `${model}/${variant} results file`), []);
+    // cells-mc's YAMLs (scripts/fixtures/models/cells-tasks) set training_split null: the reference keeps no train file.
+    const variantAllowed: Record<string, string> = variant === 'cells-mc' ? { 'configs.*.training_split': 'the cells-mc reference YAMLs set training_split null (no train file is kept); lmaudit runs the shipped YAMLs' } : {};
+    assert.deepEqual(sameResultsFile(ours.results, ref.results, taskName, `${model}/${variant} results file`, variantAllowed), []);
     const audit = await auditAgrees(join(REFERENCE, model, variant), join(dir, 'store'), `${model}/${variant}`);
     assert.deepEqual(audit.tasks.sort(), [...ref.samples.keys()].sort());
   });
