@@ -75,3 +75,14 @@ export function toPythonJson(value: unknown): string {
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/** A stored JSON text read as an object (a document's doc_json): null when absent, not JSON, or not an object. */
+export function parseJsonObject(text: string | null): Record<string, unknown> | null {
+  if (text === null) return null;
+  try {
+    const value: unknown = JSON.parse(text);
+    return isPlainObject(value) ? value : null;
+  } catch {
+    return null;
+  }
+}

@@ -11,6 +11,7 @@ import { promptShape } from '../audit/promptShape.ts';
 import { looksLikeWinogrande, readChoiceDoc } from '../score/lmeval/choiceReading.ts';
 import type { OpenStore } from '../store/readStore.ts';
 import { queryRows, sqlString } from '../util/duckdb.ts';
+import { parseJsonObject } from '../util/json.ts';
 import type { ScopeItems } from './scopeItems.ts';
 import { ViewRequestError } from './viewErrors.ts';
 
@@ -106,7 +107,7 @@ export async function itemDetail(store: OpenStore, items: ScopeItems, runId: str
   let choiceBars: ItemDetail['choiceBars'] = null;
   if (loglikelihood.length > 1) {
     const texts = choices ?? loglikelihood.map((i) => i.arg_continuation ?? '');
-    const doc = parseDoc(first.doc_json);
+    const doc = parseJsonObject(first.doc_json);
     const read = readChoiceDoc(
       { winogrande: looksLikeWinogrande(doc), targetDelimiter: null },
       { target: first.target, choices, continuations: loglikelihood.map((i) => i.arg_continuation), doc },
@@ -150,12 +151,3 @@ function parseChoices(json: string | null): string[] | null {
   }
 }
 
-function parseDoc(json: string | null): Record<string, unknown> | null {
-  if (json === null) return null;
-  try {
-    const value: unknown = JSON.parse(json);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}

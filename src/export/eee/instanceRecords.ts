@@ -9,7 +9,7 @@
  * only generated text (no choice is picked for a log-likelihood request).
  */
 import { canonicalSampleHash } from '../../formats/eeeSampleHash.ts';
-import { parsePythonJson, toPythonJson } from '../../util/json.ts';
+import { parseJsonObject, parsePythonJson, toPythonJson } from '../../util/json.ts';
 import { KEPT_SCORE_PREFIX, VALUE_JSON_KEY } from '../../import/eee/lmauditKeys.ts';
 import { stringMap, type Json, type PlannedResult, type ScoreRow } from './aggregateRecord.ts';
 
@@ -50,7 +50,7 @@ export function instanceRecords(c: RecordContext, results: readonly PlannedResul
   for (const r of results) {
     for (const row of r.rows) {
       const item = c.items.get(row.doc_id);
-      const doc = parseDoc(item?.doc_json ?? null);
+      const doc = parseJsonObject(item?.doc_json ?? null);
       const raw = c.fromEee && typeof doc?.raw === 'string' ? doc.raw : (item?.arg_context ?? '');
       const reference = c.fromEee && Array.isArray(doc?.reference) ? (doc.reference as string[]) : item?.target === null || item?.target === undefined ? [] : [item.target];
       const input: Json = { raw, formatted: item?.arg_context ?? null, reference };
@@ -108,15 +108,6 @@ function attribution(c: RecordContext, docId: string, filter: string, metric: st
   return [{ turn_idx: 0, source: 'output.raw', extracted_value: typeof first === 'string' ? first : JSON.stringify(first), extraction_method: filter, is_terminal: true }];
 }
 
-function parseDoc(text: string | null): Record<string, unknown> | null {
-  if (text === null) return null;
-  try {
-    const v: unknown = JSON.parse(text);
-    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
 
 function parseList(text: string | null): string[] | null {
   if (text === null) return null;

@@ -8,7 +8,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { duckSideConnection, forEachRow, limitDuckMemory, queryRows, scratchFolder, sqlString, streamRows } from '../../util/duckdb.ts';
 import type { OpenStore } from '../../store/readStore.ts';
-import { isPlainObject } from '../../util/json.ts';
+import { parseJsonObject } from '../../util/json.ts';
 import type { DocRecord } from './perItem.ts';
 
 export interface ScoreItem {
@@ -118,7 +118,7 @@ async function mergeRecords(scores: AsyncGenerator<ScoreRow>, docs: AsyncGenerat
     while (!nextDoc.done && nextDoc.value.doc_id === first.doc_id && nextDoc.value.filter === first.filter) {
       const d = nextDoc.value;
       if (d.request_idx !== null) {
-        doc ??= { docId: d.doc_id, requestType: d.request_type, target: d.target, choices: parseJson(d.choices_json) as string[] | null, doc: parseDoc(d.doc_json), requests: [] };
+        doc ??= { docId: d.doc_id, requestType: d.request_type, target: d.target, choices: parseJson(d.choices_json) as string[] | null, doc: parseJsonObject(d.doc_json), requests: [] };
         const req = (doc.requests[d.request_idx] ??= { continuation: d.arg_continuation, texts: [], logprobs: [], greedy: [] });
         if (d.repeat !== null) {
           req.texts[d.repeat] = d.text;
@@ -155,7 +155,3 @@ function parseJson(text: string | null): unknown {
   }
 }
 
-function parseDoc(text: string | null): Record<string, unknown> | null {
-  const v = parseJson(text);
-  return isPlainObject(v) ? v : null;
-}
