@@ -99,12 +99,14 @@ test('the committed real lm-eval 0.4.13 runs (fixtures/models/lmeval-reference):
 /** process_results_mc2 goes through numpy's exp and sum, whose last bits are the platform's (taskCode.ts): 16 ulp of 1. */
 const MC2_TOLERANCE = 16 * 2 ** -52;
 
-test('real lm-eval 0.4.13 on gpt2-tiny (cells-mc: winogrande, truthfulqa_mc1/mc2, arc_challenge, hellaswag, piqa, boolq): every default cell equals lm-eval\'s per-item value', async () => {
-  const { store } = await loadSource([fixturePath('models/lmeval-reference/gpt2-tiny/cells-mc')], { skipBad: false, fields: {} });
-  const { perTask, differing } = await compareDefaultCells(store, (task) => (task === 'truthfulqa_mc2' ? MC2_TOLERANCE : 0));
-  assert.deepEqual(differing, []);
-  for (const task of ['arc_challenge', 'boolq', 'hellaswag', 'piqa', 'truthfulqa_mc1', 'truthfulqa_mc2', 'winogrande']) {
-    assert.deepEqual(perTask.get(task)?.get('acc'), [20, 20], task);
-  }
-  for (const task of ['arc_challenge', 'hellaswag', 'piqa']) assert.deepEqual(perTask.get(task)?.get('acc_norm'), [20, 20], task);
-});
+for (const model of ['gpt2-tiny', 'qwen3-tiny']) {
+  test(`real lm-eval 0.4.13 on ${model} (cells-mc: winogrande, truthfulqa_mc1/mc2, arc_challenge, hellaswag, piqa, boolq): every default cell equals lm-eval's per-item value`, async () => {
+    const { store } = await loadSource([fixturePath(`models/lmeval-reference/${model}/cells-mc`)], { skipBad: false, fields: {} });
+    const { perTask, differing } = await compareDefaultCells(store, (task) => (task === 'truthfulqa_mc2' ? MC2_TOLERANCE : 0));
+    assert.deepEqual(differing, []);
+    for (const task of ['arc_challenge', 'boolq', 'hellaswag', 'piqa', 'truthfulqa_mc1', 'truthfulqa_mc2', 'winogrande']) {
+      assert.deepEqual(perTask.get(task)?.get('acc'), [20, 20], task);
+    }
+    for (const task of ['arc_challenge', 'hellaswag', 'piqa']) assert.deepEqual(perTask.get(task)?.get('acc_norm'), [20, 20], task);
+  });
+}
