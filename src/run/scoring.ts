@@ -12,7 +12,7 @@ import type { BuiltTask, DocRequests } from '../prompt/build.ts';
 import { pyStrOf } from '../prompt/build.ts';
 import type { Stderr } from '../score/lmeval/aggregate.ts';
 import { buildPipeline, DEFAULT_PIPELINE, type FilterPipeline } from '../score/lmeval/filters.ts';
-import { aggregateMetric, scoreDocument, scoringSpec, type DocumentScoringInput, type SampleValue } from '../score/lmeval/taskScoring.ts';
+import { aggregateMetric, BYPASS, scoreDocument, scoringSpec, type DocumentScoringInput, type SampleValue } from '../score/lmeval/taskScoring.ts';
 import type { FilteredRow, ResponseRow, ScoreRow } from '../store/schema.ts';
 import { isPlainObject } from '../util/json.ts';
 import { sha256Hex } from '../util/hash.ts';
@@ -92,7 +92,7 @@ export function metricSpecs(task: BuiltTask): MetricSpec[] {
  * process_results returns it (its metric loop calls bypass(...) -> None); multiple_choice, loglikelihood and
  * loglikelihood_rolling return only the metrics they know by name, so their documents carry no metric at all.
  */
-export const BYPASS = 'bypass';
+export { BYPASS };
 const BYPASS_AGGREGATE = 999;
 const BYPASS_SPEC: MetricSpec = { metric: BYPASS, aggregation: BYPASS, higherIsBetter: true, entry: { metric: BYPASS } };
 
