@@ -59,6 +59,8 @@ const SUPPORTED: Record<string, Record<string, { higherIsBetter: boolean; int: b
 };
 const AGGREGATIONS = new Set<string>(['mean', 'median', 'perplexity', 'nanmean', 'weighted_perplexity', 'bits_per_byte']);
 
+const OUTPUTS_ONLY = "--predict_only runs it for its outputs only, as lm-eval's does";
+
 /** The metrics a task asks for, checked before anything is sent: a metric lmaudit cannot compute stops the run here. */
 export function metricSpecs(task: BuiltTask): MetricSpec[] {
   const c = task.config;
@@ -68,7 +70,7 @@ export function metricSpecs(task: BuiltTask): MetricSpec[] {
     // A task scored by its own Python runs through its port (truthfulqa's BLEU/ROUGE and mc2), or is refused here.
     scoring = scoringSpec(c, TASK_ROOTS());
   } catch (error) {
-    if (error instanceof UnsupportedError) throw new BadInputError(`${error.message}; lmaudit run cannot score it`, { file: c.source, field: 'process_results' });
+    if (error instanceof UnsupportedError) throw new BadInputError(`${error.message}; lmaudit run cannot score it (${OUTPUTS_ONLY})`, { file: c.source, field: 'process_results' });
     throw error;
   }
   const ported = scoring.processResults !== null;
@@ -78,7 +80,7 @@ export function metricSpecs(task: BuiltTask): MetricSpec[] {
   return scoring.metrics.map((m, i) => {
     const entry: Record<string, unknown> = c.metric_list?.[i] ?? { metric: m.metric };
     const known = table?.[m.metric];
-    if (!ported && known === undefined) throw new BadInputError(`task '${c.task}': metric ${m.metric} is not computed by lmaudit run for ${c.output_type} (it computes ${Object.keys(table!).join(', ')})`, where);
+    if (!ported && known === undefined) throw new BadInputError(`task '${c.task}': metric ${m.metric} is not computed by lmaudit run for ${c.output_type} (it computes ${Object.keys(table!).join(', ')}; ${OUTPUTS_ONLY})`, where);
     if (!AGGREGATIONS.has(m.aggregation)) throw new BadInputError(`task '${c.task}': aggregation ${m.aggregation} of ${m.metric} is not supported by lmaudit run`, where);
     const hib = entry.higher_is_better;
     return { metric: m.metric, aggregation: m.aggregation, higherIsBetter: typeof hib === 'boolean' ? hib : (known?.higherIsBetter ?? true), entry };
