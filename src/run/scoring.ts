@@ -167,7 +167,8 @@ export function scoreTask(task: BuiltTask, runId: string, responses: ReadonlyMap
   const docs = task.docs.map((d) => docRecord(d, responses, repeats));
   const out: TaskScores = { task: c.task, results: [], scores: [], filtered: [], samples: [], bypassed: predictOnly };
   const values = new Map<string, (SampleValue | null)[]>();
-  const metricsOf = predictOnly ? bypassedMetrics(c.output_type) : computedMetrics(task, specs);
+  // lm-eval's multiple_target: the first evaluated document's target is a list (ConfigurableTask.__init__).
+  const metricsOf = predictOnly ? bypassedMetrics(c.output_type, Array.isArray(task.docs[0]?.target)) : computedMetrics(task, specs);
   let line = 0;
   for (const pipeline of pipelines) {
     const apply = buildPipeline(pipeline);
@@ -223,9 +224,13 @@ function computedMetrics(task: BuiltTask, specs: readonly MetricSpec[]): Documen
   };
 }
 
-/** lm-eval's process_results with bypass as the only metric: None from generate_until, nothing from the other output types. */
-function bypassedMetrics(outputType: string): DocumentMetrics {
-  return () => (outputType === 'generate_until' ? [[BYPASS, null]] : []);
+/**
+ * lm-eval's process_results with bypass as the only metric: nothing from the output types other than generate_until;
+ * from generate_until None, or 0.0 for a multiple-target task (its loop keeps `1.0 if any(scores) else 0.0` of the Nones).
+ */
+function bypassedMetrics(outputType: string, multipleTarget: boolean): DocumentMetrics {
+  const value = multipleTarget ? 0 : null;
+  return () => (outputType === 'generate_until' ? [[BYPASS, value]] : []);
 }
 
 /** What lm-eval's process_results receives for one document under one filter. */

@@ -99,3 +99,22 @@ test('a task whose process_results lmaudit has not ported is refused without --p
   assert.deepEqual(results.results.gsm8k_unported, { name: 'gsm8k_unported', alias: 'gsm8k_unported', sample_len: 1, 'bypass,strict-match': 999, 'bypass_stderr,strict-match': 'N/A', 'bypass,flexible-extract': 999, 'bypass_stderr,flexible-extract': 'N/A' });
   assert.equal(results.configs.gsm8k_unported.process_results, 'process_results');
 });
+
+test("--predict_only on a multiple-target generate_until task: bypass 0.0 per line, as lm-eval's (any(None...) is false)", () => {
+  const listRef = 'fixtures/models/lmeval-reference/gpt2-tiny/predict-only-list';
+  const out = mkdtempSync(join(tmpdir(), 'lmaudit-predict-only-list-'));
+  const r = runCli(['run', '--model', 'onnx', '--model_args', 'pretrained=fixtures/models/gpt2-tiny', '--tasks', 'gsm8k_list_target', '--include_path', join(listRef, 'tasks'),
+    '--batch_size', '1', '--limit', '2', '--predict_only', '--gen_kwargs', 'max_gen_toks=32', '--output_path', join(out, 'out'), '--out', join(out, 'store')]);
+  assert.equal(r.status, 0, r.stderr);
+  const dirOut = join(out, 'out', readdirSync(join(out, 'out'))[0]!);
+  const ref = readFileSync(fileIn(listRef, 'samples_gsm8k_list_target_'), 'utf8').trimEnd().split('\n');
+  const ours = readFileSync(fileIn(dirOut, 'samples_gsm8k_list_target_'), 'utf8').trimEnd().split('\n');
+  assert.equal(ours.length, ref.length);
+  ours.forEach((line, i) => {
+    // The float 0.0 as Python writes it, last on the line in both.
+    assert.ok(line.endsWith(', "bypass": 0.0}') && ref[i]!.endsWith(', "bypass": 0.0}'), line.slice(-200));
+    const [a, b] = [JSON.parse(line), JSON.parse(ref[i]!)];
+    for (const k of ['doc_id', 'filter', 'target', 'metrics', 'doc_hash', 'prompt_hash', 'target_hash']) assert.deepEqual(a[k], b[k], `line ${i} ${k}`);
+  });
+  assert.deepEqual(JSON.parse(readFileSync(fileIn(dirOut, 'results_'), 'utf8')).results, JSON.parse(readFileSync(fileIn(listRef, 'results_'), 'utf8')).results);
+});
