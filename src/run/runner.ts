@@ -114,6 +114,8 @@ function shardRunOptions(o: RunOptions): string {
   return dumpsPy({
     model: o.model, model_args: redactedArgs(o.modelArgs), tasks: o.tasks, include_path: o.includePaths ?? [], num_fewshot: o.numFewshot, batch_size: o.batchSize, limit: o.limit,
     apply_chat_template: o.applyChatTemplate, fewshot_as_multiturn: o.fewshotAsMultiturn, system_instruction: o.systemInstruction, gen_kwargs: o.genKwargs, seed: o.seed,
+    // Only when set, so that shard stores written before the flag was honoured keep their record.
+    ...(o.predictOnly ? { predict_only: true } : {}),
   });
 }
 

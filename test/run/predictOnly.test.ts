@@ -118,3 +118,20 @@ test("--predict_only on a multiple-target generate_until task: bypass 0.0 per li
   });
   assert.deepEqual(JSON.parse(readFileSync(fileIn(dirOut, 'results_'), 'utf8')).results, JSON.parse(readFileSync(fileIn(listRef, 'results_'), 'utf8')).results);
 });
+
+test('--predict_only shards merge into the predict-only run (lmaudit merge re-runs with the flag the shards recorded)', () => {
+  const m = mkdtempSync(join(tmpdir(), 'lmaudit-predict-only-merge-'));
+  const shardArgs = ['run', '--model', 'onnx', '--model_args', 'pretrained=fixtures/models/gpt2-tiny', '--tasks', TASKS.join(','), '--include_path', 'scripts/fixtures/models/tasks',
+    '--batch_size', '1', '--limit', '3', '--predict_only', '--gen_kwargs', 'max_gen_toks=32'];
+  for (const i of [0, 1]) {
+    const r = runCli([...shardArgs, '--shard', `${i}/2`, '--out', join(m, `s${i}`)]);
+    assert.equal(r.status, 0, r.stderr);
+  }
+  const merged = runCli(['merge', join(m, 'merged'), join(m, 's0'), join(m, 's1'), '--output_path', join(m, 'out')]);
+  assert.equal(merged.status, 0, merged.stderr);
+  const out = join(m, 'out', readdirSync(join(m, 'out'))[0]!);
+  const ours = JSON.parse(readFileSync(fileIn(out, 'results_'), 'utf8'));
+  const ref = JSON.parse(readFileSync(fileIn(REF, 'results_'), 'utf8'));
+  assert.deepEqual(ours.results, ref.results);
+  assert.deepEqual(ours.higher_is_better, ref.higher_is_better);
+});
