@@ -135,3 +135,14 @@ test('--predict_only shards merge into the predict-only run (lmaudit merge re-ru
   assert.deepEqual(ours.results, ref.results);
   assert.deepEqual(ours.higher_is_better, ref.higher_is_better);
 });
+
+test("lm-eval's own --predict_only files, imported: as-recorded has nothing to reproduce, and sample_len 0 is not called a wrong document count", () => {
+  const store = join(mkdtempSync(join(tmpdir(), 'lmaudit-predict-only-import-')), 'store');
+  const imported = runCli(['import', join(REF, 'results_2026-12-06T02-07-32.488721.json'), join(REF, 'samples_arc_easy_2026-12-06T02-07-32.488721.jsonl'), join(REF, 'samples_gsm8k_2026-12-06T02-07-32.488721.jsonl'), '--out', store]);
+  assert.equal(imported.status, 0, imported.stderr);
+  const r = runCli(['rescore', store, '--extractors', 'as-recorded']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.ok(r.stdout.includes('2 task(s) ran with metrics bypassed') && r.stdout.includes('nothing was recorded to reproduce: arc_easy, gsm8k'), r.stdout);
+  // arc_easy's n-samples effective is 0 (no document returned a metric) while its samples hold 3: lm-eval's rule, not an error.
+  assert.ok(!r.stdout.includes('Cannot be right') && !r.stdout.includes('the results claim 0 documents'), r.stdout);
+});
