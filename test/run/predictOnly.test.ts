@@ -12,6 +12,9 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.ts';
+import { checkConfiguredVsUsed } from '../../src/audit/configuredVsUsed.ts';
+import { loadDocs } from '../../src/audit/itemJoin.ts';
+import { loadSource } from '../../src/audit/source.ts';
 
 const REF = 'fixtures/models/lmeval-reference/gpt2-tiny/predict-only';
 const TASKS = ['arc_easy', 'gsm8k'];
@@ -145,4 +148,16 @@ test("lm-eval's own --predict_only files, imported: as-recorded has nothing to r
   assert.ok(r.stdout.includes('2 task(s) ran with metrics bypassed') && r.stdout.includes('nothing was recorded to reproduce: arc_easy, gsm8k'), r.stdout);
   // arc_easy's n-samples effective is 0 (no document returned a metric) while its samples hold 3: lm-eval's rule, not an error.
   assert.ok(!r.stdout.includes('Cannot be right') && !r.stdout.includes('the results claim 0 documents'), r.stdout);
+});
+
+test("configured vs used on lm-eval's predict-only files: arc_easy's n-samples effective 0 is not a document count (limit and samples checks not applicable)", async () => {
+  const source = await loadSource([join(REF, 'results_2026-12-06T02-07-32.488721.json'), join(REF, 'samples_arc_easy_2026-12-06T02-07-32.488721.jsonl')], { skipBad: false, fields: {} });
+  const run = source.store.manifest.runs[0]!;
+  const checks = await checkConfiguredVsUsed(run, 'arc_easy', await loadDocs(source.store, run.run_id, 'arc_easy'));
+  const why = "metrics bypassed (lm-eval's --predict_only): n-samples' effective counts the documents that returned a metric, and only a generate_until task's return bypass";
+  for (const id of ['limit_vs_samples', 'samples_in_file']) {
+    const c = checks.find((x) => x.id === id)!;
+    assert.equal(c.status, 'not applicable', `${id}: ${JSON.stringify(c)}`);
+    assert.equal(c.message, why, JSON.stringify(c));
+  }
 });
