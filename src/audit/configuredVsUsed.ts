@@ -9,6 +9,7 @@ import type { DocRecord } from './itemJoin.ts';
 import { multiturnShots, plainShots, systemMessage } from './promptShape.ts';
 import { valueOf } from './provenanceView.ts';
 import { rawResults, taskConfig, type RawResults } from './recordFiles.ts';
+import { metricsBypassed } from '../score/lmeval/taskScoring.ts';
 
 export type CheckStatus = 'ok' | 'mismatch' | 'unknown' | 'not applicable';
 
@@ -140,6 +141,9 @@ export function claimedDocuments(run: RunProvenance, task: string): number | nul
   return nSamples({ run, task })?.effective ?? null;
 }
 
+/** Why n-samples' effective is no document count under --predict_only (lm-eval's evaluator_utils: effective = sample_len). */
+const BYPASSED_COUNT = "metrics bypassed (lm-eval's --predict_only): n-samples' effective counts the documents that returned a metric, and only a generate_until task's return bypass";
+
 function nSamples(c: Pick<Context, 'run' | 'task'>): { original: number; effective: number } | null {
   const v = c.run.tasks[c.task]?.samples.document_count?.configured;
   if (v === undefined || v.status === 'unknown') return null;
@@ -155,6 +159,7 @@ const limitVsSamples: Check = (c) => {
   const expected = expectedDocs(typeof limit === 'number' ? limit : null, ns.original);
   const used = `n-samples effective ${ns.effective} of ${ns.original}`;
   if (expected === ns.effective) return result(id, c.task, 'ok', show(limit), used, `limit ${show(limit)} over ${ns.original} documents gives ${expected}, as recorded`);
+  if (metricsBypassed(c.run, c.task)) return result(id, c.task, 'not applicable', show(limit), used, BYPASSED_COUNT);
   // lm-eval's --samples (document ids chosen by hand) evaluates fewer documents and is not written to the results.
   const unrecordedSamples = ns.effective < expected ? '; fewer, as lm-eval\'s --samples (chosen document ids, not written to the results file) would give' : '';
   return result(id, c.task, 'mismatch', show(limit), used, `limit ${show(limit)} over ${ns.original} documents should give ${expected}, but n-samples says ${ns.effective}${unrecordedSamples}`);
@@ -168,6 +173,7 @@ const samplesInFile: Check = (c) => {
   const used = `${c.docs.length} documents`;
   if (claimed === undefined) return result(id, c.task, 'unknown', 'unknown', used, 'the results do not say how many documents were scored');
   if (claimed === c.docs.length) return result(id, c.task, 'ok', String(claimed), used, 'the samples hold as many documents as the results claim');
+  if (metricsBypassed(c.run, c.task)) return result(id, c.task, 'not applicable', String(claimed), used, BYPASSED_COUNT);
   const last = c.docs[c.docs.length - 1]!;
   return result(id, c.task, 'mismatch', String(claimed), used, `the results claim ${claimed} documents, the samples hold ${c.docs.length}`, [{ docId: last.docId, bytes: `last document in the samples: doc_id ${last.docId}` }]);
 };

@@ -38,7 +38,7 @@ export function addLmevalFlags(command: Command): Command {
     .option('-w, --write_out', "lm-eval's flag: accepted; every prompt is in the store (`lmaudit prompts` prints them)")
     .option('-c, --use_cache <store>', "lm-eval's response cache: lmaudit's store is the cache — a new folder becomes the run's store, an unfinished one is resumed (only the missing requests are sent), a finished one answers the run by replay into a new --out")
     .option('--cache_requests [mode]', "lm-eval's request cache (true|refresh|delete): accepted; lmaudit builds the requests afresh each run and keeps responses in the store (--use_cache, --resume)")
-    .option('-x, --predict_only', "lm-eval's flag: accepted; the outputs are stored (scores are computed too)")
+    .option('-x, --predict_only', "lm-eval's flag: outputs only — stored as usual, every task's metrics replaced by lm-eval's bypass (nothing is scored; a task whose scoring lmaudit cannot port runs too)")
     .option('-v, --verbosity <level>', "lm-eval's log level: accepted (lmaudit's progress goes to stderr whatever it is)")
     .option('--show_config', "lm-eval's flag: print each task's configuration after the run")
     .option('--max_batch_size <n>', "lm-eval's cap for --batch_size auto: accepted (auto is 1 here)")
@@ -150,7 +150,7 @@ export function lmevalFlagEffects(flags: LmevalFlags, backend: string): LmevalFl
     if (!(backend === 'onnx' && flags.device === 'cpu')) warnings.push(`--device ${flags.device}: ${message} (recorded in the provenance)`);
   }
   if (flags.cache_requests !== undefined) note('--cache_requests', 'accepted; lmaudit builds the requests afresh (responses are what a store keeps: --use_cache, --resume)');
-  if (flags.predict_only) note('--predict_only', 'accepted; the outputs are stored and also scored');
+  if (flags.predict_only) note('--predict_only', "outputs only: every task's metrics were replaced by lm-eval's bypass, so no metric was computed");
   if (flags.max_batch_size !== undefined) note('--max_batch_size', `accepted (${flags.max_batch_size}); --batch_size auto is 1 in lmaudit`);
   return { notes, warnings };
 }

@@ -18,7 +18,7 @@ import type { ModelArgs, ModelDescription } from '../models/lm.ts';
 import { pyStrOf } from '../prompt/build.ts';
 
 const pyVersion = (v: unknown): string => (v === null || v === undefined ? 'Yaml' : pyStrOf(v));
-import { BOOTSTRAP_ITERS, type TaskScores } from './scoring.ts';
+import { BOOTSTRAP_ITERS, BYPASS, type TaskScores } from './scoring.ts';
 import type { GroupResult } from './groups.ts';
 
 /** `datetime.now().isoformat().replace(":", "-")` in local time (microseconds omitted when zero, as Python does). */
@@ -86,6 +86,8 @@ export async function writeLmevalFiles(input: LmevalFilesInput): Promise<string[
 }
 
 const float = (x: number) => new PyFloat(x);
+/** An aggregate as lm-eval writes it: a float, except bypass_agg's int (--predict_only). */
+const resultValue = (r: { value: number; aggregation?: string }) => (r.aggregation === BYPASS ? r.value : float(r.value));
 
 function resultsJson(input: LmevalFilesInput, name: string, taskHashes: Record<string, string>): Record<string, unknown> {
   const results: Record<string, unknown> = {};
@@ -96,7 +98,7 @@ function resultsJson(input: LmevalFilesInput, name: string, taskHashes: Record<s
     // sample_len: the count of the last (metric, filter) processed, as lm-eval's.
     entry.sample_len = s.results.at(-1)?.n ?? 0;
     for (const r of s.results) {
-      entry[`${r.metric},${r.filter}`] = float(r.value);
+      entry[`${r.metric},${r.filter}`] = resultValue(r);
       entry[`${r.metric}_stderr,${r.filter}`] = r.stderr === 'N/A' ? 'N/A' : float(r.stderr);
     }
     results[s.task] = entry;
@@ -109,7 +111,7 @@ function resultsJson(input: LmevalFilesInput, name: string, taskHashes: Record<s
     }
     const entry: Record<string, unknown> = { alias: g.alias, name: g.group, sample_len: g.results.at(-1)!.n };
     for (const r of g.results) {
-      entry[`${r.metric},${r.filter}`] = float(r.value);
+      entry[`${r.metric},${r.filter}`] = resultValue(r);
       entry[`${r.metric}_stderr,${r.filter}`] = r.stderr === 'N/A' ? 'N/A' : float(r.stderr);
     }
     entry.sample_count = Object.fromEntries(g.results.map((r) => [`${r.metric},${r.filter}`, r.n]));
@@ -127,7 +129,7 @@ function resultsJson(input: LmevalFilesInput, name: string, taskHashes: Record<s
     results,
     ...(Object.keys(groups).length > 0 && { groups }),
     group_subtasks: Object.fromEntries(input.groups.map((g) => [g.group, g.children])),
-    configs: sorted(input.tasks.map((t) => [t.config.task, taskConfigJson(t.config, t.numFewshot, { genKwargs: input.genKwargs, modelArgs: input.modelArgs })])),
+    configs: sorted(input.tasks.map((t) => [t.config.task, taskConfigJson(t.config, t.numFewshot, { genKwargs: input.genKwargs, modelArgs: input.modelArgs, predictOnly: input.scores.some((s) => s.task === t.config.task && s.bypassed) })])),
     versions: sorted([
       ...input.tasks.map((t): [string, unknown] => [t.config.task, t.config.metadata.version ?? 'Yaml']),
       ...input.groups.map((g): [string, unknown] => [g.group, g.version === null ? 'N/A' : pyStrOf(g.version)]),
@@ -137,10 +139,15 @@ function resultsJson(input: LmevalFilesInput, name: string, taskHashes: Record<s
       ...input.groups.map((g): [string, number | undefined] => [g.group, groupShots.get(g.group)]),
     ].filter((e): e is [string, number] => e[1] !== undefined)),
     higher_is_better: sorted([
-      ...input.scores.map((s): [string, unknown] => [s.task, Object.fromEntries(s.results.map((r) => [r.metric, r.higherIsBetter]))]),
+      // A bypassed task's is the task's (override_metric's), whether or not any document returned the metric.
+      ...input.scores.map((s): [string, unknown] => [s.task, s.bypassed ? { [BYPASS]: true } : Object.fromEntries(s.results.map((r) => [r.metric, r.higherIsBetter]))]),
       ...input.groups.filter((g) => g.results.length > 0).map((g): [string, unknown] => [g.group, Object.fromEntries(g.results.map((r) => [r.metric, r.higherIsBetter]))]),
     ]),
-    'n-samples': Object.fromEntries(input.tasks.map((t) => [t.config.task, { original: t.evalDocCount, effective: t.docs.length }])),
+    // effective is lm-eval's sample_len: under --predict_only, 0 for a task whose documents return no metric.
+    'n-samples': Object.fromEntries(input.tasks.map((t) => {
+      const s = input.scores.find((x) => x.task === t.config.task);
+      return [t.config.task, { original: t.evalDocCount, effective: s?.bypassed ? (s.results.at(-1)?.n ?? 0) : t.docs.length }];
+    })),
     config: {
       model: input.model,
       model_args: input.modelArgs,
@@ -189,7 +196,7 @@ function resultsJson(input: LmevalFilesInput, name: string, taskHashes: Record<s
  * is never written (lm-eval's task index takes it out); generation_kwargs with --gen_kwargs merged in, as
  * ConfigurableTask.set_config does; metadata with the model arguments and the YAML's path, as TaskManager adds them.
  */
-export function taskConfigJson(c: TaskConfig, numFewshot: number, run: { genKwargs?: Record<string, unknown> | null; modelArgs?: ModelArgs } = {}): Record<string, unknown> {
+export function taskConfigJson(c: TaskConfig, numFewshot: number, run: { genKwargs?: Record<string, unknown> | null; modelArgs?: ModelArgs; predictOnly?: boolean } = {}): Record<string, unknown> {
   const keep = (v: unknown): unknown => {
     if (v instanceof FunctionRef) return String(v);
     if (Array.isArray(v)) return v.map(keep);
@@ -214,14 +221,15 @@ export function taskConfigJson(c: TaskConfig, numFewshot: number, run: { genKwar
     doc_to_target: c.doc_to_target,
     unsafe_code: c.unsafe_code,
     doc_to_choice: c.doc_to_choice,
-    process_results: c.process_results,
+    // override_metric("bypass") sets these two config fields (api/task.py).
+    process_results: run.predictOnly ? 'process_results' : c.process_results,
     description: c.description,
     target_delimiter: c.target_delimiter,
     fewshot_delimiter: c.fewshot_delimiter,
     // FewshotConfig's fields in its dataclass order (FEWSHOT_KEYS), as asdict writes them.
     fewshot_config: Object.fromEntries(FEWSHOT_KEYS.map((k) => [k, c.fewshot_config[k]])),
     num_fewshot: numFewshot,
-    metric_list: c.metric_list,
+    metric_list: run.predictOnly ? [{ metric: BYPASS }] : c.metric_list,
     output_type: c.output_type,
     generation_kwargs: genKwargs,
     repeats: c.repeats,
@@ -247,7 +255,7 @@ export function resultsTable(tasks: readonly BuiltTask[], scores: readonly TaskS
   return [...lines, '', ...markdownTable('Groups', groupRows)];
 }
 
-function markdownTable(title: string, entries: { name: string; version: string; shots: string; results: readonly { metric: string; filter: string; value: number; stderr: number | 'N/A'; higherIsBetter: boolean | null }[] }[]): string[] {
+function markdownTable(title: string, entries: { name: string; version: string; shots: string; results: readonly { metric: string; filter: string; value: number; stderr: number | 'N/A'; higherIsBetter: boolean | null; aggregation?: string }[] }[]): string[] {
   const header = [title, 'Version', 'Filter', 'n-shot', 'Metric', '', 'Value', '', 'Stderr'];
   const right = new Set([1, 3, 6, 8]);
   const rows: string[][] = [];
@@ -261,7 +269,7 @@ function markdownTable(title: string, entries: { name: string; version: string; 
         first ? e.shots : '',
         r.metric,
         r.higherIsBetter === null ? '' : r.higherIsBetter ? '↑' : '↓',
-        r.value.toFixed(4),
+        r.aggregation === BYPASS ? String(r.value) : r.value.toFixed(4),
         '±',
         r.stderr === 'N/A' ? 'N/A' : r.stderr.toFixed(4),
       ]);

@@ -25,7 +25,7 @@ import {
   type TaskProvenance,
 } from '../store/schema.ts';
 import { sha256Hex } from '../util/hash.ts';
-import { BOOTSTRAP_ITERS, filterPipelines, metricSpecs, type TaskScores } from './scoring.ts';
+import { BOOTSTRAP_ITERS, BYPASS, filterPipelines, runMetricSpecs, type TaskScores } from './scoring.ts';
 import type { GenerationSettings } from '../models/lm.ts';
 import type { GroupResult } from './groups.ts';
 
@@ -60,6 +60,8 @@ export interface RunFacts {
   settings: ReadonlyMap<string, GenerationSettings>;
   /** The backend's context length (lm-eval's max_length). */
   maxLength: number;
+  /** --predict_only: every task's metrics were replaced by lm-eval's bypass. */
+  predictOnly?: boolean;
 }
 
 // Credentials by their usual names; not tokenizer settings such as add_bos_token or eos_token.
@@ -168,13 +170,20 @@ function taskBlock(f: RunFacts, t: BuiltTask, o: TaskObservations | null): TaskP
   p.task.dataset_split = { configured: yaml(split, c.test_split !== null ? 'test_split' : 'validation_split'), used: used(split, 'the split the documents were read from') };
   p.task.dataset_hash = same(recorded(sha256Hex(t.docs.map((d) => d.doc_hash).join('')), 'sha256 of the evaluated documents’ doc_hash values, in order'));
 
-  const specs = metricSpecs(t);
+  const specs = runMetricSpecs(t, f.predictOnly ?? false);
   const pipelines = filterPipelines(t);
   p.scoring.output_type = { configured: yaml(c.output_type, 'output_type'), used: used([t.docs[0]?.request_type ?? null], 'request types sent') };
   // The lm-eval importer's words for a task scored by its own code (scored_by_process_results is the flag).
-  p.scored_by_process_results = c.process_results !== null;
-  p.scoring.scoring_path = same(recorded(c.process_results !== null ? 'process_results (task code)' : c.output_type === 'generate_until' ? 'generate + filter + metric' : 'loglikelihood comparison', c.process_results !== null ? 'process_results' : 'output_type'));
-  p.scoring.metrics = { configured: c.metric_list === null ? inferred(specs.map((s) => ({ metric: s.metric })), 'no metric_list: lm-eval’s defaults for the output type') : yaml(c.metric_list, 'metric_list'), used: used(specs.map((s) => s.metric), 'metrics computed') };
+  if (f.predictOnly) {
+    // lm-eval's override_metric("bypass") also replaces the task's process_results by the built-in one.
+    p.scored_by_process_results = false;
+    p.scoring.scoring_path = same(recorded(`none: metrics bypassed (--predict_only), outputs stored only`, '--predict_only'));
+    p.scoring.metrics = { configured: c.metric_list === null ? UNKNOWN : yaml(c.metric_list, 'metric_list'), used: used([BYPASS], 'lm-eval’s bypass metric (--predict_only): no metric computed') };
+  } else {
+    p.scored_by_process_results = c.process_results !== null;
+    p.scoring.scoring_path = same(recorded(c.process_results !== null ? 'process_results (task code)' : c.output_type === 'generate_until' ? 'generate + filter + metric' : 'loglikelihood comparison', c.process_results !== null ? 'process_results' : 'output_type'));
+    p.scoring.metrics = { configured: c.metric_list === null ? inferred(specs.map((s) => ({ metric: s.metric })), 'no metric_list: lm-eval’s defaults for the output type') : yaml(c.metric_list, 'metric_list'), used: used(specs.map((s) => s.metric), 'metrics computed') };
+  }
   p.scoring.filters = { configured: c.filter_list === null ? inferred(pipelines, 'no filter_list: lm-eval applies take_first as filter "none"') : yaml(c.filter_list, 'filter_list'), used: used(pipelines.map((x) => x.name), 'filter pipelines applied') };
 
   const tpl = f.chatTemplate;

@@ -63,6 +63,8 @@ export interface RunOptions {
   allowMissing?: boolean;
   /** Notes the provenance carries besides the run's own (`lmaudit merge` names its shards). */
   notes?: RecordNote[];
+  /** lm-eval's --predict_only: the outputs are stored, every task's metrics are lm-eval's bypass (nothing is scored). */
+  predictOnly?: boolean;
 }
 
 export interface RunSummary {
@@ -112,6 +114,8 @@ function shardRunOptions(o: RunOptions): string {
   return dumpsPy({
     model: o.model, model_args: redactedArgs(o.modelArgs), tasks: o.tasks, include_path: o.includePaths ?? [], num_fewshot: o.numFewshot, batch_size: o.batchSize, limit: o.limit,
     apply_chat_template: o.applyChatTemplate, fewshot_as_multiturn: o.fewshotAsMultiturn, system_instruction: o.systemInstruction, gen_kwargs: o.genKwargs, seed: o.seed,
+    // Only when set, so that shard stores written before the flag was honoured keep their record.
+    ...(o.predictOnly ? { predict_only: true } : {}),
   });
 }
 
@@ -186,7 +190,7 @@ async function runWith(lm: LanguageModel, o: RunOptions, events: RunEvents, star
     const { loadChatTemplate } = await import('../prompt/chatTemplate.ts');
     chatTemplate = loadChatTemplate(o.applyChatTemplate);
   }
-  for (const t of built) checkScorable(t);
+  for (const t of built) checkScorable(t, o.predictOnly ?? false);
   const leafTasks = built.map((t) => ({ name: t.config.task, tags: t.config.tag }));
   groupResults(groups, [], leafTasks);
   checkCapabilities(lm, built);
@@ -292,7 +296,7 @@ async function runWith(lm: LanguageModel, o: RunOptions, events: RunEvents, star
   await events.emit({ kind: 'scoring' });
   const responses = await readResponses(o.store, recorder);
   const byKey = new Map(responses.map((r) => [responseKey(r), r]));
-  const scores = built.map((t) => scoreTask(t, runId, byKey, Math.max(1, t.config.repeats)));
+  const scores = built.map((t) => scoreTask(t, runId, byKey, Math.max(1, t.config.repeats), o.predictOnly ?? false));
   const groupScores = groupResults(groups, scores, leafTasks);
   const observed = observations(built, responses);
   const wallMs = performance.now() - startedAt;
@@ -325,7 +329,7 @@ function runFacts(o: RunOptions, runId: string, description: RunFacts['descripti
   return {
     runId, label: `${o.model} ${o.tasks.join(',')}`, model: o.model, modelArgs: o.modelArgs, batchSize: o.batchSize, description, tasks: built, chatTemplate,
     applyChatTemplate: o.applyChatTemplate, fewshotAsMultiturn: o.fewshotAsMultiturn, systemInstruction: o.systemInstruction, genKwargs: o.genKwargs,
-    numFewshot: o.numFewshot, limit: o.limit, seeds, lmauditVersion: lmauditVersion(), settings, maxLength,
+    numFewshot: o.numFewshot, limit: o.limit, seeds, lmauditVersion: lmauditVersion(), settings, maxLength, predictOnly: o.predictOnly ?? false,
   };
 }
 

@@ -12,7 +12,7 @@ import type { BuiltTask, DocRequests } from '../prompt/build.ts';
 import { pyStrOf } from '../prompt/build.ts';
 import type { Stderr } from '../score/lmeval/aggregate.ts';
 import { buildPipeline, DEFAULT_PIPELINE, type FilterPipeline } from '../score/lmeval/filters.ts';
-import { aggregateMetric, scoreDocument, scoringSpec, type DocumentScoringInput, type SampleValue } from '../score/lmeval/taskScoring.ts';
+import { aggregateMetric, BYPASS, scoreDocument, scoringSpec, type DocumentScoringInput, type SampleValue } from '../score/lmeval/taskScoring.ts';
 import type { FilteredRow, ResponseRow, ScoreRow } from '../store/schema.ts';
 import { isPlainObject } from '../util/json.ts';
 import { sha256Hex } from '../util/hash.ts';
@@ -59,6 +59,8 @@ const SUPPORTED: Record<string, Record<string, { higherIsBetter: boolean; int: b
 };
 const AGGREGATIONS = new Set<string>(['mean', 'median', 'perplexity', 'nanmean', 'weighted_perplexity', 'bits_per_byte']);
 
+const OUTPUTS_ONLY = "--predict_only runs it for its outputs only, as lm-eval's does";
+
 /** The metrics a task asks for, checked before anything is sent: a metric lmaudit cannot compute stops the run here. */
 export function metricSpecs(task: BuiltTask): MetricSpec[] {
   const c = task.config;
@@ -68,7 +70,7 @@ export function metricSpecs(task: BuiltTask): MetricSpec[] {
     // A task scored by its own Python runs through its port (truthfulqa's BLEU/ROUGE and mc2), or is refused here.
     scoring = scoringSpec(c, TASK_ROOTS());
   } catch (error) {
-    if (error instanceof UnsupportedError) throw new BadInputError(`${error.message}; lmaudit run cannot score it`, { file: c.source, field: 'process_results' });
+    if (error instanceof UnsupportedError) throw new BadInputError(`${error.message}; lmaudit run cannot score it (${OUTPUTS_ONLY})`, { file: c.source, field: 'process_results' });
     throw error;
   }
   const ported = scoring.processResults !== null;
@@ -78,16 +80,35 @@ export function metricSpecs(task: BuiltTask): MetricSpec[] {
   return scoring.metrics.map((m, i) => {
     const entry: Record<string, unknown> = c.metric_list?.[i] ?? { metric: m.metric };
     const known = table?.[m.metric];
-    if (!ported && known === undefined) throw new BadInputError(`task '${c.task}': metric ${m.metric} is not computed by lmaudit run for ${c.output_type} (it computes ${Object.keys(table!).join(', ')})`, where);
+    if (!ported && known === undefined) throw new BadInputError(`task '${c.task}': metric ${m.metric} is not computed by lmaudit run for ${c.output_type} (it computes ${Object.keys(table!).join(', ')}; ${OUTPUTS_ONLY})`, where);
     if (!AGGREGATIONS.has(m.aggregation)) throw new BadInputError(`task '${c.task}': aggregation ${m.aggregation} of ${m.metric} is not supported by lmaudit run`, where);
     const hib = entry.higher_is_better;
     return { metric: m.metric, aggregation: m.aggregation, higherIsBetter: typeof hib === 'boolean' ? hib : (known?.higherIsBetter ?? true), entry };
   });
 }
 
-/** Refuses, before anything is sent, a task whose metrics or filters lmaudit run cannot compute. */
-export function checkScorable(task: BuiltTask): void {
-  metricSpecs(task);
+/**
+ * lm-eval's --predict_only (evaluator.py: task.override_metric("bypass")): every task's metrics become the one
+ * metric `bypass` (api/metrics.py: higher_is_better True, per-document value None, aggregation bypass_agg,
+ * which returns 999 whatever it is given, with no stderr function, hence "N/A"). Only generate_until's
+ * process_results returns it (its metric loop calls bypass(...) -> None); multiple_choice, loglikelihood and
+ * loglikelihood_rolling return only the metrics they know by name, so their documents carry no metric at all.
+ */
+export { BYPASS };
+const BYPASS_AGGREGATE = 999;
+const BYPASS_SPEC: MetricSpec = { metric: BYPASS, aggregation: BYPASS, higherIsBetter: true, entry: { metric: BYPASS } };
+
+/** The metrics lmaudit run records for a task: the task's own, or lm-eval's bypass alone under --predict_only. */
+export function runMetricSpecs(task: BuiltTask, predictOnly: boolean): MetricSpec[] {
+  return predictOnly ? [BYPASS_SPEC] : metricSpecs(task);
+}
+
+/**
+ * Refuses, before anything is sent, a task whose metrics or filters lmaudit run cannot compute. Under
+ * --predict_only no metric is computed: only the filters, still applied to the outputs, are checked.
+ */
+export function checkScorable(task: BuiltTask, predictOnly = false): void {
+  runMetricSpecs(task, predictOnly);
   filterPipelines(task);
 }
 
@@ -121,6 +142,8 @@ export interface TaskScores {
   scores: ScoreRow[];
   filtered: FilteredRow[];
   samples: SampleRecord[];
+  /** The task's metrics were replaced by lm-eval's bypass (--predict_only): nothing was scored. */
+  bypassed: boolean;
 }
 
 const responseKey = (task: string, docId: string, idx: number, repeat: number) => `${task}\u0000${docId}\u0000${idx}\u0000${repeat}`;
@@ -133,18 +156,19 @@ function pyLeaf(v: unknown): unknown {
   return pyStrOf(v);
 }
 
-export function scoreTask(task: BuiltTask, runId: string, responses: ReadonlyMap<string, ResponseRow>, repeats: number): TaskScores {
+/** One document's metric values under one filter, in the order lm-eval's samples line writes them. */
+type DocumentMetrics = (record: DocRequests, doc: DocRecord, filteredResps: unknown[]) => [string, SampleValue | null][];
+
+export function scoreTask(task: BuiltTask, runId: string, responses: ReadonlyMap<string, ResponseRow>, repeats: number, predictOnly = false): TaskScores {
   const c = task.config;
-  const specs = metricSpecs(task);
+  const specs = runMetricSpecs(task, predictOnly);
   const pipelines = filterPipelines(task);
-  // The per-document metrics and aggregations are score/lmeval/taskScoring.ts's, the one implementation of
-  // lm-eval's process_results and aggregation rules (metricSpecs has refused what it cannot compute).
-  const scoring = scoringSpec(c, TASK_ROOTS());
-  const bySpec = new Map(scoring.metrics.map((m) => [m.metric, m]));
   const intMetric = (m: string) => SUPPORTED[c.output_type]?.[m]?.int ?? false;
   const docs = task.docs.map((d) => docRecord(d, responses, repeats));
-  const out: TaskScores = { task: c.task, results: [], scores: [], filtered: [], samples: [] };
-  const values = new Map<string, SampleValue[]>();
+  const out: TaskScores = { task: c.task, results: [], scores: [], filtered: [], samples: [], bypassed: predictOnly };
+  const values = new Map<string, (SampleValue | null)[]>();
+  // lm-eval's multiple_target: the first evaluated document's target is a list (ConfigurableTask.__init__).
+  const metricsOf = predictOnly ? bypassedMetrics(c.output_type, Array.isArray(task.docs[0]?.target)) : computedMetrics(task, specs);
   let line = 0;
   for (const pipeline of pipelines) {
     const apply = buildPipeline(pipeline);
@@ -155,35 +179,58 @@ export function scoreTask(task: BuiltTask, runId: string, responses: ReadonlyMap
       // What the filters see: the texts, (loglikelihood, is_greedy) pairs, or the rolling loglikelihood alone.
       const resps = (r: DocRecord['requests'][number]) => (!isLl ? r.texts : record.request_type === 'loglikelihood_rolling' ? r.logprobs : r.logprobs.map((ll, k) => [ll, r.greedy[k]]));
       const filteredResps = doc.requests.map((r) => apply(resps(r), record.doc as Record<string, unknown>));
-      const perDoc = scoreDocument(scoring, scoringInput(c.output_type, record, doc, filteredResps));
       const metricValues: [string, unknown][] = [];
-      for (const spec of specs) {
-        const value = perDoc[spec.metric];
-        if (value === undefined) throw new Error(`task '${c.task}' doc ${record.doc_id}: ${spec.metric} not computed`);
-        const key = `${spec.metric}\u0000${pipeline.name}`;
+      for (const [metric, value] of metricsOf(record, doc, filteredResps)) {
+        const key = `${metric}\u0000${pipeline.name}`;
         const list = values.get(key) ?? [];
         list.push(value);
         values.set(key, list);
         // lm-eval writes a rolling pair as [loglikelihood, weight] (a float and an int); acc of a loglikelihood task as an int.
-        metricValues.push([spec.metric, typeof value !== 'number' ? [new PyFloat(value[0]), value[1]] : intMetric(spec.metric) ? value : new PyFloat(value)]);
+        metricValues.push([metric, value === null ? null : typeof value !== 'number' ? [new PyFloat(value[0]), value[1]] : intMetric(metric) ? value : new PyFloat(value)]);
       }
+      const returned = metricValues.map(([m]) => m);
       const filteredJson = pyLeaf(filteredResps);
-      out.filtered.push({ run_id: runId, task: c.task, doc_id: String(record.doc_id), filter: pipeline.name, line, filtered_json: dumpsPy(filteredJson), metrics_json: JSON.stringify(specs.map((s) => s.metric)) });
+      out.filtered.push({ run_id: runId, task: c.task, doc_id: String(record.doc_id), filter: pipeline.name, line, filtered_json: dumpsPy(filteredJson), metrics_json: JSON.stringify(returned) });
       for (const [metric, v] of metricValues) {
         out.scores.push({ run_id: runId, task: c.task, doc_id: String(record.doc_id), filter: pipeline.name, metric, value: v instanceof PyFloat ? v.value : typeof v === 'number' ? v : null, value_json: dumpsPy(v) });
       }
-      out.samples.push(sampleRecord(record, doc, filteredJson, pipeline.name, specs.map((s) => s.metric), metricValues));
+      out.samples.push(sampleRecord(record, doc, filteredJson, pipeline.name, returned, metricValues));
     });
   }
+  const bySpec = predictOnly ? null : new Map(scoringSpec(c, TASK_ROOTS()).metrics.map((m) => [m.metric, m]));
   for (const pipeline of pipelines) {
     for (const spec of specs) {
       const xs = values.get(`${spec.metric}\u0000${pipeline.name}`) ?? [];
       if (xs.length === 0) continue;
-      const { value, stderr } = aggregateMetric(bySpec.get(spec.metric)!, xs, { bootstrapIters: BOOTSTRAP_ITERS, sumMode: 'fold', medianSorts: true });
+      const { value, stderr } = bySpec === null
+        ? { value: BYPASS_AGGREGATE, stderr: 'N/A' as const }
+        : aggregateMetric(bySpec.get(spec.metric)!, xs as SampleValue[], { bootstrapIters: BOOTSTRAP_ITERS, sumMode: 'fold', medianSorts: true });
       out.results.push({ metric: spec.metric, filter: pipeline.name, value, stderr, n: xs.length, aggregation: spec.aggregation, higherIsBetter: spec.higherIsBetter });
     }
   }
   return out;
+}
+
+/** The task's metrics, through score/lmeval/taskScoring.ts (metricSpecs has refused what it cannot compute). */
+function computedMetrics(task: BuiltTask, specs: readonly MetricSpec[]): DocumentMetrics {
+  const scoring = scoringSpec(task.config, TASK_ROOTS());
+  return (record, doc, filteredResps) => {
+    const perDoc = scoreDocument(scoring, scoringInput(task.config.output_type, record, doc, filteredResps));
+    return specs.map((spec) => {
+      const value = perDoc[spec.metric];
+      if (value === undefined) throw new Error(`task '${task.config.task}' doc ${record.doc_id}: ${spec.metric} not computed`);
+      return [spec.metric, value];
+    });
+  };
+}
+
+/**
+ * lm-eval's process_results with bypass as the only metric: nothing from the output types other than generate_until;
+ * from generate_until None, or 0.0 for a multiple-target task (its loop keeps `1.0 if any(scores) else 0.0` of the Nones).
+ */
+function bypassedMetrics(outputType: string, multipleTarget: boolean): DocumentMetrics {
+  const value = multipleTarget ? 0 : null;
+  return () => (outputType === 'generate_until' ? [[BYPASS, value]] : []);
 }
 
 /** What lm-eval's process_results receives for one document under one filter. */

@@ -124,6 +124,7 @@ export function registerRun(program: Command): void {
         date,
         shard: flags.shard === undefined ? null : parseShard(flags.shard),
         allowMissing: flags.allowMissing === true,
+        predictOnly: flags.predict_only === true,
         ...(lmeval.notes.length > 0 && { notes: lmeval.notes }),
       };
       for (const w of lmeval.warnings) process.stderr.write(`lmaudit run: ${w}\n`);

@@ -8,7 +8,7 @@
 import type { OpenStore } from '../../store/readStore.ts';
 import type { RunProvenance } from '../../store/schema.ts';
 import { isPlainObject } from '../../util/json.ts';
-import { DEFAULT_AGGREGATION } from './taskScoring.ts';
+import { DEFAULT_AGGREGATION, metricsBypassed } from './taskScoring.ts';
 import { aggregate, bitsPerByte, weightedPerplexity, type AggregationName, type Stderr, type SumMode } from './aggregate.ts';
 import { recomputeItem, settingsFromDocs, taskSettings, type DocRecord, type TaskSettings } from './perItem.ts';
 import { forEachRecord, scoredTasks, type ScoreItem } from './storeRows.ts';
@@ -34,7 +34,11 @@ export async function rescoreAsRecorded(store: OpenStore, runIds?: readonly stri
   const runs = store.manifest.runs.filter((r) => (r.source_kind === 'lm-eval' || r.source_kind === 'lmaudit') && (runIds === undefined || runIds.includes(r.run_id)));
   const report: AsRecordedReport = { cells: [], notes: [] };
   for (const run of runs) {
-    const tasks = await scoredTasks(store, run.run_id);
+    const bypassed = Object.keys(run.tasks).filter((t) => metricsBypassed(run, t));
+    if (bypassed.length > 0) {
+      report.notes.push({ run_id: run.run_id, task: null, message: `${bypassed.length} task(s) ran with metrics bypassed (lm-eval's --predict_only: the bypass metric computes nothing and its 999 is a placeholder), so nothing was recorded to reproduce: ${bypassed.slice(0, 12).join(', ')}${bypassed.length > 12 ? ', …' : ''}` });
+    }
+    const tasks = (await scoredTasks(store, run.run_id)).filter((t) => !bypassed.includes(t));
     for (const task of tasks) {
       const recordedSettings = taskSettings(run, task);
       // The task code a document's shape calls for (truthfulqa's mc2 or gen) is read from the first document.
@@ -58,7 +62,7 @@ export async function rescoreAsRecorded(store: OpenStore, runIds?: readonly stri
     }
     report.cells.push(...groupCells(run, report.cells.filter((c) => c.run_id === run.run_id)));
     const withSamples = new Set(tasks);
-    const printedOnly = Object.keys(run.reported).filter((t) => !withSamples.has(t) && !report.cells.some((c) => c.run_id === run.run_id && c.task === t));
+    const printedOnly = Object.keys(run.reported).filter((t) => !withSamples.has(t) && !bypassed.includes(t) && !report.cells.some((c) => c.run_id === run.run_id && c.task === t));
     if (printedOnly.length > 0) {
       report.notes.push({ run_id: run.run_id, task: null, message: `${printedOnly.length} task(s)/group(s) have printed numbers but no per-sample records in the store, so nothing to reproduce: ${printedOnly.slice(0, 12).join(', ')}${printedOnly.length > 12 ? ', …' : ''}` });
     }
