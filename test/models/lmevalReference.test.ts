@@ -113,8 +113,10 @@ function sameMetric(ours: unknown, theirs: unknown, key: string, where: string):
 
 const SAMPLE_FIELDS = new Set(['doc_id', 'doc', 'target', 'arguments', 'resps', 'filtered_resps', 'filter', 'metrics', 'doc_hash', 'prompt_hash', 'target_hash']);
 
+// The predict-only runs (lm-eval's --predict_only: no metrics) are held by test/run/predictOnly.test.ts, which runs
+// lmaudit with that flag; here every other variant is run with the flags its results file records.
 const variants = existsSync(REFERENCE)
-  ? readdirSync(REFERENCE).flatMap((model) => (!model.includes('.') ? readdirSync(join(REFERENCE, model)).map((v) => [model, v] as const) : []))
+  ? readdirSync(REFERENCE).flatMap((model) => (!model.includes('.') ? readdirSync(join(REFERENCE, model)).filter((v) => !v.startsWith('predict-only')).map((v) => [model, v] as const) : []))
   : [];
 
 test('the lm-eval reference runs are there (a missing folder would make the comparisons below vacuous)', () => {
