@@ -2,7 +2,7 @@
  * What a scope's statistics cannot say, said beside them: a spread or interval over one item, and
  * `contains` against golds so short that they turn up inside unrelated outputs.
  */
-import { queryRows } from '../util/duckdb.ts';
+import { queryRows, sqlString } from '../util/duckdb.ts';
 import type { OpenStore } from '../store/readStore.ts';
 import { scopeItemsSql } from '../store/scopeItems.ts';
 import type { Scope } from './textTally.ts';
@@ -17,6 +17,10 @@ export function oneItemCaution(n: number): string | null {
 /** Characters a gold of one or two characters may sit beside and still stand alone (not inside a longer number or word). */
 const BEFORE = "(^|[^[:alnum:].,])";
 const AFTER = '($|[^[:alnum:]]|[.,]($|[^[:alnum:]]))';
+/** Distinct short golds written as constant patterns; past this many the pattern is built per row. */
+const MAX_DISTINCT = 256;
+/** A literal for RE2: ASCII punctuation escaped (RE2 refuses a backslash before other characters, which are literal). */
+const escapeRegex = (text: string): string => text.replace(/[!-/:-@[-`{-~]/g, (c) => `\\${c}`);
 
 /**
  * `contains` finds a gold anywhere in the output: a gold of one or two characters ('5', '10') is found
@@ -25,14 +29,20 @@ const AFTER = '($|[^[:alnum:]]|[.,]($|[^[:alnum:]]))';
  */
 export async function shortGoldCaution(store: OpenStore, scope: Scope): Promise<string | null> {
   const g = 'trim(gold)';
+  const items = `SELECT gold, text FROM (${scopeItemsSql(store, scope)}) WHERE gold IS NOT NULL AND length(${g}) BETWEEN 1 AND 2`;
+  // The pattern is built from each distinct short gold as a constant (a CASE branch each): a pattern computed per row
+  // is compiled per row, which took 6 s on a million letter golds. Short golds are few (letters, numbers under 100).
+  const golds = (await queryRows<{ g: string }>(`SELECT DISTINCT ${g} AS g FROM (${items}) LIMIT ${MAX_DISTINCT + 1}`)).map((r) => r.g);
+  if (golds.length === 0) return null;
+  const standsAlone = golds.length > MAX_DISTINCT
+    ? `regexp_matches(text, '${BEFORE}' || regexp_escape(${g}) || '${AFTER}')`
+    : `CASE ${g} ${golds.map((x) => `WHEN ${sqlString(x)} THEN regexp_matches(text, ${sqlString(`${BEFORE}${escapeRegex(x)}${AFTER}`)})`).join(' ')} END`;
   const [row] = await queryRows<{ short: number | bigint; inside: number | bigint; example: string | null; example_text: string | null }>(`
-    SELECT count(*) FILTER (short) AS short,
-           count(*) FILTER (short AND inside) AS inside,
-           any_value(${g}) FILTER (short AND inside) AS example,
-           any_value(left(text, 60)) FILTER (short AND inside) AS example_text
-    FROM (SELECT gold, text, length(${g}) BETWEEN 1 AND 2 AS short,
-                 coalesce(contains(text, ${g}) AND NOT regexp_matches(text, '${BEFORE}' || regexp_escape(${g}) || '${AFTER}'), false) AS inside
-          FROM (${scopeItemsSql(store, scope)}) WHERE gold IS NOT NULL)`);
+    SELECT count(*) AS short,
+           count(*) FILTER (inside) AS inside,
+           any_value(${g}) FILTER (inside) AS example,
+           any_value(left(text, 60)) FILTER (inside) AS example_text
+    FROM (SELECT gold, text, coalesce(contains(text, ${g}) AND NOT ${standsAlone}, false) AS inside FROM (${items}))`);
   const short = Number(row?.short ?? 0);
   if (short === 0) return null;
   const inside = Number(row!.inside);
