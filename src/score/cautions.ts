@@ -32,17 +32,18 @@ export async function shortGoldCaution(store: OpenStore, scope: Scope): Promise<
   const items = `SELECT gold, text FROM (${scopeItemsSql(store, scope)}) WHERE gold IS NOT NULL AND length(${g}) BETWEEN 1 AND 2`;
   // The pattern is built from each distinct short gold as a constant (a CASE branch each): a pattern computed per row
   // is compiled per row, which took 6 s on a million letter golds. Short golds are few (letters, numbers under 100).
-  const golds = (await queryRows<{ g: string }>(`SELECT DISTINCT ${g} AS g FROM (${items}) LIMIT ${MAX_DISTINCT + 1}`)).map((r) => r.g);
-  if (golds.length === 0) return null;
+  const counts = await queryRows<{ g: string; n: number | bigint }>(`SELECT ${g} AS g, count(*) AS n FROM (${items}) GROUP BY ALL`);
+  if (counts.length === 0) return null;
+  const golds = counts.map((r) => r.g);
   const standsAlone = golds.length > MAX_DISTINCT
     ? `regexp_matches(text, '${BEFORE}' || regexp_escape(${g}) || '${AFTER}')`
     : `CASE ${g} ${golds.map((x) => `WHEN ${sqlString(x)} THEN regexp_matches(text, ${sqlString(`${BEFORE}${escapeRegex(x)}${AFTER}`)})`).join(' ')} END`;
-  const [row] = await queryRows<{ short: number | bigint; inside: number | bigint; example: string | null; example_text: string | null }>(`
-    SELECT count(*) AS short,
-           count(*) FILTER (inside) AS inside,
-           any_value(${g}) FILTER (inside) AS example,
-           any_value(left(text, 60)) FILTER (inside) AS example_text
-    FROM (SELECT gold, text, coalesce(contains(text, ${g}) AND NOT ${standsAlone}, false) AS inside FROM (${items}))`);
+  // Only the outputs that contain their gold at all are matched against the pattern.
+  // The example is the first such (gold, output) in text order, so that the same store always prints the same one.
+  const [found] = await queryRows<{ inside: number | bigint; example: { g: string; t: string } | null }>(`
+    SELECT count(*) FILTER (inside) AS inside, min({'g': g, 't': left(text, 60)}) FILTER (inside) AS example
+    FROM (SELECT ${g} AS g, text, NOT coalesce(${standsAlone}, false) AS inside FROM (${items}) WHERE contains(text, ${g}))`);
+  const row = { short: counts.reduce((a, r) => a + Number(r.n), 0), inside: found!.inside, example: found!.example?.g ?? null, example_text: found!.example?.t ?? null };
   const short = Number(row?.short ?? 0);
   if (short === 0) return null;
   const inside = Number(row!.inside);
