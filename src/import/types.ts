@@ -7,6 +7,17 @@ import type { RunProvenance } from '../store/schema.ts';
 import type { TableSource } from '../store/tableStaging.ts';
 import type { STORE_TABLES } from '../store/schema.ts';
 
+/** A row of a store table as an importer builds it (the store's schema checks it when the store is written). */
+export type Row = Record<string, unknown>;
+
+/** The per-item tables an importer fills for a run. */
+export interface ItemTables {
+  instances: Row[];
+  responses: Row[];
+  scores: Row[];
+  filtered: Row[];
+}
+
 export interface FieldMap {
   id?: string;
   output?: string;

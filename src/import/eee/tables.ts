@@ -18,14 +18,10 @@ import type { EeeAggregate } from './aggregate.ts';
 import { KEPT_SCORE_PREFIX, VALUE_JSON_KEY } from './lmauditKeys.ts';
 import type { ResultTarget } from './provenance.ts';
 import { resultsOf, type EeeRecord, type SamplesFile } from './samples.ts';
+import type { ItemTables, Row } from '../types.ts';
 
-type Row = Record<string, unknown>;
 
-export interface EeeTables {
-  instances: Row[];
-  responses: Row[];
-  scores: Row[];
-  filtered: Row[];
+export interface EeeTables extends ItemTables {
   /** Records whose score could not be joined to one result, by evaluation_name. */
   unjoined: Map<string, number>;
 }

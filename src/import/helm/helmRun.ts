@@ -20,11 +20,10 @@ import { BadInputError } from '../../errors.ts';
 import { sha256Hex } from '../../util/hash.ts';
 import { isPlainObject, parsePythonJson, toPythonJson } from '../../util/json.ts';
 import { EXTRA_FIELD_PREFIX } from '../../store/schema.ts';
-import type { ImportedRun } from '../types.ts';
+import type { ImportedRun, Row } from '../types.ts';
 import { helmProvenance, helmTaskName, instanceStatFilter, type HelmRecords } from './helmProvenance.ts';
 
 type Json = Record<string, unknown>;
-type Row = Record<string, unknown>;
 
 const o = (v: unknown): Json | undefined => (isPlainObject(v) ? v : undefined);
 const a = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);

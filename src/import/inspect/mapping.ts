@@ -27,15 +27,11 @@ import { arr, obj, type Json } from './migrate.ts';
 import { completionOf, inputText, messageText, promptMessages } from './messages.ts';
 import { effectiveGenerateConfig } from './provenance.ts';
 import type { InspectLog } from './readLog.ts';
+import type { ItemTables, Row } from '../types.ts';
 
 /** Rows are checked against the column specs when staged (the schema's row types do not model nullable columns). */
-type Row = Record<string, unknown>;
 
-export interface InspectTables {
-  instances: Row[];
-  responses: Row[];
-  scores: Row[];
-  filtered: Row[];
+export interface InspectTables extends ItemTables {
   emptyAnswers: number;
   summaryOnly: string[];
 }

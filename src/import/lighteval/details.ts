@@ -18,20 +18,16 @@ import { queryRows, sqlString } from '../../util/duckdb.ts';
 import { sha256Hex } from '../../util/hash.ts';
 import { isPlainObject, parsePythonJson, toPythonJson } from '../../util/json.ts';
 import { xxh64 } from '../../util/xxh64.ts';
+import type { ItemTables, Row } from '../types.ts';
 
 type Json = Record<string, unknown>;
-type Row = Record<string, unknown>;
 const o = (v: unknown): Json => (isPlainObject(v) ? v : {});
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : v === null || v === undefined ? [] : [v]);
 
 export type DetailsEra = 'D (0.11+: doc, model_response, metric)' | 'A or C (to 0.10: flat columns, native values)' | 'B (0.4-0.7: flat columns, every value as Python str())';
 
-export interface DetailsTables {
+export interface DetailsTables extends ItemTables {
   era: DetailsEra;
-  instances: Row[];
-  responses: Row[];
-  scores: Row[];
-  filtered: Row[];
   /** Per item: the few-shot count used, the query's xxh64 (lighteval's hash_examples input), the sampling method. */
   used: {
     fewshot: number | null;

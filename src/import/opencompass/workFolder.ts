@@ -19,11 +19,10 @@ import { BadInputError } from '../../errors.ts';
 import { readConfigDump } from '../../py/configDump.ts';
 import { sha256Hex } from '../../util/hash.ts';
 import { isPlainObject, parsePythonJson, toPythonJson } from '../../util/json.ts';
-import type { ImportedRun } from '../types.ts';
+import type { ImportedRun, ItemTables, Row } from '../types.ts';
 import { opencompassProvenance, type OpenCompassDataset, type SourceText } from './provenance.ts';
 
 type Json = Record<string, unknown>;
-type Row = Record<string, unknown>;
 export interface PlacedFile {
   path: string;
   work: string;
@@ -101,7 +100,7 @@ export async function importWorkFolder(work: string, files: PlacedFile[]): Promi
   return runs;
 }
 
-function datasetTables(tables: { instances: Row[]; responses: Row[]; scores: Row[]; filtered: Row[] }, task: string, shards: SourceText[], result: Json | undefined, resultPath: string | undefined): void {
+function datasetTables(tables: ItemTables, task: string, shards: SourceText[], result: Json | undefined, resultPath: string | undefined): void {
   let offset = 0;
   for (const shard of shards) {
     const records = o(parsePythonJson(shard.text, { file: shard.path }));
