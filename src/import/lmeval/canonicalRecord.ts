@@ -36,9 +36,11 @@ interface Request {
   genKwargs: string;
   /** The prompt is an API chat model's: a one-element list holding the messages' JSON. */
   chat: boolean;
+  /** The prompt's token (its JSON text's span in the line), or -1 when there is none. */
+  promptToken: number;
 }
 
-const NO_REQUEST: Request = { context: null, contextField: '', continuation: null, continuationField: '', genKwargs: '', chat: false };
+const NO_REQUEST: Request = { context: null, contextField: '', continuation: null, continuationField: '', genKwargs: '', chat: false, promptToken: -1 };
 
 /** The record's parts, or null when the reference reading must read it. `tok` holds the line's tokens (token 0: the record). */
 export function readCanonicalRecord(tok: CanonicalTokens, file: string, line: number, ctx: TaskContext, memo: CanonicalMemo): RecordParts | null {
@@ -125,7 +127,7 @@ export function readCanonicalRecord(tok: CanonicalTokens, file: string, line: nu
     if (kind[argsAt] !== TOKEN.object) return null;
     for (let k = argsAt + 1, i = 0; k < next[argsAt]!; k = next[k + 1]!, i++) {
       if (!tok.is(k, `gen_args_${i}`) || kind[k + 1] !== TOKEN.object) return null;
-      const request = readRequest(tok, k + 1);
+      const request = readRequest(tok, k + 1, requests[i - 1] ?? NO_REQUEST);
       if (request === null) return null;
       requests.push(request);
     }
@@ -320,8 +322,12 @@ function hexDigest(h: string): boolean {
   return h.length === 64;
 }
 
-/** One gen_args_<i> object (token `g`): its first member the prompt (text), its second the continuation (text) or the generation settings (an object). */
-function readRequest(tok: CanonicalTokens, g: number): Request | null {
+/**
+ * One gen_args_<i> object (token `g`): its first member the prompt (text), its second the continuation (text) or the
+ * generation settings (an object). A prompt written exactly as the request before it wrote its own (a multiple-choice
+ * document's requests share one, 2-3 KB with its shots) is that request's text and field, not decoded again.
+ */
+function readRequest(tok: CanonicalTokens, g: number, before: Request): Request | null {
   const first = g + 1 < tok.next[g]! ? g + 2 : -1;
   const second = first >= 0 && tok.next[first]! < tok.next[g]! ? tok.next[first]! + 1 : -1;
   let context: string | null = null;
@@ -330,13 +336,20 @@ function readRequest(tok: CanonicalTokens, g: number): Request | null {
   let continuationField = '';
   let genKwargs = '';
   let chat = false;
+  let promptToken = -1;
   if (first >= 0) {
     // The prompt: text, or an API chat model's one-element list holding the messages' JSON.
     const prompt = tok.kind[first] === TOKEN.array && tok.next[first] === first + 2 ? first + 1 : first;
     if (tok.kind[prompt] !== TOKEN.string) return null;
     chat = prompt !== first;
-    context = tok.string(prompt);
-    contextField = textField(context);
+    promptToken = prompt;
+    if (before.promptToken >= 0 && before.chat === chat && tok.same(before.promptToken, prompt)) {
+      context = before.context;
+      contextField = before.contextField;
+    } else {
+      context = tok.string(prompt);
+      contextField = textField(context);
+    }
   }
   if (second >= 0) {
     if (tok.kind[second] === TOKEN.string) {
@@ -345,7 +358,7 @@ function readRequest(tok: CanonicalTokens, g: number): Request | null {
     } else if (tok.kind[second] === TOKEN.object) genKwargs = tok.slice(second);
     else return null;
   }
-  return { context, contextField, continuation, continuationField, genKwargs, chat };
+  return { context, contextField, continuation, continuationField, genKwargs, chat, promptToken };
 }
 
 /** sampleRows.ts scoreValue as a score value field, for a value that is not a number: booleans 1/0, "True"/"False" and float text read, anything else null. */

@@ -162,6 +162,10 @@ test('variants of generation and log-likelihood records read the same by both re
     add(`log-likelihood pair ${label}`, mc, 'loglikelihood', (n) => withMember(n, 'resps', arr(arr(pair))));
   }
   add('log-likelihood: the same continuation four times (no choice list)', mc, 'loglikelihood', (n) => withMember(n, 'arguments', obj(...[0, 1, 2, 3].map((i): [string, PyNode] => [`gen_args_${i}`, obj(['arg_0', str(`ctx ${i}`)], ['arg_1', str(' same')])]))));
+  // A prompt written as the request before wrote its own is that request's text (read once); one that differs, or the
+  // same text as a chat list after a plain prompt (or the reverse), is read on its own.
+  add('log-likelihood: prompts shared, then one differs by its last character', mc, 'loglikelihood', (n) => withMember(n, 'arguments', obj(...['Q:\n"x" é', 'Q:\n"x" é', 'Q:\n"x" è', 'Q:\n"x" è'].map((c, i): [string, PyNode] => [`gen_args_${i}`, obj(['arg_0', str(c)], ['arg_1', str(` c${i}`)])]))));
+  add('log-likelihood: the same prompt text as a chat list, then plain, then a chat list', mc, 'loglikelihood', (n) => withMember(n, 'arguments', obj(...[true, false, true].map((chat, i): [string, PyNode] => [`gen_args_${i}`, obj(['arg_0', chat ? arr(str('[{"role": "user"}]')) : str('[{"role": "user"}]')], ['arg_1', str(` c${i}`)])]))));
   add('log-likelihood: continuations without the delimiter', mc, 'loglikelihood', (n) => withMember(n, 'arguments', obj(...[0, 1, 2, 3].map((i): [string, PyNode] => [`gen_args_${i}`, obj(['arg_0', str('Q')], ['arg_1', str(`c${i}\n`)])]))));
 
   let fromText = 0;
