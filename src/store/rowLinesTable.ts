@@ -13,6 +13,7 @@ import { StoreError } from '../errors.ts';
 import { scratchFolder, sqlIdent, sqlString } from '../util/duckdb.ts';
 import { FIELD, fieldForm, ITEM, QUOTE, streamedColumns, VALUE_OF_NUMBER, type StreamedTable } from './rowLines.ts';
 import { TABLES, type ColumnSpec } from './schema.ts';
+import { INSTANCE_LINE_FIELDS, instancesFromLines } from './instanceLines.ts';
 import type { TableSource } from './tableStaging.ts';
 
 /** DuckDB's CSV reader refuses a line longer than its bound (2 MB by default); the longest line written raises it. */
@@ -60,7 +61,10 @@ export class RowLinesTable {
     // UTF-16 units → bytes: at most three bytes each.
     const maxLine = Math.max(DEFAULT_MAX_LINE, 3 * this.longestLine + 1);
     // A quoted empty field is the empty text; an empty field, null.
-    const read = `read_csv(${sqlString(this.path)}, delim = '${FIELD}', quote = '${QUOTE}', escape = '${QUOTE}', allow_quoted_nulls = false, header = false, auto_detect = false, new_line = '\\n', max_line_size = ${maxLine}, columns = {${columns.map((c) => `${sqlString(c.name)}: 'VARCHAR'`).join(', ')}})`;
+    // An instances line holds a run of a document's requests (instanceLines.ts), with fields of its own.
+    const fields = this.table === 'instances' ? INSTANCE_LINE_FIELDS : columns.map((c) => c.name);
+    const read = `read_csv(${sqlString(this.path)}, delim = '${FIELD}', quote = '${QUOTE}', escape = '${QUOTE}', allow_quoted_nulls = false, header = false, auto_detect = false, new_line = '\\n', max_line_size = ${maxLine}, columns = {${fields.map((name) => `${sqlString(name)}: 'VARCHAR'`).join(', ')}})`;
+    if (this.table === 'instances') return { sql: instancesFromLines(read, runId, typed), lazy: true, reread: 'parse', textBytes: this.bytes };
     if (this.table === 'scores') {
       // A packed line's shared columns are read once (below the unnest, which would repeat them per row), its
       // lists split into rows; a name that begins with a double quote is JSON (rowLines.ts nameItem); a value `=` is

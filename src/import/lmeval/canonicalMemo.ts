@@ -6,6 +6,7 @@
  */
 import { TOKEN, type CanonicalTokens } from '../../py/canonicalJson.ts';
 import { ITEM, nameItem, RowTemplate, textField, VALUE_OF_NUMBER } from '../../store/rowLines.ts';
+import { InstanceLineTemplate } from '../../store/instanceLines.ts';
 import { sha256Hex } from '../../util/hash.ts';
 import { EXTRA_FIELD_PREFIX } from '../../store/schema.ts';
 
@@ -38,7 +39,7 @@ export class CanonicalMemo {
   private readonly nameItems = new Map<string, string>();
   private readonly extraItems = new Map<string, string>();
   private readonly shortHashes = new Map<string, string>();
-  readonly instances: RowTemplate;
+  readonly instances: InstanceLineTemplate;
   readonly responses: RowTemplate;
   readonly filtered: RowTemplate;
   readonly taskField: string;
@@ -50,7 +51,7 @@ export class CanonicalMemo {
     // eslint-disable-next-line no-control-regex
     this.ascii = /^[\u0000-\u007f]*$/.test(this.taskField);
     const task_ = this.taskField;
-    this.instances = new RowTemplate('instances', { task: task_, group: '', request_type: textField(requestType), fewshot_doc_ids: '' });
+    this.instances = new InstanceLineTemplate({ task: task_, group: '', request_type: textField(requestType), fewshot_doc_ids: '' });
     const none = { finish_reason: '', tokens_in: '', tokens_out: '', latency_ms: '', attempt: '', from_cache: '', error: '' };
     this.responses = new RowTemplate('responses', requestType === 'generate_until' ? { task: task_, logprob: '', is_greedy: '', ...none } : { task: task_, text: '', ...none });
     this.filtered = new RowTemplate('filtered', { task: task_ });

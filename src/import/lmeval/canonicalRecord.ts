@@ -17,6 +17,7 @@
 import { TOKEN, type CanonicalTokens } from '../../py/canonicalJson.ts';
 import { numberOf } from '../../py/orderedJson.ts';
 import { doubleField, FIELD, ITEM, scoreValueField, textField, VALUE_OF_NUMBER } from '../../store/rowLines.ts';
+import { textItem } from '../../store/instanceLines.ts';
 import type { CanonicalMemo, MetricList } from './canonicalMemo.ts';
 import { hashMismatch } from './checks.ts';
 import { sha256Hex } from '../../util/hash.ts';
@@ -235,7 +236,6 @@ export function readCanonicalRecord(tok: CanonicalTokens, file: string, line: nu
       const responseLines: string[] = [];
       let responseRows = 0;
       for (let i = 0; i < count; i++) {
-        const request = requests[i] ?? NO_REQUEST;
         const repeats = responses[i] ?? [];
         const index = String(i);
         const n = generation ? repeats.length : repeats.length / 2;
@@ -243,10 +243,23 @@ export function readCanonicalRecord(tok: CanonicalTokens, file: string, line: nu
           memo.responses.pieces(generation ? [docIdField, index, String(k), repeats[k]!] : [docIdField, index, String(k), repeats[2 * k]!, repeats[2 * k + 1]!], responseLines);
           responseRows++;
         }
-        memo.instances.pieces([
-          docIdField, index, request.contextField, request.continuationField, request.genKwargs, docField, docHashField, promptHashField,
-          targetField, choices, generation && repeats.length > 0 ? repeats[0]! : '',
-        ], instances);
+      }
+      // instanceLines.ts: a log-likelihood document's requests that share their prompt are one line (each request's
+      // continuation an item); any other document's, a line each. The rule is encodeInstanceRows's.
+      const shared = !generation && count > 1 && requests.length === count && requests.every((r) => r.context !== null && r.context === context0);
+      if (shared) {
+        const continuations = requests.map((r) => textItem(r.continuation)).join(ITEM);
+        const genKwargs = requests.map((r) => r.genKwargs).join(ITEM);
+        memo.instances.pieces([docIdField, docField, docHashField, promptHashField, targetField, choices, '0', String(count), requests[0]!.contextField, continuations, genKwargs, ITEM.repeat(count - 1)], instances);
+      } else {
+        for (let i = 0; i < count; i++) {
+          const request = requests[i] ?? NO_REQUEST;
+          const repeats = responses[i] ?? [];
+          memo.instances.pieces([
+            docIdField, docField, docHashField, promptHashField, targetField, choices, String(i), '1', request.contextField, request.continuationField, request.genKwargs,
+            generation && repeats.length > 0 ? repeats[0]! : '',
+          ], instances);
+        }
       }
       return { instances, responses: responseLines, instanceRows: count, responseRows };
     },

@@ -16,6 +16,7 @@ import { BadInputError } from '../../errors.ts';
 import { CanonicalTokens, controlBytePositions } from '../../py/canonicalJson.ts';
 import { parseOrdered, type PyNode } from '../../py/orderedJson.ts';
 import { encodeRow, encodeScoreRun } from '../../store/rowLines.ts';
+import { encodeInstanceRows } from '../../store/instanceLines.ts';
 import { firstInvalidUtf8, invalidUtf8Message } from '../../util/utf8.ts';
 import { metricsKeyOf, recordCheck } from './checks.ts';
 import { kindName, toSampleLine, type SampleLine } from './sampleLine.ts';
@@ -247,7 +248,7 @@ class ChunkReading {
       documentRows: () => {
         const rows = documentRows(ctx, l);
         return {
-          instances: rows.instances.map((row) => encodeRow('instances', row, index)),
+          instances: [encodeInstanceRows(rows.instances, index)],
           responses: rows.responses.map((row) => encodeRow('responses', row, index)),
           instanceRows: rows.instances.length,
           responseRows: rows.responses.length,
