@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { ChunkProcessor } from '../../../src/import/lmeval/samplesChunk.ts';
 import { PIECE_BYTES, readSamplesFile } from '../../../src/import/lmeval/samplesFile.ts';
 import { encodeRow, encodeScoreRun } from '../../../src/store/rowLines.ts';
+import { encodeInstanceRows } from '../../../src/store/instanceLines.ts';
 import { RowLinesTable } from '../../../src/store/rowLinesTable.ts';
 import { stageTable } from '../../../src/store/tableStaging.ts';
 import { queryRows } from '../../../src/util/duckdb.ts';
@@ -98,5 +99,37 @@ test('score runs packed into one line each come back row for row: names that nee
   const rows = await queryRows<Record<string, unknown>>(`SELECT * FROM ${staged.name}`);
   const expected = runs.flatMap(({ shared: [run_id, task, doc_id, filter], metrics, values, valueJsons }) =>
     metrics.map((metric, i) => ({ run_id, task, doc_id, filter, metric: metric.replace('\ud800', '\ufffd'), value: values[i], value_json: valueJsons[i] })));
+  assert.deepEqual(rows, expected);
+});
+
+test('a document\'s requests written as one instances line (shared prompt) or a line each come back row for row: continuations that need escaping, nulls, JSON-text settings, response text', async () => {
+  const table = new RowLinesTable('instances');
+  const everyControl = Array.from({ length: 32 }, (_, i) => String.fromCharCode(i)).join('');
+  const doc = (i: number) => ({ run_id: 'run-1', task: '\ufeffT\u0003', doc_id: `d${i}\n`, group: null, request_type: 'loglikelihood', doc_json: `{"q": ${i}}`, doc_hash: 'h'.repeat(64), prompt_hash: null, target: 'A', choices_json: '["a", "b"]', fewshot_doc_ids: null });
+  const row = (i: number, idx: number, extra: Record<string, unknown>) => ({ ...doc(i), request_idx: idx, arg_context: 'Q:\n"x" é 😀 \u0003', arg_continuation: null, gen_kwargs_json: null, response_text: null, ...extra });
+  const continuations = ['', ' plain', everyControl, '"quoted"', '\u0002', 'lone \ud800', '\\N', ' 中文', 'null'];
+  const documents: Record<string, unknown>[][] = [
+    // One line: every request shares the document and the prompt.
+    continuations.map((c, idx) => row(0, idx, { arg_continuation: c })),
+    [row(1, 0, { arg_continuation: null, gen_kwargs_json: '{"until": ["\\n"]}', response_text: 'said "x"\n' }), row(1, 1, { arg_continuation: ' b', gen_kwargs_json: '"text"', response_text: '' })],
+    // A line each: the prompts differ (winogrande), a generation's requests, a null prompt, request numbers with a gap.
+    [row(2, 0, { arg_context: 'one' }), row(2, 1, { arg_context: 'two' })],
+    [row(3, 0, { request_type: 'generate_until', response_text: 'a' }), row(3, 1, { request_type: 'generate_until', response_text: everyControl })],
+    [row(4, 0, { arg_context: null }), row(4, 1, { arg_context: null })],
+    [row(5, 0, {}), row(5, 2, {})],
+    [row(6, 0, { arg_continuation: ' only' })],
+  ];
+  const shared: boolean[] = [];
+  documents.forEach((rows, i) => {
+    const lines = encodeInstanceRows(rows, i);
+    // The document's JSON is written once a line.
+    shared.push(lines.split(`{"q": ${i}}`).length - 1 === 1 && rows.length > 1);
+    table.append(lines, lines.length, rows.length);
+  });
+  assert.deepEqual(shared, [true, true, false, false, false, false, false]);
+  const staged = await stageTable('instances', table.finish('run-1'));
+  const rows = await queryRows<Record<string, unknown>>(`SELECT * FROM ${staged.name}`);
+  const stored = (v: unknown) => (typeof v === 'string' ? v.replace('\ud800', '\ufffd') : v);
+  const expected = documents.flat().map((r) => Object.fromEntries(Object.keys(rows[0]!).map((k) => [k, stored(r[k as keyof typeof r])])));
   assert.deepEqual(rows, expected);
 });
