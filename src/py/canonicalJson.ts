@@ -17,6 +17,12 @@
  * Callers check that on the bytes (controlBytePositions), cheaper than any check on the string.
  */
 
+/**
+ * An escaped string this long or longer is remembered (CanonicalTokens.stringAt): a multiple-choice record writes its
+ * prompt (a few KB with its shots) once a request, and walking its escapes again each time was a sixth of the reading.
+ */
+const LONG_STRING = 256;
+
 /** Deeper nesting is left to the exact reader (which bounds it at 512). */
 const MAX_DEPTH = 64;
 
@@ -188,12 +194,22 @@ export class CanonicalTokens {
   private stringAt(i: number, k: number): number {
     const t = this.text;
     this.kind[k] = TOKEN.string;
+    // The text of the last long escaped string read, where it recurs: its end is where that string's was (the same
+    // characters escape the same quotes), found without walking its escapes again.
+    const last = this.lastLong;
+    if (last !== '' && t.charCodeAt(i + last.length - 1) === QUOTE && t.slice(i, i + last.length) === last) {
+      this.escaped[k] = 1;
+      return i + last.length;
+    }
     let j = i + 1;
     for (;;) {
       const quote = t.indexOf('"', j);
       if (quote < 0) return -1;
       if (this.backslash < j) this.backslash = this.backslashFrom(j);
-      if (this.backslash > quote) return quote + 1;
+      if (this.backslash > quote) {
+        if (this.escaped[k] === 1 && quote + 1 - i >= LONG_STRING) this.lastLong = t.slice(i, quote + 1);
+        return quote + 1;
+      }
       this.escaped[k] = 1;
       const b = this.backslash;
       const e = t.charCodeAt(b + 1);
@@ -203,6 +219,9 @@ export class CanonicalTokens {
       this.backslash = this.backslashFrom(j);
     }
   }
+
+  /** The last escaped string of LONG_STRING characters or more (its JSON text, quotes included), or ''. */
+  private lastLong = '';
 
   /** The next backslash at or after `from` (the text's length when none). */
   private backslash = 0;

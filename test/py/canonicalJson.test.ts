@@ -134,3 +134,17 @@ test('control bytes are found at every position and alignment, multi-byte UTF-8 
     assert.deepEqual(controlBytePositions(padded, offset + 1, padded.length - 1), expected.filter((i) => i >= offset + 1 && i < padded.length - 1));
   }
 });
+
+test('a long escaped string that recurs (a prompt a request) reads as the exact reader reads it, and so does one that only begins the same', () => {
+  const prompt = `Q: "x"\n${'shot\\ \n'.repeat(60)}A:`;
+  const values = [prompt, prompt, `${prompt}"`, `${prompt}\\`, prompt.slice(0, -1), `${prompt}\n`, prompt, 'short "\n"', prompt];
+  const tokens = new CanonicalTokens();
+  // Twice: the second line begins with the string the first ended with.
+  for (const line of [values, [...values].reverse()]) {
+    const text = pyDumps({ k: 'obj', entries: line.map((v, i): [string, PyNode] => [`k${i}`, { k: 'str', v }]) });
+    assert.equal(tokens.read(text), true);
+    assert.deepEqual(tokenNode(tokens, 0), parseOrdered(text));
+  }
+  // Not canonical however it begins: a recurring string followed by what json.dumps never writes.
+  assert.equal(tokens.read(`[${JSON.stringify(prompt)}, ${JSON.stringify(prompt)}x]`), false);
+});
