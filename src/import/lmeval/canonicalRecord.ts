@@ -15,14 +15,14 @@
  * for byte, on every record of the fixtures and on variants of them.
  */
 import { TOKEN, type CanonicalTokens } from '../../py/canonicalJson.ts';
-import { numberOf } from '../../py/orderedJson.ts';
-import { doubleField, FIELD, ITEM, scoreValueField, textField, VALUE_OF_NUMBER } from '../../store/rowLines.ts';
+import { doubleField, FIELD, ITEM, textField, VALUE_OF_NUMBER } from '../../store/rowLines.ts';
 import { textItem } from '../../store/instanceLines.ts';
 import type { CanonicalMemo, MetricList } from './canonicalMemo.ts';
 import { hashMismatch } from './checks.ts';
 import { sha256Hex } from '../../util/hash.ts';
 import type { RecordParts } from './recordParts.ts';
-import { pyFloat, type TaskContext } from './sampleRows.ts';
+import { type TaskContext } from './sampleRows.ts';
+import { greedyField, hashAt, hexDigest, logprobOf, ownCopy, scoreValue, strOf } from './canonicalValues.ts';
 
 // Text from a line of valid UTF-8 holds no lone surrogate, so JSON.stringify alone makes JSON text of it (rowLines.ts jsonTextField).
 const json = JSON.stringify;
@@ -279,14 +279,6 @@ export function readCanonicalRecord(tok: CanonicalTokens, file: string, line: nu
   };
 }
 
-/**
- * A short string as a string of its own. A slice of a line is held by V8 as a view of the
- * whole line; concatenating makes a new string, which the slice is then taken of.
- */
-function ownCopy(s: string): string {
-  return ` ${s}`.slice(1);
-}
-
 /** The format field key token `k` names (its slot), or -1: by length first, so that no key becomes a string. */
 function formatSlot(tok: CanonicalTokens, k: number): number {
   switch (tok.end[k]! - tok.start[k]! - 2) {
@@ -309,30 +301,6 @@ function formatSlot(tok: CanonicalTokens, k: number): number {
     default:
       return -1;
   }
-}
-
-/** str() of a string or of a number other than NaN and ±Infinity (whose str() Python spells otherwise); null for any other value. */
-function strOf(tok: CanonicalTokens, k: number): string | null {
-  if (tok.kind[k] === TOKEN.string) return tok.string(k);
-  if (tok.kind[k] !== TOKEN.number) return null;
-  const c = tok.text.charCodeAt(tok.start[k]!);
-  return (c >= 48 && c <= 57) || (c === 45 && tok.text.charCodeAt(tok.start[k]! + 1) !== 73) ? tok.slice(k) : null;
-}
-
-/** A recorded hash: null when absent, undefined when not a string of 64 characters, else its text (hexDigest says whether it is all hex digits). */
-function hashAt(tok: CanonicalTokens, k: number): string | null | undefined {
-  if (k < 0) return null;
-  if (tok.kind[k] !== TOKEN.string || tok.end[k]! - tok.start[k]! !== 66 || tok.escaped[k] === 1) return undefined;
-  return tok.text.slice(tok.start[k]! + 1, tok.end[k]! - 1);
-}
-
-/** 64 lower-case hex digits, as sha256Hex writes (the reference reading says what any other recorded hash is). */
-function hexDigest(h: string): boolean {
-  for (let i = 0; i < h.length; i++) {
-    const c = h.charCodeAt(i);
-    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false;
-  }
-  return h.length === 64;
 }
 
 /**
@@ -372,36 +340,6 @@ function readRequest(tok: CanonicalTokens, g: number, before: Request): Request 
     else return null;
   }
   return { context, contextField, continuation, continuationField, genKwargs, chat, promptToken };
-}
-
-/** sampleRows.ts scoreValue as a score value field, for a value that is not a number: booleans 1/0, "True"/"False" and float text read, anything else null. */
-function scoreValue(tok: CanonicalTokens, k: number): string {
-  const kind = tok.kind[k];
-  if (kind === TOKEN.string) {
-    const v = tok.string(k);
-    if (v === 'True') return '1';
-    if (v === 'False') return '0';
-    return scoreValueField(pyFloat(v));
-  }
-  if (kind === TOKEN.literal) {
-    const c = tok.text.charCodeAt(tok.start[k]!);
-    return c === 116 ? '1' : c === 102 ? '0' : 'null';
-  }
-  return 'null';
-}
-
-/** A log-probability: a number as written, or text Python's float() reads (lm-eval ≥0.4.3 writes "-9.5e-07"); null otherwise. */
-function logprobOf(tok: CanonicalTokens, k: number): number | null {
-  if (tok.kind[k] === TOKEN.string) return pyFloat(tok.string(k));
-  if (tok.kind[k] === TOKEN.number) return numberOf(tok.slice(k));
-  return null;
-}
-
-/** is_greedy: a boolean, or "True"/"False" as lm-eval ≥0.4.3 writes it; null otherwise. */
-function greedyField(v: string): string | null {
-  if (v === 'true' || v === '"True"') return 'true';
-  if (v === 'false' || v === '"False"') return 'false';
-  return null;
 }
 
 /** sampleRows.ts choicesOf: the continuations of a multiple-choice document without the target delimiter. */
