@@ -1,8 +1,9 @@
 /**
  * `lmaudit view --bundle <dir>`: the same pages as a static site that opens from file://.
  * The bundle holds the API's answers to every request the pages make from the links they
- * show (runs, summary, table; each task, its cells' and cell pairs' item lists, each item;
- * the comparison of the first two sources with its aligned pairs), each in data/<hash>.js,
+ * show (runs, summary, table; each task, its cells' and cell pairs' item lists and paired
+ * statistics, each item; the comparison of the first two sources with its aligned pairs),
+ * each in data/<hash>.js,
  * up to a stated number of items per list. Free text search and other filters need the server.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -60,7 +61,12 @@ export async function writeBundle(api: ViewApi, dir: string, limit = BUNDLE_ITEM
         for (let k = 0; k < cells; k++) {
           for (const verdict of ['correct', 'incorrect', undefined]) await pages('items', { ...scope, cell: k, verdict }, `${task} r${k} ${verdict ?? 'all'}`);
           await pages('items', { ...scope, noanswer: k }, `${task} r${k} nothing extracted`);
-          for (let j = 0; j < cells; j++) if (j !== k) await pages('items', { ...scope, flip: `${k},${j}` }, `${task} r${k}/r${j} flips`);
+          for (let j = 0; j < cells; j++) {
+            if (j === k) continue;
+            await pages('items', { ...scope, flip: `${k},${j}` }, `${task} r${k}/r${j} flips`);
+            await save('readings', { ...scope, a: k, b: j });
+            await pages('items', { ...scope, rightonly: `${k},${j}` }, `${task} right only under r${k}, not r${j}`);
+          }
         }
         const list = await api.answer('items', new URLSearchParams({ ...scope, s: String(source.id), offset: '0', limit: '500' }));
         let docs = (list as { rows: { doc_id: string }[] }).rows.map((r) => r.doc_id);

@@ -27,6 +27,8 @@ export interface ItemsQuery {
   verdict?: 'correct' | 'incorrect';
   /** Two reading indexes: items whose values differ between them. */
   flip?: [number, number];
+  /** Two reading indexes: items right (value 1) under the first and wrong (value 0) under the second (McNemar's discordant cell). */
+  rightOnly?: [number, number];
   /** A reading index: items where it extracted nothing. */
   noAnswer?: number;
   truncated?: boolean;
@@ -145,6 +147,10 @@ export class ScopeItems {
     if (q.flip !== undefined) {
       const [a, b] = [this.reading(q.flip[0], 'flip'), this.reading(q.flip[1], 'flip')];
       clauses.push(`v${a} <> v${b}`);
+    }
+    if (q.rightOnly !== undefined) {
+      const [a, b] = [this.reading(q.rightOnly[0], 'rightonly'), this.reading(q.rightOnly[1], 'rightonly')];
+      clauses.push(`v${a} = 1 AND v${b} = 0`);
     }
     if (q.noAnswer !== undefined) clauses.push(`e${this.reading(q.noAnswer, 'noanswer')} IS NULL AND v${q.noAnswer} IS NOT NULL`);
     if (q.truncated) clauses.push(`finish_reason IN (${TOKEN_LIMIT_REASONS.map(sqlString).join(', ')})`);

@@ -29,7 +29,7 @@ export interface ItemsAnswer {
   rows: ItemRow[];
 }
 
-const FILTER_KEYS = ['cell', 'verdict', 'flip', 'noanswer', 'truncated', 'q', 'in', 'meta', 'mv', 'sort', 'desc'] as const;
+const FILTER_KEYS = ['cell', 'verdict', 'flip', 'rightonly', 'noanswer', 'truncated', 'q', 'in', 'meta', 'mv', 'sort', 'desc'] as const;
 
 export function filterParams(p: Params): Params {
   return Object.fromEntries(FILTER_KEYS.map((k) => [k, p[k]]));
