@@ -107,3 +107,42 @@ test('a column heading sorts the list by it, and again the other way', { skip: N
   assert.deepEqual((await page.locator('.list a.row').allInnerTexts()).slice(0, 3).map((t) => t.split('\n')[0]), ['15', '14', '13']);
   await page.close();
 });
+
+test('j/k on an item page follow the filtered, sorted list it was opened from, and the link carries that list', { skip: NO_CHROMIUM }, async () => {
+  const page = await browser.newPage();
+  const list = `s=0&run=lmeval-a6a1045467dd805e&task=boolq-seq2seq&flip=0%2C1&sort=doc_id&desc=1`;
+  await page.goto(`${viewer.url}#/items?${list}`);
+  await page.waitForSelector('#matching:has-text("13 items of 16")');
+  await page.waitForSelector('.list a.row.sel');
+  const order = await page.locator('.list a.row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-doc')!));
+  assert.equal(order.length, 13);
+  // The 13 flipped documents, highest id first: not document order, and with gaps where the 3 unflipped ones are.
+  assert.deepEqual(order, [...order].sort((x, y) => Number(y) - Number(x)));
+  assert.ok(order.slice(0, 5).some((d, i) => i > 0 && Number(order[i - 1]) - Number(d) > 1), 'the first items of the list skip a document');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector(`h1:has-text("Document ${order[0]}")`);
+  await page.waitForSelector('#list-place:has-text("Item 1 of 13 in the list")');
+  for (let i = 1; i < 4; i++) {
+    await page.keyboard.press('j');
+    await page.waitForSelector(`h1:has-text("Document ${order[i]}")`);
+    await page.waitForSelector(`#list-place:has-text("Item ${i + 1} of 13")`);
+  }
+  assert.match(page.url(), /#\/item\?.*flip=0%2C1.*sort=doc_id&desc=1.*&at=3/);
+  // The link, opened afresh (shared or bookmarked), is in the same place of the same list.
+  const shared = await browser.newPage();
+  await shared.goto(page.url());
+  await shared.waitForSelector('#list-place:has-text("Item 4 of 13")');
+  await shared.keyboard.press('k');
+  await shared.waitForSelector(`h1:has-text("Document ${order[2]}")`);
+  // The last item of the list has no next; its crumb goes back to the same list.
+  await shared.goto(`${viewer.url}#/item?${list}&doc=${order[12]}&at=12`);
+  await shared.waitForSelector('#list-place:has-text("Item 13 of 13")');
+  assert.equal(await shared.locator('#next').count(), 0);
+  await shared.locator('nav.crumbs a', { hasText: 'Items' }).click();
+  await shared.waitForSelector('#matching:has-text("13 items of 16")');
+  // A place that no longer holds the document is not followed: j and k fall back to document order, and the page says so.
+  await shared.goto(`${viewer.url}#/item?${list}&doc=${order[12]}&at=0`);
+  await shared.waitForSelector('#list-place:has-text("no longer at that place")');
+  await page.close();
+  await shared.close();
+});

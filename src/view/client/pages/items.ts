@@ -90,9 +90,12 @@ export function ItemsPage(props: { params: Params }): VNode {
     const page = pages.current.get(Math.floor(index / PAGE));
     return page === undefined || page === 'loading' ? (page === undefined ? undefined : null) : page[index % PAGE];
   };
+  // An item opened from the list carries the list (its filters, sort and the item's place in it), so that j/k
+  // there walk this list and the link can be shared.
+  const itemLink = (row: ItemRow, index: number) => href('item', { ...query, doc: row.doc_id, at: index });
   const open = (index: number) => {
     const row = rowAt(index);
-    if (row) location.hash = href('item', { ...scope, doc: row.doc_id });
+    if (row) location.hash = itemLink(row, index);
   };
   const move = (to: number) => {
     const index = Math.max(0, Math.min(count - 1, to));
@@ -139,7 +142,7 @@ export function ItemsPage(props: { params: Params }): VNode {
           if (!row) return h('div', { key: v.index, class: 'row muted', style }, '…');
           return h(
             'a',
-            { key: v.index, class: `row${v.index === selected ? ' sel' : ''}`, style, href: href('item', { ...scope, doc: row.doc_id }), 'data-doc': row.doc_id, 'aria-selected': v.index === selected },
+            { key: v.index, class: `row${v.index === selected ? ' sel' : ''}`, style, href: itemLink(row, v.index), 'data-doc': row.doc_id, 'aria-selected': v.index === selected },
             h('span', { class: 'c-id' }, h(Text, { text: row.doc_id })),
             h('span', { class: 'c-gold' }, h(Text, { text: row.target })),
             h('span', { class: 'c-resp' }, h(Text, { text: row.response })),
