@@ -146,3 +146,51 @@ test('j/k on an item page follow the filtered, sorted list it was opened from, a
   await page.close();
   await shared.close();
 });
+
+test('keys typed at once while the list is loading are not lost: Esc, /, a word and Enter typed without waiting', { skip: NO_CHROMIUM }, async () => {
+  const page = await browser.newPage();
+  const run = 'lmeval-a6a1045467dd805e';
+  await page.goto(`${viewer.url}#/items?s=0&run=${run}&task=boolq-seq2seq`);
+  await page.waitForSelector('.list a.row.sel');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('h1:has-text("Document 0")');
+  // The list's first page of rows is held back until the first letters are typed, then arrives mid-word
+  // (the list and its search form are drawn again then).
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route(/\/api\/items\?/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('/');
+  await page.keyboard.type('eth');
+  release();
+  await page.waitForSelector('#matching:has-text("16 items of 16")');
+  await page.keyboard.type('anol');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#matching:has-text("1 item of 16")');
+  assert.match(page.url(), /#\/items\?.*q=ethanol/);
+  await page.close();
+});
+
+test('keys typed before the next page is drawn are held for it: Esc, / and a word while going back is slow', { skip: NO_CHROMIUM }, async () => {
+  const page = await browser.newPage();
+  await page.goto(`${viewer.url}#/items?s=0&run=lmeval-a6a1045467dd805e&task=boolq-seq2seq`);
+  await page.waitForSelector('.list a.row.sel');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('h1:has-text("Document 0")');
+  // Going back takes the browser a moment (it is a navigation); here a long one, so that '/' and the word are
+  // certainly typed while the item page is still on screen.
+  await page.evaluate(() => {
+    const back = history.back.bind(history);
+    history.back = () => void setTimeout(back, 400);
+  });
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('/');
+  await page.keyboard.type('ethanol');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#matching:has-text("1 item of 16")');
+  assert.match(page.url(), /#\/items\?.*q=ethanol/);
+  await page.close();
+});
