@@ -106,7 +106,7 @@ export class ViewApi {
       case 'items': {
         const source = s.source(params.get('s'));
         const items = await s.items(source, params.get('run'), params.get('task'));
-        return { cells: items.cells, metaFields: items.metaFields, ...(await items.page(itemsQuery(params))) };
+        return { cells: items.cells, metaFields: items.metaFields, metaNote: items.metaNote, ...(await items.page(itemsQuery(params))) };
       }
       case 'item': {
         const source = s.source(params.get('s'));

@@ -14,7 +14,7 @@ function submit(event: Event): void {
   (event.currentTarget as HTMLElement).closest('form')?.requestSubmit();
 }
 
-export function Filters(props: { params: Params; cells: { extractor: string; normalizer: string }[]; metaFields: string[] }): VNode {
+export function Filters(props: { params: Params; cells: { extractor: string; normalizer: string }[]; metaFields: string[]; metaNote: string | null }): VNode {
   const p = props.params;
   const readings: [string, string][] = [['', '—'], ...props.cells.map((c, k): [string, string] => [String(k), `r${k} ${c.extractor}/${c.normalizer}`])];
   const [flipA, flipB] = String(p.flip ?? ',').split(',');
@@ -59,6 +59,7 @@ export function Filters(props: { params: Params; cells: { extractor: string; nor
       select('in', p.in ?? 'any', [['any', 'prompt, response or gold'], ['prompt', 'prompt'], ['response', 'response'], ['gold', 'gold']], ' in'),
       ' · ', select('meta', p.meta, [['', '—'], ...props.metaFields.map((f): [string, string] => [f, f])], 'Field'),
       h('input', { name: 'mv', defaultValue: p.mv ?? '', placeholder: 'value', 'aria-label': 'field value' }),
+      props.metaNote === null ? null : h('span', { class: 'small muted', id: 'meta-note' }, ` (${props.metaNote})`),
       ' · ', select('sort', p.sort ?? 'pos', sorts, 'Sort by'),
       h('label', null, h('input', { type: 'checkbox', name: 'desc', checked: p.desc === '1', onChange: submit }), ' descending'),
       ' ', h('button', { type: 'submit' }, 'Apply'),

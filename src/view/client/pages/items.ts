@@ -23,6 +23,7 @@ const ROW_HEIGHT = 30;
 export interface ItemsAnswer {
   cells: { extractor: string; normalizer: string }[];
   metaFields: string[];
+  metaNote: string | null;
   total: number;
   matching: number;
   offset: number;
@@ -118,7 +119,7 @@ export function ItemsPage(props: { params: Params }): VNode {
     'div',
     null,
     h(Crumbs, { items: [['Runs', href('runs')], [String(p.task), href('task', scope)], ['Items', null]] }),
-    h(Filters, { params: p, cells, metaFields: answer?.metaFields ?? [] }),
+    h(Filters, { params: p, cells, metaFields: answer?.metaFields ?? [], metaNote: answer?.metaNote ?? null }),
     info.error !== null && info.key === key ? h('p', { class: 'error', role: 'alert' }, info.error) : null,
     h('p', { id: 'matching', 'data-loaded-for': answer === null ? undefined : key }, answer === null ? 'Loading…' : `${plural(answer.matching, 'item')} of ${answer.total.toLocaleString('en-US')}`),
     h(
