@@ -29,10 +29,9 @@ function escapeKey(key: string): string {
   return key.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
-const ESCAPED_KEY = `replace(replace(k, '~', '~0'), '/', '~1')`;
-
 /** `documents`: a SQL relation with a `doc_json` column (the scope's first request of each document). */
 export async function findMetaFields(documents: string): Promise<MetaFields> {
+  const docs = `(SELECT doc_json FROM ${documents} WHERE json_valid(doc_json))`;
   const fields: { keys: string[]; pointer: string }[] = [];
   let frontier: { keys: string[]; pointer: string }[] = [{ keys: [], pointer: '' }];
   let deeper = false;
@@ -41,22 +40,26 @@ export async function findMetaFields(documents: string): Promise<MetaFields> {
       deeper = true;
       break;
     }
-    const objects = frontier.map((f, i) => `(${i}, ${sqlString(f.pointer)})`).join(', ');
-    const found = await queryRows<{ i: number; k: string; obj: boolean; leaf: boolean }>(`
-      WITH objects(i, ptr) AS (VALUES ${objects}),
-      keyed AS (
-        SELECT o.i, o.ptr, d.doc_json, unnest(json_keys(d.doc_json, o.ptr)) AS k
-        FROM (SELECT doc_json FROM ${documents} WHERE json_valid(doc_json)) d, objects o
-        WHERE json_type(d.doc_json, o.ptr) = 'OBJECT'),
-      typed AS (SELECT i, k, json_type(doc_json, ptr || '/' || ${ESCAPED_KEY}) AS t FROM keyed)
-      SELECT i, k, bool_or(t = 'OBJECT') AS obj, bool_or(t <> 'OBJECT') AS leaf FROM typed GROUP BY i, k ORDER BY i, k`);
+    // The keys under each object of this level, in any document (every path a constant: DuckDB reads each
+    // document once per query, where a path computed per row would parse it once per key).
+    const keyed = await queryRows<{ i: number; k: string }>(
+      frontier.map((f, i) => `SELECT DISTINCT ${i} AS i, unnest(json_keys(doc_json, ${sqlString(f.pointer)})) AS k FROM ${docs} WHERE json_type(doc_json, ${sqlString(f.pointer)}) = 'OBJECT'`).join(' UNION ALL ') + ' ORDER BY i, k',
+    );
+    if (keyed.length === 0) break;
+    const children = keyed.map((r) => {
+      const parent = frontier[Number(r.i)]!;
+      return { keys: [...parent.keys, r.k], pointer: `${parent.pointer}/${escapeKey(r.k)}` };
+    });
+    // Which of them hold an object in some document (a level to look inside), and which a value in some (a field).
+    const types = `json_type(doc_json, [${children.map((c) => sqlString(c.pointer)).join(', ')}])`;
+    const [kinds] = await queryRows<Record<string, boolean | null>>(
+      `SELECT ${children.map((_, j) => `bool_or(t[${j + 1}] = 'OBJECT') AS o${j}, bool_or(t[${j + 1}] <> 'OBJECT') AS l${j}`).join(', ')} FROM (SELECT ${types} AS t FROM ${docs})`,
+    );
     const next: typeof frontier = [];
-    for (const row of found) {
-      const parent = frontier[Number(row.i)]!;
-      const child = { keys: [...parent.keys, row.k], pointer: `${parent.pointer}/${escapeKey(row.k)}` };
-      if (row.leaf) fields.push(child);
-      if (row.obj) next.push(child);
-    }
+    children.forEach((child, j) => {
+      if (kinds?.[`l${j}`]) fields.push(child);
+      if (kinds?.[`o${j}`]) next.push(child);
+    });
     frontier = next;
   }
   const seen = new Set<string>();
