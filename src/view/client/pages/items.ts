@@ -24,6 +24,8 @@ export interface ItemsAnswer {
   cells: { extractor: string; normalizer: string }[];
   metaFields: string[];
   metaNote: string | null;
+  /** In a static bundle, a list longer than this holds only its first this many items. */
+  bundleLimit?: number;
   total: number;
   matching: number;
   offset: number;
@@ -68,7 +70,8 @@ export function ItemsPage(props: { params: Params }): VNode {
     load(0);
   }, [key]);
 
-  const count = info.key === key ? (info.answer?.matching ?? 0) : 0;
+  const listed = info.key === key ? info.answer : null;
+  const count = Math.min(listed?.matching ?? 0, listed?.bundleLimit ?? Infinity);
   useEffect(() => {
     const v = new Virtualizer<HTMLDivElement, HTMLElement>({
       count,
@@ -122,6 +125,9 @@ export function ItemsPage(props: { params: Params }): VNode {
     h(Filters, { params: p, cells, metaFields: answer?.metaFields ?? [], metaNote: answer?.metaNote ?? null }),
     info.error !== null && info.key === key ? h('p', { class: 'error', role: 'alert' }, info.error) : null,
     h('p', { id: 'matching', 'data-loaded-for': answer === null ? undefined : key }, answer === null ? 'Loading…' : `${plural(answer.matching, 'item')} of ${answer.total.toLocaleString('en-US')}`),
+    answer?.bundleLimit !== undefined && answer.matching > answer.bundleLimit
+      ? h('p', { class: 'error', id: 'bundle-note' }, `This static bundle holds the first ${answer.bundleLimit.toLocaleString('en-US')} of these ${answer.matching.toLocaleString('en-US')} items (in this order); the other ${(answer.matching - answer.bundleLimit).toLocaleString('en-US')} are not in it. \`lmaudit view\` on the same source serves them all, with any filter.`)
+      : null,
     h(
       'div',
       { class: 'row head' },
