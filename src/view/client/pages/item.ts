@@ -149,7 +149,7 @@ export function ItemPage(props: { params: Params }): VNode {
       h(Crumbs, { items: [['Runs', href('runs')], [item.task, href('task', scope)], ['Items', href('items', { ...scope, ...list })], [`doc ${item.doc_id}`, null]] }),
       h('h1', null, 'Document ', h(Text, { text: item.doc_id })),
       h('p', { class: 'small', id: 'list-place' },
-        waiting ? 'Finding its place in the list… ' : inList ? `Item ${(at! + 1).toLocaleString('en-US')} of ${place.matching.toLocaleString('en-US')} in the list it was opened from: ` : at !== null ? 'This document is no longer at that place in the list; j and k follow document order: ' : '',
+        waiting ? 'Finding its place in the list… ' : inList ? `Item ${(at! + 1).toLocaleString('en-US')} of ${place.matching.toLocaleString('en-US')} in the list it was opened from: ` : at !== null ? `This document is not item ${(at + 1).toLocaleString('en-US')} of the list in this link (the list has changed, or the link was edited); j and k follow document order: ` : '',
         previous !== null ? h('a', { href: previous, id: 'previous' }, '← previous (k)') : null, ' ', next !== null ? h('a', { href: next, id: 'next' }, 'next (j) →') : null),
       h('section', null, h('h2', null, 'Gold'), h('pre', { class: 't gold', dir: 'auto' }, item.target === null ? '(none recorded)' : visible(item.target))),
       item.choiceBars !== null ? h('section', null, h('h2', null, 'Log-likelihood per choice'), h(Bars, { bars: item.choiceBars })) : null,
