@@ -94,13 +94,18 @@ test('two readings: McNemar table from Python verdicts, accuracies, B − A with
   await page.close();
 });
 
-test('two readings: the same reading twice, or one that does not exist, is refused with a reason', { skip: NO_CHROMIUM }, async () => {
+test('two readings: the same reading twice, or one that does not exist, is refused with a reason (and so is such a McNemar cell)', { skip: NO_CHROMIUM }, async () => {
   const same = await fetch(`${viewer.url}api/readings?s=0&run=${run}&task=letter_cases&a=2&b=2`);
   assert.equal(same.status, 400);
   assert.deepEqual(await same.json(), { error: 'two different readings are needed' });
   const none = await fetch(`${viewer.url}api/readings?s=0&run=${run}&task=letter_cases&a=2&b=9`);
   assert.equal(none.status, 400);
   assert.deepEqual(await none.json(), { error: 'reading b: no reading 9 (this task has 4)' });
+  const cell = await fetch(`${viewer.url}api/items?s=0&run=${run}&task=letter_cases&rightonly=2,9`);
+  assert.equal(cell.status, 400);
+  assert.deepEqual(await cell.json(), { error: 'rightonly: no reading 9 (this task has 4)' });
+  const shape = await fetch(`${viewer.url}api/items?s=0&run=${run}&task=letter_cases&rightonly=2`);
+  assert.deepEqual(await shape.json(), { error: "parameter 'rightonly' must be two reading numbers, e.g. 0,3" });
 });
 
 test('two readings on the boolq-seq2seq run: 13 right only under exact/strip, counted by hand', { skip: NO_CHROMIUM }, async () => {
