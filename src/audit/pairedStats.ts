@@ -10,7 +10,7 @@
  * the last digit (test/audit/reference/paired_reference.py).
  */
 import { PyRandom } from '../py/random.ts';
-import { percentileLinear } from '../score/stats.ts';
+import { percentileLinear, Z95 } from '../score/stats.ts';
 
 export interface PairedOptions {
   /**
@@ -100,6 +100,18 @@ export function formatP(p: number): string {
 /** `p = 0.0312` (or `p=…` with `equals: '='`), and `p < 1e-300` where the double cannot show it. */
 export function pClause(p: number, equals = ' = '): string {
   return p < P_FLOOR ? `p ${formatP(p)}` : `p${equals}${formatP(p)}`;
+}
+
+/**
+ * Mean of per-item differences with its closed-form paired standard error sd(d, n−1)/√n and
+ * interval mean ± 1.96·stderr (the standard error the matrix's cells use); none from one item.
+ * `lmaudit table`'s interactions and the viewer's two-readings comparison state it.
+ */
+export function pairedMeanStderr(d: readonly number[]): { mean: number; stderr: number | null; ci95: [number, number] | null } {
+  const n = d.length;
+  const mean = d.reduce((s, x) => s + x, 0) / n;
+  const stderr = n < 2 ? null : Math.sqrt(d.reduce((s, x) => s + (x - mean) ** 2, 0) / (n - 1)) / Math.sqrt(n);
+  return { mean, stderr, ci95: stderr === null ? null : [mean - Z95 * stderr, mean + Z95 * stderr] };
 }
 
 function mean(xs: readonly number[]): number {

@@ -7,7 +7,7 @@
  * mean ± 1.96 · sd(d, n−1) / √n (the same standard error the matrix's cells use). Each reading's
  * own effect, mean(b − a) on the same items, gets the same paired interval.
  */
-import { Z95 } from '../score/stats.ts';
+import { pairedMeanStderr } from './pairedStats.ts';
 import type { LabelPart } from './tableLabels.ts';
 
 export interface InteractionRow {
@@ -51,14 +51,6 @@ function changes(rows: readonly InteractionRow[]): [number, number, string[]][] 
   return single.length > 0 ? single : all;
 }
 
-/** Mean of per-item differences with its closed-form interval (none from one item). */
-function paired(d: readonly number[]): { mean: number; stderr: number | null; ci95: [number, number] | null } {
-  const n = d.length;
-  const mean = d.reduce((s, x) => s + x, 0) / n;
-  const stderr = n < 2 ? null : Math.sqrt(d.reduce((s, x) => s + (x - mean) ** 2, 0) / (n - 1)) / Math.sqrt(n);
-  return { mean, stderr, ci95: stderr === null ? null : [mean - Z95 * stderr, mean + Z95 * stderr] };
-}
-
 export function interactionsOf(rows: readonly InteractionRow[], columns: readonly string[]): Interaction[] {
   const out: Interaction[] = [];
   for (const [a, b, change] of changes(rows)) {
@@ -80,7 +72,7 @@ export function interactionsOf(rows: readonly InteractionRow[], columns: readonl
           d.push(bi - ai - (bj - aj));
         }
         if (d.length === 0) continue;
-        const [x, xi, xj] = [paired(d), paired(ei), paired(ej)];
+        const [x, xi, xj] = [pairedMeanStderr(d), pairedMeanStderr(ei), pairedMeanStderr(ej)];
         out.push({
           from: rows[a]!.label, to: rows[b]!.label, change, readings: [columns[i]!, columns[j]!], n: d.length,
           effects: [xi.mean, xj.mean], effect_stderr: [xi.stderr, xj.stderr], effect_ci95: [xi.ci95, xj.ci95],

@@ -10,11 +10,12 @@ import { valueOf } from '../audit/provenanceView.ts';
 import { tableLines } from '../report/tableText.ts';
 import { CompareCache, type PairFilter } from './compare.ts';
 import { itemDetail } from './itemDetail.ts';
+import { compareReadings } from './readings.ts';
 import type { ItemsQuery } from './scopeItems.ts';
 import type { ViewSession } from './sources.ts';
 import { ViewRequestError } from './viewErrors.ts';
 
-export const API_ROUTES = ['runs', 'summary', 'task', 'items', 'item', 'compare', 'compare/items', 'compare/pair', 'table'] as const;
+export const API_ROUTES = ['runs', 'summary', 'task', 'items', 'item', 'readings', 'compare', 'compare/items', 'compare/pair', 'table'] as const;
 export type ApiRoute = (typeof API_ROUTES)[number];
 
 function whole(params: URLSearchParams, name: string, fallback?: number): number {
@@ -38,19 +39,21 @@ function oneOf<T extends string>(params: URLSearchParams, name: string, allowed:
   return value as T;
 }
 
+function readingPair(params: URLSearchParams, name: string): [number, number] | undefined {
+  const text = params.get(name);
+  if (text === null || text === '') return undefined;
+  const m = /^(\d{1,4}),(\d{1,4})$/.exec(text);
+  if (m === null) throw new ViewRequestError(`parameter '${name}' must be two reading numbers, e.g. 0,3`);
+  return [Number(m[1]), Number(m[2])];
+}
+
 export function itemsQuery(params: URLSearchParams): ItemsQuery {
-  const flip = params.get('flip');
-  let flipPair: [number, number] | undefined;
-  if (flip !== null && flip !== '') {
-    const m = /^(\d{1,4}),(\d{1,4})$/.exec(flip);
-    if (m === null) throw new ViewRequestError("parameter 'flip' must be two reading numbers, e.g. 0,3");
-    flipPair = [Number(m[1]), Number(m[2])];
-  }
   const verdict = params.get('verdict');
   return {
     cell: optionalWhole(params, 'cell'),
     ...(verdict ? { verdict: oneOf(params, 'verdict', ['correct', 'incorrect'] as const, 'correct') } : {}),
-    flip: flipPair,
+    flip: readingPair(params, 'flip'),
+    rightOnly: readingPair(params, 'rightonly'),
     noAnswer: optionalWhole(params, 'noanswer'),
     truncated: params.get('truncated') === '1',
     text: params.get('q') ?? undefined,
@@ -103,13 +106,20 @@ export class ViewApi {
       case 'items': {
         const source = s.source(params.get('s'));
         const items = await s.items(source, params.get('run'), params.get('task'));
-        return { cells: items.cells, metaFields: items.metaFields, ...(await items.page(itemsQuery(params))) };
+        return { cells: items.cells, metaFields: items.metaFields, metaNote: items.metaNote, ...(await items.page(itemsQuery(params))) };
       }
       case 'item': {
         const source = s.source(params.get('s'));
         const [run, task] = [params.get('run'), params.get('task')];
         const items = await s.items(source, run, task);
         return itemDetail(source.loaded.store, items, run!, task!, params.get('doc') ?? '');
+      }
+      case 'readings': {
+        const source = s.source(params.get('s'));
+        const [run, task] = [params.get('run'), params.get('task')];
+        const scope = await s.scope(source, run, task);
+        if (scope === null) throw new ViewRequestError(`task ${JSON.stringify(task)} has no rescoring matrix, so no readings to compare`);
+        return { source: source.id, label: source.label, run_id: run, task, comparison: compareReadings(scope, whole(params, 'a'), whole(params, 'b')) };
       }
       case 'compare': {
         const diff = await this.compare.diff(this.compareKey(params));

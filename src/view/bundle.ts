@@ -1,9 +1,10 @@
 /**
  * `lmaudit view --bundle <dir>`: the same pages as a static site that opens from file://.
  * The bundle holds the API's answers to every request the pages make from the links they
- * show (runs, summary, table; each task, its cells' and cell pairs' item lists, each item;
- * the comparison of the first two sources with its aligned pairs), each in data/<hash>.js,
- * up to a stated number of items per list. Free text search and other filters need the server.
+ * show (runs, summary, table; each task, its cells' and cell pairs' item lists and paired
+ * statistics, each item a list shows; the comparison of the first two sources with its aligned
+ * pairs), each in data/<hash>.js, up to a stated number of items per list (a longer list's
+ * pages say how many it holds). Free text search and other filters need the server.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -28,22 +29,30 @@ export async function writeBundle(api: ViewApi, dir: string, limit = BUNDLE_ITEM
   }
   const written = new Set<string>();
   const notes: string[] = [];
-  const save = async <T>(route: string, params: Params): Promise<T> => {
-    const query = new URLSearchParams();
-    for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') query.set(k, String(v));
+  /** Writes the API's answer (with `extra` added: what the bundle left out of a list). */
+  const save = async <T>(route: string, params: Params, extra: Record<string, unknown> = {}): Promise<T> => {
+    const query = asQuery(params);
     const key = bundleKey(route, query);
-    const answer = await api.answer(route, query);
+    const answer = { ...((await api.answer(route, query)) as object), ...extra };
     if (!written.has(key)) {
       written.add(key);
       await writeFile(join(out, 'data', bundleFile(key)), `window.__lmauditData(${JSON.stringify(key)}, ${JSON.stringify(answer)});\n`);
     }
     return answer as T;
   };
-  const pages = async (route: string, params: Params, what: string): Promise<void> => {
-    const first = await save<{ matching: number }>(route, { ...params, offset: 0, limit: route === 'items' ? PAGE : 50 });
+  /**
+   * A list's pages up to `limit` items. A longer list's pages carry `bundleLimit`, so the page says how many
+   * of its items the bundle holds; the documents listed are added to `docs` (each gets its item page).
+   */
+  const pages = async (route: string, params: Params, what: string, docs?: Set<string>): Promise<void> => {
     const step = route === 'items' ? PAGE : 50;
-    for (let offset = step; offset < Math.min(first.matching, limit); offset += step) await save(route, { ...params, offset, limit: step });
-    if (first.matching > limit) notes.push(`${what}: the first ${limit} of ${first.matching} items are in the bundle`);
+    const { matching } = (await api.answer(route, asQuery({ ...params, offset: 0, limit: step }))) as { matching: number };
+    const extra = matching > limit ? { bundleLimit: limit } : {};
+    for (let offset = 0; offset === 0 || offset < Math.min(matching, limit); offset += step) {
+      const page = await save<{ rows: { doc_id?: string }[] }>(route, { ...params, offset, limit: step }, extra);
+      for (const row of page.rows) if (docs !== undefined && row.doc_id !== undefined) docs.add(row.doc_id);
+    }
+    if (matching > limit) notes.push(`${what}: the first ${limit} of ${matching} items are in the bundle`);
   };
 
   const runs = await save<{ sources: { id: number; runs: { run_id: string; tasks: { task: string; items: number }[] }[] }[] }>('runs', {});
@@ -56,19 +65,20 @@ export async function writeBundle(api: ViewApi, dir: string, limit = BUNDLE_ITEM
         const scope = { s: source.id, run: run.run_id, task };
         const t = await save<{ scope: { cellKeys: unknown[] } | null }>('task', scope);
         const cells = t.scope?.cellKeys.length ?? 0;
-        await pages('items', scope, `${task}`);
+        // Every document a bundled list shows has its item page.
+        const docs = new Set<string>();
+        await pages('items', scope, `${task}`, docs);
         for (let k = 0; k < cells; k++) {
-          for (const verdict of ['correct', 'incorrect', undefined]) await pages('items', { ...scope, cell: k, verdict }, `${task} r${k} ${verdict ?? 'all'}`);
-          await pages('items', { ...scope, noanswer: k }, `${task} r${k} nothing extracted`);
-          for (let j = 0; j < cells; j++) if (j !== k) await pages('items', { ...scope, flip: `${k},${j}` }, `${task} r${k}/r${j} flips`);
+          for (const verdict of ['correct', 'incorrect', undefined]) await pages('items', { ...scope, cell: k, verdict }, `${task} r${k} ${verdict ?? 'all'}`, docs);
+          await pages('items', { ...scope, noanswer: k }, `${task} r${k} nothing extracted`, docs);
+          for (let j = 0; j < cells; j++) {
+            if (j === k) continue;
+            await pages('items', { ...scope, flip: `${k},${j}` }, `${task} r${k}/r${j} flips`, docs);
+            await save('readings', { ...scope, a: k, b: j });
+            await pages('items', { ...scope, rightonly: `${k},${j}` }, `${task} right only under r${k}, not r${j}`, docs);
+          }
         }
-        const list = await api.answer('items', new URLSearchParams({ ...scope, s: String(source.id), offset: '0', limit: '500' }));
-        let docs = (list as { rows: { doc_id: string }[] }).rows.map((r) => r.doc_id);
-        for (let offset = 500; docs.length < limit && offset < items; offset += 500) {
-          const more = await api.answer('items', new URLSearchParams({ ...scope, s: String(source.id), offset: String(offset), limit: '500' }));
-          docs = docs.concat((more as { rows: { doc_id: string }[] }).rows.map((r) => r.doc_id));
-        }
-        for (const doc of docs.slice(0, limit)) await save('item', { ...scope, doc });
+        for (const doc of docs) await save('item', { ...scope, doc });
       }
     }
   }
@@ -78,6 +88,12 @@ export async function writeBundle(api: ViewApi, dir: string, limit = BUNDLE_ITEM
   await writeFile(join(out, 'app.css'), assets.style);
   await writeFile(join(out, 'index.html'), pageHtml('bundle'));
   return { index: join(out, 'index.html'), pages: written.size, notes };
+}
+
+function asQuery(params: Params): URLSearchParams {
+  const query = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') query.set(k, String(v));
+  return query;
 }
 
 async function bundleCompare(

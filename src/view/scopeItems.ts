@@ -9,6 +9,7 @@
 import type { OpenStore } from '../store/readStore.ts';
 import type { ScopeResult } from '../score/matrix.ts';
 import { duck, duckSideConnection, queryRows, sqlString } from '../util/duckdb.ts';
+import { findMetaFields, META_DEPTH, META_FIELDS } from './metaFields.ts';
 import { ViewRequestError } from './viewErrors.ts';
 
 /**
@@ -27,6 +28,8 @@ export interface ItemsQuery {
   verdict?: 'correct' | 'incorrect';
   /** Two reading indexes: items whose values differ between them. */
   flip?: [number, number];
+  /** Two reading indexes: items right (value 1) under the first and wrong (value 0) under the second (McNemar's discordant cell). */
+  rightOnly?: [number, number];
   /** A reading index: items where it extracted nothing. */
   noAnswer?: number;
   truncated?: boolean;
@@ -57,6 +60,8 @@ export class ScopeItems {
     readonly table: string,
     readonly cells: { extractor: string; normalizer: string }[],
     readonly metaFields: string[],
+    /** What the field list leaves out, in words (null: nothing). */
+    readonly metaNote: string | null,
     readonly total: number,
   ) {}
 
@@ -88,14 +93,10 @@ export class ScopeItems {
       side.closeSync();
     }
     const instances = `(SELECT * FROM ${store.table('instances')} WHERE ${inScope} AND request_idx = 0)`;
-    // Metadata fields: the documents' top-level keys (from the first thousand, which is where a user looks first).
-    const keys = (
-      await queryRows<{ k: string }>(
-        `SELECT DISTINCT unnest(json_keys(doc_json)) AS k FROM (SELECT doc_json FROM ${instances} WHERE json_valid(doc_json) AND json_type(doc_json) = 'OBJECT' LIMIT 1000) ORDER BY k`,
-      )
-    ).map((r) => r.k);
+    // Metadata fields: every document's, nested ones too (metaFields.ts).
+    const fields = await findMetaFields(instances);
     // Each field's value taken out once, in one reading of each document (a filter then compares a list element).
-    const meta = keys.length === 0 ? '' : `, json_extract_string(i.doc_json, [${keys.map((k) => sqlString(`$.${JSON.stringify(k)}`)).join(', ')}]) AS meta`;
+    const meta = fields.pointers.length === 0 ? '' : `, json_extract_string(i.doc_json, [${fields.pointers.map(sqlString).join(', ')}]) AS meta`;
     await conn.run(`
       CREATE OR REPLACE TABLE ${table} AS
       SELECT (row_number() OVER (ORDER BY TRY_CAST(i.doc_id AS DOUBLE) NULLS LAST, i.doc_id) - 1)::BIGINT AS pos,
@@ -107,7 +108,11 @@ export class ScopeItems {
       LEFT JOIN (SELECT * FROM ${store.table('responses')} WHERE ${inScope} AND request_idx = 0 AND "repeat" = 0) r USING (doc_id)
       LEFT JOIN ${readings} g USING (doc_id)`);
     const total = Number((await queryRows<{ n: number }>(`SELECT count(*)::BIGINT AS n FROM ${table}`))[0]!.n);
-    return new ScopeItems(table, cells, keys, total);
+    const notes = [
+      ...(fields.leftOut > 0 ? [`${fields.leftOut} more metadata fields are not offered (the first ${META_FIELDS}, shallowest first, are)`] : []),
+      ...(fields.deeper ? [`fields nested deeper than ${META_DEPTH} levels are not offered`] : []),
+    ];
+    return new ScopeItems(table, cells, fields.names, notes.join('; ') || null, total);
   }
 
   /** Columns a request may sort by, each with the SQL expressions it sorts on. */
@@ -145,6 +150,10 @@ export class ScopeItems {
     if (q.flip !== undefined) {
       const [a, b] = [this.reading(q.flip[0], 'flip'), this.reading(q.flip[1], 'flip')];
       clauses.push(`v${a} <> v${b}`);
+    }
+    if (q.rightOnly !== undefined) {
+      const [a, b] = [this.reading(q.rightOnly[0], 'rightonly'), this.reading(q.rightOnly[1], 'rightonly')];
+      clauses.push(`v${a} = 1 AND v${b} = 0`);
     }
     if (q.noAnswer !== undefined) clauses.push(`e${this.reading(q.noAnswer, 'noanswer')} IS NULL AND v${q.noAnswer} IS NOT NULL`);
     if (q.truncated) clauses.push(`finish_reason IN (${TOKEN_LIMIT_REASONS.map(sqlString).join(', ')})`);

@@ -58,3 +58,32 @@ test('static bundle: the pages open from file:// with no server, and ask for not
   assert.deepEqual(outside, []);
   await page.close();
 });
+
+test('static bundle: a list longer than the bundle holds says how many of its items are in it and how to see the rest', { skip: NO_CHROMIUM }, async () => {
+  const store = fixturePath('lmeval/bigrefactor-2023-06');
+  const api = new ViewApi(await ViewSession.open([store], { skipBad: false, fields: {} }));
+  const small = await mkdtemp(join(tmpdir(), 'lmaudit-view-bundle-'));
+  // At most 10 items a list: the task's 16 items, and the 13 that flip between r0 and r1, are longer.
+  const written = await writeBundle(api, small, 10);
+  assert.ok(written.notes.includes('boolq-seq2seq: the first 10 of 16 items are in the bundle'), written.notes.join('\n'));
+  const page = await browser.newPage();
+  const run = 'lmeval-a6a1045467dd805e';
+  const at = (hash: string) => `${pathToFileURL(written.index).href}#/${hash}`;
+  await page.goto(at(`items?s=0&run=${run}&task=boolq-seq2seq`));
+  await page.waitForSelector('#matching:has-text("16 items of 16")');
+  assert.equal(await page.locator('#bundle-note').innerText(), 'This static bundle holds the first 10 of these 16 items (in this order); the other 6 are not in it. `lmaudit view` on the same source serves them all, with any filter.');
+  assert.equal(await page.locator('.list a.row').count(), 10);
+  await page.goto(at(`items?s=0&run=${run}&task=boolq-seq2seq&flip=0%2C1`));
+  await page.waitForSelector('#matching:has-text("13 items of 16")');
+  await page.waitForSelector('#bundle-note:has-text("the first 10 of these 13 items")');
+  // Every item a bundled list shows opens, also those past the first 10 of document order.
+  const last = await page.locator('.list a.row').last().getAttribute('data-doc');
+  assert.ok(Number(last) >= 10, `the 10th flipped item is document ${last}`);
+  await page.locator('.list a.row').last().click();
+  await page.waitForSelector(`h1:has-text("Document ${last}")`);
+  await page.waitForSelector('table.readings');
+  // The two readings' paired statistics are in the bundle too.
+  await page.goto(at(`readings?s=0&run=${run}&task=boolq-seq2seq&a=0&b=1`));
+  await page.waitForSelector('#a-only:has-text("13")');
+  await page.close();
+});

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliArgs, repoRoot, runCli } from '../helpers/cli.ts';
@@ -54,4 +54,97 @@ test('lmaudit view --bundle writes the site and says where to open it', async ()
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, new RegExp(`^Wrote a static bundle of \\d+ answers to ${join(dir, 'site')} \\(open ${join(dir, 'site', 'index.html')}\\)$`, 'm'));
   assert.ok(existsSync(join(dir, 'site', 'index.html')));
+});
+
+/** `lmaudit view` started as a user starts it; resolves with its printed URL and what it has written to stderr so far. */
+function startView(args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, [...cliArgs, 'view', fixturePath('lmeval/bigrefactor-2023-06'), ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  let err = '';
+  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+  const url = new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /^lmaudit view: (http:\/\/127\.0\.0\.1:\d+\/) /m.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.on('exit', (code) => reject(new Error(`exited ${code}: ${out}${err}`)));
+  });
+  return { child, url, stderr: () => err };
+}
+
+async function until(check: () => Promise<boolean> | boolean, what: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+test('lmaudit view --open hands the printed URL, and nothing else, to the opener once', async () => {
+  await ensureAssets();
+  const dir = await mkdtemp(join(tmpdir(), 'lmaudit-view-open-'));
+  const log = join(dir, 'opened.txt');
+  const opener = join(dir, 'opener.sh');
+  // Each call writes its argument count, then each argument on a line of its own.
+  await writeFile(opener, `#!/bin/sh\nprintf '%s\\n' "$#" "$@" >> '${log}'\n`);
+  await chmod(opener, 0o755);
+  const view = startView(['--open'], { LMAUDIT_OPENER: opener });
+  try {
+    const url = await view.url;
+    await until(() => existsSync(log), 'the opener');
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(await readFile(log, 'utf8'), `1\n${url}\n`);
+    assert.equal(view.stderr(), '');
+    assert.equal((await fetch(`${url}api/runs`)).status, 200);
+  } finally {
+    view.child.kill('SIGTERM');
+  }
+});
+
+test('lmaudit view --open with no opener to start says so and keeps serving', async () => {
+  await ensureAssets();
+  const missing = join(await mkdtemp(join(tmpdir(), 'lmaudit-view-open-')), 'no-such-opener');
+  const view = startView(['--open'], { LMAUDIT_OPENER: missing });
+  try {
+    const url = await view.url;
+    await until(() => view.stderr().includes('--open'), 'the message');
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(view.stderr(), `--open: could not start ${missing} (ENOENT); open ${url} yourself\n`);
+    const runs = (await (await fetch(`${url}api/runs`)).json()) as { sources: { runs: unknown[] }[] };
+    assert.equal(runs.sources[0]!.runs.length, 1);
+  } finally {
+    view.child.kill('SIGTERM');
+  }
+});
+
+test('lmaudit view without --open starts no opener', async () => {
+  await ensureAssets();
+  const dir = await mkdtemp(join(tmpdir(), 'lmaudit-view-open-'));
+  const log = join(dir, 'opened.txt');
+  const opener = join(dir, 'opener.sh');
+  await writeFile(opener, `#!/bin/sh\necho "$@" >> '${log}'\n`);
+  await chmod(opener, 0o755);
+  const view = startView([], { LMAUDIT_OPENER: opener });
+  try {
+    const url = await view.url;
+    assert.equal((await fetch(`${url}api/runs`)).status, 200);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(existsSync(log), false);
+  } finally {
+    view.child.kill('SIGTERM');
+  }
+});
+
+test('lmaudit view --open whose opener fails says so and keeps serving', async () => {
+  await ensureAssets();
+  const view = startView(['--open'], { LMAUDIT_OPENER: '/bin/false' });
+  try {
+    const url = await view.url;
+    await until(() => view.stderr().includes('--open'), 'the message');
+    assert.equal(view.stderr(), `--open: /bin/false exited with 1; open ${url} yourself\n`);
+    assert.equal((await fetch(`${url}api/runs`)).status, 200);
+  } finally {
+    view.child.kill('SIGTERM');
+  }
 });

@@ -107,3 +107,90 @@ test('a column heading sorts the list by it, and again the other way', { skip: N
   assert.deepEqual((await page.locator('.list a.row').allInnerTexts()).slice(0, 3).map((t) => t.split('\n')[0]), ['15', '14', '13']);
   await page.close();
 });
+
+test('j/k on an item page follow the filtered, sorted list it was opened from, and the link carries that list', { skip: NO_CHROMIUM }, async () => {
+  const page = await browser.newPage();
+  const list = `s=0&run=lmeval-a6a1045467dd805e&task=boolq-seq2seq&flip=0%2C1&sort=doc_id&desc=1`;
+  await page.goto(`${viewer.url}#/items?${list}`);
+  await page.waitForSelector('#matching:has-text("13 items of 16")');
+  await page.waitForSelector('.list a.row.sel');
+  const order = await page.locator('.list a.row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-doc')!));
+  assert.equal(order.length, 13);
+  // The 13 flipped documents, highest id first: not document order, and with gaps where the 3 unflipped ones are.
+  assert.deepEqual(order, [...order].sort((x, y) => Number(y) - Number(x)));
+  assert.ok(order.slice(0, 5).some((d, i) => i > 0 && Number(order[i - 1]) - Number(d) > 1), 'the first items of the list skip a document');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector(`h1:has-text("Document ${order[0]}")`);
+  await page.waitForSelector('#list-place:has-text("Item 1 of 13 in the list")');
+  for (let i = 1; i < 4; i++) {
+    await page.keyboard.press('j');
+    await page.waitForSelector(`h1:has-text("Document ${order[i]}")`);
+    await page.waitForSelector(`#list-place:has-text("Item ${i + 1} of 13")`);
+  }
+  assert.match(page.url(), /#\/item\?.*flip=0%2C1.*sort=doc_id&desc=1.*&at=3/);
+  // The link, opened afresh (shared or bookmarked), is in the same place of the same list.
+  const shared = await browser.newPage();
+  await shared.goto(page.url());
+  await shared.waitForSelector('#list-place:has-text("Item 4 of 13")');
+  await shared.keyboard.press('k');
+  await shared.waitForSelector(`h1:has-text("Document ${order[2]}")`);
+  // The last item of the list has no next; its crumb goes back to the same list.
+  await shared.goto(`${viewer.url}#/item?${list}&doc=${order[12]}&at=12`);
+  await shared.waitForSelector('#list-place:has-text("Item 13 of 13")');
+  assert.equal(await shared.locator('#next').count(), 0);
+  await shared.locator('nav.crumbs a', { hasText: 'Items' }).click();
+  await shared.waitForSelector('#matching:has-text("13 items of 16")');
+  // A place that no longer holds the document is not followed: j and k fall back to document order, and the page says so.
+  await shared.goto(`${viewer.url}#/item?${list}&doc=${order[12]}&at=0`);
+  await shared.waitForSelector('#list-place:has-text("This document is not item 1 of the list in this link")');
+  await page.close();
+  await shared.close();
+});
+
+test('keys typed at once while the list is loading are not lost: Esc, /, a word and Enter typed without waiting', { skip: NO_CHROMIUM }, async () => {
+  const page = await browser.newPage();
+  const run = 'lmeval-a6a1045467dd805e';
+  await page.goto(`${viewer.url}#/items?s=0&run=${run}&task=boolq-seq2seq`);
+  await page.waitForSelector('.list a.row.sel');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('h1:has-text("Document 0")');
+  // The list's first page of rows is held back until the first letters are typed, then arrives mid-word
+  // (the list and its search form are drawn again then).
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route(/\/api\/items\?/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('/');
+  await page.keyboard.type('eth');
+  release();
+  await page.waitForSelector('#matching:has-text("16 items of 16")');
+  await page.keyboard.type('anol');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#matching:has-text("1 item of 16")');
+  assert.match(page.url(), /#\/items\?.*q=ethanol/);
+  await page.close();
+});
+
+test('keys typed before the next page is drawn are held for it: Esc, / and a word while going back is slow', { skip: NO_CHROMIUM }, async () => {
+  const page = await browser.newPage();
+  await page.goto(`${viewer.url}#/items?s=0&run=lmeval-a6a1045467dd805e&task=boolq-seq2seq`);
+  await page.waitForSelector('.list a.row.sel');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('h1:has-text("Document 0")');
+  // Going back takes the browser a moment (it is a navigation); here a long one, so that '/' and the word are
+  // certainly typed while the item page is still on screen.
+  await page.evaluate(() => {
+    const back = history.back.bind(history);
+    history.back = () => void setTimeout(back, 400);
+  });
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('/');
+  await page.keyboard.type('ethanol');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#matching:has-text("1 item of 16")');
+  assert.match(page.url(), /#\/items\?.*q=ethanol/);
+  await page.close();
+});

@@ -16,11 +16,18 @@ interface ViewFlags extends ImportFlags {
   bundle?: string;
 }
 
-/** The system's own opener for a URL (no shell: the URL is one argument). */
+/**
+ * The system's own opener for a URL (no shell: the URL is its one argument). LMAUDIT_OPENER
+ * names another program to run instead (the tests give one that records what it was given).
+ * Whatever becomes of the opener, the server keeps serving and the URL is printed.
+ */
 function openInBrowser(url: string): void {
-  const command = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
+  const command = process.env.LMAUDIT_OPENER || (process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open');
   const child = spawn(command, [url], { stdio: 'ignore', detached: true });
-  child.on('error', () => process.stderr.write(`could not start ${command}; open ${url} yourself\n`));
+  child.on('error', (error: NodeJS.ErrnoException) => process.stderr.write(`--open: could not start ${command} (${error.code ?? error.message}); open ${url} yourself\n`));
+  child.on('exit', (code, signal) => {
+    if (code !== 0) process.stderr.write(`--open: ${command} ${signal === null ? `exited with ${code}` : `was stopped by ${signal}`}; open ${url} yourself\n`);
+  });
   child.unref();
 }
 

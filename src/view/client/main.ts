@@ -9,6 +9,7 @@ import { installKeys, setKeys } from './keys.ts';
 import { ComparePage } from './pages/compare.ts';
 import { ItemPage } from './pages/item.ts';
 import { ItemsPage } from './pages/items.ts';
+import { ReadingsPage } from './pages/readings.ts';
 import { RunsPage } from './pages/runs.ts';
 import { TablePage } from './pages/table.ts';
 import { TaskPage } from './pages/task.ts';
@@ -25,6 +26,7 @@ const PAGES: Record<string, (props: { params: Params }) => VNode> = {
   task: TaskPage,
   items: ItemsPage,
   item: ItemPage,
+  readings: ReadingsPage,
   compare: ComparePage,
   table: TablePage,
 };

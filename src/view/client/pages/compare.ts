@@ -26,6 +26,8 @@ interface PairPage {
   offset: number;
   score: string | null;
   rows: PairRow[];
+  /** In a static bundle, a list longer than this holds only its first this many pairs. */
+  bundleLimit?: number;
 }
 interface PairAnswer {
   index: number;
@@ -113,6 +115,9 @@ function Aligned(props: { base: Params; filter: string; score: string | null; of
       loaded: page,
       children: (data) => [
         h('p', { id: 'aligned-count' }, `${plural(data.matching, 'pair')} of ${data.total.toLocaleString('en-US')} aligned${data.score ? ` (scores: ${data.score})` : ''}`),
+        data.bundleLimit !== undefined && data.matching > data.bundleLimit
+          ? h('p', { class: 'error', id: 'bundle-note' }, `This static bundle holds the first ${data.bundleLimit.toLocaleString('en-US')} of these ${data.matching.toLocaleString('en-US')} pairs; \`lmaudit view\` on the same sources serves them all.`)
+          : null,
         h('div', { class: 'aligned-box' }, h('table', { class: 'aligned' },
           h('thead', null, h('tr', null, ['#', 'doc A', 'doc B', 'prompt', 'response A', 'response B', 'A', 'B'].map((c) => h('th', null, c)))),
           h('tbody', null, data.rows.map((r) => h('tr', { class: r.index === props.selected ? 'sel' : '' },
@@ -123,7 +128,7 @@ function Aligned(props: { base: Params; filter: string; score: string | null; of
             h('td', { class: 'num' }, score(r.scoreA, 2)), h('td', { class: 'num' }, score(r.scoreB, 2))))))),
         h('p', null,
           data.offset > 0 ? h('a', { href: href('compare', { ...base, filter, score: props.score, offset: Math.max(0, data.offset - PAGE) }) }, '← earlier') : null, ' ',
-          data.offset + PAGE < data.matching ? h('a', { href: href('compare', { ...base, filter, score: props.score, offset: data.offset + PAGE }) }, 'later →') : null),
+          data.offset + PAGE < Math.min(data.matching, data.bundleLimit ?? Infinity) ? h('a', { href: href('compare', { ...base, filter, score: props.score, offset: data.offset + PAGE }) }, 'later →') : null),
       ],
     }),
   );

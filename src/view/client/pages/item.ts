@@ -5,9 +5,12 @@
  * highlighted where it occurs in the response with its verdict, the per-item values the
  * source recorded, and for multiple choice a bar per choice's log-probability, gold marked.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { ItemDetail } from '../../itemDetail.ts';
+import type { ItemRow } from '../../scopeItems.ts';
+import { api } from '../fetchApi.ts';
 import { setKeys } from '../keys.ts';
+import { filterParams, PAGE, type ItemsAnswer } from './items.ts';
 import { Crumbs, h, href, score, Show, Text, useApi, visible, type Params, type VNode } from '../ui.ts';
 
 /** What the readings table shows of a long extracted answer (the response below shows all of it). */
@@ -87,21 +90,67 @@ function Readings(props: { item: ItemDetail }): VNode {
   );
 }
 
+interface ListPlace {
+  key: string;
+  /** The item is at its place in the list (a list changed since the link was made, or a wrong place, is not followed). */
+  here: boolean;
+  matching: number;
+  previous: ItemRow | null;
+  next: ItemRow | null;
+}
+
+/**
+ * The list an item was opened from (its filters and sort, and the item's place `at`, all in the
+ * URL): its neighbours there, fetched as the list fetches its pages (the same requests, so a
+ * static bundle holds them too).
+ */
+function useListPlace(p: Params, at: number | null): ListPlace | null {
+  const key = JSON.stringify(p);
+  const [place, setPlace] = useState<ListPlace | null>(null);
+  useEffect(() => {
+    if (at === null) return;
+    let live = true;
+    const wanted = [...new Set([at - 1, at, at + 1].filter((i) => i >= 0).map((i) => Math.floor(i / PAGE)))];
+    const query = { s: p.s, run: p.run, task: p.task, ...filterParams(p) };
+    Promise.all(wanted.map((page) => api<ItemsAnswer>('items', { ...query, offset: page * PAGE, limit: PAGE }))).then(
+      (answers) => {
+        const rowAt = (i: number) => (i < 0 ? null : (answers[wanted.indexOf(Math.floor(i / PAGE))]?.rows[i % PAGE] ?? null));
+        if (live) setPlace({ key, here: rowAt(at)?.doc_id === p.doc, matching: answers[0]!.matching, previous: rowAt(at - 1), next: rowAt(at + 1) });
+      },
+      () => live && setPlace({ key, here: false, matching: 0, previous: null, next: null }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [key]);
+  return at !== null && place?.key === key ? place : null;
+}
+
 export function ItemPage(props: { params: Params }): VNode {
   const p = props.params;
   const scope = { s: p.s, run: p.run, task: p.task };
+  const list = filterParams(p);
+  const at = typeof p.at === 'string' && /^\d{1,9}$/.test(p.at) ? Number(p.at) : null;
   const loaded = useApi<ItemDetail>('item', { ...scope, doc: p.doc });
   const data = loaded.state === 'ok' ? loaded.data : null;
-  const go = (doc: string | null | undefined) => {
-    if (doc) location.hash = href('item', { ...scope, doc });
+  const place = useListPlace(p, at);
+  const inList = place !== null && place.here;
+  // In the list the item came from, its neighbours there; else (no list, or the list has changed) document order.
+  const previous = inList ? (place.previous === null ? null : href('item', { ...scope, ...list, doc: place.previous.doc_id, at: at! - 1 })) : data?.previous ? href('item', { ...scope, doc: data.previous }) : null;
+  const next = inList ? (place.next === null ? null : href('item', { ...scope, ...list, doc: place.next.doc_id, at: at! + 1 })) : data?.next ? href('item', { ...scope, doc: data.next }) : null;
+  const waiting = at !== null && place === null;
+  const go = (link: string | null) => {
+    if (link !== null && !waiting) location.hash = link;
   };
-  setKeys({ next: () => go(data?.next), previous: () => go(data?.previous) });
+  setKeys({ next: () => go(next), previous: () => go(previous) });
   return h(Show<ItemDetail>, {
     loaded,
     children: (item) => [
-      h(Crumbs, { items: [['Runs', href('runs')], [item.task, href('task', scope)], ['Items', href('items', scope)], [`doc ${item.doc_id}`, null]] }),
+      h(Crumbs, { items: [['Runs', href('runs')], [item.task, href('task', scope)], ['Items', href('items', { ...scope, ...list })], [`doc ${item.doc_id}`, null]] }),
       h('h1', null, 'Document ', h(Text, { text: item.doc_id })),
-      h('p', { class: 'small' }, item.previous !== null ? h('a', { href: href('item', { ...scope, doc: item.previous }) }, '← previous (k)') : null, ' ', item.next !== null ? h('a', { href: href('item', { ...scope, doc: item.next }) }, 'next (j) →') : null),
+      h('p', { class: 'small', id: 'list-place' },
+        waiting ? 'Finding its place in the list… ' : inList ? `Item ${(at! + 1).toLocaleString('en-US')} of ${place.matching.toLocaleString('en-US')} in the list it was opened from: ` : at !== null ? `This document is not item ${(at + 1).toLocaleString('en-US')} of the list in this link (the list has changed, or the link was edited); j and k follow document order: ` : '',
+        previous !== null ? h('a', { href: previous, id: 'previous' }, '← previous (k)') : null, ' ', next !== null ? h('a', { href: next, id: 'next' }, 'next (j) →') : null),
       h('section', null, h('h2', null, 'Gold'), h('pre', { class: 't gold', dir: 'auto' }, item.target === null ? '(none recorded)' : visible(item.target))),
       item.choiceBars !== null ? h('section', null, h('h2', null, 'Log-likelihood per choice'), h(Bars, { bars: item.choiceBars })) : null,
       h(Readings, { item }),

@@ -23,13 +23,16 @@ const ROW_HEIGHT = 30;
 export interface ItemsAnswer {
   cells: { extractor: string; normalizer: string }[];
   metaFields: string[];
+  metaNote: string | null;
+  /** In a static bundle, a list longer than this holds only its first this many items. */
+  bundleLimit?: number;
   total: number;
   matching: number;
   offset: number;
   rows: ItemRow[];
 }
 
-const FILTER_KEYS = ['cell', 'verdict', 'flip', 'noanswer', 'truncated', 'q', 'in', 'meta', 'mv', 'sort', 'desc'] as const;
+const FILTER_KEYS = ['cell', 'verdict', 'flip', 'rightonly', 'noanswer', 'truncated', 'q', 'in', 'meta', 'mv', 'sort', 'desc'] as const;
 
 export function filterParams(p: Params): Params {
   return Object.fromEntries(FILTER_KEYS.map((k) => [k, p[k]]));
@@ -67,7 +70,8 @@ export function ItemsPage(props: { params: Params }): VNode {
     load(0);
   }, [key]);
 
-  const count = info.key === key ? (info.answer?.matching ?? 0) : 0;
+  const listed = info.key === key ? info.answer : null;
+  const count = Math.min(listed?.matching ?? 0, listed?.bundleLimit ?? Infinity);
   useEffect(() => {
     const v = new Virtualizer<HTMLDivElement, HTMLElement>({
       count,
@@ -90,9 +94,12 @@ export function ItemsPage(props: { params: Params }): VNode {
     const page = pages.current.get(Math.floor(index / PAGE));
     return page === undefined || page === 'loading' ? (page === undefined ? undefined : null) : page[index % PAGE];
   };
+  // An item opened from the list carries the list (its filters, sort and the item's place in it), so that j/k
+  // there walk this list and the link can be shared.
+  const itemLink = (row: ItemRow, index: number) => href('item', { ...query, doc: row.doc_id, at: index });
   const open = (index: number) => {
     const row = rowAt(index);
-    if (row) location.hash = href('item', { ...scope, doc: row.doc_id });
+    if (row) location.hash = itemLink(row, index);
   };
   const move = (to: number) => {
     const index = Math.max(0, Math.min(count - 1, to));
@@ -115,9 +122,12 @@ export function ItemsPage(props: { params: Params }): VNode {
     'div',
     null,
     h(Crumbs, { items: [['Runs', href('runs')], [String(p.task), href('task', scope)], ['Items', null]] }),
-    h(Filters, { params: p, cells, metaFields: answer?.metaFields ?? [] }),
+    h(Filters, { params: p, cells, metaFields: answer?.metaFields ?? [], metaNote: answer?.metaNote ?? null }),
     info.error !== null && info.key === key ? h('p', { class: 'error', role: 'alert' }, info.error) : null,
     h('p', { id: 'matching', 'data-loaded-for': answer === null ? undefined : key }, answer === null ? 'Loading…' : `${plural(answer.matching, 'item')} of ${answer.total.toLocaleString('en-US')}`),
+    answer?.bundleLimit !== undefined && answer.matching > answer.bundleLimit
+      ? h('p', { class: 'error', id: 'bundle-note' }, `This static bundle holds the first ${answer.bundleLimit.toLocaleString('en-US')} of these ${answer.matching.toLocaleString('en-US')} items (in this order); the other ${(answer.matching - answer.bundleLimit).toLocaleString('en-US')} are not in it. \`lmaudit view\` on the same source serves them all, with any filter.`)
+      : null,
     h(
       'div',
       { class: 'row head' },
@@ -139,7 +149,7 @@ export function ItemsPage(props: { params: Params }): VNode {
           if (!row) return h('div', { key: v.index, class: 'row muted', style }, '…');
           return h(
             'a',
-            { key: v.index, class: `row${v.index === selected ? ' sel' : ''}`, style, href: href('item', { ...scope, doc: row.doc_id }), 'data-doc': row.doc_id, 'aria-selected': v.index === selected },
+            { key: v.index, class: `row${v.index === selected ? ' sel' : ''}`, style, href: itemLink(row, v.index), 'data-doc': row.doc_id, 'aria-selected': v.index === selected },
             h('span', { class: 'c-id' }, h(Text, { text: row.doc_id })),
             h('span', { class: 'c-gold' }, h(Text, { text: row.target })),
             h('span', { class: 'c-resp' }, h(Text, { text: row.response })),

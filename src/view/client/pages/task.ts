@@ -90,7 +90,10 @@ function Matrix(props: { data: TaskAnswer; params: Params }): VNode {
         )
       : null,
     selected.length === 2
-      ? h('p', { class: 'flip' }, h('a', { href: href('items', { ...base, flip: selected.join(',') }), id: 'flip-link' }, `Items that flip between ${name(selected[0]!)} and ${name(selected[1]!)}`), pair ? ` (the matrix counts ${plural(pair.count, 'item')} of ${pair.n})` : '')
+      ? [
+          h('p', { class: 'flip' }, h('a', { href: href('items', { ...base, flip: selected.join(',') }), id: 'flip-link' }, `Items that flip between ${name(selected[0]!)} and ${name(selected[1]!)}`), pair ? ` (the matrix counts ${plural(pair.count, 'item')} of ${pair.n})` : ''),
+          h('p', null, h('a', { href: href('readings', { ...base, a: selected[0], b: selected[1] }), id: 'readings-link' }, 'Compare the two readings: McNemar table and paired statistics')),
+        ]
       : null,
   );
 }
