@@ -22,6 +22,13 @@ export const PIECE_BYTES = 4 << 20;
 /** What every piece of the file is read with; the request type may be settled by the first record. */
 export type FileJob = Omit<ChunkJob, 'bytes' | 'firstLine' | 'lines' | 'spare'>;
 
+/**
+ * The first piece when reader threads take the rest. It is read on this thread (a record must say what kind of
+ * request the task made before the threads start), while they wait: at PIECE_BYTES this thread ran the reading
+ * unoptimised, code the threads then compile again, through 4 MiB of records.
+ */
+export const FIRST_PIECE_BYTES = 256 << 10;
+
 /** Spare buffers handed with a piece: one for each table's rows and the hashes. */
 const SPARES_A_PIECE = 5;
 
@@ -55,7 +62,8 @@ export async function readSamplesFile(
   };
   let requestType = job.requestType;
   const pending: Promise<ChunkResult>[] = [];
-  for await (const { bytes, firstLine, lines } of filePieces(probe.path, (raw) => hash.update(raw), spare)) {
+  const firstBytes = pool === null || job.requestType !== null ? PIECE_BYTES : FIRST_PIECE_BYTES;
+  for await (const { bytes, firstLine, lines } of filePieces(probe.path, (raw) => hash.update(raw), spare, firstBytes)) {
     const piece: ChunkJob = { ...job, requestType, bytes, firstLine, lines, spare: spare.takeSome(SPARES_A_PIECE) };
     // Until a record has said what kind of request the task made, pieces are read here, one at a time.
     if (pool === null || requestType === null) {
@@ -72,8 +80,11 @@ export async function readSamplesFile(
   return hash.digest('hex');
 }
 
-/** The file's bytes in pieces of whole lines (the last may end without a newline), each with the number of its first line and its count of lines. */
-export async function* filePieces(file: string, onRaw: (bytes: Buffer) => void = () => {}, spare?: SpareMemory): AsyncGenerator<{ bytes: Buffer; firstLine: number; lines: number }> {
+/**
+ * The file's bytes in pieces of whole lines (the last may end without a newline), each with the number of its first line
+ * and its count of lines; the first piece of about `firstBytes`, the others of PIECE_BYTES.
+ */
+export async function* filePieces(file: string, onRaw: (bytes: Buffer) => void = () => {}, spare?: SpareMemory, firstBytes = PIECE_BYTES): AsyncGenerator<{ bytes: Buffer; firstLine: number; lines: number }> {
   let line = 1;
   const piece = (bytes: Buffer) => {
     const firstLine = line;
@@ -83,7 +94,7 @@ export async function* filePieces(file: string, onRaw: (bytes: Buffer) => void =
     return { bytes, firstLine, lines };
   };
   try {
-    for await (const bytes of wholeLines(file, onRaw, spare)) yield piece(bytes);
+    for await (const bytes of wholeLines(file, onRaw, spare, firstBytes)) yield piece(bytes);
   } catch (error) {
     if (error instanceof BadInputError) throw error;
     throw new BadInputError(`cannot read (${(error as Error).message})`, { file }, { cause: error });
@@ -95,13 +106,13 @@ export async function* filePieces(file: string, onRaw: (bytes: Buffer) => void =
  * plain file is read straight into each piece's memory, the bytes after its last newline
  * carried into the next; a gzip file streams through the decompressor.
  */
-async function* wholeLines(file: string, onRaw: (bytes: Buffer) => void, spare: SpareMemory | undefined): AsyncGenerator<Buffer> {
+async function* wholeLines(file: string, onRaw: (bytes: Buffer) => void, spare: SpareMemory | undefined, firstBytes: number): AsyncGenerator<Buffer> {
   const handle = await open(file, 'r');
   let carried: Buffer = Buffer.alloc(0);
   try {
     for (let first = true; ; first = false) {
       // A line longer than a piece makes the next piece larger.
-      const wanted = Math.max(PIECE_BYTES, 2 * carried.length);
+      const wanted = Math.max(first ? firstBytes : PIECE_BYTES, 2 * carried.length);
       const reused = spare?.take(wanted) ?? null;
       const buffer = reused === null ? Buffer.allocUnsafeSlow(wanted) : Buffer.from(reused);
       const size = buffer.length;

@@ -6,17 +6,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { BadInputError } from '../../../src/errors.ts';
-import { filePieces, PIECE_BYTES } from '../../../src/import/lmeval/samplesFile.ts';
+import { filePieces, FIRST_PIECE_BYTES, PIECE_BYTES } from '../../../src/import/lmeval/samplesFile.ts';
 
 interface Read {
   pieces: { bytes: Buffer; firstLine: number; lines: number }[];
   sha256: string;
 }
 
-async function read(file: string): Promise<Read> {
+async function read(file: string, firstBytes = PIECE_BYTES): Promise<Read> {
   const hash = createHash('sha256');
   const pieces: Read['pieces'] = [];
-  for await (const p of filePieces(file, (raw) => hash.update(raw))) pieces.push({ ...p, bytes: Buffer.from(p.bytes) });
+  for await (const p of filePieces(file, (raw) => hash.update(raw), undefined, firstBytes)) pieces.push({ ...p, bytes: Buffer.from(p.bytes) });
   return { pieces, sha256: hash.digest('hex') };
 }
 
@@ -62,6 +62,10 @@ test('a samples file in pieces of whole lines: empty, short, a line longer than 
       const zipped = join(dir, `${name}.jsonl.gz`);
       writeFileSync(zipped, gz);
       assertPieces(await read(zipped), content, gz);
+      // A small first piece (reader threads take the rest): the same bytes and lines, the first piece ending within it.
+      const small = await read(plain, FIRST_PIECE_BYTES);
+      assertPieces(small, content, content);
+      if (content.length > FIRST_PIECE_BYTES && !name.startsWith('a line longer')) assert.ok(small.pieces[0]!.bytes.length <= FIRST_PIECE_BYTES, name);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
