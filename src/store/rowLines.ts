@@ -1,7 +1,8 @@
 /**
  * Store rows as lines of text, the scratch form rowLinesTable.ts writes and DuckDB reads back
- * to the same values. A row is one line; its fields (every column but run_id, in the table's
- * order) are separated by U+0001. A field is empty for null, else:
+ * to the same values. A row is one line (the instances table's lines hold a run of a document's
+ * requests: instanceLines.ts); its fields (every column but run_id, in the table's order) are
+ * separated by U+0001. A field is empty for null, else:
  *
  * - a JSON-text column (doc_json, gen_kwargs_json, value_json…): the JSON text itself;
  * - any other text column: the text itself (a lone surrogate as U+FFFD, as DuckDB's appender
