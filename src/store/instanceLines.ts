@@ -14,9 +14,8 @@
  * JSON text (which never holds a control character or is empty). Any other document's requests
  * (a generation's, winogrande's with a prompt each) are a line each.
  */
-import { StoreError } from '../errors.ts';
 import { checkedValue, TABLES, type ColumnSpec } from './schema.ts';
-import { fieldForm, FIELD, ITEM, jsonTextField, nameItem, textField } from './rowLines.ts';
+import { fieldForm, ITEM, jsonTextField, nameItem, RowTemplate, textField } from './rowLines.ts';
 import { sqlIdent, sqlString } from '../util/duckdb.ts';
 
 /** The document's columns, the same for every request of a line, in the table's order. */
@@ -33,43 +32,12 @@ export function textItem(s: string | null): string {
   return s === null ? '' : nameItem(s);
 }
 
-/**
- * Fixed text between a line's varying fields, joined once (a task's name, its request type and the
- * columns always null are the same on every line of an import).
- */
-export class InstanceLineTemplate {
-  readonly varying: readonly string[];
-  private readonly fixed: readonly string[];
-
-  constructor(constants: Readonly<Record<string, string>> = {}) {
-    const varying: string[] = [];
-    const fixed: string[] = [];
-    let text = '';
-    INSTANCE_LINE_FIELDS.forEach((name, i) => {
-      if (i > 0) text += FIELD;
-      const constant = constants[name];
-      if (constant !== undefined) text += constant;
-      else {
-        fixed.push(text);
-        varying.push(name);
-        text = '';
-      }
-    });
-    fixed.push(`${text}\n`);
-    this.varying = varying;
-    this.fixed = fixed;
-  }
-
-  /** A line's pieces (joined by the caller) from its varying fields, in `varying`'s order. */
-  pieces(fields: readonly string[], out: string[]): void {
-    const { fixed } = this;
-    if (fields.length !== fixed.length - 1) throw new StoreError(`an instances line needs ${fixed.length - 1} fields, got ${fields.length}`);
-    for (let i = 0; i < fields.length; i++) out.push(fixed[i]!, fields[i]!);
-    out.push(fixed[fields.length]!);
-  }
+/** An instances line's fixed text (rowLines.ts RowTemplate): a task's name, its request type and the columns always null are the same on every line of an import. */
+export function instanceLineTemplate(constants: Readonly<Record<string, string>> = {}): RowTemplate {
+  return new RowTemplate(INSTANCE_LINE_FIELDS, constants);
 }
 
-const EVERY_FIELD = new InstanceLineTemplate();
+const EVERY_FIELD = instanceLineTemplate();
 
 /** A checked value's field as the table writes it (rowLines.ts). */
 function fieldOf(name: string, value: unknown, where: string): string {

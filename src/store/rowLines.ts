@@ -103,22 +103,27 @@ export function jsonTextField(text: string, where: string): string {
  * once, so each row is a few pieces pushed onto a list, joined once a record (rowBytes.ts).
  */
 export class RowTemplate {
-  /** The varying columns, in the table's order: `pieces` takes their fields in this order. */
+  /** The varying fields, in the line's order: `pieces` takes them in this order. */
   readonly varying: readonly string[];
   private readonly fixed: readonly string[];
 
-  /** `constants`: the field of each column that is the same in every row. */
-  constructor(table: Exclude<StreamedTable, 'scores'>, constants: Readonly<Record<string, string>> = {}) {
+  /** A table's rows (every column but run_id); `constants`: the field of each column that is the same in every row. */
+  static of(table: Exclude<StreamedTable, 'scores'>, constants: Readonly<Record<string, string>> = {}): RowTemplate {
+    return new RowTemplate(streamedColumns(table).map((c) => c.name), constants);
+  }
+
+  /** Lines of the fields `names`, in order; `constants`: the field of each that is the same on every line. */
+  constructor(names: readonly string[], constants: Readonly<Record<string, string>> = {}) {
     const varying: string[] = [];
     const fixed: string[] = [];
     let text = '';
-    streamedColumns(table).forEach((c, i) => {
+    names.forEach((name, i) => {
       if (i > 0) text += FIELD;
-      const constant = constants[c.name];
+      const constant = constants[name];
       if (constant !== undefined) text += constant;
       else {
         fixed.push(text);
-        varying.push(c.name);
+        varying.push(name);
         text = '';
       }
     });
@@ -129,7 +134,7 @@ export class RowTemplate {
 
   pieces(fields: readonly string[], out: string[]): void {
     const { fixed } = this;
-    if (fields.length !== fixed.length - 1) throw new StoreError(`a row needs ${fixed.length - 1} fields, got ${fields.length}`);
+    if (fields.length !== fixed.length - 1) throw new StoreError(`a line needs ${fixed.length - 1} fields, got ${fields.length}`);
     for (let i = 0; i < fields.length; i++) out.push(fixed[i]!, fields[i]!);
     out.push(fixed[fields.length]!);
   }
@@ -149,7 +154,7 @@ export function encodeRow(table: Exclude<StreamedTable, 'scores'>, row: Record<s
     else fields.push(String(value));
   }
   const out: string[] = [];
-  (FULL_ROWS[table] ??= new RowTemplate(table)).pieces(fields, out);
+  (FULL_ROWS[table] ??= RowTemplate.of(table)).pieces(fields, out);
   return out.join('');
 }
 

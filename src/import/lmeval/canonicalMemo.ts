@@ -6,7 +6,7 @@
  */
 import { TOKEN, type CanonicalTokens } from '../../py/canonicalJson.ts';
 import { ITEM, nameItem, RowTemplate, textField, VALUE_OF_NUMBER } from '../../store/rowLines.ts';
-import { InstanceLineTemplate } from '../../store/instanceLines.ts';
+import { instanceLineTemplate } from '../../store/instanceLines.ts';
 import { sha256Hex } from '../../util/hash.ts';
 import { EXTRA_FIELD_PREFIX } from '../../store/schema.ts';
 
@@ -39,7 +39,7 @@ export class CanonicalMemo {
   private readonly nameItems = new Map<string, string>();
   private readonly extraItems = new Map<string, string>();
   private readonly shortHashes = new Map<string, string>();
-  readonly instances: InstanceLineTemplate;
+  readonly instances: RowTemplate;
   readonly responses: RowTemplate;
   readonly filtered: RowTemplate;
   readonly taskField: string;
@@ -51,10 +51,10 @@ export class CanonicalMemo {
     // eslint-disable-next-line no-control-regex
     this.ascii = /^[\u0000-\u007f]*$/.test(this.taskField);
     const task_ = this.taskField;
-    this.instances = new InstanceLineTemplate({ task: task_, group: '', request_type: textField(requestType), fewshot_doc_ids: '' });
+    this.instances = instanceLineTemplate({ task: task_, group: '', request_type: textField(requestType), fewshot_doc_ids: '' });
     const none = { finish_reason: '', tokens_in: '', tokens_out: '', latency_ms: '', attempt: '', from_cache: '', error: '' };
-    this.responses = new RowTemplate('responses', requestType === 'generate_until' ? { task: task_, logprob: '', is_greedy: '', ...none } : { task: task_, text: '', ...none });
-    this.filtered = new RowTemplate('filtered', { task: task_ });
+    this.responses = RowTemplate.of('responses', requestType === 'generate_until' ? { task: task_, logprob: '', is_greedy: '', ...none } : { task: task_, text: '', ...none });
+    this.filtered = RowTemplate.of('filtered', { task: task_ });
   }
 
   /** The metric list at token `k` (the one before it when the text is the same: lm-eval writes one list a task). */
