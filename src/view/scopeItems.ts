@@ -21,6 +21,15 @@ export const TOKEN_LIMIT_REASONS = ['length', 'max_tokens', 'model_length'] as c
 /** What the list shows of a long text (the item page shows all of it). */
 const SHOWN_CHARS = 240;
 export const PAGE_LIMIT = 500;
+/**
+ * A page this far down a list or further is read from the list's order, sorted once and kept
+ * (positions numbered 0, 1, …), not sorted again for each page: DuckDB finds a page at offset N
+ * by keeping the first N + limit rows in order, so near item 900,000 of a million sorted by
+ * response each page cost a whole sort (0.5–0.8 s), and a list is scrolled a page at a time.
+ */
+export const KEPT_ORDER_FROM = 1000;
+/** Orders kept per (run, task) at once (a million items' order is two BIGINT columns, 16 MB); the least recently used goes. */
+const KEPT_ORDERS = 4;
 
 export interface ItemsQuery {
   /** Reading index and verdict: items correct (value 1) or not (value below 1) under it. */
@@ -55,6 +64,9 @@ export interface ItemRow {
 
 export class ScopeItems {
   private readonly counts = new Map<string, Promise<number>>();
+  /** The kept orders' tables by filter and sort, least recently used first. */
+  private readonly orders = new Map<string, Promise<string>>();
+  private ordersMade = 0;
 
   private constructor(
     readonly table: string,
@@ -182,15 +194,7 @@ export class ScopeItems {
     const offset = Math.max(0, Math.trunc(q.offset));
     const shown = (c: string) => `left(${c}, ${SHOWN_CHARS}) AS ${c}`;
     const readingColumns = this.cells.flatMap((_, k) => [`v${k}`, `left(e${k}, ${SHOWN_CHARS}) AS e${k}`]);
-    // The page's positions first (sorting touches only the sort key), then only those rows' columns:
-    // shortening every matching row's texts to find a hundred of them cost most of a page.
-    // A filter not counted yet is counted in the same scan (the window's count is over every matching row).
-    const counted = this.counts.has(where);
-    const found = await queryRows<{ pos: number; n?: number }>(
-      `SELECT pos${counted ? '' : ', count(*) OVER ()::BIGINT AS n'} FROM ${this.table} ${where} ORDER BY ${orderBy}, pos LIMIT ${limit} OFFSET ${offset}`,
-    );
-    if (!counted && found.length > 0) this.counts.set(where, Promise.resolve(Number(found[0]!.n)));
-    const positions = found.map((r) => Number(r.pos));
+    const positions = await this.positions(where, sort, orderBy, q.desc === true, offset, limit);
     const rows = positions.length === 0 ? [] : await queryRows<Record<string, unknown>>(`
         SELECT pos, doc_id, ${shown('target')}, ${shown('response')}, finish_reason${readingColumns.map((c) => `, ${c}`).join('')}
         FROM ${this.table} WHERE pos IN (${positions.join(', ')})`);
@@ -210,6 +214,62 @@ export class ScopeItems {
         extracted: this.cells.map((_, k) => r[`e${k}`] as string | null),
       })),
     };
+  }
+
+  /**
+   * The page's positions, in order: found first (sorting touches only the sort key), then only
+   * those rows' columns are read, since shortening every matching row's texts to find a hundred
+   * of them cost most of a page.
+   */
+  private async positions(where: string, sort: string, orderBy: string, desc: boolean, offset: number, limit: number): Promise<number[]> {
+    // Document order over every item: positions are 0 … total − 1 by construction, so the page is known without a query.
+    if (where === '' && sort === 'pos') {
+      const n = Math.max(0, Math.min(limit, this.total - offset));
+      return Array.from({ length: n }, (_, i) => (desc ? this.total - 1 - offset - i : offset + i));
+    }
+    if (offset >= KEPT_ORDER_FROM) {
+      const order = await this.keptOrder(where, orderBy);
+      const found = await queryRows<{ pos: number }>(`SELECT pos FROM ${order} WHERE k >= ${offset} AND k < ${offset + limit} ORDER BY k`);
+      return found.map((r) => Number(r.pos));
+    }
+    // A filter not counted yet is counted in the same scan (the window's count is over every matching row).
+    const counted = this.counts.has(where);
+    const found = await queryRows<{ pos: number; n?: number }>(
+      `SELECT pos${counted ? '' : ', count(*) OVER ()::BIGINT AS n'} FROM ${this.table} ${where} ORDER BY ${orderBy}, pos LIMIT ${limit} OFFSET ${offset}`,
+    );
+    if (!counted && found.length > 0) this.counts.set(where, Promise.resolve(Number(found[0]!.n)));
+    return found.map((r) => Number(r.pos));
+  }
+
+  /** The list under a filter and sort, numbered in order (k) once: its table's name. */
+  private async keptOrder(where: string, orderBy: string): Promise<string> {
+    const key = `${where}\u0000${orderBy}`;
+    const kept = this.orders.get(key);
+    if (kept !== undefined) {
+      this.orders.delete(key);
+      this.orders.set(key, kept);
+      return kept;
+    }
+    const name = `${this.table}_order_${this.ordersMade++}`;
+    const order = (async () => {
+      await (await duck()).run(`CREATE OR REPLACE TABLE ${name} AS SELECT (row_number() OVER (ORDER BY ${orderBy}, pos) - 1)::BIGINT AS k, pos FROM ${this.table} ${where}`);
+      // Counted here, before the order is used: a statement left running would overlap the next on the one connection.
+      if (!this.counts.has(where)) {
+        const n = Number((await queryRows<{ n: number }>(`SELECT count(*)::BIGINT AS n FROM ${name}`))[0]!.n);
+        this.counts.set(where, Promise.resolve(n));
+      }
+      return name;
+    })();
+    order.catch(() => this.orders.delete(key));
+    this.orders.set(key, order);
+    if (this.orders.size > KEPT_ORDERS) {
+      const [oldest, table] = this.orders.entries().next().value!;
+      this.orders.delete(oldest);
+      // Answers run one at a time (ViewApi's queue), so no page is reading the table dropped.
+      const dropped = await table.catch(() => null);
+      if (dropped !== null) await (await duck()).run(`DROP TABLE IF EXISTS ${dropped}`);
+    }
+    return order;
   }
 
   /** Items under a filter, counted once per filter (scrolling asks for many pages of one). */
