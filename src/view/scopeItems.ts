@@ -75,6 +75,8 @@ export class ScopeItems {
     /** What the field list leaves out, in words (null: nothing). */
     readonly metaNote: string | null,
     readonly total: number,
+    /** Items whose doc id reads as a number: in document order they come first (positions 0 … numbered − 1). */
+    private readonly numbered: number,
   ) {}
 
   static async build(store: OpenStore, runId: string, task: string, scope: ScopeResult | null, serial: number): Promise<ScopeItems> {
@@ -119,27 +121,31 @@ export class ScopeItems {
       FROM ${instances} i
       LEFT JOIN (SELECT * FROM ${store.table('responses')} WHERE ${inScope} AND request_idx = 0 AND "repeat" = 0) r USING (doc_id)
       LEFT JOIN ${readings} g USING (doc_id)`);
-    const total = Number((await queryRows<{ n: number }>(`SELECT count(*)::BIGINT AS n FROM ${table}`))[0]!.n);
+    const [counted] = await queryRows<{ n: number; numbered: number }>(`SELECT count(*)::BIGINT AS n, count(TRY_CAST(doc_id AS DOUBLE))::BIGINT AS numbered FROM ${table}`);
     const notes = [
       ...(fields.leftOut > 0 ? [`${fields.leftOut} more metadata fields are not offered (the first ${META_FIELDS}, shallowest first, are)`] : []),
       ...(fields.deeper ? [`fields nested deeper than ${META_DEPTH} levels are not offered`] : []),
     ];
-    return new ScopeItems(table, cells, fields.names, notes.join('; ') || null, total);
+    return new ScopeItems(table, cells, fields.names, notes.join('; ') || null, Number(counted!.n), Number(counted!.numbered));
   }
 
-  /** Columns a request may sort by, each with the SQL expressions it sorts on. */
-  sortColumns(): Map<string, string[]> {
-    const columns = new Map<string, string[]>([
-      ['pos', ['pos']],
-      ['doc_id', ['TRY_CAST(doc_id AS DOUBLE)', 'doc_id']],
-      ['target', ['target']],
-      ['response', ['response']],
-      ['finish_reason', ['finish_reason']],
-      ['response_length', ['length(response)']],
+  /** Columns a request may sort by, each with the SQL it orders by, given the direction. */
+  sortColumns(): Map<string, (direction: 'ASC' | 'DESC') => string> {
+    const plain = (...parts: string[]) => (direction: 'ASC' | 'DESC') => parts.map((part) => `${part} ${direction} NULLS LAST`).join(', ');
+    const columns = new Map([
+      ['pos', plain('pos')],
+      // Document order is by the doc id read as a number (those that do not read as one last), then as text:
+      // pos numbers exactly that order (doc ids are unique in a task), so sorting by the doc id is sorting
+      // positions, each block turned round for the other direction, not casting a million ids for every page.
+      ['doc_id', (direction: 'ASC' | 'DESC') => (direction === 'ASC' ? 'pos ASC' : `(pos >= ${this.numbered}) ASC, pos DESC`)],
+      ['target', plain('target')],
+      ['response', plain('response')],
+      ['finish_reason', plain('finish_reason')],
+      ['response_length', plain('length(response)')],
     ]);
     this.cells.forEach((_, k) => {
-      columns.set(`v${k}`, [`v${k}`]);
-      columns.set(`e${k}`, [`e${k}`]);
+      columns.set(`v${k}`, plain(`v${k}`));
+      columns.set(`e${k}`, plain(`e${k}`));
     });
     return columns;
   }
@@ -188,8 +194,7 @@ export class ScopeItems {
     const sort = q.sort ?? 'pos';
     const order = this.sortColumns().get(sort);
     if (order === undefined) throw new ViewRequestError(`cannot sort by ${JSON.stringify(sort)}`);
-    const direction = q.desc ? 'DESC' : 'ASC';
-    const orderBy = order.map((part) => `${part} ${direction} NULLS LAST`).join(', ');
+    const orderBy = order(q.desc ? 'DESC' : 'ASC');
     const limit = Math.min(Math.max(0, Math.trunc(q.limit)), PAGE_LIMIT);
     const offset = Math.max(0, Math.trunc(q.offset));
     const shown = (c: string) => `left(${c}, ${SHOWN_CHARS}) AS ${c}`;
@@ -222,10 +227,12 @@ export class ScopeItems {
    * of them cost most of a page.
    */
   private async positions(where: string, sort: string, orderBy: string, desc: boolean, offset: number, limit: number): Promise<number[]> {
-    // Document order over every item: positions are 0 … total − 1 by construction, so the page is known without a query.
-    if (where === '' && sort === 'pos') {
+    // Every item in document order or by doc id: positions are 0 … total − 1 by construction (see sortColumns for the
+    // doc id), so the page is known without a query.
+    if (where === '' && (sort === 'pos' || sort === 'doc_id')) {
       const n = Math.max(0, Math.min(limit, this.total - offset));
-      return Array.from({ length: n }, (_, i) => (desc ? this.total - 1 - offset - i : offset + i));
+      const at = (i: number) => (!desc ? i : sort === 'pos' ? this.total - 1 - i : i < this.numbered ? this.numbered - 1 - i : this.total - 1 - (i - this.numbered));
+      return Array.from({ length: n }, (_, i) => at(offset + i));
     }
     if (offset >= KEPT_ORDER_FROM) {
       const order = await this.keptOrder(where, orderBy);

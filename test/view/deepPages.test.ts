@@ -114,3 +114,28 @@ test('kept orders beyond the fourth are dropped, least recently used first, and 
   assert.deepEqual(again.rows.map((r) => r.doc_id), expected(false).slice(2000, 2100));
   assert.match(since(from), /ORDER BY response ASC/);
 });
+
+test('sorting by doc id sorts positions: numbers first, by value then as text, the rest as text, either way round', async () => {
+  const ids = ['10', '9', 'b', '1e1', 'a', '-3', '9.5', 'B', '010', 'nan', ' 7'];
+  const file = join(dir, 'mixed.jsonl');
+  writeFileSync(file, ids.map((id, i) => JSON.stringify({ id, gold: 'A', output: i % 2 ? 'A' : 'B' })).join('\n') + '\n');
+  const mixed = new ViewApi(await ViewSession.open([file], { skipBad: false, fields: {} }));
+  const runs = (await mixed.answer('runs', new URLSearchParams())) as { sources: { runs: { run_id: string; tasks: { task: string }[] }[] }[] };
+  const where = { s: '0', run: runs.sources[0]!.runs[0]!.run_id, task: runs.sources[0]!.runs[0]!.tasks[0]!.task };
+  const list = async (params: Record<string, string>) => ((await mixed.answer('items', new URLSearchParams({ ...where, ...params }))) as { rows: { doc_id: string }[] }).rows.map((r) => r.doc_id);
+  // DuckDB's TRY_CAST to DOUBLE, by hand: ' 7' is 7, '1e1' and '010' are 10, 'nan' is NaN, above every number.
+  const value: Record<string, number> = { '10': 10, '9': 9, '1e1': 10, '-3': -3, '9.5': 9.5, '010': 10, nan: Number.POSITIVE_INFINITY, ' 7': 7 };
+  const text = (a: string, b: string) => (a === b ? 0 : a < b ? -1 : 1);
+  const ascending = [...ids].sort((a, b) => (a in value ? (b in value ? value[a]! - value[b]! || text(a, b) : -1) : b in value ? 1 : text(a, b)));
+  assert.deepEqual(ascending, ['-3', ' 7', '9', '9.5', '010', '10', '1e1', 'nan', 'B', 'a', 'b']);
+  const numbers = ascending.filter((id) => id in value);
+  const descending = [...numbers.reverse(), ...ascending.filter((id) => !(id in value)).reverse()];
+  assert.deepEqual(await list({}), ascending, 'document order (the items table is made here)');
+  const from = statements.length;
+  assert.deepEqual(await list({ sort: 'doc_id' }), ascending);
+  assert.deepEqual(await list({ sort: 'doc_id', desc: '1' }), descending);
+  assert.deepEqual(await list({ sort: 'doc_id', desc: '1', offset: '6', limit: '3' }), descending.slice(6, 9));
+  const odd = ids.filter((_, i) => i % 2);
+  assert.deepEqual(await list({ sort: 'doc_id', desc: '1', q: 'a', in: 'response' }), descending.filter((id) => odd.includes(id)));
+  assert.doesNotMatch(since(from), /ORDER BY TRY_CAST/);
+});
