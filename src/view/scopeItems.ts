@@ -281,6 +281,7 @@ export class ScopeItems {
 
   /** Items under a filter, counted once per filter (scrolling asks for many pages of one). */
   private count(where: string): Promise<number> {
+    if (where === '') return Promise.resolve(this.total);
     let n = this.counts.get(where);
     if (n === undefined) {
       n = queryRows<{ n: number }>(`SELECT count(*)::BIGINT AS n FROM ${this.table} ${where}`).then((r) => Number(r[0]!.n));

@@ -115,8 +115,9 @@ test('kept orders beyond the fourth are dropped, least recently used first, and 
   assert.match(since(from), /ORDER BY response ASC/);
 });
 
-test('sorting by doc id sorts positions: numbers first, by value then as text, the rest as text, either way round', async () => {
+test('sorting by doc id sorts positions: numbers first, by value then as text, the rest as text, either way round; the whole list is counted once', async () => {
   const ids = ['10', '9', 'b', '1e1', 'a', '-3', '9.5', 'B', '010', 'nan', ' 7'];
+  const opened = statements.length;
   const file = join(dir, 'mixed.jsonl');
   writeFileSync(file, ids.map((id, i) => JSON.stringify({ id, gold: 'A', output: i % 2 ? 'A' : 'B' })).join('\n') + '\n');
   const mixed = new ViewApi(await ViewSession.open([file], { skipBad: false, fields: {} }));
@@ -138,4 +139,6 @@ test('sorting by doc id sorts positions: numbers first, by value then as text, t
   const odd = ids.filter((_, i) => i % 2);
   assert.deepEqual(await list({ sort: 'doc_id', desc: '1', q: 'a', in: 'response' }), descending.filter((id) => odd.includes(id)));
   assert.doesNotMatch(since(from), /ORDER BY TRY_CAST/);
+  // Every item is counted once, as the table is made, not again for the unfiltered list.
+  assert.equal(since(opened).match(/count\(\*\)[^\n]* FROM view_items_\d+\s*\n/g)?.length, 1, since(opened));
 });
