@@ -239,8 +239,17 @@ export class ScopeItems {
       const found = await queryRows<{ pos: number }>(`SELECT pos FROM ${order} WHERE k >= ${offset} AND k < ${offset + limit} ORDER BY k`);
       return found.map((r) => Number(r.pos));
     }
-    // A filter not counted yet is counted in the same scan (the window's count is over every matching row).
     const counted = this.counts.has(where);
+    // A new filter in document order: counted, and its first positions found, in one pass with no sort (DuckDB's
+    // min/max of n values keeps only n): a window's count keeps every matching row, then sorts them for the page.
+    if (!counted && sort === 'pos') {
+      const [found] = await queryRows<{ n: number; p: number[] | null }>(
+        `SELECT count(*)::BIGINT AS n, ${desc ? 'max' : 'min'}(pos, ${offset + limit}) AS p FROM ${this.table} ${where}`,
+      );
+      this.counts.set(where, Promise.resolve(Number(found!.n)));
+      return (found!.p ?? []).slice(offset).map(Number);
+    }
+    // A filter not counted yet is counted in the same scan (the window's count is over every matching row).
     const found = await queryRows<{ pos: number; n?: number }>(
       `SELECT pos${counted ? '' : ', count(*) OVER ()::BIGINT AS n'} FROM ${this.table} ${where} ORDER BY ${orderBy}, pos LIMIT ${limit} OFFSET ${offset}`,
     );

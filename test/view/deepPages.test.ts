@@ -115,6 +115,22 @@ test('kept orders beyond the fourth are dropped, least recently used first, and 
   assert.match(since(from), /ORDER BY response ASC/);
 });
 
+test('a new filter in document order is counted and its page found in one pass, with no sort, either way round', async () => {
+  const matching = records.filter((r) => r.output.toLowerCase().includes('fits')).map((r) => r.id);
+  const from = statements.length;
+  const first = await page({ q: 'fits', in: 'response', offset: '0', limit: '100' });
+  assert.deepEqual(first.rows.map((r) => r.doc_id), matching.slice(0, 100));
+  assert.equal(first.matching, matching.length);
+  const down = await page({ q: 'option', in: 'response', desc: '1', offset: '200', limit: '100' });
+  assert.deepEqual(down.rows.map((r) => r.doc_id), [...matching].reverse().slice(200, 300));
+  assert.equal(down.matching, matching.length);
+  const none = await page({ q: 'no such text', in: 'response' });
+  assert.deepEqual([none.matching, none.rows], [0, []]);
+  const log = since(from);
+  assert.doesNotMatch(log, /OVER \(\)|ORDER BY/, log);
+});
+
+// Last: its session makes its items table under the same name on the one DuckDB connection as the first.
 test('sorting by doc id sorts positions: numbers first, by value then as text, the rest as text, either way round; the whole list is counted once', async () => {
   const ids = ['10', '9', 'b', '1e1', 'a', '-3', '9.5', 'B', '010', 'nan', ' 7'];
   const opened = statements.length;
