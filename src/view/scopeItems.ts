@@ -21,6 +21,15 @@ export const TOKEN_LIMIT_REASONS = ['length', 'max_tokens', 'model_length'] as c
 /** What the list shows of a long text (the item page shows all of it). */
 const SHOWN_CHARS = 240;
 export const PAGE_LIMIT = 500;
+/**
+ * A page this far down a list or further is read from the list's order, sorted once and kept
+ * (positions numbered 0, 1, …), not sorted again for each page: DuckDB finds a page at offset N
+ * by keeping the first N + limit rows in order, so near item 900,000 of a million sorted by
+ * response each page cost a whole sort (0.5–0.8 s), and a list is scrolled a page at a time.
+ */
+export const KEPT_ORDER_FROM = 1000;
+/** Orders kept per (run, task) at once (a million items' order is two BIGINT columns, 16 MB); the least recently used goes. */
+const KEPT_ORDERS = 4;
 
 export interface ItemsQuery {
   /** Reading index and verdict: items correct (value 1) or not (value below 1) under it. */
@@ -55,6 +64,9 @@ export interface ItemRow {
 
 export class ScopeItems {
   private readonly counts = new Map<string, Promise<number>>();
+  /** The kept orders' tables by filter and sort, least recently used first. */
+  private readonly orders = new Map<string, Promise<string>>();
+  private ordersMade = 0;
 
   private constructor(
     readonly table: string,
@@ -63,6 +75,8 @@ export class ScopeItems {
     /** What the field list leaves out, in words (null: nothing). */
     readonly metaNote: string | null,
     readonly total: number,
+    /** Items whose doc id reads as a number: in document order they come first (positions 0 … numbered − 1). */
+    private readonly numbered: number,
   ) {}
 
   static async build(store: OpenStore, runId: string, task: string, scope: ScopeResult | null, serial: number): Promise<ScopeItems> {
@@ -107,27 +121,31 @@ export class ScopeItems {
       FROM ${instances} i
       LEFT JOIN (SELECT * FROM ${store.table('responses')} WHERE ${inScope} AND request_idx = 0 AND "repeat" = 0) r USING (doc_id)
       LEFT JOIN ${readings} g USING (doc_id)`);
-    const total = Number((await queryRows<{ n: number }>(`SELECT count(*)::BIGINT AS n FROM ${table}`))[0]!.n);
+    const [counted] = await queryRows<{ n: number; numbered: number }>(`SELECT count(*)::BIGINT AS n, count(TRY_CAST(doc_id AS DOUBLE))::BIGINT AS numbered FROM ${table}`);
     const notes = [
       ...(fields.leftOut > 0 ? [`${fields.leftOut} more metadata fields are not offered (the first ${META_FIELDS}, shallowest first, are)`] : []),
       ...(fields.deeper ? [`fields nested deeper than ${META_DEPTH} levels are not offered`] : []),
     ];
-    return new ScopeItems(table, cells, fields.names, notes.join('; ') || null, total);
+    return new ScopeItems(table, cells, fields.names, notes.join('; ') || null, Number(counted!.n), Number(counted!.numbered));
   }
 
-  /** Columns a request may sort by, each with the SQL expressions it sorts on. */
-  sortColumns(): Map<string, string[]> {
-    const columns = new Map<string, string[]>([
-      ['pos', ['pos']],
-      ['doc_id', ['TRY_CAST(doc_id AS DOUBLE)', 'doc_id']],
-      ['target', ['target']],
-      ['response', ['response']],
-      ['finish_reason', ['finish_reason']],
-      ['response_length', ['length(response)']],
+  /** Columns a request may sort by, each with the SQL it orders by, given the direction. */
+  sortColumns(): Map<string, (direction: 'ASC' | 'DESC') => string> {
+    const plain = (...parts: string[]) => (direction: 'ASC' | 'DESC') => parts.map((part) => `${part} ${direction} NULLS LAST`).join(', ');
+    const columns = new Map([
+      ['pos', plain('pos')],
+      // Document order is by the doc id read as a number (those that do not read as one last), then as text:
+      // pos numbers exactly that order (doc ids are unique in a task), so sorting by the doc id is sorting
+      // positions, each block turned round for the other direction, not casting a million ids for every page.
+      ['doc_id', (direction: 'ASC' | 'DESC') => (direction === 'ASC' ? 'pos ASC' : `(pos >= ${this.numbered}) ASC, pos DESC`)],
+      ['target', plain('target')],
+      ['response', plain('response')],
+      ['finish_reason', plain('finish_reason')],
+      ['response_length', plain('length(response)')],
     ]);
     this.cells.forEach((_, k) => {
-      columns.set(`v${k}`, [`v${k}`]);
-      columns.set(`e${k}`, [`e${k}`]);
+      columns.set(`v${k}`, plain(`v${k}`));
+      columns.set(`e${k}`, plain(`e${k}`));
     });
     return columns;
   }
@@ -176,21 +194,12 @@ export class ScopeItems {
     const sort = q.sort ?? 'pos';
     const order = this.sortColumns().get(sort);
     if (order === undefined) throw new ViewRequestError(`cannot sort by ${JSON.stringify(sort)}`);
-    const direction = q.desc ? 'DESC' : 'ASC';
-    const orderBy = order.map((part) => `${part} ${direction} NULLS LAST`).join(', ');
+    const orderBy = order(q.desc ? 'DESC' : 'ASC');
     const limit = Math.min(Math.max(0, Math.trunc(q.limit)), PAGE_LIMIT);
     const offset = Math.max(0, Math.trunc(q.offset));
     const shown = (c: string) => `left(${c}, ${SHOWN_CHARS}) AS ${c}`;
     const readingColumns = this.cells.flatMap((_, k) => [`v${k}`, `left(e${k}, ${SHOWN_CHARS}) AS e${k}`]);
-    // The page's positions first (sorting touches only the sort key), then only those rows' columns:
-    // shortening every matching row's texts to find a hundred of them cost most of a page.
-    // A filter not counted yet is counted in the same scan (the window's count is over every matching row).
-    const counted = this.counts.has(where);
-    const found = await queryRows<{ pos: number; n?: number }>(
-      `SELECT pos${counted ? '' : ', count(*) OVER ()::BIGINT AS n'} FROM ${this.table} ${where} ORDER BY ${orderBy}, pos LIMIT ${limit} OFFSET ${offset}`,
-    );
-    if (!counted && found.length > 0) this.counts.set(where, Promise.resolve(Number(found[0]!.n)));
-    const positions = found.map((r) => Number(r.pos));
+    const positions = await this.positions(where, sort, orderBy, q.desc === true, offset, limit);
     const rows = positions.length === 0 ? [] : await queryRows<Record<string, unknown>>(`
         SELECT pos, doc_id, ${shown('target')}, ${shown('response')}, finish_reason${readingColumns.map((c) => `, ${c}`).join('')}
         FROM ${this.table} WHERE pos IN (${positions.join(', ')})`);
@@ -212,8 +221,76 @@ export class ScopeItems {
     };
   }
 
+  /**
+   * The page's positions, in order: found first (sorting touches only the sort key), then only
+   * those rows' columns are read, since shortening every matching row's texts to find a hundred
+   * of them cost most of a page.
+   */
+  private async positions(where: string, sort: string, orderBy: string, desc: boolean, offset: number, limit: number): Promise<number[]> {
+    // Every item in document order or by doc id: positions are 0 … total − 1 by construction (see sortColumns for the
+    // doc id), so the page is known without a query.
+    if (where === '' && (sort === 'pos' || sort === 'doc_id')) {
+      const n = Math.max(0, Math.min(limit, this.total - offset));
+      const at = (i: number) => (!desc ? i : sort === 'pos' ? this.total - 1 - i : i < this.numbered ? this.numbered - 1 - i : this.total - 1 - (i - this.numbered));
+      return Array.from({ length: n }, (_, i) => at(offset + i));
+    }
+    if (offset >= KEPT_ORDER_FROM) {
+      const order = await this.keptOrder(where, orderBy);
+      const found = await queryRows<{ pos: number }>(`SELECT pos FROM ${order} WHERE k >= ${offset} AND k < ${offset + limit} ORDER BY k`);
+      return found.map((r) => Number(r.pos));
+    }
+    const counted = this.counts.has(where);
+    // A new filter in document order: counted, and its first positions found, in one pass with no sort (DuckDB's
+    // min/max of n values keeps only n): a window's count keeps every matching row, then sorts them for the page.
+    if (!counted && sort === 'pos') {
+      const [found] = await queryRows<{ n: number; p: number[] | null }>(
+        `SELECT count(*)::BIGINT AS n, ${desc ? 'max' : 'min'}(pos, ${offset + limit}) AS p FROM ${this.table} ${where}`,
+      );
+      this.counts.set(where, Promise.resolve(Number(found!.n)));
+      return (found!.p ?? []).slice(offset).map(Number);
+    }
+    // A filter not counted yet is counted in the same scan (the window's count is over every matching row).
+    const found = await queryRows<{ pos: number; n?: number }>(
+      `SELECT pos${counted ? '' : ', count(*) OVER ()::BIGINT AS n'} FROM ${this.table} ${where} ORDER BY ${orderBy}, pos LIMIT ${limit} OFFSET ${offset}`,
+    );
+    if (!counted && found.length > 0) this.counts.set(where, Promise.resolve(Number(found[0]!.n)));
+    return found.map((r) => Number(r.pos));
+  }
+
+  /** The list under a filter and sort, numbered in order (k) once: its table's name. */
+  private async keptOrder(where: string, orderBy: string): Promise<string> {
+    const key = `${where}\u0000${orderBy}`;
+    const kept = this.orders.get(key);
+    if (kept !== undefined) {
+      this.orders.delete(key);
+      this.orders.set(key, kept);
+      return kept;
+    }
+    const name = `${this.table}_order_${this.ordersMade++}`;
+    const order = (async () => {
+      await (await duck()).run(`CREATE OR REPLACE TABLE ${name} AS SELECT (row_number() OVER (ORDER BY ${orderBy}, pos) - 1)::BIGINT AS k, pos FROM ${this.table} ${where}`);
+      // Counted here, before the order is used: a statement left running would overlap the next on the one connection.
+      if (!this.counts.has(where)) {
+        const n = Number((await queryRows<{ n: number }>(`SELECT count(*)::BIGINT AS n FROM ${name}`))[0]!.n);
+        this.counts.set(where, Promise.resolve(n));
+      }
+      return name;
+    })();
+    order.catch(() => this.orders.delete(key));
+    this.orders.set(key, order);
+    if (this.orders.size > KEPT_ORDERS) {
+      const [oldest, table] = this.orders.entries().next().value!;
+      this.orders.delete(oldest);
+      // Answers run one at a time (ViewApi's queue), so no page is reading the table dropped.
+      const dropped = await table.catch(() => null);
+      if (dropped !== null) await (await duck()).run(`DROP TABLE IF EXISTS ${dropped}`);
+    }
+    return order;
+  }
+
   /** Items under a filter, counted once per filter (scrolling asks for many pages of one). */
   private count(where: string): Promise<number> {
+    if (where === '') return Promise.resolve(this.total);
     let n = this.counts.get(where);
     if (n === undefined) {
       n = queryRows<{ n: number }>(`SELECT count(*)::BIGINT AS n FROM ${this.table} ${where}`).then((r) => Number(r[0]!.n));
