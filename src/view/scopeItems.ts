@@ -62,6 +62,9 @@ export interface ItemRow {
   extracted: (string | null)[];
 }
 
+/** Items tables built in this process (each is named by its number). */
+let tablesBuilt = 0;
+
 export class ScopeItems {
   private readonly counts = new Map<string, Promise<number>>();
   /** The kept orders' tables by filter and sort, least recently used first. */
@@ -79,8 +82,10 @@ export class ScopeItems {
     private readonly numbered: number,
   ) {}
 
-  static async build(store: OpenStore, runId: string, task: string, scope: ScopeResult | null, serial: number): Promise<ScopeItems> {
+  static async build(store: OpenStore, runId: string, task: string, scope: ScopeResult | null): Promise<ScopeItems> {
     const conn = await duck();
+    // Numbered for the process, not the session: two viewers' sessions in one process share DuckDB's connection.
+    const serial = tablesBuilt++;
     const table = `view_items_${serial}`;
     const readings = `view_readings_${serial}`;
     const cells = scope?.cellKeys ?? [];

@@ -86,7 +86,7 @@ export class ViewSession {
   async items(source: ViewSource, runId: string | null, task: string | null): Promise<ScopeItems> {
     const scope = await this.scope(source, runId, task);
     const key = `${source.id}\u0000${runId}\u0000${task}`;
-    return cached(this.scopeItems, key, () => ScopeItems.build(source.loaded.store, runId!, task!, scope, this.scopeItems.size));
+    return cached(this.scopeItems, key, () => ScopeItems.build(source.loaded.store, runId!, task!, scope));
   }
 
   async tables(source: ViewSource, target: number | undefined): Promise<AuditTable[]> {
