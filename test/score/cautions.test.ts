@@ -67,6 +67,11 @@ const containsNote = async (store: Parameters<typeof computeMatrix>[0], engine: 
   assert.equal(scope!.engine, engine);
   return scope!.notes.find((n) => n.startsWith('contains:'));
 };
+/** Each engine's scoring pass gives these records `expected` as contains' note (undefined: none). */
+const assertContainsNote = (rows: object[], expected: string | undefined) =>
+  withRecords(rows, async (store) => {
+    for (const engine of ['sql', 'js'] as const) assert.equal(await containsNote(store, engine), expected, engine);
+  });
 
 test('the short-gold caution counts the same in the pass of either engine, past 256 distinct short golds too', async () => {
   // By hand: 300 items, each a distinct two-letter gold ('aa', 'ab', …: past the 256 written as constants). Every
@@ -78,15 +83,10 @@ test('the short-gold caution counts the same in the pass of either engine, past 
     const output = i % 3 === 0 ? `the ${gold}x word` : i % 3 === 1 ? `answer: ${gold}.` : '12345';
     return { id: String(i), output, gold };
   });
-  await withRecords(rows, async (store) => {
-    for (const engine of ['sql', 'js'] as const) {
-      assert.equal(
-        await containsNote(store, engine),
-        `contains: 300 ${LEAD}; in 100 of them the output holds the gold only inside a longer token (e.g. gold "aa" inside "the aax word"), so contains counts them correct on a coincidence`,
-        engine,
-      );
-    }
-  });
+  await assertContainsNote(
+    rows,
+    `contains: 300 ${LEAD}; in 100 of them the output holds the gold only inside a longer token (e.g. gold "aa" inside "the aax word"), so contains counts them correct on a coincidence`,
+  );
 });
 
 test("the short-gold caution's example is the least in UTF-8 byte order across the pass's groups, as DuckDB orders text", async () => {
@@ -97,21 +97,14 @@ test("the short-gold caution's example is the least in UTF-8 byte order across t
     { id: '2', output: 'x５y', gold: '５', subject: 'two' },
     { id: '3', output: 'plain', gold: 'B', subject: 'one' },
   ];
-  await withRecords(rows, async (store) => {
-    for (const engine of ['sql', 'js'] as const) {
-      assert.equal(
-        await containsNote(store, engine),
-        `contains: 3 ${LEAD}; in 2 of them the output holds the gold only inside a longer token (e.g. gold "５" inside "x５y"), so contains counts them correct on a coincidence`,
-        engine,
-      );
-    }
-  });
+  await assertContainsNote(
+    rows,
+    `contains: 3 ${LEAD}; in 2 of them the output holds the gold only inside a longer token (e.g. gold "５" inside "x５y"), so contains counts them correct on a coincidence`,
+  );
 });
 
 test('no short gold, no caution, in either engine', async () => {
-  await withRecords([{ id: '1', output: 'the answer is 350', gold: '350' }, { id: '2', output: 'no', gold: ' ' }], async (store) => {
-    for (const engine of ['sql', 'js'] as const) assert.equal(await containsNote(store, engine), undefined, engine);
-  });
+  await assertContainsNote([{ id: '1', output: 'the answer is 350', gold: '350' }, { id: '2', output: 'no', gold: ' ' }], undefined);
 });
 
 test('a p-value below what a double can show prints as < 1e-300, never 0.00e+0', () => {
