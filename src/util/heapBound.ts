@@ -2,8 +2,8 @@
  * Holds this thread's JavaScript heap near what it keeps while a long stream runs through it. V8 lets
  * the old generation grow to about twice what survived its last full collection before collecting
  * again: a stream whose rows survive a scavenge or two (DuckDB's chunks of rows, a record's parsed
- * document) leaves hundreds of megabytes of garbage there. As-recorded rescoring of the 2.2 GiB file's
- * store reached a 465 MB heap holding about 150 MB; the process's peak is what the bound is for.
+ * document) leaves hundreds of megabytes of garbage there: as-recorded rescoring of the 2.2 GiB file's
+ * store swung between 125 and 465 MB of heap. The process's peak is what the bound is for.
  *
  * A full collection is asked for when the heap has grown `slack` past what the last one kept. V8
  * exposes `gc` only behind a flag: it is set at run time and the function taken from a new context,

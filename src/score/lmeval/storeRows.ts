@@ -66,7 +66,7 @@ export async function forEachRecord(
   const keysFile = scratch('keys.parquet');
   // The scores sort with their line only (a record's metric list and filtered value, 12 copies of them a
   // document, made a sort of 4 GB on the 2.2 GiB file's store): those come once a record with the documents.
-  // The line is the keys file's (joined with the lines' aggregate instead, the sort peaked 0.3 GB higher).
+  // The line is the keys file's: joined with the lines' aggregate instead, the sort held that aggregate's hash table too.
   const sortedScores = `WITH rec AS (SELECT doc_id, filter, line FROM read_parquet(${keysFile}))
     SELECT k.doc_id, k.filter, k.metric, k.value, k.value_json
     FROM ${store.table('scores')} k LEFT JOIN rec ON rec.doc_id = k.doc_id AND rec.filter = k.filter
@@ -113,7 +113,7 @@ export async function forEachRecord(
 
 /**
  * How far the JavaScript heap may grow past what it keeps before a full collection is asked for
- * (HeapBound): V8's own rhythm reached 465 MB on the 2.2 GiB file's store, holding about 150.
+ * (HeapBound): left to V8, the heap swung between 125 and 465 MB on the 2.2 GiB file's store.
  */
 const HEAP_SLACK = 96 << 20;
 
@@ -128,7 +128,8 @@ const DOCS_PIECE = 25_000;
 
 /**
  * DuckDB's share of the bound while the records are sorted and stream (the connection's 1 GB, with the rows in
- * hand, peaked at 1.03 GiB; 450 MB, with each sort's own memory beside it, at 1.19 GiB).
+ * hand, peaked at 1.03 GiB; 450 MB on two threads, with each sort's own memory beside it, at 1.16 GiB
+ * on the 2.2 GiB file's store, where 250 MB on one thread peaked at 858 MiB).
  */
 const RECORD_STREAM_MEMORY = '250MB';
 const RECORD_STREAM_THREADS = 1;
