@@ -2,10 +2,7 @@
  * What a scope's statistics cannot say, said beside them: a spread or interval over one item, and
  * `contains` against golds so short that they turn up inside unrelated outputs.
  */
-import { queryRows, sqlString } from '../util/duckdb.ts';
-import type { OpenStore } from '../store/readStore.ts';
-import { scopeItemsSql } from '../store/scopeItems.ts';
-import type { Scope } from './textTally.ts';
+import { sqlString } from '../util/duckdb.ts';
 
 /** The caution on a scope of `n` scored items, or null when n is large enough for a spread to mean something. */
 export function oneItemCaution(n: number): string | null {
@@ -21,34 +18,77 @@ const AFTER = '($|[^[:alnum:]]|[.,]($|[^[:alnum:]]))';
 const MAX_DISTINCT = 256;
 /** A literal for RE2: ASCII punctuation escaped (RE2 refuses a backslash before other characters, which are literal). */
 const escapeRegex = (text: string): string => text.replace(/[!-/:-@[-`{-~]/g, (c) => `\\${c}`);
+/** A gold is short when, trimmed, it is one or two characters. */
+const isShort = (gold: string): string => `length(trim(${gold})) BETWEEN 1 AND 2`;
+
+/** A distinct recorded gold whose trimmed form is short: as recorded, trimmed as the caution reads it, and its items. */
+export interface ShortGold {
+  raw: string;
+  g: string;
+  n: number;
+}
 
 /**
- * `contains` finds a gold anywhere in the output: a gold of one or two characters ('5', '10') is found
- * inside longer numbers and words ('$2.5', '1000 dollars'). Counts the scope's items with such a gold,
- * and those whose output holds it only inside a longer token; null when there are none.
+ * An aggregate over distinct golds (a row each, with `items` the scope's items that have it; `where` picks the
+ * rows to read): the list of ShortGold, null when there is none. The scopes' listing reads it in the pass it makes
+ * over the golds anyway, so that the items with a short gold are counted and the patterns are constants before the
+ * items are read.
  */
-export async function shortGoldCaution(store: OpenStore, scope: Scope): Promise<string | null> {
-  const g = 'trim(gold)';
-  const items = `SELECT gold, text FROM (${scopeItemsSql(store, scope)}) WHERE gold IS NOT NULL AND length(${g}) BETWEEN 1 AND 2`;
-  // The pattern is built from each distinct short gold as a constant (a CASE branch each): a pattern computed per row
-  // is compiled per row, which took 6 s on a million letter golds. Short golds are few (letters, numbers under 100).
-  const counts = await queryRows<{ g: string; n: number | bigint }>(`SELECT ${g} AS g, count(*) AS n FROM (${items}) GROUP BY ALL`);
-  if (counts.length === 0) return null;
-  const golds = counts.map((r) => r.g);
-  const standsAlone = golds.length > MAX_DISTINCT
-    ? `regexp_matches(text, '${BEFORE}' || regexp_escape(${g}) || '${AFTER}')`
-    : `CASE ${g} ${golds.map((x) => `WHEN ${sqlString(x)} THEN regexp_matches(text, ${sqlString(`${BEFORE}${escapeRegex(x)}${AFTER}`)})`).join(' ')} END`;
-  // Only the outputs that contain their gold at all are matched against the pattern.
-  // The example is the first such (gold, output) in text order, so that the same store always prints the same one.
-  const [found] = await queryRows<{ inside: number | bigint; example: { g: string; t: string } | null }>(`
-    SELECT count(*) FILTER (inside) AS inside, min({'g': g, 't': left(text, 60)}) FILTER (inside) AS example
-    FROM (SELECT ${g} AS g, text, NOT coalesce(${standsAlone}, false) AS inside FROM (${items}) WHERE contains(text, ${g}))`);
-  const row = { short: counts.reduce((a, r) => a + Number(r.n), 0), inside: found!.inside, example: found!.example?.g ?? null, example_text: found!.example?.t ?? null };
-  const short = Number(row?.short ?? 0);
-  if (short === 0) return null;
-  const inside = Number(row!.inside);
-  const example = inside > 0 ? ` (e.g. gold ${JSON.stringify(row!.example)} inside ${JSON.stringify(row!.example_text)})` : '';
-  const lead = `contains: ${short} item(s) have a gold of one or two characters, which contains finds inside longer numbers and words ('5' in '$2.5', '10' in '1000 dollars')`;
-  if (inside === 0) return `${lead}; here no output holds its gold only inside a longer token`;
-  return `${lead}; in ${inside} of them the output holds the gold only inside a longer token${example}, so contains counts them correct on a coincidence`;
+export function shortGoldsAggregate(gold: string, items: string, where: string): string {
+  return `list({'raw': ${gold}, 'g': trim(${gold}), 'n': ${items}}) FILTER (${where} AND ${isShort(gold)})`;
+}
+
+/**
+ * Per-row SQL over the columns `gold` and `text` (either may be null), for a scope whose short golds are `golds`
+ * (not empty): its output holds its gold, but only inside a longer token. Meant to be computed in the pass that
+ * scores the items (a pass of its own cost a fifth of a rescore of a million letter answers).
+ */
+export function shortGoldInsideSql(golds: readonly ShortGold[]): string {
+  // A pattern computed per row is compiled per row, which took 6 s on a million letter golds: each distinct short
+  // gold is a CASE branch with its pattern as a constant. Short golds are few (letters, numbers under 100).
+  // The pattern is matched only on outputs that contain their gold (a CASE runs a branch only on its rows).
+  const onlyInside = (g: string, pattern: string) => `CASE WHEN contains(text, ${g}) THEN NOT regexp_matches(text, ${pattern}) ELSE false END`;
+  if (golds.length > MAX_DISTINCT) {
+    return `CASE WHEN ${isShort('gold')} THEN ${onlyInside('trim(gold)', `'${BEFORE}' || regexp_escape(trim(gold)) || '${AFTER}'`)} ELSE false END`;
+  }
+  return `coalesce(CASE gold ${golds.map((x) => `WHEN ${sqlString(x.raw)} THEN ${onlyInside(sqlString(x.g), sqlString(`${BEFORE}${escapeRegex(x.g)}${AFTER}`))}`).join(' ')} END, false)`;
+}
+
+/** The example an `inside` row gives, over the same columns: its gold and its output's first 60 characters. */
+export const SHORT_GOLD_EXAMPLE_SQL = "{'g': trim(gold), 't': left(text, 60)}";
+
+/** What the caution counts: the items with a short gold (from the scope's listing), and those of the scoring pass. */
+export class ShortGoldCount {
+  readonly short: number;
+  inside = 0;
+  /** The first (gold, output) in DuckDB's order of strings (UTF-8 bytes): the same store always prints the same one. */
+  example: { g: string; t: string } | null = null;
+
+  constructor(golds: readonly ShortGold[]) {
+    this.short = golds.reduce((sum, x) => sum + Number(x.n), 0);
+  }
+
+  /** `inside` items more, and the first of their examples (or null). */
+  add(inside: number, example: { g: string; t: string } | null): void {
+    this.inside += inside;
+    if (example !== null && (this.example === null || compareExamples(example, this.example) < 0)) this.example = example;
+  }
+
+  /**
+   * `contains` finds a gold anywhere in the output: a gold of one or two characters ('5', '10') is found
+   * inside longer numbers and words ('$2.5', '1000 dollars'). Says how many items have such a gold, and
+   * in how many the output holds it only inside a longer token; null when there are none.
+   */
+  caution(): string | null {
+    if (this.short === 0) return null;
+    const lead = `contains: ${this.short} item(s) have a gold of one or two characters, which contains finds inside longer numbers and words ('5' in '$2.5', '10' in '1000 dollars')`;
+    if (this.inside === 0) return `${lead}; here no output holds its gold only inside a longer token`;
+    const example = this.example === null ? '' : ` (e.g. gold ${JSON.stringify(this.example.g)} inside ${JSON.stringify(this.example.t)})`;
+    return `${lead}; in ${this.inside} of them the output holds the gold only inside a longer token${example}, so contains counts them correct on a coincidence`;
+  }
+}
+
+/** DuckDB's order of two structs of strings: field by field, each by its UTF-8 bytes. */
+function compareExamples(a: { g: string; t: string }, b: { g: string; t: string }): number {
+  return Buffer.compare(Buffer.from(a.g), Buffer.from(b.g)) || Buffer.compare(Buffer.from(a.t), Buffer.from(b.t));
 }

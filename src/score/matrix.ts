@@ -20,7 +20,7 @@ import { taskSettings, type TaskSettings } from './lmeval/perItem.ts';
 import type { LogprobReaderName } from './logprobReaders.ts';
 import type { SqlNormalizer } from './normalizers.ts';
 import { bootstrapCells, type BootstrapResult } from './bootstrap.ts';
-import { oneItemCaution, shortGoldCaution } from './cautions.ts';
+import { oneItemCaution, shortGoldsAggregate, type ShortGold } from './cautions.ts';
 import { recordedScorerSpecs } from './inspect/extractors.ts';
 import { recordedScorers } from './inspect/recordedScorers.ts';
 
@@ -92,7 +92,8 @@ export interface CellRef {
 export const DENOMINATOR_RULE =
   'a missing response is scored as an empty output and stays in the denominator; an item without a usable gold answer (none recorded, or only whitespace) is excluded and counted here';
 
-export type ListedScope = Scope & { hasLogprobs: boolean; maxRequests: number; golds: GoldSummary };
+/** shortGolds: the distinct golds of its items that contains' caution calls short (see cautions.ts). */
+export type ListedScope = Scope & { hasLogprobs: boolean; maxRequests: number; golds: GoldSummary; shortGolds: ShortGold[] };
 
 /**
  * Every (run, task) with what picks its answer type, in one pass: the golds are classified
@@ -106,22 +107,23 @@ export async function listScopes(store: OpenStore, goldField?: string): Promise<
     : `CASE WHEN run_id IN (${fromDocument.map(sqlString).join(', ')}) THEN ${documentGoldSql(goldPath!, 'doc_json', 'choices_json')} ELSE target END`;
   const gold = goldClassSql('target');
   const counted = 'first AND target IS NOT NULL';
-  const rows = await queryRows<Scope & { hasLogprobs: boolean; maxRequests: number; golds: number; allLetters: boolean; allNumbers: boolean }>(`
+  const rows = await queryRows<Scope & { hasLogprobs: boolean; maxRequests: number; golds: number; allLetters: boolean; allNumbers: boolean; shortGolds: ShortGold[] | null }>(`
     SELECT run_id, task, bool_or(loglikelihood) AS "hasLogprobs", max(last_request) + 1 AS "maxRequests",
            count(*) FILTER (${counted}) AS golds,
            coalesce(bool_and(${gold.letter}) FILTER (${counted}), false) AS "allLetters",
-           coalesce(bool_and(${gold.number}) FILTER (${counted}), false) AS "allNumbers"
+           coalesce(bool_and(${gold.number}) FILTER (${counted}), false) AS "allNumbers",
+           ${shortGoldsAggregate('target', 'items', counted)} AS "shortGolds"
     FROM (SELECT run_id, task, target, bool_or(request_type = 'loglikelihood') AS loglikelihood,
-                 max(request_idx) AS last_request, bool_or(request_idx = 0) AS first
+                 max(request_idx) AS last_request, bool_or(request_idx = 0) AS first, count(*) FILTER (request_idx = 0) AS items
           FROM (SELECT run_id, task, request_type, request_idx, ${goldOf} AS target FROM ${store.table('instances')})
           WHERE request_type <> '${AGENT_REQUEST_TYPE}' GROUP BY run_id, task, target)
     GROUP BY run_id, task ORDER BY run_id, task`);
-  return rows.map(({ golds, allLetters, allNumbers, ...scope }) => {
+  return rows.map(({ golds, allLetters, allNumbers, shortGolds, ...scope }) => {
     const documentGold = fromDocument.includes(scope.run_id);
     if (documentGold && golds === 0 && !scope.hasLogprobs) {
       throw new BadInputError(`no stored document of task ${scope.task} (run ${scope.run_id}) has the field ${goldField}, so it names no gold`, { field: '--gold-field' });
     }
-    return { ...scope, ...(documentGold ? { goldPath: goldPath! } : {}), golds: { count: golds, allLetters, allNumbers } };
+    return { ...scope, ...(documentGold ? { goldPath: goldPath! } : {}), golds: { count: golds, allLetters, allNumbers }, shortGolds: shortGolds ?? [] };
   });
 }
 
@@ -356,7 +358,7 @@ function itemSink(
 /** Generated text: every (extractor × normaliser) cell, in SQL when every cell has an exact SQL form. */
 async function tallyTextScope(
   store: OpenStore,
-  scope: Scope,
+  scope: ListedScope,
   readers: readonly ReaderSpec[],
   normalizers: readonly SqlNormalizer[],
   spec: MatrixSpec,
@@ -381,17 +383,17 @@ async function tallyTextScope(
   const useSql = !keepItems && spec.onItem === undefined && spec.engine !== 'js' && cells.length > 0 && hasSqlForm(cells);
   if (spec.engine === 'sql' && !useSql) notes.push('some cells have no exact SQL form; scored in JS');
   const { sink, kept } = itemSink(spec, scope, cellKeys, keepItems);
-  const tally = useSql ? await tallySql(store, scope, cells, spec.flipsLimit) : await tallyJs(store, scope, cells, spec.flipsLimit, sink);
+  // contains' caution is counted in the same pass.
+  const shortGolds = cellKeys.some((c) => c.extractor === 'contains') ? scope.shortGolds : undefined;
+  const tally = useSql ? await tallySql(store, scope, cells, spec.flipsLimit, shortGolds) : await tallyJs(store, scope, cells, spec.flipsLimit, sink, shortGolds);
   if (kept !== undefined) tally.items = kept;
   if (tally.multiGold > 0) {
     notes.push(
       `${tally.multiGold} item(s) record several acceptable answers (a list, or SQuAD's {'text': [...]}); every cell scores such an item by the best match over its acceptable answers, as SQuAD's and lm-eval's metrics do`,
     );
   }
-  if (cellKeys.some((c) => c.extractor === 'contains')) {
-    const caution = await shortGoldCaution(store, scope);
-    if (caution !== null) notes.push(caution);
-  }
+  const caution = tally.shortGold?.caution() ?? null;
+  if (caution !== null) notes.push(caution);
   if (tally.noGold > 0) {
     notes.push(`${tally.noGold} item(s) have no usable gold (none, or only whitespace: the task scores them some other way, e.g. against reference answers in the document)`);
   }

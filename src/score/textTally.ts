@@ -12,6 +12,7 @@ import { cellSql, plainFormFallsShort, type TextCell } from './sqlCells.ts';
 import type { ItemView } from './types.ts';
 import { goldAnswers, goldsOf } from './golds.ts';
 import { ASCII_PY_WHITESPACE, PY_WHITESPACE, pyStrip } from '../py/str.ts';
+import { SHORT_GOLD_EXAMPLE_SQL, ShortGoldCount, shortGoldInsideSql, type ShortGold } from './cautions.ts';
 
 export interface GroupTally {
   n: number;
@@ -37,6 +38,8 @@ export interface ScopeTally {
   unreadable?: number[];
   /** Per-item rows, when asked for (--bootstrap, diff's rescored cells). */
   items?: ScoredItem[];
+  /** What contains' short-gold caution counts, when the scope's short golds were given (counted in the same pass). */
+  shortGold?: ShortGoldCount;
 }
 
 /** One item's readings under every cell. */
@@ -95,7 +98,17 @@ const NO_GOLD = 0;
 const BULK = 1;
 const OTHER = 2;
 
-export async function tallySql(store: OpenStore, scope: Scope, cells: readonly TextCell[], flipsLimit: number): Promise<ScopeTally> {
+/**
+ * With `shortGolds` (the scope's, for contains' caution) the pass also counts the items with a short gold, those
+ * whose output holds it only inside a longer token, and the first such example (ScopeTally.shortGold).
+ */
+export async function tallySql(
+  store: OpenStore,
+  scope: Scope,
+  cells: readonly TextCell[],
+  flipsLimit: number,
+  shortGolds?: readonly ShortGold[],
+): Promise<ScopeTally> {
   const cellIdx = cells.map((_, i) => i);
   const values = cellIdx.map((i) => `c${i}`).join(', ');
   const sql = cellSql(cells, {
@@ -105,6 +118,11 @@ export async function tallySql(store: OpenStore, scope: Scope, cells: readonly T
   const listsFlips = flipsLimit > 0 && cells.length > 1;
   const firstFlips = listsFlips ? `, min(ord, ${flipsLimit}) FILTER (flipped) AS flip_ords, arg_min(doc_id, ord, ${flipsLimit}) FILTER (flipped) AS flip_ids` : '';
   const alone = `FILTER (kind = ${OTHER})`;
+  // contains' caution: only the items whose output holds a short gold only inside a longer token, counted here.
+  const inside = shortGolds === undefined || shortGolds.length === 0 ? null : shortGoldInsideSql(shortGolds);
+  const cautionColumns = inside === null ? [] : [`${inside} AS sg_inside`];
+  const cautionCounts = inside === null ? ''
+    : `, count(*) FILTER (sg_inside) AS sg_inside, min(CASE WHEN sg_inside THEN ${SHORT_GOLD_EXAMPLE_SQL} END) FILTER (sg_inside) AS sg_example`;
   // One pass. Bulk rows are counted per (group, the cells' 0/1 values): sums, disagreeing pairs
   // and flips all follow from those counts, and counting is the cheapest aggregate there is.
   // Every other row (several golds, or a value on which some SQL form would differ from Python,
@@ -115,7 +133,7 @@ export async function tallySql(store: OpenStore, scope: Scope, cells: readonly T
   // length (characters) exactly when a string is ASCII.
   // Streamed: rows that take the JS path come back one by one, and there may be millions.
   const result = await (await duck()).stream(`
-    SELECT kind, grp, ${values}, count(*) AS n, count(*) FILTER (text_missing) AS missing${firstFlips},
+    SELECT kind, grp, ${values}, count(*) AS n, count(*) FILTER (text_missing) AS missing${firstFlips}${cautionCounts},
            any_value(ord) ${alone} AS ord, any_value(doc_id) ${alone} AS doc_id, any_value(text) ${alone} AS text,
            any_value(gold) ${alone} AS gold, any_value(choices_json) ${alone} AS choices_json
     FROM (SELECT *${listsFlips ? `, kind = ${BULK} AND least(${values}) <> greatest(${values}) AS flipped` : ''}
@@ -128,7 +146,7 @@ export async function tallySql(store: OpenStore, scope: Scope, cells: readonly T
                             WHEN strlen(gold) <> length(gold) AND NOT (${sql.goldNonAsciiSafe}) THEN ${OTHER}
                             WHEN NOT (${sql.exact}) THEN ${OTHER}
                             ELSE ${BULK} END AS kind${sql.stageTwo.map((c) => `, ${c}`).join('')}
-                FROM (SELECT *${sql.stageOne.map((c) => `, ${c}`).join('')}
+                FROM (SELECT *${[...sql.stageOne, ...cautionColumns].map((c) => `, ${c}`).join('')}
                       FROM (SELECT ord, doc_id, grp, coalesce(gold, '') AS gold, coalesce(text, '') AS text, text IS NULL AS text_missing, choices_json,
                                    -- A whitespace-only gold (lm-eval's truthfulqa_gen records " ") says nothing to match against.
                                    -- (trim() is slow, so it runs only for a gold that starts with an ASCII space or a non-ASCII character.)
@@ -138,6 +156,7 @@ export async function tallySql(store: OpenStore, scope: Scope, cells: readonly T
                             FROM (${scopeItemsSql(store, scope)}))))))
     GROUP BY kind, grp, CASE WHEN kind = ${OTHER} THEN ord END, ${values}`);
   const tally = emptyTally(cells.length);
+  if (shortGolds !== undefined) tally.shortGold = new ShortGoldCount(shortGolds);
   const flips = new FirstFlips(flipsLimit);
   for await (const chunk of result.yieldRowObjectJs()) {
     for (const row of chunk) tallyRow(row);
@@ -147,6 +166,7 @@ export async function tallySql(store: OpenStore, scope: Scope, cells: readonly T
 
   function tallyRow(row: Record<string, unknown>): void {
     const n = Number(row.n);
+    if (inside !== null) tally.shortGold!.add(Number(row.sg_inside), (row.sg_example ?? null) as { g: string; t: string } | null);
     if (row.kind === NO_GOLD) {
       tally.noGold += n;
     } else if (row.kind === BULK) {
@@ -228,12 +248,18 @@ export async function tallyJs(
   cells: readonly TextCell[],
   flipsLimit: number,
   sink?: ItemSink,
+  shortGolds?: readonly ShortGold[],
 ): Promise<ScopeTally> {
   const conn = await duck();
   const tally = emptyTally(cells.length);
-  const result = await conn.stream(`SELECT doc_id, grp, gold, text, choices_json FROM (${scopeItemsSql(store, scope)}) ORDER BY ord`);
+  // contains' caution: only the items whose output holds a short gold only inside a longer token, marked here.
+  const inside = shortGolds === undefined || shortGolds.length === 0 ? 'NULL' : `CASE WHEN ${shortGoldInsideSql(shortGolds)} THEN ${SHORT_GOLD_EXAMPLE_SQL} END`;
+  if (shortGolds !== undefined) tally.shortGold = new ShortGoldCount(shortGolds);
+  const result = await conn.stream(`SELECT doc_id, grp, gold, text, choices_json, ${inside} AS inside_example FROM (${scopeItemsSql(store, scope)}) ORDER BY ord`);
+  type Row = [string, string, string | null, string | null, string | null, { g: string; t: string } | null];
   for await (const rows of result.yieldRowsJs()) {
-    for (const [docId, grp, gold, text, choicesJson] of rows as [string, string, string | null, string | null, string | null][]) {
+    for (const [docId, grp, gold, text, choicesJson, insideExample] of rows as Row[]) {
+      if (insideExample !== null) tally.shortGold!.add(1, insideExample);
       if (gold === null || pyStrip(gold) === '') {
         tally.noGold++;
         continue;

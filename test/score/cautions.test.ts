@@ -49,6 +49,64 @@ test('contains against golds of one or two characters is flagged, with how many 
   }
 });
 
+/** A JSONL file of generic records in a temporary folder, loaded as a store; the folder is removed after `use`. */
+async function withRecords(rows: object[], use: (store: Awaited<ReturnType<typeof loadSource>>['store']) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'lmaudit-short-'));
+  try {
+    const file = join(dir, 'short.jsonl');
+    writeFileSync(file, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const { store } = await loadSource([file], { skipBad: false, fields: {} });
+    await use(store);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+const LEAD = "item(s) have a gold of one or two characters, which contains finds inside longer numbers and words ('5' in '$2.5', '10' in '1000 dollars')";
+const containsNote = async (store: Parameters<typeof computeMatrix>[0], engine: 'sql' | 'js') => {
+  const [scope] = await computeMatrix(store, { extractors: ['contains'], normalizers: ['strip'], aggregations: ['micro'], engine });
+  assert.equal(scope!.engine, engine);
+  return scope!.notes.find((n) => n.startsWith('contains:'));
+};
+/** Each engine's scoring pass gives these records `expected` as contains' note (undefined: none). */
+const assertContainsNote = (rows: object[], expected: string | undefined) =>
+  withRecords(rows, async (store) => {
+    for (const engine of ['sql', 'js'] as const) assert.equal(await containsNote(store, engine), expected, engine);
+  });
+
+test('the short-gold caution counts the same in the pass of either engine, past 256 distinct short golds too', async () => {
+  // By hand: 300 items, each a distinct two-letter gold ('aa', 'ab', …: past the 256 written as constants). Every
+  // third output holds its gold only inside a longer word ('the aax word'), the next one alone ('answer: ab.'), the
+  // next not at all (digits): 300 short golds, 100 inside. The example is the least (gold, output) in byte order: 'aa'.
+  const letters = 'abcdefghijklmnopqrstuvwxyz';
+  const rows = Array.from({ length: 300 }, (_, i) => {
+    const gold = letters[Math.floor(i / 26)]! + letters[i % 26]!;
+    const output = i % 3 === 0 ? `the ${gold}x word` : i % 3 === 1 ? `answer: ${gold}.` : '12345';
+    return { id: String(i), output, gold };
+  });
+  await assertContainsNote(
+    rows,
+    `contains: 300 ${LEAD}; in 100 of them the output holds the gold only inside a longer token (e.g. gold "aa" inside "the aax word"), so contains counts them correct on a coincidence`,
+  );
+});
+
+test("the short-gold caution's example is the least in UTF-8 byte order across the pass's groups, as DuckDB orders text", async () => {
+  // U+FF15 (UTF-8 EF BC 95) sorts before U+1F600 (F0 9F 98 80) by bytes and by code point, after it by UTF-16 code
+  // unit (FF15 > D83D): each is inside a word here ('x５y', 'a😀b'), in two groups, so two rows of the pass hold one each.
+  const rows = [
+    { id: '1', output: 'a😀b', gold: '😀', subject: 'one' },
+    { id: '2', output: 'x５y', gold: '５', subject: 'two' },
+    { id: '3', output: 'plain', gold: 'B', subject: 'one' },
+  ];
+  await assertContainsNote(
+    rows,
+    `contains: 3 ${LEAD}; in 2 of them the output holds the gold only inside a longer token (e.g. gold "５" inside "x５y"), so contains counts them correct on a coincidence`,
+  );
+});
+
+test('no short gold, no caution, in either engine', async () => {
+  await assertContainsNote([{ id: '1', output: 'the answer is 350', gold: '350' }, { id: '2', output: 'no', gold: ' ' }], undefined);
+});
+
 test('a p-value below what a double can show prints as < 1e-300, never 0.00e+0', () => {
   // McNemar exact on 0 vs 1100 discordant items: p = 2 · 2^-1100 = 2^-1099 ≈ 1.5e-331, below the smallest double (≈ 4.9e-324).
   const a = Array.from({ length: 1100 }, () => 0);

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { duckSideConnection, forEachRow, limitDuckMemory, queryRows, scratchFolder, sqlString, streamRows } from '../../util/duckdb.ts';
 import type { OpenStore } from '../../store/readStore.ts';
 import { parseJsonObject } from '../../util/json.ts';
+import { HeapBound } from '../../util/heapBound.ts';
 import type { DocRecord } from './perItem.ts';
 
 export interface ScoreItem {
@@ -35,11 +36,20 @@ export interface TaskRecord {
  * A task's records of one run in the order lm-eval aggregated them (the samples file's line, then the
  * metric), streamed: only the record in hand lives in JavaScript (loading the run whole held its
  * documents and 1.2 million score objects: 1.3 GiB for 100,000 documents, out of heap at 900,000).
- * Two queries sorted alike, the scores and the documents' request and response rows, are merged here
+ * Two streams sorted alike, the scores and the documents' request and response rows, are merged here
  * row by row. DuckDB sorts within its memory limit and spills beyond it; an aggregate into lists
  * (one row a document) could not spill, and ran out of memory at 400 MB on 100,000 documents.
+ * Each stream is sorted into a scratch Parquet file first, one sort at a time, and the files are read
+ * back in order: two sorts held open side by side while the records were scored (DuckDB's memory
+ * beside its limit, the rows of both in hand) peaked at 1.4 GiB on the 2.2 GiB file's store.
  */
-export async function forEachRecord(store: OpenStore, runId: string, task: string, each: (record: TaskRecord) => void): Promise<void> {
+export async function forEachRecord(
+  store: OpenStore,
+  runId: string,
+  task: string,
+  each: (record: TaskRecord) => void,
+  { linesAPiece = DOCS_PIECE }: { linesAPiece?: number } = {},
+): Promise<void> {
   const where = (alias: string) => `${alias}.run_id = ${sqlString(runId)} AND ${alias}.task = ${sqlString(task)}`;
   // Each record's line (its first), then its metric list and filtered value from the row at that line, by a
   // join: aggregating the texts (an ordered first(), or arg_min) held them all in DuckDB's hash table, which
@@ -50,17 +60,22 @@ export async function forEachRecord(store: OpenStore, runId: string, task: strin
     WHERE ${where('f')}`;
   // One order for both: a (document, filter) pair is unique, so the tie-breaks make it total.
   const order = 'rec.line NULLS LAST, k.doc_id, k.filter';
+  // Every (document, filter) the scores name, with its record's line and values, sorted, in a scratch file.
+  const folder = scratchFolder(`as-recorded-${randomBytes(4).toString('hex')}`);
+  const scratch = (name: string) => sqlString(join(folder, name));
+  const keysFile = scratch('keys.parquet');
   // The scores sort with their line only (a record's metric list and filtered value, 12 copies of them a
   // document, made a sort of 4 GB on the 2.2 GiB file's store): those come once a record with the documents.
-  const scoresSql = `WITH rec AS (${lines})
+  // The line is the keys file's: joined with the lines' aggregate instead, the sort held that aggregate's hash table too.
+  const sortedScores = `WITH rec AS (SELECT doc_id, filter, line FROM read_parquet(${keysFile}))
     SELECT k.doc_id, k.filter, k.metric, k.value, k.value_json
     FROM ${store.table('scores')} k LEFT JOIN rec ON rec.doc_id = k.doc_id AND rec.filter = k.filter
     WHERE ${where('k')} ORDER BY ${order}, k.metric`;
-  // Every (document, filter) the scores name, with its record's line and values, sorted, in a scratch file.
-  const folder = scratchFolder(`as-recorded-${randomBytes(4).toString('hex')}`);
-  const keysFile = sqlString(join(folder, 'keys.parquet'));
-  const [{ limit }] = await queryRows<{ limit: string }>(`SELECT current_setting('memory_limit') AS limit`);
+  const [{ limit, threads }] = await queryRows<{ limit: string; threads: number }>(`SELECT current_setting('memory_limit') AS limit, current_setting('threads') AS threads`);
   await limitDuckMemory(RECORD_STREAM_MEMORY);
+  // One thread: each of DuckDB's threads holds its own buffers beside the memory limit (the keys' sort peaked at
+  // 645 MB on one, 872 on two), and the records' scoring, the most of the work, runs on this thread whatever the count.
+  await queryRows(`SET threads = ${RECORD_STREAM_THREADS}`);
   const side = await duckSideConnection();
   try {
     await queryRows(`COPY (WITH rec AS (${rec}), k AS (SELECT DISTINCT doc_id, filter FROM ${store.table('scores')} s WHERE ${where('s')})
@@ -70,29 +85,54 @@ export async function forEachRecord(store: OpenStore, runId: string, task: strin
     // The documents in pieces of lines: each piece's keys are few, so the join with the instances holds
     // them and not the instances' texts (joined whole, the 2.2 GiB file's store ran DuckDB out of memory).
     const pieces: string[] = [];
-    if (bounds!.low !== null) for (let at = bounds!.low; at <= bounds!.high!; at += DOCS_PIECE) pieces.push(`line >= ${at} AND line < ${at + DOCS_PIECE}`);
+    if (bounds!.low !== null) for (let at = bounds!.low; at <= bounds!.high!; at += linesAPiece) pieces.push(`line >= ${at} AND line < ${at + linesAPiece}`);
     pieces.push('line IS NULL');
     const docsOf = (piece: string) => `SELECT k.doc_id, k.filter, k.metrics_json, k.filtered_json, i.request_idx, i.request_type, i.target, i.choices_json, i.doc_json, i.arg_continuation, r."repeat", r.text, r.logprob, r.is_greedy
       FROM (SELECT * FROM read_parquet(${keysFile}) WHERE ${piece}) k
         LEFT JOIN ${store.table('instances')} i ON i.doc_id = k.doc_id AND ${where('i')}
         LEFT JOIN ${store.table('responses')} r ON r.doc_id = i.doc_id AND r.request_idx = i.request_idx AND ${where('r')}
       ORDER BY k.line, k.doc_id, k.filter, i.request_idx, r."repeat"`;
+    await queryRows(`COPY (${sortedScores}) TO ${scratch('scores.parquet')} (FORMAT parquet, ${SCRATCH_PARQUET})`);
+    for (const [i, piece] of pieces.entries()) await queryRows(`COPY (${docsOf(piece)}) TO ${scratch(`docs-${i}.parquet`)} (FORMAT parquet, ${SCRATCH_PARQUET})`);
+    // Read back in the order written (the connection preserves insertion order): no sort is open while records are scored.
     async function* docs(): AsyncGenerator<DocRow> {
-      for (const piece of pieces) yield* streamRows<DocRow>(docsOf(piece), side);
+      for (let i = 0; i < pieces.length; i++) yield* streamRows<DocRow>(`SELECT * FROM read_parquet(${scratch(`docs-${i}.parquet`)})`, side);
     }
-    await mergeRecords(streamRows<ScoreRow>(scoresSql), docs(), task, each);
+    const heap = new HeapBound(HEAP_SLACK);
+    await mergeRecords(streamRows<ScoreRow>(`SELECT * FROM read_parquet(${scratch('scores.parquet')})`), docs(), task, (record) => {
+      each(record);
+      heap.check();
+    });
   } finally {
     side.closeSync();
     rmSync(folder, { recursive: true, force: true });
     await limitDuckMemory(limit!);
+    await queryRows(`SET threads = ${Number(threads)}`);
   }
 }
 
-/** Records' lines a piece of the documents' stream. */
-const DOCS_PIECE = 100_000;
+/**
+ * How far the JavaScript heap may grow past what it keeps before a full collection is asked for
+ * (HeapBound): left to V8, the heap swung between 125 and 465 MB on the 2.2 GiB file's store.
+ */
+const HEAP_SLACK = 96 << 20;
 
-/** DuckDB's share of the bound while the records stream (the connection's 1 GB, with the rows in hand, peaked at 1.03 GiB). */
-const RECORD_STREAM_MEMORY = '450MB';
+/**
+ * The scratch files' rows a row group: a row group is what DuckDB reads at once, and a document's rows carry its
+ * texts (a few KB). Stored uncompressed: they are written and read once, on the same disk as the spill.
+ */
+const SCRATCH_PARQUET = 'ROW_GROUP_SIZE 8192, COMPRESSION uncompressed';
+
+/** Records' lines a piece of the documents' stream (100,000 a piece peaked 0.2 GB higher on the 2.2 GiB file's store). */
+const DOCS_PIECE = 25_000;
+
+/**
+ * DuckDB's share of the bound while the records are sorted and stream (the connection's 1 GB, with the rows in
+ * hand, peaked at 1.03 GiB; 450 MB on two threads, with each sort's own memory beside it, at 1.16 GiB
+ * on the 2.2 GiB file's store, where 250 MB on one thread peaked at 858 MiB).
+ */
+const RECORD_STREAM_MEMORY = '250MB';
+const RECORD_STREAM_THREADS = 1;
 
 interface ScoreRow { doc_id: string; filter: string; metric: string; value: number | null; value_json: string }
 interface DocRow {
