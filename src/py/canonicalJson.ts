@@ -124,6 +124,7 @@ export class CanonicalTokens {
     this.text = text;
     this.count = 0;
     this.backslash = this.backslashFrom(0);
+    this.lastLong = '';
     const t = text;
     const open = this.open;
     open.length = 0;
@@ -148,7 +149,8 @@ export class CanonicalTokens {
         const k = this.push(i, TOKEN.literal);
         let j: number;
         if (c === QUOTE) {
-          j = this.stringAt(i, k);
+          j = this.lastLong === '' ? -1 : this.repeatAt(i, k);
+          if (j < 0) j = this.stringAt(i, k);
         } else if (c === 116) j = t.startsWith('true', i) ? i + 4 : -1;
         else if (c === 102) j = t.startsWith('false', i) ? i + 5 : -1;
         else if (c === 110) j = t.startsWith('null', i) ? i + 4 : -1;
@@ -194,13 +196,6 @@ export class CanonicalTokens {
   private stringAt(i: number, k: number): number {
     const t = this.text;
     this.kind[k] = TOKEN.string;
-    // The text of the last long escaped string read, where it recurs: its end is where that string's was (the same
-    // characters escape the same quotes), found without walking its escapes again.
-    const last = this.lastLong;
-    if (last !== '' && t.charCodeAt(i + last.length - 1) === QUOTE && t.slice(i, i + last.length) === last) {
-      this.escaped[k] = 1;
-      return i + last.length;
-    }
     let j = i + 1;
     for (;;) {
       const quote = t.indexOf('"', j);
@@ -220,7 +215,20 @@ export class CanonicalTokens {
     }
   }
 
-  /** The last escaped string of LONG_STRING characters or more (its JSON text, quotes included), or ''. */
+  /**
+   * The end of the string value at `i` (token `k`) when it is the line's last long escaped string again, else -1: its
+   * end is where that string's was (the same characters escape the same quotes), found without walking its escapes.
+   * Apart from stringAt, which stays small enough to be inlined where every key and value is read.
+   */
+  private repeatAt(i: number, k: number): number {
+    const last = this.lastLong;
+    if (this.text.charCodeAt(i + last.length - 1) !== QUOTE || this.text.slice(i, i + last.length) !== last) return -1;
+    this.kind[k] = TOKEN.string;
+    this.escaped[k] = 1;
+    return i + last.length;
+  }
+
+  /** The line's last escaped string of LONG_STRING characters or more (its JSON text, quotes included), or ''. */
   private lastLong = '';
 
   /** The next backslash at or after `from` (the text's length when none). */
