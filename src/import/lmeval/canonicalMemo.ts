@@ -61,7 +61,8 @@ export class CanonicalMemo {
   metricList(tok: CanonicalTokens, k: number): MetricList | null {
     const start = tok.start[k]!;
     const length = tok.end[k]! - start;
-    if (this.lastList !== undefined && this.lastListText.length === length && tok.text.startsWith(this.lastListText, start)) return this.lastList;
+    // Compared with === on a slice (a block at a time), not startsWith (a character at a time).
+    if (this.lastList !== undefined && this.lastListText.length === length && tok.text.slice(start, start + length) === this.lastListText) return this.lastList;
     // A copy of its own (a slice would hold on to its line, and compare slower).
     const text = Buffer.from(tok.text.slice(start, start + length)).toString();
     const known = remember(this.metricLists, text, () => metricListOf(tok, k, this));

@@ -74,6 +74,7 @@ class ChunkReading {
   private readonly extras = new Set<string>();
   private readonly filters = new Set<string>();
   private readonly metrics = new Set<string>();
+  private lastMetricNames: readonly string[] = [];
   private memo: CanonicalMemo | null = null;
   private readonly tokens: CanonicalTokens;
   private readonly instances: RowBytes;
@@ -305,7 +306,11 @@ class ChunkReading {
     else if (!out.hashesBroken) this.hashes.add([p.hashes], ascii);
     for (const k of p.extras) this.extras.add(k);
     this.filters.add(p.filter ?? 'none');
-    for (const m of p.metricNames) this.metrics.add(m);
+    // A canonical record's metric names are its memo's list, the same array record after record.
+    if (p.metricNames !== this.lastMetricNames) {
+      for (const m of p.metricNames) this.metrics.add(m);
+      this.lastMetricNames = p.metricNames;
+    }
     out.genKeyId[i] = intern(p.genKey, this.genKeyIndex, out.genKeys);
     out.maxRepeats[i] = p.maxRepeats;
     out.emptyAnswers[i] = p.emptyAnswers;
