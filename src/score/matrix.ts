@@ -1,7 +1,7 @@
 /**
  * The rescoring matrix: one stored run, many readings of it, no model call.
  * For each scope (run × task) it picks the sweep for the answer type (or the
- * user's), tallies every (extractor × normaliser) cell in one pass, and reports
+ * user's), tallies every (extractor × normaliser) cell in one pass (scopeTallies.ts), and reports
  * every aggregation with n, correct, standard error and a 95% interval, plus the
  * spread, pairwise disagreement, flipping items and the denominator.
  */
@@ -13,37 +13,24 @@ import { AGENT_REQUEST_TYPE } from '../store/schema.ts';
 import { resolveNormalizer, resolveReader, type ReaderSpec } from './registry.ts';
 import { binaryStderr, ci95, macro } from './stats.ts';
 import { commandLineSweep, detectAnswerType, goldClassSql, loadSweeps, type Aggregation, type AnswerType, type GoldSummary, type Sweep } from './sweeps.ts';
-import { tallyJs, tallySql, type ItemSink, type Scope, type ScopeTally, type ScoredItem } from './textTally.ts';
-import { hasSqlForm, type TextCell } from './sqlCells.ts';
-import { tallyLogprobs } from './logprobTally.ts';
-import { taskSettings, type TaskSettings } from './lmeval/perItem.ts';
-import type { LogprobReaderName } from './logprobReaders.ts';
-import type { SqlNormalizer } from './normalizers.ts';
+import type { Scope, ScopeTally } from './textTally.ts';
+import { taskSettings } from './lmeval/perItem.ts';
 import { bootstrapCells, type BootstrapResult } from './bootstrap.ts';
 import { oneItemCaution, shortGoldsAggregate, type ShortGold } from './cautions.ts';
 import { recordedScorerSpecs } from './inspect/extractors.ts';
 import { recordedScorers } from './inspect/recordedScorers.ts';
+import { tallyLogprobScope, tallyTextScope, type TallySpec } from './scopeTallies.ts';
 
-export interface MatrixSpec {
+/** The readings asked for and what to do with them; TallySpec's fields say how each scope is tallied. */
+export interface MatrixSpec extends TallySpec {
   extractors?: string[];
   normalizers?: string[];
   aggregations?: Aggregation[];
-  /** How many flipping item ids to list per scope. */
-  flipsLimit: number;
-  /** 'auto' uses DuckDB when every cell has an exact SQL form. */
-  engine: 'auto' | 'sql' | 'js';
   /** Keep per-item values in the result (for --bootstrap and diff's rescored cells). */
   keepItems: boolean;
-  /** Called with every item's readings as it is scored, without keeping them (rescore --out); scores on the per-item engine. */
-  onItem?: (scope: Scope, cellKeys: readonly { extractor: string; normalizer: string }[], item: ScoredItem) => void;
   /** Seeded stratified bootstrap iterations per cell (0: closed forms only). */
   bootstrap: number;
   bootstrapSeed: number;
-  /**
-   * `--gold-field`: the gold of every run that is not generic records (whose importer took the field
-   * already) read from this field of the stored document, e.g. 'doc.answer'.
-   */
-  goldField?: string;
 }
 
 export interface Cell {
@@ -292,110 +279,4 @@ function bootstrapTally(tally: ScopeTally, cellCount: number, spec: MatrixSpec):
   // Cells with unreadable items are reported as not computable; their bootstrap is never shown.
   const values = Array.from({ length: cellCount }, (_, c) => items.map((item) => item.values[c] ?? 0));
   return bootstrapCells(values, items.map((item) => item.group), spec.bootstrap, spec.bootstrapSeed);
-}
-
-interface Tallied {
-  tally: ScopeTally;
-  cellKeys: { extractor: string; normalizer: string }[];
-  engine: 'sql' | 'js';
-  notes: string[];
-}
-
-/** Multiple choice or single loglikelihood requests: the log-prob readers. */
-async function tallyLogprobScope(
-  store: OpenStore,
-  scope: Scope,
-  type: AnswerType,
-  readers: readonly ReaderSpec[],
-  spec: MatrixSpec,
-  keepItems: boolean,
-  settings: TaskSettings,
-): Promise<Tallied> {
-  const names = readers.filter((r) => r.kind === 'logprob').map((r) => r.name as LogprobReaderName);
-  const cellKeys = names.map((n) => ({ extractor: n, normalizer: 'none' }));
-  const { sink, kept } = itemSink(spec, scope, cellKeys, keepItems);
-  const tally = await tallyLogprobs(store, scope, names, spec.flipsLimit, sink, settings);
-  if (kept !== undefined) tally.items = kept;
-  const notes: string[] = [];
-  if (scope.goldPath !== undefined) notes.push(`--gold-field ${spec.goldField}: not applied to these log-prob cells, which read lm-eval's gold (the recorded target, or the document for multiple-input tasks) as lm-eval's own metrics do`);
-  if (tally.choicesInferred && type === 'logprobs') {
-    notes.push("choice strings taken from the continuations with the leading ' ' delimiter removed (inferred)");
-  }
-  tally.unreadable.forEach((count, k) => {
-    if (count > 0) {
-      notes.push(`${names[k]}: not computable — ${count} item(s) lack what it needs (${names[k] === 'greedy' ? 'greedy flags' : 'choice texts'} not recorded)`);
-    }
-  });
-  if (tally.goldNotAChoice > 0) {
-    notes.push(`${tally.goldNotAChoice} item(s) whose recorded target is neither a choice index nor a choice text (scored 0, as lm-eval scores a gold of -100)`);
-  }
-  for (const [why, count] of tally.goldUnreadable) notes.push(`${count} item(s) have no readable gold, so no cell scores them: ${why}`);
-  if (tally.accFromTaskCode !== null) {
-    notes.push(`acc: the task's own metric acc, computed by its process_results (${tally.accFromTaskCode}: the normalised probability mass of the true answers), not an argmax; the other cells read the choices as an ordinary multiple-choice task with the recorded target as gold, which this task reports no metric for`);
-  }
-  return { tally, cellKeys, engine: 'js', notes };
-}
-
-/** Where each scored item goes: into a list kept for the result, to the caller's onItem, both or neither. */
-function itemSink(
-  spec: MatrixSpec,
-  scope: Scope,
-  cellKeys: readonly { extractor: string; normalizer: string }[],
-  keepItems: boolean,
-): { sink: ItemSink | undefined; kept: ScoredItem[] | undefined } {
-  const kept = keepItems ? ([] as ScoredItem[]) : undefined;
-  const onItem = spec.onItem;
-  if (kept === undefined && onItem === undefined) return { sink: undefined, kept };
-  return {
-    kept,
-    sink: (item) => {
-      kept?.push(item);
-      onItem?.(scope, cellKeys, item);
-    },
-  };
-}
-
-/** Generated text: every (extractor × normaliser) cell, in SQL when every cell has an exact SQL form. */
-async function tallyTextScope(
-  store: OpenStore,
-  scope: ListedScope,
-  readers: readonly ReaderSpec[],
-  normalizers: readonly SqlNormalizer[],
-  spec: MatrixSpec,
-  keepItems: boolean,
-): Promise<Tallied> {
-  const cells: TextCell[] = [];
-  const cellKeys: { extractor: string; normalizer: string }[] = [];
-  const notes: string[] = [];
-  for (const r of readers) {
-    if (r.kind !== 'text') continue;
-    for (const normalizer of normalizers) {
-      if (r.extractor.needsTextForm && normalizer.valueForm) {
-        notes.push(`${r.name}/${normalizer.name}: not defined (${normalizer.name} reads the whole output as one value, and one value does not contain another); skipped`);
-        continue;
-      }
-      cells.push({ extractor: r.extractor, normalizer });
-      cellKeys.push({ extractor: r.name, normalizer: normalizer.name });
-    }
-  }
-  // With no text cell left (every reader asked for is not applicable) the JS engine still counts the denominator.
-  // Per-item readings (kept, or handed on) come from the per-item engine.
-  const useSql = !keepItems && spec.onItem === undefined && spec.engine !== 'js' && cells.length > 0 && hasSqlForm(cells);
-  if (spec.engine === 'sql' && !useSql) notes.push('some cells have no exact SQL form; scored in JS');
-  const { sink, kept } = itemSink(spec, scope, cellKeys, keepItems);
-  // contains' caution is counted in the same pass.
-  const shortGolds = cellKeys.some((c) => c.extractor === 'contains') ? scope.shortGolds : undefined;
-  const tally = useSql ? await tallySql(store, scope, cells, spec.flipsLimit, shortGolds) : await tallyJs(store, scope, cells, spec.flipsLimit, sink, shortGolds);
-  if (kept !== undefined) tally.items = kept;
-  if (tally.multiGold > 0) {
-    notes.push(
-      `${tally.multiGold} item(s) record several acceptable answers (a list, or SQuAD's {'text': [...]}); every cell scores such an item by the best match over its acceptable answers, as SQuAD's and lm-eval's metrics do`,
-    );
-  }
-  const caution = tally.shortGold?.caution() ?? null;
-  if (caution !== null) notes.push(caution);
-  if (tally.noGold > 0) {
-    notes.push(`${tally.noGold} item(s) have no usable gold (none, or only whitespace: the task scores them some other way, e.g. against reference answers in the document)`);
-  }
-  return { tally, cellKeys, engine: useSql ? 'sql' : 'js', notes };
 }
