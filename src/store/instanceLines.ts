@@ -25,6 +25,15 @@ export const REQUEST_COLUMNS = ['arg_continuation', 'gen_kwargs_json', 'response
 /** A line's fields, in order. */
 export const INSTANCE_LINE_FIELDS = [...DOCUMENT_COLUMNS, 'first_request', 'count', 'arg_context', ...REQUEST_COLUMNS] as const;
 
+/**
+ * Whether a document's requests, of `requestType`, with these prompts (null: none) are written as one line: more than
+ * one, not generations, one prompt for all. The one rule for both readings of a samples record.
+ */
+export function sharesOneLine(requestType: unknown, contexts: readonly (string | null)[]): boolean {
+  const first = contexts[0] ?? null;
+  return contexts.length > 1 && requestType !== 'generate_until' && first !== null && contexts.every((c) => c === first);
+}
+
 const COLUMN = new Map((TABLES.instances as readonly ColumnSpec[]).map((c) => [c.name, c]));
 
 /** A text value as an item of a packed field ('' for null). */
@@ -66,8 +75,8 @@ export function encodeInstanceRows(rows: readonly Record<string, unknown>[], ind
   });
   const where = (name: string) => `instances row ${index}: column '${name}'`;
   const first = checked[0]!;
-  const shared = checked.length > 1 && first.get('request_type') !== 'generate_until' && first.get('arg_context') !== null &&
-    checked.every((v, i) => v.get('request_idx') === (first.get('request_idx') as number) + i && v.get('arg_context') === first.get('arg_context') && DOCUMENT_COLUMNS.every((c) => v.get(c) === first.get(c)));
+  const shared = sharesOneLine(first.get('request_type'), checked.map((v) => v.get('arg_context') as string | null)) &&
+    checked.every((v, i) => v.get('request_idx') === (first.get('request_idx') as number) + i && DOCUMENT_COLUMNS.every((c) => v.get(c) === first.get(c)));
   const out: string[] = [];
   for (const run of shared ? [checked] : checked.map((v) => [v])) {
     const head = run[0]!;

@@ -16,7 +16,7 @@
  */
 import { TOKEN, type CanonicalTokens } from '../../py/canonicalJson.ts';
 import { doubleField, FIELD, ITEM, textField, VALUE_OF_NUMBER } from '../../store/rowLines.ts';
-import { textItem } from '../../store/instanceLines.ts';
+import { sharesOneLine, textItem } from '../../store/instanceLines.ts';
 import type { CanonicalMemo, MetricList } from './canonicalMemo.ts';
 import { hashMismatch } from './checks.ts';
 import { sha256Hex } from '../../util/hash.ts';
@@ -245,8 +245,8 @@ export function readCanonicalRecord(tok: CanonicalTokens, file: string, line: nu
         }
       }
       // instanceLines.ts: a log-likelihood document's requests that share their prompt are one line (each request's
-      // continuation an item); any other document's, a line each. The rule is encodeInstanceRows's.
-      const shared = !generation && count > 1 && requests.length === count && requests.every((r) => r.context !== null && r.context === context0);
+      // continuation an item); any other document's, a line each.
+      const shared = sharesOneLine(requestType, Array.from({ length: count }, (_, i) => requests[i]?.context ?? null));
       if (shared) {
         const continuations = requests.map((r) => textItem(r.continuation)).join(ITEM);
         const genKwargs = requests.map((r) => r.genKwargs).join(ITEM);
