@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { buildViewAssets } from './viewAssets.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const BUNDLED = ['@duckdb/node-api', 'zod', 'commander', 'js-yaml'];
+const BUNDLED = ['@duckdb/node-api', 'zod', 'commander', 'js-yaml', 'get-east-asian-width'];
 
 /** Marks every bare import external except the packages named (and their subpaths). */
 function externalExcept(bundled) {

@@ -11,7 +11,7 @@ import type { OpenStore } from '../store/readStore.ts';
 import { EXTRA_FIELD_PREFIX, type RunProvenance } from '../store/schema.ts';
 import { queryRows, sqlString } from '../util/duckdb.ts';
 import { checkConfiguredVsUsed, claimedDocuments, TOKENIZER_FAMILIES } from './configuredVsUsed.ts';
-import { metricsBypassed } from '../score/lmeval/taskScoring.ts';
+import { metricsBypassed } from '../score/lmeval/bypass.ts';
 import { valueOf } from './provenanceView.ts';
 
 export type ImpossibleKind =

@@ -9,7 +9,7 @@ import type { DocRecord } from './itemJoin.ts';
 import { multiturnShots, plainShots, systemMessage } from './promptShape.ts';
 import { valueOf } from './provenanceView.ts';
 import { rawResults, taskConfig, type RawResults } from './recordFiles.ts';
-import { metricsBypassed } from '../score/lmeval/taskScoring.ts';
+import { metricsBypassed } from '../score/lmeval/bypass.ts';
 
 export type CheckStatus = 'ok' | 'mismatch' | 'unknown' | 'not applicable';
 

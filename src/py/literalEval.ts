@@ -7,7 +7,7 @@
  * template renders them).
  */
 import { UnsupportedError } from '../errors.ts';
-import { IDENTIFIER_CHAR_CLASS, IDENTIFIER_PATTERN } from './identifier.ts';
+import { identifierCharClass, identifierPattern } from './identifier.ts';
 import { decodeUnicodeEscape, PyEscapeError } from './stringEscapes.ts';
 import { PyBigInt, PyDict, PyFloat, PyTuple, type PyValue } from './values.ts';
 
@@ -38,9 +38,10 @@ const malformed = (): never => {
 const DIGITS = '\\d(?:_?\\d)*';
 const FLOAT_RE = new RegExp(`(?:${DIGITS}\\.(?:${DIGITS})?|\\.${DIGITS})(?:[eE][+-]?${DIGITS})?|${DIGITS}[eE][+-]?${DIGITS}`, 'y');
 const INT_RE = /0[xX](?:_?[0-9a-fA-F])+|0[oO](?:_?[0-7])+|0[bB](?:_?[01])+|[1-9](?:_?\d)*|0(?:_?0)*/y;
-const IDENTIFIER = new RegExp(IDENTIFIER_PATTERN, 'uy');
+/** Compiled on first use (identifier.ts says why). */
+let identifierRegexes: { name: RegExp; char: RegExp } | undefined;
+const identifiers = () => (identifierRegexes ??= { name: new RegExp(identifierPattern(), 'uy'), char: new RegExp(`^[${identifierCharClass()}]`, 'u') });
 /** A character that may continue an identifier: right after a number it makes the number invalid. */
-const IDENTIFIER_CHAR = new RegExp(`^[${IDENTIFIER_CHAR_CLASS}]`, 'u');
 const STRING_START = /(?:[rR][bBfF]?|[bBfF][rR]?|[uU])?(?:'''|"""|'|")/y;
 
 function tokenize(src: string): Tok[] {
@@ -112,14 +113,14 @@ function tokenize(src: string): Tok[] {
       const text = (f ?? n)![0];
       i += text.length;
       if (/[jJ]/.test(src[i] ?? '')) throw new UnsupportedError('complex literals are not supported');
-      if (IDENTIFIER_CHAR.test(src[i] ?? '')) {
+      if (identifiers().char.test(src[i] ?? '')) {
         syntax(/^0\d/.test(text + src[i]) ? 'leading zeros in decimal integer literals are not permitted' : 'invalid decimal literal');
       }
       const clean = text.replace(/_/g, '');
       out.push({ t: 'num', v: f ? new PyFloat(Number(clean)) : Number(/^0[xob]/i.test(clean) ? BigInt(clean.toLowerCase()) : clean) });
       continue;
     }
-    const name = at(IDENTIFIER);
+    const name = at(identifiers().name);
     if (name) {
       out.push({ t: 'name', v: name[0] });
       i += name[0].length;

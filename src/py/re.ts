@@ -26,10 +26,9 @@ export interface PyPattern {
 const PY_SPACE = PY_WHITESPACE_CLASS;
 const ASCII_SPACE = ' \\t\\n\\r\\f\\v';
 // Python \w on str: str.isalnum() or "_", and \d: str.isdecimal(), both as Unicode 14 has them
-// (JS \p{…} follows Node's newer Unicode).
-const PY_WORD = `${ALNUM.classBody()}_`;
-const PY_DIGIT = DECIMALS.classBody();
-const PY_NOT_DIGIT = DECIMALS.classBody(true);
+// (JS \p{…} follows Node's newer Unicode); built on first use (a start-up that translates no pattern skips their tables).
+let pyClasses: { word: string; digit: string; notDigit: string } | undefined;
+const py = () => (pyClasses ??= { word: `${ALNUM.classBody()}_`, digit: DECIMALS.classBody(), notDigit: DECIMALS.classBody(true) });
 const ASCII_WORD = 'A-Za-z0-9_';
 const SYNTAX = new Set([...'^$\\.*+?()[]{}|/']);
 
@@ -84,9 +83,9 @@ export function compilePython(pattern: string, options: PyRegexFlags = {}): PyPa
     }
     i += m[0].length;
   }
-  const word = flags.ascii ? ASCII_WORD : PY_WORD;
+  const word = flags.ascii ? ASCII_WORD : py().word;
   const space = flags.ascii ? ASCII_SPACE : PY_SPACE;
-  const digit = flags.ascii ? '0-9' : PY_DIGIT;
+  const digit = flags.ascii ? '0-9' : py().digit;
   const boundary = `(?:(?<=[${word}])(?![${word}])|(?<![${word}])(?=[${word}]))`;
   // Python 3.11's \B never matches an empty string (sre's at_non_boundary checks for it).
   const notBoundary = `(?:(?<=[${word}])(?=[${word}])|(?<![${word}])(?![${word}])(?:(?=[\\s\\S])|(?<=[\\s\\S])))`;
@@ -107,7 +106,7 @@ export function compilePython(pattern: string, options: PyRegexFlags = {}): PyPa
       case 'd': return [classItem(digit), 2];
       case 'w': return [classItem(word), 2];
       case 's': return [classItem(space), 2];
-      case 'D': return inClass ? (flags.ascii ? refuse('\\D inside a set') : [PY_NOT_DIGIT, 2]) : [`[^${digit}]`, 2];
+      case 'D': return inClass ? (flags.ascii ? refuse('\\D inside a set') : [py().notDigit, 2]) : [`[^${digit}]`, 2];
       case 'W': return inClass ? refuse('\\W inside a set') : [`[^${word}]`, 2];
       case 'S': return inClass ? refuse('\\S inside a set') : [`[^${space}]`, 2];
       case 'b': return inClass ? ['\\x08', 2] : [boundary, 2];

@@ -8,7 +8,6 @@ import type { FileProbe, ImportedRun, Importer } from '../types.ts';
 import { mapTables } from './mapping.ts';
 import { obj } from './migrate.ts';
 import { runProvenance, taskProvenance } from './provenance.ts';
-import { readInspectLog } from './readLog.ts';
 import { sha256File } from '../../util/hash.ts';
 
 /**
@@ -47,6 +46,8 @@ export const inspectImporter: Importer = {
 };
 
 export async function importLog(path: string): Promise<ImportedRun> {
+  // Loaded when a log is read: its zip and zstd readers (packages outside the bundle) cost every import's start-up 10 ms.
+  const { readInspectLog } = await import('./readLog.ts');
   const log = await readInspectLog(path);
   const sha = await sha256File(path);
   const runId = `inspect-${sha.slice(0, 16)}`;

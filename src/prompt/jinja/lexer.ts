@@ -11,7 +11,7 @@
  */
 import { Token, TOKEN_TYPES, type TokenType } from './hf.ts';
 import { isPySpace } from '../../py/str.ts';
-import { IDENTIFIER_PATTERN } from '../../py/identifier.ts';
+import { identifierPattern } from '../../py/identifier.ts';
 import { decodeUnicodeEscape, PyEscapeError } from '../../py/stringEscapes.ts';
 import { rewriteTokens } from './rewrites.ts';
 
@@ -57,7 +57,8 @@ const MAX_NESTING = 100;
 
 const FLOAT_RE = /(\d+_)*\d+((\.(\d+_)*\d+)?[eE][+-]?(\d+_)*\d+|\.(\d+_)*\d+)/y;
 const INT_RE = /(0[bB](_?[01])+|0[oO](_?[0-7])+|0[xX](_?[\da-fA-F])+|[1-9](_?\d)*|0(_?0)*)/y;
-const NAME_RE = new RegExp(IDENTIFIER_PATTERN, 'uy');
+/** Compiled on first use (py/identifier.ts says why). */
+let nameRe: RegExp | undefined;
 const STRING_RE = /'([^'\\]*(?:\\.[^'\\]*)*)'|"([^"\\]*(?:\\.[^"\\]*)*)"/sy;
 const RAW_BEGIN_RE = /\{%([-+]?)\s*raw\s*([-+]?)%\}/y;
 const RAW_END_RE = /\{%([-+]?)\s*endraw\s*([-+]?)%\}/g;
@@ -188,7 +189,7 @@ function readToken(src: string, at: number, lineAt: (pos: number) => number): [T
     const body = s[1] ?? s[2] ?? '';
     return [new Token(decodeLiteral(body, lineAt(at)), TOKEN_TYPES.StringLiteral), at + s[0].length];
   }
-  const name = match(NAME_RE);
+  const name = match((nameRe ??= new RegExp(identifierPattern(), 'uy')));
   if (name) return [new Token(name[0], TOKEN_TYPES.Identifier), at + name[0].length];
   for (const [op, type] of OPERATORS) {
     if (src.startsWith(op, at)) return [new Token(op, type), at + op.length];

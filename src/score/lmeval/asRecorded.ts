@@ -8,7 +8,8 @@
 import type { OpenStore } from '../../store/readStore.ts';
 import type { RunProvenance } from '../../store/schema.ts';
 import { isPlainObject } from '../../util/json.ts';
-import { DEFAULT_AGGREGATION, metricsBypassed } from './taskScoring.ts';
+import { DEFAULT_AGGREGATION } from './taskScoring.ts';
+import { metricsBypassed } from './bypass.ts';
 import { aggregate, bitsPerByte, weightedPerplexity, type AggregationName, type Stderr, type SumMode } from './aggregate.ts';
 import { recomputeItem, settingsFromDocs, taskSettings, type DocRecord, type TaskSettings } from './perItem.ts';
 import { forEachRecord, scoredTasks, type ScoreItem } from './storeRows.ts';

@@ -7,8 +7,6 @@
  */
 import { UnsupportedError } from '../../errors.ts';
 import type { OutputType, TaskConfig } from '../../tasks/config.ts';
-import type { RunProvenance } from '../../store/schema.ts';
-import { isPlainObject } from '../../util/json.ts';
 import { FUNCTIONS, functionKey } from '../../tasks/functions.ts';
 import { FunctionRef } from '../../tasks/yaml.ts';
 import {
@@ -32,16 +30,6 @@ export interface ScoringSpec {
   metrics: MetricSpec[];
   /** The `!function` registry name of the task's ported process_results, e.g. 'truthfulqa.process_results_gen'. */
   processResults: string | null;
-}
-
-/** lm-eval's --predict_only metric (api/metrics.py): it stands for no metric; its aggregate 999 is a placeholder. */
-export const BYPASS = 'bypass';
-
-/** The task's metrics were replaced by lm-eval's bypass (--predict_only): its metric list, configured or used, is bypass alone. */
-export function metricsBypassed(run: RunProvenance, task: string): boolean {
-  const metrics = run.tasks[task]?.scoring.metrics;
-  const onlyBypass = (v: unknown) => Array.isArray(v) && v.length > 0 && v.every((m) => m === BYPASS || (isPlainObject(m) && m.metric === BYPASS));
-  return [metrics?.configured, metrics?.used].some((f) => f !== undefined && f.status !== 'unknown' && onlyBypass(f.value));
 }
 
 /** lm-eval's registered default aggregation per metric (lm_eval/api/metrics.py). */
