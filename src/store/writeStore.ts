@@ -12,8 +12,9 @@ import { BadInputError, StoreError } from '../errors.ts';
 import { commitFile, temporaryNameFor } from '../util/atomicFile.ts';
 import { checkWritableParent, makeFolders } from './outputPath.ts';
 import { duck, duckSideConnection, processAlive, sqlIdent, sqlString } from '../util/duckdb.ts';
-import { SCHEMA_VERSION, STORE_TABLES, StoreManifest, TABLES, type TableName } from './schema.ts';
-import { appendedTable, dropStaged, stageTable, withOneThread, type TableSource } from './tableStaging.ts';
+import { checkedValue, SCHEMA_VERSION, STORE_TABLES, StoreManifest, TABLES, type ColumnSpec, type TableName } from './schema.ts';
+import { TypedRowLines } from './rowLinesTable.ts';
+import { dropStaged, stageTable, withOneThread, type TableSource } from './tableStaging.ts';
 
 export interface WriteStoreOptions {
   /** Replace an existing store at the path (the old one is removed only after the new one is in place). */
@@ -77,27 +78,32 @@ export async function openRescoreWriter(storeDir: string, id: string): Promise<R
 export async function openRescoreWriterAt(target: string): Promise<RescoreWriter> {
   if ((await pathKind(target)) !== 'missing') throw new StoreError(`${target}: already exists; rescores are never overwritten (name a new file)`);
   await mkdir(dirname(target), { recursive: true });
-  // Its own connection (and so its own temporary table): rows arrive while the scoring query streams on the main one.
-  const conn = await duckSideConnection();
-  const filled = await appendedTable(conn, 'rescores');
+  // Rows go to a scratch file as lines of text, each value checked as it comes; DuckDB reads them once, at the end
+  // (a scoring query may hold the main connection while they come).
+  const columns = TABLES.rescores as readonly ColumnSpec[];
+  const lines = new TypedRowLines('rescores', columns);
+  let index = 0;
   return {
-    add: filled.add,
+    add(row) {
+      lines.add(columns.map((c) => checkedValue('rescores', index, c, row[c.name])));
+      index++;
+    },
     async finish(provenanceJson) {
       const staging = temporaryNameFor(target);
       try {
-        filled.close();
-        // On the rescoring's own connection: a scoring query may still hold the main one.
-        await withOneThread(() => copyStaged(Promise.resolve(conn), filled.name, staging, 'rescores', { lmaudit_schema_version: String(SCHEMA_VERSION), lmaudit_rescore: provenanceJson }), Promise.resolve(conn));
+        await writeTable(staging, 'rescores', { sql: lines.select(), lazy: true, reread: 'parse', textBytes: lines.bytes }, { lmaudit_schema_version: String(SCHEMA_VERSION), lmaudit_rescore: provenanceJson });
         await commitFile(staging, target);
       } catch (error) {
         await rm(staging, { force: true });
         throw error;
       } finally {
-        await filled.drop();
+        lines.abort();
       }
       return target;
     },
-    abort: filled.drop,
+    async abort() {
+      lines.abort();
+    },
   };
 }
 

@@ -8,7 +8,9 @@
  */
 import type { OpenStore } from '../store/readStore.ts';
 import type { ScopeResult } from '../score/matrix.ts';
-import { duck, duckSideConnection, queryRows, sqlString } from '../util/duckdb.ts';
+import { duck, queryRows, sqlString } from '../util/duckdb.ts';
+import { TypedRowLines } from '../store/rowLinesTable.ts';
+import type { ColumnSpec } from '../store/schema.ts';
 import { findMetaFields, META_DEPTH, META_FIELDS } from './metaFields.ts';
 import { ViewRequestError } from './viewErrors.ts';
 
@@ -90,26 +92,22 @@ export class ScopeItems {
     const readings = `view_readings_${serial}`;
     const cells = scope?.cellKeys ?? [];
     const inScope = `run_id = ${sqlString(runId)} AND task = ${sqlString(task)}`;
-    // The readings, as computeMatrix left them, appended row by row (a side connection: see duckSideConnection).
-    const readingColumns = cells.flatMap((_, k) => [`v${k} DOUBLE`, `e${k} VARCHAR`]);
-    await conn.run(`CREATE OR REPLACE TABLE ${readings} (doc_id VARCHAR${readingColumns.map((c) => `, ${c}`).join('')})`);
-    if (cells.length > 0 && scope?.items !== undefined) {
-      const side = await duckSideConnection();
-      const appender = await side.createAppender(readings);
-      for (const item of scope.items) {
-        appender.appendVarchar(item.doc_id);
-        cells.forEach((_, k) => {
-          const v = item.values[k];
-          if (v === null || v === undefined) appender.appendNull();
-          else appender.appendDouble(v);
-          const e = item.extracted[k];
-          if (e === null || e === undefined) appender.appendNull();
-          else appender.appendVarchar(e);
-        });
-        appender.endRow();
+    // The readings, as computeMatrix left them, written as lines of text that DuckDB reads once (rowLinesTable.ts).
+    const readingColumns: ColumnSpec[] = [
+      { name: 'doc_id', type: 'VARCHAR', nullable: false, doc: 'document id' },
+      ...cells.flatMap((_, k): ColumnSpec[] => [
+        { name: `v${k}`, type: 'DOUBLE', nullable: true, doc: `cell ${k}'s value` },
+        { name: `e${k}`, type: 'VARCHAR', nullable: true, doc: `cell ${k}'s extracted span` },
+      ]),
+    ];
+    const lines = new TypedRowLines('view-readings', readingColumns);
+    try {
+      if (cells.length > 0 && scope?.items !== undefined) {
+        for (const item of scope.items) lines.add([item.doc_id, ...cells.flatMap((_, k) => [item.values[k] ?? null, item.extracted[k] ?? null])]);
       }
-      appender.closeSync();
-      side.closeSync();
+      await conn.run(`CREATE OR REPLACE TABLE ${readings} AS ${lines.select()}`);
+    } finally {
+      lines.abort();
     }
     const instances = `(SELECT * FROM ${store.table('instances')} WHERE ${inScope} AND request_idx = 0)`;
     // Metadata fields: every document's, nested ones too (metaFields.ts).
