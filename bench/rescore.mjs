@@ -122,6 +122,16 @@ console.log(`  ratio from JSONL: ${(base / median(jsonlTimes)).toFixed(2)}x (tar
 {
   const boot = timed(process.execPath, ['bin/lmaudit.mjs', 'rescore', imported.store, '--json', ...SWEEP, '--bootstrap', '20']);
   line('lmaudit rescore <store> --bootstrap 20 (no target)', `${boot.seconds.toFixed(3)} s, peak ${boot.peakMiB.toFixed(0)} MiB`);
+  // Every item's readings written out (the per-item engine, then a Parquet file of items × cells rows), as
+  // `rescore --out x.parquet` does and the viewer's task page needs.
+  const out = join(root, 'bench/out', `rescores-${process.pid}.parquet`);
+  rmSync(out, { force: true });
+  try {
+    const perItem = timed(process.execPath, ['bin/lmaudit.mjs', 'rescore', imported.store, '--json', ...SWEEP, '--out', out]);
+    line('lmaudit rescore <store> --out x.parquet (no target)', `${perItem.seconds.toFixed(3)} s, peak ${perItem.peakMiB.toFixed(0)} MiB`);
+  } finally {
+    rmSync(out, { force: true });
+  }
 }
 
 // The other default sweeps (no Python baseline: the issue's target is the letter sweep). Each runs
