@@ -86,7 +86,11 @@ const INSPECT_ROWS: RowShape<InspectRescoreCell> = {
       c.task, c.scorer, c.reducer,
       c.samples.rescored === 0 ? 'no samples' : c.samples.compared === 0 ? `no stored scores (${c.samples.rescored} rescored)` : `${c.samples.agree}/${c.samples.compared}`,
       c.metrics.map((m) => inspectMetric(m, c.samples.rescored)).join('; '),
-    c.unsupported ?? c.samples.differences.slice(0, 3).map((d) => `${d.doc_id}: ${d.why}`).join('; '),
+    c.unsupported ??
+      [
+        ...(c.missing_samples === undefined ? [] : [`the log holds ${c.missing_samples.held} of the ${c.missing_samples.total} sample × epoch results (results.total_samples) its metrics were computed over`]),
+        ...c.samples.differences.slice(0, 3).map((d) => `${d.doc_id}: ${d.why}`),
+      ].join('; '),
   ],
 };
 
@@ -141,7 +145,8 @@ function lmevalWhy(c: AsRecordedCell): string {
 function inspectMetric(m: InspectRescoreCell['metrics'][number], rescored: number): string {
   if (rescored === 0) return `${m.metric} ${num(m.stored)} (no samples to recompute it from)`;
   if (m.stored === null || m.stored === undefined) return `${m.metric} not in the log (ours from the responses: ${num(m.rescored)})`;
-  return `${m.metric} ${num(m.stored)}${m.reproduced ? '' : ` (ours ${num(m.rescored)})`}`;
+  if (m.reproduced === null) return `${m.metric} ${num(m.stored)} (not recomputed)`;
+  return `${m.metric} ${num(m.stored)}${m.reproduced ? '' : ` (ours ${num(m.rescored)}${m.note ? `: ${m.note}` : ''})`}`;
 }
 
 /**

@@ -11,11 +11,11 @@
  */
 import { queryRows, sqlString } from '../../util/duckdb.ts';
 import type { OpenStore } from '../../store/readStore.ts';
-import type { RunProvenance } from '../../store/schema.ts';
+import type { RunProvenance, TaskProvenance } from '../../store/schema.ts';
 import { choiceScoreWithoutFlags } from './choice.ts';
 import { targetsOfGold } from './extractors.ts';
 import { bootstrapTolerance, metricByName, type ReducedScore } from './metrics.ts';
-import { recordedScorers, type RecordedScorer, type RecordedView } from './recordedScorers.ts';
+import { factValue, recordedScorers, type RecordedScorer, type RecordedView } from './recordedScorers.ts';
 import { isUnscored, reducerByName } from './reducers.ts';
 import type { ScoreValue } from '../../formats/inspectScore.ts';
 import type { InspectScore } from './scorers.ts';
@@ -58,6 +58,8 @@ export interface InspectRescoreCell {
   value_key: string | null;
   inspect_version: string | null;
   unsupported?: string;
+  /** The log holds fewer sample × epoch results than results.total_samples: its metrics are not recomputed. */
+  missing_samples?: { held: number; total: number };
   /** rescored: sample × epoch scores recomputed; compared: of those, how many the log had a stored score for. */
   samples: { rescored: number; compared: number; agree: number; differences: SampleDifference[] };
   /** Scores edited after scoring (Score.history): the rescore is compared with the original, the metrics use the edit. */
@@ -181,7 +183,21 @@ function unscoredSamples(items: Map<string, Item>): StoredSample[] {
   return [...items].flatMap(([docId, item]) => [...item.completionByEpoch.keys()].sort((a, b) => a - b).map((epoch) => ({ docId, epoch, score: { value: Number.NaN } })));
 }
 
+/**
+ * A log that holds fewer sample × epoch results than its metrics were computed over (results.total_samples:
+ * samples after `limit` × epochs; a trimmed or edited log): its metrics cannot be recomputed from it. Null when
+ * the log holds them all or did not record the total.
+ */
+function missingSamples(block: TaskProvenance, stored: StoredSample[], items: Map<string, Item>): { held: number; total: number } | null {
+  const total = factValue(block.failures?.total_samples?.used);
+  if (typeof total !== 'number') return null;
+  const held = new Set(stored.map((s) => `${s.docId}\u0000${s.epoch}`));
+  for (const [docId, item] of items) for (const epoch of item.completionByEpoch.keys()) held.add(`${docId}\u0000${epoch}`);
+  return held.size < total ? { held: held.size, total } : null;
+}
+
 function rescoreView(run: RunProvenance, task: string, scorer: RecordedScorer, view: RecordedView, stored: StoredSample[], reducedStored: Map<string, ScoreValue> | undefined, items: Map<string, Item>): InspectRescoreCell {
+  const missing = missingSamples(run.tasks[task]!, stored, items);
   const version = (run.harness.version?.used as { value?: unknown } | undefined)?.value;
   const differences: SampleDifference[] = [];
   const edits: InspectRescoreCell['edits'] = [];
@@ -223,7 +239,7 @@ function rescoreView(run: RunProvenance, task: string, scorer: RecordedScorer, v
     const kind = metricByName(m.name, m.params).kind;
     const ours = metricsStored.get(m.key)!;
     const tolerance = kind === 'tolerance' ? bootstrapTolerance(m.stored ?? ours) : 0;
-    const reproduced = m.stored === null ? null : kind === 'exact' ? sameValue(m.stored, ours) : Math.abs(m.stored - ours) <= tolerance;
+    const reproduced = m.stored === null || missing !== null ? null : kind === 'exact' ? sameValue(m.stored, ours) : Math.abs(m.stored - ours) <= tolerance;
     return {
       metric: m.key,
       stored: m.stored,
@@ -235,6 +251,7 @@ function rescoreView(run: RunProvenance, task: string, scorer: RecordedScorer, v
       ...(reproduced === false && kind === 'exact' && lastBits(m.stored!, ours) ? { note: 'differs in the last bits only: Inspect sums in sample completion order, which a log does not keep (lmaudit sums in log order)' } : {}),
       ...(kind === 'tolerance' ? { note: "Inspect draws bootstrap resamples from NumPy's unseeded global RNG: compared within Monte Carlo error, not bit for bit" } : {}),
       ...(m.stored === null ? { note: 'the log stored no value for this metric' } : {}),
+      ...(m.stored !== null && missing !== null ? { note: `the log holds ${missing.held} of the ${missing.total} sample × epoch results it was computed over` } : {}),
     };
   });
   const cell: InspectRescoreCell = {
@@ -247,6 +264,7 @@ function rescoreView(run: RunProvenance, task: string, scorer: RecordedScorer, v
     value_key: view.valueKey,
     inspect_version: typeof version === 'string' ? version : null,
     ...(scorer.unsupported === undefined ? {} : { unsupported: scorer.unsupported }),
+    ...(missing === null ? {} : { missing_samples: missing }),
     edits,
     samples: { rescored: rescored.length, compared: stored.length === 0 ? 0 : rescored.length, agree: stored.length === 0 ? 0 : rescored.length - differences.length, differences },
     reductions: { compared: reducedStored === undefined ? 0 : fromStored.length, agree: reducedStored === undefined ? 0 : fromStored.length - reductionDiffs.length, differences: reductionDiffs },
