@@ -41,7 +41,9 @@ export function formatMatrix(scopes: readonly ScopeResult[], skippedOnImport: nu
     }
     const worst = [...s.disagreement].filter((d) => d.between === 'extractors').sort((a, b) => b.rate - a.rate).slice(0, 3);
     for (const d of worst) lines.push(`  disagreement ${d.a} vs ${d.b}: ${(d.rate * 100).toFixed(2)}% (${d.count} of ${d.n})`);
-    lines.push(`  items that flip between cells: ${s.flips.count}${s.flips.ids.length ? ` (first: ${s.flips.ids.slice(0, 8).join(', ')})` : ''}`);
+    // The ids are already cut to --flips: all of them are listed, 'first' only when some are left out.
+    const flipIds = s.flips.ids.length === 0 ? '' : ` (${s.flips.ids.length < s.flips.count ? 'first: ' : ''}${s.flips.ids.join(', ')})`;
+    lines.push(`  items that flip between cells: ${s.flips.count}${flipIds}`);
     lines.push(denominator);
     for (const note of s.notes) lines.push(`  note: ${note}`);
     lines.push('');
