@@ -48,6 +48,14 @@ export async function importSources(paths: readonly string[], options: ImportOpt
     } catch {
       throw new BadInputError('no such file or folder', { file: path });
     }
+    if (info.isDirectory() && (await isStoreFolder(path))) {
+      throw new BadInputError(
+        paths.length === 1
+          ? 'an lmaudit run store, not outputs to import: rescore, diff, report, ls, view and export read it as it is (to copy it, copy the folder)'
+          : 'an lmaudit run store is read alone, not together with other sources: name it by itself',
+        { file: path },
+      );
+    }
     if (info.isDirectory()) {
       const found = await walk(path);
       for (const file of found.files) probes.push(await probe(file, false));
