@@ -178,7 +178,13 @@ async function probe(path: string, explicit: boolean): Promise<FileProbe> {
 const GZIP = { name: 'gzip', command: 'gunzip' };
 
 function unreadCompressed(path: string, packed: { name: string; command: string } = GZIP): string {
-  return `${packed.name}-compressed, which lmaudit does not read; decompress it first: ${packed.command} ${basename(path)}`;
+  return `${packed.name}-compressed, which lmaudit does not read; decompress it first: ${packed.command} ${shellWord(path)}`;
+}
+
+/** A path as a POSIX shell word: the command runs as printed from where lmaudit was run (a bare name did not, for a file in a folder). */
+function shellWord(path: string): string {
+  const word = path.startsWith('-') ? `./${path}` : path;
+  return /^[\w./:=@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
 /**
