@@ -44,3 +44,20 @@ test('--skip-bad skips a CSV\'s bad records, naming each by its line, and scores
   const cell = JSON.parse(scored.stdout).cells.find((c: { aggregation: string }) => c.aggregation === 'micro');
   assert.deepEqual([cell.n, cell.correct], [3, 2]);
 });
+
+// A JSON array's element i was named "line i+1" whatever line it is on: in json.dump(..., indent=2) of three
+// records, the third ({"id": 3, "output": "B"}, no gold) starts on line 12, not 3.
+test('a bad record of a pretty-printed JSON array is named by the line its element starts on', () => {
+  const records = [{ id: 1, output: 'A', gold: 'A' }, { id: 2, output: 'B', gold: 'A' }, { id: 3, output: 'B' }];
+  const pretty = file('pretty.json', JSON.stringify(records, null, 2));
+  assert.equal(JSON.stringify(records, null, 2).split('\n')[11], '  {');
+  const r = runCli(['rescore', pretty]);
+  assert.equal(r.status, 2);
+  assert.equal(r.stderr, `lmaudit: ${pretty}, line 12, field 'gold': gold answer is missing; expected text or a number\n`);
+  // One line with a string holding '"]' and ',': the element still starts on line 1.
+  const oneLine = file('one-line.json', '[{"id": "x\\"],", "output": "A", "gold": "A"}, {"id": 2, "output": "B"}]');
+  assert.equal(runCli(['rescore', oneLine]).stderr, `lmaudit: ${oneLine}, line 1, field 'gold': gold answer is missing; expected text or a number\n`);
+  const skipped = runCli(['import', pretty, '--out', join(dir, 'pretty-store'), '--skip-bad']);
+  assert.equal(skipped.status, 0, skipped.stderr);
+  assert.ok(skipped.stdout.includes(`\n  skipped ${pretty}:12 field 'gold': gold answer is missing; expected text or a number\n`), skipped.stdout);
+});
