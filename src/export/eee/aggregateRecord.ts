@@ -213,7 +213,8 @@ function resultRecord(c: AggregateContext, block: TaskProvenance | undefined, r:
   if (Object.keys(uncertainty).length > 0) scoreDetails.uncertainty = uncertainty;
   if (r.stderr !== null && stderrMethod(c.run, spec?.aggregation) === null) scoreDetails.details = { standard_error_method: 'not recorded by the source' };
   const dataset = used(block?.task.dataset_path);
-  const sourceData: Json = typeof dataset === 'string' && dataset.includes('/') && !dataset.startsWith('/')
+  // A Hub id is owner/name; a local path ('~/.cache/…/ic_ctf.json', './data', '/abs') is no hf_repo.
+  const sourceData: Json = typeof dataset === 'string' && /^[\w.-]+\/[\w.-]+$/.test(dataset) && !dataset.startsWith('.')
     ? { dataset_name: dataset, source_type: 'hf_dataset', hf_repo: dataset, ...(typeof used(block?.task.dataset_split) === 'string' ? { hf_split: used(block?.task.dataset_split) } : {}) }
     : { dataset_name: typeof dataset === 'string' ? dataset : c.task, source_type: 'other' };
   const subset = used(block?.task.dataset_name);
