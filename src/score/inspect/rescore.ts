@@ -14,7 +14,7 @@ import type { OpenStore } from '../../store/readStore.ts';
 import type { RunProvenance, TaskProvenance } from '../../store/schema.ts';
 import { choiceScoreWithoutFlags } from './choice.ts';
 import { targetsOfGold } from './extractors.ts';
-import { bootstrapTolerance, metricByName, type ReducedScore } from './metrics.ts';
+import { bootstrapTolerance, isKnownMetric, metricByName, type ReducedScore } from './metrics.ts';
 import { factValue, recordedScorers, type RecordedScorer, type RecordedView } from './recordedScorers.ts';
 import { isUnscored, reducerByName } from './reducers.ts';
 import type { ScoreValue } from '../../formats/inspectScore.ts';
@@ -60,8 +60,8 @@ export interface InspectRescoreCell {
   unsupported?: string;
   /** The log holds fewer sample × epoch results than results.total_samples: its metrics are not recomputed. */
   missing_samples?: { held: number; total: number };
-  /** rescored: sample × epoch scores recomputed; compared: of those, how many the log had a stored score for. */
-  samples: { rescored: number; compared: number; agree: number; differences: SampleDifference[] };
+  /** stored: sample × epoch scores the log holds; rescored: of the samples, how many were recomputed; compared: of those, how many the log had a stored score for. */
+  samples: { stored: number; rescored: number; compared: number; agree: number; differences: SampleDifference[] };
   /** Scores edited after scoring (Score.history): the rescore is compared with the original, the metrics use the edit. */
   edits: { doc_id: string; epoch: number; original: ScoreValue; current: ScoreValue; author: string | null; reason: string | null }[];
   reductions: { compared: number; agree: number; differences: { doc_id: string; stored: ScoreValue; recomputed: ScoreValue }[] };
@@ -159,7 +159,7 @@ function computeMetrics(view: RecordedView, reduced: ReducedScore[]): Map<string
   const values = view.valueKey === null ? reduced : reduced.map((r) => ({ ...r, value: leaf(r.value, view.valueKey!) }));
   const scored = values.filter((r) => !isUnscored(r.value));
   const out = new Map<string, number>();
-  for (const m of view.metrics) out.set(m.key, scored.length === 0 ? Number.NaN : metricByName(m.name, m.params).metric(scored));
+  for (const m of view.metrics) if (isKnownMetric(m.name)) out.set(m.key, scored.length === 0 ? Number.NaN : metricByName(m.name, m.params).metric(scored));
   return out;
 }
 
@@ -236,6 +236,11 @@ function rescoreView(run: RunProvenance, task: string, scorer: RecordedScorer, v
   const metricsStored = computeMetrics(view, fromStored);
   const metricsRescored = scorer.rescore === null ? null : computeMetrics(view, reduceAll(rescored, view.reducer, items));
   const metrics: MetricComparison[] = view.metrics.map((m) => {
+    if (!isKnownMetric(m.name)) {
+      // A custom metric (or a built-in lmaudit does not recompute) is listed with its logged value, not a guess.
+      const note = `lmaudit does not recompute Inspect's metric '${m.name}'`;
+      return { metric: m.key, stored: m.stored, from_stored_scores: Number.NaN, rescored: null, comparison: 'exact', tolerance: 0, reproduced: null, note };
+    }
     const kind = metricByName(m.name, m.params).kind;
     const ours = metricsStored.get(m.key)!;
     const tolerance = kind === 'tolerance' ? bootstrapTolerance(m.stored ?? ours) : 0;
@@ -266,7 +271,7 @@ function rescoreView(run: RunProvenance, task: string, scorer: RecordedScorer, v
     ...(scorer.unsupported === undefined ? {} : { unsupported: scorer.unsupported }),
     ...(missing === null ? {} : { missing_samples: missing }),
     edits,
-    samples: { rescored: rescored.length, compared: stored.length === 0 ? 0 : rescored.length, agree: stored.length === 0 ? 0 : rescored.length - differences.length, differences },
+    samples: { stored: stored.length, rescored: rescored.length, compared: stored.length === 0 ? 0 : rescored.length, agree: stored.length === 0 ? 0 : rescored.length - differences.length, differences },
     reductions: { compared: reducedStored === undefined ? 0 : fromStored.length, agree: reducedStored === undefined ? 0 : fromStored.length - reductionDiffs.length, differences: reductionDiffs },
     metrics,
   };
