@@ -142,9 +142,15 @@ function partText(field: string, value: unknown, variant: string | null, anyVari
   }
 }
 
-/** A value as a reader says it: a name or number as it is, a list as its items, an object as key value pairs. */
+/**
+ * A value as a reader says it: a name or number as it is (its line breaks and runs of spaces as one space: a label
+ * is one line of a table), a list as its items, an object as key value pairs.
+ */
 function inWords(value: unknown): string {
-  if (typeof value === 'string') return value.length > 40 ? `${value.slice(0, 39)}…` : value;
+  if (typeof value === 'string') {
+    const line = value.replace(/\s+/g, ' ').trim();
+    return line.length > 40 ? `${line.slice(0, 39)}…` : line;
+  }
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (value === null) return 'none';
   if (Array.isArray(value)) return value.length <= 4 ? value.map((v) => (typeof v === 'string' ? v : brief(v, 20))).join(', ') : `${value.length} items`;
