@@ -63,8 +63,12 @@ const FOLLOWS: Record<string, string> = {
   'samples.document_ids': 'samples.limit',
 };
 
-/** Prompt settings first (what the table is about), then generation, then everything else. */
-const ORDER = ['fewshot.', 'system.', 'chat_template.', 'task.', 'generation.', 'scoring.', 'samples.', 'model.', 'harness.', 'environment.'];
+/**
+ * The model first when it differs (rows of several models are told apart by it; past MAX_PARTS it was counted among
+ * "other settings", and HELM's BBQ rows of gpt-4-turbo and gpt-4o read alike), then prompt settings (what the
+ * table is about), then generation, then everything else.
+ */
+const ORDER = ['model.model_id', 'fewshot.', 'system.', 'chat_template.', 'task.', 'generation.', 'scoring.', 'samples.', 'model.', 'harness.', 'environment.'];
 const rank = (field: string) => {
   const i = ORDER.findIndex((p) => field.startsWith(p));
   return i < 0 ? ORDER.length : i;
