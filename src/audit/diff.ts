@@ -195,7 +195,7 @@ export async function compareTask(
   if (docsA.length === 0 || docsB.length === 0 || otherBenchmark) {
     // No items: only what needs none settles (a task that generates nothing).
     settleByEvidence(settings, null);
-    const missing = docsA.length === 0 && docsB.length === 0 ? 'neither run' : docsA.length === 0 ? 'A' : 'B';
+    const missing = docsA.length === 0 && docsB.length === 0 ? 'either run' : docsA.length === 0 ? 'A' : 'B';
     return {
       taskA,
       taskB,

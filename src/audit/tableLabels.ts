@@ -63,8 +63,12 @@ const FOLLOWS: Record<string, string> = {
   'samples.document_ids': 'samples.limit',
 };
 
-/** Prompt settings first (what the table is about), then generation, then everything else. */
-const ORDER = ['fewshot.', 'system.', 'chat_template.', 'task.', 'generation.', 'scoring.', 'samples.', 'model.', 'harness.', 'environment.'];
+/**
+ * The model first when it differs (rows of several models are told apart by it; past MAX_PARTS it was counted among
+ * "other settings", and HELM's BBQ rows of gpt-4-turbo and gpt-4o read alike), then prompt settings (what the
+ * table is about), then generation, then everything else.
+ */
+const ORDER = ['model.model_id', 'fewshot.', 'system.', 'chat_template.', 'task.', 'generation.', 'scoring.', 'samples.', 'model.', 'harness.', 'environment.'];
 const rank = (field: string) => {
   const i = ORDER.findIndex((p) => field.startsWith(p));
   return i < 0 ? ORDER.length : i;
@@ -142,9 +146,15 @@ function partText(field: string, value: unknown, variant: string | null, anyVari
   }
 }
 
-/** A value as a reader says it: a name or number as it is, a list as its items, an object as key value pairs. */
+/**
+ * A value as a reader says it: a name or number as it is (its line breaks and runs of spaces as one space: a label
+ * is one line of a table), a list as its items, an object as key value pairs.
+ */
 function inWords(value: unknown): string {
-  if (typeof value === 'string') return value.length > 40 ? `${value.slice(0, 39)}…` : value;
+  if (typeof value === 'string') {
+    const line = value.replace(/\s+/g, ' ').trim();
+    return line.length > 40 ? `${line.slice(0, 39)}…` : line;
+  }
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (value === null) return 'none';
   if (Array.isArray(value)) return value.length <= 4 ? value.map((v) => (typeof v === 'string' ? v : brief(v, 20))).join(', ') : `${value.length} items`;

@@ -41,7 +41,9 @@ export function formatMatrix(scopes: readonly ScopeResult[], skippedOnImport: nu
     }
     const worst = [...s.disagreement].filter((d) => d.between === 'extractors').sort((a, b) => b.rate - a.rate).slice(0, 3);
     for (const d of worst) lines.push(`  disagreement ${d.a} vs ${d.b}: ${(d.rate * 100).toFixed(2)}% (${d.count} of ${d.n})`);
-    lines.push(`  items that flip between cells: ${s.flips.count}${s.flips.ids.length ? ` (first: ${s.flips.ids.slice(0, 8).join(', ')})` : ''}`);
+    // The ids are already cut to --flips: all of them are listed, 'first' only when some are left out.
+    const flipIds = s.flips.ids.length === 0 ? '' : ` (${s.flips.ids.length < s.flips.count ? 'first: ' : ''}${s.flips.ids.join(', ')})`;
+    lines.push(`  items that flip between cells: ${s.flips.count}${flipIds}`);
     lines.push(denominator);
     for (const note of s.notes) lines.push(`  note: ${note}`);
     lines.push('');
@@ -84,9 +86,14 @@ const INSPECT_ROWS: RowShape<InspectRescoreCell> = {
   header: ['task', 'scorer', 'reducer', 'samples agree', 'metrics reproduced', 'differences'],
   row: (c) => [
       c.task, c.scorer, c.reducer,
-      c.samples.rescored === 0 ? 'no samples' : c.samples.compared === 0 ? `no stored scores (${c.samples.rescored} rescored)` : `${c.samples.agree}/${c.samples.compared}`,
-      c.metrics.map((m) => inspectMetric(m, c.samples.rescored)).join('; '),
-    c.unsupported ?? c.samples.differences.slice(0, 3).map((d) => `${d.doc_id}: ${d.why}`).join('; '),
+      c.samples.rescored > 0
+        ? c.samples.compared === 0 ? `no stored scores (${c.samples.rescored} rescored)` : `${c.samples.agree}/${c.samples.compared}`
+        : c.samples.stored > 0 ? `not rescored (${c.samples.stored} stored)` : 'no samples',
+      c.metrics.map((m) => inspectMetric(m, c.samples.rescored + c.samples.stored, c.missing_samples !== undefined)).join('; '),
+    [
+      ...(c.missing_samples === undefined ? [] : [`the log holds ${c.missing_samples.held} of the ${c.missing_samples.total} sample × epoch results (results.total_samples) its metrics were computed over`]),
+      ...(c.unsupported !== undefined ? [c.unsupported] : c.samples.differences.slice(0, 3).map((d) => `${d.doc_id}: ${d.why}`)),
+    ].join('; '),
   ],
 };
 
@@ -138,10 +145,17 @@ function lmevalWhy(c: AsRecordedCell): string {
   return c.why ?? '';
 }
 
-function inspectMetric(m: InspectRescoreCell['metrics'][number], rescored: number): string {
-  if (rescored === 0) return `${m.metric} ${num(m.stored)} (no samples to recompute it from)`;
+/**
+ * `scores`: the per-sample scores there are to compute it from (rescored or stored); `missing`: the cell says once
+ * that the log lacks samples, so a metric's own note would repeat it.
+ */
+function inspectMetric(m: InspectRescoreCell['metrics'][number], scores: number, missing: boolean): string {
+  if (scores === 0) return `${m.metric} ${num(m.stored)} (no samples to recompute it from)`;
   if (m.stored === null || m.stored === undefined) return `${m.metric} not in the log (ours from the responses: ${num(m.rescored)})`;
-  return `${m.metric} ${num(m.stored)}${m.reproduced ? '' : ` (ours ${num(m.rescored)})`}`;
+  if (m.reproduced === null && m.note !== undefined && !missing) return `${m.metric} ${num(m.stored)} (not recomputed: ${m.note})`;
+  if (m.reproduced === null) return `${m.metric} ${num(m.stored)} (not recomputed)`;
+  // A scorer lmaudit does not re-implement has no rescored value: ours is then the log's own scores reduced and aggregated.
+  return `${m.metric} ${num(m.stored)}${m.reproduced ? '' : ` (ours ${num(m.rescored ?? m.from_stored_scores)}${m.note ? `: ${m.note}` : ''})`}`;
 }
 
 /**

@@ -27,9 +27,13 @@ function runStoreStatus(dir: string): 'finished' | 'unfinished' | null {
   }
 }
 
-/** What to do with a finished store instead of running into it again. */
-function finishedAdvice(dir: string): string {
-  return `the run in ${dir} already finished; nothing is left to send. To run again give a new --out; to look at it use \`lmaudit ls ${dir}\`, \`lmaudit rescore ${dir}\` or \`lmaudit report ${dir}\``;
+/**
+ * What to do with a finished store instead of running into it again. `--resume` asks to continue that run, which has
+ * nothing left to send; `--out` may ask for other tasks or settings, so it is told only that the folder is taken.
+ */
+function finishedAdvice(dir: string, flag: '--out' | '--resume'): string {
+  const what = flag === '--resume' ? `the run in ${dir} already finished; nothing is left to send` : `${dir} already holds a finished run, and a store is written once`;
+  return `${what}. To run again give a new --out; to look at it use \`lmaudit ls ${dir}\`, \`lmaudit rescore ${dir}\` or \`lmaudit report ${dir}\``;
 }
 
 /** The backend that answered in a finished store (its first run's record), or null when not recorded. */
@@ -81,7 +85,7 @@ export function storeLocation(flags: StoreFlags, model: string, args: ModelArgs,
   if (flags.resume !== undefined) {
     if (flags.out !== undefined && flags.out !== flags.resume) throw new BadInputError('--resume names the store to continue; leave out --out or give the same folder');
     // A grid's store is judged by the grid code (src/run/grid.ts), which knows its cells.
-    if (flags.grid.length === 0 && runStoreStatus(flags.resume) === 'finished') throw new BadInputError(`--resume: ${finishedAdvice(flags.resume)}`);
+    if (flags.grid.length === 0 && runStoreStatus(flags.resume) === 'finished') throw new BadInputError(`--resume: ${finishedAdvice(flags.resume, '--resume')}`);
     return { store: flags.resume, resume: true, replayFrom: null };
   }
   return newStore(flags, model, args, date);
@@ -93,7 +97,7 @@ function newStore(flags: StoreFlags, model: string, args: ModelArgs, date: Date)
   if (out === undefined) throw new BadInputError('lmaudit run needs --out <store> (or --output_path <dir>, which puts the store beside lm-eval’s files)');
   if (existsSync(out) && !statSync(out).isDirectory()) throw new BadInputError(`--out ${out} is a file, not a store folder`);
   if (existsSync(out) && readdirSync(out).length > 0) {
-    if (runStoreStatus(out) === 'finished') throw new BadInputError(`--out: ${finishedAdvice(out)}`);
+    if (runStoreStatus(out) === 'finished') throw new BadInputError(`--out: ${finishedAdvice(out, '--out')}`);
     if (runStoreStatus(out) === 'unfinished') throw new BadInputError(`--out ${out} holds an unfinished run; to continue it use --resume ${out} (with the same flags), or give a new --out`);
     throw new BadInputError(`--out ${out} already exists and is not a store; give a new --out`);
   }

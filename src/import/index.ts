@@ -48,6 +48,14 @@ export async function importSources(paths: readonly string[], options: ImportOpt
     } catch {
       throw new BadInputError('no such file or folder', { file: path });
     }
+    if (info.isDirectory() && (await isStoreFolder(path))) {
+      throw new BadInputError(
+        paths.length === 1
+          ? 'an lmaudit run store, not outputs to import: rescore, diff, report, ls, view and export read it as it is (to copy it, copy the folder)'
+          : 'an lmaudit run store is read alone, not together with other sources: name it by itself',
+        { file: path },
+      );
+    }
     if (info.isDirectory()) {
       const found = await walk(path);
       for (const file of found.files) probes.push(await probe(file, false));
@@ -170,7 +178,13 @@ async function probe(path: string, explicit: boolean): Promise<FileProbe> {
 const GZIP = { name: 'gzip', command: 'gunzip' };
 
 function unreadCompressed(path: string, packed: { name: string; command: string } = GZIP): string {
-  return `${packed.name}-compressed, which lmaudit does not read; decompress it first: ${packed.command} ${basename(path)}`;
+  return `${packed.name}-compressed, which lmaudit does not read; decompress it first: ${packed.command} ${shellWord(path)}`;
+}
+
+/** A path as a POSIX shell word: the command runs as printed from where lmaudit was run (a bare name did not, for a file in a folder). */
+function shellWord(path: string): string {
+  const word = path.startsWith('-') ? `./${path}` : path;
+  return /^[\w./:=@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
 /**

@@ -49,11 +49,20 @@ function joinLocation(location: string, file: string): string {
   return isUrl(location) ? `${location.replace(/\/+$/, '')}/${file}` : join(location, file);
 }
 
-/** True when `path` is a local folder that holds a store manifest. */
+const isFile = (path: string) => stat(path).then((s) => s.isFile(), () => false);
+
+/**
+ * True when `path` is a local folder that holds a store: a manifest beside its instances, or a manifest lmaudit
+ * wrote whose tables are missing (a damaged store is opened, to be named as one, not read as a folder of outputs).
+ */
 export async function isStoreFolder(path: string): Promise<boolean> {
   if (isUrl(path)) return path.endsWith('/') || !/\.[a-z]+$/i.test(path);
+  const manifest = join(path, 'provenance.json');
+  if (!(await isFile(manifest))) return false;
+  if (await isFile(join(path, 'instances.parquet'))) return true;
   try {
-    return (await stat(join(path, 'provenance.json'))).isFile() && (await stat(join(path, 'instances.parquet'))).isFile();
+    const createdBy = (JSON.parse(await readFile(manifest, 'utf8')) as { created_by?: unknown } | null)?.created_by;
+    return typeof createdBy === 'string' && createdBy.startsWith('lmaudit');
   } catch {
     return false;
   }
@@ -151,6 +160,7 @@ async function unfinishedRun(
 }
 
 async function checkColumns(path: string, table: TableName, version: SchemaVersion): Promise<void> {
+  if (!isUrl(path) && !(await isFile(path))) throw new StoreError(`${path}: missing: the store's manifest (provenance.json) is there, its ${table} table is not`);
   let described: { column_name: string; column_type: string }[];
   try {
     described = await queryRows(`DESCRIBE SELECT * FROM read_parquet(${sqlString(path)})`);

@@ -115,10 +115,12 @@ test('diff, report and table take --tasks: the Pythia 0-shot vs 5-shot diff narr
 });
 
 test('run on a finished store says what to do instead (a new --out, or ls/rescore/report on it)', () => {
-  const advice = `the run in ${STORE} already finished; nothing is left to send. To run again give a new --out; to look at it use \`lmaudit ls ${STORE}\`, \`lmaudit rescore ${STORE}\` or \`lmaudit report ${STORE}\``;
-  const out = runCli(['run', '--model', 'dummy', '--tasks', 'arc_easy,gsm8k', '--limit', '2', '--out', STORE]);
+  const look = `To run again give a new --out; to look at it use \`lmaudit ls ${STORE}\`, \`lmaudit rescore ${STORE}\` or \`lmaudit report ${STORE}\``;
+  const advice = `the run in ${STORE} already finished; nothing is left to send. ${look}`;
+  // --out may ask for what the store's run never sent (here --limit 3 of a --limit 2 run): "nothing is left to send" was false.
+  const out = runCli(['run', '--model', 'dummy', '--tasks', 'arc_easy,gsm8k', '--limit', '3', '--out', STORE]);
   assert.equal(out.status, 2);
-  assert.equal(out.stderr, `lmaudit: --out: ${advice}\n`);
+  assert.equal(out.stderr, `lmaudit: --out: ${STORE} already holds a finished run, and a store is written once. ${look}\n`);
   const resume = runCli(['run', '--model', 'dummy', '--tasks', 'arc_easy,gsm8k', '--limit', '2', '--resume', STORE]);
   assert.equal(resume.status, 2);
   assert.equal(resume.stderr, `lmaudit: --resume: ${advice}\n`);

@@ -6,6 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,18 +57,19 @@ test('a samples file compressed some other way is named as not read beside its r
   const lines = r.stdout.split('\n');
   const at = lines.findIndex((l) => l.includes('no per-item records imported (1 task(s) with reported numbers only)'));
   assert.ok(at >= 0, r.stdout);
-  assert.equal(lines[at + 1], `  not read beside it: ${join(dir, `${SAMPLES}.zst`)} (zstd-compressed, which lmaudit does not read; decompress it first: unzstd ${SAMPLES}.zst)`);
+  assert.equal(lines[at + 1], `  not read beside it: ${join(dir, `${SAMPLES}.zst`)} (zstd-compressed, which lmaudit does not read; decompress it first: unzstd ${join(dir, `${SAMPLES}.zst`)})`);
 });
 
 test('compressed files named on the command line: zstd, bzip2, xz, and gzip that is not lm-eval samples, are exit 2 saying what they are', () => {
   const dir = mkdtempSync(join(tmpdir(), 'lmaudit-packed-'));
+  // The command names the file as given, so that it runs from where lmaudit ran (a bare name did not), quoted for the shell.
   const cases: [string, Buffer, string][] = [
-    ['a.jsonl.zst', Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0, 0]), 'zstd-compressed, which lmaudit does not read; decompress it first: unzstd a.jsonl.zst'],
-    ['b.jsonl.bz2', Buffer.from([0x42, 0x5a, 0x68, 0x39, 0x31]), 'bzip2-compressed, which lmaudit does not read; decompress it first: bunzip2 b.jsonl.bz2'],
-    ['c.jsonl.xz', Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00, 0x00]), 'xz-compressed, which lmaudit does not read; decompress it first: unxz c.jsonl.xz'],
+    ['a.jsonl.zst', Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0, 0]), `zstd-compressed, which lmaudit does not read; decompress it first: unzstd ${join(dir, 'a.jsonl.zst')}`],
+    ['b.jsonl.bz2', Buffer.from([0x42, 0x5a, 0x68, 0x39, 0x31]), `bzip2-compressed, which lmaudit does not read; decompress it first: bunzip2 ${join(dir, 'b.jsonl.bz2')}`],
+    ['c.jsonl.xz', Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00, 0x00]), `xz-compressed, which lmaudit does not read; decompress it first: unxz ${join(dir, 'c.jsonl.xz')}`],
     // Plain records (the generic importer's), gzipped: only lm-eval's samples reader decompresses.
-    ['d.jsonl.gz', gzipSync('{"output": "A", "gold": "A"}\n'), 'gzip-compressed, which lmaudit does not read; decompress it first: gunzip d.jsonl.gz'],
-    ['e.json.gz', gzipSync('{"results": {}}'), 'gzip-compressed, which lmaudit does not read; decompress it first: gunzip e.json.gz'],
+    ['d.jsonl.gz', gzipSync('{"output": "A", "gold": "A"}\n'), `gzip-compressed, which lmaudit does not read; decompress it first: gunzip ${join(dir, 'd.jsonl.gz')}`],
+    ["Bob's e.json.gz", gzipSync('{"results": {}}'), `gzip-compressed, which lmaudit does not read; decompress it first: gunzip '${join(dir, "Bob'\\''s e.json.gz")}'`],
   ];
   for (const [name, bytes, reason] of cases) {
     writeFileSync(join(dir, name), bytes);
@@ -75,4 +77,9 @@ test('compressed files named on the command line: zstd, bzip2, xz, and gzip that
     assert.equal(r.status, 2, name);
     assert.equal(r.stderr.trim(), `lmaudit: ${join(dir, name)}: not a file lmaudit can import: ${reason}`);
   }
+  // The printed command does what it says, from a folder of its own.
+  const command = /decompress it first: (.*)$/.exec(cases[4]![2])![1]!;
+  const run = spawnSync('sh', ['-c', command], { cwd: tmpdir(), encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(readFileSync(join(dir, "Bob's e.json"), 'utf8'), '{"results": {}}');
 });

@@ -12,7 +12,7 @@ export function registerImport(program: Command): void {
   addImportFlags(
     program
       .command('import')
-      .description('Import lm-eval outputs, Inspect logs or generic JSONL/CSV/Parquet records into a run store')
+      .description('Import evaluation outputs into a run store: lm-eval, Inspect, HELM, lighteval, OpenCompass, Every Eval Ever, agent harnesses (SWE-bench, Terminal-Bench, Harbor, mini-swe-agent) or generic JSONL/CSV/Parquet records')
       .argument('<sources...>', 'files or folders to import')
       .requiredOption('--out <store>', 'store folder to create')
       .option('--replace', 'replace an existing store at --out', false)

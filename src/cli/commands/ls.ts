@@ -8,6 +8,7 @@ import { loadSource } from '../../audit/source.ts';
 import { queryRows } from '../../util/duckdb.ts';
 import type { RunProvenance } from '../../store/schema.ts';
 import { fmt } from '../../report/textTable.ts';
+import { brief } from '../../audit/settingsDiff.ts';
 import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
 import { companionLines, emit, formatTable } from '../output.ts';
 
@@ -22,6 +23,18 @@ function reportedText(reported: Record<string, unknown> | undefined): { metric: 
     out.push({ metric: key, value, stderr: typeof stderr === 'number' ? stderr : null });
   }
   return out;
+}
+
+/**
+ * What the source reported that is not a number (a Harbor parity record's 'original' and 'harbor' texts, a pass@k
+ * table), shortened: without it a task whose claims are all of that kind read "—", nothing reported. lm-eval's
+ * display name (alias) is no score.
+ */
+function reportedOther(reported: Record<string, unknown> | undefined): { key: string; value: unknown }[] {
+  if (reported === undefined) return [];
+  return Object.entries(reported)
+    .filter(([key, value]) => key !== 'alias' && value !== null && typeof value !== 'number')
+    .map(([key, value]) => ({ key, value }));
 }
 
 function runState(run: RunProvenance, unfinished: { responses: number; expected: number } | undefined): string {
@@ -52,7 +65,13 @@ export function registerLs(program: Command): void {
         label: run.label,
         source_kind: run.source_kind,
         state: runState(run, store.unfinished),
-        tasks: tasks.map((task) => ({ task, items: itemsOf(run.run_id, task)?.items ?? 0, requests: itemsOf(run.run_id, task)?.requests ?? 0, reported: reportedText(run.reported[task]) })),
+        tasks: tasks.map((task) => ({
+          task,
+          items: itemsOf(run.run_id, task)?.items ?? 0,
+          requests: itemsOf(run.run_id, task)?.requests ?? 0,
+          reported: reportedText(run.reported[task]),
+          reported_other: reportedOther(run.reported[task]),
+        })),
       };
     });
     if (flags.json || flags.out?.endsWith('.json')) return emit({ json: { source: sources.join(', '), runs, companions: source.companions, files_not_recognised: source.unrecognised } }, flags.out, 'listing');
@@ -63,7 +82,10 @@ export function registerLs(program: Command): void {
         t.task,
         t.items,
         t.requests,
-        t.reported.length === 0 ? '—' : t.reported.map((r) => `${r.metric} ${fmt(r.value)}${r.stderr === null ? '' : ` ± ${fmt(r.stderr)}`}`).join('; '),
+        [
+          ...t.reported.map((r) => `${r.metric} ${fmt(r.value)}${r.stderr === null ? '' : ` ± ${fmt(r.stderr)}`}`),
+          ...t.reported_other.map((r) => `${r.key} ${brief(r.value, 120)}`),
+        ].join('; ') || '—',
       ]);
       lines.push(...formatTable(['task', 'items', 'requests', 'reported by the source'], rows).map((l) => `  ${l}`));
     }

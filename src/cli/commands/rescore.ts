@@ -16,7 +16,6 @@ import { companionLines, emit, warnIfUnfinished } from '../output.ts';
 import { formatMatrix, formatAsRecorded, reportedWithoutRows } from '../formatMatrix.ts';
 import { formatAgentSweeps } from '../formatAgentSweep.ts';
 import { agentSweeps } from '../../score/agents/sweep.ts';
-import { isAgentRun } from '../../score/agents/storeTrials.ts';
 
 interface RescoreFlags extends ImportFlags {
   extractors?: string;
@@ -114,7 +113,8 @@ export function registerRescore(program: Command): void {
     const agents = wantsAsRecorded && matrixExtractors?.length === 0 ? [] : await agentSweeps(source.store);
     const report = { ...toReport(scopes, asRecorded, source.skipped, source.unrecognised), agent_sweeps: agents };
     // Runs that recorded only aggregates (results files without samples) have nothing to re-read.
-    const withItems = new Set([...scopes.map((s) => s.run_id), ...source.store.manifest.runs.filter(isAgentRun).map((r) => r.run_id)]);
+    // An agent run counts when it has trials to sweep: one without (a Harbor parity record or job config) printed nothing at all.
+    const withItems = new Set([...scopes.map((s) => s.run_id), ...agents.map((a) => a.run_id)]);
     const resultsOnly = source.store.manifest.runs
       .filter((r) => !withItems.has(r.run_id) && !(wantsAsRecorded && matrixExtractors?.length === 0))
       .map((r) => ({ run_id: r.run_id, label: r.label, reported_tasks: Object.keys(r.reported).length }));
@@ -125,7 +125,9 @@ export function registerRescore(program: Command): void {
       ...formatMatrix(scopes, source.skipped.length),
       ...formatAgentSweeps(agents),
       ...resultsOnly.flatMap((r) => [
-        `run ${r.run_id} (${r.label}): no per-item records imported (${r.reported_tasks} task(s) with reported numbers only), so nothing to rescore; \`lmaudit diff\` and \`lmaudit report\` still compare what it reported`,
+        r.reported_tasks === 0
+          ? `run ${r.run_id} (${r.label}): no per-item records and no reported numbers imported (settings only), so nothing to rescore; \`lmaudit diff\` and \`lmaudit report\` still compare its settings`
+          : `run ${r.run_id} (${r.label}): no per-item records imported (${r.reported_tasks} task(s) with reported numbers only), so nothing to rescore; \`lmaudit diff\` and \`lmaudit report\` still compare what it reported`,
         // A file beside it that was not read may be its samples (compressed, say): the sentence above is about what was read.
         ...unreadBeside(r.label, source.unrecognised).map((u) => `  not read beside it: ${u.path} (${u.reason})`),
       ]),

@@ -55,7 +55,7 @@ export function registerView(program: Command): void {
     if (flags.bundle !== undefined) {
       const { writeBundle } = await import('../../view/bundle.ts');
       const written = await writeBundle(api, flags.bundle);
-      printLines([`Wrote a static bundle of ${written.pages} answers to ${flags.bundle} (open ${relativeToCwd(written.index)})`, ...written.notes]);
+      printLines([`Wrote a static bundle of the viewer's pages and ${written.pages} of its API's answers to ${flags.bundle} (open ${relativeToCwd(written.index)})`, ...written.notes]);
       return;
     }
     const { startViewer } = await import('../../view/server.ts');

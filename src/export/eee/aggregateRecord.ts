@@ -9,6 +9,7 @@
  */
 import { KEPT_SCORE_PREFIX, PER_RUN_ITEMS, PER_TASK_ITEMS, REPORTED_KEY, REPORTED_STDERR_KEY, RESULT_KEYS, RUN_KEYS, SCORE_KEY, settingEntries } from '../../import/eee/lmauditKeys.ts';
 import { toPythonJson } from '../../util/json.ts';
+import { claimedDocuments } from '../../audit/configuredVsUsed.ts';
 import { EXTRA_FIELD_PREFIX, type Fact, type RunProvenance, type Setting, type TaskProvenance } from '../../store/schema.ts';
 
 export type Json = Record<string, unknown>;
@@ -205,11 +206,15 @@ function resultRecord(c: AggregateContext, block: TaskProvenance | undefined, r:
     const method = stderrMethod(c.run, spec?.aggregation);
     uncertainty.standard_error = method === null ? { value: r.stderr } : { value: r.stderr, method };
   }
-  if (r.rows.length > 0) uncertainty.num_samples = r.rows.length;
+  // A reported number was computed over the source's samples, which the store may hold only some of (a trimmed log).
+  const counted = r.reportedKey === null ? null : sourceSampleCount(c.run, c.task);
+  if (counted !== null) uncertainty.num_samples = counted;
+  else if (r.rows.length > 0) uncertainty.num_samples = r.rows.length;
   if (Object.keys(uncertainty).length > 0) scoreDetails.uncertainty = uncertainty;
   if (r.stderr !== null && stderrMethod(c.run, spec?.aggregation) === null) scoreDetails.details = { standard_error_method: 'not recorded by the source' };
   const dataset = used(block?.task.dataset_path);
-  const sourceData: Json = typeof dataset === 'string' && dataset.includes('/') && !dataset.startsWith('/')
+  // A Hub id is owner/name; a local path ('~/.cache/…/ic_ctf.json', './data', '/abs') is no hf_repo.
+  const sourceData: Json = typeof dataset === 'string' && /^[\w.-]+\/[\w.-]+$/.test(dataset) && !dataset.startsWith('.')
     ? { dataset_name: dataset, source_type: 'hf_dataset', hf_repo: dataset, ...(typeof used(block?.task.dataset_split) === 'string' ? { hf_split: used(block?.task.dataset_split) } : {}) }
     : { dataset_name: typeof dataset === 'string' ? dataset : c.task, source_type: 'other' };
   const subset = used(block?.task.dataset_name);
@@ -222,6 +227,19 @@ function resultRecord(c: AggregateContext, block: TaskProvenance | undefined, r:
     score_details: scoreDetails,
     generation_config: generationConfig(block),
   };
+}
+
+/**
+ * How many samples the source computed its reported numbers over, where it recorded that: lm-eval's n-samples
+ * effective; Inspect's results.total_samples (samples × epochs) over its epochs. Null when not recorded.
+ */
+function sourceSampleCount(run: RunProvenance, task: string): number | null {
+  if (run.source_kind === 'lm-eval') return claimedDocuments(run, task);
+  if (run.source_kind !== 'inspect') return null;
+  const block = run.tasks[task];
+  const total = value(block?.failures.total_samples?.used);
+  const epochs = value(block?.repeats.repeats?.used) ?? 1;
+  return typeof total === 'number' && typeof epochs === 'number' && epochs > 0 && total % epochs === 0 ? total / epochs : null;
 }
 
 /**

@@ -17,8 +17,9 @@ import { hashCheckingUtf8 } from '../../util/utf8.ts';
 import { parseOrderedLeading } from '../../py/orderedJson.ts';
 import { duck, queryRows, sqlIdent, sqlString } from '../../util/duckdb.ts';
 import { emptyRunProvenance, emptyTaskProvenance, inferred, recorded, same } from '../../store/schema.ts';
-import type { FileProbe, ImportOptions, ImportedRun, Importer } from '../types.ts';
+import type { FileProbe, ImportOptions, ImportedRun, Importer, SkippedRecord } from '../types.ts';
 import { readLines } from '../../util/lines.ts';
+import { csvRowLine, csvRowLines } from './csvLines.ts';
 import { readGenericRecordsJs, type GenericRecord } from './genericJs.ts';
 import { FIELD_CANDIDATES, resolveFields, type ResolvedFields } from './genericFields.ts';
 
@@ -103,23 +104,28 @@ async function importOne(probe: FileProbe, options: ImportOptions): Promise<Impo
     if (format === 'csv' || format === 'parquet') {
       // DuckDB's CSV errors read "CSV Error on Line: N", the original line (which may span lines), what
       // is wrong, then "Possible fixes:": what is wrong is the last line before the fixes.
-      const line = /CSV Error on Line: (\d+)/.exec(bulk.error)?.[1];
+      const row = /CSV Error on Line: (\d+)/.exec(bulk.error)?.[1];
       const before = bulk.error.split('Possible fixes:')[0]!.split('\n').map((l) => l.trim()).filter((l) => l !== '');
-      const reason = line === undefined ? bulk.error.split('\n')[0]! : before.at(-1)!;
-      throw new BadInputError(`cannot read as ${format} (${reason})`, { file: probe.path, ...(line === undefined ? {} : { line: Number(line) }) });
+      const reason = row === undefined ? bulk.error.split('\n')[0]! : before.at(-1)!;
+      // DuckDB's "Line" counts rows (blank lines included): the line the row starts on is what an editor shows.
+      const line = row === undefined ? null : await csvRowLine(probe.path, Number(row), true);
+      throw new BadInputError(`cannot read as ${format} (${reason})`, { file: probe.path, ...(line === null ? {} : { line }) });
     }
   } else if (bulk !== null) {
+    // CSV and Parquet have no JS reader: --skip-bad drops their bad rows here, each named as the JS reader names one.
+    if (options.skipBad && (format === 'csv' || format === 'parquet')) {
+      const { table, skipped } = await withoutBadRows(bulk, fields, probe.path, format);
+      return { provenance, ...fromStaged(runId, task, table), skipped };
+    }
     const bad = await firstBadRow(bulk, fields);
     if (bad === null) {
       return { provenance, ...fromStaged(runId, task, bulk), skipped: [] };
     }
     await (await duck()).run(`DROP TABLE IF EXISTS ${bulk}`);
     if (format === 'csv' || format === 'parquet') {
-      throw new BadInputError(bad.reason, {
-        file: probe.path,
-        line: format === 'csv' ? bad.row + 1 : bad.row,
-        field: bad.field,
-      });
+      // A CSV record's row (after the header, blank lines skipped) is not its line when a quoted field spans lines.
+      const line = format === 'csv' ? await csvRowLine(probe.path, bad.row + 1, false) : bad.row;
+      throw new BadInputError(bad.reason, { file: probe.path, line, field: bad.field });
     }
   }
   // JS path: precise errors, or skip-and-count; the records then take the same road into the store.
@@ -308,6 +314,34 @@ async function firstBadRow(table: string, fields: ResolvedFields): Promise<{ row
     return { row: Number(duplicate[0].row), field: fields.id ?? 'id', reason: `duplicate id '${duplicate[0].id}'` };
   }
   return null;
+}
+
+/**
+ * The staged rows without those the JS reader would skip (a missing field; an id seen before), in file order, and
+ * each skipped row with its line (CSV: where the record starts; Parquet: its row number).
+ */
+async function withoutBadRows(table: string, fields: ResolvedFields, path: string, format: 'csv' | 'parquet'): Promise<{ table: string; skipped: SkippedRecord[] }> {
+  const rows = await queryRows<{ _row: bigint | number; id: string | null; output: string | null; gold: string | null; seen: bigint | number }>(
+    // seen: how many rows with every field, up to this one, hold its id (a row dropped for a missing field takes no id).
+    `SELECT * FROM (SELECT rowid + 1 AS _row, id, output, gold,
+       sum(CASE WHEN id IS NULL OR output IS NULL OR gold IS NULL THEN 0 ELSE 1 END) OVER (PARTITION BY id ORDER BY rowid) AS seen FROM ${table})
+     WHERE id IS NULL OR output IS NULL OR gold IS NULL OR seen > 1 ORDER BY _row`,
+  );
+  const lines = format === 'csv' ? await csvRowLines(path, rows.map((r) => Number(r._row) + 1), false) : null;
+  const skipped: SkippedRecord[] = [];
+  for (const bad of rows) {
+    const row = Number(bad._row);
+    const line = lines === null ? row : (lines.get(row + 1) ?? row + 1);
+    const field = bad.output === null ? fields.output : bad.gold === null ? fields.gold : (fields.id ?? 'id');
+    const reason = bad.id !== null && bad.output !== null && bad.gold !== null ? `duplicate id '${bad.id}'` : `${field} is missing, empty or not text`;
+    skipped.push({ file: path, line, field, reason });
+  }
+  if (skipped.length === 0) return { table, skipped };
+  const kept = `generic_${randomBytes(6).toString('hex')}`;
+  const dropped = rows.map((r) => Number(r._row) - 1).join(', ');
+  await (await duck()).run(`CREATE TABLE ${kept} AS SELECT * FROM ${table} WHERE rowid NOT IN (${dropped}) ORDER BY rowid`);
+  await (await duck()).run(`DROP TABLE ${table}`);
+  return { table: kept, skipped };
 }
 
 /**

@@ -61,26 +61,29 @@ export async function readGenericRecordsJs(
     if (!options.skipBad) throw new BadInputError(reason, { file, line, field });
     skipped.push({ file, line, field, reason });
   };
-  const take = (line: number, record: unknown) => {
-    if (!isPlainObject(record)) return fail(line, undefined, `expected a JSON object, got ${describe(record)}`);
+  /** `line`: the record's number (its id when the file has no id field); `at`: the line a message names. */
+  const take = (line: number, record: unknown, at: () => number = () => line) => {
+    if (!isPlainObject(record)) return fail(at(), undefined, `expected a JSON object, got ${describe(record)}`);
     const output = asText(record[fields.output]);
-    if (output === null) return fail(line, fields.output, `output is ${describe(record[fields.output])}; expected text`);
+    if (output === null) return fail(at(), fields.output, `output is ${describe(record[fields.output])}; expected text`);
     const gold = asText(record[fields.gold]);
-    if (gold === null) return fail(line, fields.gold, `gold answer is ${describe(record[fields.gold])}; expected text or a number`);
+    if (gold === null) return fail(at(), fields.gold, `gold answer is ${describe(record[fields.gold])}; expected text or a number`);
     const id = fields.id === null ? String(line) : asText(record[fields.id]);
-    if (id === null) return fail(line, fields.id ?? 'id', `id is ${describe(record[fields.id ?? 'id'])}`);
-    if (seen.has(id)) return fail(line, fields.id ?? 'id', `duplicate id '${id}'`);
+    if (id === null) return fail(at(), fields.id ?? 'id', `id is ${describe(record[fields.id ?? 'id'])}`);
+    if (seen.has(id)) return fail(at(), fields.id ?? 'id', `duplicate id '${id}'`);
     seen.add(id);
     const group = fields.group === null ? null : asText(record[fields.group]);
     rows.push({ line, id, output, gold, group });
   };
 
   if (array) {
-    // Element i is reported as line i+1.
-    const text = await readUtf8File(file);
-    const parsed = parsePyJson(withoutBom(text), { file });
+    // Element i is record i+1, named by the line its element starts on (a pretty-printed array spreads one over
+    // several lines), found only once one is bad.
+    const text = withoutBom(await readUtf8File(file));
+    const parsed = parsePyJson(text, { file });
     if (!Array.isArray(parsed)) throw new BadInputError('expected a JSON array of records', { file, line: 1 });
-    parsed.forEach((record, i) => take(i + 1, record));
+    let starts: number[] | null = null;
+    parsed.forEach((record, i) => take(i + 1, record, () => (starts ??= elementLines(text))[i] ?? i + 1));
     return { rows, skipped };
   }
   for await (const { line, text } of readLines(file, options.skipBad ? (line, reason) => skipped.push({ file, line, reason }) : undefined)) {
@@ -99,3 +102,33 @@ export async function readGenericRecordsJs(
 }
 
 const withoutBom = (text: string): string => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+
+/** The 1-based line on which each element of a top-level JSON array starts, in order. */
+function elementLines(text: string): number[] {
+  const starts: number[] = [];
+  let line = 1;
+  let depth = 0;
+  let inString = false;
+  let expecting = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '\n') line++;
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === ' ' || c === '\t' || c === '\r' || c === '\n') continue;
+    if (depth === 1 && expecting && c !== ']') {
+      starts.push(line);
+      expecting = false;
+    }
+    if (c === '"') inString = true;
+    else if (c === '[' || c === '{') {
+      depth++;
+      if (depth === 1) expecting = true;
+    } else if (c === ']' || c === '}') depth--;
+    else if (c === ',' && depth === 1) expecting = true;
+  }
+  return starts;
+}

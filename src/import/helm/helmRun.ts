@@ -7,7 +7,8 @@
  *   the instance as HELM wrote it plus its `train_trial_index` and `output_mapping`; doc_hash is sha256 of the bare
  *   question (`instance.input.text`), as for Inspect, so items over the same question align by content;
  *   arg_context is `request.prompt` (or the JSON of `request.messages`) as sent; gen_kwargs_json the request's
- *   decoding fields as sent; target the gold references' texts (tagged `correct`) joined by a newline.
+ *   decoding fields as sent; target the gold references' texts (tagged `correct`) joined by a newline, or under
+ *   multiple_choice_joint their letters (the keys of `output_mapping`, which HELM maps the answer through).
  * - responses: one row per completion (repeat = completion index), with its log-probability and finish reason.
  * - scores: one row per per-instance Stat with an observation (count > 0): metric = the stat name (`field:<name>`
  *   for the bookkeeping stats every run writes: token counts, runtime, truncation, finish reasons), filter =
@@ -102,7 +103,13 @@ function helmTables(records: HelmRecords, runId: string, task: string, perInstan
     const requestIdx = typeof rs.reference_index === 'number' ? rs.reference_index : 0;
     const completions = a(o(rs.result)?.completions).map(o);
     const context = typeof request.prompt === 'string' && request.messages === undefined ? request.prompt : toPythonJson(request.messages ?? request.multimodal_prompt ?? null);
-    const golds = a(instance.references).map(o).filter((r) => a(r?.tags).includes('correct')).map((r) => String(o(r?.output)?.text ?? ''));
+    const goldTexts = a(instance.references).map(o).filter((r) => a(r?.tags).includes('correct')).map((r) => String(o(r?.output)?.text ?? ''));
+    // multiple_choice_joint asks for a letter and maps it through output_mapping to an option's text: the gold the
+    // output is read against is the letter of each correct option (its text stays in choices_json and doc_json).
+    // Read against the texts, every reading of " D" scored 0 where HELM's exact_match gave 1.
+    const mapping = o(rs.output_mapping);
+    const letters = mapping === undefined ? [] : goldTexts.map((text) => Object.keys(mapping).find((letter) => mapping[letter] === text));
+    const golds = mapping !== undefined && letters.every((l) => l !== undefined) ? (letters as string[]) : goldTexts;
     const question = o(instance.input)?.text;
     instances.push({
       ...base(docId),

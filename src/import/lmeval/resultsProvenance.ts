@@ -24,7 +24,13 @@ export function inferVersion(results: Json | null, samplesShape: SamplesShape | 
     return { value: '≤0.4.2', how: "no 'task_hashes'/'model_source' in results; samples without doc/prompt/target hashes" };
   }
   if (samplesShape?.filterKey === false) return { value: '0.4.3–0.4.6', how: "samples carry hashes but no 'filter'/'metrics' keys" };
-  if (has(results, 'start_time')) return { value: '0.4.7–0.4.9', how: "results carry 'start_time'/'end_time' (removed in 0.4.10)" };
+  // EvaluationTracker writes start_time/end_time from 0.4.3 (its first release) to 0.4.9: only samples with 'filter'
+  // keys narrow that to 0.4.7 and later.
+  if (has(results, 'start_time')) {
+    return samplesShape?.filterKey === true
+      ? { value: '0.4.7–0.4.9', how: "results carry 'start_time'/'end_time' (0.4.3 to 0.4.9) and samples 'filter'/'metrics' keys (from 0.4.7)" }
+      : { value: '0.4.3–0.4.9', how: "results carry 'start_time'/'end_time' (0.4.3 to 0.4.9); no samples to show whether 'filter'/'metrics' keys were written (from 0.4.7)" };
+  }
   return { value: '≥0.4.10', how: "no 'start_time' key in results" };
 }
 
@@ -63,8 +69,9 @@ export function fillRunProvenance(prov: RunProvenance, resultsFile: Json | null,
     const v = inferVersion(resultsFile, shape);
     prov.harness.version = same(inferred(v.value, v.how));
   }
-  // git_hash is `git describe` of the working directory, not necessarily lm-eval's own commit (§5.2).
-  prov.harness.commit = same(at(results, 'git_hash', 'git_hash (git describe in the working directory)'));
+  // git_hash is `git describe` of the working directory, not necessarily lm-eval's own commit (§5.2). lm-eval writes
+  // null when `git describe` failed (not run from a git checkout): the commit is not known, not a commit named null.
+  prov.harness.commit = same(results.git_hash === null ? UNKNOWN : at(results, 'git_hash', 'git_hash (git describe in the working directory)'));
   const python = /Python version:\s*([^\s]+)/.exec(String(results.pretty_env_info ?? ''));
   const runtime: Json = {};
   if (python) runtime.python = python[1];

@@ -37,6 +37,11 @@ export function stderr(scores: readonly ReducedScore[]): number {
   return npStd(scores.map((s) => valueToFloat(s.value)), 1) / Math.sqrt(n);
 }
 
+/** Sample standard deviation (ddof = 1); 0 below two values, as Inspect's std. */
+export function std(scores: readonly ReducedScore[]): number {
+  return scores.length - 1 < 1 ? 0 : npStd(scores.map((s) => valueToFloat(s.value)), 1);
+}
+
 /** Clustered standard error with the finite-cluster correction C/(C-1). */
 export function clusteredStderr(cluster: string): Metric {
   return (scores) => {
@@ -96,10 +101,20 @@ export function bootstrapTolerance(value: number, numSamples = 1000): number {
 
 export type MetricKind = 'exact' | 'tolerance';
 
+/** The built-in metrics lmaudit recomputes (var is not: its ddof changed from 0 to 1 in Feb 2025, by version). */
+export const KNOWN_METRICS = ['accuracy', 'mean', 'stderr', 'bootstrap_stderr', 'std'] as const;
+
+/** True when lmaudit recomputes the metric; a log's custom or other built-in metric is reported, not recomputed. */
+export function isKnownMetric(name: string): boolean {
+  return (KNOWN_METRICS as readonly string[]).includes(name.replace(/^inspect_ai\//, ''));
+}
+
 /** A metric by Inspect's name with its recorded params; `kind` says how its value can be compared. */
 export function metricByName(name: string, params: Record<string, unknown> = {}): { metric: Metric; kind: MetricKind } {
   const bare = name.replace(/^inspect_ai\//, '');
   switch (bare) {
+    case 'std':
+      return { metric: std, kind: 'exact' };
     case 'accuracy':
       return { metric: accuracy, kind: 'exact' };
     case 'mean':
@@ -111,6 +126,6 @@ export function metricByName(name: string, params: Record<string, unknown> = {})
     case 'bootstrap_stderr':
       return { metric: bootstrapStderr(typeof params.num_samples === 'number' ? params.num_samples : 1000), kind: 'tolerance' };
     default:
-      throw new UnknownNameError('Inspect metric', bare, ['accuracy', 'mean', 'stderr', 'bootstrap_stderr']);
+      throw new UnknownNameError('Inspect metric', bare, [...KNOWN_METRICS]);
   }
 }

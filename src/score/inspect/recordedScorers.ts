@@ -37,7 +37,8 @@ export interface RecordedScorer {
 
 type Json = Record<string, unknown>;
 const asObj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
-const factValue = (fact: { status: string; value?: unknown } | undefined): unknown => (fact?.status === 'unknown' ? undefined : fact?.value);
+/** A fact's value, undefined when it is unknown. */
+export const factValue = (fact: { status: string; value?: unknown } | undefined): unknown => (fact?.status === 'unknown' ? undefined : fact?.value);
 
 export function rescorerFor(name: string, params: Json, multipleCorrect: boolean): { rescore: Rescorer | null; unsupported?: string } {
   const bare = name.replace(/^inspect_ai\//, '');

@@ -11,11 +11,11 @@
  */
 import { queryRows, sqlString } from '../../util/duckdb.ts';
 import type { OpenStore } from '../../store/readStore.ts';
-import type { RunProvenance } from '../../store/schema.ts';
+import type { RunProvenance, TaskProvenance } from '../../store/schema.ts';
 import { choiceScoreWithoutFlags } from './choice.ts';
 import { targetsOfGold } from './extractors.ts';
-import { bootstrapTolerance, metricByName, type ReducedScore } from './metrics.ts';
-import { recordedScorers, type RecordedScorer, type RecordedView } from './recordedScorers.ts';
+import { bootstrapTolerance, isKnownMetric, metricByName, type ReducedScore } from './metrics.ts';
+import { factValue, recordedScorers, type RecordedScorer, type RecordedView } from './recordedScorers.ts';
 import { isUnscored, reducerByName } from './reducers.ts';
 import type { ScoreValue } from '../../formats/inspectScore.ts';
 import type { InspectScore } from './scorers.ts';
@@ -58,8 +58,10 @@ export interface InspectRescoreCell {
   value_key: string | null;
   inspect_version: string | null;
   unsupported?: string;
-  /** rescored: sample × epoch scores recomputed; compared: of those, how many the log had a stored score for. */
-  samples: { rescored: number; compared: number; agree: number; differences: SampleDifference[] };
+  /** The log holds fewer sample × epoch results than results.total_samples: its metrics are not recomputed. */
+  missing_samples?: { held: number; total: number };
+  /** stored: sample × epoch scores the log holds; rescored: of the samples, how many were recomputed; compared: of those, how many the log had a stored score for. */
+  samples: { stored: number; rescored: number; compared: number; agree: number; differences: SampleDifference[] };
   /** Scores edited after scoring (Score.history): the rescore is compared with the original, the metrics use the edit. */
   edits: { doc_id: string; epoch: number; original: ScoreValue; current: ScoreValue; author: string | null; reason: string | null }[];
   reductions: { compared: number; agree: number; differences: { doc_id: string; stored: ScoreValue; recomputed: ScoreValue }[] };
@@ -157,7 +159,7 @@ function computeMetrics(view: RecordedView, reduced: ReducedScore[]): Map<string
   const values = view.valueKey === null ? reduced : reduced.map((r) => ({ ...r, value: leaf(r.value, view.valueKey!) }));
   const scored = values.filter((r) => !isUnscored(r.value));
   const out = new Map<string, number>();
-  for (const m of view.metrics) out.set(m.key, scored.length === 0 ? Number.NaN : metricByName(m.name, m.params).metric(scored));
+  for (const m of view.metrics) if (isKnownMetric(m.name)) out.set(m.key, scored.length === 0 ? Number.NaN : metricByName(m.name, m.params).metric(scored));
   return out;
 }
 
@@ -181,7 +183,21 @@ function unscoredSamples(items: Map<string, Item>): StoredSample[] {
   return [...items].flatMap(([docId, item]) => [...item.completionByEpoch.keys()].sort((a, b) => a - b).map((epoch) => ({ docId, epoch, score: { value: Number.NaN } })));
 }
 
+/**
+ * A log that holds fewer sample × epoch results than its metrics were computed over (results.total_samples:
+ * samples after `limit` × epochs; a trimmed or edited log): its metrics cannot be recomputed from it. Null when
+ * the log holds them all or did not record the total.
+ */
+function missingSamples(block: TaskProvenance, stored: StoredSample[], items: Map<string, Item>): { held: number; total: number } | null {
+  const total = factValue(block.failures?.total_samples?.used);
+  if (typeof total !== 'number') return null;
+  const held = new Set(stored.map((s) => `${s.docId}\u0000${s.epoch}`));
+  for (const [docId, item] of items) for (const epoch of item.completionByEpoch.keys()) held.add(`${docId}\u0000${epoch}`);
+  return held.size < total ? { held: held.size, total } : null;
+}
+
 function rescoreView(run: RunProvenance, task: string, scorer: RecordedScorer, view: RecordedView, stored: StoredSample[], reducedStored: Map<string, ScoreValue> | undefined, items: Map<string, Item>): InspectRescoreCell {
+  const missing = missingSamples(run.tasks[task]!, stored, items);
   const version = (run.harness.version?.used as { value?: unknown } | undefined)?.value;
   const differences: SampleDifference[] = [];
   const edits: InspectRescoreCell['edits'] = [];
@@ -220,10 +236,15 @@ function rescoreView(run: RunProvenance, task: string, scorer: RecordedScorer, v
   const metricsStored = computeMetrics(view, fromStored);
   const metricsRescored = scorer.rescore === null ? null : computeMetrics(view, reduceAll(rescored, view.reducer, items));
   const metrics: MetricComparison[] = view.metrics.map((m) => {
+    if (!isKnownMetric(m.name)) {
+      // A custom metric (or a built-in lmaudit does not recompute) is listed with its logged value, not a guess.
+      const note = `lmaudit does not recompute Inspect's metric '${m.name}'`;
+      return { metric: m.key, stored: m.stored, from_stored_scores: Number.NaN, rescored: null, comparison: 'exact', tolerance: 0, reproduced: null, note };
+    }
     const kind = metricByName(m.name, m.params).kind;
     const ours = metricsStored.get(m.key)!;
     const tolerance = kind === 'tolerance' ? bootstrapTolerance(m.stored ?? ours) : 0;
-    const reproduced = m.stored === null ? null : kind === 'exact' ? sameValue(m.stored, ours) : Math.abs(m.stored - ours) <= tolerance;
+    const reproduced = m.stored === null || missing !== null ? null : kind === 'exact' ? sameValue(m.stored, ours) : Math.abs(m.stored - ours) <= tolerance;
     return {
       metric: m.key,
       stored: m.stored,
@@ -235,6 +256,7 @@ function rescoreView(run: RunProvenance, task: string, scorer: RecordedScorer, v
       ...(reproduced === false && kind === 'exact' && lastBits(m.stored!, ours) ? { note: 'differs in the last bits only: Inspect sums in sample completion order, which a log does not keep (lmaudit sums in log order)' } : {}),
       ...(kind === 'tolerance' ? { note: "Inspect draws bootstrap resamples from NumPy's unseeded global RNG: compared within Monte Carlo error, not bit for bit" } : {}),
       ...(m.stored === null ? { note: 'the log stored no value for this metric' } : {}),
+      ...(m.stored !== null && missing !== null ? { note: `the log holds ${missing.held} of the ${missing.total} sample × epoch results it was computed over` } : {}),
     };
   });
   const cell: InspectRescoreCell = {
@@ -247,8 +269,9 @@ function rescoreView(run: RunProvenance, task: string, scorer: RecordedScorer, v
     value_key: view.valueKey,
     inspect_version: typeof version === 'string' ? version : null,
     ...(scorer.unsupported === undefined ? {} : { unsupported: scorer.unsupported }),
+    ...(missing === null ? {} : { missing_samples: missing }),
     edits,
-    samples: { rescored: rescored.length, compared: stored.length === 0 ? 0 : rescored.length, agree: stored.length === 0 ? 0 : rescored.length - differences.length, differences },
+    samples: { stored: stored.length, rescored: rescored.length, compared: stored.length === 0 ? 0 : rescored.length, agree: stored.length === 0 ? 0 : rescored.length - differences.length, differences },
     reductions: { compared: reducedStored === undefined ? 0 : fromStored.length, agree: reducedStored === undefined ? 0 : fromStored.length - reductionDiffs.length, differences: reductionDiffs },
     metrics,
   };

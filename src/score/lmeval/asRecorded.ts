@@ -7,7 +7,7 @@
  */
 import type { OpenStore } from '../../store/readStore.ts';
 import type { RunProvenance } from '../../store/schema.ts';
-import { isPlainObject } from '../../util/json.ts';
+import { isPlainObject, parsePythonJson } from '../../util/json.ts';
 import { DEFAULT_AGGREGATION } from './taskScoring.ts';
 import { metricsBypassed } from './bypass.ts';
 import { aggregate, bitsPerByte, weightedPerplexity, type AggregationName, type Stderr, type SumMode } from './aggregate.ts';
@@ -131,7 +131,8 @@ function addItem(c: CellItems, settings: TaskSettings, filter: string, metric: s
   if (!sameNumber(item.value, result.value) || filteredDiffers) {
     c.differing.push({
       doc_id: item.docId,
-      recorded: item.value ?? item.valueJson,
+      // A value that is not a number is shown as the value it is (the string "yes"), not as its JSON text.
+      recorded: item.value ?? parsePythonJson(item.valueJson),
       recomputed: result.value,
       why: item.value === null ? `recorded value ${item.valueJson} is not a number`
         : filteredDiffers ? `filter output differs: recorded ${JSON.stringify(recordedFiltered)}, recomputed ${JSON.stringify(result.filtered)}`

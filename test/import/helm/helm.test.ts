@@ -39,7 +39,10 @@ test('a HELM run: each request state is an item with its prompt, completion, gol
   const first = instances[0]!;
   assert.equal(first.doc_id, 'id147');
   assert.equal(first.arg_context, state.request_states[0].request.prompt);
-  assert.equal(first.target, 'internalmeaning');
+  // multiple_choice_joint: the gold is the letter HELM maps to the correct option ('internalmeaning' is C), as the
+  // model answers with a letter; the options' texts stay in choices_json.
+  assert.equal(first.target, 'C');
+  assert.equal(JSON.parse(first.choices_json as string)[2], 'internalmeaning');
   assert.equal(first.response_text, ' D');
   assert.deepEqual(JSON.parse(first.gen_kwargs_json as string).stop_sequences, []);
   const scores = (run.tables.scores as { rows: Record<string, unknown>[] }).rows;
@@ -136,4 +139,15 @@ test('a completion that is not what the stats were computed from: the recomputat
   } finally {
     rmSync(join(folder, '..'), { recursive: true, force: true });
   }
+});
+
+// Read against the option texts, the rescoring matrix scored every one of gpt2's ten " D" answers 0 under every
+// reading; HELM's exact_match, over the same answers, is 1 of 10 (the item whose gold is 'enjoyments', option D): the matrix
+// now reads the letters and agrees (0.1: the nine test items' 1/9 and the valid item's 0).
+test('the rescoring matrix of a multiple_choice_joint run reads the letter answers against the correct letter', async () => {
+  const { computeMatrix } = await import('../../../src/score/matrix.ts');
+  const { store } = await loadSource([mmlu], options);
+  const [scope] = await computeMatrix(store, { extractors: ['exact'], normalizers: ['strip'], aggregations: ['micro'] });
+  assert.equal(scope!.answer_type, 'letters');
+  assert.deepEqual(scope!.cells.map((c) => [c.n, c.correct, c.score]), [[10, 1, 0.1]]);
 });
