@@ -16,7 +16,8 @@ import { sha256File } from '../../util/hash.ts';
 import { hashCheckingUtf8 } from '../../util/utf8.ts';
 import { parseOrderedLeading } from '../../py/orderedJson.ts';
 import { duck, queryRows, sqlIdent, sqlString } from '../../util/duckdb.ts';
-import { emptyRunProvenance, emptyTaskProvenance, inferred, recorded, same } from '../../store/schema.ts';
+import { emptyRunProvenance, emptyTaskProvenance, inferred, recorded, same, type ColumnSpec } from '../../store/schema.ts';
+import { TypedRowLines } from '../../store/rowLinesTable.ts';
 import type { FileProbe, ImportOptions, ImportedRun, Importer, SkippedRecord } from '../types.ts';
 import { readLines } from '../../util/lines.ts';
 import { csvRowLine, csvRowLines } from './csvLines.ts';
@@ -133,22 +134,24 @@ async function importOne(probe: FileProbe, options: ImportOptions): Promise<Impo
   return { provenance, ...fromStaged(runId, task, await stageRecords(rows)), skipped };
 }
 
-/** Validated records into a temporary table shaped as bulkStage's (id, output, gold, grp; file order kept). */
+/** The staged records' columns (bulkStage's shape). */
+const STAGED_COLUMNS: readonly ColumnSpec[] = [
+  { name: 'id', type: 'VARCHAR', nullable: false, doc: 'record id' },
+  { name: 'output', type: 'VARCHAR', nullable: false, doc: 'raw model output' },
+  { name: 'gold', type: 'VARCHAR', nullable: false, doc: 'gold answer' },
+  { name: 'grp', type: 'VARCHAR', nullable: true, doc: 'group' },
+];
+
+/** Validated records into a temporary table shaped as bulkStage's (id, output, gold, grp; file order kept), read by DuckDB from lines of text (rowLinesTable.ts). */
 async function stageRecords(rows: readonly GenericRecord[]): Promise<string> {
-  const conn = await duck();
   const table = `generic_${randomBytes(6).toString('hex')}`;
-  await conn.run(`CREATE TABLE ${table} (id VARCHAR, output VARCHAR, gold VARCHAR, grp VARCHAR)`);
-  const appender = await conn.createAppender(table);
-  for (const r of rows) {
-    appender.appendVarchar(r.id);
-    appender.appendVarchar(r.output);
-    appender.appendVarchar(r.gold);
-    if (r.group === null) appender.appendNull();
-    else appender.appendVarchar(r.group);
-    appender.endRow();
+  const lines = new TypedRowLines('generic-records', STAGED_COLUMNS);
+  try {
+    for (const r of rows) lines.add([r.id, r.output, r.gold, r.group]);
+    await (await duck()).run(`CREATE TABLE ${table} AS ${lines.select()}`);
+  } finally {
+    lines.abort();
   }
-  appender.flushSync();
-  appender.closeSync();
   return table;
 }
 
