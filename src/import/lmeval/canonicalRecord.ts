@@ -61,6 +61,8 @@ export function readCanonicalRecord(tok: CanonicalTokens, file: string, line: nu
   // doc_id: an integer as written, or a string.
   const idAt = at[DOC_ID]!;
   if (idAt < 0 || at[RESPS]! < 0) return null;
+  // filtered_resps: a list (a value per request); anything else goes to the reference reading, which names it.
+  if (at[FILTERED]! >= 0 && kind[at[FILTERED]!] !== TOKEN.array) return null;
   const docId = strOf(tok, idAt);
   if (docId === null) return null;
   const docIdField = textField(docId);

@@ -92,6 +92,10 @@ export function toSampleLine(record: Extract<PyNode, { k: 'obj' }>, file: string
   });
   const argsNode = nodeOf(Field.Arguments);
   const requests = argsNode === undefined ? [] : readArguments(argsNode, where('arguments'));
+  // lm-eval 0.4 writes filtered_resps as a list, one filtered value per request (evaluator.py); a value that is not
+  // one was not written by it, and as-recorded would read it as filtered responses.
+  const filteredNode = nodeOf(Field.FilteredResps);
+  if (filteredNode !== undefined && filteredNode.k !== 'arr') throw new BadInputError(`expected a list (a filtered value per request), got ${kindName(filteredNode)}`, where('filtered_resps'));
   const filterNode = nodeOf(Field.Filter);
   if (filterNode !== undefined && filterNode.k !== 'str') throw new BadInputError(`expected a string, got ${kindName(filterNode)}`, where('filter'));
   const metricsNode = nodeOf(Field.Metrics);

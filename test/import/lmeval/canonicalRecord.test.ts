@@ -135,6 +135,10 @@ test('variants of generation and log-likelihood records read the same by both re
     add('a metric listed twice', base, type, (n) => withMember(n, 'metrics', arr(str(metric), str(metric))));
     add('a metric list that is not text', base, type, (n) => withMember(n, 'metrics', arr(num('1'))));
     add('filter not text', base, type, (n) => withMember(n, 'filter', num('1')));
+    // lm-eval writes filtered_resps as a list (a value per request): anything else is refused, by both readings alike.
+    for (const [label, value] of [['a number', num('5')], ['null', { k: 'null' } as PyNode], ['text', str('x')], ['an object', obj(['a', num('1')])]] as const) {
+      add(`filtered_resps ${label}`, base, type, (n) => withMember(n, 'filtered_resps', value));
+    }
     add('filter escaped', base, type, (n) => withMember(n, 'filter', str('strict\tmatch "x"')));
     add('document with escapes and nesting', base, type, (n) => withMember(n, 'doc', obj(['q', str('é "x"\n\u0000 😀')], ['n', arr(num('1.0'), num('-0'), { k: 'null' }, obj())], ['0', str('integer key')])));
     add('document a list', base, type, (n) => withMember(n, 'doc', arr(str('a'))));

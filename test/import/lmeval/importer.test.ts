@@ -211,6 +211,10 @@ test('bad input names file, line and field; --skip-bad counts what it skips', as
   const wrongType = await badFile('samples_t_2025-01-01T00-00-00.000000.jsonl', `${GOOD}\n${GOOD.replace('"resps": [["a"]]', '"resps": "a"')}\n`);
   await assert.rejects(importSources([wrongType], opts), (e: unknown) => e instanceof BadInputError && e.where.line === 2 && e.where.field === 'resps');
 
+  // lm-eval writes filtered_resps as a list, a value per request; a bare value is refused (it was stored as the record's filtered responses).
+  const bareFiltered = await badFile('samples_t_2025-01-01T00-00-00.000000.jsonl', `${GOOD}\n${GOOD.replace('"filtered_resps": ["a"]', '"filtered_resps": 5')}\n`);
+  await assert.rejects(importSources([bareFiltered], opts), (e: unknown) => e instanceof BadInputError && e.where.line === 2 && e.where.field === 'filtered_resps' && /expected a list/.test(e.message));
+
   const missing = await badFile('samples_t_2025-01-01T00-00-00.000000.jsonl', `${GOOD.replace('"doc_id": 0, ', '')}\n`);
   await assert.rejects(importSources([missing], opts), (e: unknown) => e instanceof BadInputError && e.where.line === 1 && e.where.field === 'doc_id');
 
