@@ -14,7 +14,7 @@ import { scratchFolder, sqlIdent, sqlString } from '../util/duckdb.ts';
 import { doubleField, FIELD, fieldForm, ITEM, QUOTE, streamedColumns, textField, VALUE_OF_NUMBER, type StreamedTable } from './rowLines.ts';
 import { TABLES, type ColumnSpec } from './schema.ts';
 import { INSTANCE_LINE_FIELDS, instancesFromLines } from './instanceLines.ts';
-import type { TableSource } from './tableStaging.ts';
+import type { TableSource } from './tableSource.ts';
 
 /** DuckDB's CSV reader refuses a line longer than its bound (2 MB by default); the longest line written raises it. */
 const DEFAULT_MAX_LINE = 2 << 20;

@@ -1,98 +1,43 @@
 /**
  * A store table's content staged in DuckDB before it is written: rows built in JS, rows an importer
- * appends as it reads (each checked against its column spec), or a SELECT, typed by the schema.
+ * writes as it reads (each checked against its column spec), or a SELECT, typed by the schema.
  * writeStore.ts writes staged tables to Parquet; on-the-fly audits (src/audit/source.ts) query them.
  */
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { StoreError } from '../errors.ts';
 import { duck, scratchFolder, sqlIdent, sqlString } from '../util/duckdb.ts';
 import { checkedValue, TABLES, type ColumnSpec, type TableName } from './schema.ts';
+import { TypedRowLines } from './rowLinesTable.ts';
+import type { TableSource } from './tableSource.ts';
+
+export type { TableSource } from './tableSource.ts';
 
 /**
- * A table's content: rows built in JS; a temporary table an importer filled row by row
- * through `openTableStager` (validated as the rows went in); or a SELECT DuckDB runs (for
- * bulk imports). A `lazy` SELECT, whose importer has already validated it, is staged as a
- * typed view and computed only when read (on-the-fly rescoring reads a few columns of it).
- */
-export type TableSource =
-  | { rows: readonly Record<string, unknown>[] }
-  | { staged: string }
-  | {
-      sql: string;
-      lazy?: boolean;
-      /** A column of `sql` holding each row's position (kept as file_row_number). */
-      rowNumber?: string;
-      /** 'parse': each read of `sql` parses text again (rowLinesTable.ts), so a source queried many times is read into a table once. */
-      reread?: 'parse';
-      /** The size of the text `sql` parses, when it reads text (bounds the store write's memory: see writeTables in writeStore.ts). */
-      textBytes?: number;
-    };
-
-/**
- * A store table filled as an importer reads its source: each row is checked against the
- * column specs and goes into a DuckDB temporary table at once (which spills to disk past
- * the memory limit), so a samples file of gigabytes never sits in JS whole.
+ * A store table filled as an importer reads its source: each row is checked against the column
+ * specs as it comes and written as a line of scratch text (rowLinesTable.ts TypedRowLines) that
+ * DuckDB reads once, when the table is written or queried, so a source of gigabytes never sits in
+ * JS whole and its rows do not go through DuckDB's appender a value at a time.
  */
 export interface TableStager {
   add(row: Record<string, unknown>): void;
-  /** The filled table, as a source for the writer (which drops it once written). */
-  finish(): { staged: string };
-  abort(): Promise<void>;
+  /** The filled table, as a source for the writer. */
+  finish(): TableSource;
+  abort(): void;
 }
 
-export async function openTableStager(table: TableName): Promise<TableStager> {
-  // The main connection: temporary tables belong to the connection that made them. Several
-  // appenders may fill their tables side by side; none may run while a query streams on it.
-  const filled = await appendedTable(await duck(), table);
-  return {
-    add: filled.add,
-    finish() {
-      try {
-        filled.close();
-      } catch (error) {
-        throw new StoreError(`${table}: ${(error as Error).message.split('\n')[0]}`, { cause: error });
-      }
-      return { staged: filled.name };
-    },
-    abort: filled.drop,
-  };
-}
-
-/** A temporary table on `conn` filled through an appender, each row checked against the table's column specs. */
-export async function appendedTable(conn: DuckDBConnection, table: TableName) {
-  const name = `staged_${table}_${randomBytes(6).toString('hex')}`;
-  await conn.run(`CREATE TABLE ${name} (${columnsDdl(table)})`);
-  const appender = await conn.createAppender(name);
+export function openTableStager(table: TableName): TableStager {
+  const columns: readonly ColumnSpec[] = TABLES[table];
+  const lines = new TypedRowLines(table, columns);
   let index = 0;
-  let open = true;
-  const closeAppender = () => {
-    if (!open) return;
-    open = false;
-    appender.closeSync();
-  };
   return {
-    name,
-    add(row: Record<string, unknown>): void {
-      appendRow(appender, TABLES[table], row, table, index++);
+    add(row) {
+      lines.add(columns.map((c) => checkedValue(table, index, c, row[c.name])));
+      index++;
     },
-    /** Writes the last rows and closes the appender. */
-    close(): void {
-      try {
-        appender.flushSync();
-      } finally {
-        closeAppender();
-      }
-    },
-    async drop(): Promise<void> {
-      try {
-        closeAppender();
-      } catch {
-        // Dropped either way.
-      }
-      await conn.run(`DROP TABLE IF EXISTS ${name}`).catch(() => undefined);
-    },
+    finish: () => ({ sql: lines.select(), lazy: true, reread: 'parse', textBytes: lines.bytes }),
+    abort: () => lines.abort(),
   };
 }
 
@@ -112,12 +57,12 @@ export interface Staged {
 export async function stageTable(table: TableName, source: TableSource, options: { queried?: boolean } = {}): Promise<Staged> {
   if ('staged' in source) return { name: source.staged, withRowNumber: `(SELECT rowid AS file_row_number, * FROM ${source.staged})` };
   if ('rows' in source) {
-    const stager = await openTableStager(table);
+    const stager = openTableStager(table);
     try {
       for (const row of source.rows) stager.add(row);
-      return stageTable(table, stager.finish(), options);
+      return await stageTable(table, stager.finish(), options);
     } catch (error) {
-      await stager.abort();
+      stager.abort();
       if (error instanceof StoreError) throw error;
       throw new StoreError(`${table}: ${(error as Error).message.split('\n')[0]}`, { cause: error });
     }
@@ -190,20 +135,3 @@ export async function dropStaged(name: string): Promise<void> {
   await conn.run(`DROP TABLE IF EXISTS ${name}`).catch(() => undefined);
 }
 
-function appendRow(
-  appender: DuckDBAppender,
-  spec: readonly ColumnSpec[],
-  row: Record<string, unknown>,
-  table: string,
-  index: number,
-): void {
-  for (const column of spec) {
-    const value = checkedValue(table, index, column, row[column.name]);
-    if (value === null) appender.appendNull();
-    else if (column.type === 'VARCHAR') appender.appendVarchar(value as string);
-    else if (column.type === 'BIGINT') appender.appendBigInt(BigInt(value as number));
-    else if (column.type === 'DOUBLE') appender.appendDouble(value as number);
-    else appender.appendBoolean(value as boolean);
-  }
-  appender.endRow();
-}
