@@ -149,6 +149,9 @@ test('Qwen2.5-7B "0.4.3" vs "0.4.8": what differs is the dtype, not the version 
   const sc = new Map(arcEasy.sourceConfig.rows.map((r) => [r.key, r]));
   assert.deepEqual([sc.get('tokenizer_eos_token')!.verdict, sc.get('tokenizer_eos_token')!.rules], ['same', ['number_format']]);
   assert.deepEqual([sc.get('model_name')!.verdict, sc.get('model_name')!.rules], ['same', ['hub_id_case']]);
+  // lm-eval's sanitize_model_name keeps case: 'Qwen__Qwen2.5-7B' vs 'qwen__qwen2.5-7B' is that model_name, so the same.
+  assert.deepEqual([sc.get('model_name_sanitized')!.a, sc.get('model_name_sanitized')!.b], ['Qwen__Qwen2.5-7B', 'qwen__qwen2.5-7B']);
+  assert.deepEqual([sc.get('model_name_sanitized')!.verdict, sc.get('model_name_sanitized')!.rules], ['same', ['hub_id_case']]);
   assert.deepEqual([sc.get('config.model_dtype')!.a, sc.get('config.model_dtype')!.b], ['torch.bfloat16', 'torch.float32']);
   assert.equal(sc.get('configs.unsafe_code')!.verdict, 'only in B');
   const piqa = main.tasks.find((t) => t.taskA === 'piqa')!;
