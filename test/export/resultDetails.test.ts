@@ -72,3 +72,18 @@ test("an export's collection folder: a Hub dataset's name, else the task's (not 
   assert.deepEqual(folders(run, 'folder-hub'), ['data/asdiv']);
 });
 
+
+// The round trip restores the exported disclosure values, among them the trimmed log's inferred document count (1):
+// as-recorded read what the result was over from that count and so never said the records are 1 of its 79.
+test("re-imported EEE export of a trimmed Inspect log: as-recorded says the result is over 79, the records hold 1", async () => {
+  const { loadSource } = await import('../../src/audit/source.ts');
+  const { rescoreAsRecorded } = await import('../../src/score/asRecorded.ts');
+  const log = externalFixture('agents/inspect-agent-logs/every_eval_ever/tests/data/inspect/data_intercode_ctf_local_path.json');
+  const out = join(work, 'export-trimmed');
+  assert.equal(runCli(['export', log, '--format', 'eee', '--out', out]).status, 0);
+  const { store } = await loadSource([out], { skipBad: false, fields: {} });
+  const [section] = await rescoreAsRecorded(store);
+  const [cell] = section!.cells as { n: number; why: string }[];
+  assert.equal(cell!.n, 1);
+  assert.match(cell!.why, /; the result is over 79 item\(s\) \(uncertainty\.num_samples\), the samples file holds 1 record\(s\)$/);
+});
