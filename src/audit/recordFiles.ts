@@ -72,7 +72,7 @@ function noResultsFile(run: RunProvenance, files: unknown[]): string {
   for (const [pattern, name] of OTHER_FORMATS) if (roles.some((r) => pattern.test(r))) return `imported from ${name}, not an lm-eval results file`;
   if (roles.length > 0 && roles.every((r) => LMEVAL_ROLES.test(r))) return 'the run has no results file';
   const harness = valueOf(run, null, 'harness.name');
-  return `imported from ${typeof harness === 'string' ? `${harness}'s output` : 'files'} that hold no lm-eval results file`;
+  return typeof harness === 'string' ? `imported from ${harness}'s output, not an lm-eval results file` : 'imported from files that are not an lm-eval results file';
 }
 
 /** `configs[task]` of an lm-eval results file, or null. */

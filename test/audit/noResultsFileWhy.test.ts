@@ -37,4 +37,18 @@ test('the other non-lm-eval importers name their own records', async () => {
   assert.deepEqual(await whyOf('helm/stanford-crfm-helm/benchmark_output_bbq'), ['imported from a HELM run folder, not an lm-eval results file']);
   assert.deepEqual(await whyOf('lighteval/evaleval-every_eval_ever/tests/data/lighteval_smoke'), ["imported from lighteval's results and details files, not an lm-eval results file"]);
   assert.deepEqual(await whyOf('opencompass/FudanDNN-NLP-RAG/opencompass/outputs/default'), ['imported from an OpenCompass work folder, not an lm-eval results file']);
+  // An agent harness: named by the harness the run records.
+  assert.deepEqual(await whyOf('agents/harbor'), ["imported from harbor's output, not an lm-eval results file"]);
+});
+
+test('an lm-eval run imported from its samples alone still has no results file, and says so', async () => {
+  const { mkdtempSync, copyFileSync, readdirSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const run = `${FIXTURES}lmeval/pr2236-asdiv/asdiv/meta-llama__Meta-Llama-3-8B-Instruct`;
+  const dir = mkdtempSync(join(tmpdir(), 'samples-only-'));
+  for (const f of readdirSync(run).filter((n) => n.startsWith('samples_'))) copyFileSync(join(run, f), join(dir, f));
+  const { store } = await loadSource([dir], OPTIONS);
+  const raw = await rawResults(store.manifest.runs[0]!);
+  assert.deepEqual(raw, { status: 'unavailable', why: 'the run has no results file' });
 });
