@@ -2,7 +2,7 @@
  * Configured vs used: the recorded configuration checked against what actually
  * reached the model, one check per way the two are known to drift apart. Each
  * mismatch carries evidence — the doc id and the offending bytes — and each
- * check that cannot be decided says why (no samples, no results file, …).
+ * check that cannot be decided says why (no samples, no lm-eval results file, …).
  */
 import type { DisclosureItem, RunProvenance } from '../store/schema.ts';
 import type { DocRecord } from './itemJoin.ts';

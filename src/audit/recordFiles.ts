@@ -33,7 +33,7 @@ async function readRaw(run: RunProvenance): Promise<RawResults> {
   const file = files.find((f) => isPlainObject(f) && typeof f.role === 'string' && /^(?:lm-eval )?results/.test(f.role)) as
     | { path: string; sha256: string }
     | undefined;
-  if (file === undefined) return { status: 'unavailable', why: 'the run has no results file' };
+  if (file === undefined) return { status: 'unavailable', why: noResultsFile(run, files) };
   let bytes: Buffer;
   try {
     bytes = await readFile(file.path);
@@ -48,6 +48,31 @@ async function readRaw(run: RunProvenance): Promise<RawResults> {
   } catch {
     return { status: 'unavailable', why: `${file.path} is not valid JSON` };
   }
+}
+
+/**
+ * Why there is no lm-eval results file to read. 'The run has no results file'
+ * is true only of an lm-eval run imported without one (samples or write_out
+ * files alone); another harness's run has its own record of its results (an
+ * Inspect log's results, an EEE aggregate, lighteval's results file), so what
+ * is missing there is an lm-eval results file, whose keys these checks read.
+ */
+const OTHER_FORMATS: [RegExp, string][] = [
+  [/^inspect-/, 'an Inspect eval log'],
+  [/^eee-/, 'Every Eval Ever records'],
+  [/^helm-/, 'a HELM run folder'],
+  [/^lighteval-/, "lighteval's results and details files"],
+  [/^opencompass-/, 'an OpenCompass work folder'],
+  [/^records$/, 'generic records'],
+];
+const LMEVAL_ROLES = /^(?:samples:|write_out:|examples$|lm-eval )/;
+
+function noResultsFile(run: RunProvenance, files: unknown[]): string {
+  const roles = files.map((f) => (isPlainObject(f) && typeof f.role === 'string' ? f.role : ''));
+  for (const [pattern, name] of OTHER_FORMATS) if (roles.some((r) => pattern.test(r))) return `imported from ${name}, not an lm-eval results file`;
+  if (roles.length > 0 && roles.every((r) => LMEVAL_ROLES.test(r))) return 'the run has no results file';
+  const harness = valueOf(run, null, 'harness.name');
+  return typeof harness === 'string' ? `imported from ${harness}'s output, not an lm-eval results file` : 'imported from files that are not an lm-eval results file';
 }
 
 /** `configs[task]` of an lm-eval results file, or null. */

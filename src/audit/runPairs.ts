@@ -52,8 +52,9 @@ export function pairTasks(a: RunProvenance, b: RunProvenance): Pick<RunPair, 'ta
   if (shared.length === 0 && ta.length === 1 && tb.length === 1) return { tasks: [{ a: ta[0]!, b: tb[0]! }], onlyInA: [], onlyInB: [] };
   return {
     tasks: shared.map((t) => ({ a: t, b: t })),
-    onlyInA: ta.filter((t) => !shared.includes(t)),
-    onlyInB: tb.filter((t) => !shared.includes(t)),
+    // By name: the results file's dict order reads as no order (Pythia's 22 crows_pairs tasks came English, French, English).
+    onlyInA: ta.filter((t) => !shared.includes(t)).sort(),
+    onlyInB: tb.filter((t) => !shared.includes(t)).sort(),
   };
 }
 

@@ -6,6 +6,7 @@
  * nothing. Such a field is 'same in effect', and the row names the evidence; nothing else is.
  */
 import { itemVerdict, type FieldRow, type SettingsDiff } from './settingsDiff.ts';
+import { countOf } from '../util/plural.ts';
 
 /** What the item join showed, counted over the shared items. */
 export interface ItemEvidence {
@@ -26,7 +27,7 @@ export function allEqual(e: ItemEvidence | null, ...counts: ('docHashesEqual' | 
 }
 
 export const sameDocuments = (e: ItemEvidence) => `same documents (${e.docHashesEqual} of ${e.shared} doc hashes equal)`;
-export const samePrompts = (e: ItemEvidence) => `same prompt bytes (${e.promptsEqual} of ${e.shared} items' requests byte-equal)`;
+export const samePrompts = (e: ItemEvidence) => `same prompt bytes (${e.promptsEqual} of ${countOf(e.shared, "item's", "items'")} requests byte-equal)`;
 export const sameItems = (e: ItemEvidence) =>
   `documents, prompts and targets equal on every shared item (${e.docHashesEqual} doc hashes, ${e.promptsEqual} prompts, ${e.targetsEqual} targets of ${e.shared})`;
 

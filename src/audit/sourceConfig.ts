@@ -10,6 +10,7 @@ import type { RunProvenance } from '../store/schema.ts';
 import { isPlainObject } from '../util/json.ts';
 import { compareValues, type NoiseRuleName } from './noise.ts';
 import { rawResults } from './recordFiles.ts';
+import { sanitizeModelName } from '../formats/lmevalModelName.ts';
 
 export type SourceKeyVerdict = 'same' | 'differs' | 'only in A' | 'only in B';
 
@@ -54,6 +55,27 @@ function flatten(json: Record<string, unknown>, task: string): Map<string, unkno
   return out;
 }
 
+function compareKey(key: string, a: unknown, b: unknown): ReturnType<typeof compareValues> {
+  // Compared as {key: value} so key-based rules (clock readings) apply.
+  const leaf = key.split('.').at(-1)!;
+  return compareValues({ [leaf]: a }, { [leaf]: b }, { hubId: key === 'model_name' });
+}
+
+/**
+ * model_name_sanitized is lm-eval's sanitize_model_name(model_name): where each side's value is that of its
+ * model_name, it names the same model exactly when model_name does, so its verdict is model_name's (the Hub-id
+ * case rule included: 'Qwen__Qwen2.5-7B' and 'qwen__qwen2.5-7B' come from 'Qwen/Qwen2.5-7B' and
+ * 'qwen/qwen2.5-7B'). A value not derived from its side's model_name is compared as it is.
+ */
+function compareSanitized(fa: Map<string, unknown>, fb: Map<string, unknown>): ReturnType<typeof compareValues> {
+  const [a, b] = [fa.get('model_name_sanitized'), fb.get('model_name_sanitized')];
+  const plain = compareKey('model_name_sanitized', a, b);
+  if (plain.equal) return plain;
+  const [nameA, nameB] = [fa.get('model_name'), fb.get('model_name')];
+  const derived = typeof nameA === 'string' && typeof nameB === 'string' && sanitizeModelName(nameA) === a && sanitizeModelName(nameB) === b;
+  return derived ? compareKey('model_name', nameA, nameB) : plain;
+}
+
 export async function diffSourceConfig(runA: RunProvenance, taskA: string, runB: RunProvenance, taskB: string): Promise<SourceConfigDiff> {
   const [ra, rb] = [await rawResults(runA), await rawResults(runB)];
   if (ra.status !== 'read' || rb.status !== 'read') {
@@ -71,9 +93,7 @@ export async function diffSourceConfig(runA: RunProvenance, taskA: string, runB:
       rows.push(inA ? { key, a: fa.get(key), verdict: 'only in A', rules: [] } : { key, b: fb.get(key), verdict: 'only in B', rules: [] });
       continue;
     }
-    // Compared as {key: value} so key-based rules (clock readings) apply.
-    const leaf = key.split('.').at(-1)!;
-    const c = compareValues({ [leaf]: fa.get(key) }, { [leaf]: fb.get(key) }, { hubId: key === 'model_name' });
+    const c = key === 'model_name_sanitized' ? compareSanitized(fa, fb) : compareKey(key, fa.get(key), fb.get(key));
     if (c.equal && c.rules.length === 0) continue;
     rows.push({ key, a: fa.get(key), b: fb.get(key), verdict: c.equal ? 'same' : 'differs', rules: c.rules });
   }

@@ -7,7 +7,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { BadInputError } from '../errors.ts';
 import type { ModelArgs } from '../models/lm.ts';
-import { dateId, modelName, sanitizeModelName } from '../run/lmevalFiles.ts';
+import { dateId, modelName } from '../run/lmevalFiles.ts';
+import { sanitizeModelName } from '../formats/lmevalModelName.ts';
 
 export interface StoreFlags {
   out?: string;

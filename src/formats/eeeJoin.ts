@@ -9,4 +9,10 @@ export interface EeeResultJoin {
   reported: string | null;
   filter: string;
   metric: string;
+  /**
+   * The result's score_details.uncertainty.num_samples: what it was computed over. Kept with the join because an
+   * lmaudit export's re-import restores the exported document count (a trimmed Inspect log's 1 document), not this
+   * (its 79). Absent in stores made before it was kept.
+   */
+  num_samples?: number;
 }

@@ -14,6 +14,7 @@ import { PER_RUN_ITEMS } from '../store/schema.ts';
 import { cell, clip, fmt, table } from './textTable.ts';
 import { shortLabel, sourceRows } from './view.ts';
 import { differingFields } from '../audit/settingsDiff.ts';
+import { countOf } from '../util/plural.ts';
 
 function fieldLine(f: FieldRow): string[] {
   return [
@@ -77,7 +78,7 @@ function taskLines(whole: TaskComparison, r: DiffResult): string[] {
       `Items: ${i.keyNote} (pairs by doc_hash ${i.pairsByKey.doc_hash}, by content ${i.pairsByKey.doc_content}, by a shared text ${i.pairsByKey.doc_text}, by doc_id ${i.pairsByKey.doc_id}).`,
       `  ${i.shared} shared, ${i.onlyA} only in A${i.onlyA > 0 ? ` (${i.onlyAIds.join(', ')}${i.onlyA > i.onlyAIds.length ? ', …' : ''})` : ''}, ${i.onlyB} only in B${i.onlyB > 0 ? ` (${i.onlyBIds.join(', ')}${i.onlyB > i.onlyBIds.length ? ', …' : ''})` : ''}.`,
       `  Prompts that differ byte-wise: ${d.promptsDiffer} of ${i.shared}. Responses that differ: ${d.responsesDiffer} of ${i.shared}.` +
-        (d.logprob !== null && d.logprob.differ > 0 ? ` Log-probs differ in ${d.logprob.differ} of ${d.logprob.compared} items (largest |Δ| ${fmt(d.logprob.maxAbsDiff)}).` : ''),
+        (d.logprob !== null && d.logprob.differ > 0 ? ` Log-probs differ in ${d.logprob.differ} of ${countOf(d.logprob.compared, 'item')} (largest |Δ| ${fmt(d.logprob.maxAbsDiff)}).` : ''),
     );
     for (const p of d.promptExamples) out.push(`  prompt diff, A doc ${p.docIdA} → B doc ${p.docIdB}:`, ...p.patch.split('\n').map((l) => `    ${l}`));
     for (const e of d.responseExamples) out.push(`  response, doc ${e.docIdA}: A ${cell(e.a, 70)} | B ${cell(e.b, 70)}`);

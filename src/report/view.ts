@@ -14,6 +14,7 @@ import { disclosureTables, summaryTable, type ViewTable } from './summaryView.ts
 import { falsifierSection, type FalsifierEntry } from './falsifierView.ts';
 import { withoutSamePaired } from './samePaired.ts';
 import { subsetSentence } from './subsetNote.ts';
+import { countOf } from '../util/plural.ts';
 
 export type { ViewTable };
 
@@ -99,7 +100,7 @@ export function buildView(data: ReportData): ReportView {
         ? 'spread: no scored cells'
         : `spread: ${fmt(s.spread.difference)} between the lowest cell (${s.spread.lowest!.extractor}/${s.spread.lowest!.normalizer} = ${fmt(s.spread.lowest!.score)}) and the highest (${s.spread.highest!.extractor}/${s.spread.highest!.normalizer} = ${fmt(s.spread.highest!.score)})`,
     note: s.notes.length > 0 ? s.notes.join(' ') : undefined,
-    denominator: `denominator: ${s.denominator.items_scored} of ${s.denominator.items_read} items scored (${s.denominator.no_response} without a response, ${s.denominator.no_gold} without a gold answer); ${s.denominator.rule}`,
+    denominator: `denominator: ${s.denominator.items_scored} of ${countOf(s.denominator.items_read, 'item')} scored (${s.denominator.no_response} without a response, ${s.denominator.no_gold} without a gold answer); ${s.denominator.rule}`,
   }));
   // An agent run's denominator sweep takes a matrix table's place: one row per rule instead of per reading.
   for (const w of data.agentSweeps) {
@@ -148,9 +149,9 @@ export function buildView(data: ReportData): ReportView {
           ? [t.pairedNote ?? 'no per-item samples']
           : [
               `${i.keyNote} (pairs by doc_hash ${i.pairsByKey.doc_hash}, by content ${i.pairsByKey.doc_content}, by a shared text ${i.pairsByKey.doc_text}, by doc_id ${i.pairsByKey.doc_id})`,
-              `${i.shared} shared items, ${i.onlyA} only in A, ${i.onlyB} only in B`,
+              `${countOf(i.shared, 'shared item')}, ${i.onlyA} only in A, ${i.onlyB} only in B`,
               `prompts that differ byte-wise: ${i.differences.promptsDiffer}; responses that differ: ${i.differences.responsesDiffer}` +
-                (i.differences.logprob && i.differences.logprob.differ > 0 ? `; log-probs differ in ${i.differences.logprob.differ} of ${i.differences.logprob.compared} items (largest |Δ| ${fmt(i.differences.logprob.maxAbsDiff)})` : ''),
+                (i.differences.logprob && i.differences.logprob.differ > 0 ? `; log-probs differ in ${i.differences.logprob.differ} of ${countOf(i.differences.logprob.compared, 'item')} (largest |Δ| ${fmt(i.differences.logprob.maxAbsDiff)})` : ''),
               ...(t.pairedNote !== null ? [t.pairedNote] : []),
             ];
       const flips = t.flips

@@ -15,6 +15,7 @@ import { FunctionRef } from '../tasks/yaml.ts';
 import { writeFileAtomic } from '../util/atomicFile.ts';
 import { sha256Hex } from '../util/hash.ts';
 import type { ModelArgs, ModelDescription } from '../models/lm.ts';
+import { sanitizeModelName } from '../formats/lmevalModelName.ts';
 import { pyStrOf } from '../prompt/build.ts';
 
 const pyVersion = (v: unknown): string => (v === null || v === undefined ? 'Yaml' : pyStrOf(v));
@@ -34,10 +35,6 @@ export function modelName(model: string, args: ModelArgs): string {
     if (args[key] !== undefined && args[key] !== null) return String(args[key]);
   }
   return model;
-}
-
-export function sanitizeModelName(name: string): string {
-  return name.replace(/["<>:/|\\?*[\]]+/g, '__');
 }
 
 export interface LmevalFilesInput {

@@ -149,6 +149,9 @@ test('Qwen2.5-7B "0.4.3" vs "0.4.8": what differs is the dtype, not the version 
   const sc = new Map(arcEasy.sourceConfig.rows.map((r) => [r.key, r]));
   assert.deepEqual([sc.get('tokenizer_eos_token')!.verdict, sc.get('tokenizer_eos_token')!.rules], ['same', ['number_format']]);
   assert.deepEqual([sc.get('model_name')!.verdict, sc.get('model_name')!.rules], ['same', ['hub_id_case']]);
+  // lm-eval's sanitize_model_name keeps case: 'Qwen__Qwen2.5-7B' vs 'qwen__qwen2.5-7B' is that model_name, so the same.
+  assert.deepEqual([sc.get('model_name_sanitized')!.a, sc.get('model_name_sanitized')!.b], ['Qwen__Qwen2.5-7B', 'qwen__qwen2.5-7B']);
+  assert.deepEqual([sc.get('model_name_sanitized')!.verdict, sc.get('model_name_sanitized')!.rules], ['same', ['hub_id_case']]);
   assert.deepEqual([sc.get('config.model_dtype')!.a, sc.get('config.model_dtype')!.b], ['torch.bfloat16', 'torch.float32']);
   assert.equal(sc.get('configs.unsafe_code')!.verdict, 'only in B');
   const piqa = main.tasks.find((t) => t.taskA === 'piqa')!;
@@ -164,6 +167,8 @@ test('pythia-160m 0-shot vs 5-shot: the few-shot count differs on every shared t
   const c = d.comparisons[0]!;
   assert.equal(c.tasks.length, 65);
   assert.equal(c.tasksOnlyInA.length, 22);
+  // By name (python3: sorted(set(zero_shot['results']) - set(five_shot['results']))), not the results file's order.
+  assert.deepEqual([c.tasksOnlyInA.slice(0, 3), c.tasksOnlyInA.at(-1)], [['crows_pairs_english', 'crows_pairs_english_age', 'crows_pairs_english_autre'], 'crows_pairs_french_socioeconomic']);
   for (const t of c.tasks) {
     const shots = field(t, 'fewshot.count');
     assert.deepEqual([shots.verdict, shots.a.value, shots.b.value], ['differs', 0, 5], t.taskA);

@@ -56,3 +56,34 @@ test('a local dataset path is exported as a dataset of type other, a Hub id as h
   const run = fixturePath('lmeval/pr2236-asdiv/asdiv/meta-llama__Meta-Llama-3-8B-Instruct');
   assert.deepEqual(results(run, 'hub').map((x) => x.source_data), [{ dataset_name: 'EleutherAI/asdiv', source_type: 'hf_dataset', hf_repo: 'EleutherAI/asdiv', hf_split: 'validation' }]);
 });
+
+// EEE's datastore folder is data/<collection>/<developer>/<model>/. The dataset file's name ('ic_ctf.json', extension
+// and all) named the collection; for a dataset that is not a Hub id EEE's Inspect converter takes the task's name.
+test("an export's collection folder: a Hub dataset's name, else the task's (not a local file's name)", () => {
+  const folders = (source: string, name: string) => {
+    const out = join(work, `export-${name}`);
+    return (readdirSync(out, { recursive: true }) as string[]).filter((f) => f.endsWith('.json') && statSync(join(out, f)).isFile()).map((f) => f.split('/').slice(0, 2).join('/'));
+  };
+  const log = externalFixture('agents/inspect-agent-logs/every_eval_ever/tests/data/inspect/data_intercode_ctf_local_path.json');
+  results(log, 'folder-local');
+  assert.deepEqual(folders(log, 'folder-local'), ['data/gdm_intercode_ctf']);
+  const run = fixturePath('lmeval/pr2236-asdiv/asdiv/meta-llama__Meta-Llama-3-8B-Instruct');
+  results(run, 'folder-hub');
+  assert.deepEqual(folders(run, 'folder-hub'), ['data/asdiv']);
+});
+
+
+// The round trip restores the exported disclosure values, among them the trimmed log's inferred document count (1):
+// as-recorded read what the result was over from that count and so never said the records are 1 of its 79.
+test("re-imported EEE export of a trimmed Inspect log: as-recorded says the result is over 79, the records hold 1", async () => {
+  const { loadSource } = await import('../../src/audit/source.ts');
+  const { rescoreAsRecorded } = await import('../../src/score/asRecorded.ts');
+  const log = externalFixture('agents/inspect-agent-logs/every_eval_ever/tests/data/inspect/data_intercode_ctf_local_path.json');
+  const out = join(work, 'export-trimmed');
+  assert.equal(runCli(['export', log, '--format', 'eee', '--out', out]).status, 0);
+  const { store } = await loadSource([out], { skipBad: false, fields: {} });
+  const [section] = await rescoreAsRecorded(store);
+  const [cell] = section!.cells as { n: number; why: string }[];
+  assert.equal(cell!.n, 1);
+  assert.match(cell!.why, /; the result is over 79 item\(s\) \(uncertainty\.num_samples\), the samples file holds 1 record\(s\)$/);
+});

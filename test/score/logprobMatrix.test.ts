@@ -47,3 +47,14 @@ test('a results-only source (pythia v0.3) says it has no per-item records instea
   assert.deepEqual(json.cells, []);
   assert.equal(json.runs_without_items[0].reported_tasks, 87);
 });
+
+test('as-recorded on a results-only source lists the tasks it cannot reproduce by name, not in the results dict order', async () => {
+  const { rescoreAsRecorded } = await import('../../src/score/asRecorded.ts');
+  const { store } = await loadSource([externalFixture('pythia/zero-shot/160m_step143000.json')], { skipBad: false, fields: {} });
+  const [section] = await rescoreAsRecorded(store);
+  // python3: ', '.join(sorted(json.load(open(f))['results'])[:12]) — the file's own order starts crows_pairs_english, crows_pairs_french_race_color.
+  assert.equal(
+    section!.note,
+    '87 task(s)/group(s) have printed numbers but no per-sample records in the store, so nothing to reproduce; by name: arc_challenge, arc_easy, crows_pairs_english, crows_pairs_english_age, crows_pairs_english_autre, crows_pairs_english_disability, crows_pairs_english_gender, crows_pairs_english_nationality, crows_pairs_english_physical_appearance, crows_pairs_english_race_color, crows_pairs_english_religion, crows_pairs_english_sexual_orientation, …',
+  );
+});

@@ -213,8 +213,7 @@ function resultRecord(c: AggregateContext, block: TaskProvenance | undefined, r:
   if (Object.keys(uncertainty).length > 0) scoreDetails.uncertainty = uncertainty;
   if (r.stderr !== null && stderrMethod(c.run, spec?.aggregation) === null) scoreDetails.details = { standard_error_method: 'not recorded by the source' };
   const dataset = used(block?.task.dataset_path);
-  // A Hub id is owner/name; a local path ('~/.cache/…/ic_ctf.json', './data', '/abs') is no hf_repo.
-  const sourceData: Json = typeof dataset === 'string' && /^[\w.-]+\/[\w.-]+$/.test(dataset) && !dataset.startsWith('.')
+  const sourceData: Json = isHubDatasetId(dataset)
     ? { dataset_name: dataset, source_type: 'hf_dataset', hf_repo: dataset, ...(typeof used(block?.task.dataset_split) === 'string' ? { hf_split: used(block?.task.dataset_split) } : {}) }
     : { dataset_name: typeof dataset === 'string' ? dataset : c.task, source_type: 'other' };
   const subset = used(block?.task.dataset_name);
@@ -291,4 +290,9 @@ function generationConfig(block: TaskProvenance | undefined): Json {
 /** EEE's maps are string to string: every other value is written as its JSON. */
 export function stringMap(values: Record<string, unknown>): Record<string, string> {
   return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined).map(([k, v]) => [k, text(v)]));
+}
+
+/** A Hub id is owner/name; a local path ('~/.cache/…/ic_ctf.json', './data', '/abs') is no hf_repo. */
+export function isHubDatasetId(dataset: unknown): dataset is string {
+  return typeof dataset === 'string' && /^[\w.-]+\/[\w.-]+$/.test(dataset) && !dataset.startsWith('.');
 }

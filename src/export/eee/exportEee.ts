@@ -14,7 +14,7 @@ import { makeFolders } from '../../store/outputPath.ts';
 import { writeFileAtomic } from '../../util/atomicFile.ts';
 import { queryRows, sqlString } from '../../util/duckdb.ts';
 import { sha256Hex } from '../../util/hash.ts';
-import { aggregateRecord, planResults, used, type ScoreRow } from './aggregateRecord.ts';
+import { aggregateRecord, isHubDatasetId, planResults, used, type ScoreRow } from './aggregateRecord.ts';
 import { instanceRecords, type ItemRows } from './instanceRecords.ts';
 import { aggregateProblems, instanceProblems, schemaVersion } from './validate.ts';
 
@@ -54,6 +54,17 @@ const WINDOWS_RESERVED = new Set(['CON', 'PRN', 'AUX', 'NUL', ...[1, 2, 3, 4, 5,
  * none of <>:"/\|?* or control characters (a colon becomes '_', as EEE's own helper does), no trailing dot or
  * space, no Windows device name, not the reserved 'data', never empty.
  */
+/**
+ * The datastore's <collection> folder: the dataset's name (a Hub id's last part, 'EleutherAI/asdiv' -> 'asdiv';
+ * a bare name as it is, 'truthful_qa'). A local dataset file names no benchmark ('~/.cache/…/ic_ctf.json' gave
+ * 'ic_ctf.json', extension and all): EEE's Inspect converter then takes the task's name
+ * (converters/inspect/adapter.py: task_name's last part for a location that is a local path), and so does this.
+ */
+function collection(dataset: unknown, task: string): string {
+  const localFile = typeof dataset === 'string' && !isHubDatasetId(dataset) && (/[/\\]/.test(dataset) || /\.[A-Za-z]\w*$/.test(dataset));
+  return (typeof dataset !== 'string' || localFile ? task : dataset).split('/').pop()!;
+}
+
 export function segment(text: string): string {
   // eslint-disable-next-line no-control-regex
   const clean = text.replace(/[<>:"/\\|?*\u0000-\u001f]/g, '_').trim();
@@ -86,7 +97,7 @@ export async function exportEee(store: OpenStore, options: ExportOptions): Promi
       const modelId = typeof used(run.model.model_id) === 'string' ? (used(run.model.model_id) as string) : 'unknown';
       const uuid = stableUuid(`${run.run_id}\u001f${task}`);
       const dataset = used(run.tasks[task]?.task.dataset_path);
-      const folder = `data/${segment(typeof dataset === 'string' ? dataset.split('/').pop()! : task)}/${segment(modelId.includes('/') ? modelId.split('/')[0]! : 'unknown')}/${segment(modelId.split('/').pop()!)}`;
+      const folder = `data/${segment(collection(dataset, task))}/${segment(modelId.includes('/') ? modelId.split('/')[0]! : 'unknown')}/${segment(modelId.split('/').pop()!)}`;
       const evaluationId = `${task}/${modelId}/${run.run_id}`;
       const records = instanceRecords(
         { version, evaluationId, modelId, task, fromEee: run.source_kind === 'eee', items: itemsOf(rows, task), extractions: extractionsOf(rows, task), kept: byDoc(kept) },

@@ -10,6 +10,7 @@ import { recorded, same, type RecordNote } from '../../store/schema.ts';
 import type { FileProbe, ImportedRun } from '../types.ts';
 import { buildAgentRun, isObject, note, readText, sourceFile } from './agentRun.ts';
 import { jobSettings } from './harbor.ts';
+import { countOf } from '../../util/plural.ts';
 
 export type SettingsRole = 'harbor_yaml' | 'parity' | 'registry' | 'atif';
 
@@ -71,7 +72,7 @@ export async function importSettingsOnly(files: { probe: FileProbe; role: Settin
         const size = r.adapted_benchmark_size;
         const parity = r.parity_benchmark_size;
         if (typeof size === 'number' && typeof parity === 'number' && parity < size) {
-          notes.push(note('parity_subset', `record ${i} (${r.agent} / ${r.model}): parity ran on ${parity} of ${size} items`));
+          notes.push(note('parity_subset', `record ${i} (${r.agent} / ${r.model}): parity ran on ${parity} of ${countOf(size, 'item')}`));
         }
         const metrics = Array.isArray(r.metrics) ? r.metrics.filter(isObject) : [];
         for (const m of metrics) reported[`${i}:${r.agent}:${r.model}:${m.benchmark_name}:${m.metric}`] = m;

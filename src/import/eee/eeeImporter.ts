@@ -18,7 +18,7 @@ import type { Companion, FileProbe, ImportedRun, Importer } from '../types.ts';
 import { readAggregate, type EeeAggregate } from './aggregate.ts';
 import { resultTargets, runProvenance } from './provenance.ts';
 import { readSamplesFile, type SamplesFile } from './samples.ts';
-import { recordTables } from './tables.ts';
+import { recordTables, type EeeTables } from './tables.ts';
 
 /** Each key present with a value of its kind (a JSON Schema that names these keys as properties does not match). */
 const hasKeys = (text: string, keys: readonly string[]) => keys.every((k) => new RegExp(`"${k}"\\s*:\\s*${KIND[k] ?? '[^\\s]'}`).test(text));
@@ -133,7 +133,7 @@ async function aggregateRun(aggregate: EeeAggregate, samples: SamplesFile | null
   for (const [name, count] of tables.unjoined) {
     provenance.notes.push({ task: name, kind: 'eee_unjoined', message: `${count} record(s) name evaluation '${name}', which has several results, and carry no evaluation_result_id: their score is stored under metric 'evaluation.score', joined to no one result`, evidence: [samples!.file] });
   }
-  if (samples !== null) provenance.notes.push(...hashNotes(samples));
+  if (samples !== null) provenance.notes.push(...hashNotes(samples), ...letterGoldNotes(tables, samples.file));
   for (const [task, block] of Object.entries(provenance.tasks)) {
     const docs = new Set(tables.instances.filter((r) => r.task === task).map((r) => r.doc_id));
     if (samples !== null && provenance.records.exported_run_id === undefined && block.samples.document_count?.used.status === 'unknown') {
@@ -167,8 +167,23 @@ function samplesOnlyRun(samples: SamplesFile): ImportedRun {
   p.notes.push(
     { task: null, kind: 'eee_no_aggregate', message: `no aggregate found for evaluation_id ${JSON.stringify(first.evaluation_id)}: per-item records only (no reported scores, no run settings)`, evidence: [samples.file] },
     ...hashNotes(samples),
+    ...letterGoldNotes(tables, samples.file),
   );
   return { provenance: p, tables: { instances: { rows: tables.instances }, responses: { rows: tables.responses }, scores: { rows: tables.scores }, filtered: { rows: tables.filtered } }, skipped: [] };
+}
+
+/** Items read against their correct option's letter (tables.ts goldOf), and those whose letter the record does not show. */
+function letterGoldNotes(tables: EeeTables, file: string): RecordNote[] {
+  const notes: RecordNote[] = [];
+  for (const [task, { lettered, unknown }] of tables.letterGolds) {
+    if (lettered > 0) {
+      notes.push({ task, kind: 'eee_gold_letter', message: `${lettered} multiple-choice ${lettered === 1 ? 'item is' : 'items are'} read against the letter of the correct option: the record's reference is the option's text, the model answers with a letter, and input.raw lists the choices as 'A. <option>' lines (HELM's multiple_choice_joint)`, evidence: [file] });
+    }
+    if (unknown.length > 0) {
+      notes.push({ task, kind: 'eee_gold_letter_unknown', message: `${unknown.length} ${unknown.length === 1 ? 'item answers' : 'items answer'} with a letter where the reference is an option's text, and input.raw does not list the choices as 'A. <option>' lines: which letter is correct is unknown, so ${unknown.length === 1 ? 'it is' : 'they are'} read against the text, where a letter scores 0`, evidence: unknown.slice(0, 10).map((line) => `${file} line ${line}`) });
+    }
+  }
+  return notes;
 }
 
 /** Each record's sample_hash recomputed by every known recipe: which matched, and the records none did. */

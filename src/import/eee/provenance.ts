@@ -117,7 +117,8 @@ export function runProvenance(aggregate: EeeAggregate, runId: string, files: { p
     // A result lmaudit computed (the source reported no aggregate) is no reported value.
     const key = details[SCORE_KEY] !== undefined ? null : typeof details[REPORTED_KEY] === 'string' ? (details[REPORTED_KEY] as string) : `${t.metric},${t.filter}`;
     const joins = (used(block.scoring.eee_results) ?? []) as EeeResultJoin[];
-    joins.push({ evaluation_result_id: r.evaluation_result_id, evaluation_name: r.evaluation_name, reported: key, filter: t.filter, metric: t.metric });
+    const over = obj(obj(r.raw.score_details)?.uncertainty)?.num_samples;
+    joins.push({ evaluation_result_id: r.evaluation_result_id, evaluation_name: r.evaluation_name, reported: key, filter: t.filter, metric: t.metric, ...(typeof over === 'number' ? { num_samples: over } : {}) });
     block.scoring.eee_results = rec(joins, 'evaluation_results (each result and the per-item series it joins)');
     if (key === null) continue;
     const reported = (p.reported[t.task] ??= {});

@@ -24,6 +24,8 @@ import type { ItemTables, Row } from '../types.ts';
 export interface EeeTables extends ItemTables {
   /** Records whose score could not be joined to one result, by evaluation_name. */
   unjoined: Map<string, number>;
+  /** Per task: items whose gold is their correct option's letter, and the lines of those whose letter is unknown. */
+  letterGolds: Map<string, { lettered: number; unknown: number[] }>;
 }
 
 export const UNJOINED_METRIC = 'evaluation.score';
@@ -31,7 +33,7 @@ export const UNJOINED_METRIC = 'evaluation.score';
 const HEX64 = /^[0-9a-f]{64}$/;
 
 export function recordTables(runId: string, aggregate: EeeAggregate | null, targets: Map<unknown, ResultTarget>, files: readonly SamplesFile[]): EeeTables {
-  const out: EeeTables = { instances: [], responses: [], scores: [], filtered: [], unjoined: new Map() };
+  const out: EeeTables = { instances: [], responses: [], scores: [], filtered: [], unjoined: new Map(), letterGolds: new Map() };
   const instances = new Map<string, Row>();
   const responded = new Set<string>();
   const scored = new Set<string>();
@@ -48,7 +50,14 @@ export function recordTables(runId: string, aggregate: EeeAggregate | null, targ
       const repeat0 = Number.isInteger(epoch) && epoch >= 1 ? epoch - 1 : 0;
       const instanceKey = `${target.task}\u001f${r.sample_id}`;
       if (!instances.has(instanceKey)) {
-        const row = instanceRow(base, r, metadata);
+        const gold = goldOf(r);
+        if (gold.kind !== 'text') {
+          const counts = out.letterGolds.get(target.task) ?? { lettered: 0, unknown: [] };
+          if (gold.kind === 'letters') counts.lettered++;
+          else counts.unknown.push(r.line);
+          out.letterGolds.set(target.task, counts);
+        }
+        const row = instanceRow(base, r, metadata, gold.kind === 'letters' ? gold.letters : r.reference);
         instances.set(instanceKey, row);
         out.instances.push(row);
       }
@@ -101,7 +110,27 @@ function keptPair(text: string): [number | null, string] | null {
   }
 }
 
-function instanceRow(base: Row, r: EeeRecord, metadata: Record<string, unknown>): Row {
+/**
+ * What an item's output is read against. EEE's HELM converter writes a multiple_choice_joint item's reference as
+ * the correct option's text and its choices as output_mapping's values (instance_level_adapter.py), while the model
+ * answers with the option's letter (' D'): read against the text, every answer scored 0. HELM letters the options
+ * A, B, C, … in order and lists them in the prompt as 'A. <option>' lines; where the record's input.raw holds that
+ * list for its choices, the gold is each correct option's letter (the text stays in doc_json and choices_json).
+ * Where the answers are letters and the reference an option's text but the prompt shows no such list, the letter
+ * is 'unknown' (the importer notes it).
+ */
+function goldOf(r: EeeRecord): { kind: 'text' } | { kind: 'letters'; letters: string[] } | { kind: 'unknown' } {
+  const choices = r.choices;
+  if (choices === null || choices.length < 2 || r.reference.length === 0 || !r.reference.every((ref) => choices.includes(ref))) return { kind: 'text' };
+  if (r.reference.every((ref) => /^[A-Z]$/.test(ref))) return { kind: 'text' };
+  const unique = r.reference.every((ref) => choices.indexOf(ref) === choices.lastIndexOf(ref));
+  const listed = choices.length <= 26 && r.raw.includes(choices.map((c, i) => `${String.fromCharCode(65 + i)}. ${c}`).join('\n'));
+  if (unique && listed) return { kind: 'letters', letters: r.reference.map((ref) => String.fromCharCode(65 + choices.indexOf(ref))) };
+  const answersAreLetters = r.outputs.length > 0 && r.outputs.every((o) => /^[A-Z]$/.test(o.trim()));
+  return answersAreLetters ? { kind: 'unknown' } : { kind: 'text' };
+}
+
+function instanceRow(base: Row, r: EeeRecord, metadata: Record<string, unknown>, gold: string[]): Row {
   const context = r.formatted ?? r.raw;
   const doc: Record<string, unknown> = { sample_id: r.sample_id, raw: r.raw, reference: r.reference };
   if (r.choices !== null) doc.choices = r.choices;
@@ -117,7 +146,7 @@ function instanceRow(base: Row, r: EeeRecord, metadata: Record<string, unknown>)
     doc_json: toPythonJson(doc),
     doc_hash: typeof metadata.doc_hash === 'string' && HEX64.test(metadata.doc_hash) ? metadata.doc_hash : sha256Hex(r.raw),
     prompt_hash: typeof metadata.prompt_hash === 'string' && HEX64.test(metadata.prompt_hash) ? metadata.prompt_hash : sha256Hex(context),
-    target: r.reference.length === 1 ? r.reference[0] : JSON.stringify(r.reference),
+    target: gold.length === 1 ? gold[0] : JSON.stringify(gold),
     choices_json: r.choices === null ? null : JSON.stringify(r.choices),
     fewshot_doc_ids: null,
     response_text: null,

@@ -46,7 +46,7 @@ export async function eeeAsRecordedSections(store: OpenStore, runIds: readonly s
         // Records repeated per epoch carry the epoch in their filter: they count as the converter wrote them.
         const values = own.filter((r) => r.task === task && r.metric === join.metric && (r.filter === join.filter || r.filter.startsWith(`${join.filter}@`))).map((r) => r.value);
         const over = block.samples.document_count?.configured;
-        const declared = over?.status === 'recorded' && typeof over.value === 'number' ? over.value : null;
+        const declared = join.num_samples ?? (over?.status === 'recorded' && typeof over.value === 'number' ? over.value : null);
         cells.push(cell(task, join.reported!, value, values, resultsOnly, declared));
       }
     }

@@ -63,9 +63,10 @@ export async function rescoreAsRecorded(store: OpenStore, runIds?: readonly stri
     }
     report.cells.push(...groupCells(run, report.cells.filter((c) => c.run_id === run.run_id)));
     const withSamples = new Set(tasks);
-    const printedOnly = Object.keys(run.reported).filter((t) => !withSamples.has(t) && !bypassed.includes(t) && !report.cells.some((c) => c.run_id === run.run_id && c.task === t));
+    // By name (as `lmaudit ls` lists tasks): the results file's order is its dict's, which reads as no order at all.
+    const printedOnly = Object.keys(run.reported).filter((t) => !withSamples.has(t) && !bypassed.includes(t) && !report.cells.some((c) => c.run_id === run.run_id && c.task === t)).sort();
     if (printedOnly.length > 0) {
-      report.notes.push({ run_id: run.run_id, task: null, message: `${printedOnly.length} task(s)/group(s) have printed numbers but no per-sample records in the store, so nothing to reproduce: ${printedOnly.slice(0, 12).join(', ')}${printedOnly.length > 12 ? ', …' : ''}` });
+      report.notes.push({ run_id: run.run_id, task: null, message: `${printedOnly.length} task(s)/group(s) have printed numbers but no per-sample records in the store, so nothing to reproduce; by name: ${printedOnly.slice(0, 12).join(', ')}${printedOnly.length > 12 ? ', …' : ''}` });
     }
   }
   return report;

@@ -7,6 +7,7 @@
  */
 import { cell, type AgentAsRecordedCell } from '../agents/asRecorded.ts';
 import type { TaskRecords } from './records.ts';
+import { countOf } from '../../util/plural.ts';
 
 const SUMMARY = ',summary csv (2 decimals)';
 
@@ -26,7 +27,7 @@ export function opencompassCells({ task, scores, details, reported, run }: TaskR
     }
     if (/\.AccEvaluator$/.test(evaluator) && entries.length > 0 && entries.every((e) => 'predictions' in e && 'references' in e)) {
       const k = entries.filter((e) => textOf(e.predictions) === textOf(e.references)).length;
-      cells.push(cell(task, `${key} (AccEvaluator: 100 × share of ${entries.length} items whose prediction equals the reference)`, value, (k / entries.length) * 100));
+      cells.push(cell(task, `${key} (AccEvaluator: 100 × share of ${countOf(entries.length, 'item')} whose prediction equals the reference)`, value, (k / entries.length) * 100));
       continue;
     }
     const scale = t?.scoring[`scale ${key}`]?.used;

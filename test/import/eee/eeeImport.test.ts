@@ -255,3 +255,45 @@ test("as-recorded on EEE's lm-eval conversion: the result reproduced from its 10
   ]);
   assert.equal(cells[0]!.why, 'mean of the per-item evaluation.score (EEE records no aggregation rule; the mean is assumed); the result is over 5000 item(s) (uncertainty.num_samples), the samples file holds 10 record(s)');
 });
+
+// EEE's HELM converter writes a multiple_choice_joint item's reference as the option's text and the model's answer
+// is its letter: against the text every reading of every answer was 0. The records' own scores (HELM's exact_match)
+// are 1 of 10 for gpt2's mmlu (' D' on the one item whose correct option is D) and 3 of 10 for pythia's hellaswag
+// (items 3, 4 and 10: ' B'/B, ' D'/D, ' B'/B); the matrix now reads the letters and agrees.
+test("EEE's HELM-converter records: multiple-choice golds are the correct option's letter, as the records' own scores", async () => {
+  const { computeMatrix } = await import('../../../src/score/matrix.ts');
+  const { store } = await loadSource([fixturePath('eee/instance-0.2.1-helm-converter')], OPTIONS);
+  const cells = async (task: string) => {
+    const run = store.manifest.runs.find((r) => r.tasks[task] !== undefined)!;
+    const scopes = await computeMatrix(store, { extractors: ['exact'], normalizers: ['strip'], aggregations: ['micro'] });
+    const scope = scopes.find((s) => s.run_id === run.run_id && s.task === task)!;
+    return { run, answerType: scope.answer_type, cells: scope.cells.map((c) => [c.n, c.correct, c.score]) };
+  };
+  const mmlu = await cells('mmlu');
+  assert.deepEqual([mmlu.answerType, mmlu.cells], ['letters', [[10, 1, 0.1]]]);
+  assert.equal(mmlu.run.notes.find((n) => n.kind === 'eee_gold_letter')!.message, "10 multiple-choice items are read against the letter of the correct option: the record's reference is the option's text, the model answers with a letter, and input.raw lists the choices as 'A. <option>' lines (HELM's multiple_choice_joint)");
+  const hellaswag = await cells('hellaswag');
+  assert.deepEqual([hellaswag.answerType, hellaswag.cells], ['letters', [[10, 3, 0.3]]]);
+  // narrativeqa is not multiple choice (its choices are its references): its golds stay texts, with no note.
+  const narrative = store.manifest.runs.find((r) => r.tasks.narrativeqa !== undefined)!;
+  assert.equal(narrative.notes.some((n) => n.kind.startsWith('eee_gold_letter')), false);
+  const targets = await queryRows<{ doc_id: string; target: string }>(`SELECT doc_id, target FROM ${store.table('instances')} WHERE run_id = '${mmlu.run.run_id}' AND doc_id IN ('id147', 'id222', 'id344', 'id65') ORDER BY doc_id`);
+  // python3: string.ascii_uppercase[choices.index(reference[0])] for each record.
+  assert.deepEqual(targets, [{ doc_id: 'id147', target: 'C' }, { doc_id: 'id222', target: 'D' }, { doc_id: 'id344', target: 'B' }, { doc_id: 'id65', target: 'A' }]);
+});
+
+test('a letter answer whose record does not show the letters of its options is named in a note, not scored 0 silently', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'eee-letters-'));
+  const lines = readFileSync(fixturePath('eee/instance-0.2.1-helm-converter/None/mmlu/openai/gpt2/None_samples.jsonl'), 'utf8').split('\n').filter((l) => l !== '');
+  // Line 2's prompt without its lettered options (as if HELM's prompt were not kept): the letter of 'C' is unknowable.
+  const record = JSON.parse(lines[1]!);
+  record.input.raw = record.input.raw.replace(/\nA\. [^\n]*\nB\. [^\n]*\nC\. [^\n]*\nD\. [^\n]*\nAnswer:$/, '\nAnswer:');
+  lines[1] = JSON.stringify(record);
+  writeFileSync(join(dir, 'None_samples.jsonl'), `${lines.join('\n')}\n`);
+  const { store } = await loadSource([join(dir, 'None_samples.jsonl')], OPTIONS);
+  const [run] = store.manifest.runs;
+  assert.equal(run!.notes.find((n) => n.kind === 'eee_gold_letter')!.message.split(' multiple-choice')[0], '9');
+  const unknown = run!.notes.find((n) => n.kind === 'eee_gold_letter_unknown')!;
+  assert.equal(unknown.message, "1 item answers with a letter where the reference is an option's text, and input.raw does not list the choices as 'A. <option>' lines: which letter is correct is unknown, so it is read against the text, where a letter scores 0");
+  assert.deepEqual(unknown.evidence, [`${join(dir, 'None_samples.jsonl')} line 2`]);
+});

@@ -127,3 +127,10 @@ test('shards _0 … _N are read in order as one dataset; perplexity entries and 
     rmSync(join(work, '..'), { recursive: true, force: true });
   }
 });
+
+test("as-recorded names the count of one item in the singular ('share of 1 item', not '1 items')", async () => {
+  const source = await loadSource([join(outputs, 'default/20240609_154004')], options);
+  const cells = (await rescoreAsRecorded(source.store)).flatMap((s) => s.cells as Cell[]);
+  const biology = cells.find((c) => c.task === 'mmlu_college_biology' && c.quantity.startsWith('accuracy (AccEvaluator'))!;
+  assert.equal(biology.quantity, 'accuracy (AccEvaluator: 100 × share of 1 item whose prediction equals the reference)');
+});

@@ -110,7 +110,7 @@ export function TaskPage(props: { params: Params }): VNode {
       data.scope === null
         ? h('p', { class: 'muted' }, 'No rescoring matrix for this task (no gold answers, or an agent run): its items are listed as recorded.')
         : [
-            h('p', { class: 'muted' }, `${data.scope.answer_type}: `, h(Text, { text: data.scope.answer_type_why }), ` · sweep from ${data.scope.sweep.source} · ${data.scope.denominator.items_scored} of ${data.scope.denominator.items_read} items scored`),
+            h('p', { class: 'muted' }, `${data.scope.answer_type}: `, h(Text, { text: data.scope.answer_type_why }), ` · sweep from ${data.scope.sweep.source} · ${data.scope.denominator.items_scored} of ${plural(data.scope.denominator.items_read, 'item')} scored`),
             h(Matrix, { data, params: p }),
             data.scope.notes.length > 0 ? h('ul', { class: 'notes' }, data.scope.notes.map((n) => h('li', null, h(Text, { text: n })))) : null,
           ],

@@ -1,0 +1,28 @@
+/**
+ * A count of one takes the singular: OpenCompass's MMLU work folder holds one item per dataset, and the report and
+ * the diff's evidence said 'of 1 items'.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { loadSource } from '../../src/audit/source.ts';
+import { DEFAULT_PAIRED_OPTIONS } from '../../src/audit/pairedStats.ts';
+import { samePrompts } from '../../src/audit/settledByEvidence.ts';
+import { buildReport } from '../../src/report/model.ts';
+import { renderReport } from '../../src/report/render.ts';
+import { decodedFixture } from '../helpers/fixtures.ts';
+
+test("report on OpenCompass's one-item datasets: 'denominator: 1 of 1 item scored'", async () => {
+  const folder = join(decodedFixture('opencompass'), 'FudanDNN-NLP-RAG/opencompass/outputs/default/20240609_154004');
+  const source = await loadSource([folder], { skipBad: false, fields: {} });
+  const data = await buildReport(source.store, null, null, { ...DEFAULT_PAIRED_OPTIONS, iterations: 100 });
+  const text = renderReport(data, 'md');
+  assert.match(text, /denominator: 1 of 1 item scored \(/);
+  assert.doesNotMatch(text, /\b1 items\b/);
+});
+
+test("the prompt-bytes evidence of one shared item: '1 of 1 item's requests'", () => {
+  const e = { shared: 1, onlyA: 0, onlyB: 0, docHashesEqual: 1, promptsEqual: 1, targetsEqual: 1 };
+  assert.equal(samePrompts(e), "same prompt bytes (1 of 1 item's requests byte-equal)");
+  assert.equal(samePrompts({ ...e, shared: 2, promptsEqual: 2 }), "same prompt bytes (2 of 2 items' requests byte-equal)");
+});
