@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../helpers/cli.ts';
+import { ONE_THREAD, runCli } from '../helpers/cli.ts';
 import { slowOnly } from '../helpers/slow.ts';
 import { openStore } from '../../src/store/readStore.ts';
 import { queryRows } from '../../src/util/duckdb.ts';
@@ -47,7 +47,7 @@ function flagsOf(results: Json, model: string, command = ''): string[] {
   const config = results.config as Json;
   const tasks = Object.keys(results.results as Json).map(taskName);
   // fixtures/models/tasks holds the tasks the shipped library lacks (a rolling-window task, a generation task with early stops).
-  const flags = ['--model', 'onnx', '--model_args', `pretrained=fixtures/models/${model}`, '--tasks', tasks.join(','), '--batch_size', '1', '--include_path', 'fixtures/models/tasks'];
+  const flags = ['--model', 'onnx', '--model_args', `pretrained=fixtures/models/${model},${ONE_THREAD}`, '--tasks', tasks.join(','), '--batch_size', '1', '--include_path', 'fixtures/models/tasks'];
   if (config.limit !== null && config.limit !== undefined) flags.push('--limit', String(config.limit));
   const gen = config.gen_kwargs;
   if (gen !== null && gen !== undefined && gen !== '' && !(typeof gen === 'object' && Object.keys(gen).length === 0)) flags.push('--gen_kwargs', typeof gen === 'string' ? gen : JSON.stringify(gen));

@@ -30,7 +30,8 @@ const CHOICES: LoglikelihoodRequest[] = [
 ];
 
 async function withModel<T>(path: string, args: Record<string, string | number | boolean>, batchSize: number, body: (lm: LanguageModel) => Promise<T>): Promise<T> {
-  const lm = await onnxBackend.open({ pretrained: path, ...args }, { batchSize });
+  // One inference thread unless a test says otherwise (ONE_THREAD in test/helpers/cli.ts says why).
+  const lm = await onnxBackend.open({ pretrained: path, threads: 1, ...args }, { batchSize });
   try {
     return await body(lm);
   } finally {

@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { TaskIndex } from '../../../src/tasks/index.ts';
 import { loadSource } from '../../../src/audit/source.ts';
 import { computeMatrix } from '../../../src/score/matrix.ts';
-import { runCli } from '../../helpers/cli.ts';
+import { ONE_THREAD, runCli } from '../../helpers/cli.ts';
 import { fixturePath } from '../../helpers/fixtures.ts';
 import { compareDefaultCells } from './recordedCells.ts';
 
@@ -34,11 +34,11 @@ const tasks = loglikelihoodTasks();
 
 before(() => {
   for (const model of ['gpt2-tiny', 'qwen3-tiny']) {
-    const r = runCli(['run', '--model', 'onnx', '--model_args', `pretrained=${fixturePath(`models/${model}`)}`, '--tasks', tasks.join(','), '--limit', '5', '--out', join(dir, model)]);
+    const r = runCli(['run', '--model', 'onnx', '--model_args', `pretrained=${fixturePath(`models/${model}`)},${ONE_THREAD}`, '--tasks', tasks.join(','), '--limit', '5', '--out', join(dir, model)]);
     assert.equal(r.status, 0, r.stderr);
   }
   // The case issue 28 found: the per-character length of a choice, delimiter excluded (doc 7 flips on it).
-  const r = runCli(['run', '--model', 'onnx', '--model_args', `pretrained=${fixturePath('models/qwen3-tiny')}`, '--tasks', 'arc_challenge', '--num_fewshot', '5', '--limit', '8', '--out', join(dir, 'arc5')]);
+  const r = runCli(['run', '--model', 'onnx', '--model_args', `pretrained=${fixturePath('models/qwen3-tiny')},${ONE_THREAD}`, '--tasks', 'arc_challenge', '--num_fewshot', '5', '--limit', '8', '--out', join(dir, 'arc5')]);
   assert.equal(r.status, 0, r.stderr);
 });
 
