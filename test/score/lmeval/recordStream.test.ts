@@ -14,47 +14,23 @@ import { externalFixture } from '../../helpers/fixtures.ts';
 
 const { store } = await loadSource([externalFixture('lm-evaluation-harness/')], { skipBad: false, fields: {} });
 
-interface Expectation {
-  expected: { doc_id: string; filter: string; metric: string; value_json: string }[];
-  /** The task's responses by document (a filter of the whole list per record was most of this file's time). */
-  responsesOf: Map<string, { doc_id: string; request_idx: number; repeat: number; text: string | null; logprob: number | null }[]>;
-  instances: Set<string>;
-}
-/** Both tests compare against the same plain queries of a task: made once, on the first test's first visit. */
-const expectations = new Map<string, Expectation>();
-async function expectation(runId: string, task: string): Promise<Expectation> {
-  const key = `${runId}\u0000${task}`;
-  const known = expectations.get(key);
-  if (known !== undefined) return known;
-  const where = `run_id = ${sqlString(runId)} AND task = ${sqlString(task)}`;
-  // Everything at once, as a plain query would give it: the expectation.
-  const expected = await queryRows<{ doc_id: string; filter: string; metric: string; value_json: string }>(
-    `SELECT s.doc_id, s.filter, s.metric, s.value_json FROM ${store.table('scores')} s
-     LEFT JOIN (SELECT doc_id, filter, min(line) AS line FROM ${store.table('filtered')} WHERE ${where} GROUP BY ALL) f ON f.doc_id = s.doc_id AND f.filter = s.filter
-     WHERE s.${where.replace(' AND task', ' AND s.task')} ORDER BY f.line NULLS LAST, s.doc_id, s.filter, s.metric`,
-  );
-  const responses = await queryRows<{ doc_id: string; request_idx: number; repeat: number; text: string | null; logprob: number | null }>(
-    `SELECT doc_id, request_idx, "repeat", text, logprob FROM ${store.table('responses')} WHERE ${where}`,
-  );
-  const responsesOf = new Map<string, typeof responses>();
-  for (const x of responses) {
-    const list = responsesOf.get(x.doc_id);
-    if (list === undefined) responsesOf.set(x.doc_id, [x]);
-    else list.push(x);
-  }
-  const instances = new Set((await queryRows<{ doc_id: string }>(`SELECT DISTINCT doc_id FROM ${store.table('instances')} WHERE ${where}`)).map((r) => r.doc_id));
-  const made = { expected, responsesOf, instances };
-  expectations.set(key, made);
-  return made;
-}
-
 for (const linesAPiece of [undefined, 40]) {
   test(`every task of every run: the streamed records are the scores in (line, metric) order, each beside its own document (${linesAPiece ?? 'the default'} lines a piece of the documents)`, async () => {
     let records = 0;
     let multiRequest = 0;
     for (const run of store.manifest.runs) {
       for (const task of await scoredTasks(store, run.run_id)) {
-        const { expected, responsesOf, instances } = await expectation(run.run_id, task);
+        const where = `run_id = ${sqlString(run.run_id)} AND task = ${sqlString(task)}`;
+        // Everything at once, as a plain query would give it: the expectation.
+        const expected = await queryRows<{ doc_id: string; filter: string; metric: string; value_json: string }>(
+          `SELECT s.doc_id, s.filter, s.metric, s.value_json FROM ${store.table('scores')} s
+           LEFT JOIN (SELECT doc_id, filter, min(line) AS line FROM ${store.table('filtered')} WHERE ${where} GROUP BY ALL) f ON f.doc_id = s.doc_id AND f.filter = s.filter
+           WHERE s.${where.replace(' AND task', ' AND s.task')} ORDER BY f.line NULLS LAST, s.doc_id, s.filter, s.metric`,
+        );
+        const responses = await queryRows<{ doc_id: string; request_idx: number; repeat: number; text: string | null; logprob: number | null }>(
+          `SELECT doc_id, request_idx, "repeat", text, logprob FROM ${store.table('responses')} WHERE ${where}`,
+        );
+        const instances = new Set((await queryRows<{ doc_id: string }>(`SELECT DISTINCT doc_id FROM ${store.table('instances')} WHERE ${where}`)).map((r) => r.doc_id));
         const got: TaskRecord[] = [];
         await forEachRecord(store, run.run_id, task, (r) => got.push(r), { linesAPiece });
         const flat = got.flatMap((r) => r.scores.map((s) => ({ doc_id: s.docId, filter: s.filter, metric: s.metric, value_json: s.valueJson })));
@@ -67,7 +43,7 @@ for (const linesAPiece of [undefined, 40]) {
           if (r.doc === null) continue;
           assert.equal(r.doc.docId, docId);
           if (r.doc.requests.length > 1) multiRequest++;
-          for (const x of responsesOf.get(docId) ?? []) {
+          for (const x of responses.filter((x) => x.doc_id === docId)) {
             assert.equal(r.doc.requests[x.request_idx]!.texts[x.repeat], x.text);
             assert.equal(r.doc.requests[x.request_idx]!.logprobs[x.repeat], x.logprob);
           }
