@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { onnxBackend } from '../../src/models/onnx/onnxBackend.ts';
 import type { GenerationSettings, LanguageModel, LoglikelihoodRequest } from '../../src/models/lm.ts';
 import { runCli } from '../helpers/cli.ts';
+import { slowOnly } from '../helpers/slow.ts';
 
 const GPT2 = 'fixtures/models/gpt2-tiny';
 const QWEN3 = 'fixtures/models/qwen3-tiny';
@@ -39,8 +40,14 @@ async function withModel<T>(path: string, args: Record<string, string | number |
   }
 }
 
+// qwen3-tiny's halves of this test and of the sampled repeats' below are slow cross-checks (LMAUDIT_SLOW_TESTS=1; CI
+// runs them): gpt2-tiny's take the same paths of the backend (prefix sharing, padding, the KV cache, seeded
+// sampling) in a fifth of the time, and qwen3-tiny's graph still runs in the plain suite (the logits budget below,
+// test/score/lmeval/cellsMatchRecorded.test.ts, test/models/runAudit.test.ts).
+const qwen3Slow = (model: string) => ({ skip: model === QWEN3 ? slowOnly : false });
+
 for (const model of [GPT2, QWEN3]) {
-  test(`${model}: prefix sharing equals per-choice scoring (1e-4) with fewer forward-pass tokens; batch 1 and 8 agree (1e-5)`, async () => {
+  test(`${model}: prefix sharing equals per-choice scoring (1e-4) with fewer forward-pass tokens; batch 1 and 8 agree (1e-5)`, qwen3Slow(model), async () => {
     const perChoice = await withModel(model, { prefix_sharing: false }, 1, async (lm) => {
       const out = [];
       for (const r of CHOICES) out.push(...(await lm.loglikelihood([r])));
@@ -226,7 +233,7 @@ test('sampling (do_sample) is seeded: the same seed draws the same text, another
 });
 
 for (const model of [GPT2, QWEN3]) {
-  test(`${model}: a sampled request's repeats in one batch share one prefill and draw what each drew alone (seeds fixed)`, async () => {
+  test(`${model}: a sampled request's repeats in one batch share one prefill and draw what each drew alone (seeds fixed)`, qwen3Slow(model), async () => {
     // Eight repeats of one sampled request (the seed is the run's plus the repeat index, as schedule.ts sends them)
     // and one other context beside them, so that the batch is also left-padded.
     const context = 'Question: Natalia sold clips to 48 of her friends in April. How many clips did she sell?\nAnswer:';
