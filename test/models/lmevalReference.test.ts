@@ -126,9 +126,12 @@ test('the lm-eval reference runs are there (a missing folder would make the comp
 
 for (const [model, variant] of variants) {
   // The two qwen3-tiny runs take most of the time (a 2,048-position model); gpt2-tiny's cover the same code paths.
-  // gpt2-tiny's diff-tasks (made for the diff tests) runs arc_challenge, boolq and piqa, which gpt2-tiny's cells-mc
-  // runs too, 20 documents each, against the same lm-eval: it is the slow tests' (a sixth of this file's time).
-  const slow = model === 'qwen3-tiny' || variant === 'diff-tasks';
+  // gpt2-tiny's two diff-* variants (scripts/fixtures/make_models.py: the plain tasks under other flags) are slow
+  // cross-checks too, each a sixth of this file's time, and CI runs them: diff-tasks runs arc_challenge, boolq and
+  // piqa, which cells-mc runs too (20 documents each, 0-shot, the same lm-eval); diff-fewshot2 runs plain's four tasks
+  // at --num_fewshot 2, where plain runs gsm8k few-shot (its YAML's 5) and test/prompt/golden.test.ts holds
+  // --num_fewshot prompts to lm-eval's byte for byte.
+  const slow = model === 'qwen3-tiny' || variant.startsWith('diff-');
   test(`lmaudit run reproduces lm-eval's own run: ${model}, ${variant}`, { skip: slow ? slowOnly : false }, async () => {
     const ref = filesIn(join(REFERENCE, model, variant));
     const dir = mkdtempSync(join(tmpdir(), 'lmaudit-lmeval-ref-'));
