@@ -30,5 +30,15 @@ export function runCli(args: readonly string[], options: { cwd?: string; env?: R
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+/**
+ * The ONNX backend's model argument most tests that run the fixture models add: one inference thread. The default is
+ * a thread a core, and onnxruntime's threads spin while they wait for each other: on the 2-core machines the suite
+ * runs on, the fixture models' tiny passes then cost about 40% more CPU for the same numbers (5.3 CPU s against 3.1
+ * for a run of ten tasks). What these tests check does not depend on the count; the default is still what the README
+ * examples, test/serve/cli.test.ts and faults.test.ts, test/run/lmevalResultsShape.test.ts and onnxBackend's
+ * off-the-main-thread test run.
+ */
+export const ONE_THREAD = 'threads=1';
+
 /** The repository's root folder. */
 export const repoRoot = root;

@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../helpers/cli.ts';
+import { ONE_THREAD, runCli } from '../helpers/cli.ts';
 import { slowOnly } from '../helpers/slow.ts';
 import { openStore } from '../../src/store/readStore.ts';
 import { queryRows } from '../../src/util/duckdb.ts';
@@ -47,7 +47,7 @@ function flagsOf(results: Json, model: string, command = ''): string[] {
   const config = results.config as Json;
   const tasks = Object.keys(results.results as Json).map(taskName);
   // fixtures/models/tasks holds the tasks the shipped library lacks (a rolling-window task, a generation task with early stops).
-  const flags = ['--model', 'onnx', '--model_args', `pretrained=fixtures/models/${model}`, '--tasks', tasks.join(','), '--batch_size', '1', '--include_path', 'fixtures/models/tasks'];
+  const flags = ['--model', 'onnx', '--model_args', `pretrained=fixtures/models/${model},${ONE_THREAD}`, '--tasks', tasks.join(','), '--batch_size', '1', '--include_path', 'fixtures/models/tasks'];
   if (config.limit !== null && config.limit !== undefined) flags.push('--limit', String(config.limit));
   const gen = config.gen_kwargs;
   if (gen !== null && gen !== undefined && gen !== '' && !(typeof gen === 'object' && Object.keys(gen).length === 0)) flags.push('--gen_kwargs', typeof gen === 'string' ? gen : JSON.stringify(gen));
@@ -126,7 +126,13 @@ test('the lm-eval reference runs are there (a missing folder would make the comp
 
 for (const [model, variant] of variants) {
   // The two qwen3-tiny runs take most of the time (a 2,048-position model); gpt2-tiny's cover the same code paths.
-  test(`lmaudit run reproduces lm-eval's own run: ${model}, ${variant}`, { skip: model === 'qwen3-tiny' ? slowOnly : false }, async () => {
+  // gpt2-tiny's two diff-* variants (scripts/fixtures/make_models.py: the plain tasks under other flags) are slow
+  // cross-checks too, each a sixth of this file's time, and CI runs them: diff-tasks runs arc_challenge, boolq and
+  // piqa, which cells-mc runs too (20 documents each, 0-shot, the same lm-eval); diff-fewshot2 runs plain's four tasks
+  // at --num_fewshot 2, where plain runs gsm8k few-shot (its YAML's 5) and test/prompt/golden.test.ts holds
+  // --num_fewshot prompts to lm-eval's byte for byte.
+  const slow = model === 'qwen3-tiny' || variant.startsWith('diff-');
+  test(`lmaudit run reproduces lm-eval's own run: ${model}, ${variant}`, { skip: slow ? slowOnly : false }, async () => {
     const ref = filesIn(join(REFERENCE, model, variant));
     const dir = mkdtempSync(join(tmpdir(), 'lmaudit-lmeval-ref-'));
     const commands = join(REFERENCE, model, variant, 'commands.txt');

@@ -8,12 +8,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage } from 'node:http';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { onnxBackend } from '../../src/models/onnx/onnxBackend.ts';
 import type { GenerationSettings, LanguageModel, LoglikelihoodRequest } from '../../src/models/lm.ts';
 import { runCli } from '../helpers/cli.ts';
+import { slowOnly } from '../helpers/slow.ts';
 
 const GPT2 = 'fixtures/models/gpt2-tiny';
 const QWEN3 = 'fixtures/models/qwen3-tiny';
@@ -30,7 +31,8 @@ const CHOICES: LoglikelihoodRequest[] = [
 ];
 
 async function withModel<T>(path: string, args: Record<string, string | number | boolean>, batchSize: number, body: (lm: LanguageModel) => Promise<T>): Promise<T> {
-  const lm = await onnxBackend.open({ pretrained: path, ...args }, { batchSize });
+  // One inference thread unless a test says otherwise (ONE_THREAD in test/helpers/cli.ts says why).
+  const lm = await onnxBackend.open({ pretrained: path, threads: 1, ...args }, { batchSize });
   try {
     return await body(lm);
   } finally {
@@ -38,17 +40,29 @@ async function withModel<T>(path: string, args: Record<string, string | number |
   }
 }
 
+// qwen3-tiny's halves of this test and of the sampled repeats' below are slow cross-checks (LMAUDIT_SLOW_TESTS=1; CI
+// runs them): gpt2-tiny's take the same paths of the backend (prefix sharing, padding, the KV cache, seeded
+// sampling) in a fifth of the time, and qwen3-tiny's graph still runs in the plain suite (the logits budget below,
+// test/score/lmeval/cellsMatchRecorded.test.ts, test/models/runAudit.test.ts).
+const qwen3Slow = (model: string) => ({ skip: model === QWEN3 ? slowOnly : false });
+
 for (const model of [GPT2, QWEN3]) {
-  test(`${model}: prefix sharing equals per-choice scoring (1e-4) with fewer forward-pass tokens; batch 1 and 8 agree (1e-5)`, async () => {
+  test(`${model}: prefix sharing equals per-choice scoring (1e-4) with fewer forward-pass tokens; batch 1 and 8 agree (1e-5)`, qwen3Slow(model), async () => {
     const perChoice = await withModel(model, { prefix_sharing: false }, 1, async (lm) => {
       const out = [];
       for (const r of CHOICES) out.push(...(await lm.loglikelihood([r])));
       return { out, stats: (await lm.counters!()) };
     });
-    const shared = await withModel(model, {}, 1, async (lm) => {
+    // Generation: the same greedy text one by one and left-padded in a batch. The one-by-one texts come from the
+    // model opened for the shared scoring (an open of qwen3-tiny is most of a second), after its counters are read.
+    const contexts = ['Question: 2+2=', 'The quick brown fox', 'A much longer context than the others, so that the batch pads the short ones on the left:'];
+    const { shared, one } = await withModel(model, {}, 1, async (lm) => {
       const out = [];
       for (const r of CHOICES) out.push(...(await lm.loglikelihood([r])));
-      return { out, stats: (await lm.counters!()) };
+      const stats = await lm.counters!();
+      const texts = [];
+      for (const context of contexts) texts.push(...(await lm.generateUntil([{ context, settings: greedy(12, ['\n\n']) }])));
+      return { shared: { out, stats }, one: texts };
     });
     const batched = await withModel(model, { prefix_sharing: false }, 8, (lm) => lm.loglikelihood(CHOICES));
     CHOICES.forEach((_, i) => {
@@ -61,13 +75,6 @@ for (const model of [GPT2, QWEN3]) {
     });
     assert.ok(shared.stats.forward_tokens! < perChoice.stats.forward_tokens!, `${shared.stats.forward_tokens} vs ${perChoice.stats.forward_tokens}`);
 
-    // Generation: the same greedy text one by one and left-padded in a batch.
-    const contexts = ['Question: 2+2=', 'The quick brown fox', 'A much longer context than the others, so that the batch pads the short ones on the left:'];
-    const one = await withModel(model, {}, 1, async (lm) => {
-      const out = [];
-      for (const context of contexts) out.push(...(await lm.generateUntil([{ context, settings: greedy(12, ['\n\n']) }])));
-      return out;
-    });
     const many = await withModel(model, {}, 8, (lm) => lm.generateUntil(contexts.map((context) => ({ context, settings: greedy(12, ['\n\n']) }))));
     assert.deepEqual(many.map((g) => g.text), one.map((g) => g.text));
   });
@@ -170,7 +177,8 @@ test('bad model folders: a clear error naming the file or flag, exit 2, and no s
 });
 
 test('inference runs off the main thread: timers keep firing while a forward pass runs', async () => {
-  await withModel(GPT2, { prefix_sharing: false }, 8, async (lm) => {
+  // The default thread count (a thread a core), which the bound below assumes.
+  await withModel(GPT2, { prefix_sharing: false, threads: availableParallelism() }, 8, async (lm) => {
     const requests = Array.from({ length: 16 }, (_, i) => ({ context: `${'token '.repeat(120)}${i}`, continuation: ' end' }));
     let last = performance.now();
     let worst = 0;
@@ -225,7 +233,7 @@ test('sampling (do_sample) is seeded: the same seed draws the same text, another
 });
 
 for (const model of [GPT2, QWEN3]) {
-  test(`${model}: a sampled request's repeats in one batch share one prefill and draw what each drew alone (seeds fixed)`, async () => {
+  test(`${model}: a sampled request's repeats in one batch share one prefill and draw what each drew alone (seeds fixed)`, qwen3Slow(model), async () => {
     // Eight repeats of one sampled request (the seed is the run's plus the repeat index, as schedule.ts sends them)
     // and one other context beside them, so that the batch is also left-padded.
     const context = 'Question: Natalia sold clips to 48 of her friends in April. How many clips did she sell?\nAnswer:';
@@ -234,7 +242,8 @@ for (const model of [GPT2, QWEN3]) {
     const alone = await withModel(model, {}, 1, async (lm) => {
       const texts = [];
       for (const r of requests) texts.push((await lm.generateUntil([r]))[0]!.text);
-      return { texts, counters: await lm.counters!() };
+      // The context's length in tokens, from this model rather than one opened for it alone.
+      return { texts, counters: await lm.counters!(), longest: lm.tokenAccess!.encode(context, true).length };
     });
     const together = await withModel(model, {}, 16, async (lm) => ({ texts: (await lm.generateUntil(requests)).map((r) => r.text), counters: await lm.counters!() }));
     assert.deepEqual(together.texts, alone.texts);
@@ -243,9 +252,7 @@ for (const model of [GPT2, QWEN3]) {
     // first pass, so its tokens are the first pass's; the steps after it feed one token a row.
     const steps = together.counters.forward_passes! - 1;
     const prefill = together.counters.forward_tokens! - steps * requests.length;
-    const tok = (lm: LanguageModel) => lm.tokenAccess!.encode(context, true).length;
-    const longest = await withModel(model, {}, 1, async (lm) => tok(lm));
-    assert.equal(prefill, 2 * longest);
+    assert.equal(prefill, 2 * alone.longest);
   });
 }
 

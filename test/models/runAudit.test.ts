@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../helpers/cli.ts';
+import { ONE_THREAD, runCli } from '../helpers/cli.ts';
 
-const RUN = ['run', '--model', 'onnx', '--model_args', 'pretrained=fixtures/models/gpt2-tiny', '--tasks', 'arc_easy,gsm8k', '--limit', '6', '--gen_kwargs', 'max_gen_toks=16'];
+const RUN = ['run', '--model', 'onnx', '--model_args', `pretrained=fixtures/models/gpt2-tiny,${ONE_THREAD}`, '--tasks', 'arc_easy,gsm8k', '--limit', '6', '--gen_kwargs', 'max_gen_toks=16'];
 
 test('rescore, diff and report read a store lmaudit run wrote; its lm-eval files import to the same as-recorded numbers', () => {
   const dir = mkdtempSync(join(tmpdir(), 'lmaudit-run-audit-'));
@@ -51,7 +51,7 @@ test('rescore, diff and report read a store lmaudit run wrote; its lm-eval files
 
 test('tasks scored by their own code run too (truthfulqa mc2 and gen through the ports): mc2 by hand from the stored log-likelihoods, every value re-derived as recorded', () => {
   const dir = mkdtempSync(join(tmpdir(), 'lmaudit-run-tqa-'));
-  const r = runCli(['run', '--model', 'onnx', '--model_args', 'pretrained=fixtures/models/gpt2-tiny', '--tasks', 'truthfulqa_mc2,truthfulqa_gen', '--limit', '3', '--gen_kwargs', 'max_gen_toks=16', '--out', join(dir, 'store'), '--output_path', join(dir, 'files')], { env: { LMAUDIT_PROGRESS_SECONDS: '3600' } });
+  const r = runCli(['run', '--model', 'onnx', '--model_args', `pretrained=fixtures/models/gpt2-tiny,${ONE_THREAD}`, '--tasks', 'truthfulqa_mc2,truthfulqa_gen', '--limit', '3', '--gen_kwargs', 'max_gen_toks=16', '--out', join(dir, 'store'), '--output_path', join(dir, 'files')], { env: { LMAUDIT_PROGRESS_SECONDS: '3600' } });
   assert.equal(r.status, 0, r.stderr);
   const files = join(dir, 'files', readdirSync(join(dir, 'files'))[0]!);
   const mc2 = readFileSync(join(files, readdirSync(files).find((f) => f.startsWith('samples_truthfulqa_mc2_'))!), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { doc: { mc2_targets: { labels: number[] } }; resps: [string, string][][]; acc: number });
@@ -76,7 +76,7 @@ test('tasks scored by their own code run too (truthfulqa mc2 and gen through the
 
 test('a multiple-input task (winogrande: one context per choice) runs: acc by hand from the stored log-likelihoods, gold from doc_to_text', () => {
   const dir = mkdtempSync(join(tmpdir(), 'lmaudit-run-wg-'));
-  const r = runCli(['run', '--model', 'onnx', '--model_args', 'pretrained=fixtures/models/qwen3-tiny', '--tasks', 'winogrande', '--limit', '8', '--out', join(dir, 'store'), '--output_path', join(dir, 'files')], { env: { LMAUDIT_PROGRESS_SECONDS: '3600' } });
+  const r = runCli(['run', '--model', 'onnx', '--model_args', `pretrained=fixtures/models/qwen3-tiny,${ONE_THREAD}`, '--tasks', 'winogrande', '--limit', '8', '--out', join(dir, 'store'), '--output_path', join(dir, 'files')], { env: { LMAUDIT_PROGRESS_SECONDS: '3600' } });
   assert.equal(r.status, 0, r.stderr);
   const files = join(dir, 'files', readdirSync(join(dir, 'files'))[0]!);
   const samples = readFileSync(join(files, readdirSync(files).find((f) => f.startsWith('samples_winogrande_'))!), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { doc: { answer: string }; arguments: Record<string, { arg_0: string; arg_1: string }>; resps: [string, string][][]; acc: number });

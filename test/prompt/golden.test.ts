@@ -7,10 +7,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { buildPrompts } from '../../src/prompt/prompts.ts';
 import { dumpsPy, parsePyJson } from '../../src/py/json.ts';
 import { goldenPromptText } from '../helpers/fixtures.ts';
+import { runCli } from '../helpers/cli.ts';
 
 const manifest = JSON.parse(goldenPromptText('MANIFEST.json')) as {
   limit: number;
@@ -49,15 +49,10 @@ for (const entry of manifest.files) {
 }
 
 test('the CLI writes the same arguments (arc_easy 5-shot chat, first 3 docs) and a summary', async () => {
-  const { spawnSync } = await import('node:child_process');
   const { mkdtempSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const out = `${mkdtempSync(`${tmpdir()}/lmaudit-cli-`)}/p.jsonl`;
-  const bin = fileURLToPath(new URL('../../bin/lmaudit.mjs', import.meta.url));
-  const r = spawnSync(process.execPath, [bin, 'prompts', '--tasks', 'arc_easy', '--num_fewshot', '5', '--limit', '3', '--apply_chat_template', 'llama3', '--out', out, '--json'], {
-    encoding: 'utf8',
-    env: { ...process.env, LMAUDIT_FROM_SOURCE: '1' },
-  });
+  const r = runCli(['prompts', '--tasks', 'arc_easy', '--num_fewshot', '5', '--limit', '3', '--apply_chat_template', 'llama3', '--out', out, '--json']);
   assert.equal(r.status, 0, r.stderr);
   const summary = JSON.parse(r.stdout) as { tasks: { task: string; docs: number; fewshot_as_multiturn: boolean }[]; chat_template: { sha256: string } };
   assert.deepEqual(summary.tasks.map((t) => [t.task, t.docs, t.fewshot_as_multiturn]), [['arc_easy', 3, true]]);

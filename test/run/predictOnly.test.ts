@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../helpers/cli.ts';
+import { ONE_THREAD, runCli } from '../helpers/cli.ts';
 import { checkConfiguredVsUsed } from '../../src/audit/configuredVsUsed.ts';
 import { loadDocs } from '../../src/audit/itemJoin.ts';
 import { loadSource } from '../../src/audit/source.ts';
@@ -23,7 +23,7 @@ const jsonLines = (path: string) => readFileSync(path, 'utf8').trimEnd().split('
 
 const dir = mkdtempSync(join(tmpdir(), 'lmaudit-predict-only-'));
 // The reference command's flags, with lmaudit's ONNX export of the same checkpoint.
-const run = runCli(['run', '--model', 'onnx', '--model_args', 'pretrained=fixtures/models/gpt2-tiny', '--tasks', TASKS.join(','),
+const run = runCli(['run', '--model', 'onnx', '--model_args', `pretrained=fixtures/models/gpt2-tiny,${ONE_THREAD}`, '--tasks', TASKS.join(','),
   '--include_path', 'scripts/fixtures/models/tasks', '--batch_size', '1', '--limit', '3', '--predict_only', '--gen_kwargs', 'max_gen_toks=32',
   '--output_path', join(dir, 'out'), '--out', join(dir, 'store')]);
 const outDir = () => join(dir, 'out', readdirSync(join(dir, 'out'))[0]!);
@@ -90,7 +90,7 @@ test('a task whose process_results lmaudit has not ported is refused without --p
   const yaml = readFileSync('scripts/fixtures/models/tasks/gsm8k.yaml', 'utf8').replace(/^task: gsm8k$/m, 'task: gsm8k_unported\nprocess_results: !function utils.process_results');
   writeFileSync(join(include, 'gsm8k_unported.yaml'), yaml);
   writeFileSync(join(include, 'utils.py'), 'def process_results(doc, results):\n    return {"exact_match": 0.0}\n');
-  const args = ['run', '--model', 'onnx', '--model_args', 'pretrained=fixtures/models/gpt2-tiny', '--tasks', 'gsm8k_unported', '--include_path', include, '--limit', '1', '--gen_kwargs', 'max_gen_toks=4'];
+  const args = ['run', '--model', 'onnx', '--model_args', `pretrained=fixtures/models/gpt2-tiny,${ONE_THREAD}`, '--tasks', 'gsm8k_unported', '--include_path', include, '--limit', '1', '--gen_kwargs', 'max_gen_toks=4'];
   const refused = runCli([...args, '--out', join(include, 'refused')]);
   assert.equal(refused.status, 2, refused.stderr);
   assert.ok(refused.stderr.includes("field 'process_results': task 'gsm8k_unported': process_results utils.process_results has no port in lmaudit"), refused.stderr);
@@ -106,7 +106,7 @@ test('a task whose process_results lmaudit has not ported is refused without --p
 test("--predict_only on a multiple-target generate_until task: bypass 0.0 per line, as lm-eval's (any(None...) is false)", () => {
   const listRef = 'fixtures/models/lmeval-reference/gpt2-tiny/predict-only-list';
   const out = mkdtempSync(join(tmpdir(), 'lmaudit-predict-only-list-'));
-  const r = runCli(['run', '--model', 'onnx', '--model_args', 'pretrained=fixtures/models/gpt2-tiny', '--tasks', 'gsm8k_list_target', '--include_path', join(listRef, 'tasks'),
+  const r = runCli(['run', '--model', 'onnx', '--model_args', `pretrained=fixtures/models/gpt2-tiny,${ONE_THREAD}`, '--tasks', 'gsm8k_list_target', '--include_path', join(listRef, 'tasks'),
     '--batch_size', '1', '--limit', '2', '--predict_only', '--gen_kwargs', 'max_gen_toks=32', '--output_path', join(out, 'out'), '--out', join(out, 'store')]);
   assert.equal(r.status, 0, r.stderr);
   const dirOut = join(out, 'out', readdirSync(join(out, 'out'))[0]!);
@@ -124,7 +124,7 @@ test("--predict_only on a multiple-target generate_until task: bypass 0.0 per li
 
 test('--predict_only shards merge into the predict-only run (lmaudit merge re-runs with the flag the shards recorded)', () => {
   const m = mkdtempSync(join(tmpdir(), 'lmaudit-predict-only-merge-'));
-  const shardArgs = ['run', '--model', 'onnx', '--model_args', 'pretrained=fixtures/models/gpt2-tiny', '--tasks', TASKS.join(','), '--include_path', 'scripts/fixtures/models/tasks',
+  const shardArgs = ['run', '--model', 'onnx', '--model_args', `pretrained=fixtures/models/gpt2-tiny,${ONE_THREAD}`, '--tasks', TASKS.join(','), '--include_path', 'scripts/fixtures/models/tasks',
     '--batch_size', '1', '--limit', '3', '--predict_only', '--gen_kwargs', 'max_gen_toks=32'];
   for (const i of [0, 1]) {
     const r = runCli([...shardArgs, '--shard', `${i}/2`, '--out', join(m, `s${i}`)]);

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../helpers/cli.ts';
+import { ONE_THREAD, runCli } from '../helpers/cli.ts';
 import { queryRows } from '../../src/util/duckdb.ts';
 
 const TASKS = ['--tasks', 'arc_easy,gsm8k', '--gen_kwargs', 'max_gen_toks=8'];
@@ -28,7 +28,7 @@ async function rows(store: string, table: string, columns: string): Promise<unkn
 const provenance = (store: string) => JSON.parse(readFileSync(join(store, 'provenance.json'), 'utf8')) as { runs: Array<Record<string, any>>; recording: { config: Record<string, string> } };
 
 test.before(() => {
-  const r = runCli(['run', '--model', 'onnx', '--model_args', 'pretrained=fixtures/models/gpt2-tiny', ...TASKS, '--limit', '4', '--out', original, '--json'], ENV);
+  const r = runCli(['run', '--model', 'onnx', '--model_args', `pretrained=fixtures/models/gpt2-tiny,${ONE_THREAD}`, ...TASKS, '--limit', '4', '--out', original, '--json'], ENV);
   assert.equal(r.status, 0, r.stderr);
   originalSummary = JSON.parse(r.stdout) as Summary;
 });

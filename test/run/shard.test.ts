@@ -47,10 +47,13 @@ test('the cut: greedy longest-first over whole documents, ties in run order, eac
   assert.throws(() => parseShard('1-3'), /--shard takes i\/N/);
 });
 
-/** The flags of `lmaudit run` as options (the runs are made in this process: a CLI start costs seconds on a loaded machine). */
+/**
+ * The flags of `lmaudit run` as options (the runs are made in this process: a CLI start costs seconds on a loaded machine),
+ * on one inference thread (ONE_THREAD in test/helpers/cli.ts says why).
+ */
 function options(store: string, o: Partial<RunOptions>): RunOptions {
   return {
-    model: 'onnx', modelArgs: { pretrained: 'fixtures/models/gpt2-tiny' }, tasks: ['arc_easy', 'gsm8k'], numFewshot: null, batchSize: 1, limit: 3,
+    model: 'onnx', modelArgs: { pretrained: 'fixtures/models/gpt2-tiny', threads: 1 }, tasks: ['arc_easy', 'gsm8k'], numFewshot: null, batchSize: 1, limit: 3,
     applyChatTemplate: null, fewshotAsMultiturn: null, systemInstruction: null, genKwargs: { max_gen_toks: 8 }, seed: null,
     store, resume: false, outputPath: null, date: new Date(), ...o,
   };
@@ -156,7 +159,7 @@ test('each shard against its own lmaudit serve (three servers) through openai-co
   const { startServer } = await import('../../src/serve/server.ts');
   // One onnx model behind the three servers; one row per forward pass (maxBatchRows 1), so a request's
   // log-likelihood does not depend on what else the server was asked at the same time.
-  const model = await backendFactory('onnx').open({ pretrained: 'fixtures/models/gpt2-tiny' }, { batchSize: 1 });
+  const model = await backendFactory('onnx').open({ pretrained: 'fixtures/models/gpt2-tiny', threads: 1 }, { batchSize: 1 });
   const servers = await Promise.all([0, 1, 2].map(() => startServer({ model, modelName: 'gpt2-tiny', maxBatchRows: 1 })));
   t.after(async () => {
     for (const s of servers) await s.close();

@@ -18,7 +18,8 @@ const QWEN3 = 'fixtures/models/qwen3-tiny';
 const greedy = (maxGenToks: number, until: string[] = []): GenerationSettings => ({ until, maxGenToks, doSample: false, temperature: 0, topP: null, topK: null, seed: null, extra: {} });
 
 async function serving<T>(path: string, body: (lm: LanguageModel, url: string, stats: () => { calls: number; jobs: number }) => Promise<T>): Promise<T> {
-  const lm = await onnxBackend.open({ pretrained: path }, { batchSize: 1 });
+  // One inference thread (ONE_THREAD in test/helpers/cli.ts says why).
+  const lm = await onnxBackend.open({ pretrained: path, threads: 1 }, { batchSize: 1 });
   const server = await startServer({ model: lm, modelName: 'tiny' });
   try {
     return await body(lm, server.url, server.queueStats);

@@ -18,7 +18,7 @@ import { differingSettings } from '../../src/audit/tableLabels.ts';
 import { queryRows, sqlString } from '../../src/util/duckdb.ts';
 import { openStore } from '../../src/store/readStore.ts';
 import { Z95 } from '../../src/score/stats.ts';
-import { cliArgs } from '../helpers/cli.ts';
+import { cliArgs, ONE_THREAD } from '../helpers/cli.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -55,7 +55,7 @@ const near = (a: number | null | undefined, b: number, what: string) => assert.o
 
 test('--grid num_fewshot=0,5 --grid reasoning=off,on on gpt2-tiny (mmlu_abstract_algebra + arc_easy): four runs in one store, labelled by what differs, the table as arithmetic says', async () => {
   const out = join(mkdtempSync(join(tmpdir(), 'lmaudit-grid-')), 'store');
-  const r = lmaudit('run', '--model', 'onnx', '--model_args', 'pretrained=fixtures/models/gpt2-tiny', '--tasks', 'mmlu_abstract_algebra,arc_easy', '--limit', '6',
+  const r = lmaudit('run', '--model', 'onnx', '--model_args', `pretrained=fixtures/models/gpt2-tiny,${ONE_THREAD}`, '--tasks', 'mmlu_abstract_algebra,arc_easy', '--limit', '6',
     '--grid', 'num_fewshot=0,5', '--grid', 'reasoning=off,on', '--out', out, '--json');
   assert.equal(r.code, 0, r.stderr);
   assert.equal(existsSync(`${out}.grid-cells`), false, 'the working folder is gone');

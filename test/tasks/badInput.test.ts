@@ -65,6 +65,8 @@ test('an unknown task name suggests close names', () => {
   assert.throws(() => TaskIndex.withShipped().resolve(['arc_esay']), /Unknown task 'arc_esay'\. Did you mean: arc_easy/);
 });
 
+// From the sources (LMAUDIT_FROM_SOURCE: what bin/lmaudit.mjs runs where no bundle was built), the one test that
+// takes that path; the other CLI tests run the bundle (test/helpers/cli.ts), a second or more less a start.
 test('the CLI exits 2 and names the file', () => {
   const dir = folder({ 't.yaml': TASK('doc_to_txt: "x"\n') });
   const bin = fileURLToPath(new URL('../../bin/lmaudit.mjs', import.meta.url));

@@ -3,8 +3,6 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { importSources } from '../../../src/import/index.ts';
 import { openStore } from '../../../src/store/readStore.ts';
 import { queryRows, scratchFolder } from '../../../src/util/duckdb.ts';
@@ -14,14 +12,17 @@ import { TABLES } from '../../../src/store/schema.ts';
 import { BadInputError } from '../../../src/errors.ts';
 import type { ImportedRun } from '../../../src/import/types.ts';
 import { externalFixture } from '../../helpers/fixtures.ts';
+import { runCli } from '../../helpers/cli.ts';
 
 const EXTERNAL = externalFixture();
 const LMEVAL = join(EXTERNAL, 'lm-evaluation-harness');
 const PYTHIA = join(EXTERNAL, 'pythia');
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const opts = { skipBad: false, fields: {} };
 // Walking the folders also finds the adapter run under '..__prompt-pursuit…' (a relative model path, sanitised).
 const ALL = [LMEVAL, PYTHIA];
+/** The import of ALL, made once: the first test checks it against the sources, the CLI's test its store against it. */
+let importedAll: ReturnType<typeof importSources> | undefined;
+const importAll = () => (importedAll ??= importSources(ALL, opts));
 
 async function walk(dir: string): Promise<string[]> {
   const out: string[] = [];
@@ -84,7 +85,7 @@ async function tableRows(run: ImportedRun, table: 'instances' | 'responses' | 's
 }
 
 test('every lm-eval and pythia file is imported or listed with a reason, and the store counts match the sources', async () => {
-  const result = await importSources(ALL, opts);
+  const result = await importAll();
   const all = [...(await walk(LMEVAL)), ...(await walk(PYTHIA))];
   const sources = result.runs.flatMap((r) => (r.provenance.records.files.used as { value: { path: string; role: string }[] }).value);
   const imported = new Set(sources.map((f) => f.path));
@@ -172,9 +173,7 @@ test('tgpred: bare Infinity/NaN kept, chat messages as a JSON string become the 
 
 test('the CLI writes a store whose Parquet counts match the import', async () => {
   const out = join(await mkdtemp(join(tmpdir(), 'lmaudit-lmeval-')), 'store');
-  const cli = spawnSync(process.execPath, ['bin/lmaudit.mjs', 'import', ...ALL, '--out', out, '--json'], {
-    cwd: ROOT, env: { ...process.env, LMAUDIT_FROM_SOURCE: '1' }, encoding: 'utf8',
-  });
+  const cli = runCli(['import', ...ALL, '--out', out, '--json']);
   assert.equal(cli.status, 0, cli.stderr);
   const summary = JSON.parse(cli.stdout);
   assert.equal(summary.runs.length, 27);
@@ -182,7 +181,7 @@ test('the CLI writes a store whose Parquet counts match the import', async () =>
   const store = await openStore(out);
   const count = async (t: 'instances' | 'responses' | 'scores' | 'filtered') =>
     (await queryRows<{ n: number }>(`SELECT count(*) AS n FROM ${store.table(t)}`))[0]!.n;
-  const imported = await importSources(ALL, opts);
+  const imported = await importAll();
   for (const t of ['instances', 'responses', 'scores', 'filtered'] as const) {
     let rows = 0;
     for (const r of imported.runs) rows += (await tableRows(r, t)).length;
@@ -232,14 +231,10 @@ test('bad input names file, line and field; --skip-bad counts what it skips', as
 test('the CLI exits 2 on bad input and names file, line and field', async () => {
   const bad = await badFile('samples_t_2025-01-01T00-00-00.000000.jsonl', `${GOOD}\n${GOOD.replace('"resps": [["a"]]', '"resps": 7')}\n`);
   const out = join(await mkdtemp(join(tmpdir(), 'lmaudit-lmeval-')), 'store');
-  const cli = spawnSync(process.execPath, ['bin/lmaudit.mjs', 'import', bad, '--out', out], {
-    cwd: ROOT, env: { ...process.env, LMAUDIT_FROM_SOURCE: '1' }, encoding: 'utf8',
-  });
+  const cli = runCli(['import', bad, '--out', out]);
   assert.equal(cli.status, 2, cli.stderr);
   assert.match(cli.stderr, new RegExp(`${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, line 2, field 'resps'`));
-  const skip = spawnSync(process.execPath, ['bin/lmaudit.mjs', 'import', bad, '--out', out, '--skip-bad', '--json'], {
-    cwd: ROOT, env: { ...process.env, LMAUDIT_FROM_SOURCE: '1' }, encoding: 'utf8',
-  });
+  const skip = runCli(['import', bad, '--out', out, '--skip-bad', '--json']);
   assert.equal(skip.status, 0, skip.stderr);
   assert.equal(JSON.parse(skip.stdout).skipped.length, 1);
 });

@@ -18,6 +18,7 @@ import { parseFaultSpec } from '../../../src/serve/faults.ts';
 import { queryRows } from '../../../src/util/duckdb.ts';
 import { runCliAsync } from './mockServer.ts';
 import { slowOnly } from '../../helpers/slow.ts';
+import { ONE_THREAD } from '../../helpers/cli.ts';
 
 /** Every multiple-choice task shipped in tasks/ (mmlu's 57 subjects left out for time: one stands for them). */
 const MC_TASKS = 'arc_easy,arc_challenge,hellaswag,piqa,boolq,truthfulqa_mc1,truthfulqa_mc2,winogrande,mmlu_abstract_algebra';
@@ -32,7 +33,8 @@ after(async () => {
 });
 
 async function serve(pretrained: string, name: string, faults: string | null = null): Promise<RunningServer> {
-  const model = await backendFactory('onnx').open({ pretrained }, { batchSize: 8 });
+  // One inference thread, as the onnx runs compared with it (ONE_THREAD in test/helpers/cli.ts says why).
+  const model = await backendFactory('onnx').open({ pretrained, threads: 1 }, { batchSize: 8 });
   opened.push(model);
   const server = await startServer({ model, modelName: name, faults: faults === null ? null : parseFaultSpec(faults) });
   servers.push(server);
@@ -57,7 +59,7 @@ test('openai-completions through lmaudit serve equals the onnx backend to 1e-4 o
   const common = ['--tasks', MC_TASKS, '--limit', LIMIT];
   const args = (url: string) => `model=gpt2-tiny,base_url=${url}/v1/completions,tokenizer=fixtures/models/gpt2-tiny,num_concurrent=8,max_retries=12,backoff_ms=5,max_backoff_ms=50,max_retry_after=0.05,timeout=6,record_exchanges=0.1`;
   const [onnx, api, chaos] = await Promise.all([
-    runCliAsync(['run', '--model', 'onnx', '--model_args', 'pretrained=fixtures/models/gpt2-tiny', ...common, '--out', join(dir, 'onnx')]),
+    runCliAsync(['run', '--model', 'onnx', '--model_args', `pretrained=fixtures/models/gpt2-tiny,${ONE_THREAD}`, ...common, '--out', join(dir, 'onnx')]),
     runCliAsync(['run', '--model', 'openai-completions', '--model_args', args(clean.url), ...common, '--out', join(dir, 'out', 'api')], { OPENAI_API_KEY: KEY }),
     runCliAsync(['run', '--model', 'openai-completions', '--model_args', args(faulty.url), ...common, '--out', join(dir, 'out', 'chaos'), '--output_path', join(dir, 'out', 'files')], { OPENAI_API_KEY: KEY }),
   ]);
@@ -103,7 +105,7 @@ test('openai-completions through lmaudit serve equals the onnx backend to 1e-4 o
   const limit = process.env.LMAUDIT_API_LIMIT ?? '2';
   const common = ['--tasks', MC_TASKS, '--limit', limit];
   const [onnx, api] = await Promise.all([
-    runCliAsync(['run', '--model', 'onnx', '--model_args', 'pretrained=fixtures/models/qwen3-tiny', '--batch_size', '8', ...common, '--out', join(dir, 'q-onnx')]),
+    runCliAsync(['run', '--model', 'onnx', '--model_args', `pretrained=fixtures/models/qwen3-tiny,${ONE_THREAD}`, '--batch_size', '8', ...common, '--out', join(dir, 'q-onnx')]),
     runCliAsync(['run', '--model', 'openai-completions', '--model_args', `model=qwen3-tiny,base_url=${server.url}/v1/completions,tokenizer=fixtures/models/qwen3-tiny,num_concurrent=8`, ...common, '--out', join(dir, 'q-api')]),
   ]);
   for (const r of [onnx, api]) assert.equal(r.status, 0, r.stderr);
@@ -125,7 +127,7 @@ test('openai-chat through lmaudit serve equals the onnx backend\'s generations u
   const server = await serve('fixtures/models/qwen3-tiny', 'qwen3-tiny');
   const common = ['--tasks', 'gsm8k', '--limit', LIMIT, '--apply_chat_template', '--gen_kwargs', 'max_gen_toks=12'];
   const [onnx, api] = await Promise.all([
-    runCliAsync(['run', '--model', 'onnx', '--model_args', 'pretrained=fixtures/models/qwen3-tiny', ...common, '--out', join(dir, 'chat-onnx')]),
+    runCliAsync(['run', '--model', 'onnx', '--model_args', `pretrained=fixtures/models/qwen3-tiny,${ONE_THREAD}`, ...common, '--out', join(dir, 'chat-onnx')]),
     runCliAsync(['run', '--model', 'openai-chat', '--model_args', `model=qwen3-tiny,base_url=${server.url}/v1/chat/completions,num_concurrent=4`, ...common, '--out', join(dir, 'chat-api')]),
   ]);
   assert.equal(onnx.status, 0, onnx.stderr);
