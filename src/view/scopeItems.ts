@@ -103,7 +103,16 @@ export class ScopeItems {
     const lines = new TypedRowLines('view-readings', readingColumns);
     try {
       if (cells.length > 0 && scope?.items !== undefined) {
-        for (const item of scope.items) lines.add([item.doc_id, ...cells.flatMap((_, k) => [item.values[k] ?? null, item.extracted[k] ?? null])]);
+        // One array for every row (add reads it and keeps nothing): a million items' arrays made afresh were a tenth of the page's time.
+        const row: (string | number | null)[] = new Array(1 + 2 * cells.length);
+        for (const item of scope.items) {
+          row[0] = item.doc_id;
+          for (let k = 0; k < cells.length; k++) {
+            row[1 + 2 * k] = item.values[k] ?? null;
+            row[2 + 2 * k] = item.extracted[k] ?? null;
+          }
+          lines.add(row);
+        }
       }
       await conn.run(`CREATE OR REPLACE TABLE ${readings} AS ${lines.select()}`);
     } finally {
