@@ -31,9 +31,12 @@ export function openTableStager(table: TableName): TableStager {
   const columns: readonly ColumnSpec[] = TABLES[table];
   const lines = new TypedRowLines(table, columns);
   let index = 0;
+  // One array for every row (add reads it and keeps nothing).
+  const values: (string | number | boolean | null)[] = new Array(columns.length);
   return {
     add(row) {
-      lines.add(columns.map((c) => checkedValue(table, index, c, row[c.name])));
+      for (let i = 0; i < columns.length; i++) values[i] = checkedValue(table, index, columns[i]!, row[columns[i]!.name]);
+      lines.add(values);
       index++;
     },
     finish: () => ({ sql: lines.select(), lazy: true, reread: 'parse', textBytes: lines.bytes }),

@@ -83,9 +83,12 @@ export async function openRescoreWriterAt(target: string): Promise<RescoreWriter
   const columns = TABLES.rescores as readonly ColumnSpec[];
   const lines = new TypedRowLines('rescores', columns);
   let index = 0;
+  // One array for every row (add reads it and keeps nothing): rows come by the million.
+  const values: (string | number | boolean | null)[] = new Array(columns.length);
   return {
     add(row) {
-      lines.add(columns.map((c) => checkedValue('rescores', index, c, row[c.name])));
+      for (let i = 0; i < columns.length; i++) values[i] = checkedValue('rescores', index, columns[i]!, row[columns[i]!.name]);
+      lines.add(values);
       index++;
     },
     async finish(provenanceJson) {
