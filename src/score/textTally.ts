@@ -225,9 +225,10 @@ function parseChoices(json: string | null): string[] | null {
 }
 
 /** Scores one item under every cell; with several golds the best reading counts (lm-eval's any-match). */
-function scoreItem(cells: readonly TextCell[], item: ItemView): { values: number[]; extracted: (string | null)[] } {
-  // One view per gold, each keeping its normalised forms across the cells.
-  const views = goldsOf(item.gold).map((gold) => ({ ...item, gold, goldForms: new Map() }));
+function scoreItem(cells: readonly TextCell[], item: ItemView, golds: readonly string[] = goldsOf(item.gold)): { values: number[]; extracted: (string | null)[] } {
+  // One view per gold, each keeping its normalised forms across the cells (written out: a spread of the item was the
+  // per-item engine's largest cost after the reading of the rows).
+  const views: ItemView[] = golds.map((gold) => ({ docId: item.docId, text: item.text, gold, choices: item.choices, goldForms: new Map() }));
   const values: number[] = [];
   const extracted: (string | null)[] = [];
   for (const cell of cells) {
@@ -265,8 +266,9 @@ export async function tallyJs(
         continue;
       }
       if (text === null) tally.noResponse++;
-      if (goldAnswers(gold).shape !== 'one') tally.multiGold++;
-      const { values, extracted } = scoreItem(cells, { docId, text: text ?? '', gold, choices: parseChoices(choicesJson) });
+      const answers = goldAnswers(gold);
+      if (answers.shape !== 'one') tally.multiGold++;
+      const { values, extracted } = scoreItem(cells, { docId, text: text ?? '', gold, choices: parseChoices(choicesJson) }, answers.answers);
       addItem(tally, grp, docId, values, flipsLimit);
       sink?.({ doc_id: docId, group: grp, values, extracted });
     }
