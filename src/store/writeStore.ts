@@ -12,9 +12,8 @@ import { BadInputError, StoreError } from '../errors.ts';
 import { commitFile, temporaryNameFor } from '../util/atomicFile.ts';
 import { checkWritableParent, makeFolders } from './outputPath.ts';
 import { duck, duckSideConnection, processAlive, sqlIdent, sqlString } from '../util/duckdb.ts';
-import { checkedValue, SCHEMA_VERSION, STORE_TABLES, StoreManifest, TABLES, type ColumnSpec, type TableName } from './schema.ts';
-import { TypedRowLines } from './rowLinesTable.ts';
-import { dropStaged, stageTable, withOneThread, type TableSource } from './tableStaging.ts';
+import { SCHEMA_VERSION, STORE_TABLES, StoreManifest, TABLES, type TableName } from './schema.ts';
+import { dropStaged, openTableStager, stageTable, withOneThread, type TableSource } from './tableStaging.ts';
 
 export interface WriteStoreOptions {
   /** Replace an existing store at the path (the old one is removed only after the new one is in place). */
@@ -78,34 +77,26 @@ export async function openRescoreWriter(storeDir: string, id: string): Promise<R
 export async function openRescoreWriterAt(target: string): Promise<RescoreWriter> {
   if ((await pathKind(target)) !== 'missing') throw new StoreError(`${target}: already exists; rescores are never overwritten (name a new file)`);
   await mkdir(dirname(target), { recursive: true });
-  // Rows go to a scratch file as lines of text, each value checked as it comes; DuckDB reads them once, at the end
-  // (a scoring query may hold the main connection while they come).
-  const columns = TABLES.rescores as readonly ColumnSpec[];
-  const lines = new TypedRowLines('rescores', columns);
-  let index = 0;
-  // One array for every row (add reads it and keeps nothing): rows come by the million.
-  const values: (string | number | boolean | null)[] = new Array(columns.length);
+  // Rows go to a scratch file as lines of text, each checked as it comes (tableStaging.ts openTableStager); DuckDB
+  // reads them once, at the end (a scoring query may hold the main connection while they come).
+  const rows = openTableStager('rescores');
   return {
-    add(row) {
-      for (let i = 0; i < columns.length; i++) values[i] = checkedValue('rescores', index, columns[i]!, row[columns[i]!.name]);
-      lines.add(values);
-      index++;
-    },
+    add: rows.add,
     async finish(provenanceJson) {
       const staging = temporaryNameFor(target);
       try {
-        await writeTable(staging, 'rescores', { sql: lines.select(), lazy: true, reread: 'parse', textBytes: lines.bytes }, { lmaudit_schema_version: String(SCHEMA_VERSION), lmaudit_rescore: provenanceJson });
+        await writeTable(staging, 'rescores', rows.finish(), { lmaudit_schema_version: String(SCHEMA_VERSION), lmaudit_rescore: provenanceJson });
         await commitFile(staging, target);
       } catch (error) {
         await rm(staging, { force: true });
         throw error;
       } finally {
-        lines.abort();
+        rows.abort();
       }
       return target;
     },
     async abort() {
-      lines.abort();
+      rows.abort();
     },
   };
 }
