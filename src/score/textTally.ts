@@ -10,7 +10,7 @@ import type { OpenStore } from '../store/readStore.ts';
 import { scopeGoldsDictionaryEncoded, scopeItemsSql } from '../store/scopeItems.ts';
 import { cellSql, plainFormFallsShort, type TextCell } from './sqlCells.ts';
 import type { ItemView } from './types.ts';
-import { goldAnswers, goldsOf } from './golds.ts';
+import { goldAnswers } from './golds.ts';
 import { ASCII_PY_WHITESPACE, PY_WHITESPACE, pyStrip } from '../py/str.ts';
 import { SHORT_GOLD_EXAMPLE_SQL, ShortGoldCount, shortGoldInsideSql, type ShortGold } from './cautions.ts';
 
@@ -189,8 +189,9 @@ export async function tallySql(
       const docId = String(row.doc_id);
       const gold = String(row.gold);
       if (row.missing) tally.noResponse++;
-      if (goldAnswers(gold).shape !== 'one') tally.multiGold++;
-      const values = scoreItem(cells, { docId, text: String(row.text), gold, choices: parseChoices(row.choices_json as string | null) }).values;
+      const answers = goldAnswers(gold);
+      if (answers.shape !== 'one') tally.multiGold++;
+      const values = scoreItem(cells, { docId, text: String(row.text), gold, choices: parseChoices(row.choices_json as string | null) }, answers.answers).values;
       const before = tally.flipCount;
       addItem(tally, String(row.grp), docId, values, 0);
       if (tally.flipCount > before) flips.push({ ord: Number(row.ord), doc_id: docId });
@@ -224,8 +225,8 @@ function parseChoices(json: string | null): string[] | null {
   return json === null ? null : (JSON.parse(json) as string[]);
 }
 
-/** Scores one item under every cell; with several golds the best reading counts (lm-eval's any-match). */
-function scoreItem(cells: readonly TextCell[], item: ItemView, golds: readonly string[] = goldsOf(item.gold)): { values: number[]; extracted: (string | null)[] } {
+/** Scores one item under every cell against its acceptable golds (goldAnswers); with several the best reading counts (lm-eval's any-match). */
+function scoreItem(cells: readonly TextCell[], item: ItemView, golds: readonly string[]): { values: number[]; extracted: (string | null)[] } {
   // One view per gold, each keeping its normalised forms across the cells (written out: a spread of the item was the
   // per-item engine's largest cost after the reading of the rows).
   const views: ItemView[] = golds.map((gold) => ({ docId: item.docId, text: item.text, gold, choices: item.choices, goldForms: new Map() }));
