@@ -4,7 +4,12 @@
 //  1. CPU time of a generated token: `lmaudit run --tasks gsm8k --gen_kwargs do_sample=True,temperature=0.7`
 //     against the same requests greedy. Both generate exactly max_gen_toks tokens a request (a stop
 //     string that never appears), so each run's forward passes at batch 1 are its generated tokens;
-//     the per-token figure is the run's CPU seconds less a 1-token run's, ÷ the tokens between. Target: sampled ≤ 1.3× greedy.
+//     the per-token figure is the inference thread's CPU time in the steps after each prefill (a forward pass of
+//     one token and the choice of the next), ÷ the steps (backend counters generation_step_cpu_ms,
+//     generation_steps). Target: sampled ≤ 1.3× greedy. The whole process's CPU less a 1-token run's, ÷ the
+//     forward passes between, is printed beside it: the rest of the process (start-up, storing, scoring) does the
+//     same work in both runs, and its noise swung that ratio 0.9–2.3× pair to pair.
+//     The sampled runs set only do_sample and a temperature, so HF's default top_k 50 applies, as under lm-eval.
 //  2. `repeats: 8` (a copy of gsm8k that samples 8 times a document) at --batch_size 8, the repeats
 //     sharing one prefill, against --batch_size 1, each repeat its own prefill; the two runs' sampled
 //     texts are required identical (the seeds are per repeat). For information.
@@ -18,8 +23,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const docs = Number(process.argv[2] ?? 10);
-const pairs = Number(process.argv[3] ?? 3);
+const docs = Number(process.argv[2] ?? 20);
+const pairs = Number(process.argv[3] ?? 5);
 const maxGen = Number(process.argv[4] ?? 64);
 const work = mkdtempSync(join(tmpdir(), 'lmaudit-bench-sampling-'));
 const MODEL = 'fixtures/models/gpt2-tiny';
@@ -73,22 +78,34 @@ try {
   writeFileSync(join(tasks, 'gsm8k_rep8.yaml'), rep8);
 
   console.log(`sampled vs greedy: gsm8k, ${docs} documents, ${maxGen} tokens each, batch 1, gpt2-tiny on one thread (${pairs} pairs, alternated)`);
-  console.log(`  a token's CPU time = (CPU of the run − CPU of the same run generating 1 token) ÷ (${maxGen} − 1 tokens × ${docs} documents)`);
+  console.log('  a token\'s CPU time: the inference thread\'s CPU in generation\'s steps after the prefill (a forward pass of one token and');
+  console.log('  its choice each), ÷ the steps (backend counters generation_step_cpu_ms, generation_steps): the figure. Beside it, the');
+  console.log(`  whole process: (CPU of the run − CPU of the same run generating 1 token) ÷ the forward passes between; start-up,`);
+  console.log('  storing and scoring are the same work in both runs, and their noise is most of that difference (for information)');
   const ratios = [];
+  const processRatios = [];
   for (let p = 0; p < (process.env.BENCH_SKIP_TOKENS ? 0 : pairs); p++) {
     const perToken = {};
+    const perTokenProcess = {};
     for (const [name, kwargs] of [['greedy', {}], ['sampled', { do_sample: true, temperature: 0.7 }]]) {
       const one = lmaudit('gsm8k', kwargs, 1, 1);
       const full = lmaudit('gsm8k', kwargs, 1, maxGen);
-      const tokens = full.summary.backend_counters.forward_passes - one.summary.backend_counters.forward_passes;
-      perToken[name] = (full.cpu - one.cpu) / tokens;
-      console.log(`  ${name.padEnd(7)} ${tokens} tokens: ${full.cpu.toFixed(2)} − ${one.cpu.toFixed(2)} CPU s, ${(perToken[name] * 1000).toFixed(3)} CPU ms a token, ${(1 / perToken[name]).toFixed(0)} tokens per CPU second (wall: ${(full.summary.inference_seconds / full.summary.backend_counters.forward_passes * 1000).toFixed(3)} ms a token of inference)`);
+      const c = full.summary.backend_counters;
+      if (typeof c.generation_step_cpu_ms !== 'number') throw new Error('no generation_step_cpu_ms counter (it needs Linux\'s /proc/thread-self/schedstat)');
+      perToken[name] = c.generation_step_cpu_ms / 1000 / c.generation_steps;
+      const passes = c.forward_passes - one.summary.backend_counters.forward_passes;
+      perTokenProcess[name] = (full.cpu - one.cpu) / passes;
+      console.log(`  ${name.padEnd(7)} ${c.generation_steps} steps: inference thread ${(perToken[name] * 1000).toFixed(3)} CPU ms a token (${(1 / perToken[name]).toFixed(0)} tokens per CPU second); process ${full.cpu.toFixed(2)} − ${one.cpu.toFixed(2)} CPU s over ${passes} passes, ${(perTokenProcess[name] * 1000).toFixed(3)} CPU ms a token`);
     }
     ratios.push(perToken.sampled / perToken.greedy);
-    console.log(`  pair ${p + 1}: a sampled token costs ${ratios.at(-1).toFixed(3)}× a greedy one`);
+    processRatios.push(perTokenProcess.sampled / perTokenProcess.greedy);
+    console.log(`  pair ${p + 1}: a sampled token costs ${ratios.at(-1).toFixed(3)}× a greedy one (inference thread), ${processRatios.at(-1).toFixed(3)}× (process)`);
   }
   const m = median(ratios);
-  if (ratios.length > 0) console.log(`sampled ÷ greedy CPU time a token: median ${m.toFixed(3)}× (${ratios.map((r) => r.toFixed(3)).join(', ')}; target ≤ 1.3×) ${m <= 1.3 ? 'MET' : 'NOT MET'}`);
+  if (ratios.length > 0) {
+    console.log(`sampled ÷ greedy CPU time a token, inference thread: median ${m.toFixed(3)}× (${ratios.map((r) => r.toFixed(3)).join(', ')}; target ≤ 1.3×) ${m <= 1.3 ? 'MET' : 'NOT MET'}`);
+    console.log(`sampled ÷ greedy CPU time a token, whole process: median ${median(processRatios).toFixed(3)}× (${processRatios.map((r) => r.toFixed(3)).join(', ')}; for information)`);
+  }
 
   console.log(`\nrepeats: 8 (gsm8k_rep8, do_sample, temperature 0.7), ${docs} documents, ${maxGen} tokens a repeat: batch 8 (one prefill shared by the repeats) vs batch 1 (a prefill each)`);
   const speedups = [];

@@ -232,6 +232,19 @@ test('sampling (do_sample) is seeded: the same seed draws the same text, another
   assert.notEqual(texts[0], texts[2]);
 });
 
+test('a sampled request that leaves top_k unset draws from the 50 best tokens, as HF\'s generate does (its default)', async () => {
+  // gpt2-tiny's random weights give a flat distribution: over its whole vocabulary a draw is almost never among the 50 best.
+  const sample = (topK: number | null) => ({ until: [], maxGenToks: 24, doSample: true, temperature: 0.7, topP: null, topK, seed: 7, extra: {} });
+  const texts = await withModel(GPT2, {}, 1, async (lm) => {
+    const out = [];
+    for (const topK of [null, 50, 0]) out.push((await lm.generateUntil([{ context: 'Once upon a time', settings: sample(topK) }]))[0]!.text);
+    return { out, provenance: lm.describe().runtime.sampling_defaults };
+  });
+  assert.equal(texts.out[0], texts.out[1]);
+  assert.notEqual(texts.out[0], texts.out[2]);
+  assert.equal(texts.provenance, "a sampled request's unset temperature 1.0 (HF's default), top_k 50 (HF's default), top_p 1.0 (HF's default)");
+});
+
 for (const model of [GPT2, QWEN3]) {
   test(`${model}: a sampled request's repeats in one batch share one prefill and draw what each drew alone (seeds fixed)`, qwen3Slow(model), async () => {
     // Eight repeats of one sampled request (the seed is the run's plus the repeat index, as schedule.ts sends them)

@@ -20,6 +20,7 @@ import type {
   ModelArgs, ModelCapabilities, ModelDescription, RollingRequest, RollingResult,
 } from '../lm.ts';
 import { encodePair, loglikelihoodInput, rollingWindows, stopSequences } from '../lmevalRequests.ts';
+import { checkAppliedSettings, describeSamplingDefaults, samplingWarpers, unsupportedAtLoad } from './generationConfig.ts';
 import { generateRows, type LoopModel } from './generationLoop.ts';
 import { OnnxTokenAccess } from './onnxTokenAccess.ts';
 import type { TokenAccess } from '../tokenAccess.ts';
@@ -29,9 +30,6 @@ import { downloadHubModel, looksLikeHubId } from './hubModel.ts';
 import { configMaxLength, locateGraph, readModelFolder, type ModelFolder } from './modelFolder.ts';
 
 const KNOWN_ARGS = ['pretrained', 'revision', 'dtype', 'max_length', 'add_bos_token', 'model_file', 'threads', 'prefix_sharing', 'trust_remote_code', 'device'];
-/** generation_config.json keys that change HF's greedy `generate` and that this loop does not apply. */
-const UNSUPPORTED_GENERATION = ['repetition_penalty', 'no_repeat_ngram_size', 'bad_words_ids', 'min_new_tokens', 'min_length', 'suppress_tokens', 'begin_suppress_tokens', 'forced_bos_token_id', 'forced_eos_token_id', 'encoder_repetition_penalty', 'exponential_decay_length_penalty', 'sequence_bias'];
-const NEUTRAL: Record<string, unknown> = { repetition_penalty: 1, min_new_tokens: 0, min_length: 0, encoder_repetition_penalty: 1, no_repeat_ngram_size: 0 };
 
 function packageVersion(name: string): string {
   try {
@@ -114,6 +112,7 @@ class OnnxModel implements LanguageModel {
         '@huggingface/tokenizers': packageVersion('@huggingface/tokenizers'),
         onnx_graph: `${this.folder.onnxPath.slice(this.folder.root.length + 1)}; kv cache ${this.graph.kvCache ? 'yes' : 'no'}; position_ids ${this.graph.positionIds ? 'yes' : 'no'}`,
         prefix_sharing: this.prefixSharing && this.graph.kvCache ? 'on' : 'off',
+        sampling_defaults: describeSamplingDefaults(this.folder.generationConfig),
       },
     };
   }
@@ -201,6 +200,7 @@ class OnnxModel implements LanguageModel {
   }
 
   checkGeneration(settings: GenerationSettings): void {
+    checkAppliedSettings(settings, this.folder.generationConfig, this.generationConfigFile());
     if (this.maxLength - settings.maxGenToks <= 0) {
       throw new BadInputError(`max_gen_toks ${settings.maxGenToks} leaves no room for a context in the model's length (${this.maxLength} tokens); lm-eval refuses this too (set --gen_kwargs max_gen_toks=N below ${this.maxLength})`);
     }
@@ -217,7 +217,9 @@ class OnnxModel implements LanguageModel {
       const ids = this.tok.encode(r.context);
       return { ids: ids.slice(Math.max(0, ids.length - maxCtx)), truncated: Math.max(0, ids.length - maxCtx) };
     });
-    const rows = await generateRows(this.loopModel(), contexts.map((c) => c.ids), { stops, maxNew, doSample: settings.doSample, temperature: settings.temperature, topK: settings.topK, topP: settings.topP }, batch.map((r) => requestSeed(r.settings, r.context)));
+    // HF's warpers: the request's, else generation_config.json's, else HF's defaults (top_k 50).
+    const warpers = settings.doSample ? samplingWarpers(settings, this.folder.generationConfig, this.generationConfigFile()) : { temperature: settings.temperature, topK: settings.topK, topP: settings.topP };
+    const rows = await generateRows(this.loopModel(), contexts.map((c) => c.ids), { stops, maxNew, doSample: settings.doSample, ...warpers }, batch.map((r) => requestSeed(r.settings, r.context)));
     return rows.map((row, b) => ({
       text: row.text,
       finishReason: row.finishReason,
@@ -226,14 +228,22 @@ class OnnxModel implements LanguageModel {
     }));
   }
 
+  private generationConfigFile(): string {
+    return join(this.folder.root, 'generation_config.json');
+  }
+
   private loopModel(): LoopModel {
     return { thread: this.thread, tok: this.tok, vocab: this.vocab, eos: this.eos };
   }
 
-  /** Token positions (batch × sequence, padding included) and passes run through the graph so far. */
+  /** Token positions (batch × sequence, padding included) and passes run through the graph so far, and CPU time (ortSession.mjs stats). */
   async counters(): Promise<Record<string, number>> {
     const s = await this.thread.stats();
-    return { forward_tokens: s.forwardTokens, forward_passes: s.forwardPasses };
+    // The inference thread's CPU time since the model loaded (forward passes, token choice), and in generation's
+    // steps after the prefill (a generated token's cost), where the OS tells it.
+    const ms = (x: number) => Math.round(x * 1000) / 1000;
+    if (s.threadCpuMs === null) return { forward_tokens: s.forwardTokens, forward_passes: s.forwardPasses };
+    return { forward_tokens: s.forwardTokens, forward_passes: s.forwardPasses, inference_thread_cpu_ms: ms(s.threadCpuMs), generation_steps: s.generationSteps, generation_step_cpu_ms: ms(s.generationStepCpuMs) };
   }
 
   close(): Promise<void> {
@@ -267,11 +277,9 @@ export const onnxBackend: BackendFactory = {
     let tok: HfTokenizer;
     try {
       folder = await readModelFolder(root, dtype, modelFile);
-      for (const key of UNSUPPORTED_GENERATION) {
-        const v = folder.generationConfig?.[key];
-        if (v !== undefined && v !== null && v !== NEUTRAL[key] && !(Array.isArray(v) && v.length === 0)) {
-          throw new UnsupportedError(`${folder.root}/generation_config.json sets ${key}=${JSON.stringify(v)}, which HF's generate applies and this backend does not; remove it to run without it`);
-        }
+      const unsupported = unsupportedAtLoad(folder.generationConfig);
+      if (unsupported !== null) {
+        throw new UnsupportedError(`${folder.root}/generation_config.json sets ${unsupported.key}=${JSON.stringify(unsupported.value)}, which HF's generate applies and this backend does not; remove it to run without it`);
       }
       try {
         tok = new HfTokenizer(folder.tokenizerJson, folder.tokenizerConfig, boolOf(args, 'add_bos_token'));

@@ -4,7 +4,7 @@
  * between steps, each next token chosen here (sampling.mjs) so that only token ids cross threads.
  */
 import { choose, rng } from './sampling.mjs';
-import { feedsFor, gatherRows, graph, LOGITS_BUDGET, run } from './ortSession.mjs';
+import { feedsFor, gatherRows, graph, LOGITS_BUDGET, run, stats, threadCpuMs } from './ortSession.mjs';
 
 /** The generation in progress (one at a time). */
 let gen = null;
@@ -66,7 +66,8 @@ export async function genStart({ rows, padId, vocab, sampling }) {
   }
   if (withCache && width < batch) past = gatherRows(past, source);
   const next = rows.map((_, b) => choose(logits, (source[b] * last + last - 1) * vocab, vocab, sampling, draws[b]));
-  gen = { batch, ids, mask, seq, past, vocab, sampling, draws, counts: rows.map((r) => r.length) };
+  // The steps' CPU time is read here and when the generation ends: twice a generation, not twice a step.
+  gen = { batch, ids, mask, seq, past, vocab, sampling, draws, counts: rows.map((r) => r.length), steps: 0, cpuAfterPrefill: threadCpuMs() };
   return { next, ms: performance.now() - t0 };
 }
 
@@ -74,6 +75,7 @@ export async function genStart({ rows, padId, vocab, sampling }) {
 export async function genStep({ feed }) {
   const g = gen;
   const t0 = performance.now();
+  g.steps++;
   for (let b = 0; b < g.batch; b++) g.counts[b]++;
   let logits;
   let offsetOf;
@@ -122,7 +124,11 @@ export async function genStep({ feed }) {
   return { next, ms: performance.now() - t0 };
 }
 
-/** Forgets the generation in progress. */
+/** Counts the generation's steps and their CPU time, and forgets it. */
 export function genEnd() {
+  if (gen !== null && gen.cpuAfterPrefill !== null) {
+    stats.generationSteps += gen.steps;
+    stats.generationStepCpuMs += threadCpuMs() - gen.cpuAfterPrefill;
+  }
   gen = null;
 }

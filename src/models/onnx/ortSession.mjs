@@ -3,6 +3,7 @@
  * feeds of a forward pass and the pass itself, counted. Shared by the scoring ops (ortWorker.mjs) and
  * generation (ortGeneration.mjs); plain JavaScript for the reason ortWorker.mjs gives.
  */
+import { readFileSync } from 'node:fs';
 import * as ort from 'onnxruntime-node';
 
 /**
@@ -14,8 +15,35 @@ export const LOGITS_BUDGET = Number(process.env.LMAUDIT_ONNX_LOGITS_BUDGET) > 0 
 let session = null;
 /** What the graph takes: see open(). */
 export let graph = null;
-/** Token positions fed through the graph (batch × sequence, padding included) and passes run: what prefix sharing saves. */
-export const stats = { forwardTokens: 0, forwardPasses: 0 };
+/**
+ * Token positions fed through the graph (batch × sequence, padding included) and passes run: what
+ * prefix sharing saves. Generation's steps after the prefill (one token a row each) and this
+ * thread's CPU milliseconds in them, messages included (ortGeneration.mjs): a generated token's cost.
+ */
+export const stats = { forwardTokens: 0, forwardPasses: 0, generationSteps: 0, generationStepCpuMs: 0 };
+
+let cpuAtOpen = null;
+
+/**
+ * CPU milliseconds this thread has run since the model opened (its load and graph optimisation left
+ * out: they vary more from run to run than a short run's inference costs), or null where the OS does
+ * not say. The graph runs on this thread (onnxruntime-node's `run` is synchronous under its
+ * promise) and so does the choice of each token; with threads > 1, onnxruntime's own pool threads
+ * share the graph's work and are not counted.
+ */
+export function cpuSinceOpenMs() {
+  const now = threadCpuMs();
+  return now === null || cpuAtOpen === null ? null : now - cpuAtOpen;
+}
+
+/** This thread's CPU milliseconds since it started, or null where /proc/thread-self/schedstat is not. */
+export function threadCpuMs() {
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    return null;
+  }
+}
 
 const big = (values) => BigInt64Array.from(values, (v) => BigInt(v));
 const int64 = (values, dims) => new ort.Tensor('int64', big(values), dims);
@@ -81,6 +109,7 @@ export function open({ path, threads }) {
     const known = new Set(['input_ids', 'attention_mask', 'position_ids', 'use_cache_branch', 'num_logits_to_keep', ...past.map((p) => p.name)]);
     const unknown = s.inputNames.filter((n) => !known.has(n));
     if (unknown.length > 0) throw new Error(`the graph takes inputs a causal LM export does not (${unknown.join(', ')})`);
+    cpuAtOpen = threadCpuMs();
     return { inputs: s.inputNames, outputs: s.outputNames, kvCache: past.length > 0, positionIds: graph.hasPositions, layers: past.length / 2, kvHeads: past[0]?.heads ?? null, headDim: past[0]?.headDim ?? null, kvType: past[0]?.type ?? null, vocab };
   });
 }

@@ -11,7 +11,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { scoreAt, softmaxStats, topAt } from './logSoftmax.mjs';
-import { closeSession, feedsFor, gatherRows, graph, LOGITS_BUDGET, open, rightPadded, run, stats } from './ortSession.mjs';
+import { closeSession, feedsFor, gatherRows, graph, LOGITS_BUDGET, open, rightPadded, run, stats, cpuSinceOpenMs } from './ortSession.mjs';
 import { genEnd, genStart, genStep } from './ortGeneration.mjs';
 
 /** The last context run by scoreShared: its tokens, the KV it left and its last position's logits. */
@@ -202,7 +202,7 @@ async function scoreTokens({ rows, vocab, topK }) {
 
 const OPS = {
   open,
-  stats: async () => ({ ...stats }),
+  stats: async () => ({ ...stats, threadCpuMs: cpuSinceOpenMs() }),
   score,
   scoreShared,
   scoreTokens,

@@ -3,7 +3,6 @@
  * seeded draw after HF's warpers in HF's order (temperature, top-k, top-p). The draws come from
  * xoshiro128**, a stated and reproducible stream, not torch's: sampled texts differ from lm-eval's.
  */
-import { topAt } from './logSoftmax.mjs';
 
 /** xoshiro128** seeded through splitmix32: a stated, reproducible stream (not torch's). */
 export function rng(seed) {
@@ -44,6 +43,18 @@ let weights = new Float64Array(0);
  * draw is by rejection (drawByBuckets), with the same probabilities.
  */
 export function choose(logits, offset, vocab, sampling, draw) {
+  const topK = sampling.doSample && sampling.topK !== null && sampling.topK > 0 && sampling.topK < vocab ? sampling.topK : null;
+  const t = sampling.temperature && sampling.temperature > 0 ? sampling.temperature : 1;
+  const topP = sampling.topP !== null && sampling.topP < 1 ? sampling.topP : null;
+  if (topK !== null && topK <= SELECT_K) {
+    // HF's default warpers (top-k 50): the k best in the one pass a greedy choice makes, the first of them the maximum.
+    const n = bestK(logits, offset, vocab, topK);
+    if (n === 0) return 0;
+    const ids = Array.from(bestIds.subarray(0, n));
+    const top = bestValues[0] / t;
+    const w = ids.map((_, k) => Math.exp(bestValues[k] / t - top));
+    return drawSorted(ids, w, w.reduce((a, b) => a + b, 0), topP, draw);
+  }
   let max = -Infinity;
   let arg = 0;
   for (let i = 0; i < vocab; i++) if (logits[offset + i] > max) {
@@ -51,13 +62,10 @@ export function choose(logits, offset, vocab, sampling, draw) {
     arg = i;
   }
   if (!sampling.doSample) return arg;
-  const t = sampling.temperature && sampling.temperature > 0 ? sampling.temperature : 1;
   const top = max / t;
-  const topK = sampling.topK !== null && sampling.topK > 0 && sampling.topK < vocab ? sampling.topK : null;
-  const topP = sampling.topP !== null && sampling.topP < 1 ? sampling.topP : null;
   if (topK !== null) {
-    // A small k by one pass keeping the k best (flat logits put the whole vocabulary within e^−8), a large one by the cuts.
-    const ids = topK <= SELECT_K ? topAt(logits, offset, vocab, topK, 0, 0).map(([id]) => id) : sortedPrefix(logits, offset, vocab, max, t, (found) => found.length >= topK);
+    // A large k by the cuts (flat logits put the whole vocabulary within e^−8).
+    const ids = sortedPrefix(logits, offset, vocab, max, t, (found) => found.length >= topK);
     ids.length = Math.min(ids.length, topK);
     const w = ids.map((id) => Math.exp(logits[offset + id] / t - top));
     return drawSorted(ids, w, w.reduce((a, b) => a + b, 0), topP, draw);
@@ -76,6 +84,51 @@ export function choose(logits, offset, vocab, sampling, draw) {
     return false;
   });
   return drawSorted(ids, ids.map((id) => weights[id]), total, topP, draw);
+}
+
+/** The k best of the last bestK call, best first (ids and their logits), reused across tokens. */
+let bestIds = new Int32Array(SELECT_K);
+let bestValues = new Float64Array(SELECT_K);
+
+/**
+ * The `k` best tokens of one position into bestIds/bestValues, value descending, ties to the lower id
+ * (the order HF's sort gives and topk's on CPU); returns how many (k, or the vocabulary if smaller).
+ * One comparison a token against the k-th best so far; an insertion shifts at most k entries, and a
+ * token beats the k-th best about k·ln(vocab/k) times in a vocabulary in random order. A NaN logit
+ * is never kept, as the greedy scan's `>` never picks one.
+ */
+function bestK(logits, offset, vocab, k) {
+  let n = 0;
+  let i = 0;
+  for (; i < vocab && n < k; i++) {
+    const x = logits[offset + i];
+    if (x !== x) continue;
+    let j = n++;
+    while (j > 0 && bestValues[j - 1] < x) {
+      bestValues[j] = bestValues[j - 1];
+      bestIds[j] = bestIds[j - 1];
+      j--;
+    }
+    bestValues[j] = x;
+    bestIds[j] = i;
+  }
+  // Full: only a strictly better value enters (an equal one has a higher id than the kept one; NaN fails `>`).
+  let floor = bestValues[k - 1];
+  for (; i < vocab; i++) {
+    const x = logits[offset + i];
+    if (x > floor) {
+      let j = k - 1;
+      while (j > 0 && bestValues[j - 1] < x) {
+        bestValues[j] = bestValues[j - 1];
+        bestIds[j] = bestIds[j - 1];
+        j--;
+      }
+      bestValues[j] = x;
+      bestIds[j] = i;
+      floor = bestValues[k - 1];
+    }
+  }
+  return n;
 }
 
 /** Buckets of 1/10 nat below the best token's scaled value, the last holding everything 50 nats or more below. */

@@ -1,0 +1,90 @@
+/**
+ * What HF's `generate` takes from a model's generation_config.json, for the onnx backend: the settings
+ * it applies that this backend does not (refused, so that no run silently differs from HF's), and the
+ * sampling warpers a sampled request gets where it leaves one unset. HF (transformers 5.18,
+ * `GenerationMixin._prepare_generation_config`) takes each setting from the call's kwargs, else from
+ * generation_config.json, else from `GenerationConfig._get_default_generation_params()`: temperature
+ * 1.0, top_k 50, top_p 1.0. lm-eval's HF backend passes only the task's generation kwargs, so a
+ * task that samples at temperature 0.7 and says nothing of top_k draws from the 50 best tokens.
+ */
+import { UnsupportedError } from '../../errors.ts';
+import { PyFloat } from '../../py/values.ts';
+import type { GenerationSettings } from '../lm.ts';
+
+type Config = Record<string, unknown> | null;
+
+/** Keys that change HF's `generate`, greedy or sampled, that this loop does not apply, and their neutral values. */
+const UNSUPPORTED_ALWAYS: Record<string, unknown> = {
+  repetition_penalty: 1, no_repeat_ngram_size: 0, bad_words_ids: null, min_new_tokens: 0, min_length: 0, suppress_tokens: null, begin_suppress_tokens: null,
+  forced_bos_token_id: null, forced_eos_token_id: null, encoder_repetition_penalty: 1, exponential_decay_length_penalty: null, sequence_bias: null, num_beams: 1,
+};
+/** Warpers HF adds only when sampling (`_get_logits_processor`), that this loop does not apply, and their neutral values. */
+const UNSUPPORTED_SAMPLING: Record<string, unknown> = { min_p: null, typical_p: 1, epsilon_cutoff: 0, eta_cutoff: 0, top_h: null };
+
+const isNeutral = (value: unknown, neutral: unknown): boolean => value === undefined || value === null || value === neutral || (Array.isArray(value) && value.length === 0);
+
+/** generation_config.json's settings that change even greedy generation here: refused when the model loads. */
+export function unsupportedAtLoad(config: Config): { key: string; value: unknown } | null {
+  for (const [key, neutral] of Object.entries(UNSUPPORTED_ALWAYS)) {
+    if (!isNeutral(config?.[key], neutral)) return { key, value: config![key] };
+  }
+  return null;
+}
+
+/**
+ * Refuses a task's generation settings that HF's `generate` would apply and this loop would not: a
+ * generation kwarg lm-eval passes through (`min_p`, `repetition_penalty`, …), or, for a sampled task,
+ * a sampling warper generation_config.json sets.
+ */
+export function checkAppliedSettings(settings: GenerationSettings, config: Config, configFile: string): void {
+  for (const [key, raw] of Object.entries(settings.extra)) {
+    const always = key in UNSUPPORTED_ALWAYS;
+    if (!always && !(key in UNSUPPORTED_SAMPLING)) continue;
+    const value = raw instanceof PyFloat ? raw.value : raw;
+    if (!isNeutral(value, always ? UNSUPPORTED_ALWAYS[key] : UNSUPPORTED_SAMPLING[key]) && (always || settings.doSample)) {
+      throw new UnsupportedError(`generation kwarg ${key}=${JSON.stringify(value)} is passed to HF's generate by lm-eval, and the onnx backend does not apply it; remove it to run without it`);
+    }
+  }
+  if (!settings.doSample) return;
+  samplingWarpers(settings, config, configFile);
+  for (const [key, neutral] of Object.entries(UNSUPPORTED_SAMPLING)) {
+    if (!isNeutral(config?.[key], neutral) && !(key in settings.extra)) {
+      throw new UnsupportedError(`${configFile} sets ${key}=${JSON.stringify(config![key])}, which HF's generate applies when sampling and this backend does not; remove it to sample without it`);
+    }
+  }
+}
+
+export interface Warpers {
+  temperature: number;
+  /** null: no top-k (HF adds the warper for any top_k but 0). */
+  topK: number | null;
+  topP: number;
+}
+
+const HF_DEFAULTS = { temperature: 1, top_k: 50, top_p: 1 } as const;
+/** As Python prints them (the provenance quotes HF). */
+const HF_DEFAULTS_PRINTED = { temperature: '1.0', top_k: '50', top_p: '1.0' } as const;
+
+function configNumber(config: Config, key: keyof typeof HF_DEFAULTS, configFile: string): number | null {
+  const v = config?.[key];
+  if (v === undefined || v === null) return null;
+  const ok = typeof v === 'number' && (key === 'top_k' ? Number.isInteger(v) && v >= 0 : key === 'top_p' ? v >= 0 && v <= 1 : v > 0);
+  if (!ok) throw new UnsupportedError(`${configFile} sets ${key}=${JSON.stringify(v)}, which HF's generate refuses`);
+  return v;
+}
+
+/** The warpers a sampled request is drawn with: its own setting, else generation_config.json's, else HF's default. */
+export function samplingWarpers(settings: GenerationSettings, config: Config, configFile: string): Warpers {
+  const pick = (own: number | null, key: keyof typeof HF_DEFAULTS): number => own ?? configNumber(config, key, configFile) ?? HF_DEFAULTS[key];
+  const topK = pick(settings.topK, 'top_k');
+  return { temperature: pick(settings.temperature, 'temperature'), topK: topK === 0 ? null : topK, topP: pick(settings.topP, 'top_p') };
+}
+
+/** For the provenance: where a sampled request's unset warpers come from, with their values. */
+export function describeSamplingDefaults(config: Config): string {
+  const parts = (Object.keys(HF_DEFAULTS) as (keyof typeof HF_DEFAULTS)[]).map((key) => {
+    const own = config?.[key];
+    return own === undefined || own === null ? `${key} ${HF_DEFAULTS_PRINTED[key]} (HF's default)` : `${key} ${JSON.stringify(own)} (generation_config.json)`;
+  });
+  return `a sampled request's unset ${parts.join(', ')}`;
+}
