@@ -87,6 +87,36 @@ test('temperature alone: each token is drawn with its softmax probability exp(x/
   }
 });
 
+test('temperature alone over more than 64 tokens (the head drawn exactly, the tail by its bound): shares by hand, per token and per group', () => {
+  // 60,000 seeded draws a row (the same every run, so the test cannot flake); a share p's standard error is
+  // √(p(1 − p) / 60,000), and five of them the tolerance. Three rows: a flat one (the tail holds most of the mass and
+  // is proposed most of the time), a peaked one (the head holds it), and one whose tail is far below its bound (65
+  // tokens level, 1,935 50 nats down: a try is kept with probability 65 / 2,000, so an eighth of the draws exhaust
+  // the head's 64 tries and the buckets draw instead). A tail token's bound taken as its weight, a head token
+  // proposed again from the tail, or the best token returned when the tries run out moves a share past its tolerance.
+  const r = rng(5);
+  const flat = Float32Array.from({ length: 300 }, () => r() * 2);
+  const peaked = Float32Array.from({ length: 300 }, (_, i) => (i % 97 === 3 ? 6 + r() : -4 * r()));
+  const cliff = Float32Array.from({ length: 2000 }, (_, i) => (i < 65 ? 1 : -50));
+  for (const [name, logits, t] of [['flat', flat, 0.7], ['peaked', peaked, 1.3], ['cliff', cliff, 1]] as const) {
+    const vocab = logits.length;
+    const max = Math.max(...logits);
+    const p = [...logits].map((x) => Math.exp(x / t - max / t));
+    const z = p.reduce((a, b) => a + b, 0);
+    const counts = new Array<number>(vocab).fill(0);
+    const n = 60_000;
+    const draw = rng(77);
+    for (let g = 0; g < n; g++) counts[choose(logits, 0, vocab, settings(t, null, null), draw)]!++;
+    const within = (share: number, q: number) => Math.abs(share - q) <= 5 * Math.sqrt((q * (1 - q)) / n) + 1e-9;
+    counts.forEach((c, i) => assert.ok(within(c / n, p[i]! / z), `${name}, token ${i}: ${c / n} vs ${p[i]! / z}`));
+    // The 64 best together against the rest: what a wrong head/tail split would move most.
+    const order = [...p.keys()].sort((a, b) => p[b]! - p[a]! || a - b);
+    const headShare = order.slice(0, 64).reduce((s, i) => s + counts[i]!, 0) / n;
+    const headP = order.slice(0, 64).reduce((s, i) => s + p[i]!, 0) / z;
+    assert.ok(within(headShare, headP), `${name}: the head's share ${headShare} vs ${headP}`);
+  }
+});
+
 test('greedy is the first maximum, and temperature 0 with do_sample means temperature 1 (as before)', () => {
   const logits = new Float32Array([0, 2, 1, 2]);
   assert.equal(choose(logits, 0, 4, { doSample: false, temperature: 0, topK: null, topP: null }, () => 0.5), 1);

@@ -40,12 +40,16 @@ let weights = new Float64Array(0);
  * Only as much of that order is sorted as the warpers need (the k best; the nucleus, found by
  * sorting the tokens within e^−8, e^−32, … of the best until they hold top_p of the mass): sorting
  * the whole vocabulary for every token cost 50 times a greedy token. Without top-k or top-p the
- * draw is by rejection (drawByBuckets), with the same probabilities.
+ * draw is by rejection (drawByHead, else drawByBuckets), with the same probabilities.
  */
 export function choose(logits, offset, vocab, sampling, draw) {
   const topK = sampling.doSample && sampling.topK !== null && sampling.topK > 0 && sampling.topK < vocab ? sampling.topK : null;
   const t = sampling.temperature && sampling.temperature > 0 ? sampling.temperature : 1;
   const topP = sampling.topP !== null && sampling.topP < 1 ? sampling.topP : null;
+  if (sampling.doSample && topK === null && topP === null && vocab > HEAD) {
+    const id = drawByHead(logits, offset, vocab, t, draw);
+    if (id >= 0) return id;
+  }
   if (topK !== null && topK <= SELECT_K) {
     // HF's default warpers (top-k 50): the k best in the one pass a greedy choice makes, the first of them the maximum.
     const n = bestK(logits, offset, vocab, topK);
@@ -131,6 +135,54 @@ function bestK(logits, offset, vocab, k) {
   return n;
 }
 
+/** The best tokens drawByHead keeps exactly; the rest it bounds by the last of them. */
+const HEAD = 64;
+/** Tries before drawByHead gives up (a tail whose bound is far above its tokens' weights) for drawByBuckets. */
+const HEAD_TRIES = 64;
+/** Marks the head's ids for the draw in progress (`stamp[id] === stampOf`), so that nothing is cleared between draws. */
+let stamp = new Uint32Array(0);
+let stampOf = 0;
+
+/**
+ * Temperature alone: a draw with probability exp(x/T − max/T) / Σ exp(x/T − max/T), by rejection
+ * from a proposal that costs the greedy scan's one pass. The 64 best tokens (the head, found as
+ * top-k finds its k) are proposed with their own weights; every other token (the tail) weighs at most
+ * b, the 64th best's weight, and is proposed with weight b: a tail token drawn uniformly (an id drawn
+ * again while it is one of the head's), kept with probability weight / b. Every token is then kept in
+ * proportion to its weight. A trained model's head holds nearly all the mass and the tail is rarely
+ * proposed; a flat row's tail weighs near b and is kept often. After HEAD_TRIES rejections (a tail far
+ * below its bound) the draw is redone by drawByBuckets; returns −1 then, or when a NaN leaves the head short.
+ */
+function drawByHead(logits, offset, vocab, t, draw) {
+  const n = bestK(logits, offset, vocab, HEAD);
+  if (n < HEAD) return -1;
+  if (stamp.length < vocab) stamp = new Uint32Array(vocab);
+  stampOf = (stampOf + 1) >>> 0 || 1;
+  const top = bestValues[0] / t;
+  let head = 0;
+  for (let k = 0; k < HEAD; k++) {
+    head += Math.exp(bestValues[k] / t - top);
+    stamp[bestIds[k]] = stampOf;
+  }
+  const bound = Math.exp(bestValues[HEAD - 1] / t - top);
+  const mass = head + (vocab - HEAD) * bound;
+  for (let tries = 0; tries < HEAD_TRIES; tries++) {
+    let u = draw() * mass;
+    if (u < head) {
+      for (let k = 0; k < HEAD; k++) {
+        u -= Math.exp(bestValues[k] / t - top);
+        if (u < 0) return bestIds[k];
+      }
+      return bestIds[HEAD - 1];
+    }
+    let id;
+    do id = Math.min(vocab - 1, Math.floor(draw() * vocab));
+    while (stamp[id] === stampOf);
+    if (draw() * bound < Math.exp(logits[offset + id] / t - top)) return id;
+  }
+  return -1;
+}
+
 /** Buckets of 1/10 nat below the best token's scaled value, the last holding everything 50 nats or more below. */
 const BUCKET_WIDTH = 0.1;
 const BUCKETS = 500;
@@ -149,26 +201,29 @@ let bucketOf = new Uint16Array(0);
 function drawByBuckets(logits, offset, vocab, t, max, draw, fallback) {
   const top = max / t;
   if (bucketOf.length < vocab) bucketOf = new Uint16Array(vocab);
-  bucketCount.fill(0);
+  // Locals, not the module's bindings: V8 reloads a `let` binding on every pass of a loop.
+  const of = bucketOf;
+  const count = bucketCount;
+  count.fill(0);
   // (max − x) / (T · width), a multiplication a token: a bucket off by a rounding error at its edge
   // bounds its token by e^(−j/10) within 1e−15, which the acceptance's cap at 1 absorbs.
   const scale = 1 / (t * BUCKET_WIDTH);
   for (let i = 0; i < vocab; i++) {
     const below = (max - logits[offset + i]) * scale;
     const j = below < BUCKETS ? below | 0 : BUCKETS;
-    bucketOf[i] = j;
-    bucketCount[j]++;
+    of[i] = j;
+    count[j]++;
   }
   let mass = 0;
-  for (let j = 0; j <= BUCKETS; j++) mass += bucketCount[j] * bucketBound[j];
+  for (let j = 0; j <= BUCKETS; j++) mass += count[j] * bucketBound[j];
   for (let tries = 0; tries < 1000; tries++) {
     let u = draw() * mass;
     let j = 0;
-    while (j < BUCKETS && (bucketCount[j] === 0 || (u -= bucketCount[j] * bucketBound[j]) > 0)) j++;
-    while (bucketCount[j] === 0) j--;
-    let r = Math.min(bucketCount[j] - 1, Math.floor(draw() * bucketCount[j]));
+    while (j < BUCKETS && (count[j] === 0 || (u -= count[j] * bucketBound[j]) > 0)) j++;
+    while (count[j] === 0) j--;
+    let r = Math.min(count[j] - 1, Math.floor(draw() * count[j]));
     let id = 0;
-    for (; id < vocab; id++) if (bucketOf[id] === j && r-- === 0) break;
+    for (; id < vocab; id++) if (of[id] === j && r-- === 0) break;
     if (draw() * bucketBound[j] < Math.exp(logits[offset + id] / t - top)) return id;
   }
   // Every try rejected (at e^(−1/10) rejection a try, never in practice): the best token.
