@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BackendError, BadInputError } from '../errors.ts';
+import { BackendError, BadInputError, UnsupportedError } from '../errors.ts';
 import { backendFactory } from '../models/registry.ts';
 import { TRANSPORT_MODEL_ARGS, type LanguageModel, type ModelArgs } from '../models/lm.ts';
 import { apiChatTemplate, compileChatTemplate, type ChatTemplate } from '../prompt/chatTemplate.ts';
@@ -201,6 +201,7 @@ async function runWith(lm: LanguageModel, o: RunOptions, events: RunEvents, star
       lm.checkGeneration?.(s);
     } catch (error) {
       if (error instanceof BadInputError) throw new BadInputError(`task '${task}': ${error.detail}`, error.where);
+      if (error instanceof UnsupportedError) throw new UnsupportedError(`task '${task}': ${error.message}`, { cause: error });
       throw error;
     }
   }

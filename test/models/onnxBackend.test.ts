@@ -168,6 +168,13 @@ test('bad model folders: a clear error naming the file or flag, exit 2, and no s
   assert.equal(gen.status, 2, gen.stderr);
   assert.match(gen.stderr, /task 'gsm8k': max_gen_toks 4096 leaves no room for a context in the model's length \(\d+ tokens\)/);
   assert.equal(existsSync(tooLong), false, 'a store was left for a generation the backend cannot serve');
+  // A sampling setting lm-eval would hand to HF's generate and this backend would not apply: refused before the run.
+  const minP = join(tmp('bad-run'), 'store');
+  const sampled = runCli(['run', '--model', 'onnx', '--model_args', `pretrained=${GPT2}`, '--tasks', 'gsm8k', '--limit', '2', '--gen_kwargs', 'do_sample=True,temperature=0.7,min_p=0.1', '--out', minP]);
+  assert.equal(sampled.status, 2, sampled.stderr);
+  assert.match(sampled.stderr, /task 'gsm8k': generation kwarg min_p=0\.1 is passed to HF's generate by lm-eval, and the onnx backend does not apply it/);
+  assert.doesNotMatch(sampled.stderr, /\n\s+at /);
+  assert.equal(existsSync(minP), false, 'a store was left for a setting the backend cannot apply');
   const unknown = runCli(['run', '--model', 'onx', '--tasks', 'arc_easy', '--limit', '2', '--out', join(tmp('bad-run'), 'store')]);
   assert.equal(unknown.status, 2);
   assert.match(unknown.stderr, /Unknown model backend 'onx'\. Did you mean: onnx\?/);
