@@ -133,11 +133,19 @@ export function environmentSummary(settings: SettingsDiff): string[] {
         const a = f.a.value;
         const b = f.b.value;
         const names = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => a[k] !== b[k]).sort();
-        return `${phrase} ${names.map((k) => `${k} ${String(a[k] ?? '—')} vs ${String(b[k] ?? '—')}`).join(', ')}`;
+        const pairs = (keys: string[]) => keys.map((k) => `${k} ${String(a[k] ?? '—')} vs ${String(b[k] ?? '—')}`).join(', ');
+        // A backend records its settings beside its libraries' versions (the onnx backend's graph, prefix sharing,
+        // sampling defaults): those are not versions, and are not called so.
+        const settingsNames = names.filter((k) => !versionLike(a[k]) || !versionLike(b[k]));
+        const versionNames = names.filter((k) => !settingsNames.includes(k));
+        return [versionNames.length > 0 ? `${phrase} ${pairs(versionNames)}` : null, settingsNames.length > 0 ? `backend settings differ: ${pairs(settingsNames)}` : null].filter((x) => x !== null).join('; ');
       }
       return `${phrase} ${summaryValue(f.a.value)} vs ${summaryValue(f.b.value)}`;
     });
 }
+
+/** A library's version as a runtime block records it ('1.30.0', 'v20.1', 'unknown'), or no entry. */
+const versionLike = (v: unknown): boolean => v === undefined || v === null || (typeof v === 'string' && (/^v?\d/.test(v) || v === 'unknown'));
 
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const summaryValue = (v: unknown) => (typeof v === 'string' ? v : cell(v, 60));

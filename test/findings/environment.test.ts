@@ -78,3 +78,13 @@ test('a store written before the environment item opens: the item reads unknown'
   assert.equal(d.status, 0, d.stderr);
   assert.match(d.stdout, /^environment +unknown in A +0 known +5 known/m);
 });
+
+test('diff summary: a backend setting recorded beside the library versions is called a setting, not a version', async () => {
+  const { environmentSummary } = await import('../../src/report/diffText.ts');
+  const libraries = (onnx: string, sharing: string, sampling: string) => ({ node: '20.20.2', 'onnxruntime-node': onnx, prefix_sharing: sharing, sampling_defaults: sampling });
+  const field = (a: unknown, b: unknown) => ({ field: 'libraries', verdict: 'differs', a: { value: a }, b: { value: b } });
+  const summary = (a: unknown, b: unknown) => environmentSummary({ items: [{ item: 'environment', fields: [field(a, b)] }] } as unknown as Parameters<typeof environmentSummary>[0]);
+  assert.deepEqual(summary(libraries('1.30.0', 'on', 'top_k 50'), libraries('1.31.0', 'off', 'top_k 50')), ['library versions differ: onnxruntime-node 1.30.0 vs 1.31.0; backend settings differ: prefix_sharing on vs off']);
+  assert.deepEqual(summary(libraries('1.30.0', 'on', 'top_k 50'), libraries('1.30.0', 'on', 'top_k 20')), ['backend settings differ: sampling_defaults top_k 50 vs top_k 20']);
+  assert.deepEqual(summary({ torch: '2.3.1' }, { torch: '2.4.0', numpy: '2.2.6' }), ['library versions differ: numpy — vs 2.2.6, torch 2.3.1 vs 2.4.0']);
+});
