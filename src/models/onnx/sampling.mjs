@@ -106,33 +106,29 @@ function bestK(logits, offset, vocab, k) {
   let i = 0;
   for (; i < vocab && n < k; i++) {
     const x = logits[offset + i];
-    if (x !== x) continue;
-    let j = n++;
-    while (j > 0 && bestValues[j - 1] < x) {
-      bestValues[j] = bestValues[j - 1];
-      bestIds[j] = bestIds[j - 1];
-      j--;
-    }
-    bestValues[j] = x;
-    bestIds[j] = i;
+    if (x === x) place(n++, x, i);
   }
   // Full: only a strictly better value enters (an equal one has a higher id than the kept one; NaN fails `>`).
   let floor = bestValues[k - 1];
   for (; i < vocab; i++) {
     const x = logits[offset + i];
     if (x > floor) {
-      let j = k - 1;
-      while (j > 0 && bestValues[j - 1] < x) {
-        bestValues[j] = bestValues[j - 1];
-        bestIds[j] = bestIds[j - 1];
-        j--;
-      }
-      bestValues[j] = x;
-      bestIds[j] = i;
+      place(k - 1, x, i);
       floor = bestValues[k - 1];
     }
   }
   return n;
+}
+
+/** Token `id` of value `x` into the kept list from slot `j` upwards, past every kept value below it. */
+function place(j, x, id) {
+  while (j > 0 && bestValues[j - 1] < x) {
+    bestValues[j] = bestValues[j - 1];
+    bestIds[j] = bestIds[j - 1];
+    j--;
+  }
+  bestValues[j] = x;
+  bestIds[j] = id;
 }
 
 /** The best tokens drawByHead keeps exactly; the rest it bounds by the last of them. */
