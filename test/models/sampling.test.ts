@@ -1,7 +1,7 @@
 /**
  * The onnx worker's token choice (src/models/onnx/sampling.mjs) against the definition it must keep:
- * HF's warpers in HF's order (temperature, top-k, top-p) over the whole vocabulary sorted by value
- * descending, ties to the lower id, and a draw walking that order. `reference` below is that
+ * HF's warpers in HF's order (temperature, top-k keeping every token level with the k-th best, top-p) over the
+ * whole vocabulary sorted by value descending, ties to the lower id, and a draw walking that order. `reference` below is that
  * definition written plainly (every token sorted for every draw); the fast choice sorts only the
  * prefix the warpers keep and must pick the same token from the same draw wherever the order is
  * walked (top-k, top-p), and with neither must give each token its softmax probability.
@@ -15,7 +15,8 @@ function reference(logits: Float32Array, offset: number, vocab: number, sampling
   let cand: [number, number][] = [];
   for (let i = 0; i < vocab; i++) cand.push([i, logits[offset + i]! / temperature]);
   cand.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
-  if (sampling.topK !== null && sampling.topK > 0) cand = cand.slice(0, sampling.topK);
+  // HF's TopKLogitsWarper removes the scores below the k-th best: a token level with it stays.
+  if (sampling.topK !== null && sampling.topK > 0 && sampling.topK < cand.length) cand = cand.filter(([, x]) => x >= cand[sampling.topK! - 1]![1]);
   const max = cand[0]![1];
   let weights = cand.map(([, x]) => Math.exp(x - max));
   let total = weights.reduce((a, b) => a + b, 0);
@@ -63,6 +64,24 @@ test('top-k and top-p (alone and together) pick the same token as sorting the wh
         assert.equal(choose(rows, row * vocab, vocab, s, fast), reference(rows, row * vocab, vocab, s, slow), `row ${row}, draw ${n}, ${JSON.stringify(s)}`);
       }
     }
+  }
+});
+
+test('top-k keeps every token level with the k-th best (HF removes only those below it), one pushed out by a better one included', () => {
+  // k = 3. Left out when met: token 3 of [1.5, 1, 1, 1, 2, 0]. Pushed out: token 2 of [1.5, 1, 1, 2, 0, 0] (kept until
+  // the 2 arrives, the k-th best still 1 after it). HF keeps every score ≥ 1: five tokens of the first row, four of the
+  // second; at T = 1 each weighs at least e^(−1) of the best, so 400 draws reach every one (and never the 0s).
+  for (const [values, kept] of [[[1.5, 1, 1, 1, 2, 0], [0, 1, 2, 3, 4]], [[1.5, 1, 1, 2, 0, 0], [0, 1, 2, 3]]] as const) {
+    const logits = new Float32Array(values);
+    const seen = new Set<number>();
+    const fast = rng(9);
+    const slow = rng(9);
+    for (let n = 0; n < 400; n++) {
+      const id = choose(logits, 0, logits.length, settings(1, 3, null), fast);
+      assert.equal(id, reference(logits, 0, logits.length, settings(1, 3, null), slow), `${JSON.stringify(values)}, draw ${n}`);
+      seen.add(id);
+    }
+    assert.deepEqual([...seen].sort(), [...kept]);
   }
 });
 

@@ -54,9 +54,9 @@ export function choose(logits, offset, vocab, sampling, draw) {
     // HF's default warpers (top-k 50): the k best in the one pass a greedy choice makes, the first of them the maximum.
     const n = bestK(logits, offset, vocab, topK);
     if (n === 0) return 0;
-    const ids = Array.from(bestIds.subarray(0, n));
+    const ids = tiesOutside ? withTies(logits, offset, vocab, n) : Array.from(bestIds.subarray(0, n));
     const top = bestValues[0] / t;
-    const w = ids.map((_, k) => Math.exp(bestValues[k] / t - top));
+    const w = ids.map((id) => Math.exp(logits[offset + id] / t - top));
     return drawSorted(ids, w, w.reduce((a, b) => a + b, 0), topP, draw);
   }
   let max = -Infinity;
@@ -70,7 +70,10 @@ export function choose(logits, offset, vocab, sampling, draw) {
   if (topK !== null) {
     // A large k by the cuts (flat logits put the whole vocabulary within e^−8).
     const ids = sortedPrefix(logits, offset, vocab, max, t, (found) => found.length >= topK);
-    ids.length = Math.min(ids.length, topK);
+    // HF keeps every token level with the k-th (TopKLogitsWarper: scores < the k-th best are removed); the prefix holds them all.
+    let keep = Math.min(ids.length, topK);
+    while (keep < ids.length && logits[offset + ids[keep]] === logits[offset + ids[keep - 1]]) keep++;
+    ids.length = keep;
     const w = ids.map((id) => Math.exp(logits[offset + id] / t - top));
     return drawSorted(ids, w, w.reduce((a, b) => a + b, 0), topP, draw);
   }
@@ -93,6 +96,8 @@ export function choose(logits, offset, vocab, sampling, draw) {
 /** The k best of the last bestK call, best first (ids and their logits), reused across tokens. */
 let bestIds = new Int32Array(SELECT_K);
 let bestValues = new Float64Array(SELECT_K);
+/** Whether the last bestK call left out a token level with its k-th best (found by a later scan: withTies). */
+let tiesOutside = false;
 
 /**
  * The `k` best tokens of one position into bestIds/bestValues, value descending, ties to the lower id
@@ -108,16 +113,38 @@ function bestK(logits, offset, vocab, k) {
     const x = logits[offset + i];
     if (x === x) place(n++, x, i);
   }
-  // Full: only a strictly better value enters (an equal one has a higher id than the kept one; NaN fails `>`).
+  // Full: only a strictly better value enters (an equal one has a higher id than the kept one; NaN fails `>`). A
+  // token level with the k-th best is left out, or pushed out by a better one while the k-th stays level with it:
+  // HF keeps those (top-k removes only what is below the k-th), so their being there is noted. A floor that rises
+  // leaves every token noted below it.
   let floor = bestValues[k - 1];
+  let ties = false;
   for (; i < vocab; i++) {
     const x = logits[offset + i];
-    if (x > floor) {
-      place(k - 1, x, i);
-      floor = bestValues[k - 1];
+    // One comparison for nearly every token (below the k-th best), a second for the few at or above it.
+    if (x >= floor) {
+      if (x > floor) {
+        place(k - 1, x, i);
+        const risen = bestValues[k - 1];
+        ties = risen === floor;
+        floor = risen;
+      } else ties = true;
     }
   }
+  tiesOutside = ties && n === k;
   return n;
+}
+
+/**
+ * The k kept by bestK (n of them) with every token level with the k-th best, the way HF's top-k keeps them: the
+ * kept tokens above the k-th's value, then every token at it, in id order (the order HF's sort gives ties).
+ */
+function withTies(logits, offset, vocab, n) {
+  const floor = bestValues[n - 1];
+  const ids = [];
+  for (let k = 0; k < n && bestValues[k] > floor; k++) ids.push(bestIds[k]);
+  for (let i = 0; i < vocab; i++) if (logits[offset + i] === floor) ids.push(i);
+  return ids;
 }
 
 /** Token `id` of value `x` into the kept list from slot `j` upwards, past every kept value below it. */
