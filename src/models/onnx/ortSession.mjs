@@ -18,7 +18,7 @@ export let graph = null;
 /**
  * Token positions fed through the graph (batch × sequence, padding included) and passes run: what
  * prefix sharing saves. Generation's steps after the prefill (one token a row each) and this
- * thread's CPU milliseconds in them, messages included (ortGeneration.mjs): a generated token's cost.
+ * thread's CPU milliseconds in them, messages included (ortGeneration.mjs): at batch 1, a generated token's cost.
  */
 export const stats = { forwardTokens: 0, forwardPasses: 0, generationSteps: 0, generationStepCpuMs: 0 };
 
