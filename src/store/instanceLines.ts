@@ -16,7 +16,7 @@
  */
 import { checkedValue, TABLES, type ColumnSpec } from './schema.ts';
 import { fieldForm, ITEM, jsonTextField, nameItem, RowTemplate, textField } from './rowLines.ts';
-import { sqlIdent, sqlString } from '../util/duckdb.ts';
+import { sqlIdent, sqlString } from '../util/sqlText.ts';
 
 /** The document's columns, the same for every request of a line, in the table's order. */
 export const DOCUMENT_COLUMNS = ['task', 'doc_id', 'group', 'request_type', 'doc_json', 'doc_hash', 'prompt_hash', 'target', 'choices_json', 'fewshot_doc_ids'] as const;

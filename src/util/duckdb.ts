@@ -8,7 +8,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sqlIdent, sqlString } from './sqlText.ts';
 import * as dataAccessors from '@duckdb/node-api/lib/vectors/dataAccessors.js';
+
+export { sqlIdent, sqlString };
 
 /**
  * Text comes back byte for byte. The client decodes every VARCHAR with one shared
@@ -121,15 +124,6 @@ export function warmDuck(): void {
   duck().catch(() => {});
 }
 
-/** A SQL string literal. */
-export function sqlString(value: string): string {
-  return `'${value.replaceAll("'", "''")}'`;
-}
-
-/** A quoted SQL identifier. */
-export function sqlIdent(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}
 
 /** Runs a query and returns its rows as plain JS objects (BIGINT as number where safe). */
 export async function queryRows<T = Record<string, unknown>>(sql: string): Promise<T[]> {

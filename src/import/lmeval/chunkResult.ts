@@ -78,9 +78,13 @@ export interface ChunkResult {
   spent: ArrayBuffer[];
 }
 
-/** The memory of a result's typed columns, handed to the thread that joins it instead of copied. */
+/**
+ * The memory of a result's typed columns and its spent memory, handed to the thread that joins it instead of
+ * copied. Spent memory left out of this list was copied back, a piece's bytes and unused spares (several MiB a
+ * piece) into fresh memory on the joining thread, which then handed the copies out as spares.
+ */
 export function resultTransfers(r: ChunkResult): ArrayBuffer[] {
   const arrays = [r.line, r.metricsKeyId, r.docHashState, r.rowsMade, r.genKeyId, r.maxRepeats, r.emptyAnswers, r.instancesEnd, r.responsesEnd, r.rowCounts.instances, r.rowCounts.responses, r.instances, r.responses, r.scores, r.filtered, r.hashes];
   // Distinct memory only (an empty piece's texts share one empty array).
-  return [...new Set(arrays.filter((a) => a.byteLength > 0).map((a) => a.buffer as ArrayBuffer))];
+  return [...new Set([...arrays.filter((a) => a.byteLength > 0).map((a) => a.buffer as ArrayBuffer), ...r.spent.filter((b) => b.byteLength > 0)])];
 }
