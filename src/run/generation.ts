@@ -31,9 +31,16 @@ export function generationSettings(kwargs: Record<string, unknown> | null, task:
   if (temperature === null && kw.temperature !== undefined && kw.temperature !== null) throw bad('temperature', 'a number');
   const doSample = kw.do_sample === undefined || kw.do_sample === null ? (temperature ?? 0) > 0 : kw.do_sample === true;
   if (!doSample) temperature = 0;
-  const topP = kw.top_p === undefined || kw.top_p === null ? null : num(kw.top_p);
-  const topK = kw.top_k === undefined || kw.top_k === null ? null : num(kw.top_k);
-  const seed = kw.seed === undefined || kw.seed === null ? (doSample ? randomSeed : null) : num(kw.seed);
+  // A value of the wrong type is refused, not dropped: dropped, the run would draw with another setting than asked.
+  const number = (key: string): number | null => {
+    if (kw[key] === undefined || kw[key] === null) return null;
+    const value = num(kw[key]);
+    if (value === null) throw bad(key, 'a number');
+    return value;
+  };
+  const topP = number('top_p');
+  const topK = number('top_k');
+  const seed = number('seed') ?? (doSample ? randomSeed : null);
   const extra = Object.fromEntries(Object.entries(kw).filter(([k]) => !KNOWN.has(k)));
   return { until, maxGenToks, doSample, temperature, topP, topK, seed, extra };
 }

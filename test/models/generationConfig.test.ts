@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { checkAppliedSettings, describeSamplingDefaults, samplingWarpers, unsupportedAtLoad } from '../../src/models/onnx/generationConfig.ts';
 import type { GenerationSettings } from '../../src/models/lm.ts';
-import { UnsupportedError } from '../../src/errors.ts';
+import { BadInputError, UnsupportedError } from '../../src/errors.ts';
 import { PyFloat } from '../../src/py/values.ts';
 
 interface Case { generation_config: Record<string, unknown>; kwargs: Record<string, number | boolean>; warpers: { warper: string; value?: number }[] }
@@ -56,5 +56,25 @@ test('settings HF would apply and this backend would not are refused, each only 
     [{ ...sampled, extra: { some_backend_flag: true } }, { typical_p: 1.0, epsilon_cutoff: 0 }],
   ] as const) checkAppliedSettings(settings(kw), config, FILE);
   assert.deepEqual(unsupportedAtLoad({ num_beams: 4 }), { key: 'num_beams', value: 4 });
+});
+
+test("a sampled request's own warper values that HF's warpers refuse are refused, naming the field; what HF takes passes", () => {
+  // HF 5.18 (scripts/fixtures/hf_sampling_warpers.py's versions), generate(do_sample=True, …) on a tiny GPT-2:
+  // temperature 0.0 and -1.0, top_k -1 and 2.5, top_p -0.1 raise ValueError; top_p 1.5 (no warper), top_p 0.0 and
+  // top_k 0 (no warper) draw. lm-eval's HF backend sends temperature 0.0 where none is set (`_model_generate`).
+  const refused = (kw: Record<string, unknown>, field: string, message: RegExp) =>
+    assert.throws(() => checkAppliedSettings(settings({ do_sample: true, ...kw }), null, FILE), (e: unknown) => e instanceof BadInputError && e.where.field === `generation_kwargs.${field}` && message.test(e.message));
+  refused({}, 'temperature', /do_sample=True without a temperature: lm-eval's HF backend then sends temperature=0\.0, which HF's generate refuses/);
+  refused({ temperature: 0 }, 'temperature', /temperature=0 with do_sample=True: HF's generate refuses it \(temperature must be a strictly positive float\)/);
+  refused({ temperature: -1 }, 'temperature', /temperature=-1 with do_sample=True/);
+  refused({ temperature: 0.7, top_k: -1 }, 'top_k', /top_k=-1 with do_sample=True: HF's generate refuses it \(top_k must be a strictly positive integer, or 0 for no top-k\)/);
+  refused({ temperature: 0.7, top_k: 2.5 }, 'top_k', /top_k=2\.5 with do_sample=True/);
+  refused({ temperature: 0.7, top_p: -0.1 }, 'top_p', /top_p=-0\.1 with do_sample=True: HF's generate refuses it \(top_p must be between 0 and 1\)/);
+  for (const kw of [{ temperature: 0.7, top_p: 1.5 }, { temperature: 0.7, top_p: 0 }, { temperature: 0.7, top_k: 0 }]) checkAppliedSettings(settings({ do_sample: true, ...kw }), null, FILE);
+  // A greedy request builds no warper in HF: nothing to refuse.
+  checkAppliedSettings(settings({ do_sample: false, temperature: 0, top_k: -1, top_p: -0.1 }), null, FILE);
+  // generation_config.json's top_p above 1 adds no warper in HF either (it was refused as one HF refuses).
+  assert.equal(samplingWarpers(settings({ do_sample: true, temperature: 0.7 }), { top_p: 1.5 }, FILE).topP, 1.5);
+  assert.throws(() => samplingWarpers(settings({ do_sample: true, temperature: 0.7 }), { top_p: -0.5 }, FILE), /sets top_p=-0\.5, which HF's generate refuses/);
   assert.equal(unsupportedAtLoad({ num_beams: 1, repetition_penalty: 1, top_k: 20, min_p: 0.1 }), null);
 });

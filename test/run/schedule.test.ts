@@ -4,6 +4,7 @@ import { planWork } from '../../src/run/schedule.ts';
 import { generationSettings } from '../../src/run/generation.ts';
 import type { BuiltTask } from '../../src/prompt/build.ts';
 import { PyFloat } from '../../src/py/values.ts';
+import { BadInputError } from '../../src/errors.ts';
 
 function task(name: string, type: 'loglikelihood' | 'generate_until', args: unknown[][][], repeats = 1): BuiltTask {
   return {
@@ -36,4 +37,8 @@ test("generation settings as lm-eval's normalize_gen_kwargs reads them", () => {
   assert.deepEqual(generationSettings({ do_sample: false, temperature: new PyFloat(0.9), max_gen_toks: 3, max_tokens: 9, foo: 1 }, 't', 0), { until: [], maxGenToks: 3, doSample: false, temperature: 0, topP: null, topK: null, seed: null, extra: { foo: 1 } });
   assert.equal(generationSettings(null, 't', 0).maxGenToks, 256);
   assert.throws(() => generationSettings({ max_gen_toks: 'many' }, 'gsm', 0), /task 'gsm': generation kwarg max_gen_toks must be a non-negative integer/);
+  // A mistyped sampling setting is refused, not dropped (dropped, top_k 'abc' drew from HF's default 50 best tokens).
+  for (const key of ['top_k', 'top_p', 'seed']) {
+    assert.throws(() => generationSettings({ do_sample: true, temperature: new PyFloat(0.7), [key]: 'abc' }, 'gsm', 0), (e: unknown) => e instanceof BadInputError && e.message === `field 'generation_kwargs.${key}': task 'gsm': generation kwarg ${key} must be a number, got "abc"`);
+  }
 });

@@ -7,7 +7,7 @@
  * 1.0, top_k 50, top_p 1.0. lm-eval's HF backend passes only the task's generation kwargs, so a
  * task that samples at temperature 0.7 and says nothing of top_k draws from the 50 best tokens.
  */
-import { UnsupportedError } from '../../errors.ts';
+import { BadInputError, UnsupportedError } from '../../errors.ts';
 import { PyFloat } from '../../py/values.ts';
 import type { GenerationSettings } from '../lm.ts';
 
@@ -46,12 +46,33 @@ export function checkAppliedSettings(settings: GenerationSettings, config: Confi
     }
   }
   if (!settings.doSample) return;
+  checkRequestWarpers(settings);
   samplingWarpers(settings, config, configFile);
   for (const [key, neutral] of Object.entries(UNSUPPORTED_SAMPLING)) {
     if (!isNeutral(config?.[key], neutral) && !(key in settings.extra)) {
       throw new UnsupportedError(`${configFile} sets ${key}=${JSON.stringify(config![key])}, which HF's generate applies when sampling and this backend does not; remove it to sample without it`);
     }
   }
+}
+
+/**
+ * A sampled request's own warper values that HF's warpers refuse (TemperatureLogitsWarper, TopKLogitsWarper,
+ * TopPLogitsWarper raise ValueError), so that lm-eval's HF run fails: refused here before the run, not drawn
+ * with. lm-eval's HF backend sends temperature 0.0 where the task sets none (`_model_generate`), so a sampled
+ * request without one fails there too. A top_p above 1 adds no warper in HF and passes.
+ */
+function checkRequestWarpers(settings: GenerationSettings): void {
+  const refuse = (key: string, value: unknown, rule: string, fix: string) =>
+    new BadInputError(`generation kwarg ${key}=${value} with do_sample=True: HF's generate refuses it (${rule}), so lm-eval's HF run fails; ${fix}`, { field: `generation_kwargs.${key}` });
+  const t = settings.temperature;
+  if (t === null) {
+    throw new BadInputError("do_sample=True without a temperature: lm-eval's HF backend then sends temperature=0.0, which HF's generate refuses (temperature must be a strictly positive float); set a temperature above 0, or do_sample=False to decode greedily", { field: 'generation_kwargs.temperature' });
+  }
+  if (!(t > 0)) throw refuse('temperature', t, 'temperature must be a strictly positive float', 'set a temperature above 0, or do_sample=False to decode greedily');
+  const k = settings.topK;
+  if (k !== null && k !== 0 && !(Number.isInteger(k) && k > 0)) throw refuse('top_k', k, 'top_k must be a strictly positive integer, or 0 for no top-k', 'set top_k to a positive integer, or 0');
+  const p = settings.topP;
+  if (p !== null && !(p >= 0)) throw refuse('top_p', p, 'top_p must be between 0 and 1', 'set top_p between 0 and 1');
 }
 
 export interface Warpers {
@@ -68,7 +89,8 @@ const HF_DEFAULTS_PRINTED = { temperature: '1.0', top_k: '50', top_p: '1.0' } as
 function configNumber(config: Config, key: keyof typeof HF_DEFAULTS, configFile: string): number | null {
   const v = config?.[key];
   if (v === undefined || v === null) return null;
-  const ok = typeof v === 'number' && (key === 'top_k' ? Number.isInteger(v) && v >= 0 : key === 'top_p' ? v >= 0 && v <= 1 : v > 0);
+  // HF adds no top-p warper for a top_p of 1 or more, so only a negative one is refused.
+  const ok = typeof v === 'number' && (key === 'top_k' ? Number.isInteger(v) && v >= 0 : key === 'top_p' ? v >= 0 : v > 0);
   if (!ok) throw new UnsupportedError(`${configFile} sets ${key}=${JSON.stringify(v)}, which HF's generate refuses`);
   return v;
 }
