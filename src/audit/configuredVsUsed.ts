@@ -110,6 +110,14 @@ const fewshotCount: Check = (c) => {
   if (visible === null) return result(id, c.task, 'unknown', show(configured), 'unknown', 'too few prompts to tell examples from template text');
   if (configured === undefined || configured === null) return result(id, c.task, 'unknown', show(configured), String(visible.count), `n-shot not recorded; ${visible.count} visible (${visible.how})`);
   if (Number(configured) === visible.count) return result(id, c.task, 'ok', show(configured), String(visible.count), `${visible.count} example(s) visible (${visible.how})`);
+  const fixed = visible.fixed ?? 0;
+  if (fixed > 0 && visible.count + fixed === Number(configured)) {
+    // The identical leading segments make up the n-shot: lm-eval's first_n sampler puts the same examples in every prompt.
+    const sampler = (c.cfg?.fewshot_config as Record<string, unknown> | undefined)?.sampler;
+    const segments = `${fixed} leading segment(s) between ${JSON.stringify(c.cfg?.fewshot_delimiter ?? '\n\n')} delimiters identical in every prompt`;
+    if (sampler === 'first_n') return result(id, c.task, 'ok', show(configured), show(configured), `${show(configured)} example(s) visible: ${segments}${visible.count > 0 ? ` and ${visible.count} more` : ''}, the same examples in every prompt as the task's first_n sampler gives`);
+    return result(id, c.task, 'unknown', show(configured), `${visible.count} or ${show(configured)}`, `n-shot says ${show(configured)}: ${segments}${visible.count > 0 ? ` and ${visible.count} more` : ''}; identical segments are fixed template text or a fixed example set (lm-eval's first_n sampler), and the records do not say which`);
+  }
   return result(id, c.task, 'mismatch', show(configured), String(visible.count), `n-shot says ${show(configured)} but ${visible.count} example(s) are visible (${visible.how})`, evidence);
 };
 

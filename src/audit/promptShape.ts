@@ -82,6 +82,8 @@ export function systemMessage(prompt: string): string | null {
 export interface VisibleShots {
   count: number;
   how: string;
+  /** Leading segments identical in every prompt, left out of `count` as template text (they may be a fixed example set). */
+  fixed?: number;
 }
 
 /**
@@ -134,5 +136,5 @@ export function plainShots(prompts: readonly string[], delimiter: string, descri
   const counts = segmented.map((s) => s.length - 1 - constant).sort((a, b) => a - b);
   const median = counts[Math.floor(counts.length / 2)]!;
   const fixed = constant > 0 ? `; ${constant} leading segment(s) identical in every prompt counted as template text` : '';
-  return { count: Math.max(0, median), how: `segments between ${JSON.stringify(delimiter)} delimiters before the question (median over ${prompts.length} prompts)${fixed}` };
+  return { count: Math.max(0, median), how: `segments between ${JSON.stringify(delimiter)} delimiters before the question (median over ${prompts.length} prompts)${fixed}`, ...(constant > 0 ? { fixed: constant } : {}) };
 }

@@ -7,6 +7,10 @@ import { multiturnShots, plainShots, systemMessage } from '../../src/audit/promp
 import { loadSource } from '../../src/audit/source.ts';
 import { emptyRunProvenance, emptyTaskProvenance, recorded, same, type RunProvenance } from '../../src/store/schema.ts';
 import { externalFixture } from '../helpers/fixtures.ts';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sha256Hex } from '../../src/util/hash.ts';
 
 const LMEVAL = externalFixture('lm-evaluation-harness/');
 
@@ -80,6 +84,32 @@ test('checks flag what reached the model against what was configured, with doc i
   assert.deepEqual(targets.evidence, [{ docId: '0', bytes: `target "['A', 'B', 'C', 'D']"` }]);
   assert.equal(byId(checks, 'multiturn_without_template').status, 'mismatch');
   assert.equal(byId(checks, 'target_delimiter').status, 'not applicable');
+});
+
+test("a fixed example set (lm-eval's first_n sampler) is the n-shot, not a contradiction of it", async () => {
+  // gsm8k-cot's eight examples are the same in every prompt (sampler first_n): they used to be counted as template
+  // text, and `diff` said "samples contradict the record: fewshot_count: configured 8, used 0".
+  const dir = mkdtempSync(join(tmpdir(), 'lmaudit-firstn-'));
+  const examples = 'Q: a?\nA: 1\n\nQ: b?\nA: 2';
+  const docs = [doc('0', `${examples}\n\nQ: one?\nA:`), doc('1', `${examples}\n\nQ: two?\nA:`), doc('2', `${examples}\n\nQ: three?\nA:`)];
+  const check = async (sampler: string) => {
+    const file = join(dir, `results_${sampler}.json`);
+    const bytes = JSON.stringify({ configs: { t: { fewshot_delimiter: '\n\n', fewshot_config: { sampler } } } });
+    writeFileSync(file, bytes);
+    const r = runWith((run) => {
+      run.tasks.t!.fewshot.count = same(recorded(2));
+      run.records.files = same(recorded([{ path: file, sha256: sha256Hex(bytes), role: 'lm-eval results' }]));
+    });
+    return byId(await checkConfiguredVsUsed(r, 't', docs), 'fewshot_count');
+  };
+  const firstN = await check('first_n');
+  assert.deepEqual([firstN.status, firstN.configured, firstN.used], ['ok', '2', '2']);
+  assert.equal(firstN.message, '2 example(s) visible: 2 leading segment(s) between "\\n\\n" delimiters identical in every prompt, the same examples in every prompt as the task\'s first_n sampler gives');
+  // Without a first_n sampler the records cannot tell fixed examples from fixed template text: unknown, not a mismatch.
+  const other = await check('default');
+  assert.deepEqual([other.status, other.used], ['unknown', '0 or 2']);
+  assert.match(other.message, /^n-shot says 2: 2 leading segment\(s\) .* identical in every prompt; identical segments are fixed template text or a fixed example set/);
+  rmSync(dir, { recursive: true, force: true });
 });
 
 test('lm-eval --limit rule: fractions round up, integers truncate', () => {
