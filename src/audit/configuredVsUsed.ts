@@ -6,7 +6,7 @@
  */
 import type { DisclosureItem, RunProvenance } from '../store/schema.ts';
 import type { DocRecord } from './itemJoin.ts';
-import { multiturnShots, plainShots, systemMessage } from './promptShape.ts';
+import { multiturnShots, plainShots, systemMessage, type VisibleShots } from './promptShape.ts';
 import { valueOf } from './provenanceView.ts';
 import { rawResults, taskConfig, type RawResults } from './recordFiles.ts';
 import { metricsBypassed } from '../score/lmeval/bypass.ts';
@@ -95,7 +95,7 @@ const fewshotCount: Check = (c) => {
   const prompts = withPrompt.map((d) => d.prompt);
   if (prompts.length === 0) return result(id, c.task, 'unknown', show(configured), 'unknown', 'no prompts recorded');
   const multi = prompts.map((p) => multiturnShots(p));
-  let visible: { count: number; how: string } | null = null;
+  let visible: VisibleShots | null = null;
   let evidence: Evidence[] = [];
   if (multi.every((m) => m !== null)) {
     const counts = multi.map((m) => m!.count).sort((a, b) => a - b);
