@@ -7,6 +7,7 @@
 import type { CheckId, CheckResult } from './configuredVsUsed.ts';
 import type { FieldRow, SettingsDiff } from './settingsDiff.ts';
 import { brief } from './settingsDiff.ts';
+import { isPlainObject } from '../util/json.ts';
 import { allEqual, sameItems, type ItemEvidence } from './settledByEvidence.ts';
 
 export type ClauseStatus = 'holds' | 'violated' | 'unknown';
@@ -117,6 +118,19 @@ const pretty = (path: string) => FIELD_NAMES[path] ?? path.replace('.', ' ').rep
 const PLURAL_FIELDS = new Set(['scoring.metrics', 'scoring.filters', 'generation.settings', 'generation.stop_sequences']);
 const differs = (path: string) => (PLURAL_FIELDS.has(path) ? 'differ' : 'differs');
 
+/**
+ * Two differing values, shortened: of two objects only the keys whose values differ, so that a long shared
+ * prefix (generation kwargs differing only in their seed) does not hide what differs.
+ */
+function contrast(a: unknown, b: unknown): string {
+  if (isPlainObject(a) && isPlainObject(b)) {
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]));
+    const pick = (o: Record<string, unknown>) => Object.fromEntries(keys.filter((k) => k in o).map((k) => [k, o[k]]));
+    if (keys.length > 0) return `${brief(pick(a), 40)} vs ${brief(pick(b), 40)}`;
+  }
+  return `${brief(a, 40)} vs ${brief(b, 40)}`;
+}
+
 export function evaluateClause(
   spec: ClauseSpec,
   diff: SettingsDiff,
@@ -140,7 +154,7 @@ export function evaluateClause(
       unknownBoth.set(path, `${pretty(path)} unknown in both`);
       continue;
     }
-    if (row.verdict === 'differs') violated.push(`${pretty(path)} ${differs(path)} (${brief(row.a.value, 40)} vs ${brief(row.b.value, 40)})`);
+    if (row.verdict === 'differs') violated.push(`${pretty(path)} ${differs(path)} (${contrast(row.a.value, row.b.value)})`);
     else if (row.verdict === 'unknown in A' || row.verdict === 'unknown in B') unknown.push(`${pretty(path)} ${row.verdict}`);
     else {
       known++;

@@ -94,6 +94,19 @@ test('the documents\' hashes settle where the dataset came from; the clause name
   assert.equal(clause(d2, 'task', { ...ALL_EQUAL, docHashesEqual: 19 }).status, 'violated');
 });
 
+test('differing generation kwargs are shown by the keys that differ, not cut inside their shared prefix', () => {
+  // Two sampled runs at seeds 7 and 8 (the kwargs lmaudit run records as used): the finding was
+  // '({"until":["Q:","\\n\\n"],"do_sample":true… vs {"until":["Q:","\\n\\n"],"do_sample":true…)', the seed cut off.
+  const used = (seed: number) => r({ until: ['Q:', '\n\n'], do_sample: true, temperature: 0.2, seed, max_gen_toks: 16 });
+  const d = diffOf({ 'scoring.output_type': [r(['generate_until']), r(['generate_until'])], 'generation.settings': [used(7), used(8)] });
+  const c = clause(d, 'generation', null);
+  assert.equal(c.status, 'violated');
+  assert.equal(c.finding, 'the generation settings differ ({"seed":7} vs {"seed":8})');
+  // A key on one side only is shown on that side.
+  const one = diffOf({ 'generation.settings': [r({ until: [], temperature: 0.7 }), r({ until: [], temperature: 0.7, top_k: 20 })] });
+  assert.equal(clause(one, 'generation', null).finding, 'the generation settings differ ({} vs {"top_k":20})');
+});
+
 test('generation settings cannot change a task that generates nothing', () => {
   const fields = { 'scoring.output_type': [r(['loglikelihood']), r(['loglikelihood'])], 'generation.settings': [r({ cli: { max_gen_toks: 32 } }), r(null)], 'generation.stop_sequences': [undefined, r(null)], 'generation.max_tokens': [undefined, r(null)] } as Record<string, [Setting | undefined, Setting | undefined]>;
   const d = diffOf(fields);
