@@ -248,9 +248,14 @@ export function falsifierSentence(subject: string, clauses: readonly Clause[]): 
 }
 
 /** A single-run falsifier (report without --against): which settings a reader must match to compare against this run. */
-export function singleRunFalsifier(diff: SettingsDiff, specs: readonly ClauseSpec[] = clausesFor(diff)): Falsifier {
+/**
+ * `promptsRecorded`: whether the run's items carry the prompt sent (a store's instances, a samples file's
+ * arguments); the prompt-bytes clause rests on them, not on a settings field.
+ */
+export function singleRunFalsifier(diff: SettingsDiff, specs: readonly ClauseSpec[] = clausesFor(diff), promptsRecorded = false): Falsifier {
   const rows = fieldRows(diff);
   const clauses: Clause[] = specs.map((spec) => {
+    if (spec.items === 'prompts' && promptsRecorded) return { name: spec.name, phrase: spec.phrase, status: 'holds', finding: 'recorded: the prompt of each item' };
     const values = spec.fields
       .map((path) => ({ path, row: rows.get(path) }))
       .filter((x) => x.row !== undefined && x.row.a.status !== 'unknown')

@@ -161,11 +161,12 @@ export async function buildReport(
   for (const run of runs) {
     const tasks = Object.keys(run.tasks);
     if (tasks.length === 0) disclosure.push(disclosureTable(run, null));
-    tasks.forEach((task, i) => {
+    for (const [i, task] of tasks.entries()) {
       if (i < DISCLOSURE_TASKS) disclosure.push(disclosureTable(run, task));
       else omitted++;
-      falsifiers.push({ run_id: run.run_id, task, falsifier: singleRunFalsifier(diffSettings(run, task, run, task)) });
-    });
+      const promptsRecorded = (await loadDocs(store, run.run_id, task, { first: 1 })).some((d) => d.prompt !== null);
+      falsifiers.push({ run_id: run.run_id, task, falsifier: singleRunFalsifier(diffSettings(run, task, run, task), undefined, promptsRecorded) });
+    }
   }
   const samples: ReportData['samples'] = [];
   for (const run of runs) {

@@ -19,14 +19,27 @@ test('wmdp (4 tasks): the shared clause is said once, what all tasks recorded on
   const section = r.stdout.slice(r.stdout.indexOf('## Falsifier'));
   assert.equal(section.match(/comparable only to a run with the same/g)!.length, 1);
   const lines = section.split('\n').filter((l) => l.startsWith('- **'));
-  // results.json: every task records few-shot 0, limit 100 and harness 4a1e48ce; none records a chat template, prompt bytes or dtype.
-  assert.equal(lines[0], '- **lmeval-62f1232fc84d495f · all 4 tasks**: Every task recorded the few-shot count 0; the limit 100; the harness version "≤0.4.2", the harness commit "4a1e48ce"; did not record its chat-template settings, prompt bytes, or numeric precisions (dtype), so a comparison cannot check them.');
+  // results.json: every task records few-shot 0, limit 100 and harness 4a1e48ce; none records a chat template or dtype;
+  // only wmdp_cyber has a samples file, so only it records its prompts.
+  assert.equal(lines[0], '- **lmeval-62f1232fc84d495f · all 4 tasks**: Every task recorded the few-shot count 0; the limit 100; the harness version "≤0.4.2", the harness commit "4a1e48ce"; did not record its chat-template settings, or numeric precisions (dtype), so a comparison cannot check them.');
+  assert.ok(lines[4]!.endsWith('the token limit 10; the prompt of each item.'), lines[4]);
+  for (const line of lines.slice(2, 4)) assert.ok(line.endsWith('did not record its prompt bytes, so a comparison cannot check them.'), line);
   assert.deepEqual(lines.slice(1).map((l) => l.match(/^- \*\*[^·]+· ([^*]+)\*\*/)![1]), ['wmdp', 'wmdp\\_bio', 'wmdp\\_chem', 'wmdp\\_cyber']);
   // The group recorded no task version: only its own clauses are listed.
-  assert.equal(lines[1], '- **lmeval-62f1232fc84d495f · wmdp** (unknown): Recorded the generation settings {"cli":{"until":".","max\\_gen\\_toks":10}}; did not record its task versions or datasets, system instructions, or extraction rules or metrics, so a comparison cannot check them.');
+  assert.equal(lines[1], '- **lmeval-62f1232fc84d495f · wmdp** (unknown): Recorded the generation settings {"cli":{"until":".","max\\_gen\\_toks":10}}; did not record its task versions or datasets, system instructions, extraction rules or metrics, or prompt bytes, so a comparison cannot check them.');
   for (const line of lines.slice(1)) assert.ok(!line.includes('the limit 100') && !line.includes('4a1e48ce'), line);
   // Before: four ~600-character sentences; now the section is much shorter than four of them.
   assert.ok(section.length < 4 * 600 + 400, `falsifier section: ${section.length} characters`);
+});
+
+test("a run whose items carry their prompts recorded its prompt bytes: the falsifier does not say it did not", () => {
+  // lm-eval samples files hold each prompt (arguments); every single-run falsifier used to say "did not record its
+  // … prompt bytes, so a comparison cannot check them", an lmaudit run store's too.
+  const r = runCli(['report', 'fixtures/models/lmeval-reference/gpt2-tiny/predict-only']);
+  assert.equal(r.status, 0, r.stderr);
+  const lines = r.stdout.slice(r.stdout.indexOf('## Falsifier')).split('\n').filter((l) => l.startsWith('- **'));
+  assert.equal(lines[0], '- **lmeval-7de1a1883d550317 · all 2 tasks**: Every task recorded whether a chat template was applied false, the chat template null, fewshot\\_as\\_multiturn null; the system instruction null, the task description ""; the limit 3; the prompt of each item; the dtype "torch.float32"; the harness version "0.4.13".');
+  for (const line of lines) assert.ok(!line.includes('prompt bytes'), line);
 });
 
 test('headings and captions print paths relative to the working directory, in md, tex and html', () => {
