@@ -9,7 +9,7 @@ import { BadInputError } from '../errors.ts';
 import { queryRows, sqlString } from '../util/duckdb.ts';
 import { documentGoldPath, documentGoldSql } from '../store/scopeItems.ts';
 import type { OpenStore } from '../store/readStore.ts';
-import { AGENT_REQUEST_TYPE } from '../store/schema.ts';
+import { AGENT_REQUEST_TYPE, type Setting } from '../store/schema.ts';
 import { resolveNormalizer, resolveReader, type ReaderSpec } from './registry.ts';
 import { binaryStderr, ci95, macro } from './stats.ts';
 import { commandLineSweep, detectAnswerType, goldClassSql, loadSweeps, type Aggregation, type AnswerType, type GoldSummary, type Sweep } from './sweeps.ts';
@@ -115,6 +115,12 @@ export async function listScopes(store: OpenStore, goldField?: string): Promise<
 }
 
 
+/** A task's recorded repeats (the used value, else the configured one), or null when not recorded. */
+function recordedRepeats(setting: Setting | undefined): number | null {
+  const fact = setting === undefined ? undefined : setting.used.status === 'recorded' ? setting.used : setting.configured;
+  return fact?.status === 'recorded' && typeof fact.value === 'number' ? fact.value : null;
+}
+
 export async function computeMatrix(store: OpenStore, options: Partial<MatrixSpec> = {}): Promise<ScopeResult[]> {
   const spec: MatrixSpec = { flipsLimit: 20, engine: 'auto', keepItems: false, bootstrap: 0, bootstrapSeed: 1234, ...options };
   const keepItems = spec.keepItems || spec.bootstrap > 0;
@@ -139,6 +145,10 @@ export async function computeMatrix(store: OpenStore, options: Partial<MatrixSpe
     const notes: string[] = [];
     if (scope.goldPath !== undefined && !scope.hasLogprobs) {
       notes.push(`golds read from the stored document's field ${spec.goldField} (--gold-field), not the recorded target; an integer that indexes the choices stands for that choice's letter (2 → C)`);
+    }
+    const repeats = recordedRepeats(run?.tasks[scope.task]?.repeats.repeats);
+    if (!scope.hasLogprobs && repeats !== null && repeats > 1) {
+      notes.push(`the task draws ${repeats} responses per request (repeats): each cell reads the first of them only (repeat 0), as lm-eval's take_first filter does; filters over all of them (majority_vote, take_first_k) are not rescored`);
     }
     const fits = (r: ReaderSpec) => (scope.hasLogprobs ? r.kind === 'logprob' : r.kind === 'text');
     for (const r of readers) {
