@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fixturePath } from '../helpers/fixtures.ts';
@@ -102,4 +102,30 @@ test("datastore path segments are portable names by EEE's validator's rule (vali
     ['con.txt', '_con.txt'], ['data', '_data'], ['x.', 'x_'], ['..', 'unknown'], ['', 'unknown'], ['a/b', 'a_b'], ['a?b*', 'a_b_'],
   ];
   assert.deepEqual(cases.map(([input]) => [input, segment(input)]), cases);
+});
+
+test("a sampled onnx run's generation_args name the warpers it drew with, the backend's defaults for those the request left unset", () => {
+  // gpt2-tiny's generation_config.json sets no warper: a request of temperature 0.7 drew with HF's top_k 50 and
+  // top_p 1.0 (the provenance's sampling_defaults); generation_args said only {temperature, max_tokens}. A copy
+  // whose generation_config.json sets Qwen3's top_k 20 and top_p 0.95 drew with those.
+  const dir = mkdtempSync(join(tmpdir(), 'eee-sampled-'));
+  const qwenLike = join(dir, 'gpt2-qwen-sampling');
+  cpSync('fixtures/models/gpt2-tiny', qwenLike, { recursive: true });
+  const config = JSON.parse(readFileSync(join(qwenLike, 'generation_config.json'), 'utf8'));
+  writeFileSync(join(qwenLike, 'generation_config.json'), JSON.stringify({ ...config, do_sample: true, temperature: 0.6, top_k: 20, top_p: 0.95 }));
+  const args = (model: string, genKwargs: string) => {
+    const store = join(dir, `store-${Math.random()}`);
+    const run = runCli(['run', '--model', 'onnx', '--model_args', `pretrained=${model}`, '--tasks', 'gsm8k', '--limit', '2', '--gen_kwargs', genKwargs, '--out', store]);
+    assert.equal(run.status, 0, run.stderr);
+    const out = join(dir, `eee-${Math.random()}`);
+    const r = runCli(['export', store, '--format', 'eee', '--out', out]);
+    assert.equal(r.status, 0, r.stderr);
+    const file = readdirSync(join(out, 'data/gsm8k'), { recursive: true }).map(String).find((f) => f.endsWith('.json'))!;
+    return JSON.parse(readFileSync(join(out, 'data/gsm8k', file), 'utf8')).evaluation_results[0].generation_config.generation_args;
+  };
+  assert.deepEqual(args('fixtures/models/gpt2-tiny', 'do_sample=True,temperature=0.7,max_gen_toks=4'), { temperature: 0.7, top_p: 1, top_k: 50, max_tokens: 4 });
+  assert.deepEqual(args(qwenLike, 'do_sample=True,temperature=0.7,top_k=5,max_gen_toks=4'), { temperature: 0.7, top_p: 0.95, top_k: 5, max_tokens: 4 });
+  // A greedy run applies no warper.
+  assert.deepEqual(args('fixtures/models/gpt2-tiny', 'max_gen_toks=4'), { temperature: 0, max_tokens: 4 });
+  rmSync(dir, { recursive: true, force: true });
 });

@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { checkAppliedSettings, describeSamplingDefaults, samplingWarpers, unsupportedAtLoad } from '../../src/models/onnx/generationConfig.ts';
+import { checkAppliedSettings, describeSamplingDefaults, parseSamplingDefaults, samplingWarpers, unsupportedAtLoad } from '../../src/models/onnx/generationConfig.ts';
 import type { GenerationSettings } from '../../src/models/lm.ts';
 import { BadInputError, UnsupportedError } from '../../src/errors.ts';
 import { PyFloat } from '../../src/py/values.ts';
@@ -39,6 +39,13 @@ test('a sampled request gets the warpers HF builds: its own settings, else gener
 test('the provenance names each unset warper\'s source and value', () => {
   assert.equal(describeSamplingDefaults(null), "a sampled request's unset temperature 1.0 (HF's default), top_k 50 (HF's default), top_p 1.0 (HF's default)");
   assert.equal(describeSamplingDefaults({ temperature: 0.6, top_k: 20, top_p: 0.95 }), "a sampled request's unset temperature 0.6 (generation_config.json), top_k 20 (generation_config.json), top_p 0.95 (generation_config.json)");
+});
+
+test('the provenance text reads back as the values it names (the EEE export fills generation_args from it)', () => {
+  assert.deepEqual(parseSamplingDefaults(describeSamplingDefaults(null)), { temperature: 1, top_k: 50, top_p: 1 });
+  assert.deepEqual(parseSamplingDefaults(describeSamplingDefaults({ temperature: 0.6, top_k: 20, top_p: 0.95 })), { temperature: 0.6, top_k: 20, top_p: 0.95 });
+  assert.equal(parseSamplingDefaults('something else'), null);
+  assert.equal(parseSamplingDefaults(undefined), null);
 });
 
 test('settings HF would apply and this backend would not are refused, each only where HF applies it', () => {

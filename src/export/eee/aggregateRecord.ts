@@ -8,7 +8,8 @@
  * not record a required value, the value written is EEE's own "unknown" or is said to be a default.
  */
 import { KEPT_SCORE_PREFIX, PER_RUN_ITEMS, PER_TASK_ITEMS, REPORTED_KEY, REPORTED_STDERR_KEY, RESULT_KEYS, RUN_KEYS, SCORE_KEY, settingEntries } from '../../import/eee/lmauditKeys.ts';
-import { toPythonJson } from '../../util/json.ts';
+import { isPlainObject, toPythonJson } from '../../util/json.ts';
+import { parseSamplingDefaults } from '../../models/onnx/generationConfig.ts';
 import { claimedDocuments } from '../../audit/configuredVsUsed.ts';
 import { EXTRA_FIELD_PREFIX, type Fact, type RunProvenance, type Setting, type TaskProvenance } from '../../store/schema.ts';
 
@@ -224,7 +225,7 @@ function resultRecord(c: AggregateContext, block: TaskProvenance | undefined, r:
     source_data: sourceData,
     metric_config: metricConfig,
     score_details: scoreDetails,
-    generation_config: generationConfig(block),
+    generation_config: generationConfig(block, used(c.run.harness.runtime)),
   };
 }
 
@@ -269,7 +270,11 @@ function stderrMethod(run: RunProvenance, aggregation: unknown): string | null {
   return null;
 }
 
-function generationConfig(block: TaskProvenance | undefined): Json {
+/**
+ * `runtime`: the run's harness.runtime; an onnx run's `sampling_defaults` there says which warpers a sampled
+ * request that left one unset drew with (generation_config.json's, else HF's top_k 50), and those were applied too.
+ */
+function generationConfig(block: TaskProvenance | undefined, runtime: unknown): Json {
   const details: Record<string, unknown> = block === undefined ? {} : settingEntries(block, PER_TASK_ITEMS);
   if (block?.scored_by_process_results) details[RUN_KEYS.scored_by_process_results] = 'true';
   const fewshot = used(block?.fewshot.count);
@@ -278,7 +283,12 @@ function generationConfig(block: TaskProvenance | undefined): Json {
   const args: Json = {};
   if (settings !== null && typeof settings === 'object' && !Array.isArray(settings)) {
     const s = settings as Record<string, unknown>;
-    for (const k of ['temperature', 'top_p', 'top_k'] as const) if (typeof s[k] === 'number') args[k] = s[k];
+    const defaults = s.do_sample === true && isPlainObject(runtime) ? parseSamplingDefaults(runtime.sampling_defaults) : null;
+    for (const k of ['temperature', 'top_p', 'top_k'] as const) {
+      if (typeof s[k] === 'number') args[k] = s[k];
+      // A default top_k of 0 is HF's "no top-k": nothing was applied, nothing to write.
+      else if (defaults?.[k] !== undefined && !(k === 'top_k' && defaults[k] === 0)) args[k] = defaults[k];
+    }
     const max = s.max_tokens ?? s.max_gen_toks ?? recordedUsed(block?.generation.max_tokens);
     if (Number.isSafeInteger(max) && (max as number) >= 1) args.max_tokens = max;
   }

@@ -110,3 +110,14 @@ export function describeSamplingDefaults(config: Config): string {
   });
   return `a sampled request's unset ${parts.join(', ')}`;
 }
+
+/**
+ * The values describeSamplingDefaults wrote (a store's `harness.runtime.sampling_defaults`): what a sampled
+ * request drew with for each warper it left unset. Null when the text is not one it writes.
+ */
+export function parseSamplingDefaults(text: unknown): Partial<Record<keyof typeof HF_DEFAULTS, number>> | null {
+  if (typeof text !== 'string' || !text.startsWith("a sampled request's unset ")) return null;
+  const out: Partial<Record<keyof typeof HF_DEFAULTS, number>> = {};
+  for (const [, key, value] of text.matchAll(/\b(temperature|top_k|top_p) (-?[0-9][0-9.e+-]*) \(/g)) out[key as keyof typeof HF_DEFAULTS] = Number(value);
+  return Object.keys(out).length > 0 ? out : null;
+}
