@@ -151,7 +151,9 @@ test('bad model folders: a clear error naming the file or flag, exit 2, and no s
     ['an empty ONNX file', brokenModel((d) => writeFileSync(join(d, 'model.onnx'), '')), /model\.onnx: onnxruntime cannot load the model/],
     ['a corrupt ONNX file', brokenModel((d) => writeFileSync(join(d, 'model.onnx'), 'not a protobuf at all')), /model\.onnx: onnxruntime cannot load the model/],
     ['a tokenizer that does not fit the model', brokenModel((d) => copyFileSync(join(QWEN3, 'tokenizer.json'), join(d, 'tokenizer.json'))), /tokenizer\.json: the tokenizer's ids go up to \d+, past the model's vocabulary \(config\.json vocab_size 50257\)/],
-    ['a config.json that is not JSON', brokenModel((d) => writeFileSync(join(d, 'config.json'), '{"vocab_size": 50257,')), /config\.json: the model config is not valid JSON/],
+    ['a config.json that is not JSON', brokenModel((d) => writeFileSync(join(d, 'config.json'), '{"vocab_size": 50257,')), /config\.json, line 1: the model config is not valid JSON/],
+    // The line of the fault, not only JSON.parse's character offset: the comma ends line 2, the fault is at line 3's start.
+    ['a generation_config.json that is not JSON', brokenModel((d) => writeFileSync(join(d, 'generation_config.json'), '{\n  "temperature": 0.6,\n}\n')), /generation_config\.json, line 3: the generation config is not valid JSON \(/],
   ];
   const empty = tmp('no-model');
   cases.push(['an empty folder', empty, new RegExp(`no ONNX model for dtype fp32 in ${empty} \\(looked for model\\.onnx, decoder_model_merged\\.onnx, onnx/model\\.onnx`)]);

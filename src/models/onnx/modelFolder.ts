@@ -45,7 +45,10 @@ function readJson(path: string, what: string): Record<string, unknown> {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new BadInputError(`the ${what} is not valid JSON (${(error as Error).message})`, { file: path });
+    // JSON.parse names a character offset; the line is what an editor shows.
+    const at = /at position (\d+)/.exec((error as Error).message);
+    const line = at === null ? undefined : text.slice(0, Number(at[1])).split('\n').length;
+    throw new BadInputError(`the ${what} is not valid JSON (${(error as Error).message})`, { file: path, ...(line === undefined ? {} : { line }) });
   }
   if (!isPlainObject(value)) throw new BadInputError(`the ${what} must be a JSON object`, { file: path });
   return value;
