@@ -37,13 +37,14 @@ test('a sampled request gets the warpers HF builds: its own settings, else gener
 });
 
 test('the provenance names each unset warper\'s source and value', () => {
-  assert.equal(describeSamplingDefaults(null), "a sampled request's unset temperature 1.0 (HF's default), top_k 50 (HF's default), top_p 1.0 (HF's default)");
-  assert.equal(describeSamplingDefaults({ temperature: 0.6, top_k: 20, top_p: 0.95 }), "a sampled request's unset temperature 0.6 (generation_config.json), top_k 20 (generation_config.json), top_p 0.95 (generation_config.json)");
+  assert.equal(describeSamplingDefaults(null), "a sampled request's unset top_k 50 (HF's default), top_p 1.0 (HF's default)");
+  assert.equal(describeSamplingDefaults({ temperature: 0.6, top_k: 20, top_p: 0.95 }), "a sampled request's unset top_k 20 (generation_config.json), top_p 0.95 (generation_config.json)");
 });
 
 test('the provenance text reads back as the values it names (the EEE export fills generation_args from it)', () => {
-  assert.deepEqual(parseSamplingDefaults(describeSamplingDefaults(null)), { temperature: 1, top_k: 50, top_p: 1 });
-  assert.deepEqual(parseSamplingDefaults(describeSamplingDefaults({ temperature: 0.6, top_k: 20, top_p: 0.95 })), { temperature: 0.6, top_k: 20, top_p: 0.95 });
+  assert.deepEqual(parseSamplingDefaults(describeSamplingDefaults(null)), { top_k: 50, top_p: 1 });
+  // A temperature in generation_config.json is never a sampled request's (lm-eval always sends one): not named.
+  assert.deepEqual(parseSamplingDefaults(describeSamplingDefaults({ temperature: 0.6, top_k: 20, top_p: 0.95 })), { top_k: 20, top_p: 0.95 });
   assert.equal(parseSamplingDefaults('something else'), null);
   assert.equal(parseSamplingDefaults(undefined), null);
 });

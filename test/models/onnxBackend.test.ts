@@ -251,7 +251,7 @@ test('a sampled request that leaves top_k unset draws from the 50 best tokens, a
   });
   assert.equal(texts.out[0], texts.out[1]);
   assert.notEqual(texts.out[0], texts.out[2]);
-  assert.equal(texts.provenance, "a sampled request's unset temperature 1.0 (HF's default), top_k 50 (HF's default), top_p 1.0 (HF's default)");
+  assert.equal(texts.provenance, "a sampled request's unset top_k 50 (HF's default), top_p 1.0 (HF's default)");
 });
 
 for (const model of [GPT2, QWEN3]) {

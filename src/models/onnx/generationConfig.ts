@@ -104,7 +104,8 @@ export function samplingWarpers(settings: GenerationSettings, config: Config, co
 
 /** For the provenance: where a sampled request's unset warpers come from, with their values. */
 export function describeSamplingDefaults(config: Config): string {
-  const parts = (Object.keys(HF_DEFAULTS) as (keyof typeof HF_DEFAULTS)[]).map((key) => {
+  // The temperature is always the request's own: lm-eval sends one, and a sampled request without one is refused.
+  const parts = (['top_k', 'top_p'] as const).map((key) => {
     const own = config?.[key];
     return own === undefined || own === null ? `${key} ${HF_DEFAULTS_PRINTED[key]} (HF's default)` : `${key} ${JSON.stringify(own)} (generation_config.json)`;
   });
