@@ -30,6 +30,7 @@ import type {
   RollingRequest,
   RollingResult,
 } from './lm.ts';
+import { repeatSeed } from './lm.ts';
 
 export type ReplayRequest =
   | { requestType: 'loglikelihood'; request: LoglikelihoodRequest }
@@ -114,10 +115,10 @@ function liveSettings(g: GenerationSettings): unknown {
   return canonicalSettings({ until: g.until, maxGenToks: g.maxGenToks, doSample: g.doSample, temperature: g.temperature, topP: g.topP, topK: g.topK, seed: g.seed, extra: g.extra });
 }
 
-/** The kwargs a run recorded as sent for a task, for one repeat (a sampled repeat is seeded with seed + repeat). */
+/** The kwargs a run recorded as sent for a task, for one repeat (a sampled repeat's seed: lm.ts repeatSeed). */
 function recordedSettings(kwargs: Record<string, unknown>, repeat: number): unknown {
   const doSample = kwargs.do_sample === true;
-  const seed = doSample ? Number(kwargs.seed ?? 0) + repeat : (kwargs.seed ?? null);
+  const seed = doSample ? repeatSeed(Number(kwargs.seed ?? 0), repeat) : (kwargs.seed ?? null);
   const extra = Object.fromEntries(Object.entries(kwargs).filter(([k]) => !SETTING_KEYS.has(k)));
   return canonicalSettings({ until: kwargs.until ?? [], maxGenToks: kwargs.max_gen_toks, doSample, temperature: kwargs.temperature ?? null, topP: kwargs.top_p ?? null, topK: kwargs.top_k ?? null, seed, extra });
 }

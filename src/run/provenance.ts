@@ -209,7 +209,7 @@ function taskBlock(f: RunFacts, t: BuiltTask, o: TaskObservations | null): TaskP
   if (c.output_type === 'generate_until') {
     const sent = f.settings.get(c.task) ?? null;
     const configured = recorded({ task: plain(c.generation_kwargs), cli: plain(f.genKwargs) }, `${c.source}: generation_kwargs + --gen_kwargs`);
-    p.generation.settings = { configured, used: sent === null ? UNKNOWN : used(lmevalKwargs(sent), sent.doSample ? 'generation kwargs after lm-eval\'s normalisation, sent to the backend (each repeat seeded with seed + its repeat index)' : 'generation kwargs after lm-eval\'s normalisation, sent to the backend') };
+    p.generation.settings = { configured, used: sent === null ? UNKNOWN : used(lmevalKwargs(sent), sent.doSample ? 'generation kwargs after lm-eval\'s normalisation, sent to the backend (the first repeat seeded with seed, each other with a 32-bit mix of seed and its repeat index)' : 'generation kwargs after lm-eval\'s normalisation, sent to the backend') };
     const stops = o === null ? null : uniqueJson(o.stopUsed);
     p.generation.stop_sequences = { configured: used(sent?.until ?? null, 'until after --gen_kwargs'), used: stops === null ? UNKNOWN : used(stops.length === 1 ? stops[0] : stops, 'stop sequences the backend applied') };
     const merged = { ...(c.generation_kwargs ?? {}), ...(f.genKwargs ?? {}) };

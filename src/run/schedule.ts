@@ -9,7 +9,7 @@
  * recorded as from_cache too (sharedAnswers.ts).
  */
 import { BadInputError } from '../errors.ts';
-import { PartialBatchError, type ChatMessage, type GenerateRequest, type GenerateResult, type GenerationSettings, type LanguageModel, type LoglikelihoodRequest, type LoglikelihoodResult, type RollingRequest, type RollingResult } from '../models/lm.ts';
+import { PartialBatchError, repeatSeed, type ChatMessage, type GenerateRequest, type GenerateResult, type GenerationSettings, type LanguageModel, type LoglikelihoodRequest, type LoglikelihoodResult, type RollingRequest, type RollingResult } from '../models/lm.ts';
 import type { BuiltTask } from '../prompt/build.ts';
 import { responseKey } from '../store/recorder.ts';
 import type { ExchangeRecord, ResponseRow } from '../store/schema.ts';
@@ -59,8 +59,8 @@ export function planWork(built: readonly BuiltTask[], settings: ReadonlyMap<stri
           }
           const taskSettings = settings.get(task) ?? null;
           const sampling = type === 'generate_until' && (taskSettings?.doSample ?? false);
-          // Each repeat of a sampled request is its own draw: its seed is the run's seed plus the repeat index.
-          const sent = sampling && taskSettings !== null ? { ...taskSettings, seed: (taskSettings.seed ?? 0) + repeat } : taskSettings;
+          // Each repeat of a sampled request is its own draw, with a seed of its own (lm.ts repeatSeed).
+          const sent = sampling && taskSettings !== null ? { ...taskSettings, seed: repeatSeed(taskSettings.seed ?? 0, repeat) } : taskSettings;
           const item = workItem(type, task, args, sent, `${task}/${d.doc_id}`);
           const key = dumpsPy([type, args.map((a) => (typeof a === 'string' ? a : dumpsPy(a))), sampling ? `${task}\u0000${d.doc_id}\u0000${idx}\u0000${repeat}` : null]);
           const existing = byKey.get(key);

@@ -5,6 +5,7 @@ import { generationSettings } from '../../src/run/generation.ts';
 import type { BuiltTask } from '../../src/prompt/build.ts';
 import { PyFloat } from '../../src/py/values.ts';
 import { BadInputError } from '../../src/errors.ts';
+import { repeatSeed } from '../../src/models/lm.ts';
 
 function task(name: string, type: 'loglikelihood' | 'generate_until', args: unknown[][][], repeats = 1): BuiltTask {
   return {
@@ -16,7 +17,7 @@ function task(name: string, type: 'loglikelihood' | 'generate_until', args: unkn
   };
 }
 
-test('identical requests are sent once and answered for each instance; held ones are left out; sampled repeats are separate draws with seed + repeat', () => {
+test('identical requests are sent once and answered for each instance; held ones are left out; sampled repeats are separate draws, each with a seed of its own', () => {
   const mc = task('t', 'loglikelihood', [[['Q', ' a'], ['Q', ' b']], [['Q', ' a'], ['R', ' b']]]);
   const plan = planWork([mc], new Map(), new Set([`t\u00001\u00001\u00000`]));
   assert.deepEqual(plan.totals, { loglikelihood: 4 });
@@ -26,7 +27,15 @@ test('identical requests are sent once and answered for each instance; held ones
   const kwargs = { until: ['\n'], do_sample: true, temperature: new PyFloat(0.7) };
   const gen = task('g', 'generate_until', [[['P', kwargs]]], 3);
   const sampled = planWork([gen], new Map([['g', generationSettings(kwargs, 'g', 1234)]]), new Set());
-  assert.deepEqual(sampled.items.map((i) => (i.request as { settings: { seed: number } }).settings.seed), [1234, 1235, 1236]);
+  // The first repeat keeps the run's seed; the others, murmur3's finaliser over seed + repeat · 0x9e3779b9 (mod 2^32),
+  // computed in Python: z = (1234 + r * 0x9e3779b9) & M; z = ((z ^ z >> 16) * 0x85ebca6b) & M;
+  // z = ((z ^ z >> 13) * 0xc2b2ae35) & M; z ^ z >> 16, with M = 0xffffffff.
+  assert.deepEqual(sampled.items.map((i) => (i.request as { settings: { seed: number } }).settings.seed), [1234, 1889054206, 3098527212]);
+  // Runs at neighbouring seeds share no draw (under seed + repeat, seeds 1234 and 1235 shared 63 of 64).
+  const seeds = (seed: number) => new Set(Array.from({ length: 64 }, (_, r) => repeatSeed(seed, r)));
+  const a = seeds(1234);
+  assert.equal([...seeds(1235)].filter((x) => a.has(x)).length, 0);
+  assert.equal(a.size, 64);
   const greedy = planWork([gen], new Map([['g', generationSettings({ until: ['\n'] }, 'g', 1234)]]), new Set());
   assert.equal(greedy.items.length, 1);
   assert.equal(greedy.items[0]!.targets.length, 3);
