@@ -86,22 +86,29 @@ export class RunRecorder {
     }
     if (manifest.recording === undefined) throw new StoreError(`${dir}: not a store \`lmaudit run\` wrote (imported stores cannot be resumed)`);
     if (manifest.recording.status === 'finished') throw new StoreError(`${dir}: the run already finished; nothing to resume: give a new --out to run again, or look at it with \`lmaudit rescore ${dir}\` or \`lmaudit report ${dir}\``);
-    const parts = join(dir, manifest.recording.parts);
-    await removeTemporaryParts(parts);
-    const numbers = (await listParts(parts)).map(partNumber);
-    const held = new Set<string>();
-    if (numbers.length > 0) {
-      const rows = await queryRows<{ task: string; doc_id: string; request_idx: number; repeat: number }>(
-        `SELECT task, doc_id, request_idx, "repeat" FROM ${responsePartsRelation(dir, await listParts(parts))}`,
-      );
-      for (const row of rows) {
-        const key = responseKey(row);
-        if (held.has(key)) throw new StoreError(`${parts}: response ${key.replaceAll('\u0000', '/')} is held twice; the store is damaged`);
-        held.add(key);
-      }
-    }
-    const recorder = new RunRecorder(dir, manifest, held, Math.max(0, ...numbers) + 1);
+    // The lock first: the temporary files removed below are a killed writer's only once no live one holds the store.
+    const recorder = new RunRecorder(dir, manifest, new Set(), 1);
     await recorder.lock();
+    try {
+      const parts = join(dir, manifest.recording.parts);
+      await removeAbandonedTables(dir);
+      await removeTemporaryParts(parts);
+      const numbers = (await listParts(parts)).map(partNumber);
+      if (numbers.length > 0) {
+        const rows = await queryRows<{ task: string; doc_id: string; request_idx: number; repeat: number }>(
+          `SELECT task, doc_id, request_idx, "repeat" FROM ${responsePartsRelation(dir, await listParts(parts))}`,
+        );
+        for (const row of rows) {
+          const key = responseKey(row);
+          if (recorder.held.has(key)) throw new StoreError(`${parts}: response ${key.replaceAll('\u0000', '/')} is held twice; the store is damaged`);
+          recorder.held.add(key);
+        }
+      }
+      recorder.nextPart = Math.max(0, ...numbers) + 1;
+    } catch (error) {
+      await recorder.close();
+      throw error;
+    }
     return recorder;
   }
 
@@ -220,6 +227,17 @@ function processAlive(pid: number): boolean {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Tables a writer killed while finishing left under their temporary names (`.instances.parquet.tmp-<pid>-<hex>`,
+ * util/atomicFile.ts): never in the store, and its process is gone. Left, they stayed in the finished store.
+ */
+async function removeAbandonedTables(dir: string): Promise<void> {
+  for (const name of await readdir(dir)) {
+    const pid = /^\..+\.tmp-(\d+)-[0-9a-f]+$/.exec(name)?.[1];
+    if (pid !== undefined && Number(pid) !== process.pid && !processAlive(Number(pid))) await rm(join(dir, name), { force: true });
   }
 }
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,7 +74,9 @@ test('a recording killed with SIGKILL at random points always leaves a store tha
     // One kill in four lands at a random moment of start-up or the start; the others after 1–20 more parts of 86
     // (a kill timed from the process start alone landed in start-up every time on a loaded machine).
     const early = rnd.random() < 0.25;
-    const result = await runChild(dir, { afterParts: early ? 0 : 1 + Math.floor(rnd.random() * 20), afterMs: 500 + Math.floor(rnd.random() * 2500) });
+    // An early kill comes within 2 s: the child's 86 parts take 2.15 s of pauses alone, so on an idle machine a later
+    // one (up to 3 s, as it was) found the run finished and no kill happened at all.
+    const result = await runChild(dir, { afterParts: early ? 0 : 1 + Math.floor(rnd.random() * 20), afterMs: 300 + Math.floor(rnd.random() * 1700) });
     if (!existsSync(join(dir, 'provenance.json'))) {
       seen.push(-1);
       continue;
@@ -105,7 +107,19 @@ test('append refuses a response the store already holds, and resume refuses a fi
   // A second writer is refused while this one holds the store.
   await assert.rejects(RunRecorder.resume(dir), /is writing this store/);
   await rec.close();
+  // A table a writer killed while finishing left under its temporary name goes when the store is resumed; one of a
+  // live process stays (its pid is alive). The dead pid is a child that has exited; the live one, a child that waits.
+  const exited = spawn(process.execPath, ['-e', '']);
+  await new Promise((done) => exited.on('exit', done));
+  const waiting = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)']);
+  const abandoned = `.instances.parquet.tmp-${exited.pid}-0a1b2c3d`;
+  const live = `.scores.parquet.tmp-${waiting.pid}-0a1b2c3d`;
+  for (const name of [abandoned, live]) await writeFile(join(dir, name), 'PAR1');
   const again = await RunRecorder.resume(dir);
+  waiting.kill();
+  const hidden = (await readdir(dir)).filter((n) => n.includes('.tmp-'));
+  assert.deepEqual(hidden, [live]);
+  await rm(join(dir, live));
   assert.equal(again.held.size, 2);
   const open = await openStore(dir);
   assert.deepEqual(open.unfinished, { responses: 2, expected: 3 });
