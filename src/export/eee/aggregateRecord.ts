@@ -287,7 +287,7 @@ function generationConfig(block: TaskProvenance | undefined, runtime: unknown): 
     for (const k of ['temperature', 'top_p', 'top_k'] as const) {
       if (typeof s[k] === 'number') args[k] = s[k];
       // A default top_k of 0 is HF's "no top-k": nothing was applied, nothing to write.
-      else if (defaults?.[k] !== undefined && !(k === 'top_k' && defaults[k] === 0)) args[k] = defaults[k];
+      else if (k !== 'temperature' && defaults?.[k] !== undefined && !(k === 'top_k' && defaults[k] === 0)) args[k] = defaults[k];
     }
     const max = s.max_tokens ?? s.max_gen_toks ?? recordedUsed(block?.generation.max_tokens);
     if (Number.isSafeInteger(max) && (max as number) >= 1) args.max_tokens = max;

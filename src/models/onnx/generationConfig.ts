@@ -3,8 +3,8 @@
  * it applies that this backend does not (refused, so that no run silently differs from HF's), and the
  * sampling warpers a sampled request gets where it leaves one unset. HF (transformers 5.18,
  * `GenerationMixin._prepare_generation_config`) takes each setting from the call's kwargs, else from
- * generation_config.json, else from `GenerationConfig._get_default_generation_params()`: temperature
- * 1.0, top_k 50, top_p 1.0. lm-eval's HF backend passes only the task's generation kwargs, so a
+ * generation_config.json, else from `GenerationConfig._get_default_generation_params()`: top_k 50,
+ * top_p 1.0 (temperature 1.0, but lm-eval always sends one). lm-eval's HF backend passes only the task's generation kwargs, so a
  * task that samples at temperature 0.7 and says nothing of top_k draws from the 50 best tokens.
  */
 import { BadInputError, UnsupportedError } from '../../errors.ts';
@@ -47,7 +47,8 @@ export function checkAppliedSettings(settings: GenerationSettings, config: Confi
   }
   if (!settings.doSample) return;
   checkRequestWarpers(settings);
-  samplingWarpers(settings, config, configFile);
+  // generation_config.json's top_k and top_p apply where the request leaves them unset: a value HF refuses is refused now.
+  for (const key of WARPER_DEFAULTS) if ((key === 'top_k' ? settings.topK : settings.topP) === null) configNumber(config, key, configFile);
   for (const [key, neutral] of Object.entries(UNSUPPORTED_SAMPLING)) {
     if (!isNeutral(config?.[key], neutral) && !(key in settings.extra)) {
       throw new UnsupportedError(`${configFile} sets ${key}=${JSON.stringify(config![key])}, which HF's generate applies when sampling and this backend does not; remove it to sample without it`);
@@ -76,36 +77,41 @@ function checkRequestWarpers(settings: GenerationSettings): void {
 }
 
 export interface Warpers {
-  temperature: number;
+  /** The request's own (null, never reached by a run: checkRequestWarpers refuses it; the choice then takes 1). */
+  temperature: number | null;
   /** null: no top-k (HF adds the warper for any top_k but 0). */
   topK: number | null;
   topP: number;
 }
 
-const HF_DEFAULTS = { temperature: 1, top_k: 50, top_p: 1 } as const;
+/**
+ * HF's defaults for the warpers a sampled request may leave unset. Not the temperature: lm-eval always sends one
+ * (0.0 where the task sets none, which checkRequestWarpers refuses), so generation_config.json's never applies.
+ */
+const HF_DEFAULTS = { top_k: 50, top_p: 1 } as const;
+const WARPER_DEFAULTS = Object.keys(HF_DEFAULTS) as (keyof typeof HF_DEFAULTS)[];
 /** As Python prints them (the provenance quotes HF). */
-const HF_DEFAULTS_PRINTED = { temperature: '1.0', top_k: '50', top_p: '1.0' } as const;
+const HF_DEFAULTS_PRINTED = { top_k: '50', top_p: '1.0' } as const;
 
 function configNumber(config: Config, key: keyof typeof HF_DEFAULTS, configFile: string): number | null {
   const v = config?.[key];
   if (v === undefined || v === null) return null;
   // HF adds no top-p warper for a top_p of 1 or more, so only a negative one is refused.
-  const ok = typeof v === 'number' && (key === 'top_k' ? Number.isInteger(v) && v >= 0 : key === 'top_p' ? v >= 0 : v > 0);
+  const ok = typeof v === 'number' && (key === 'top_k' ? Number.isInteger(v) && v >= 0 : v >= 0);
   if (!ok) throw new UnsupportedError(`${configFile} sets ${key}=${JSON.stringify(v)}, which HF's generate refuses`);
   return v;
 }
 
-/** The warpers a sampled request is drawn with: its own setting, else generation_config.json's, else HF's default. */
+/** The warpers a sampled request is drawn with: its temperature, and its top_k and top_p, else generation_config.json's, else HF's defaults. */
 export function samplingWarpers(settings: GenerationSettings, config: Config, configFile: string): Warpers {
   const pick = (own: number | null, key: keyof typeof HF_DEFAULTS): number => own ?? configNumber(config, key, configFile) ?? HF_DEFAULTS[key];
   const topK = pick(settings.topK, 'top_k');
-  return { temperature: pick(settings.temperature, 'temperature'), topK: topK === 0 ? null : topK, topP: pick(settings.topP, 'top_p') };
+  return { temperature: settings.temperature, topK: topK === 0 ? null : topK, topP: pick(settings.topP, 'top_p') };
 }
 
 /** For the provenance: where a sampled request's unset warpers come from, with their values. */
 export function describeSamplingDefaults(config: Config): string {
-  // The temperature is always the request's own: lm-eval sends one, and a sampled request without one is refused.
-  const parts = (['top_k', 'top_p'] as const).map((key) => {
+  const parts = WARPER_DEFAULTS.map((key) => {
     const own = config?.[key];
     return own === undefined || own === null ? `${key} ${HF_DEFAULTS_PRINTED[key]} (HF's default)` : `${key} ${JSON.stringify(own)} (generation_config.json)`;
   });
@@ -119,6 +125,6 @@ export function describeSamplingDefaults(config: Config): string {
 export function parseSamplingDefaults(text: unknown): Partial<Record<keyof typeof HF_DEFAULTS, number>> | null {
   if (typeof text !== 'string' || !text.startsWith("a sampled request's unset ")) return null;
   const out: Partial<Record<keyof typeof HF_DEFAULTS, number>> = {};
-  for (const [, key, value] of text.matchAll(/\b(temperature|top_k|top_p) (-?[0-9][0-9.e+-]*) \(/g)) out[key as keyof typeof HF_DEFAULTS] = Number(value);
+  for (const [, key, value] of text.matchAll(/\b(top_k|top_p) (-?[0-9][0-9.e+-]*) \(/g)) out[key as keyof typeof HF_DEFAULTS] = Number(value);
   return Object.keys(out).length > 0 ? out : null;
 }

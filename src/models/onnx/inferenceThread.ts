@@ -113,8 +113,8 @@ export class InferenceThread {
     return this.call('genStep', { feed });
   }
 
-  /** threadCpuMs: the inference thread's CPU time since the model opened (null off Linux); see ortSession.mjs cpuSinceOpenMs. */
-  stats(): Promise<{ forwardTokens: number; forwardPasses: number; generationSteps: number; generationStepCpuMs: number; threadCpuMs: number | null }> {
+  /** cpuSinceOpenMs: the inference thread's CPU time since the model opened (null off Linux; ortSession.mjs). */
+  stats(): Promise<{ forwardTokens: number; forwardPasses: number; generationSteps: number; generationStepCpuMs: number; cpuSinceOpenMs: number | null }> {
     return this.call('stats');
   }
 

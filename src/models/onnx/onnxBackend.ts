@@ -242,8 +242,8 @@ class OnnxModel implements LanguageModel {
     // The inference thread's CPU time since the model loaded (forward passes, token choice), and in generation's
     // steps after the prefill (a generated token's cost), where the OS tells it.
     const ms = (x: number) => Math.round(x * 1000) / 1000;
-    if (s.threadCpuMs === null) return { forward_tokens: s.forwardTokens, forward_passes: s.forwardPasses };
-    return { forward_tokens: s.forwardTokens, forward_passes: s.forwardPasses, inference_thread_cpu_ms: ms(s.threadCpuMs), generation_steps: s.generationSteps, generation_step_cpu_ms: ms(s.generationStepCpuMs) };
+    const cpu: Record<string, number> = s.cpuSinceOpenMs === null ? {} : { inference_thread_cpu_ms: ms(s.cpuSinceOpenMs), generation_steps: s.generationSteps, generation_step_cpu_ms: ms(s.generationStepCpuMs) };
+    return { forward_tokens: s.forwardTokens, forward_passes: s.forwardPasses, ...cpu };
   }
 
   close(): Promise<void> {

@@ -202,7 +202,7 @@ async function scoreTokens({ rows, vocab, topK }) {
 
 const OPS = {
   open,
-  stats: async () => ({ ...stats, threadCpuMs: cpuSinceOpenMs() }),
+  stats: async () => ({ ...stats, cpuSinceOpenMs: cpuSinceOpenMs() }),
   score,
   scoreShared,
   scoreTokens,
