@@ -62,6 +62,10 @@ test('settings HF would apply and this backend would not are refused, each only 
     [{ ...sampled, extra: { min_p: null, repetition_penalty: new PyFloat(1.0) } }, null],
     [{ do_sample: false, extra: { min_p: 0.1 } }, { typical_p: 0.9, top_k: -1 }],
     [{ ...sampled, extra: { some_backend_flag: true } }, { typical_p: 1.0, epsilon_cutoff: 0 }],
+    // generation_config.json's temperature never reaches HF's warpers under lm-eval (the request always carries one),
+    // and a bad top_k there is overridden by the request's own.
+    [sampled, { temperature: -1 }],
+    [{ ...sampled, top_k: 5 }, { top_k: -1 }],
   ] as const) checkAppliedSettings(settings(kw), config, FILE);
   assert.deepEqual(unsupportedAtLoad({ num_beams: 4 }), { key: 'num_beams', value: 4 });
 });
