@@ -1,14 +1,13 @@
 /** What a store table's content comes from (tableStaging.ts stages it; rowLinesTable.ts makes the text-reading kind). */
 
 /**
- * A table's content: rows built in JS; a DuckDB table or view already staged; or a SELECT DuckDB
- * runs (bulk imports, and rows an importer wrote as lines of text as it read: rowLinesTable.ts). A
- * `lazy` SELECT, whose importer has already validated it, is staged as a typed view and computed only
- * when read (on-the-fly rescoring reads a few columns of it).
+ * A table's content: rows built in JS, or a SELECT DuckDB runs (bulk imports, and rows an importer
+ * wrote as lines of text as it read: rowLinesTable.ts). A `lazy` SELECT, whose importer has already
+ * validated it, is staged as a typed view and computed only when read (on-the-fly rescoring reads a
+ * few columns of it).
  */
 export type TableSource =
   | { rows: readonly Record<string, unknown>[] }
-  | { staged: string }
   | {
       sql: string;
       lazy?: boolean;

@@ -58,7 +58,6 @@ export interface Staged {
  * by value; SQL sources are cast and must satisfy the NOT NULL constraints.
  */
 export async function stageTable(table: TableName, source: TableSource, options: { queried?: boolean } = {}): Promise<Staged> {
-  if ('staged' in source) return { name: source.staged, withRowNumber: `(SELECT rowid AS file_row_number, * FROM ${source.staged})` };
   if ('rows' in source) {
     const stager = openTableStager(table);
     try {
