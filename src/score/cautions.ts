@@ -11,9 +11,13 @@ export function oneItemCaution(n: number): string | null {
     : null;
 }
 
-/** Characters a gold of one or two characters may sit beside and still stand alone (not inside a longer number or word). */
+/**
+ * Characters a gold of one or two characters may sit beside and still stand alone (not inside a longer number or word).
+ * A '.' or ',' before it continues a number ('2.5', '1,5'); after it, only when a letter or digit follows ('5.25',
+ * '5,000'): the sentence's own punctuation ('is 5.', '5, then') leaves it alone.
+ */
 const BEFORE = "(^|[^[:alnum:].,])";
-const AFTER = '($|[^[:alnum:]]|[.,]($|[^[:alnum:]]))';
+const AFTER = '($|[^[:alnum:].,]|[.,]($|[^[:alnum:]]))';
 /** Distinct short golds written as constant patterns; past this many the pattern is built per row. */
 const MAX_DISTINCT = 256;
 /** A literal for RE2: ASCII punctuation escaped (RE2 refuses a backslash before other characters, which are literal). */

@@ -103,6 +103,20 @@ test("the short-gold caution's example is the least in UTF-8 byte order across t
   );
 });
 
+test("a gold followed by '.' or ',' and a digit is inside a longer number; followed by the sentence's punctuation it stands alone", async () => {
+  // By hand: '5' in '5.25' and in '5,000' only inside a longer number (2 coincidences); 'is 5, clearly' and 'is 5.' hold it
+  // alone. Before the fix any '.' or ',' after a gold counted as standing alone: 'here no output holds…'.
+  await assertContainsNote(
+    [
+      { id: '1', output: 'It is 5.25', gold: '5' },
+      { id: '2', output: '5,000 people', gold: '5' },
+      { id: '3', output: 'The answer is 5, clearly', gold: '5' },
+      { id: '4', output: 'The answer is 5.', gold: '5' },
+    ],
+    `contains: 4 ${LEAD}; in 2 of them the output holds the gold only inside a longer token (e.g. gold "5" inside "5,000 people"), so contains counts them correct on a coincidence`,
+  );
+});
+
 test('no short gold, no caution, in either engine', async () => {
   await assertContainsNote([{ id: '1', output: 'the answer is 350', gold: '350' }, { id: '2', output: 'no', gold: ' ' }], undefined);
 });
