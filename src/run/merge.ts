@@ -7,6 +7,7 @@
  * their responses: prompts, scoring and aggregation go through exactly the path a run takes, so
  * the results equal the unsharded run's by construction, and no model is called.
  */
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BadInputError, StoreError } from '../errors.ts';
@@ -44,16 +45,18 @@ async function readShard(path: string): Promise<ShardStore> {
   try {
     manifest = StoreManifest.parse(JSON.parse(await readFile(join(path, 'provenance.json'), 'utf8')));
   } catch (error) {
-    throw new BadInputError(`${path}: not a run store (${(error as Error).message.split('\n')[0]})`, { file: path });
+    // The error's file names the folder; Node's ENOENT would name it again.
+    const why = (error as NodeJS.ErrnoException).code === 'ENOENT' ? (existsSync(path) ? 'it has no provenance.json' : 'no such folder') : (error as Error).message.split('\n')[0];
+    throw new BadInputError(`not a run store (${why})`, { file: path });
   }
   const recording = manifest.recording;
-  if (recording === undefined || manifest.runs.length !== 1) throw new BadInputError(`${path}: not the store of one \`lmaudit run … --shard i/N\``, { file: path });
+  if (recording === undefined || manifest.runs.length !== 1) throw new BadInputError(`not the store of one \`lmaudit run … --shard i/N\``, { file: path });
   const label = recording.config['--shard'];
-  if (typeof label !== 'string') throw new BadInputError(`${path}: a run without --shard; merge joins the shards of one run`, { file: path });
-  if (recording.status !== 'finished') throw new BadInputError(`${path}: shard ${label} did not finish; \`lmaudit run … --resume ${path}\` finishes it first`, { file: path });
+  if (typeof label !== 'string') throw new BadInputError(`a run without --shard; merge joins the shards of one run`, { file: path });
+  if (recording.status !== 'finished') throw new BadInputError(`shard ${label} did not finish; \`lmaudit run … --resume ${path}\` finishes it first`, { file: path });
   const [index, count] = label.split('/').map(Number) as [number, number];
   const typed = recording.config[SHARD_OPTIONS_KEY];
-  if (typeof typed !== 'string') throw new BadInputError(`${path}: shard ${label} does not record its flags as typed values (field '${SHARD_OPTIONS_KEY}' of recording.config); rerun it with this lmaudit`, { file: path });
+  if (typeof typed !== 'string') throw new BadInputError(`shard ${label} does not record its flags as typed values (field '${SHARD_OPTIONS_KEY}' of recording.config); rerun it with this lmaudit`, { file: path });
   const options = parsePyJson(typed) as Record<string, unknown>;
   return { path, spec: { index, count }, run: manifest.runs[0]!, config: recording.config, options };
 }

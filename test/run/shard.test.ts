@@ -148,6 +148,11 @@ test('merge refuses shards of two configurations (naming the setting and both va
   await assert.rejects(dummy(join(dir, 'd2failed'), { modelArgs: { fail_after: 1 }, resume: true }), /--shard changed \(the run was started with 2\/3, now \(not given\)\)/);
   await dummy(join(dir, 'plain'), {});
   await refused(['plain'], /a run without --shard/);
+  // From the command line the folder is named once, as the error's file (it was 'x: x: not a run store').
+  const missing = runCli(['merge', join(dir, 'm7'), join(dir, 'nope'), join(dir, 'd0')]);
+  assert.equal(missing.status, 2);
+  assert.equal(missing.stderr.split(join(dir, 'nope')).length - 1, 1, missing.stderr);
+  assert.match(missing.stderr, /nope: not a run store \(no such folder\)/);
 
   // The three agreeing dummy shards merge into the unsharded dummy run's results.
   const merged = await mergeShards(join(dir, 'm6'), ['d2', 'd0', 'd1'].map((s) => join(dir, s)), new RunEvents());
