@@ -20,7 +20,7 @@ import { pyStrOf } from '../prompt/build.ts';
 
 const pyVersion = (v: unknown): string => (v === null || v === undefined ? 'Yaml' : pyStrOf(v));
 import { BOOTSTRAP_ITERS, BYPASS, type TaskScores } from './scoring.ts';
-import type { GroupResult } from './groups.ts';
+import { groupsInLoadOrder, type GroupResult } from './groups.ts';
 
 /** `datetime.now().isoformat().replace(":", "-")` in local time (microseconds omitted when zero, as Python does). */
 export function dateId(date: Date): string {
@@ -115,31 +115,38 @@ function resultsJson(input: LmevalFilesInput, name: string, taskHashes: Record<s
     results[g.group] = entry;
     groups[g.group] = entry;
   }
-  const nshot = (names: readonly string[]): number | undefined => {
-    const shots = new Set(names.map((n) => input.tasks.find((t) => t.config.task === n)?.numFewshot ?? groupShots.get(n)));
-    return shots.size === 1 ? [...shots][0] : undefined;
-  };
-  const groupShots = new Map<string, number | undefined>();
-  for (const g of input.groups) groupShots.set(g.group, nshot(g.children));
+  // lm-eval (evaluator_utils._propagate_num_fewshot / _propagate_higher_is_better) gives a group the n-shot its
+  // children share and the union of their higher_is_better, in one pass over the groups in load order: a parent
+  // comes before its subgroups, so a group holding groups (mmlu) gets neither, and a group gets higher_is_better
+  // for every metric of its children, aggregated or not.
+  const loaded = groupsInLoadOrder(input.groups);
+  const shots = new Map<string, number>(input.tasks.map((t) => [t.config.task, t.numFewshot]));
+  const directions = new Map<string, Record<string, unknown>>(input.scores.map((s) => [s.task, s.bypassed ? { [BYPASS]: true } : Object.fromEntries(s.results.map((r) => [r.metric, r.higherIsBetter]))]));
+  for (const g of loaded) {
+    const childShots = new Set(g.children.filter((c) => shots.has(c)).map((c) => shots.get(c)!));
+    if (childShots.size === 1) shots.set(g.group, [...childShots][0]!);
+    const merged: Record<string, unknown> = {};
+    for (const c of g.children) {
+      for (const [m, h] of Object.entries(directions.get(c) ?? {})) {
+        if (!(m in merged)) merged[m] = h;
+        else if (merged[m] !== null && merged[m] !== h) merged[m] = null;
+      }
+    }
+    if (Object.keys(merged).length > 0) directions.set(g.group, merged);
+  }
   const cli = input.chatTemplate;
   return {
     results,
     ...(Object.keys(groups).length > 0 && { groups }),
-    group_subtasks: Object.fromEntries(input.groups.map((g) => [g.group, g.children])),
+    group_subtasks: Object.fromEntries(loaded.map((g) => [g.group, g.children])),
     configs: sorted(input.tasks.map((t) => [t.config.task, taskConfigJson(t.config, t.numFewshot, { genKwargs: input.genKwargs, modelArgs: input.modelArgs, predictOnly: input.scores.some((s) => s.task === t.config.task && s.bypassed) })])),
     versions: sorted([
       ...input.tasks.map((t): [string, unknown] => [t.config.task, t.config.metadata.version ?? 'Yaml']),
       ...input.groups.map((g): [string, unknown] => [g.group, g.version === null ? 'N/A' : pyStrOf(g.version)]),
     ]),
-    'n-shot': sorted([
-      ...input.tasks.map((t): [string, number | undefined] => [t.config.task, t.numFewshot]),
-      ...input.groups.map((g): [string, number | undefined] => [g.group, groupShots.get(g.group)]),
-    ].filter((e): e is [string, number] => e[1] !== undefined)),
-    higher_is_better: sorted([
-      // A bypassed task's is the task's (override_metric's), whether or not any document returned the metric.
-      ...input.scores.map((s): [string, unknown] => [s.task, s.bypassed ? { [BYPASS]: true } : Object.fromEntries(s.results.map((r) => [r.metric, r.higherIsBetter]))]),
-      ...input.groups.filter((g) => g.results.length > 0).map((g): [string, unknown] => [g.group, Object.fromEntries(g.results.map((r) => [r.metric, r.higherIsBetter]))]),
-    ]),
+    'n-shot': sorted([...shots]),
+    // A bypassed task's is the task's (override_metric's), whether or not any document returned the metric.
+    higher_is_better: sorted([...directions]),
     // effective is lm-eval's sample_len: under --predict_only, 0 for a task whose documents return no metric.
     'n-samples': Object.fromEntries(input.tasks.map((t) => {
       const s = input.scores.find((x) => x.task === t.config.task);
