@@ -18,7 +18,6 @@ import type { ModelArgs, ModelDescription } from '../models/lm.ts';
 import { sanitizeModelName } from '../formats/lmevalModelName.ts';
 import { pyStrOf } from '../prompt/build.ts';
 
-const pyVersion = (v: unknown): string => (v === null || v === undefined ? 'Yaml' : pyStrOf(v));
 import { BOOTSTRAP_ITERS, BYPASS, type TaskScores } from './scoring.ts';
 import { groupsInLoadOrder, type GroupResult } from './groups.ts';
 
@@ -85,10 +84,23 @@ export async function writeLmevalFiles(input: LmevalFilesInput): Promise<string[
 const float = (x: number) => new PyFloat(x);
 /** An aggregate as lm-eval writes it: a float, except bypass_agg's int (--predict_only). */
 const resultValue = (r: { value: number; aggregation?: string }) => (r.aggregation === BYPASS ? r.value : float(r.value));
+const sorted = <T>(entries: [string, T][]) => Object.fromEntries([...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
-function resultsJson(input: LmevalFilesInput, name: string, taskHashes: Record<string, string>): Record<string, unknown> {
-  const results: Record<string, unknown> = {};
-  const sorted = <T>(entries: [string, T][]) => Object.fromEntries([...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+export interface ResultSections {
+  results: Record<string, Record<string, unknown>>;
+  groups?: Record<string, Record<string, unknown>>;
+  group_subtasks: Record<string, string[]>;
+  versions: Record<string, unknown>;
+  'n-shot': Record<string, number>;
+  higher_is_better: Record<string, Record<string, unknown>>;
+}
+
+/**
+ * The parts of lm-eval's results dict that its printed table (utils.make_table) reads too: results, groups,
+ * group_subtasks, versions, n-shot, higher_is_better.
+ */
+export function resultSections(input: Pick<LmevalFilesInput, 'tasks' | 'scores' | 'groups'>): ResultSections {
+  const results: Record<string, Record<string, unknown>> = {};
   for (const s of input.scores) {
     const task = input.tasks.find((t) => t.config.task === s.task)!;
     const entry: Record<string, unknown> = { name: s.task, alias: task.config.task_alias ?? s.task };
@@ -100,7 +112,7 @@ function resultsJson(input: LmevalFilesInput, name: string, taskHashes: Record<s
     }
     results[s.task] = entry;
   }
-  const groups: Record<string, unknown> = {};
+  const groups: Record<string, Record<string, unknown>> = {};
   for (const g of input.groups) {
     if (g.results.length === 0) {
       results[g.group] = { alias: g.alias, name: g.group };
@@ -134,12 +146,10 @@ function resultsJson(input: LmevalFilesInput, name: string, taskHashes: Record<s
     }
     if (Object.keys(merged).length > 0) directions.set(g.group, merged);
   }
-  const cli = input.chatTemplate;
   return {
     results,
     ...(Object.keys(groups).length > 0 && { groups }),
     group_subtasks: Object.fromEntries(loaded.map((g) => [g.group, g.children])),
-    configs: sorted(input.tasks.map((t) => [t.config.task, taskConfigJson(t.config, t.numFewshot, { genKwargs: input.genKwargs, modelArgs: input.modelArgs, predictOnly: input.scores.some((s) => s.task === t.config.task && s.bypassed) })])),
     versions: sorted([
       ...input.tasks.map((t): [string, unknown] => [t.config.task, t.config.metadata.version ?? 'Yaml']),
       ...input.groups.map((g): [string, unknown] => [g.group, g.version === null ? 'N/A' : pyStrOf(g.version)]),
@@ -147,6 +157,21 @@ function resultsJson(input: LmevalFilesInput, name: string, taskHashes: Record<s
     'n-shot': sorted([...shots]),
     // A bypassed task's is the task's (override_metric's), whether or not any document returned the metric.
     higher_is_better: sorted([...directions]),
+  };
+}
+
+function resultsJson(input: LmevalFilesInput, name: string, taskHashes: Record<string, string>): Record<string, unknown> {
+  const sections = resultSections(input);
+  const cli = input.chatTemplate;
+  const { results, groups, group_subtasks, versions, higher_is_better } = sections;
+  return {
+    results,
+    ...(groups !== undefined && { groups }),
+    group_subtasks,
+    configs: sorted(input.tasks.map((t) => [t.config.task, taskConfigJson(t.config, t.numFewshot, { genKwargs: input.genKwargs, modelArgs: input.modelArgs, predictOnly: input.scores.some((s) => s.task === t.config.task && s.bypassed) })])),
+    versions,
+    'n-shot': sections['n-shot'],
+    higher_is_better,
     // effective is lm-eval's sample_len: under --predict_only, 0 for a task whose documents return no metric.
     'n-samples': Object.fromEntries(input.tasks.map((t) => {
       const s = input.scores.find((x) => x.task === t.config.task);
@@ -244,45 +269,4 @@ export function taskConfigJson(c: TaskConfig, numFewshot: number, run: { genKwar
     metadata: { ...c.metadata, ...(run.modelArgs ?? {}), config_source: c.source },
   };
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== null && v !== undefined).map(([k, v]) => [k, keep(v)]));
-}
-
-/** lm-eval's printed table (utils.make_table): one row per task × filter × metric, value and stderr to 4 places. */
-export function resultsTable(tasks: readonly BuiltTask[], scores: readonly TaskScores[], groups: readonly GroupResult[] = []): string[] {
-  const taskRows = scores.map((s) => {
-    const t = tasks.find((x) => x.config.task === s.task)!;
-    return { name: s.task, version: pyVersion(t.config.metadata.version), shots: String(t.numFewshot), results: s.results };
-  });
-  const lines = markdownTable('Tasks', taskRows);
-  const withNumbers = groups.filter((g) => g.results.length > 0);
-  if (withNumbers.length === 0) return lines;
-  const groupRows = withNumbers.map((g) => ({ name: g.group, version: g.version === null ? 'N/A' : pyStrOf(g.version), shots: '', results: g.results }));
-  return [...lines, '', ...markdownTable('Groups', groupRows)];
-}
-
-function markdownTable(title: string, entries: { name: string; version: string; shots: string; results: readonly { metric: string; filter: string; value: number; stderr: number | 'N/A'; higherIsBetter: boolean | null; aggregation?: string }[] }[]): string[] {
-  const header = [title, 'Version', 'Filter', 'n-shot', 'Metric', '', 'Value', '', 'Stderr'];
-  const right = new Set([1, 3, 6, 8]);
-  const rows: string[][] = [];
-  for (const e of entries) {
-    let first = true;
-    for (const r of e.results) {
-      rows.push([
-        first ? e.name : '',
-        first ? e.version : '',
-        r.filter,
-        first ? e.shots : '',
-        r.metric,
-        r.higherIsBetter === null ? '' : r.higherIsBetter ? '↑' : '↓',
-        r.aggregation === BYPASS ? String(r.value) : r.value.toFixed(4),
-        '±',
-        r.stderr === 'N/A' ? 'N/A' : r.stderr.toFixed(4),
-      ]);
-      first = false;
-    }
-  }
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => [...r[i]!].length)));
-  const cell = (text: string, i: number) => (right.has(i) ? text.padStart(widths[i]!) : text.padEnd(widths[i]!));
-  const line = (cells: string[]) => `|${cells.map(cell).join('|')}|`;
-  const rule = `|${widths.map((w, i) => (right.has(i) ? `${'-'.repeat(w - 1)}:` : '-'.repeat(w))).join('|')}|`;
-  return [line(header), rule, ...rows.map(line)];
 }

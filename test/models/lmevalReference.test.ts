@@ -140,6 +140,13 @@ for (const [model, variant] of variants) {
     const commands = join(REFERENCE, model, variant, 'commands.txt');
     const r = runCli(['run', ...flagsOf(ref.results, model, existsSync(commands) ? readFileSync(commands, 'utf8') : ''), '--output_path', join(dir, 'out'), '--out', join(dir, 'store')], { env: { LMAUDIT_PROGRESS_SECONDS: '3600' } });
     assert.equal(r.status, 0, r.stderr);
+    const printed = join(REFERENCE, model, variant, 'printed_tables.md');
+    if (existsSync(printed)) {
+      // The tables lm_eval printed (utils.make_table), cell by cell: lmaudit pads them as pytablewriter does, the
+      // reference's stub does not, so each cell is compared without its padding (a name's indentation is kept).
+      const cells = (text: string) => text.split('\n').filter((l) => l.startsWith('|') && !/^[|\-:]+$/.test(l)).map((l) => l.slice(1, -1).split('|').map((c, i) => (i === 0 ? c.trimEnd() : c.trim())));
+      assert.deepEqual(cells(r.stdout), cells(readFileSync(printed, 'utf8')), `${model}/${variant}: the printed tables`);
+    }
     const outDir = join(dir, 'out', readdirSync(join(dir, 'out')).find((n) => n !== 'store')!);
     const ours = filesIn(outDir);
     let compared = 0;

@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import { BadInputError, UnknownNameError } from '../../errors.ts';
 import type { ModelArgs } from '../../models/lm.ts';
 import { ProgressState, RunEvents, formatDuration, progressLine } from '../../run/events.ts';
-import { resultsTable } from '../../run/lmevalFiles.ts';
+import { resultsTable } from '../../run/resultsTable.ts';
 import { executeRun, type RunOptions, type RunSummary } from '../../run/runner.ts';
 import { executeGrid, GRID_AXES, loadGridFile, parseGridFlags, type GridAxis } from '../../run/grid.ts';
 import { parseBool, parseKeyValueArgs, parseNumber } from '../keyValueArgs.ts';
