@@ -148,8 +148,9 @@ export async function buildTask(config: TaskConfig, options: BuildOptions): Prom
   const passEvalDoc = config.fewshot_config.split === config.test_split;
   const fs = config.fewshot_config;
 
+  // evaluator_utils.get_sample_size: ceil(len × limit) below 1, else int(limit) (1.5 takes one document).
   let limit = evalDocs.length;
-  if (options.limit !== null && options.limit !== undefined) limit = options.limit < 1 ? Math.ceil(evalDocs.length * options.limit) : Math.min(options.limit, evalDocs.length);
+  if (options.limit !== null && options.limit !== undefined) limit = options.limit < 1 ? Math.ceil(evalDocs.length * options.limit) : Math.min(Math.trunc(options.limit), evalDocs.length);
 
   const render = (messages: Message[], genPrefix: unknown): string => {
     if (chat === null) return messagesToText(messages);
