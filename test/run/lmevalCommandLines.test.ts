@@ -95,6 +95,8 @@ test('docs/interface.md flags run with their lm-eval meaning: --device recorded,
   assert.equal(replayed.status, 0, replayed.stderr);
   assert.match(replayed.stderr, new RegExp(`--use_cache ${cache} holds a finished run: its answers are replayed \\(--model replay\\), none is sent to a model`));
   assert.match(replayed.stdout, /^Replayed: 10 request\(s\) answered from the store this time, none sent to a model$/m);
+  // …and the store line does not then say they were sent.
+  assert.match(replayed.stdout, new RegExp(`^Store: ${join(dir, 'replayed')} \\(10 request\\(s\\) answered by replay this time\\)$`, 'm'));
   const other = runCli(['run', '--model', 'onnx', '--model_args', 'pretrained=fixtures/models/gpt2-tiny', '--tasks', 'arc_easy', '--use_cache', cache, '--out', join(dir, 'other')]);
   assert.equal(other.status, 2);
   assert.equal(other.stderr, `lmaudit: --use_cache ${cache}: its answers came from the dummy backend, not onnx; give a new --use_cache folder for this model\n`);

@@ -180,7 +180,8 @@ export function registerRun(program: Command): void {
         '',
         ...(summary.shard === null ? [] : [`Shard ${flags.shard}: ${summary.shard.documents} of ${summary.shard.totalDocuments} documents, ${summary.shard.requests} of ${summary.shard.totalRequests} requests (\`lmaudit merge <out> <shard stores…>\` joins the shards)`]),
         ...replayLines(summary),
-        `Store: ${summary.store} (${summary.sent} request(s) sent this time${summary.heldBefore > 0 ? `, ${summary.heldBefore} response(s) already held` : ''})`,
+        // A replayed run sends nothing to a model: its requests were answered from the replayed store (said above).
+        `Store: ${summary.store} (${summary.sent} request(s) ${summary.replay === null ? 'sent' : 'answered by replay'} this time${summary.heldBefore > 0 ? `, ${summary.heldBefore} response(s) already held` : ''})`,
         ...summary.lmevalFiles.map((f) => `lm-eval file: ${f}`),
         `Time: ${(summary.inferenceMs / 1000).toFixed(2)} s in inference calls of ${(summary.wallMs / 1000).toFixed(2)} s wall; harness overhead ${(overhead * 100).toFixed(1)}%`,
       ]);
