@@ -114,16 +114,19 @@ export function resultSections(input: Pick<LmevalFilesInput, 'tasks' | 'scores' 
   }
   const groups: Record<string, Record<string, unknown>> = {};
   for (const g of input.groups) {
-    if (g.results.length === 0) {
+    // api/group.py Group.aggregate: a group without aggregate_metric_list is its alias and name only; one with it has
+    // the summed sample_len of its leaf tasks and is in `groups` even when no leaf returned a metric (--predict_only).
+    if (g.aggregateMetricList === null || g.aggregateMetricList.length === 0) {
       results[g.group] = { alias: g.alias, name: g.group };
       continue;
     }
-    const entry: Record<string, unknown> = { alias: g.alias, name: g.group, sample_len: g.results.at(-1)!.n };
+    const sampleLen = g.leaves.reduce((n, leaf) => n + (typeof results[leaf]?.sample_len === 'number' ? (results[leaf]!.sample_len as number) : 0), 0);
+    const entry: Record<string, unknown> = { alias: g.alias, name: g.group, sample_len: sampleLen };
     for (const r of g.results) {
       entry[`${r.metric},${r.filter}`] = resultValue(r);
       entry[`${r.metric}_stderr,${r.filter}`] = r.stderr === 'N/A' ? 'N/A' : float(r.stderr);
     }
-    entry.sample_count = Object.fromEntries(g.results.map((r) => [`${r.metric},${r.filter}`, r.n]));
+    if (g.results.length > 0) entry.sample_count = Object.fromEntries(g.results.map((r) => [`${r.metric},${r.filter}`, r.n]));
     results[g.group] = entry;
     groups[g.group] = entry;
   }

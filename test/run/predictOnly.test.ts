@@ -166,3 +166,25 @@ test("configured vs used on lm-eval's predict-only files: arc_easy's n-samples e
     assert.equal(c.message, why, JSON.stringify(c));
   }
 });
+
+test('--predict_only on a group: listed under groups with its leaves\' summed sample_len (0) and no number, as lm-eval 0.4.13 writes and prints it', () => {
+  // fixtures/models/lmeval-reference/gpt2-tiny/predict-only-group: lm_eval --tasks mmlu_stem --limit 1 --predict_only
+  // (scripts/fixtures/make_qa_reference.py). api/group.py Group.aggregate gives a group with aggregate_metric_list its
+  // alias, name and summed sample_len even when no leaf has the metric, and the evaluator lists it under `groups`.
+  const refDir = 'fixtures/models/lmeval-reference/gpt2-tiny/predict-only-group';
+  const groupDir = mkdtempSync(join(tmpdir(), 'lmaudit-predict-only-group-'));
+  const r = runCli(['run', '--model', 'onnx', '--model_args', `pretrained=fixtures/models/gpt2-tiny,${ONE_THREAD}`, '--tasks', 'mmlu_stem', '--batch_size', '1', '--limit', '1', '--predict_only', '--output_path', join(groupDir, 'out'), '--out', join(groupDir, 'store')]);
+  assert.equal(r.status, 0, r.stderr);
+  const ref = JSON.parse(readFileSync(fileIn(refDir, 'results_'), 'utf8'));
+  const out = join(groupDir, 'out', readdirSync(join(groupDir, 'out'))[0]!);
+  const ours = JSON.parse(readFileSync(fileIn(out, 'results_'), 'utf8'));
+  assert.deepEqual(ours.groups, ref.groups);
+  assert.deepEqual(ours.groups, { mmlu_stem: { alias: 'stem', name: 'mmlu_stem', sample_len: 0 } });
+  assert.deepEqual(ours.results, ref.results);
+  assert.deepEqual(ours.group_subtasks, ref.group_subtasks);
+  assert.deepEqual(ours.higher_is_better, ref.higher_is_better);
+  assert.deepEqual(ours['n-shot'], ref['n-shot']);
+  // The tables lm_eval printed: a Tasks and a Groups header, no row (no metric returned a number).
+  const tables = (text: string) => text.split('\n').filter((l) => l.startsWith('|') && !/^[|\-:]+$/.test(l)).map((l) => l.slice(1, -1).split('|').map((c) => c.trim()));
+  assert.deepEqual(tables(r.stdout), tables(readFileSync(join(refDir, 'printed_tables.md'), 'utf8')));
+});
