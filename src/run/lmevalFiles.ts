@@ -6,7 +6,7 @@
  * The results file says it was written by lmaudit (`lmaudit_version`), not lm-eval.
  */
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, extname, join } from 'node:path';
 import { dumpsPy } from '../py/json.ts';
 import { PyFloat } from '../py/values.ts';
 import type { BuiltTask } from '../prompt/build.ts';
@@ -60,10 +60,19 @@ export interface LmevalFilesInput {
   totalSeconds: number;
 }
 
+/**
+ * The folder lm-eval's EvaluationTracker writes into: an --output_path ending in .json names the results file
+ * (<stem>_<date_id>.json, the samples beside it, in its folder); any other is a folder with a subfolder per model.
+ */
+export function lmevalFilesDir(outputPath: string, model: string): string {
+  return extname(outputPath) === '.json' ? dirname(outputPath) : join(outputPath, sanitizeModelName(model));
+}
+
 /** Writes the files and returns their paths (results first). */
 export async function writeLmevalFiles(input: LmevalFilesInput): Promise<string[]> {
   const name = modelName(input.model, input.modelArgs);
-  const dir = join(input.outputPath, sanitizeModelName(name));
+  const toFile = extname(input.outputPath) === '.json';
+  const dir = lmevalFilesDir(input.outputPath, name);
   await mkdir(dir, { recursive: true });
   const stamp = dateId(input.date);
   const taskHashes: Record<string, string> = {};
@@ -76,7 +85,7 @@ export async function writeLmevalFiles(input: LmevalFilesInput): Promise<string[
     samplesFiles.push(file);
   }
   const results = resultsJson(input, name, taskHashes);
-  const resultsFile = join(dir, `results_${stamp}.json`);
+  const resultsFile = join(dir, toFile ? `${basename(input.outputPath, '.json')}_${stamp}.json` : `results_${stamp}.json`);
   await writeFileAtomic(resultsFile, dumpsPy(results, 2));
   return [resultsFile, ...samplesFiles];
 }

@@ -8,7 +8,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.ts';
@@ -146,4 +146,19 @@ test('`lm-eval run` examples (lm_eval/_cli/run.py): space-separated --model_args
     assert.equal(x.status, 2);
     assert.match(x.stderr, why);
   }
+});
+
+test('--output_path ending in .json names the results file, the samples beside it, as lm-eval 0.4.13 writes them', () => {
+  // lm_eval … --output_path lmeval-out/jsonpath/res.json (run here on the fixture model) wrote
+  // lmeval-out/jsonpath/res_<date_id>.json and lmeval-out/jsonpath/samples_arc_easy_<date_id>.jsonl, no model
+  // subfolder (EvaluationTracker: Path.suffix == ".json"); lmaudit made a folder named res.json.
+  const dir = tmp();
+  const r = runCli(['run', '--model', 'dummy', '--tasks', 'arc_easy', '--limit', '2', '--output_path', join(dir, 'res.json')]);
+  assert.equal(r.status, 0, r.stderr);
+  const names = readdirSync(dir).sort();
+  assert.equal(names.length, 3, names.join(', '));
+  assert.match(names[0]!, /^res_\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d(\.\d{6})?\.json$/);
+  const stamp = names[0]!.slice('res_'.length, -'.json'.length);
+  assert.deepEqual(names.slice(1), [`samples_arc_easy_${stamp}.jsonl`, `store_${stamp}`]);
+  assert.match(r.stdout, new RegExp(`^lm-eval file: ${join(dir, names[0]!).replace(/[.]/g, '\\.')}$`, 'm'));
 });
