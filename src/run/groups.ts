@@ -107,3 +107,16 @@ export function groupResults(groups: readonly GroupNode[], scores: readonly Task
     return out;
   });
 }
+
+/**
+ * lm-eval's n-shot for groups (evaluator_utils._propagate_num_fewshot): one pass over the groups in load order, each
+ * given the count its children share among those already known; a parent comes before its subgroups, so a group
+ * holding groups (mmlu) gets none. `shots` holds the leaf tasks' counts and receives the groups'.
+ */
+export function propagateShots(groups: readonly GroupResult[], shots: Map<string, number>): Map<string, number> {
+  for (const g of groupsInLoadOrder(groups)) {
+    const childShots = new Set(g.children.filter((c) => shots.has(c)).map((c) => shots.get(c)!));
+    if (childShots.size === 1) shots.set(g.group, [...childShots][0]!);
+  }
+  return shots;
+}

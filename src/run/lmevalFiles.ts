@@ -19,7 +19,7 @@ import { sanitizeModelName } from '../formats/lmevalModelName.ts';
 import { pyStrOf } from '../prompt/build.ts';
 
 import { BOOTSTRAP_ITERS, BYPASS, type TaskScores } from './scoring.ts';
-import { groupsInLoadOrder, type GroupResult } from './groups.ts';
+import { groupsInLoadOrder, propagateShots, type GroupResult } from './groups.ts';
 
 /** `datetime.now().isoformat().replace(":", "-")` in local time (microseconds omitted when zero, as Python does). */
 export function dateId(date: Date): string {
@@ -142,13 +142,11 @@ export function resultSections(input: Pick<LmevalFilesInput, 'tasks' | 'scores' 
   // lm-eval (evaluator_utils._propagate_num_fewshot / _propagate_higher_is_better) gives a group the n-shot its
   // children share and the union of their higher_is_better, in one pass over the groups in load order: a parent
   // comes before its subgroups, so a group holding groups (mmlu) gets neither, and a group gets higher_is_better
-  // for every metric of its children, aggregated or not.
+  // for every metric of its children, aggregated or not (propagateShots for the n-shot).
   const loaded = groupsInLoadOrder(input.groups);
-  const shots = new Map<string, number>(input.tasks.map((t) => [t.config.task, t.numFewshot]));
+  const shots = propagateShots(input.groups, new Map(input.tasks.map((t) => [t.config.task, t.numFewshot])));
   const directions = new Map<string, Record<string, unknown>>(input.scores.map((s) => [s.task, s.bypassed ? { [BYPASS]: true } : Object.fromEntries(s.results.map((r) => [r.metric, r.higherIsBetter]))]));
   for (const g of loaded) {
-    const childShots = new Set(g.children.filter((c) => shots.has(c)).map((c) => shots.get(c)!));
-    if (childShots.size === 1) shots.set(g.group, [...childShots][0]!);
     const merged: Record<string, unknown> = {};
     for (const c of g.children) {
       for (const [m, h] of Object.entries(directions.get(c) ?? {})) {

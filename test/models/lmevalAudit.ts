@@ -116,6 +116,13 @@ export async function auditAgrees(referenceDir: string, storeDir: string, where:
       // its numbers are its leaves', compared with them. Its falsifier is not asserted: with no items of its own, the
       // harness clause cannot be settled by item hashes as its leaves' are (left to the audit stage's owner).
       groups.push(t.taskA);
+      // The run-wide settings lmaudit records on a group's block, as the importer reads them for it from the results
+      // file: known on both sides, and the same (the n-shot: where lm-eval's file gives the group one).
+      const verdict = (item: string, field: string) => t.settings.items.find((i) => i.item === item)?.fields.find((f) => f.field === field)?.verdict;
+      for (const [item, field] of [['chat_template', 'applied'], ['system', 'instruction'], ['fewshot', 'seed'], ['samples', 'limit'], ['repeats', 'group_weighting']] as const) {
+        assert.ok(['same', 'resolved'].includes(String(verdict(item, field))), `${task}: ${item}.${field} ${String(verdict(item, field))}`);
+      }
+      assert.ok(['same', 'unknown in both'].includes(String(verdict('fewshot', 'count'))), `${task}: fewshot.count ${String(verdict('fewshot', 'count'))}`);
       continue;
     }
     assert.equal(t.falsifier.status, 'holds', `${task}: falsifier ${t.falsifier.sentence}`);
