@@ -162,3 +162,13 @@ test('--output_path ending in .json names the results file, the samples beside i
   assert.deepEqual(names.slice(1), [`samples_arc_easy_${stamp}.jsonl`, `store_${stamp}`]);
   assert.match(r.stdout, new RegExp(`^lm-eval file: ${join(dir, names[0]!).replace(/[.]/g, '\\.')}$`, 'm'));
 });
+
+test('--limit 0 is refused before anything runs, as lm-eval 0.4.13 refuses it', () => {
+  // lm_eval … --tasks arc_easy --limit 0 (run here on the fixture model): ValueError: task.build_requests() did not
+  // find any docs! lmaudit wrote an empty run and results file.
+  const dir = tmp();
+  const r = runCli(['run', '--model', 'dummy', '--tasks', 'arc_easy', '--limit', '0', '--output_path', join(dir, 'out')]);
+  assert.equal(r.status, 2);
+  assert.equal(r.stderr, "lmaudit: field '--limit': task 'arc_easy': no documents to evaluate (--limit 0 selects none of 2376); lm-eval refuses such a run (task.build_requests() did not find any docs)\n");
+  assert.deepEqual(readdirSync(dir), []);
+});
