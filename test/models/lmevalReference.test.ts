@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ONE_THREAD, runCli } from '../helpers/cli.ts';
 import { slowOnly } from '../helpers/slow.ts';
+import { tableCells } from '../helpers/printedTables.ts';
 import { openStore } from '../../src/store/readStore.ts';
 import { queryRows } from '../../src/util/duckdb.ts';
 import { auditAgrees, sameResultsFile } from './lmevalAudit.ts';
@@ -142,10 +143,8 @@ for (const [model, variant] of variants) {
     assert.equal(r.status, 0, r.stderr);
     const printed = join(REFERENCE, model, variant, 'printed_tables.md');
     if (existsSync(printed)) {
-      // The tables lm_eval printed (utils.make_table), cell by cell: lmaudit pads them as pytablewriter does, the
-      // reference's stub does not, so each cell is compared without its padding (a name's indentation is kept).
-      const cells = (text: string) => text.split('\n').filter((l) => l.startsWith('|') && !/^[|\-:]+$/.test(l)).map((l) => l.slice(1, -1).split('|').map((c, i) => (i === 0 ? c.trimEnd() : c.trim())));
-      assert.deepEqual(cells(r.stdout), cells(readFileSync(printed, 'utf8')), `${model}/${variant}: the printed tables`);
+      // The tables lm_eval printed (utils.make_table), cell by cell.
+      assert.deepEqual(tableCells(r.stdout), tableCells(readFileSync(printed, 'utf8')), `${model}/${variant}: the printed tables`);
     }
     const outDir = join(dir, 'out', readdirSync(join(dir, 'out')).find((n) => n !== 'store')!);
     const ours = filesIn(outDir);

@@ -12,6 +12,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ONE_THREAD, runCli } from '../helpers/cli.ts';
+import { tableCells } from '../helpers/printedTables.ts';
 import { checkConfiguredVsUsed } from '../../src/audit/configuredVsUsed.ts';
 import { loadDocs } from '../../src/audit/itemJoin.ts';
 import { loadSource } from '../../src/audit/source.ts';
@@ -185,6 +186,5 @@ test('--predict_only on a group: listed under groups with its leaves\' summed sa
   assert.deepEqual(ours.higher_is_better, ref.higher_is_better);
   assert.deepEqual(ours['n-shot'], ref['n-shot']);
   // The tables lm_eval printed: a Tasks and a Groups header, no row (no metric returned a number).
-  const tables = (text: string) => text.split('\n').filter((l) => l.startsWith('|') && !/^[|\-:]+$/.test(l)).map((l) => l.slice(1, -1).split('|').map((c) => c.trim()));
-  assert.deepEqual(tables(r.stdout), tables(readFileSync(join(refDir, 'printed_tables.md'), 'utf8')));
+  assert.deepEqual(tableCells(r.stdout), tableCells(readFileSync(join(refDir, 'printed_tables.md'), 'utf8')));
 });
