@@ -17,6 +17,14 @@ function subtasksOf(run: RunProvenance, group: string): string[] | null {
   return fact.value.subtasks.map(String);
 }
 
+/** weight_by_size of a group's metric where the store keeps the group's aggregate_metric_list (lmaudit run does). */
+function weightBySizeOf(run: RunProvenance, group: string, metric: string): boolean | null {
+  const fact = run.tasks[group]?.repeats.group_weighting?.configured;
+  if (fact === undefined || fact.status === 'unknown' || !isPlainObject(fact.value) || !Array.isArray(fact.value.aggregate_metric_list)) return null;
+  const entry = fact.value.aggregate_metric_list.find((e) => isPlainObject(e) && e.metric === metric);
+  return isPlainObject(entry) ? entry.weight_by_size !== false : null;
+}
+
 /** Leaf tasks under a group, recursively (groups aggregate leaves, not subgroup results). */
 function leavesOf(run: RunProvenance, group: string, seen = new Set<string>()): string[] {
   if (seen.has(group)) return [];
@@ -57,10 +65,13 @@ export function groupCells(run: RunProvenance, leafCells: readonly AsRecordedCel
       // weight_by_size is in the group's YAML, which results files do not carry: try lm-eval's two settings.
       const matches = (a: typeof weighted) => close(printed.value, a.value) && (printed.stderr === 'N/A' ? a.stderr === 'N/A' : a.stderr !== 'N/A' && close(printed.stderr, a.stderr));
       const [byWeight, byPlain] = [matches(weighted), matches(plain)];
-      const pick = byPlain && !byWeight ? plain : weighted;
+      const configured = weightBySizeOf(run, group, metric);
+      const pick = configured !== null ? (configured ? weighted : plain) : byPlain && !byWeight ? plain : weighted;
       const stderrOk = pick === plain ? byPlain : printed.stderr === 'N/A' ? pick.stderr === 'N/A' : pick.stderr !== 'N/A' && close(printed.stderr, pick.stderr);
       // Equal sizes make the two means (and here their stderrs) equal: then the file cannot tell which was set.
-      const why = byWeight && byPlain
+      const why = configured !== null
+        ? `weight_by_size=${configured} (the group's aggregate_metric_list)`
+        : byWeight && byPlain
         ? 'weight_by_size true and false give these numbers alike (the group config is not in the results file)'
         : `weight_by_size=${pick === weighted} (the group config is not in the results file; ${byWeight || byPlain ? 'the setting that matches is shown' : "neither setting matches; lm-eval's default, true, is shown"})`;
       out.push({

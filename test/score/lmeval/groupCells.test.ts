@@ -6,8 +6,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { loadSource } from '../../../src/audit/source.ts';
 import { rescoreAsRecorded } from '../../../src/score/lmeval/asRecorded.ts';
+import { openStore } from '../../../src/store/readStore.ts';
+import { runCli } from '../../helpers/cli.ts';
 
 const REF = 'fixtures/models/lmeval-reference/gpt2-tiny/custom-group';
 
@@ -23,4 +28,14 @@ test('a group metric some leaves lack is reproduced from the leaves that have it
   assert.deepEqual([acc.n, acc.matches_reported], [9, true]);
   assert.equal(acc.why, 'weight_by_size true and false give these numbers alike (the group config is not in the results file)');
   assert.ok(!report.notes.some((n) => n.message.includes('qa_noagg')), JSON.stringify(report.notes));
+});
+
+test("a store that keeps the group's aggregate_metric_list (lmaudit run's) is rescored under its weight_by_size, and says so", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'lmaudit-group-cells-'));
+  const r = runCli(['run', '--model', 'dummy', '--tasks', 'qa_unweighted', '--include_path', 'fixtures/models/tasks', '--limit', '3', '--out', join(dir, 'store')]);
+  assert.equal(r.status, 0, r.stderr);
+  const report = await rescoreAsRecorded(await openStore(join(dir, 'store')));
+  const why = Object.fromEntries(report.cells.filter((c) => c.task === 'qa_unweighted').map((c) => [c.metric, [c.why, c.matches_reported]]));
+  // qa_unweighted.yaml: acc weight_by_size false, acc_norm true; the results file alone could not tell.
+  assert.deepEqual(why, { acc: ["weight_by_size=false (the group's aggregate_metric_list)", true], acc_norm: ["weight_by_size=true (the group's aggregate_metric_list)", true] });
 });
