@@ -160,7 +160,18 @@ function extendsList(configured: unknown, used: unknown): boolean {
 
 /** auto resolved to a value, or the configuration completed by the harness. */
 function resolvedBy(item: SettingsItem, field: string, s: Setting | undefined): string | null {
-  return autoResolved(s) ?? extendedByHarness(item, field, s);
+  return autoResolved(s) ?? extendedByHarness(item, field, s) ?? groupExpanded(item, field, s);
+}
+
+/**
+ * A group's configured subtasks and the leaf tasks it averaged (repeats.group_weighting, as lmaudit run and the
+ * lm-eval importer record it) are one structure seen twice: the subtasks, through their subgroups, expand to the
+ * leaves. That is not the record contradicting itself.
+ */
+function groupExpanded(item: SettingsItem, field: string, s: Setting | undefined): string | null {
+  if (item !== 'repeats' || field !== 'group_weighting' || s === undefined || !isKnown(s.configured) || !isKnown(s.used)) return null;
+  const leaves = (s.used.value as { leaves?: unknown } | null)?.leaves;
+  return Array.isArray(leaves) ? `the group's subtasks expand to the ${leaves.length} leaf task(s) it averaged` : null;
 }
 
 /**

@@ -7,8 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { BadInputError } from '../errors.ts';
 import type { ModelArgs } from '../models/lm.ts';
-import { dateId, modelName } from '../run/lmevalFiles.ts';
-import { sanitizeModelName } from '../formats/lmevalModelName.ts';
+import { dateId, lmevalFilesDir, modelName } from '../run/lmevalFiles.ts';
 
 export interface StoreFlags {
   out?: string;
@@ -94,7 +93,7 @@ export function storeLocation(flags: StoreFlags, model: string, args: ModelArgs,
 
 /** A new store: --out, else beside lm-eval's files under --output_path. */
 function newStore(flags: StoreFlags, model: string, args: ModelArgs, date: Date): StoreLocation {
-  const out = flags.out ?? (flags.output_path === undefined ? undefined : join(flags.output_path, sanitizeModelName(modelName(model, args)), `store_${dateId(date)}`));
+  const out = flags.out ?? (flags.output_path === undefined ? undefined : join(lmevalFilesDir(flags.output_path, modelName(model, args)), `store_${dateId(date)}`));
   if (out === undefined) throw new BadInputError('lmaudit run needs --out <store> (or --output_path <dir>, which puts the store beside lm-eval’s files)');
   if (existsSync(out) && !statSync(out).isDirectory()) throw new BadInputError(`--out ${out} is a file, not a store folder`);
   if (existsSync(out) && readdirSync(out).length > 0) {

@@ -148,8 +148,11 @@ export async function buildTask(config: TaskConfig, options: BuildOptions): Prom
   const passEvalDoc = config.fewshot_config.split === config.test_split;
   const fs = config.fewshot_config;
 
+  // evaluator_utils.get_sample_size: ceil(len × limit) below 1, else int(limit) (1.5 takes one document).
   let limit = evalDocs.length;
-  if (options.limit !== null && options.limit !== undefined) limit = options.limit < 1 ? Math.ceil(evalDocs.length * options.limit) : Math.min(options.limit, evalDocs.length);
+  if (options.limit !== null && options.limit !== undefined) limit = options.limit < 1 ? Math.ceil(evalDocs.length * options.limit) : Math.min(Math.trunc(options.limit), evalDocs.length);
+  // lm-eval stops there too (ValueError: task.build_requests() did not find any docs!), rather than write empty results.
+  if (limit <= 0) throw new BadInputError(`task '${config.task}': no documents to evaluate (${evalDocs.length === 0 ? 'its evaluation split is empty' : `--limit ${options.limit} selects none of ${evalDocs.length}`}); lm-eval refuses such a run (task.build_requests() did not find any docs)`, { field: '--limit' });
 
   const render = (messages: Message[], genPrefix: unknown): string => {
     if (chat === null) return messagesToText(messages);

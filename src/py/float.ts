@@ -101,20 +101,34 @@ export function formatG(x: number, precision = 5): string {
   return `${sign}${intPart}${frac ? `.${frac}` : ''}`;
 }
 
-/** Python `round(x, ndigits)`: half to even on the exact binary value. */
-export function pyRound(x: number, ndigits: number): number {
-  if (!Number.isFinite(x) || x === 0) return x;
+/** x · 10^ndigits rounded half to even on the exact binary value, as an integer (finite, nonzero x). */
+function roundedUnits(x: number, ndigits: number): { negative: boolean; units: bigint; exp10: number; keep: number } {
   const { negative, digits, exp10 } = exactDigits(x);
   const keep = exp10 + ndigits;
-  if (keep < 0) return negative ? -0 : 0;
+  if (keep < 0 || digits === '0') return { negative, units: 0n, exp10, keep };
   const head = digits.slice(0, keep).padEnd(keep, '0');
   const next = digits[keep] ?? '0';
   const rest = digits.slice(keep + 1);
   const lastEven = keep === 0 || Number(head[keep - 1]) % 2 === 0;
   const up = next > '5' || (next === '5' && (/[1-9]/.test(rest) || !lastEven));
-  const units = BigInt(head === '' ? '0' : head) + (up ? 1n : 0n);
+  return { negative, units: BigInt(head === '' ? '0' : head) + (up ? 1n : 0n), exp10, keep };
+}
+
+/** Python `round(x, ndigits)`: half to even on the exact binary value. */
+export function pyRound(x: number, ndigits: number): number {
+  if (!Number.isFinite(x) || x === 0) return x;
+  const { negative, units, exp10, keep } = roundedUnits(x, ndigits);
+  if (keep < 0) return negative ? -0 : 0;
   const value = Number(`${units}e${exp10 - keep}`);
   return negative ? -value : value;
+}
+
+/** Python `format(x, ".{precision}f")` (f"{x:.4f}"): half to even on the exact binary value, unlike toFixed's half up. */
+export function formatF(x: number, precision: number): string {
+  if (!Number.isFinite(x)) return Number.isNaN(x) ? 'nan' : x > 0 ? 'inf' : '-inf';
+  const { negative, units } = x === 0 ? { negative: Object.is(x, -0), units: 0n } : roundedUnits(x, precision);
+  const s = units.toString().padStart(precision + 1, '0');
+  return `${negative ? '-' : ''}${precision > 0 ? `${s.slice(0, -precision)}.${s.slice(-precision)}` : s}`;
 }
 
 /**

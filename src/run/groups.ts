@@ -42,20 +42,50 @@ function leavesOf(g: GroupNode, tasks: readonly LeafTask[]): string[] {
   return g.children.flatMap((c) => (typeof c === 'string' ? expand(c, tasks) : leavesOf(c, tasks)));
 }
 
-function depth(g: GroupNode): number {
-  return 1 + Math.max(0, ...g.children.map((c) => (typeof c === 'string' ? 0 : depth(c))));
+/**
+ * Every group bottom-up as lm-eval's _collect_groups_bottom_up lists them: from each root (a group no other holds, in
+ * the order they were loaded), its subgroups depth-first in the order the YAML names them, each before its parent.
+ */
+function bottomUp(groups: readonly GroupNode[]): GroupNode[] {
+  const loaded = loadOrder(groups, (g) => g.children.filter((c): c is GroupNode => typeof c !== 'string'), (g) => g.group);
+  const held = new Set(loaded.flatMap((g) => g.children.filter((c): c is GroupNode => typeof c !== 'string').map((c) => c.group)));
+  const out: GroupNode[] = [];
+  const seen = new Set<string>();
+  const visit = (g: GroupNode) => {
+    if (seen.has(g.group)) return;
+    for (const c of g.children) if (typeof c !== 'string') visit(c);
+    seen.add(g.group);
+    out.push(g);
+  };
+  loaded.filter((g) => !held.has(g.group)).forEach(visit);
+  return out;
+}
+
+/**
+ * Groups in the order lm-eval's TaskManager.load collects them (the `groups` dict its results file's group_subtasks,
+ * and the n-shot and higher_is_better propagation, follow): each requested group, then its subgroups depth-first,
+ * a parent before its children; a group met twice keeps its first place.
+ */
+function loadOrder<G>(roots: readonly G[], subgroups: (g: G) => readonly G[], name: (g: G) => string): G[] {
+  const all = new Map<string, G>();
+  const visit = (g: G) => {
+    if (!all.has(name(g))) all.set(name(g), g);
+    for (const c of subgroups(g)) visit(c);
+  };
+  roots.forEach(visit);
+  return [...all.values()];
+}
+
+/** A run's group results (bottom-up, as groupResults returns them) in lm-eval's load order (see loadOrder). */
+export function groupsInLoadOrder(results: readonly GroupResult[]): GroupResult[] {
+  const byName = new Map(results.map((g) => [g.group, g]));
+  const held = new Set(results.flatMap((g) => g.children.filter((c) => byName.has(c))));
+  return loadOrder(results.filter((g) => !held.has(g.group)), (g) => g.children.flatMap((c) => byName.get(c) ?? []), (g) => g.group);
 }
 
 /** Every group, bottom-up (subgroups before the groups that hold them), as lm-eval lists them. */
 export function groupResults(groups: readonly GroupNode[], scores: readonly TaskScores[], tasks: readonly LeafTask[]): GroupResult[] {
-  const all = new Map<string, GroupNode>();
-  const visit = (g: GroupNode) => {
-    if (all.has(g.group)) return;
-    all.set(g.group, g);
-    for (const c of g.children) if (typeof c !== 'string') visit(c);
-  };
-  groups.forEach(visit);
-  const ordered = [...all.values()].sort((a, b) => depth(a) - depth(b));
+  const ordered = bottomUp(groups);
   return ordered.map((g) => {
     const leaves = leavesOf(g, tasks);
     const out: GroupResult = { group: g.group, alias: g.group_alias ?? g.group, children: childNames(g, tasks), leaves, version: g.metadata?.version ?? null, results: [], aggregateMetricList: g.aggregate_metric_list };
@@ -76,4 +106,17 @@ export function groupResults(groups: readonly GroupNode[], scores: readonly Task
     }
     return out;
   });
+}
+
+/**
+ * lm-eval's n-shot for groups (evaluator_utils._propagate_num_fewshot): one pass over the groups in load order, each
+ * given the count its children share among those already known; a parent comes before its subgroups, so a group
+ * holding groups (mmlu) gets none. `shots` holds the leaf tasks' counts and receives the groups'.
+ */
+export function propagateShots(groups: readonly GroupResult[], shots: Map<string, number>): Map<string, number> {
+  for (const g of groupsInLoadOrder(groups)) {
+    const childShots = new Set(g.children.filter((c) => shots.has(c)).map((c) => shots.get(c)!));
+    if (childShots.size === 1) shots.set(g.group, [...childShots][0]!);
+  }
+  return shots;
 }

@@ -6,7 +6,7 @@
  * The results file says it was written by lmaudit (`lmaudit_version`), not lm-eval.
  */
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, extname, join } from 'node:path';
 import { dumpsPy } from '../py/json.ts';
 import { PyFloat } from '../py/values.ts';
 import type { BuiltTask } from '../prompt/build.ts';
@@ -18,9 +18,8 @@ import type { ModelArgs, ModelDescription } from '../models/lm.ts';
 import { sanitizeModelName } from '../formats/lmevalModelName.ts';
 import { pyStrOf } from '../prompt/build.ts';
 
-const pyVersion = (v: unknown): string => (v === null || v === undefined ? 'Yaml' : pyStrOf(v));
 import { BOOTSTRAP_ITERS, BYPASS, type TaskScores } from './scoring.ts';
-import type { GroupResult } from './groups.ts';
+import { groupsInLoadOrder, propagateShots, type GroupResult } from './groups.ts';
 
 /** `datetime.now().isoformat().replace(":", "-")` in local time (microseconds omitted when zero, as Python does). */
 export function dateId(date: Date): string {
@@ -61,10 +60,19 @@ export interface LmevalFilesInput {
   totalSeconds: number;
 }
 
+/**
+ * The folder lm-eval's EvaluationTracker writes into: an --output_path ending in .json names the results file
+ * (<stem>_<date_id>.json, the samples beside it, in its folder); any other is a folder with a subfolder per model.
+ */
+export function lmevalFilesDir(outputPath: string, model: string): string {
+  return extname(outputPath) === '.json' ? dirname(outputPath) : join(outputPath, sanitizeModelName(model));
+}
+
 /** Writes the files and returns their paths (results first). */
 export async function writeLmevalFiles(input: LmevalFilesInput): Promise<string[]> {
   const name = modelName(input.model, input.modelArgs);
-  const dir = join(input.outputPath, sanitizeModelName(name));
+  const toFile = extname(input.outputPath) === '.json';
+  const dir = lmevalFilesDir(input.outputPath, name);
   await mkdir(dir, { recursive: true });
   const stamp = dateId(input.date);
   const taskHashes: Record<string, string> = {};
@@ -77,7 +85,7 @@ export async function writeLmevalFiles(input: LmevalFilesInput): Promise<string[
     samplesFiles.push(file);
   }
   const results = resultsJson(input, name, taskHashes);
-  const resultsFile = join(dir, `results_${stamp}.json`);
+  const resultsFile = join(dir, toFile ? `${basename(input.outputPath, '.json')}_${stamp}.json` : `results_${stamp}.json`);
   await writeFileAtomic(resultsFile, dumpsPy(results, 2));
   return [resultsFile, ...samplesFiles];
 }
@@ -85,10 +93,23 @@ export async function writeLmevalFiles(input: LmevalFilesInput): Promise<string[
 const float = (x: number) => new PyFloat(x);
 /** An aggregate as lm-eval writes it: a float, except bypass_agg's int (--predict_only). */
 const resultValue = (r: { value: number; aggregation?: string }) => (r.aggregation === BYPASS ? r.value : float(r.value));
+const sorted = <T>(entries: [string, T][]) => Object.fromEntries([...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
-function resultsJson(input: LmevalFilesInput, name: string, taskHashes: Record<string, string>): Record<string, unknown> {
-  const results: Record<string, unknown> = {};
-  const sorted = <T>(entries: [string, T][]) => Object.fromEntries([...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+export interface ResultSections {
+  results: Record<string, Record<string, unknown>>;
+  groups?: Record<string, Record<string, unknown>>;
+  group_subtasks: Record<string, string[]>;
+  versions: Record<string, unknown>;
+  'n-shot': Record<string, number>;
+  higher_is_better: Record<string, Record<string, unknown>>;
+}
+
+/**
+ * The parts of lm-eval's results dict that its printed table (utils.make_table) reads too: results, groups,
+ * group_subtasks, versions, n-shot, higher_is_better.
+ */
+export function resultSections(input: Pick<LmevalFilesInput, 'tasks' | 'scores' | 'groups'>): ResultSections {
+  const results: Record<string, Record<string, unknown>> = {};
   for (const s of input.scores) {
     const task = input.tasks.find((t) => t.config.task === s.task)!;
     const entry: Record<string, unknown> = { name: s.task, alias: task.config.task_alias ?? s.task };
@@ -100,46 +121,67 @@ function resultsJson(input: LmevalFilesInput, name: string, taskHashes: Record<s
     }
     results[s.task] = entry;
   }
-  const groups: Record<string, unknown> = {};
+  const groups: Record<string, Record<string, unknown>> = {};
   for (const g of input.groups) {
-    if (g.results.length === 0) {
+    // api/group.py Group.aggregate: a group without aggregate_metric_list is its alias and name only; one with it has
+    // the summed sample_len of its leaf tasks and is in `groups` even when no leaf returned a metric (--predict_only).
+    if (g.aggregateMetricList === null || g.aggregateMetricList.length === 0) {
       results[g.group] = { alias: g.alias, name: g.group };
       continue;
     }
-    const entry: Record<string, unknown> = { alias: g.alias, name: g.group, sample_len: g.results.at(-1)!.n };
+    const sampleLen = g.leaves.reduce((n, leaf) => n + (typeof results[leaf]?.sample_len === 'number' ? (results[leaf]!.sample_len as number) : 0), 0);
+    const entry: Record<string, unknown> = { alias: g.alias, name: g.group, sample_len: sampleLen };
     for (const r of g.results) {
       entry[`${r.metric},${r.filter}`] = resultValue(r);
       entry[`${r.metric}_stderr,${r.filter}`] = r.stderr === 'N/A' ? 'N/A' : float(r.stderr);
     }
-    entry.sample_count = Object.fromEntries(g.results.map((r) => [`${r.metric},${r.filter}`, r.n]));
+    if (g.results.length > 0) entry.sample_count = Object.fromEntries(g.results.map((r) => [`${r.metric},${r.filter}`, r.n]));
     results[g.group] = entry;
     groups[g.group] = entry;
   }
-  const nshot = (names: readonly string[]): number | undefined => {
-    const shots = new Set(names.map((n) => input.tasks.find((t) => t.config.task === n)?.numFewshot ?? groupShots.get(n)));
-    return shots.size === 1 ? [...shots][0] : undefined;
-  };
-  const groupShots = new Map<string, number | undefined>();
-  for (const g of input.groups) groupShots.set(g.group, nshot(g.children));
-  const cli = input.chatTemplate;
+  // lm-eval (evaluator_utils._propagate_num_fewshot / _propagate_higher_is_better) gives a group the n-shot its
+  // children share and the union of their higher_is_better, in one pass over the groups in load order: a parent
+  // comes before its subgroups, so a group holding groups (mmlu) gets neither, and a group gets higher_is_better
+  // for every metric of its children, aggregated or not (propagateShots for the n-shot).
+  const loaded = groupsInLoadOrder(input.groups);
+  const shots = propagateShots(input.groups, new Map(input.tasks.map((t) => [t.config.task, t.numFewshot])));
+  const directions = new Map<string, Record<string, unknown>>(input.scores.map((s) => [s.task, s.bypassed ? { [BYPASS]: true } : Object.fromEntries(s.results.map((r) => [r.metric, r.higherIsBetter]))]));
+  for (const g of loaded) {
+    const merged: Record<string, unknown> = {};
+    for (const c of g.children) {
+      for (const [m, h] of Object.entries(directions.get(c) ?? {})) {
+        if (!(m in merged)) merged[m] = h;
+        else if (merged[m] !== null && merged[m] !== h) merged[m] = null;
+      }
+    }
+    if (Object.keys(merged).length > 0) directions.set(g.group, merged);
+  }
   return {
     results,
     ...(Object.keys(groups).length > 0 && { groups }),
-    group_subtasks: Object.fromEntries(input.groups.map((g) => [g.group, g.children])),
-    configs: sorted(input.tasks.map((t) => [t.config.task, taskConfigJson(t.config, t.numFewshot, { genKwargs: input.genKwargs, modelArgs: input.modelArgs, predictOnly: input.scores.some((s) => s.task === t.config.task && s.bypassed) })])),
+    group_subtasks: Object.fromEntries(loaded.map((g) => [g.group, g.children])),
     versions: sorted([
       ...input.tasks.map((t): [string, unknown] => [t.config.task, t.config.metadata.version ?? 'Yaml']),
       ...input.groups.map((g): [string, unknown] => [g.group, g.version === null ? 'N/A' : pyStrOf(g.version)]),
     ]),
-    'n-shot': sorted([
-      ...input.tasks.map((t): [string, number | undefined] => [t.config.task, t.numFewshot]),
-      ...input.groups.map((g): [string, number | undefined] => [g.group, groupShots.get(g.group)]),
-    ].filter((e): e is [string, number] => e[1] !== undefined)),
-    higher_is_better: sorted([
-      // A bypassed task's is the task's (override_metric's), whether or not any document returned the metric.
-      ...input.scores.map((s): [string, unknown] => [s.task, s.bypassed ? { [BYPASS]: true } : Object.fromEntries(s.results.map((r) => [r.metric, r.higherIsBetter]))]),
-      ...input.groups.filter((g) => g.results.length > 0).map((g): [string, unknown] => [g.group, Object.fromEntries(g.results.map((r) => [r.metric, r.higherIsBetter]))]),
-    ]),
+    'n-shot': sorted([...shots]),
+    // A bypassed task's is the task's (override_metric's), whether or not any document returned the metric.
+    higher_is_better: sorted([...directions]),
+  };
+}
+
+function resultsJson(input: LmevalFilesInput, name: string, taskHashes: Record<string, string>): Record<string, unknown> {
+  const sections = resultSections(input);
+  const cli = input.chatTemplate;
+  const { results, groups, group_subtasks, versions, higher_is_better } = sections;
+  return {
+    results,
+    ...(groups !== undefined && { groups }),
+    group_subtasks,
+    configs: sorted(input.tasks.map((t) => [t.config.task, taskConfigJson(t.config, t.numFewshot, { genKwargs: input.genKwargs, modelArgs: input.modelArgs, predictOnly: input.scores.some((s) => s.task === t.config.task && s.bypassed) })])),
+    versions,
+    'n-shot': sections['n-shot'],
+    higher_is_better,
     // effective is lm-eval's sample_len: under --predict_only, 0 for a task whose documents return no metric.
     'n-samples': Object.fromEntries(input.tasks.map((t) => {
       const s = input.scores.find((x) => x.task === t.config.task);
@@ -237,45 +279,4 @@ export function taskConfigJson(c: TaskConfig, numFewshot: number, run: { genKwar
     metadata: { ...c.metadata, ...(run.modelArgs ?? {}), config_source: c.source },
   };
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== null && v !== undefined).map(([k, v]) => [k, keep(v)]));
-}
-
-/** lm-eval's printed table (utils.make_table): one row per task × filter × metric, value and stderr to 4 places. */
-export function resultsTable(tasks: readonly BuiltTask[], scores: readonly TaskScores[], groups: readonly GroupResult[] = []): string[] {
-  const taskRows = scores.map((s) => {
-    const t = tasks.find((x) => x.config.task === s.task)!;
-    return { name: s.task, version: pyVersion(t.config.metadata.version), shots: String(t.numFewshot), results: s.results };
-  });
-  const lines = markdownTable('Tasks', taskRows);
-  const withNumbers = groups.filter((g) => g.results.length > 0);
-  if (withNumbers.length === 0) return lines;
-  const groupRows = withNumbers.map((g) => ({ name: g.group, version: g.version === null ? 'N/A' : pyStrOf(g.version), shots: '', results: g.results }));
-  return [...lines, '', ...markdownTable('Groups', groupRows)];
-}
-
-function markdownTable(title: string, entries: { name: string; version: string; shots: string; results: readonly { metric: string; filter: string; value: number; stderr: number | 'N/A'; higherIsBetter: boolean | null; aggregation?: string }[] }[]): string[] {
-  const header = [title, 'Version', 'Filter', 'n-shot', 'Metric', '', 'Value', '', 'Stderr'];
-  const right = new Set([1, 3, 6, 8]);
-  const rows: string[][] = [];
-  for (const e of entries) {
-    let first = true;
-    for (const r of e.results) {
-      rows.push([
-        first ? e.name : '',
-        first ? e.version : '',
-        r.filter,
-        first ? e.shots : '',
-        r.metric,
-        r.higherIsBetter === null ? '' : r.higherIsBetter ? '↑' : '↓',
-        r.aggregation === BYPASS ? String(r.value) : r.value.toFixed(4),
-        '±',
-        r.stderr === 'N/A' ? 'N/A' : r.stderr.toFixed(4),
-      ]);
-      first = false;
-    }
-  }
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => [...r[i]!].length)));
-  const cell = (text: string, i: number) => (right.has(i) ? text.padStart(widths[i]!) : text.padEnd(widths[i]!));
-  const line = (cells: string[]) => `|${cells.map(cell).join('|')}|`;
-  const rule = `|${widths.map((w, i) => (right.has(i) ? `${'-'.repeat(w - 1)}:` : '-'.repeat(w))).join('|')}|`;
-  return [line(header), rule, ...rows.map(line)];
 }

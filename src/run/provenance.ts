@@ -27,7 +27,7 @@ import {
 import { sha256Hex } from '../util/hash.ts';
 import { BOOTSTRAP_ITERS, BYPASS, filterPipelines, runMetricSpecs, type TaskScores } from './scoring.ts';
 import type { GenerationSettings } from '../models/lm.ts';
-import type { GroupResult } from './groups.ts';
+import { propagateShots, type GroupResult } from './groups.ts';
 
 /** What a run observed, per task, once its responses are in. */
 export interface TaskObservations {
@@ -139,11 +139,24 @@ export function runProvenance(
     }
   }
   // Group structure on the group's own block (repeats.group_weighting), where the lm-eval importer keeps it too.
+  const groupShots = propagateShots(groups, new Map(f.tasks.map((t) => [t.config.task, t.numFewshot])));
   for (const g of groups) {
     const block = emptyTaskProvenance();
     block.task.name = same(recorded(g.group));
     block.task.version = same(g.version === null ? UNKNOWN : recorded(plain(g.version)));
     block.repeats.group_weighting = { configured: recorded({ subtasks: g.children, aggregate_metric_list: plain(g.aggregateMetricList) }, 'group YAML'), used: recorded({ leaves: g.leaves }, 'leaf tasks averaged') };
+    // The settings a run applies to every task alike are its groups' too (the lm-eval importer reads them for a group
+    // from the run's results file): the chat template, the system instruction, the few-shot seed and the limit.
+    const leaf = g.leaves.map((l) => prov.tasks[l]).find((b) => b !== undefined);
+    if (leaf !== undefined) {
+      for (const f of ['applied', 'text', 'sha256', 'fewshot_as_multiturn'] as const) block.chat_template[f] = structuredClone(leaf.chat_template[f]);
+      block.system.instruction = structuredClone(leaf.system.instruction);
+      block.fewshot.seed = structuredClone(leaf.fewshot.seed);
+      block.samples.limit = structuredClone(leaf.samples.limit);
+    }
+    // The n-shot lm-eval's results file gives the group (none for a group holding groups).
+    const shots = groupShots.get(g.group);
+    if (shots !== undefined) block.fewshot.count = { configured: UNKNOWN, used: recorded(shots, `n-shot.${g.group}`) };
     prov.tasks[g.group] = block;
     if (g.results.length > 0) {
       const entry: Record<string, unknown> = {};

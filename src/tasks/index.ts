@@ -171,7 +171,24 @@ export class TaskIndex {
       seen.add(config.task);
       out.tasks.push(config);
     };
-    for (const name of names) this.resolveOne(name, {}, addTask, out.groups);
+    // lm-eval's TaskManager._check_duplicates: a leaf task may come from one requested item only (a group is its
+    // leaves' source; a task, or each task of a tag, its own), else the run is refused before anything is built.
+    const sourceOf = new Map<string, string>();
+    for (const name of names) {
+      const reached: string[] = [];
+      const result = this.resolveOne(name, {}, (c) => {
+        reached.push(c.task);
+        addTask(c);
+      }, out.groups);
+      for (const task of reached) {
+        const source = result !== null && typeof result === 'object' ? result.group : task;
+        const prior = sourceOf.get(task);
+        if (prior !== undefined && prior !== source) {
+          throw new BadInputError(`duplicate task '${task}': found in both '${prior}' and '${source}' (lm-eval refuses a task that two of the requested tasks or groups hold)`, { field: '--tasks' });
+        }
+        sourceOf.set(task, source);
+      }
+    }
     return out;
   }
 

@@ -53,6 +53,13 @@ test('verdicts: same, differs, unknown in A/B/both, contradicts', () => {
   assert.equal(compareField('scoring', 'metrics', metrics, metrics).verdict, 'same');
   const types = { configured: recorded('multiple_choice'), used: inferred(['loglikelihood'], 'request types') };
   assert.equal(compareField('scoring', 'output_type', types, types).verdict, 'same');
+  // A group's subtasks (mmlu: its four subgroups) and the leaves it averaged are one structure, not a contradiction;
+  // two groups that averaged other leaves still differ.
+  const group = (leaves: string[]) => ({ configured: recorded({ subtasks: ['mmlu_stem', 'mmlu_other'] }), used: inferred({ leaves }, 'leaves') });
+  const expanded = compareField('repeats', 'group_weighting', group(['mmlu_anatomy', 'mmlu_marketing']), group(['mmlu_anatomy', 'mmlu_marketing']));
+  assert.equal(expanded.verdict, 'resolved');
+  assert.equal(expanded.contradiction, undefined);
+  assert.equal(compareField('repeats', 'group_weighting', group(['mmlu_anatomy']), group(['mmlu_anatomy', 'mmlu_marketing'])).verdict, 'differs');
 });
 
 test('settings diff and falsifier over a pair of provenance blocks', () => {

@@ -93,7 +93,7 @@ export function sameResultsFile(ours: Json, theirs: Json, taskName: (t: string) 
 const RUN_LEVEL_ALLOWED = /^(harness\.|model\.(backend|model_id|args|device|revision)$|environment\.|records\.files$)/;
 
 /** `diff` of the imported reference folder and lmaudit's store, as issue 28 §3 asks. */
-export async function auditAgrees(referenceDir: string, storeDir: string, where: string): Promise<{ tasks: string[]; cells: number }> {
+export async function auditAgrees(referenceDir: string, storeDir: string, where: string): Promise<{ tasks: string[]; groups: string[]; cells: number }> {
   const reference = await loadSource([referenceDir], { skipBad: false, fields: {} });
   const ours = await openStore(storeDir);
   const d = await diffStores(reference.store, ours, { iterations: 200 });
@@ -106,10 +106,25 @@ export async function auditAgrees(referenceDir: string, storeDir: string, where:
   assert.equal(ra.note, null, `${where}: rescoring the reference`);
   assert.equal(rb.note, null, `${where}: rescoring lmaudit's store`);
   let cells = 0;
+  const groups: string[] = [];
   for (const t of c.tasks) {
     const task = `${where} ${t.taskA}`;
     const perTask = differingFields(t.settings).filter((f) => !RUN_LEVEL_ALLOWED.test(f));
     assert.deepEqual(perTask, [], `${task}: settings that differ`);
+    if (reference.store.manifest.runs.some((p) => p.tasks[t.taskA]?.repeats.group_weighting?.configured.status === 'recorded')) {
+      // A group has no documents of its own: its settings (the subtasks and the leaves averaged) are compared above;
+      // its numbers are its leaves', compared with them. Its falsifier is not asserted: with no items of its own, the
+      // harness clause cannot be settled by item hashes as its leaves' are (left to the audit stage's owner).
+      groups.push(t.taskA);
+      // The run-wide settings lmaudit records on a group's block, as the importer reads them for it from the results
+      // file: known on both sides, and the same (the n-shot: where lm-eval's file gives the group one).
+      const verdict = (item: string, field: string) => t.settings.items.find((i) => i.item === item)?.fields.find((f) => f.field === field)?.verdict;
+      for (const [item, field] of [['chat_template', 'applied'], ['system', 'instruction'], ['fewshot', 'seed'], ['samples', 'limit'], ['repeats', 'group_weighting']] as const) {
+        assert.ok(['same', 'resolved'].includes(String(verdict(item, field))), `${task}: ${item}.${field} ${String(verdict(item, field))}`);
+      }
+      assert.ok(['same', 'unknown in both'].includes(String(verdict('fewshot', 'count'))), `${task}: fewshot.count ${String(verdict('fewshot', 'count'))}`);
+      continue;
+    }
     assert.equal(t.falsifier.status, 'holds', `${task}: falsifier ${t.falsifier.sentence}`);
     assert.match(t.falsifier.clauses.find((x) => x.name === 'harness')!.finding, /different harnesses \("lm-evaluation-harness" vs "lmaudit"\).*stated, not counted/);
     assert.equal(t.items!.onlyA + t.items!.onlyB, 0, `${task}: documents only on one side`);
@@ -130,5 +145,5 @@ export async function auditAgrees(referenceDir: string, storeDir: string, where:
       }
     }
   }
-  return { tasks: c.tasks.map((t) => t.taskA), cells };
+  return { tasks: c.tasks.map((t) => t.taskA).filter((n) => !groups.includes(n)), groups, cells };
 }

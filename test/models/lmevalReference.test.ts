@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ONE_THREAD, runCli } from '../helpers/cli.ts';
 import { slowOnly } from '../helpers/slow.ts';
+import { tableCells } from '../helpers/printedTables.ts';
 import { openStore } from '../../src/store/readStore.ts';
 import { queryRows } from '../../src/util/duckdb.ts';
 import { auditAgrees, sameResultsFile } from './lmevalAudit.ts';
@@ -45,7 +46,9 @@ function filesIn(dir: string): { results: Json; samples: Map<string, Json[]> } {
  */
 function flagsOf(results: Json, model: string, command = ''): string[] {
   const config = results.config as Json;
-  const tasks = Object.keys(results.results as Json).map(taskName);
+  // A group run (--tasks mmlu) lists its subtasks and groups in `results`: its commands.txt names what was asked for.
+  const asked = /--tasks (\S+)/.exec(command)?.[1];
+  const tasks = asked !== undefined ? asked.split(',').map(taskName) : Object.keys(results.results as Json).map(taskName);
   // fixtures/models/tasks holds the tasks the shipped library lacks (a rolling-window task, a generation task with early stops).
   const flags = ['--model', 'onnx', '--model_args', `pretrained=fixtures/models/${model},${ONE_THREAD}`, '--tasks', tasks.join(','), '--batch_size', '1', '--include_path', 'fixtures/models/tasks'];
   if (config.limit !== null && config.limit !== undefined) flags.push('--limit', String(config.limit));
@@ -121,7 +124,7 @@ const variants = existsSync(REFERENCE)
 
 test('the lm-eval reference runs are there (a missing folder would make the comparisons below vacuous)', () => {
   const names = variants.map(([m, v]) => `${m}/${v}`).sort();
-  for (const v of ['gpt2-tiny/cells-mc', 'gpt2-tiny/diff-fewshot2', 'gpt2-tiny/diff-tasks', 'gpt2-tiny/extra', 'gpt2-tiny/plain', 'qwen3-tiny/cells-mc', 'qwen3-tiny/chat', 'qwen3-tiny/plain']) assert.ok(names.includes(v), v);
+  for (const v of ['gpt2-tiny/cells-mc', 'gpt2-tiny/custom-group', 'gpt2-tiny/diff-fewshot2', 'gpt2-tiny/diff-tasks', 'gpt2-tiny/extra', 'gpt2-tiny/limit-1.5', 'gpt2-tiny/mmlu-group', 'gpt2-tiny/plain', 'qwen3-tiny/cells-mc', 'qwen3-tiny/chat', 'qwen3-tiny/chat-multiturn', 'qwen3-tiny/plain']) assert.ok(names.includes(v), v);
 });
 
 for (const [model, variant] of variants) {
@@ -138,6 +141,11 @@ for (const [model, variant] of variants) {
     const commands = join(REFERENCE, model, variant, 'commands.txt');
     const r = runCli(['run', ...flagsOf(ref.results, model, existsSync(commands) ? readFileSync(commands, 'utf8') : ''), '--output_path', join(dir, 'out'), '--out', join(dir, 'store')], { env: { LMAUDIT_PROGRESS_SECONDS: '3600' } });
     assert.equal(r.status, 0, r.stderr);
+    const printed = join(REFERENCE, model, variant, 'printed_tables.md');
+    if (existsSync(printed)) {
+      // The tables lm_eval printed (utils.make_table), cell by cell.
+      assert.deepEqual(tableCells(r.stdout), tableCells(readFileSync(printed, 'utf8')), `${model}/${variant}: the printed tables`);
+    }
     const outDir = join(dir, 'out', readdirSync(join(dir, 'out')).find((n) => n !== 'store')!);
     const ours = filesIn(outDir);
     let compared = 0;
@@ -178,6 +186,11 @@ for (const [model, variant] of variants) {
         sameMetric(mine[k], v, k, `${model}/${variant} ${task} results`);
       }
       assert.deepEqual((ours.results['n-shot'] as Json)[task], (ref.results['n-shot'] as Json)[refTask], `${task}: n-shot`);
+    }
+    // Key order where lm-eval's readers depend on it (make_table walks group_subtasks; results/groups list subtasks
+    // before the groups that hold them); sameResultsFile compares objects by their keys, not their order.
+    for (const key of ['results', 'groups', 'group_subtasks']) {
+      assert.deepEqual(Object.keys((ours.results[key] ?? {}) as Json), Object.keys((ref.results[key] ?? {}) as Json).map(taskName), `${model}/${variant}: the order of ${key}`);
     }
     // cells-mc's YAMLs (scripts/fixtures/models/cells-tasks) set training_split null: the reference keeps no train file.
     const variantAllowed: Record<string, string> = variant === 'cells-mc' ? { 'configs.*.training_split': 'the cells-mc reference YAMLs set training_split null (no train file is kept); lmaudit runs the shipped YAMLs' } : {};

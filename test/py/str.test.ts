@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { codePointDigest } from './codePointDigest.ts';
 import { isPyPrintable, isPySpace, pyCapitalize, pyIsDigit, pyLower, pyStrRepr, pyUpper } from '../../src/py/str.ts';
-import { pyFloat, pyFloatRepr, pyRound } from '../../src/py/float.ts';
+import { formatF, pyFloat, pyFloatRepr, pyRound } from '../../src/py/float.ts';
 import { parsePyInt } from '../../src/py/int.ts';
 
 const facts = JSON.parse(readFileSync(new URL('../golden/unicode.json', import.meta.url), 'utf8')) as {
@@ -65,4 +65,8 @@ test('float repr, int()/float() parsing and round() follow Python', () => {
   assert.equal(pyFloat('-Infinity'), -Infinity);
   const rounds: [number, number, number][] = [[2.5, 0, 2], [3.5, 0, 4], [2.675, 2, 2.67], [0.125, 2, 0.12], [0.375, 2, 0.38], [1.25, 1, 1.2], [-2.5, 0, -2], [1234.5678, -2, 1200], [5e-324, 2, 0]];
   for (const [x, n, want] of rounds) assert.equal(pyRound(x, n), want, `round(${x}, ${n})`);
+  // f"{x:.4f}" as Python 3.11 prints it (lm-eval's table): ties to even on the exact binary value, where toFixed rounds
+  // 0.03125 (an accuracy of 1 in 32) up to 0.0313; -0.0 keeps its sign; nan and inf in Python's spelling.
+  const fixed: [number, number, string][] = [[0.03125, 4, '0.0312'], [0.09375, 4, '0.0938'], [2.675, 2, '2.67'], [0.00005, 4, '0.0001'], [0.00015, 4, '0.0001'], [0.99995, 4, '1.0000'], [2.5, 0, '2'], [-0.00001, 4, '-0.0000'], [-0, 4, '-0.0000'], [312507.76123, 4, '312507.7612'], [NaN, 4, 'nan'], [-Infinity, 4, '-inf']];
+  for (const [x, n, want] of fixed) assert.equal(formatF(x, n), want, `f"{${x}:.${n}f}"`);
 });

@@ -8,7 +8,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.ts';
@@ -95,6 +95,8 @@ test('docs/interface.md flags run with their lm-eval meaning: --device recorded,
   assert.equal(replayed.status, 0, replayed.stderr);
   assert.match(replayed.stderr, new RegExp(`--use_cache ${cache} holds a finished run: its answers are replayed \\(--model replay\\), none is sent to a model`));
   assert.match(replayed.stdout, /^Replayed: 10 request\(s\) answered from the store this time, none sent to a model$/m);
+  // …and the store line does not then say they were sent.
+  assert.match(replayed.stdout, new RegExp(`^Store: ${join(dir, 'replayed')} \\(10 request\\(s\\) answered by replay this time\\)$`, 'm'));
   const other = runCli(['run', '--model', 'onnx', '--model_args', 'pretrained=fixtures/models/gpt2-tiny', '--tasks', 'arc_easy', '--use_cache', cache, '--out', join(dir, 'other')]);
   assert.equal(other.status, 2);
   assert.equal(other.stderr, `lmaudit: --use_cache ${cache}: its answers came from the dummy backend, not onnx; give a new --use_cache folder for this model\n`);
@@ -144,4 +146,29 @@ test('`lm-eval run` examples (lm_eval/_cli/run.py): space-separated --model_args
     assert.equal(x.status, 2);
     assert.match(x.stderr, why);
   }
+});
+
+test('--output_path ending in .json names the results file, the samples beside it, as lm-eval 0.4.13 writes them', () => {
+  // lm_eval … --output_path lmeval-out/jsonpath/res.json (run here on the fixture model) wrote
+  // lmeval-out/jsonpath/res_<date_id>.json and lmeval-out/jsonpath/samples_arc_easy_<date_id>.jsonl, no model
+  // subfolder (EvaluationTracker: Path.suffix == ".json"); lmaudit made a folder named res.json.
+  const dir = tmp();
+  const r = runCli(['run', '--model', 'dummy', '--tasks', 'arc_easy', '--limit', '2', '--output_path', join(dir, 'res.json')]);
+  assert.equal(r.status, 0, r.stderr);
+  const names = readdirSync(dir).sort();
+  assert.equal(names.length, 3, names.join(', '));
+  assert.match(names[0]!, /^res_\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d(\.\d{6})?\.json$/);
+  const stamp = names[0]!.slice('res_'.length, -'.json'.length);
+  assert.deepEqual(names.slice(1), [`samples_arc_easy_${stamp}.jsonl`, `store_${stamp}`]);
+  assert.match(r.stdout, new RegExp(`^lm-eval file: ${join(dir, names[0]!).replace(/[.]/g, '\\.')}$`, 'm'));
+});
+
+test('--limit 0 is refused before anything runs, as lm-eval 0.4.13 refuses it', () => {
+  // lm_eval … --tasks arc_easy --limit 0 (run here on the fixture model): ValueError: task.build_requests() did not
+  // find any docs! lmaudit wrote an empty run and results file.
+  const dir = tmp();
+  const r = runCli(['run', '--model', 'dummy', '--tasks', 'arc_easy', '--limit', '0', '--output_path', join(dir, 'out')]);
+  assert.equal(r.status, 2);
+  assert.equal(r.stderr, "lmaudit: field '--limit': task 'arc_easy': no documents to evaluate (--limit 0 selects none of 2376); lm-eval refuses such a run (task.build_requests() did not find any docs)\n");
+  assert.deepEqual(readdirSync(dir), []);
 });

@@ -12,6 +12,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ONE_THREAD, runCli } from '../helpers/cli.ts';
+import { tableCells } from '../helpers/printedTables.ts';
 import { checkConfiguredVsUsed } from '../../src/audit/configuredVsUsed.ts';
 import { loadDocs } from '../../src/audit/itemJoin.ts';
 import { loadSource } from '../../src/audit/source.ts';
@@ -74,7 +75,12 @@ test('--predict_only: the printed table and the provenance say metrics were bypa
     assert.equal(provenance.tasks[t].scoring.scoring_path.used.value, 'none: metrics bypassed (--predict_only), outputs stored only', t);
   }
   assert.ok(provenance.notes.some((n: { message: string }) => n.message === "--predict_only: outputs only: every task's metrics were replaced by lm-eval's bypass, so no metric was computed"));
-  assert.match(run.stdout, /\|gsm8k\|\s+3\.0\|strict-match\s*\|\s+5\|bypass\|↑\|\s*999\|±\|\s*N\/A\|/);
+  // lm_eval 0.4.13 printed, on make_predict_only_reference.sh's command (make_table: the "metric,filter" keys sorted,
+  // the n-shot on every row, an 'N/A' stderr as '   N/A'; arc_easy returns no metric, so it has no row):
+  //   |gsm8k|3.0|flexible-extract|5|bypass|↑|999|±|   N/A|
+  //   |||strict-match|5|bypass|↑|999|±|   N/A|
+  assert.match(run.stdout, /^\|gsm8k\|\s+3\.0\|flexible-extract\|\s+5\|bypass\|↑\|\s*999\|±\|   N\/A\|\n\|\s+\|\s+\|strict-match\s*\|\s+5\|bypass\|↑\|\s*999\|±\|   N\/A\|$/m);
+  assert.ok(!/^\|arc_easy/m.test(run.stdout), run.stdout);
   const asRecorded = runCli(['rescore', join(dir, 'store'), '--extractors', 'as-recorded']);
   assert.equal(asRecorded.status, 0, asRecorded.stderr);
   assert.ok(asRecorded.stdout.includes("2 task(s) ran with metrics bypassed (lm-eval's --predict_only: the bypass metric computes nothing and its 999 is a placeholder), so nothing was recorded to reproduce: arc_easy, gsm8k"), asRecorded.stdout);
@@ -160,4 +166,25 @@ test("configured vs used on lm-eval's predict-only files: arc_easy's n-samples e
     assert.equal(c.status, 'not applicable', `${id}: ${JSON.stringify(c)}`);
     assert.equal(c.message, why, JSON.stringify(c));
   }
+});
+
+test('--predict_only on a group: listed under groups with its leaves\' summed sample_len (0) and no number, as lm-eval 0.4.13 writes and prints it', () => {
+  // fixtures/models/lmeval-reference/gpt2-tiny/predict-only-group: lm_eval --tasks mmlu_stem --limit 1 --predict_only
+  // (scripts/fixtures/make_qa_reference.py). api/group.py Group.aggregate gives a group with aggregate_metric_list its
+  // alias, name and summed sample_len even when no leaf has the metric, and the evaluator lists it under `groups`.
+  const refDir = 'fixtures/models/lmeval-reference/gpt2-tiny/predict-only-group';
+  const groupDir = mkdtempSync(join(tmpdir(), 'lmaudit-predict-only-group-'));
+  const r = runCli(['run', '--model', 'onnx', '--model_args', `pretrained=fixtures/models/gpt2-tiny,${ONE_THREAD}`, '--tasks', 'mmlu_stem', '--batch_size', '1', '--limit', '1', '--predict_only', '--output_path', join(groupDir, 'out'), '--out', join(groupDir, 'store')]);
+  assert.equal(r.status, 0, r.stderr);
+  const ref = JSON.parse(readFileSync(fileIn(refDir, 'results_'), 'utf8'));
+  const out = join(groupDir, 'out', readdirSync(join(groupDir, 'out'))[0]!);
+  const ours = JSON.parse(readFileSync(fileIn(out, 'results_'), 'utf8'));
+  assert.deepEqual(ours.groups, ref.groups);
+  assert.deepEqual(ours.groups, { mmlu_stem: { alias: 'stem', name: 'mmlu_stem', sample_len: 0 } });
+  assert.deepEqual(ours.results, ref.results);
+  assert.deepEqual(ours.group_subtasks, ref.group_subtasks);
+  assert.deepEqual(ours.higher_is_better, ref.higher_is_better);
+  assert.deepEqual(ours['n-shot'], ref['n-shot']);
+  // The tables lm_eval printed: a Tasks and a Groups header, no row (no metric returned a number).
+  assert.deepEqual(tableCells(r.stdout), tableCells(readFileSync(join(refDir, 'printed_tables.md'), 'utf8')));
 });

@@ -75,3 +75,13 @@ test('generation_kwargs: the default dict, until added, temperature cast to floa
   assert.ok(b.temperature instanceof PyFloat);
   assert.deepEqual(b.until, ['\n']);
 });
+
+test('a task two requested items hold is refused, as lm-eval 0.4.13 refuses it (TaskManager._check_duplicates)', () => {
+  const index = TaskIndex.withShipped();
+  // lm_eval --tasks mmlu_stem,mmlu_anatomy: ValueError: Duplicate task 'mmlu_anatomy': found in both 'mmlu_stem' and 'mmlu_anatomy'
+  assert.throws(() => index.resolve(['mmlu_stem', 'mmlu_anatomy']), /duplicate task 'mmlu_anatomy': found in both 'mmlu_stem' and 'mmlu_anatomy'/);
+  assert.throws(() => index.resolve(['mmlu', 'mmlu_humanities']), /duplicate task 'mmlu_formal_logic': found in both 'mmlu' and 'mmlu_humanities'/);
+  // A tag's tasks are each their own source, so a tag and one of its tasks, or a task named twice, run once.
+  assert.deepEqual(index.resolve(['ai2_arc', 'arc_easy']).tasks.map((t) => t.task), ['arc_challenge', 'arc_easy']);
+  assert.deepEqual(index.resolve(['arc_easy', 'arc_easy']).tasks.map((t) => t.task), ['arc_easy']);
+});

@@ -6,7 +6,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import type { Command } from 'commander';
 import { BadInputError } from '../../errors.ts';
 import { RunEvents } from '../../run/events.ts';
-import { resultsTable } from '../../run/lmevalFiles.ts';
+import { resultsTable } from '../../run/resultsTable.ts';
 import { mergeShards } from '../../run/merge.ts';
 import { printJson, printLines } from '../output.ts';
 

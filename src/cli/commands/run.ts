@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import { BadInputError, UnknownNameError } from '../../errors.ts';
 import type { ModelArgs } from '../../models/lm.ts';
 import { ProgressState, RunEvents, formatDuration, progressLine } from '../../run/events.ts';
-import { resultsTable } from '../../run/lmevalFiles.ts';
+import { resultsTable } from '../../run/resultsTable.ts';
 import { executeRun, type RunOptions, type RunSummary } from '../../run/runner.ts';
 import { executeGrid, GRID_AXES, loadGridFile, parseGridFlags, type GridAxis } from '../../run/grid.ts';
 import { parseBool, parseKeyValueArgs, parseNumber } from '../keyValueArgs.ts';
@@ -180,7 +180,8 @@ export function registerRun(program: Command): void {
         '',
         ...(summary.shard === null ? [] : [`Shard ${flags.shard}: ${summary.shard.documents} of ${summary.shard.totalDocuments} documents, ${summary.shard.requests} of ${summary.shard.totalRequests} requests (\`lmaudit merge <out> <shard stores…>\` joins the shards)`]),
         ...replayLines(summary),
-        `Store: ${summary.store} (${summary.sent} request(s) sent this time${summary.heldBefore > 0 ? `, ${summary.heldBefore} response(s) already held` : ''})`,
+        // A replayed run sends nothing to a model: its requests were answered from the replayed store (said above).
+        `Store: ${summary.store} (${summary.sent} request(s) ${summary.replay === null ? 'sent' : 'answered by replay'} this time${summary.heldBefore > 0 ? `, ${summary.heldBefore} response(s) already held` : ''})`,
         ...summary.lmevalFiles.map((f) => `lm-eval file: ${f}`),
         `Time: ${(summary.inferenceMs / 1000).toFixed(2)} s in inference calls of ${(summary.wallMs / 1000).toFixed(2)} s wall; harness overhead ${(overhead * 100).toFixed(1)}%`,
       ]);

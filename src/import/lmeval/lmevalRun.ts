@@ -3,7 +3,7 @@
  * samples files paired with it, or a samples file alone. Builds the store rows, the
  * provenance block, `reported` and the consistency notes.
  */
-import { emptyRunProvenance, inferred, recorded, same, UNKNOWN as UNKNOWN_FACT, type RecordNote, type SourceFile } from '../../store/schema.ts';
+import { emptyRunProvenance, inferred, recorded, same, type RecordNote, type SourceFile } from '../../store/schema.ts';
 import { BadInputError } from '../../errors.ts';
 import { isPlainObject } from '../../util/json.ts';
 import type { ImportOptions, ImportedRun, SkippedRecord } from '../types.ts';
@@ -111,12 +111,20 @@ export async function importLmevalRun(
     prov.tasks[task] = block;
   }
   // Group structure: kept on the group's own block (repeats.group_weighting), the only per-task home the schema has.
-  for (const [group, subtasks] of Object.entries(obj(res.group_subtasks))) {
+  // Used: the leaf tasks lm-eval averaged (Group.aggregate takes every task under the group, through its subgroups),
+  // as lmaudit run records them, so that a diff compares the same fact on both sides.
+  const groupSubtasks = obj(res.group_subtasks);
+  const leavesOf = (group: string, seen: Set<string>): string[] => {
+    const subs = groupSubtasks[group];
+    if (!Array.isArray(subs) || subs.length === 0 || seen.has(group)) return [group];
+    return subs.flatMap((s) => leavesOf(String(s), new Set([...seen, group])));
+  };
+  for (const [group, subtasks] of Object.entries(groupSubtasks)) {
     if (!Array.isArray(subtasks) || subtasks.length === 0) continue;
     prov.tasks[group] ??= taskProvenance(group, res, null);
     prov.tasks[group].repeats.group_weighting = {
       configured: recorded({ subtasks }, `group_subtasks.${group}`),
-      used: UNKNOWN_FACT,
+      used: inferred({ leaves: leavesOf(group, new Set()) }, `the leaf tasks under group_subtasks.${group}, through its subgroups`),
     };
   }
   for (const [task, values] of Object.entries(obj(res.results))) prov.reported[task] = verbatim(values) as Json;

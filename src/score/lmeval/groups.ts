@@ -17,6 +17,14 @@ function subtasksOf(run: RunProvenance, group: string): string[] | null {
   return fact.value.subtasks.map(String);
 }
 
+/** weight_by_size of a group's metric where the store keeps the group's aggregate_metric_list (lmaudit run does). */
+function weightBySizeOf(run: RunProvenance, group: string, metric: string): boolean | null {
+  const fact = run.tasks[group]?.repeats.group_weighting?.configured;
+  if (fact === undefined || fact.status === 'unknown' || !isPlainObject(fact.value) || !Array.isArray(fact.value.aggregate_metric_list)) return null;
+  const entry = fact.value.aggregate_metric_list.find((e) => isPlainObject(e) && e.metric === metric);
+  return isPlainObject(entry) ? entry.weight_by_size !== false : null;
+}
+
 /** Leaf tasks under a group, recursively (groups aggregate leaves, not subgroup results). */
 function leavesOf(run: RunProvenance, group: string, seen = new Set<string>()): string[] {
   if (seen.has(group)) return [];
@@ -37,14 +45,17 @@ export function groupCells(run: RunProvenance, leafCells: readonly AsRecordedCel
       if (m === null || m[1]!.endsWith('_stderr')) continue;
       const [, metric, filter] = m as unknown as [string, string, string];
       const printed = { value: reported[key], stderr: reported[`${metric}_stderr,${filter}`] ?? null };
-      const cells = leaves.map((t) => leafCells.find((c) => c.task === t && c.metric === metric && c.filter === filter));
-      const missing = leaves.filter((_, i) => cells[i] === undefined || cells[i]!.value === null);
+      // Group.aggregate (api/group.py) averages the leaves that have the metric: a leaf whose printed results lack it
+      // is left out, not missing (qa_unweighted's acc_norm over arc_easy and arc_challenge, mmlu_anatomy having none).
+      const averaged = leaves.filter((t) => run.reported[t] === undefined || key in run.reported[t]!);
+      const cells = averaged.map((t) => leafCells.find((c) => c.task === t && c.metric === metric && c.filter === filter));
+      const missing = averaged.filter((_, i) => cells[i] === undefined || cells[i]!.value === null);
       const base: AsRecordedCell = {
         run_id: run.run_id, task: group, filter, metric, n: 0, aggregation: 'group (pooled stderr)', value: null, stderr: null,
         reported: printed, matches_reported: null, items: { reproduced: 0, within_tolerance: null, taken_as_recorded: null, differing: [] }, why: null, warnings: [],
       };
       if (missing.length > 0) {
-        out.push({ ...base, why: `group over ${leaves.length} leaf task(s); no reproduced cell for ${missing.join(', ')} (no per-sample records in the store)` });
+        out.push({ ...base, why: `group over ${averaged.length} leaf task(s) with ${metric},${filter}; no reproduced cell for ${missing.join(', ')} (no per-sample records in the store)` });
         continue;
       }
       const leafValues = cells.map((c) => ({ value: c!.value!, stderr: c!.stderr ?? 'N/A', n: c!.n }));
@@ -52,8 +63,17 @@ export function groupCells(run: RunProvenance, leafCells: readonly AsRecordedCel
       const plain = groupAggregate(leafValues, false);
       const close = (a: unknown, b: number) => typeof a === 'number' && Math.abs(a - b) <= TOLERANCE;
       // weight_by_size is in the group's YAML, which results files do not carry: try lm-eval's two settings.
-      const pick = close(printed.value, plain.value) && !close(printed.value, weighted.value) ? plain : weighted;
-      const stderrOk = printed.stderr === 'N/A' ? pick.stderr === 'N/A' : pick.stderr !== 'N/A' && close(printed.stderr, pick.stderr);
+      const matches = (a: typeof weighted) => close(printed.value, a.value) && (printed.stderr === 'N/A' ? a.stderr === 'N/A' : a.stderr !== 'N/A' && close(printed.stderr, a.stderr));
+      const [byWeight, byPlain] = [matches(weighted), matches(plain)];
+      const configured = weightBySizeOf(run, group, metric);
+      const pick = configured !== null ? (configured ? weighted : plain) : byPlain && !byWeight ? plain : weighted;
+      const stderrOk = pick === plain ? byPlain : printed.stderr === 'N/A' ? pick.stderr === 'N/A' : pick.stderr !== 'N/A' && close(printed.stderr, pick.stderr);
+      // Equal sizes make the two means (and here their stderrs) equal: then the file cannot tell which was set.
+      const why = configured !== null
+        ? `weight_by_size=${configured} (the group's aggregate_metric_list)`
+        : byWeight && byPlain
+        ? 'weight_by_size true and false give these numbers alike (the group config is not in the results file)'
+        : `weight_by_size=${pick === weighted} (the group config is not in the results file; ${byWeight || byPlain ? 'the setting that matches is shown' : "neither setting matches; lm-eval's default, true, is shown"})`;
       out.push({
         ...base,
         n: leafValues.reduce((a, l) => a + l.n, 0),
@@ -61,7 +81,7 @@ export function groupCells(run: RunProvenance, leafCells: readonly AsRecordedCel
         stderr: pick.stderr,
         matches_reported: close(printed.value, pick.value) && stderrOk,
         items: { reproduced: cells.reduce((a, c) => a + c!.items.reproduced, 0), within_tolerance: null, taken_as_recorded: null, differing: cells.flatMap((c) => c!.items.differing) },
-        why: `weight_by_size=${pick === weighted} (the group config is not in the results file; the setting that matches is shown)`,
+        why,
       });
     }
   }
