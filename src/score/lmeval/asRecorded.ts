@@ -37,7 +37,7 @@ export async function rescoreAsRecorded(store: OpenStore, runIds?: readonly stri
   for (const run of runs) {
     const bypassed = Object.keys(run.tasks).filter((t) => metricsBypassed(run, t));
     if (bypassed.length > 0) {
-      report.notes.push({ run_id: run.run_id, task: null, message: `${bypassed.length} task(s) ran with metrics bypassed (lm-eval's --predict_only: the bypass metric computes nothing and its 999 is a placeholder), so nothing was recorded to reproduce: ${bypassed.slice(0, 12).join(', ')}${bypassed.length > 12 ? ', …' : ''}` });
+      report.notes.push({ run_id: run.run_id, task: null, message: `${bypassed.length} task(s) ran with metrics bypassed (lm-eval's --predict_only: the bypass metric computes nothing; a generate_until task reports 999 in its place, a task of another kind no value at all), so nothing was recorded to reproduce: ${bypassed.slice(0, 12).join(', ')}${bypassed.length > 12 ? ', …' : ''}` });
     }
     const tasks = (await scoredTasks(store, run.run_id)).filter((t) => !bypassed.includes(t));
     for (const task of tasks) {

@@ -6,7 +6,7 @@
 import type { RunProvenance } from '../../store/schema.ts';
 import { isPlainObject } from '../../util/json.ts';
 
-/** lm-eval's --predict_only metric (api/metrics.py): it stands for no metric; its aggregate 999 is a placeholder. */
+/** lm-eval's --predict_only metric (api/metrics.py): it stands for no metric; its aggregate 999 (a generate_until task's only) is a placeholder. */
 export const BYPASS = 'bypass';
 
 /** The task's metrics were replaced by lm-eval's bypass (--predict_only): its metric list, configured or used, is bypass alone. */
