@@ -85,6 +85,15 @@ export function shortLabel(label: string): string {
   return parts.length > 2 ? `…/${parts.slice(-2).join('/')}` : label;
 }
 
+/**
+ * The matrix's notes are clauses without a full stop (the CLI prints each on its own line); run together in one
+ * paragraph they need one, or "…re-reads the values it recorded) 817 item(s) have no usable gold" reads as one sentence.
+ */
+function asSentences(notes: readonly string[]): string | undefined {
+  if (notes.length === 0) return undefined;
+  return notes.map((n) => (/[.!?]$/.test(n.trimEnd()) ? n.trimEnd() : `${n.trimEnd()}.`)).join(' ');
+}
+
 const interval = (ci: [number, number] | null) => (ci === null ? '—' : `[${fmt(ci[0])}, ${fmt(ci[1])}]`);
 
 export function buildView(data: ReportData): ReportView {
@@ -99,7 +108,7 @@ export function buildView(data: ReportData): ReportView {
       s.spread.difference === null
         ? 'spread: no scored cells'
         : `spread: ${fmt(s.spread.difference)} between the lowest cell (${s.spread.lowest!.extractor}/${s.spread.lowest!.normalizer} = ${fmt(s.spread.lowest!.score)}) and the highest (${s.spread.highest!.extractor}/${s.spread.highest!.normalizer} = ${fmt(s.spread.highest!.score)})`,
-    note: s.notes.length > 0 ? s.notes.join(' ') : undefined,
+    note: asSentences(s.notes),
     denominator: `denominator: ${s.denominator.items_scored} of ${countOf(s.denominator.items_read, 'item')} scored (${s.denominator.no_response} without a response, ${s.denominator.no_gold} without a gold answer); ${s.denominator.rule}`,
   }));
   // An agent run's denominator sweep takes a matrix table's place: one row per rule instead of per reading.
@@ -116,7 +125,7 @@ export function buildView(data: ReportData): ReportView {
       rows: valued.map((r) => [r.rule, fmt(r.value), String(r.n), fmt(r.stderr), r.as_published.join('; ') || '—', r.description]),
       dots: valued.map((r) => ({ label: r.rule, value: r.value, lo: r.stderr === null ? null : Math.max(0, r.value! - 1.96 * r.stderr), hi: r.stderr === null ? null : Math.min(1, r.value! + 1.96 * r.stderr) })),
       spread: lo === null || hi === null ? 'spread: nothing evaluated (predictions or settings only), so no rule has a value' : `spread: ${fmt(hi.value! - lo.value!)} between the lowest rule (${lo.rule} = ${fmt(lo.value)}) and the highest (${hi.rule} = ${fmt(hi.value)})`,
-      note: w.notes.length > 0 ? w.notes.map((n) => `${n.kind}: ${n.message}`).join(' ') : undefined,
+      note: asSentences(w.notes.map((n) => `${n.kind}: ${n.message}`)),
       denominator: `denominator: ${w.trials} trial(s) over ${w.tasks} instance(s) (${outcomes})${exits === '' ? '' : `; the agent's exit statuses: ${exits}`}`,
     });
   }
