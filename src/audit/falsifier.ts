@@ -259,7 +259,8 @@ export function singleRunFalsifier(diff: SettingsDiff, specs: readonly ClauseSpe
     const values = spec.fields
       .map((path) => ({ path, row: rows.get(path) }))
       .filter((x) => x.row !== undefined && x.row.a.status !== 'unknown')
-      .map((x) => `${pretty(x.path)} ${brief(x.row!.a.value, 40)}`);
+      // An inferred value (lm-eval's default token limit, a v0.3 file's harness version) was not recorded: say so.
+      .map((x) => `${pretty(x.path)} ${brief(x.row!.a.value, 40)}${x.row!.a.status === 'inferred' ? ' (inferred, not recorded)' : ''}`);
     const status: ClauseStatus = values.length > 0 ? 'holds' : 'unknown';
     return { name: spec.name, phrase: spec.phrase, status, finding: values.length > 0 ? `recorded: ${values.join(', ')}` : 'not recorded' };
   });
