@@ -116,6 +116,12 @@ test('truthfulqa_gen full run vs --limit 20: the limit and the document set diff
   assert.match(documents.finding, /20 shared, 797 only in A, 0 only in B/);
   assert.equal(t.falsifier.status, 'violated');
   assert.equal(t.checks.b.find((c) => c.id === 'limit_vs_samples')!.status, 'ok');
+  // Both ran revision "main"; the full run's model_sha is "" (lm-eval's get_model_sha could not ask the Hub), the
+  // limited run's 21def018…: A's sha is unknown, not a different revision (it was printed as 'run level differs').
+  const revision = d.comparisons[0]!.runSettings.items.find((i) => i.item === 'model')!.fields.find((f) => f.field === 'revision')!;
+  assert.equal(revision.verdict, 'unknown in A');
+  assert.equal(revision.partial, 'A did not record model_sha (lm-eval writes "" when it could not ask the Hub); what both recorded agrees');
+  assert.ok(!differingFields(d.comparisons[0]!.runSettings).includes('model.revision'));
 });
 
 test('Qwen2.5-7B "0.4.3" vs "0.4.8": what differs is the dtype, not the version the folder names claim', async () => {
