@@ -256,7 +256,7 @@ export function buildView(data: ReportData): ReportView {
         i.prompt_tail ?? '—',
         clip(i.output, 400),
         i.target ?? '—',
-        Object.entries(i.scores).map(([k, x]) => `${k}=${fmt(x)}`).join(', ') || '—',
+        Object.entries(i.scores).map(([k, x]) => `${k}=${x === null && i.recorded_json[k] !== undefined ? i.recorded_json[k] : fmt(x)}`).join(', ') || '—',
       ]),
     })),
     ...falsifierSection(data.falsifiers),
