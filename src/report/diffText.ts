@@ -32,7 +32,7 @@ function settingsRows(items: readonly ItemRow[], onlyChanged: boolean): string[]
     const interesting = item.fields.filter((f) => f.verdict !== 'same' || f.rules.length > 0 || f.contradiction || f.resolved);
     const shownFields = onlyChanged ? item.fields.filter((f) => f.verdict === 'differs' || f.verdict === 'contradicts' || f.verdict === 'unknown in A' || f.verdict === 'unknown in B') : interesting.filter((f) => f.verdict !== 'unknown in both');
     if (onlyChanged && shownFields.length === 0 && item.observedContradictions === undefined) continue;
-    rows.push([item.item, item.verdict, `${item.knownInA} known`, `${item.knownInB} known`, item.observedContradictions ? `samples contradict the record: ${item.observedContradictions.join('; ')}` : '']);
+    rows.push([item.item, item.verdict, `${item.knownInA} known`, `${item.knownInB} known`, item.observedContradictions ? `configured vs used disagree: ${item.observedContradictions.join('; ')}` : '']);
     for (const f of shownFields) rows.push(fieldLine(f));
   }
   return rows;

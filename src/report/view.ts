@@ -136,7 +136,7 @@ export function buildView(data: ReportData): ReportView {
       const { task: t, same } = withoutSamePaired(whole);
       const settingsRows: string[][] = [];
       for (const item of t.settings.items) {
-        settingsRows.push([item.item, item.verdict, '', '', item.observedContradictions ? `samples contradict the record: ${item.observedContradictions.join('; ')}` : '']);
+        settingsRows.push([item.item, item.verdict, '', '', item.observedContradictions ? `configured vs used disagree: ${item.observedContradictions.join('; ')}` : '']);
         // Side by side means both values, also where they agree; only what neither side recorded is left out.
         for (const f of item.fields) {
           if (f.verdict === 'unknown in both') continue;
