@@ -273,7 +273,8 @@ export async function buildReport(
   return {
     report_version: REPORT_VERSION,
     tool: 'lmaudit 0.1.0',
-    title: options.title ?? `Audit appendix: ${runs.map((r) => titleTasks(Object.keys(r.tasks))).join('; ') || store.location}`,
+    // Each task once: two runs of one task (a full run and a --limit run) are one subject, not 'truthfulqa_gen; truthfulqa_gen'.
+    title: options.title ?? `Audit appendix: ${titleTasks([...new Set(runs.flatMap((r) => Object.keys(r.tasks)))]) || store.location}`,
     subject: { location: store.location, runs: runs.map(summary) },
     summary: summaryRows,
     cannotBeRight,

@@ -19,3 +19,10 @@ test('report: each matrix note ends with a full stop before the next begins', as
   assert.match(md, /re-reads the per-sample values it recorded\)\. 20 item\(s\) have no usable gold \(none, or only whitespace: [^\n]*in the document\)\.\n/);
   assert.doesNotMatch(md, /recorded\) 20 item/);
 });
+
+test('report title: a task two runs share is named once', async () => {
+  // fixtures/lmeval/pr2236-asdiv holds two asdiv runs (batch 8 and batch 1); the title read 'asdiv; asdiv'.
+  const source = await loadSource([fixturePath('lmeval/pr2236-asdiv')], { skipBad: false, fields: {} });
+  const data = await buildReport(source.store, null, null, { ...DEFAULT_PAIRED_OPTIONS, iterations: 100 });
+  assert.equal(data.title, 'Audit appendix: asdiv');
+});
