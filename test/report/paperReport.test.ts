@@ -97,3 +97,13 @@ test('a v0.3 results file records no harness version: the falsifier calls "v0.3.
   const line = r.stdout.slice(r.stdout.indexOf('## Falsifier')).split('\n').find((l) => l.startsWith('- **'))!;
   assert.equal(line, '- **lmeval-eb2253988d550149 · lambada\\_openai** (unknown): Recorded the task version 0; the few-shot count 0; the limit null; the harness version "v0.3.x" (inferred, not recorded); did not record its chat-template settings, system instructions, extraction rules or metrics, generation settings, prompt bytes, or numeric precisions (dtype), so a comparison cannot check them.');
 });
+
+test('a run that names the documents it scored but no limit recorded its document set', () => {
+  // EEE's Inspect converter wrote ARC's sample_ids [1, 2, 3] (fixtures/eee/inspect-converter-0.2.0) and no limit; the
+  // falsifier said it 'did not record its … document sets'.
+  const r = runCli(['report', 'fixtures/eee/inspect-converter-0.2.0/data/ai2_arc']);
+  assert.equal(r.status, 0, r.stderr);
+  const line = r.stdout.slice(r.stdout.indexOf('## Falsifier')).split('\n').find((l) => l.startsWith('- **'))!;
+  assert.ok(line.includes('; the document ids \\[1,2,3\\]; did not record its '), line);
+  assert.ok(!/did not record its [^.]*document sets/.test(line), line);
+});
