@@ -79,7 +79,7 @@ export function pairedComparison(a: readonly number[], b: readonly number[], opt
  * (two HELM items whose prompt-token counts both fell gave [-16, -13] at n = 2), but only because a resample of two
  * items cannot land far from them; McNemar, the same test on 0/1 scores, gives p = 0.5 there.
  */
-function signTestCanReject(differing: number, alpha: number): boolean {
+export function signTestCanReject(differing: number, alpha: number): boolean {
   return 2 * 0.5 ** differing < alpha;
 }
 

@@ -36,3 +36,15 @@ test('six differing items of one sign can be (2 · 0.5⁶ = 0.031 < 0.05); five 
   // Identical items (difference 0) carry no sign: five differing among 40 are still five.
   assert.equal(pairedComparison(zeros(40), [...zeros(35), 0.5, 0.7, 0.2, 0.9, 0.4]).distinguishable, false);
 });
+
+test('table interactions: three items that move alike are not distinguishable, though their interval is [1, 1]', async () => {
+  const { interactionsOf } = await import('../../src/audit/tableInteractions.ts');
+  const part = (text: string) => ({ field: 'fewshot.count', text });
+  // Under reading 0 the change adds 1 on each item, under reading 1 nothing: d = 1, 1, 1; sd 0, so the closed-form
+  // interval is [1, 1]; the sign test's smallest p on 3 items is 0.25.
+  const a = { label: '0-shot', parts: [part('0-shot')], items: new Map([['1', [0, 0]], ['2', [0, 0]], ['3', [0, 0]]]) };
+  const b = { label: '5-shot', parts: [part('5-shot')], items: new Map([['1', [1, 0]], ['2', [1, 0]], ['3', [1, 0]]]) };
+  const [x] = interactionsOf([a, b], ['r0', 'r1']);
+  assert.deepEqual([x!.n, x!.difference, x!.ci95], [3, 1, [1, 1]]);
+  assert.equal(x!.distinguishable, false);
+});
