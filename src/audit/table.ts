@@ -15,6 +15,7 @@ import { Z95 } from '../score/stats.ts';
 import type { Aggregation } from '../score/sweeps.ts';
 import { labelParts, labelText, type LabelPart, type RowRef } from './tableLabels.ts';
 import { valueOf } from './provenanceView.ts';
+import { isStderrKey, stderrKeyOf } from './reportedStderr.ts';
 import { interactionsOf, type Interaction } from './tableInteractions.ts';
 import { recordedReadings, type RecordedReadings } from './tableRecorded.ts';
 
@@ -165,11 +166,9 @@ function reportedCells(run: RunProvenance, task: string): { key: string; cell: T
   const block = run.reported[task] ?? {};
   const out: { key: string; cell: TableCell }[] = [];
   for (const [key, value] of Object.entries(block)) {
-    if (typeof value !== 'number' || key.includes('stderr')) continue;
-    // lm-eval writes 'acc,none' / 'acc_stderr,none' since 0.4, 'acc' / 'acc_stderr' before.
-    const comma = key.indexOf(',');
-    const stderrKey = comma < 0 ? `${key}_stderr` : `${key.slice(0, comma)}_stderr${key.slice(comma)}`;
-    const se = block[stderrKey];
+    if (typeof value !== 'number' || isStderrKey(key, block)) continue;
+    const stderrKey = stderrKeyOf(key, block);
+    const se = stderrKey === undefined ? undefined : block[stderrKey];
     const stderr = typeof se === 'number' ? se : null;
     out.push({ key, cell: { score: value, stderr, ci95: stderr === null ? null : [value - Z95 * stderr, value + Z95 * stderr], n: null } });
   }

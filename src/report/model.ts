@@ -10,6 +10,7 @@ import { summary, type DiffResult, type RunSummary } from '../audit/diff.ts';
 import { selectRuns } from '../audit/runPairs.ts';
 import { singleRunFalsifier, type Falsifier } from '../audit/falsifier.ts';
 import { loadDocs } from '../audit/itemJoin.ts';
+import { isStderrKey, stderrKeyOf } from '../audit/reportedStderr.ts';
 import { queryRows, sqlString } from '../util/duckdb.ts';
 import type { PairedOptions } from '../audit/pairedStats.ts';
 import { disclosureCounts, effectiveFact, itemGroup } from '../audit/provenanceView.ts';
@@ -307,11 +308,12 @@ function sweepSpread(sweep: AgentSweep | undefined): { lowest?: { score: number;
 
 /** Every 'metric,filter' a task reported (not its stderrs, not lm-eval's alias), with the stderr beside it. */
 function reportedScores(reported: Record<string, unknown>): SummaryRow['reported'] {
-  const isStderr = (k: string) => /_stderr(,|$)/.test(k);
-  const stderrKey = (k: string) => (k.includes(',') ? k.replace(',', '_stderr,') : `${k}_stderr`);
   return Object.keys(reported)
-    .filter((k) => !isStderr(k) && k !== 'alias' && k !== 'samples')
-    .map((score) => ({ score, value: reported[score], stderr: stderrKey(score) in reported ? reported[stderrKey(score)] : undefined }));
+    .filter((k) => !isStderrKey(k, reported) && k !== 'alias' && k !== 'samples')
+    .map((score) => {
+      const key = stderrKeyOf(score, reported);
+      return { score, value: reported[score], stderr: key === undefined ? undefined : reported[key] };
+    });
 }
 
 /** A run's tasks for the title: the first three, and how many more (a results file may hold 87). */
