@@ -244,7 +244,13 @@ function buildTable(
     ];
     extremes = {
       highest, lowest, difference, separated_by: separated,
-      sentence: `the ${points(difference)} span is ${highest.label} read by ${highest.reading} vs ${lowest.label} read by ${lowest.reading}`,
+      // Equal extremes are no span between two cells: a one-cell table, or every cell the same.
+      sentence:
+        difference !== 0
+          ? `the ${points(difference)} span is ${highest.label} read by ${highest.reading} vs ${lowest.label} read by ${lowest.reading}`
+          : places.length === 1
+            ? `one cell (${highest.label} read by ${highest.reading}), so no span`
+            : `all ${places.length} cells are ${highest.score.toFixed(4)}, so no span`,
     };
   }
   const gap =

@@ -30,3 +30,34 @@ test('table of reported numbers only: the aggregation is the source\'s, not comp
   assert.deepEqual(t!.columns.map((c) => c.source), ['reported', 'reported']);
   assert.equal(t!.costs.find((c) => c.axis === 'aggregation (micro)')!.detail, 'as the source aggregated (its reported numbers); no model call');
 });
+
+test('table span: one cell has none, and three settings "separate" them', async () => {
+  const { tableFindings } = await import('../../src/report/tableText.ts');
+  // Pythia-160m 0-shot alone: crows_pairs_english reports one rate (pct_stereotype 0.5617); the table said
+  // "the 0.0-point span is no setting differs read by reported pct_stereotype vs no setting differs read by … (nothing separate them)".
+  const { store } = await loadSource([externalFixture('pythia/zero-shot')], OPTIONS);
+  const [one] = await buildTables(store, { aggregation: 'micro', tolerance: 0, task: 'crows_pairs_english' });
+  assert.equal(tableFindings(one!).find((l) => l.startsWith('span:')), 'span: one cell (no setting differs read by reported pct_stereotype), so no span');
+  // The two Pythia runs on lambada_openai: 0.3284 vs 0.2573, three settings apart.
+  const both = await loadSource([externalFixture('pythia')], OPTIONS);
+  const [two] = await buildTables(both.store, { aggregation: 'micro', tolerance: 0, task: 'lambada_openai' });
+  assert.match(tableFindings(two!).find((l) => l.startsWith('span:'))!, /^span: the 7\.1-point span is .* \(fewshot\.count, model\.batch_size, model\.device separate them\)$/);
+});
+
+test('table span: equal cells have none', async () => {
+  const { tableFindings } = await import('../../src/report/tableText.ts');
+  // Llama-3-8B-Instruct asdiv at batch 8 and batch 1: greedy/none is 0.92 on both rows (lm-eval's acc 0.92 twice).
+  const base = fixturePath('lmeval/pr2236-asdiv');
+  const { store } = await loadSource([`${base}/asdiv`, `${base}/asdiv_cot`], OPTIONS);
+  const [t] = await buildTables(store, { aggregation: 'micro', tolerance: 0 });
+  assert.equal(tableFindings(t!).find((l) => l.startsWith('span:')), 'span: all 2 cells are 0.9200, so no span');
+});
+
+test('table "down" line: equal rows are not a lowest and a highest', async () => {
+  const { tableFindings } = await import('../../src/report/tableText.ts');
+  const base = fixturePath('lmeval/pr2236-asdiv');
+  const { store } = await loadSource([`${base}/asdiv`, `${base}/asdiv_cot`], OPTIONS);
+  const [t] = await buildTables(store, { aggregation: 'micro', tolerance: 0 });
+  // It read "down greedy/none: 0.0 points (batch size 8 0.9200 to batch size 8 0.9200)".
+  assert.equal(tableFindings(t!).find((l) => l.startsWith('down ')), 'down greedy/none: 0.0 points (all 2 rows 0.9200)');
+});
