@@ -88,6 +88,11 @@ function comparableValue(item: SettingsItem, field: string, value: unknown): unk
     const one = Array.isArray(value) && value.length === 1 ? value[0] : value;
     if (typeof one === 'number' || (typeof one === 'string' && /^\d+$/.test(one))) return String(one);
   }
+  // A group's subtasks are a set: lm-eval 0.4.3 listed xwinograd's six in reverse, 0.4.8 sorted them; the group's
+  // number (a mean over them) does not depend on the order.
+  if (item === 'repeats' && field === 'group_weighting' && isPlainObject(value) && Array.isArray(value.subtasks)) {
+    return { ...value, subtasks: [...value.subtasks].map(String).sort() };
+  }
   return value;
 }
 
