@@ -88,6 +88,14 @@ function comparableValue(item: SettingsItem, field: string, value: unknown): unk
     const one = Array.isArray(value) && value.length === 1 ? value[0] : value;
     if (typeof one === 'number' || (typeof one === 'string' && /^\d+$/.test(one))) return String(one);
   }
+  // Inspect's scoring.metrics is results.scores: each metric with the value it came to (as-recorded rescoring reads
+  // them there). The values are the reported numbers, not the metrics' definitions: two runs of one scorer whose
+  // accuracies differ (0.667 and 0.8) did not use different metrics, which the falsifier said they had.
+  if (item === 'scoring' && field === 'metrics' && Array.isArray(value)) {
+    return value.map((s) =>
+      isPlainObject(s) && Array.isArray(s.metrics) ? { ...s, metrics: s.metrics.map((m) => (isPlainObject(m) ? Object.fromEntries(Object.entries(m).filter(([k]) => k !== 'value')) : m)) } : s,
+    );
+  }
   // A group's subtasks are a set: lm-eval 0.4.3 listed xwinograd's six in reverse, 0.4.8 sorted them; the group's
   // number (a mean over them) does not depend on the order.
   if (item === 'repeats' && field === 'group_weighting' && isPlainObject(value) && Array.isArray(value.subtasks)) {

@@ -42,3 +42,13 @@ test('diff of two Inspect logs: accuracy with each side\'s stderr and the unpair
   assert.ok(Math.abs(reported[0]!.unpaired!.z - 0.37139067635410394) < 1e-15);
   assert.ok(Math.abs(reported[0]!.unpaired!.p - 0.7103465689955666) < 1e-14);
 });
+
+test('two Inspect runs of one scorer use the same metrics, whatever their values', async () => {
+  // Both logs score with match → accuracy, stderr; their values differ (2/3 vs 0.8). scoring.metrics held the values,
+  // so diff said "the metrics differ" and the falsifier's scoring clause was violated.
+  const [a, b] = [await loadSource([CANCELLED], OPTIONS), await loadSource([SCORED], OPTIONS)];
+  const t = (await diffStores(a.store, b.store, { iterations: 100 })).comparisons[0]!.tasks[0]!;
+  const metrics = t.settings.items.find((i) => i.item === 'scoring')!.fields.find((f) => f.field === 'metrics')!;
+  assert.equal(metrics.verdict, 'same');
+  assert.equal(t.falsifier.clauses.find((c) => c.name === 'scoring')!.status, 'holds');
+});
