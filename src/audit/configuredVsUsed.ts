@@ -8,6 +8,7 @@ import type { DisclosureItem, RunProvenance } from '../store/schema.ts';
 import type { DocRecord } from './itemJoin.ts';
 import { multiturnShots, plainShots, systemMessage, type VisibleShots } from './promptShape.ts';
 import { valueOf } from './provenanceView.ts';
+import { countOf } from '../util/plural.ts';
 import { rawResults, taskConfig, type RawResults } from './recordFiles.ts';
 import { metricsBypassed } from '../score/lmeval/bypass.ts';
 
@@ -178,7 +179,7 @@ const samplesInFile: Check = (c) => {
   const ns = nSamples(c);
   const claimed = ns?.effective;
   if (c.docs.length === 0) return result(id, c.task, 'not applicable', show(claimed), '-', 'no samples recorded');
-  const used = `${c.docs.length} documents`;
+  const used = countOf(c.docs.length, 'document');
   if (claimed === undefined) return result(id, c.task, 'unknown', 'unknown', used, 'the results do not say how many documents were scored');
   if (claimed === c.docs.length) return result(id, c.task, 'ok', String(claimed), used, 'the samples hold as many documents as the results claim');
   if (metricsBypassed(c.run, c.task)) return result(id, c.task, 'not applicable', String(claimed), used, BYPASSED_COUNT);
@@ -220,7 +221,7 @@ const targetShape: Check = (c) => {
   if (withTarget.length === 0) return result(id, c.task, 'not applicable', show(outputType), '-', 'no targets recorded');
   const listy = withTarget.filter((d) => LIST_REPR.test(d.target!));
   const generative = typeof outputType === 'string' ? /generate|greedy/.test(outputType) : Array.isArray(outputType) && outputType.some((t) => /generate/.test(String(t)));
-  const used = `${listy.length} of ${withTarget.length} targets are lists`;
+  const used = withTarget.length === 1 ? `${listy.length} of 1 target is a list` : `${listy.length} of ${withTarget.length} targets ${listy.length === 1 ? 'is a list' : 'are lists'}`;
   if (listy.length === 0) return result(id, c.task, 'ok', show(outputType), used, 'every target is a single answer', [], 'single answers');
   if (!generative) return result(id, c.task, 'ok', show(outputType), used, 'list targets under a loglikelihood task (several gold choices) can be right', [], 'lists (loglikelihood)');
   return result(id, c.task, 'mismatch', show(outputType), used, 'a generated answer is compared against a whole list (e.g. every choice letter): any answer in the list can score as correct', listy.map((d) => ({ docId: d.docId, bytes: `target ${snippet(d.target!)}` })), 'lists');

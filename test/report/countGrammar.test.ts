@@ -26,3 +26,17 @@ test("the prompt-bytes evidence of one shared item: '1 of 1 item's requests'", (
   assert.equal(samePrompts(e), "same prompt bytes (1 of 1 item's requests byte-equal)");
   assert.equal(samePrompts({ ...e, shared: 2, promptsEqual: 2 }), "same prompt bytes (2 of 2 items' requests byte-equal)");
 });
+
+test("configured vs used on a one-sample Inspect log: '1 document', '0 of 1 target is a list'", async () => {
+  // inspect_evals/mmlu_0_shot, one sample (fixtures/external/inspect/mmlu-summary-choices.eval): the diff printed
+  // 'samples_in_file  unknown: 1 documents'.
+  const { checkConfiguredVsUsed } = await import('../../src/audit/configuredVsUsed.ts');
+  const { loadDocs } = await import('../../src/audit/itemJoin.ts');
+  const { fixturePath } = await import('../helpers/fixtures.ts');
+  const { store } = await loadSource([fixturePath('external/inspect/mmlu-summary-choices.eval')], { skipBad: false, fields: {} });
+  const run = store.manifest.runs[0]!;
+  const task = Object.keys(run.tasks)[0]!;
+  const checks = await checkConfiguredVsUsed(run, task, await loadDocs(store, run.run_id, task));
+  assert.equal(checks.find((c) => c.id === 'samples_in_file')!.used, '1 document');
+  assert.equal(checks.find((c) => c.id === 'target_shape')!.used, '0 of 1 target is a list');
+});
