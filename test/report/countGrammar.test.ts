@@ -40,3 +40,25 @@ test("configured vs used on a one-sample Inspect log: '1 document', '0 of 1 targ
   assert.equal(checks.find((c) => c.id === 'samples_in_file')!.used, '1 document');
   assert.equal(checks.find((c) => c.id === 'target_shape')!.used, '0 of 1 target is a list');
 });
+
+test("report --against with one flip: '1 flip', not '1 flips'", async () => {
+  // The 2023 refactor branch's winogrande, default model (w.json, 2 docs) against pythia-2.8b (4 docs): doc 0 is right
+  // only in A (python3: argmax of the two loglikelihoods against the gold), the one flip of acc,none.
+  const { mkdtempSync, copyFileSync, mkdirSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { externalFixture } = await import('../helpers/fixtures.ts');
+  const { diffStores } = await import('../../src/audit/diff.ts');
+  const src = externalFixture('lm-evaluation-harness/bigrefactor-2023-06');
+  const dir = mkdtempSync(join(tmpdir(), 'lmaudit-flip-'));
+  mkdirSync(join(dir, 'a'));
+  mkdirSync(join(dir, 'b'));
+  for (const f of ['w.json', '_winogrande.jsonl']) copyFileSync(join(src, f), join(dir, 'a', f));
+  copyFileSync(join(src, 'pretrained=EleutherAI__pythia-2.8b_winogrande.jsonl'), join(dir, 'b', 'pretrained=EleutherAI__pythia-2.8b_winogrande.jsonl'));
+  const A = await loadSource([join(dir, 'a')], { skipBad: false, fields: {} });
+  const B = await loadSource([join(dir, 'b')], { skipBad: false, fields: {} });
+  const comparison = await diffStores(A.store, B.store, { iterations: 100 });
+  const data = await buildReport(A.store, comparison, null, { ...DEFAULT_PAIRED_OPTIONS, iterations: 100 });
+  const text = renderReport(data, 'md');
+  assert.match(text, /acc,none: 1 flip \(1 right only in A, 0 right only in B\)/);
+  assert.doesNotMatch(text, /\b1 flips\b/);
+});
