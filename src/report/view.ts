@@ -240,7 +240,7 @@ export function buildView(data: ReportData): ReportView {
     disclosureNote: data.disclosureOmittedTasks > 0 ? `${data.disclosureOmittedTasks} more task(s) are left out of these tables; the JSON report has every task.` : null,
     matrix,
     auditTables: data.tables.map((t, index) => ({
-      title: `Across runs: ${t.task} (${t.rows.length} configurations × ${t.columns.length} readings, ${t.aggregation}; score ± stderr (n))`,
+      title: `Across runs: ${t.task} (${countOf(t.rows.length, 'configuration')} × ${countOf(t.columns.length, 'reading')}, ${t.aggregation}; score ± stderr (n))`,
       header: ['configuration', ...t.columns.map((c) => c.key), 'row spread'],
       rows: t.rows.map((r) => [r.label, ...r.cells.map(cellText), r.spread === null ? '—' : `${(r.spread.difference * 100).toFixed(1)} pts`]),
       findings: tableFindings(t),

@@ -62,3 +62,11 @@ test("report --against with one flip: '1 flip', not '1 flips'", async () => {
   assert.match(text, /acc,none: 1 flip \(1 right only in A, 0 right only in B\)/);
   assert.doesNotMatch(text, /\b1 flips\b/);
 });
+
+test("report's table title: '2 configurations × 1 reading'", async () => {
+  // Pythia-160m 0-shot and 5-shot on lambada_openai: one rate reported (acc; ppl is not one). It read '× 1 readings'.
+  const { runCli } = await import('../helpers/cli.ts');
+  const r = runCli(['report', 'fixtures/external/pythia', '--tasks', 'lambada_openai']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /\*\*Across runs: lambada\\_openai \(2 configurations × 1 reading, micro; score ± stderr \(n\)\)\*\*/);
+});
