@@ -167,11 +167,11 @@ const limitVsSamples: Check = (c) => {
   if (limit === undefined || ns === null) return result(id, c.task, 'unknown', show(limit), ns === null ? 'unknown' : String(ns.effective), 'limit or n-samples not recorded');
   const expected = expectedDocs(typeof limit === 'number' ? limit : null, ns.original);
   const used = `n-samples effective ${ns.effective} of ${ns.original}`;
-  if (expected === ns.effective) return result(id, c.task, 'ok', show(limit), used, `limit ${show(limit)} over ${ns.original} documents gives ${expected}, as recorded`);
+  if (expected === ns.effective) return result(id, c.task, 'ok', show(limit), used, `limit ${show(limit)} over ${countOf(ns.original, 'document')} gives ${expected}, as recorded`);
   if (metricsBypassed(c.run, c.task)) return result(id, c.task, 'not applicable', show(limit), used, BYPASSED_COUNT);
   // lm-eval's --samples (document ids chosen by hand) evaluates fewer documents and is not written to the results.
   const unrecordedSamples = ns.effective < expected ? '; fewer, as lm-eval\'s --samples (chosen document ids, not written to the results file) would give' : '';
-  return result(id, c.task, 'mismatch', show(limit), used, `limit ${show(limit)} over ${ns.original} documents should give ${expected}, but n-samples says ${ns.effective}${unrecordedSamples}`);
+  return result(id, c.task, 'mismatch', show(limit), used, `limit ${show(limit)} over ${countOf(ns.original, 'document')} should give ${expected}, but n-samples says ${ns.effective}${unrecordedSamples}`);
 };
 
 const samplesInFile: Check = (c) => {
@@ -184,7 +184,7 @@ const samplesInFile: Check = (c) => {
   if (claimed === c.docs.length) return result(id, c.task, 'ok', String(claimed), used, 'the samples hold as many documents as the results claim');
   if (metricsBypassed(c.run, c.task)) return result(id, c.task, 'not applicable', String(claimed), used, BYPASSED_COUNT);
   const last = c.docs[c.docs.length - 1]!;
-  return result(id, c.task, 'mismatch', String(claimed), used, `the results claim ${claimed} documents, the samples hold ${c.docs.length}`, [{ docId: last.docId, bytes: `last document in the samples: doc_id ${last.docId}` }]);
+  return result(id, c.task, 'mismatch', String(claimed), used, `the results claim ${countOf(claimed, 'document')}, the samples hold ${c.docs.length}`, [{ docId: last.docId, bytes: `last document in the samples: doc_id ${last.docId}` }]);
 };
 
 /** Special tokens by model family (tokenizer.json of each family's public checkpoints), chat-turn markers included. */

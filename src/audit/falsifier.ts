@@ -8,6 +8,7 @@ import type { CheckId, CheckResult } from './configuredVsUsed.ts';
 import type { FieldRow, SettingsDiff } from './settingsDiff.ts';
 import { brief } from './settingsDiff.ts';
 import { isPlainObject } from '../util/json.ts';
+import { countOf } from '../util/plural.ts';
 import { allEqual, sameItems, type ItemEvidence } from './settledByEvidence.ts';
 
 export type ClauseStatus = 'holds' | 'violated' | 'unknown';
@@ -184,7 +185,7 @@ export function evaluateClause(
     } else {
       known++;
       // Every document is in both runs (as the join pairs them): whatever limit each used, it selected the same set.
-      if (unknownBoth.delete('samples.limit')) seenAlike.push(`${documents.shared} documents in both, none in one only`);
+      if (unknownBoth.delete('samples.limit')) seenAlike.push(`${countOf(documents.shared, 'document')} in both, none in one only`);
     }
   }
   // Two harnesses whose items hash equal everywhere prepared the same requests: the difference is stated, not counted.

@@ -70,3 +70,17 @@ test("report's table title: '2 configurations × 1 reading'", async () => {
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /\*\*Across runs: lambada\\_openai \(2 configurations × 1 reading, micro; score ± stderr \(n\)\)\*\*/);
 });
+
+test("falsifier with one shared document: '1 document in both'", async () => {
+  const { emptyRunProvenance, emptyTaskProvenance } = await import('../../src/store/schema.ts');
+  const { diffSettings } = await import('../../src/audit/settingsDiff.ts');
+  const { evaluateClause, DEFAULT_CLAUSES } = await import('../../src/audit/falsifier.ts');
+  const run = (id: string) => {
+    const r = emptyRunProvenance({ run_id: id, label: id, source_kind: 'generic', source_format: 'jsonl' });
+    r.tasks.t = emptyTaskProvenance();
+    return r;
+  };
+  const documents = DEFAULT_CLAUSES.find((c) => c.name === 'documents')!;
+  const clause = evaluateClause(documents, diffSettings(run('a'), 't', run('b'), 't'), null, { shared: 1, onlyA: 0, onlyB: 0, promptsDiffer: 0 });
+  assert.equal(clause.finding, 'agree (1 document in both, none in one only)');
+});
