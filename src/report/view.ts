@@ -107,7 +107,9 @@ export function buildView(data: ReportData): ReportView {
     spread:
       s.spread.difference === null
         ? 'spread: no scored cells'
-        : `spread: ${fmt(s.spread.difference)} between the lowest cell (${s.spread.lowest!.extractor}/${s.spread.lowest!.normalizer} = ${fmt(s.spread.lowest!.score)}) and the highest (${s.spread.highest!.extractor}/${s.spread.highest!.normalizer} = ${fmt(s.spread.highest!.score)})`,
+        : s.spread.difference === 0
+          ? `spread: 0 (every scored cell ${fmt(s.spread.lowest!.score)})`
+          : `spread: ${fmt(s.spread.difference)} between the lowest cell (${s.spread.lowest!.extractor}/${s.spread.lowest!.normalizer} = ${fmt(s.spread.lowest!.score)}) and the highest (${s.spread.highest!.extractor}/${s.spread.highest!.normalizer} = ${fmt(s.spread.highest!.score)})`,
     note: asSentences(s.notes),
     denominator: `denominator: ${s.denominator.items_scored} of ${countOf(s.denominator.items_read, 'item')} scored (${s.denominator.no_response} without a response, ${s.denominator.no_gold} without a gold answer); ${s.denominator.rule}`,
   }));
