@@ -275,8 +275,10 @@ function partlyRecorded(item: SettingsItem, field: string, a: unknown, b: unknow
   const known = (o: Record<string, unknown>) => Object.keys(o).filter((k) => o[k] !== '' && o[k] !== null);
   const ka = known(a);
   const kb = known(b);
-  const onlyA = ka.filter((k) => !kb.includes(k));
-  const onlyB = kb.filter((k) => !ka.includes(k));
+  // What one side left unknown: a key only the other side knows, or one it wrote as "" (a PEFT run's peft_sha "").
+  const empty = (o: Record<string, unknown>) => Object.keys(o).filter((k) => o[k] === '');
+  const onlyA = [...new Set([...ka.filter((k) => !kb.includes(k)), ...empty(b)])];
+  const onlyB = [...new Set([...kb.filter((k) => !ka.includes(k)), ...empty(a)])];
   if (onlyA.length === 0 && onlyB.length === 0) return null;
   if (!ka.filter((k) => kb.includes(k)).every((k) => compareValues(a[k], b[k], names).equal)) return null;
   const missing = (keys: string[], side: string) => `${side} did not record ${keys.join(', ')}${keys.some((k) => k in (side === 'A' ? a : b)) ? ' (lm-eval writes "" when it could not ask the Hub)' : ''}`;

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { loadSource } from '../../src/audit/source.ts';
 import { diffStores, type DiffResult, type TaskComparison } from '../../src/audit/diff.ts';
 import { differingFields } from '../../src/audit/settingsDiff.ts';
-import { externalFixture } from '../helpers/fixtures.ts';
+import { externalFixture, fixturePath } from '../helpers/fixtures.ts';
 
 const EXTERNAL = externalFixture();
 const LMEVAL = `${EXTERNAL}lm-evaluation-harness/`;
@@ -266,4 +266,14 @@ test('generic JSONL records pair on their ids (no documents, no hashes from a ha
   assert.deepEqual([exact.meanA, exact.meanB, exact.mcnemar!.aOnly, exact.mcnemar!.bOnly], [0.5, 0.75, 1, 2]);
   const flips = t.flips.find((f) => f.score === 'rescored:exact/strip')!;
   assert.deepEqual([flips.flips, flips.byCause.response], [3, 3]);
+});
+
+test('asdiv_cot_llama on Llama-3-8B-Instruct vs a PEFT adapter over it: the base revision agrees, the adapter sha is unknown', async () => {
+  // fixtures/lmeval-more: both record model_revision "main" and model_sha e1945c40…; the adapter run adds peft_sha "",
+  // which lm-eval writes when it could not ask the Hub. diff said 'run level differs: … model.revision'.
+  const base = fixturePath('lmeval-more/pr2236-asdiv/asdiv');
+  const d = await diffPaths(`${base}/meta-llama__Meta-Llama-3-8B-Instruct`, `${base}/..__prompt-pursuit__results__aug17__gsm8k_8shot_pursue_numq_1000_r16_lr1e-6__epoch_20`);
+  const revision = d.comparisons[0]!.runSettings.items.find((i) => i.item === 'model')!.fields.find((f) => f.field === 'revision')!;
+  assert.equal(revision.verdict, 'unknown in B');
+  assert.equal(revision.partial, 'B did not record peft_sha (lm-eval writes "" when it could not ask the Hub); what both recorded agrees');
 });
