@@ -10,6 +10,7 @@ import { basename } from 'node:path';
 import type { OpenStore } from '../store/readStore.ts';
 import { EXTRA_FIELD_PREFIX, type RunProvenance } from '../store/schema.ts';
 import { queryRows, sqlString } from '../util/duckdb.ts';
+import { countOf } from '../util/plural.ts';
 import { checkConfiguredVsUsed, claimedDocuments, TOKENIZER_FAMILIES } from './configuredVsUsed.ts';
 import { metricsBypassed } from '../score/lmeval/bypass.ts';
 import { valueOf } from './provenanceView.ts';
@@ -174,7 +175,7 @@ export async function findImpossible(store: OpenStore, runs: readonly RunProvena
   for (const c of counts) {
     const run = byId.get(c.run_id)!;
     const claimed = claimedDocuments(run, c.task);
-    if (claimed !== null && claimed !== c.docs && !metricsBypassed(run, c.task)) add(run, c.task, 'samples_count', `the results claim ${claimed} documents, the samples hold ${c.docs}`);
+    if (claimed !== null && claimed !== c.docs && !metricsBypassed(run, c.task)) add(run, c.task, 'samples_count', `the results claim ${countOf(claimed, 'document')}, the samples hold ${c.docs}`);
   }
   for (const run of runs.filter((r) => r.source_kind === 'lm-eval')) {
     const first = Object.keys(run.tasks)[0];

@@ -8,6 +8,7 @@ import type { DisclosureItem, RunProvenance } from '../store/schema.ts';
 import type { DocRecord } from './itemJoin.ts';
 import { multiturnShots, plainShots, systemMessage, type VisibleShots } from './promptShape.ts';
 import { valueOf } from './provenanceView.ts';
+import { countOf } from '../util/plural.ts';
 import { rawResults, taskConfig, type RawResults } from './recordFiles.ts';
 import { metricsBypassed } from '../score/lmeval/bypass.ts';
 
@@ -166,11 +167,11 @@ const limitVsSamples: Check = (c) => {
   if (limit === undefined || ns === null) return result(id, c.task, 'unknown', show(limit), ns === null ? 'unknown' : String(ns.effective), 'limit or n-samples not recorded');
   const expected = expectedDocs(typeof limit === 'number' ? limit : null, ns.original);
   const used = `n-samples effective ${ns.effective} of ${ns.original}`;
-  if (expected === ns.effective) return result(id, c.task, 'ok', show(limit), used, `limit ${show(limit)} over ${ns.original} documents gives ${expected}, as recorded`);
+  if (expected === ns.effective) return result(id, c.task, 'ok', show(limit), used, `limit ${show(limit)} over ${countOf(ns.original, 'document')} gives ${expected}, as recorded`);
   if (metricsBypassed(c.run, c.task)) return result(id, c.task, 'not applicable', show(limit), used, BYPASSED_COUNT);
   // lm-eval's --samples (document ids chosen by hand) evaluates fewer documents and is not written to the results.
   const unrecordedSamples = ns.effective < expected ? '; fewer, as lm-eval\'s --samples (chosen document ids, not written to the results file) would give' : '';
-  return result(id, c.task, 'mismatch', show(limit), used, `limit ${show(limit)} over ${ns.original} documents should give ${expected}, but n-samples says ${ns.effective}${unrecordedSamples}`);
+  return result(id, c.task, 'mismatch', show(limit), used, `limit ${show(limit)} over ${countOf(ns.original, 'document')} should give ${expected}, but n-samples says ${ns.effective}${unrecordedSamples}`);
 };
 
 const samplesInFile: Check = (c) => {
@@ -178,12 +179,12 @@ const samplesInFile: Check = (c) => {
   const ns = nSamples(c);
   const claimed = ns?.effective;
   if (c.docs.length === 0) return result(id, c.task, 'not applicable', show(claimed), '-', 'no samples recorded');
-  const used = `${c.docs.length} documents`;
+  const used = countOf(c.docs.length, 'document');
   if (claimed === undefined) return result(id, c.task, 'unknown', 'unknown', used, 'the results do not say how many documents were scored');
   if (claimed === c.docs.length) return result(id, c.task, 'ok', String(claimed), used, 'the samples hold as many documents as the results claim');
   if (metricsBypassed(c.run, c.task)) return result(id, c.task, 'not applicable', String(claimed), used, BYPASSED_COUNT);
   const last = c.docs[c.docs.length - 1]!;
-  return result(id, c.task, 'mismatch', String(claimed), used, `the results claim ${claimed} documents, the samples hold ${c.docs.length}`, [{ docId: last.docId, bytes: `last document in the samples: doc_id ${last.docId}` }]);
+  return result(id, c.task, 'mismatch', String(claimed), used, `the results claim ${countOf(claimed, 'document')}, the samples hold ${c.docs.length}`, [{ docId: last.docId, bytes: `last document in the samples: doc_id ${last.docId}` }]);
 };
 
 /** Special tokens by model family (tokenizer.json of each family's public checkpoints), chat-turn markers included. */
@@ -220,7 +221,7 @@ const targetShape: Check = (c) => {
   if (withTarget.length === 0) return result(id, c.task, 'not applicable', show(outputType), '-', 'no targets recorded');
   const listy = withTarget.filter((d) => LIST_REPR.test(d.target!));
   const generative = typeof outputType === 'string' ? /generate|greedy/.test(outputType) : Array.isArray(outputType) && outputType.some((t) => /generate/.test(String(t)));
-  const used = `${listy.length} of ${withTarget.length} targets are lists`;
+  const used = withTarget.length === 1 ? `${listy.length} of 1 target is a list` : `${listy.length} of ${withTarget.length} targets ${listy.length === 1 ? 'is a list' : 'are lists'}`;
   if (listy.length === 0) return result(id, c.task, 'ok', show(outputType), used, 'every target is a single answer', [], 'single answers');
   if (!generative) return result(id, c.task, 'ok', show(outputType), used, 'list targets under a loglikelihood task (several gold choices) can be right', [], 'lists (loglikelihood)');
   return result(id, c.task, 'mismatch', show(outputType), used, 'a generated answer is compared against a whole list (e.g. every choice letter): any answer in the list can score as correct', listy.map((d) => ({ docId: d.docId, bytes: `target ${snippet(d.target!)}` })), 'lists');

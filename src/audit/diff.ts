@@ -21,6 +21,7 @@ import { settleByEvidence, type ItemEvidence } from './settledByEvidence.ts';
 import { rescoredValues, RESCORED_PREFIX, type RescoredValues } from './rescored.ts';
 import { diffSourceConfig, type SourceConfigDiff } from './sourceConfig.ts';
 import { unpairedZ, type UnpairedZ } from './unpaired.ts';
+import { isStderrKey, stderrKeyOf } from './reportedStderr.ts';
 
 export interface DiffOptions extends PairedOptions {
   runA?: string;
@@ -303,11 +304,13 @@ function pairedScores(pairs: readonly [DocRecord, DocRecord][], o: DiffOptions):
 function reportedScores(runA: RunProvenance, taskA: string, runB: RunProvenance, taskB: string): ReportedScore[] {
   const ra = runA.reported[taskA] ?? {};
   const rb = runB.reported[taskB] ?? {};
-  const isStderr = (k: string) => /_stderr(,|$)/.test(k);
-  const stderrKey = (k: string) => (k.includes(',') ? k.replace(',', '_stderr,') : `${k}_stderr`);
-  const keys = Object.keys(ra).filter((k) => k in rb && !isStderr(k) && (typeof ra[k] === 'number' || typeof rb[k] === 'number'));
+  const keys = Object.keys(ra).filter((k) => k in rb && !isStderrKey(k, ra) && !isStderrKey(k, rb) && (typeof ra[k] === 'number' || typeof rb[k] === 'number'));
+  const stderrOf = (r: Record<string, unknown>, score: string) => {
+    const key = stderrKeyOf(score, r);
+    return key === undefined ? undefined : r[key];
+  };
   return keys.sort().map((score) => {
-    const [a, b, sa, sb] = [ra[score], rb[score], ra[stderrKey(score)], rb[stderrKey(score)]];
+    const [a, b, sa, sb] = [ra[score], rb[score], stderrOf(ra, score), stderrOf(rb, score)];
     const numeric = [a, b, sa, sb].every((v) => typeof v === 'number');
     return { score, a, b, stderrA: sa, stderrB: sb, unpaired: numeric ? unpairedZ(a as number, sa as number, b as number, sb as number) : null };
   });

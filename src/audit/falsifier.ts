@@ -8,6 +8,7 @@ import type { CheckId, CheckResult } from './configuredVsUsed.ts';
 import type { FieldRow, SettingsDiff } from './settingsDiff.ts';
 import { brief } from './settingsDiff.ts';
 import { isPlainObject } from '../util/json.ts';
+import { countOf } from '../util/plural.ts';
 import { allEqual, sameItems, type ItemEvidence } from './settledByEvidence.ts';
 
 export type ClauseStatus = 'holds' | 'violated' | 'unknown';
@@ -95,6 +96,7 @@ const FIELD_NAMES: Record<string, string> = {
   'model.dtype': 'the dtype',
   'model.model_id': 'the model',
   'samples.limit': 'the limit',
+  'samples.document_ids': 'the document ids',
   'harness.version': 'the harness version',
   'harness.commit': 'the harness commit',
   'task.version': 'the task version',
@@ -183,7 +185,7 @@ export function evaluateClause(
     } else {
       known++;
       // Every document is in both runs (as the join pairs them): whatever limit each used, it selected the same set.
-      if (unknownBoth.delete('samples.limit')) seenAlike.push(`${documents.shared} documents in both, none in one only`);
+      if (unknownBoth.delete('samples.limit')) seenAlike.push(`${countOf(documents.shared, 'document')} in both, none in one only`);
     }
   }
   // Two harnesses whose items hash equal everywhere prepared the same requests: the difference is stated, not counted.
@@ -256,10 +258,15 @@ export function singleRunFalsifier(diff: SettingsDiff, specs: readonly ClauseSpe
   const rows = fieldRows(diff);
   const clauses: Clause[] = specs.map((spec) => {
     if (spec.items === 'prompts' && promptsRecorded) return { name: spec.name, phrase: spec.phrase, status: 'holds', finding: 'recorded: the prompt of each item' };
-    const values = spec.fields
-      .map((path) => ({ path, row: rows.get(path) }))
-      .filter((x) => x.row !== undefined && x.row.a.status !== 'unknown')
-      .map((x) => `${pretty(x.path)} ${brief(x.row!.a.value, 40)}`);
+    const known = (fields: readonly string[]) =>
+      fields
+        .map((path) => ({ path, row: rows.get(path) }))
+        .filter((x) => x.row !== undefined && x.row.a.status !== 'unknown')
+        // An inferred value (lm-eval's default token limit, a v0.3 file's harness version) was not recorded: say so.
+        .map((x) => `${pretty(x.path)} ${brief(x.row!.a.value, 40)}${x.row!.a.status === 'inferred' ? ' (inferred, not recorded)' : ''}`);
+    let values = known(spec.fields);
+    // No limit recorded, but the run names the documents it scored (EEE's sample_ids): that is its document set.
+    if (values.length === 0 && spec.items === 'documents') values = known(['samples.document_ids']);
     const status: ClauseStatus = values.length > 0 ? 'holds' : 'unknown';
     return { name: spec.name, phrase: spec.phrase, status, finding: values.length > 0 ? `recorded: ${values.join(', ')}` : 'not recorded' };
   });

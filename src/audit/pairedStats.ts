@@ -67,17 +67,33 @@ export function pairedComparison(a: readonly number[], b: readonly number[], opt
   const binary = n > 0 && [...a, ...b].every((v) => v === 0 || v === 1);
   const mcnemar = binary ? mcnemarExact(a, b) : null;
   const decidedBy = mcnemar !== null ? 'mcnemar' : 'bootstrap';
-  const distinguishable = n > 0 && (mcnemar !== null ? mcnemar.p < alpha : ci[0] > 0 || ci[1] < 0);
-  return { n, meanA, meanB, difference, ci, iterations, seed, mcnemar, decidedBy, distinguishable, sentence: sentenceFor(n, difference, distinguishable, mcnemar, ci, alpha) };
+  const excludes = ci[0] > 0 || ci[1] < 0;
+  const differing = diffs.filter((d) => d !== 0).length;
+  const distinguishable = n > 0 && (mcnemar !== null ? mcnemar.p < alpha : excludes && signTestCanReject(differing, alpha));
+  return { n, meanA, meanB, difference, ci, iterations, seed, mcnemar, decidedBy, distinguishable, sentence: sentenceFor(n, difference, distinguishable, mcnemar, ci, alpha, differing) };
 }
 
-function sentenceFor(n: number, difference: number, distinguishable: boolean, mcnemar: McNemar | null, ci: [number, number], alpha: number): string {
+/**
+ * Whether any two-sided test at `alpha` could tell `differing` non-zero paired differences from chance: the exact
+ * sign test's smallest p, all of them on one side, is 2·0.5^m. Below that a percentile bootstrap still excludes 0
+ * (two HELM items whose prompt-token counts both fell gave [-16, -13] at n = 2), but only because a resample of two
+ * items cannot land far from them; McNemar, the same test on 0/1 scores, gives p = 0.5 there.
+ */
+export function signTestCanReject(differing: number, alpha: number): boolean {
+  return 2 * 0.5 ** differing < alpha;
+}
+
+function sentenceFor(n: number, difference: number, distinguishable: boolean, mcnemar: McNemar | null, ci: [number, number], alpha: number, differing: number): string {
   if (n === 0) return 'There are no shared items, so the difference cannot be tested.';
   const level = `${Math.round((1 - alpha) * 100)}%`;
+  const excludes = ci[0] > 0 || ci[1] < 0;
+  const interval = `the paired bootstrap ${level} interval [${ci[0].toPrecision(3)}, ${ci[1].toPrecision(3)}] ${excludes ? 'excludes' : 'includes'} 0`;
   const evidence =
     mcnemar !== null
       ? `McNemar exact ${pClause(mcnemar.p)} on ${mcnemar.aOnly + mcnemar.bOnly} discordant item(s) (${mcnemar.aOnly} right only in A, ${mcnemar.bOnly} right only in B)`
-      : `the paired bootstrap ${level} interval [${ci[0].toPrecision(3)}, ${ci[1].toPrecision(3)}] ${distinguishable ? 'excludes' : 'includes'} 0`;
+      : excludes && !distinguishable
+        ? `${interval}, but only ${differing} item(s) differ, too few for any two-sided test at ${alpha}: the exact sign test's smallest p on them is ${formatP(2 * 0.5 ** differing)}`
+        : interval;
   return `The difference (B − A = ${signed(difference)}) ${distinguishable ? 'is' : 'is not'} distinguishable from noise at n = ${n}: ${evidence}.`;
 }
 

@@ -8,6 +8,7 @@ import { AGENT_FIELDS, DISCLOSURE_ITEMS, type DisclosureItem, type Fact, type Ru
 import { compareValues, NOISE_RULES, type CanonicalOptions, type NoiseRuleName } from './noise.ts';
 import { effectiveFact, fieldsOf, isKnown, isPerRunItem, itemGroup } from './provenanceView.ts';
 import { settingMeaning } from './settingMeaning.ts';
+import { isPlainObject } from '../util/json.ts';
 
 /** A row's item: a disclosure item, or the agent settings of agent runs (RunProvenance.agent). */
 export type SettingsItem = DisclosureItem | 'agent';
@@ -42,6 +43,8 @@ export interface FieldRow {
   meaning?: string;
   /** With 'same in effect': the evidence in the items that settles the field, e.g. "same documents (20 of 20 doc hashes equal)". */
   evidence?: string;
+  /** With 'unknown in A/B' on a value one side recorded only in part: what that side left out. */
+  partial?: string;
 }
 
 export interface ItemRow {
@@ -84,6 +87,19 @@ function comparableValue(item: SettingsItem, field: string, value: unknown): unk
   if (item === 'model' && field === 'batch_size') {
     const one = Array.isArray(value) && value.length === 1 ? value[0] : value;
     if (typeof one === 'number' || (typeof one === 'string' && /^\d+$/.test(one))) return String(one);
+  }
+  // Inspect's scoring.metrics is results.scores: each metric with the value it came to (as-recorded rescoring reads
+  // them there). The values are the reported numbers, not the metrics' definitions: two runs of one scorer whose
+  // accuracies differ (0.667 and 0.8) did not use different metrics, which the falsifier said they had.
+  if (item === 'scoring' && field === 'metrics' && Array.isArray(value)) {
+    return value.map((s) =>
+      isPlainObject(s) && Array.isArray(s.metrics) ? { ...s, metrics: s.metrics.map((m) => (isPlainObject(m) ? Object.fromEntries(Object.entries(m).filter(([k]) => k !== 'value')) : m)) } : s,
+    );
+  }
+  // A group's subtasks are a set: lm-eval 0.4.3 listed xwinograd's six in reverse, 0.4.8 sorted them; the group's
+  // number (a mean over them) does not depend on the order.
+  if (item === 'repeats' && field === 'group_weighting' && isPlainObject(value) && Array.isArray(value.subtasks)) {
+    return { ...value, subtasks: [...value.subtasks].map(String).sort() };
   }
   return value;
 }
@@ -226,6 +242,12 @@ export function compareField(item: SettingsItem, field: string, sa: Setting | un
     return row;
   }
   const names = nameOptions(item, field, agentRuns);
+  const part = partlyRecorded(item, field, fa.value, fb.value, names);
+  if (part !== null) {
+    row.verdict = part.verdict;
+    row.partial = part.detail;
+    return row;
+  }
   const c = compareValues(comparableValue(item, field, fa.value), comparableValue(item, field, fb.value), names);
   row.rules = c.rules;
   let equal = c.equal;
@@ -251,6 +273,28 @@ export function compareField(item: SettingsItem, field: string, sa: Setting | un
   }
   row.verdict = !equal ? 'differs' : row.contradiction !== undefined ? 'contradicts' : row.resolved !== undefined ? 'resolved' : 'same';
   return row;
+}
+
+/**
+ * lm-eval records the model's revision as {model_revision, model_sha, peft_sha, delta_sha} and writes a sha as ""
+ * when it could not ask the Hub (get_model_sha's except branch). An empty sha is not a revision but an unknown one:
+ * two runs of "main" whose only difference is that one fetched its sha agree on what both recorded, and the other's
+ * sha is unknown, not different.
+ */
+function partlyRecorded(item: SettingsItem, field: string, a: unknown, b: unknown, names: CanonicalOptions): { verdict: FieldVerdict; detail: string } | null {
+  if (item !== 'model' || field !== 'revision' || !isPlainObject(a) || !isPlainObject(b)) return null;
+  const known = (o: Record<string, unknown>) => Object.keys(o).filter((k) => o[k] !== '' && o[k] !== null);
+  const ka = known(a);
+  const kb = known(b);
+  // What one side left unknown: a key only the other side knows, or one it wrote as "" (a PEFT run's peft_sha "").
+  const empty = (o: Record<string, unknown>) => Object.keys(o).filter((k) => o[k] === '');
+  const onlyA = [...new Set([...ka.filter((k) => !kb.includes(k)), ...empty(b)])];
+  const onlyB = [...new Set([...kb.filter((k) => !ka.includes(k)), ...empty(a)])];
+  if (onlyA.length === 0 && onlyB.length === 0) return null;
+  if (!ka.filter((k) => kb.includes(k)).every((k) => compareValues(a[k], b[k], names).equal)) return null;
+  const missing = (keys: string[], side: string) => `${side} did not record ${keys.join(', ')}${keys.some((k) => k in (side === 'A' ? a : b)) ? ' (lm-eval writes "" when it could not ask the Hub)' : ''}`;
+  const detail = [onlyB.length > 0 ? missing(onlyB, 'A') : null, onlyA.length > 0 ? missing(onlyA, 'B') : null].filter(Boolean).join('; ');
+  return { verdict: onlyB.length > 0 && onlyA.length > 0 ? 'unknown in both' : onlyB.length > 0 ? 'unknown in A' : 'unknown in B', detail: `${detail}; what both recorded agrees` };
 }
 
 /**

@@ -15,6 +15,7 @@ import { Z95 } from '../score/stats.ts';
 import type { Aggregation } from '../score/sweeps.ts';
 import { labelParts, labelText, type LabelPart, type RowRef } from './tableLabels.ts';
 import { valueOf } from './provenanceView.ts';
+import { isStderrKey, stderrKeyOf } from './reportedStderr.ts';
 import { interactionsOf, type Interaction } from './tableInteractions.ts';
 import { recordedReadings, type RecordedReadings } from './tableRecorded.ts';
 
@@ -65,8 +66,17 @@ export interface TableRow {
   /** One per column; null where the run has no such cell. */
   cells: (TableCell | null)[];
   spread: Spread | null;
-  /** Responses the run's store holds, and how many of them were answered from a response already held (from_cache). */
-  calls: { responses: number; shared: number };
+  /**
+   * Responses the run's store holds for this row's task, how many of them were answered from a response already held
+   * (from_cache true), and how many do not record either way (from_cache null: an imported source's).
+   */
+  calls: Calls;
+}
+
+export interface Calls {
+  responses: number;
+  shared: number;
+  unrecorded: number;
 }
 
 export interface CellPlace {
@@ -119,11 +129,14 @@ function readable(scope: ScopeResult | undefined, aggregation: Aggregation): boo
   return scope !== undefined && scope.cells.some((c) => c.aggregation === aggregation && c.score !== null);
 }
 
-async function responseCounts(store: OpenStore): Promise<Map<string, { responses: number; shared: number }>> {
-  const rows = await queryRows<{ run_id: string; responses: number; shared: number }>(
-    `SELECT run_id, count(*)::INTEGER AS responses, (count(*) FILTER (WHERE from_cache))::INTEGER AS shared FROM ${store.table('responses')} GROUP BY run_id`,
+/** Per run and task: a table is one task's, and a run's other tasks sent requests of their own. */
+async function responseCounts(store: OpenStore): Promise<Map<string, Calls>> {
+  const rows = await queryRows<{ run_id: string; task: string; responses: number; shared: number; unrecorded: number }>(
+    `SELECT run_id, task, count(*)::INTEGER AS responses, (count(*) FILTER (WHERE from_cache))::INTEGER AS shared,
+            (count(*) FILTER (WHERE from_cache IS NULL))::INTEGER AS unrecorded
+     FROM ${store.table('responses')} GROUP BY run_id, task`,
   );
-  return new Map(rows.map((r) => [r.run_id, { responses: r.responses, shared: r.shared }]));
+  return new Map(rows.map((r) => [`${r.run_id}\u0000${r.task}`, { responses: r.responses, shared: r.shared, unrecorded: r.unrecorded }]));
 }
 
 /**
@@ -153,11 +166,9 @@ function reportedCells(run: RunProvenance, task: string): { key: string; cell: T
   const block = run.reported[task] ?? {};
   const out: { key: string; cell: TableCell }[] = [];
   for (const [key, value] of Object.entries(block)) {
-    if (typeof value !== 'number' || key.includes('stderr')) continue;
-    // lm-eval writes 'acc,none' / 'acc_stderr,none' since 0.4, 'acc' / 'acc_stderr' before.
-    const comma = key.indexOf(',');
-    const stderrKey = comma < 0 ? `${key}_stderr` : `${key.slice(0, comma)}_stderr${key.slice(comma)}`;
-    const se = block[stderrKey];
+    if (typeof value !== 'number' || isStderrKey(key, block)) continue;
+    const stderrKey = stderrKeyOf(key, block);
+    const se = stderrKey === undefined ? undefined : block[stderrKey];
     const stderr = typeof se === 'number' ? se : null;
     out.push({ key, cell: { score: value, stderr, ci95: stderr === null ? null : [value - Z95 * stderr, value + Z95 * stderr], n: null } });
   }
@@ -173,7 +184,7 @@ function buildTable(
   refs: RowRef[],
   scopes: readonly ScopeResult[],
   recordedByRow: Map<string, RecordedReadings | null>,
-  calls: Map<string, { responses: number; shared: number }>,
+  calls: Map<string, Calls>,
   options: TableOptions,
 ): AuditTable {
   const notes: string[] = [];
@@ -215,7 +226,7 @@ function buildTable(
     return {
       run_id: ref.run.run_id, task: ref.task, label: labels[i]!, parts: parts[i]!, cells: rowCells,
       spread: spreadOf(rowCells.map((c, k) => ({ at: columns[k]!.key, score: c?.score ?? null }))),
-      calls: calls.get(ref.run.run_id) ?? { responses: 0, shared: 0 },
+      calls: calls.get(rowKey(ref)) ?? { responses: 0, shared: 0, unrecorded: 0 },
     };
   });
   const columnSpreads = columns.map((_, k) => spreadOf(rows.map((r) => ({ at: r.label, score: r.cells[k]?.score ?? null }))));
@@ -233,7 +244,13 @@ function buildTable(
     ];
     extremes = {
       highest, lowest, difference, separated_by: separated,
-      sentence: `the ${points(difference)} span is ${highest.label} read by ${highest.reading} vs ${lowest.label} read by ${lowest.reading}`,
+      // Equal extremes are no span between two cells: a one-cell table, or every cell the same.
+      sentence:
+        difference !== 0
+          ? `the ${points(difference)} span is ${highest.label} read by ${highest.reading} vs ${lowest.label} read by ${lowest.reading}`
+          : places.length === 1
+            ? `one cell (${highest.label} read by ${highest.reading}), so no span`
+            : `all ${places.length} cells are ${highest.score.toFixed(4)}, so no span`,
     };
   }
   const gap =
@@ -348,10 +365,21 @@ function itemsByColumn(scope: ScopeResult | undefined, recorded: RecordedReading
   return out;
 }
 
+/**
+ * Which responses reached the model. Only a store lmaudit ran records it (from_cache); an imported source's responses
+ * (lm-eval, write_out, Inspect…) do not say whether the harness answered them from its own cache.
+ */
+function callsSplit(responses: number, shared: number, unrecorded: number): string {
+  if (unrecorded === responses) return 'whether each was sent to the model or answered from a cache is not recorded';
+  const known = `${responses - shared - unrecorded} sent to the model, ${shared} answered from a response already held`;
+  return unrecorded === 0 ? known : `${known}, ${unrecorded} not recorded either way`;
+}
+
 function costsOf(rows: readonly TableRow[], columns: readonly TableColumn[], aggregation: Aggregation): AuditTable['costs'] {
   const fields = [...new Set(rows.flatMap((r) => r.parts.map((p) => p.field)))];
   const responses = rows.reduce((n, r) => n + r.calls.responses, 0);
   const shared = rows.reduce((n, r) => n + r.calls.shared, 0);
+  const unrecorded = rows.reduce((n, r) => n + r.calls.unrecorded, 0);
   const costs: AuditTable['costs'] = [];
   if (fields.length > 0) {
     costs.push({
@@ -360,7 +388,7 @@ function costsOf(rows: readonly TableRow[], columns: readonly TableColumn[], agg
       detail:
         responses === 0
           ? 'each row is a run with its own requests (the source recorded no responses, only its numbers)'
-          : `each row is a run with its own requests: ${responses} responses recorded, ${responses - shared} sent to the model, ${shared} answered from a response already held`,
+          : `each row is a run with its own requests: ${responses} responses recorded, ${callsSplit(responses, shared, unrecorded)}`,
     });
   }
   const kinds = [
@@ -368,6 +396,8 @@ function costsOf(rows: readonly TableRow[], columns: readonly TableColumn[], agg
     ...(columns.some((c) => c.source === 'recorded') ? ['the per-item metrics the source recorded'] : []),
   ];
   if (kinds.length > 0) costs.push({ axis: `reading rule (columns: ${kinds.join('; ')})`, model_calls: false, detail: 'computed from the stored answers; no model call' });
-  costs.push({ axis: `aggregation (${aggregation})`, model_calls: false, detail: 'computed from the stored answers; no model call' });
+  // Columns of reported numbers were aggregated by the source; nothing here computed them from answers.
+  const computed = columns.some((c) => c.source !== 'reported');
+  costs.push({ axis: `aggregation (${aggregation})`, model_calls: false, detail: computed ? 'computed from the stored answers; no model call' : 'as the source aggregated (its reported numbers); no model call' });
   return costs;
 }

@@ -7,7 +7,7 @@
  * mean ± 1.96 · sd(d, n−1) / √n (the same standard error the matrix's cells use). Each reading's
  * own effect, mean(b − a) on the same items, gets the same paired interval.
  */
-import { pairedMeanStderr } from './pairedStats.ts';
+import { pairedMeanStderr, signTestCanReject } from './pairedStats.ts';
 import type { LabelPart } from './tableLabels.ts';
 
 export interface InteractionRow {
@@ -77,7 +77,8 @@ export function interactionsOf(rows: readonly InteractionRow[], columns: readonl
           from: rows[a]!.label, to: rows[b]!.label, change, readings: [columns[i]!, columns[j]!], n: d.length,
           effects: [xi.mean, xj.mean], effect_stderr: [xi.stderr, xj.stderr], effect_ci95: [xi.ci95, xj.ci95],
           difference: x.mean, stderr: x.stderr, ci95: x.ci95,
-          distinguishable: x.ci95 !== null && (x.ci95[0] > 0 || x.ci95[1] < 0),
+          // As the paired comparison: too few differing items for any test at 5% is never distinguishable.
+          distinguishable: x.ci95 !== null && (x.ci95[0] > 0 || x.ci95[1] < 0) && signTestCanReject(d.filter((v) => v !== 0).length, 0.05),
         });
       }
     }

@@ -10,8 +10,12 @@ import { valueOf } from './provenanceView.ts';
 import { rawResults, taskConfig } from './recordFiles.ts';
 import { functionName } from '../util/pyFunctionSource.ts';
 
-/** Metrics a matrix cell reads the same way lm-eval's registry computes them (a match, or the log-prob argmax). */
-const MATRIX_READABLE = new Set(['exact_match', 'acc', 'acc_norm', 'acc_bytes']);
+/**
+ * Metrics a matrix cell reads the same way lm-eval's registry computes them (a match, or the log-prob argmax).
+ * SQuAD's `exact` (lm-eval's squadv2, the BigScience fork's xquad) is the exact/squad cell: SQuAD's normalised answer
+ * equal to one of the golds, reported × 100; a note that called it "not a match of an answer against the gold" was false.
+ */
+const MATRIX_READABLE = new Set(['exact_match', 'acc', 'acc_norm', 'acc_bytes', 'exact']);
 
 export interface TaskCode {
   /** The function's name, or null when the record holds no readable source. */

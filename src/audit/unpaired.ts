@@ -5,7 +5,7 @@
  * are; it is shown only when no per-item samples allow the paired test, and
  * labelled as such.
  */
-import { errorFunction } from 'simple-statistics';
+import { twoSidedNormalP } from '../util/erfc.ts';
 
 export interface UnpairedZ {
   z: number;
@@ -17,5 +17,5 @@ export function unpairedZ(a: number, stderrA: number, b: number, stderrB: number
   const se = Math.sqrt(stderrA * stderrA + stderrB * stderrB);
   if (!Number.isFinite(se) || se <= 0 || !Number.isFinite(a) || !Number.isFinite(b)) return null;
   const z = (b - a) / se;
-  return { z, p: 1 - errorFunction(Math.abs(z) / Math.SQRT2) };
+  return { z, p: twoSidedNormalP(z) };
 }

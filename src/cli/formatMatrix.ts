@@ -35,9 +35,9 @@ export function formatMatrix(scopes: readonly ScopeResult[], skippedOnImport: nu
     if (s.spread.difference !== null && s.spread.lowest && s.spread.highest) {
       const l = s.spread.lowest;
       const h = s.spread.highest;
-      lines.push(
-        `  spread: ${pct(l.score)} (${l.extractor}/${l.normalizer}/${l.aggregation}) to ${pct(h.score)} (${h.extractor}/${h.normalizer}/${h.aggregation}): ${(s.spread.difference * 100).toFixed(2)} points${s.spread.caution === null ? '' : ` — ${s.spread.caution}`}`,
-      );
+      // Equal extremes name no lowest and highest cell ("0.3800 (exact/strip/micro) to 0.3800 (exact/strip/micro)").
+      const range = s.spread.difference === 0 ? `every scored cell ${pct(l.score)}` : `${pct(l.score)} (${l.extractor}/${l.normalizer}/${l.aggregation}) to ${pct(h.score)} (${h.extractor}/${h.normalizer}/${h.aggregation})`;
+      lines.push(`  spread: ${range}: ${(s.spread.difference * 100).toFixed(2)} points${s.spread.caution === null ? '' : ` — ${s.spread.caution}`}`);
     }
     const worst = [...s.disagreement].filter((d) => d.between === 'extractors').sort((a, b) => b.rate - a.rate).slice(0, 3);
     for (const d of worst) lines.push(`  disagreement ${d.a} vs ${d.b}: ${(d.rate * 100).toFixed(2)}% (${d.count} of ${d.n})`);

@@ -22,7 +22,7 @@ function fieldLine(f: FieldRow): string[] {
     f.verdict,
     f.a.status === 'unknown' ? '—' : cell(f.a.value),
     f.b.status === 'unknown' ? '—' : cell(f.b.value),
-    [f.rules.length > 0 ? `noise: ${f.rules.join(', ')}` : '', f.meaning ? `same meaning: ${f.meaning}` : '', f.evidence ? `evidence: ${f.evidence}` : '', f.contradiction ? `record contradicts itself (${f.contradiction.detail})` : '', f.resolved ? `auto resolved (${f.resolved.detail})` : ''].filter(Boolean).join('; '),
+    [f.rules.length > 0 ? `noise: ${f.rules.join(', ')}` : '', f.meaning ? `same meaning: ${f.meaning}` : '', f.evidence ? `evidence: ${f.evidence}` : '', f.contradiction ? `record contradicts itself (${f.contradiction.detail})` : '', f.resolved ? `auto resolved (${f.resolved.detail})` : '', f.partial ? `partly recorded: ${f.partial}` : ''].filter(Boolean).join('; '),
   ];
 }
 
@@ -32,7 +32,7 @@ function settingsRows(items: readonly ItemRow[], onlyChanged: boolean): string[]
     const interesting = item.fields.filter((f) => f.verdict !== 'same' || f.rules.length > 0 || f.contradiction || f.resolved);
     const shownFields = onlyChanged ? item.fields.filter((f) => f.verdict === 'differs' || f.verdict === 'contradicts' || f.verdict === 'unknown in A' || f.verdict === 'unknown in B') : interesting.filter((f) => f.verdict !== 'unknown in both');
     if (onlyChanged && shownFields.length === 0 && item.observedContradictions === undefined) continue;
-    rows.push([item.item, item.verdict, `${item.knownInA} known`, `${item.knownInB} known`, item.observedContradictions ? `samples contradict the record: ${item.observedContradictions.join('; ')}` : '']);
+    rows.push([item.item, item.verdict, `${item.knownInA} known`, `${item.knownInB} known`, item.observedContradictions ? `configured vs used disagree: ${item.observedContradictions.join('; ')}` : '']);
     for (const f of shownFields) rows.push(fieldLine(f));
   }
   return rows;

@@ -10,6 +10,8 @@ import { summary, type DiffResult, type RunSummary } from '../audit/diff.ts';
 import { selectRuns } from '../audit/runPairs.ts';
 import { singleRunFalsifier, type Falsifier } from '../audit/falsifier.ts';
 import { loadDocs } from '../audit/itemJoin.ts';
+import { isStderrKey, stderrKeyOf } from '../audit/reportedStderr.ts';
+import { queryRows, sqlString } from '../util/duckdb.ts';
 import type { PairedOptions } from '../audit/pairedStats.ts';
 import { disclosureCounts, effectiveFact, itemGroup } from '../audit/provenanceView.ts';
 import { diffSettings } from '../audit/settingsDiff.ts';
@@ -94,7 +96,19 @@ export interface ReportData {
   /** Why the matrix is empty when rescoring could not run (null otherwise). */
   matrixNote: string | null;
   /** A few items per task, as recorded: what the model saw and said (untrusted text, shown escaped). */
-  samples: { run_id: string; task: string; items: { doc_id: string; prompt_tail: string | null; output: string; target: string | null; scores: Record<string, number | null> }[] }[];
+  samples: {
+    run_id: string;
+    task: string;
+    items: {
+      doc_id: string;
+      prompt_tail: string | null;
+      output: string;
+      target: string | null;
+      scores: Record<string, number | null>;
+      /** A recorded value that is not a number (a string, a pair, an extra field's JSON), as recorded: its score is null. */
+      recorded_json: Record<string, string>;
+    }[];
+  }[];
   falsifiers: { run_id: string; task: string; falsifier: Falsifier }[];
   comparison: DiffResult | null;
   declared: DeclaredFalsifierResult | null;
@@ -147,6 +161,22 @@ export interface BuildOptions extends PairedOptions {
   runSelector?: string;
 }
 
+/**
+ * The recorded JSON of the sample items' scores that hold no number (truthfulqa_gen's extra field 'hallucination' is
+ * "truthful"): shown as recorded, not as a missing value.
+ */
+async function nonNumericScores(store: OpenStore, runId: string, task: string, docIds: readonly string[]): Promise<Map<string, Record<string, string>>> {
+  const out = new Map<string, Record<string, string>>();
+  if (docIds.length === 0) return out;
+  const rows = await queryRows<{ doc_id: string; key: string; value_json: string }>(
+    `SELECT doc_id, metric || ',' || filter AS key, value_json FROM ${store.table('scores')}
+     WHERE run_id = ${sqlString(runId)} AND task = ${sqlString(task)} AND doc_id IN (${docIds.map(sqlString).join(', ')})
+       AND value IS NULL AND value_json IS NOT NULL AND value_json <> 'null'`,
+  );
+  for (const r of rows) out.set(r.doc_id, { ...out.get(r.doc_id), [r.key]: r.value_json });
+  return out;
+}
+
 export async function buildReport(
   store: OpenStore,
   comparison: DiffResult | null,
@@ -173,6 +203,7 @@ export async function buildReport(
     for (const task of Object.keys(run.tasks).slice(0, DISCLOSURE_TASKS)) {
       const docs = (await loadDocs(store, run.run_id, task, { first: SAMPLE_ITEMS })).slice(0, SAMPLE_ITEMS);
       if (docs.length === 0) continue;
+      const json = await nonNumericScores(store, run.run_id, task, docs.map((d) => d.docId));
       samples.push({
         run_id: run.run_id,
         task,
@@ -182,6 +213,7 @@ export async function buildReport(
           output: d.responses.map((r) => r.text ?? (r.logprob !== null ? String(r.logprob) : '')).join(' | '),
           target: d.target,
           scores: Object.fromEntries(d.scores),
+          recorded_json: json.get(d.docId) ?? {},
         })),
       });
     }
@@ -242,7 +274,8 @@ export async function buildReport(
   return {
     report_version: REPORT_VERSION,
     tool: 'lmaudit 0.1.0',
-    title: options.title ?? `Audit appendix: ${runs.map((r) => titleTasks(Object.keys(r.tasks))).join('; ') || store.location}`,
+    // Each task once: two runs of one task (a full run and a --limit run) are one subject, not 'truthfulqa_gen; truthfulqa_gen'.
+    title: options.title ?? `Audit appendix: ${titleTasks([...new Set(runs.flatMap((r) => Object.keys(r.tasks)))]) || store.location}`,
     subject: { location: store.location, runs: runs.map(summary) },
     summary: summaryRows,
     cannotBeRight,
@@ -275,11 +308,12 @@ function sweepSpread(sweep: AgentSweep | undefined): { lowest?: { score: number;
 
 /** Every 'metric,filter' a task reported (not its stderrs, not lm-eval's alias), with the stderr beside it. */
 function reportedScores(reported: Record<string, unknown>): SummaryRow['reported'] {
-  const isStderr = (k: string) => /_stderr(,|$)/.test(k);
-  const stderrKey = (k: string) => (k.includes(',') ? k.replace(',', '_stderr,') : `${k}_stderr`);
   return Object.keys(reported)
-    .filter((k) => !isStderr(k) && k !== 'alias' && k !== 'samples')
-    .map((score) => ({ score, value: reported[score], stderr: stderrKey(score) in reported ? reported[stderrKey(score)] : undefined }));
+    .filter((k) => !isStderrKey(k, reported) && k !== 'alias' && k !== 'samples')
+    .map((score) => {
+      const key = stderrKeyOf(score, reported);
+      return { score, value: reported[score], stderr: key === undefined ? undefined : reported[key] };
+    });
 }
 
 /** A run's tasks for the title: the first three, and how many more (a results file may hold 87). */

@@ -43,7 +43,7 @@ export function summaryTable(data: ReportData): ViewTable | null {
       clip(reportedCell(s.reported), 400),
       s.spread === null
         ? (s.spreadNote ?? '—')
-        : `${fmt(s.spread.lowest)} (${s.spread.lowestCell}) – ${fmt(s.spread.highest)} (${s.spread.highestCell})${s.spread.caution ? ` — ${s.spread.caution}` : ''}`,
+        : `${s.spread.lowest === s.spread.highest ? `${fmt(s.spread.lowest)} (every scored cell)` : `${fmt(s.spread.lowest)} (${s.spread.lowestCell}) – ${fmt(s.spread.highest)} (${s.spread.highestCell})`}${s.spread.caution ? ` — ${s.spread.caution}` : ''}`,
       s.falsifierAgainst ? `${s.falsifier} (against B)` : `${s.falsifier} (this run alone)`,
       `${s.disclosure.recorded} of ${s.disclosure.of}`,
       s.cannotBeRight.length === 0 ? 'nothing found' : `${s.cannotBeRight.length} finding${s.cannotBeRight.length === 1 ? '' : 's'} (listed below)`,

@@ -36,9 +36,17 @@ export function leadingInteractions(t: AuditTable, limit: number): Interaction[]
 /** The sentences under the table, one per line (shared by every format). */
 export function tableFindings(t: AuditTable, interactionLimit = 10): string[] {
   const lines: string[] = [];
-  if (t.extremes !== null) lines.push(`span: ${t.extremes.sentence} (${t.extremes.separated_by.join(', ') || 'nothing'} separate them)`);
+  if (t.extremes !== null) {
+    const by = t.extremes.separated_by;
+    const what = by.length === 0 ? '' : ` (${by.join(', ')} ${by.length === 1 ? 'separates' : 'separate'} them)`;
+    lines.push(`span: ${t.extremes.sentence}${t.extremes.difference === 0 ? '' : what}`);
+  }
   t.column_spreads.forEach((s, k) => {
-    if (s !== null && t.rows.length > 1) lines.push(`down ${t.columns[k]!.key}: ${(s.difference * 100).toFixed(1)} points (${s.lowest.at} ${f4(s.lowest.score)} to ${s.highest.at} ${f4(s.highest.score)})`);
+    if (s === null || t.rows.length < 2) return;
+    // Equal rows have no lowest and highest to name ("… 0.0 points (X 1.0000 to X 1.0000)").
+    const known = t.rows.filter((r) => r.cells[k]?.score != null).length;
+    const where = s.difference === 0 ? `${known === 1 ? 'one row' : `all ${known} rows`} ${f4(s.lowest.score)}` : `${s.lowest.at} ${f4(s.lowest.score)} to ${s.highest.at} ${f4(s.highest.score)}`;
+    lines.push(`down ${t.columns[k]!.key}: ${(s.difference * 100).toFixed(1)} points (${where})`);
   });
   if (t.gap !== null) lines.push(`gap: ${t.gap.sentence}`);
   if (t.reach !== null) {

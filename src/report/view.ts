@@ -85,6 +85,15 @@ export function shortLabel(label: string): string {
   return parts.length > 2 ? `…/${parts.slice(-2).join('/')}` : label;
 }
 
+/**
+ * The matrix's notes are clauses without a full stop (the CLI prints each on its own line); run together in one
+ * paragraph they need one, or "…re-reads the values it recorded) 817 item(s) have no usable gold" reads as one sentence.
+ */
+function asSentences(notes: readonly string[]): string | undefined {
+  if (notes.length === 0) return undefined;
+  return notes.map((n) => (/[.!?]$/.test(n.trimEnd()) ? n.trimEnd() : `${n.trimEnd()}.`)).join(' ');
+}
+
 const interval = (ci: [number, number] | null) => (ci === null ? '—' : `[${fmt(ci[0])}, ${fmt(ci[1])}]`);
 
 export function buildView(data: ReportData): ReportView {
@@ -98,8 +107,10 @@ export function buildView(data: ReportData): ReportView {
     spread:
       s.spread.difference === null
         ? 'spread: no scored cells'
-        : `spread: ${fmt(s.spread.difference)} between the lowest cell (${s.spread.lowest!.extractor}/${s.spread.lowest!.normalizer} = ${fmt(s.spread.lowest!.score)}) and the highest (${s.spread.highest!.extractor}/${s.spread.highest!.normalizer} = ${fmt(s.spread.highest!.score)})`,
-    note: s.notes.length > 0 ? s.notes.join(' ') : undefined,
+        : s.spread.difference === 0
+          ? `spread: 0 (every scored cell ${fmt(s.spread.lowest!.score)})`
+          : `spread: ${fmt(s.spread.difference)} between the lowest cell (${s.spread.lowest!.extractor}/${s.spread.lowest!.normalizer} = ${fmt(s.spread.lowest!.score)}) and the highest (${s.spread.highest!.extractor}/${s.spread.highest!.normalizer} = ${fmt(s.spread.highest!.score)})`,
+    note: asSentences(s.notes),
     denominator: `denominator: ${s.denominator.items_scored} of ${countOf(s.denominator.items_read, 'item')} scored (${s.denominator.no_response} without a response, ${s.denominator.no_gold} without a gold answer); ${s.denominator.rule}`,
   }));
   // An agent run's denominator sweep takes a matrix table's place: one row per rule instead of per reading.
@@ -116,7 +127,7 @@ export function buildView(data: ReportData): ReportView {
       rows: valued.map((r) => [r.rule, fmt(r.value), String(r.n), fmt(r.stderr), r.as_published.join('; ') || '—', r.description]),
       dots: valued.map((r) => ({ label: r.rule, value: r.value, lo: r.stderr === null ? null : Math.max(0, r.value! - 1.96 * r.stderr), hi: r.stderr === null ? null : Math.min(1, r.value! + 1.96 * r.stderr) })),
       spread: lo === null || hi === null ? 'spread: nothing evaluated (predictions or settings only), so no rule has a value' : `spread: ${fmt(hi.value! - lo.value!)} between the lowest rule (${lo.rule} = ${fmt(lo.value)}) and the highest (${hi.rule} = ${fmt(hi.value)})`,
-      note: w.notes.length > 0 ? w.notes.map((n) => `${n.kind}: ${n.message}`).join(' ') : undefined,
+      note: asSentences(w.notes.map((n) => `${n.kind}: ${n.message}`)),
       denominator: `denominator: ${w.trials} trial(s) over ${w.tasks} instance(s) (${outcomes})${exits === '' ? '' : `; the agent's exit statuses: ${exits}`}`,
     });
   }
@@ -127,7 +138,7 @@ export function buildView(data: ReportData): ReportView {
       const { task: t, same } = withoutSamePaired(whole);
       const settingsRows: string[][] = [];
       for (const item of t.settings.items) {
-        settingsRows.push([item.item, item.verdict, '', '', item.observedContradictions ? `samples contradict the record: ${item.observedContradictions.join('; ')}` : '']);
+        settingsRows.push([item.item, item.verdict, '', '', item.observedContradictions ? `configured vs used disagree: ${item.observedContradictions.join('; ')}` : '']);
         // Side by side means both values, also where they agree; only what neither side recorded is left out.
         for (const f of item.fields) {
           if (f.verdict === 'unknown in both') continue;
@@ -136,7 +147,7 @@ export function buildView(data: ReportData): ReportView {
             f.verdict,
             f.a.status === 'unknown' ? '—' : cell(f.a.value, 50),
             f.b.status === 'unknown' ? '—' : cell(f.b.value, 50),
-            [f.rules.length > 0 ? `noise ignored: ${f.rules.join(', ')}` : '', f.meaning ? `same meaning: ${f.meaning}` : '', f.evidence ? `evidence: ${f.evidence}` : '', f.contradiction ? `record contradicts itself: ${f.contradiction.detail}` : '', f.resolved ? `auto resolved: ${f.resolved.detail}` : ''].filter(Boolean).join('; '),
+            [f.rules.length > 0 ? `noise ignored: ${f.rules.join(', ')}` : '', f.meaning ? `same meaning: ${f.meaning}` : '', f.evidence ? `evidence: ${f.evidence}` : '', f.contradiction ? `record contradicts itself: ${f.contradiction.detail}` : '', f.resolved ? `auto resolved: ${f.resolved.detail}` : '', f.partial ? `partly recorded: ${f.partial}` : ''].filter(Boolean).join('; '),
           ]);
         }
       }
@@ -159,7 +170,7 @@ export function buildView(data: ReportData): ReportView {
         .map((f) => {
           const causes = (Object.keys(f.byCause) as FlipCause[]).filter((k) => f.byCause[k] > 0);
           return {
-            text: `${f.score}: ${f.flips} flips (${f.lost} right only in A, ${f.gained} right only in B): ${causes.map((k) => `${f.byCause[k]} ${FLIP_CAUSE_TEXT[k]}`).join('; ')}`,
+            text: `${f.score}: ${countOf(f.flips, 'flip')} (${f.lost} right only in A, ${f.gained} right only in B): ${causes.map((k) => `${f.byCause[k]} ${FLIP_CAUSE_TEXT[k]}`).join('; ')}`,
             details: causes.flatMap((k) => f.examples[k].map((e) => `doc ${e.docIdA}: ${e.a} → ${e.b}; ${clip(e.detail, 200)}`)),
           };
         });
@@ -231,7 +242,7 @@ export function buildView(data: ReportData): ReportView {
     disclosureNote: data.disclosureOmittedTasks > 0 ? `${data.disclosureOmittedTasks} more task(s) are left out of these tables; the JSON report has every task.` : null,
     matrix,
     auditTables: data.tables.map((t, index) => ({
-      title: `Across runs: ${t.task} (${t.rows.length} configurations × ${t.columns.length} readings, ${t.aggregation}; score ± stderr (n))`,
+      title: `Across runs: ${t.task} (${countOf(t.rows.length, 'configuration')} × ${countOf(t.columns.length, 'reading')}, ${t.aggregation}; score ± stderr (n))`,
       header: ['configuration', ...t.columns.map((c) => c.key), 'row spread'],
       rows: t.rows.map((r) => [r.label, ...r.cells.map(cellText), r.spread === null ? '—' : `${(r.spread.difference * 100).toFixed(1)} pts`]),
       findings: tableFindings(t),
@@ -247,7 +258,7 @@ export function buildView(data: ReportData): ReportView {
         i.prompt_tail ?? '—',
         clip(i.output, 400),
         i.target ?? '—',
-        Object.entries(i.scores).map(([k, x]) => `${k}=${fmt(x)}`).join(', ') || '—',
+        Object.entries(i.scores).map(([k, x]) => `${k}=${x === null && i.recorded_json[k] !== undefined ? i.recorded_json[k] : fmt(x)}`).join(', ') || '—',
       ]),
     })),
     ...falsifierSection(data.falsifiers),

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { loadSource } from '../../src/audit/source.ts';
 import { diffStores, type DiffResult, type TaskComparison } from '../../src/audit/diff.ts';
 import { differingFields } from '../../src/audit/settingsDiff.ts';
-import { externalFixture } from '../helpers/fixtures.ts';
+import { externalFixture, fixturePath } from '../helpers/fixtures.ts';
 
 const EXTERNAL = externalFixture();
 const LMEVAL = `${EXTERNAL}lm-evaluation-harness/`;
@@ -116,6 +116,12 @@ test('truthfulqa_gen full run vs --limit 20: the limit and the document set diff
   assert.match(documents.finding, /20 shared, 797 only in A, 0 only in B/);
   assert.equal(t.falsifier.status, 'violated');
   assert.equal(t.checks.b.find((c) => c.id === 'limit_vs_samples')!.status, 'ok');
+  // Both ran revision "main"; the full run's model_sha is "" (lm-eval's get_model_sha could not ask the Hub), the
+  // limited run's 21def018…: A's sha is unknown, not a different revision (it was printed as 'run level differs').
+  const revision = d.comparisons[0]!.runSettings.items.find((i) => i.item === 'model')!.fields.find((f) => f.field === 'revision')!;
+  assert.equal(revision.verdict, 'unknown in A');
+  assert.equal(revision.partial, 'A did not record model_sha (lm-eval writes "" when it could not ask the Hub); what both recorded agrees');
+  assert.ok(!differingFields(d.comparisons[0]!.runSettings).includes('model.revision'));
 });
 
 test('Qwen2.5-7B "0.4.3" vs "0.4.8": what differs is the dtype, not the version the folder names claim', async () => {
@@ -160,6 +166,12 @@ test('Qwen2.5-7B "0.4.3" vs "0.4.8": what differs is the dtype, not the version 
   // The multilingual pair: float32 on both sides.
   const multi = d.comparisons.find((c) => c !== main)!;
   for (const t of multi.tasks) assert.equal(field(t, 'model.dtype').verdict, 'same', t.taskA);
+  // group_subtasks lists xwinograd's six subtasks in reverse in the 0.4.3 file and sorted in the 0.4.8 one: the same
+  // group (it was 'differs: repeats.group_weighting'). xnli's sets differ (xnli_eu only in 0.4.3; python3 set ^).
+  const group = (task: string) => multi.tasks.find((t) => t.taskA === task)!;
+  assert.equal(field(group('xwinograd'), 'repeats.group_weighting').verdict, 'same');
+  assert.equal(field(group('xstorycloze'), 'repeats.group_weighting').verdict, 'same');
+  assert.equal(field(group('xnli'), 'repeats.group_weighting').verdict, 'differs');
 });
 
 test('pythia-160m 0-shot vs 5-shot: the few-shot count differs on every shared task', async () => {
@@ -254,4 +266,14 @@ test('generic JSONL records pair on their ids (no documents, no hashes from a ha
   assert.deepEqual([exact.meanA, exact.meanB, exact.mcnemar!.aOnly, exact.mcnemar!.bOnly], [0.5, 0.75, 1, 2]);
   const flips = t.flips.find((f) => f.score === 'rescored:exact/strip')!;
   assert.deepEqual([flips.flips, flips.byCause.response], [3, 3]);
+});
+
+test('asdiv_cot_llama on Llama-3-8B-Instruct vs a PEFT adapter over it: the base revision agrees, the adapter sha is unknown', async () => {
+  // fixtures/lmeval-more: both record model_revision "main" and model_sha e1945c40…; the adapter run adds peft_sha "",
+  // which lm-eval writes when it could not ask the Hub. diff said 'run level differs: … model.revision'.
+  const base = fixturePath('lmeval-more/pr2236-asdiv/asdiv');
+  const d = await diffPaths(`${base}/meta-llama__Meta-Llama-3-8B-Instruct`, `${base}/..__prompt-pursuit__results__aug17__gsm8k_8shot_pursue_numq_1000_r16_lr1e-6__epoch_20`);
+  const revision = d.comparisons[0]!.runSettings.items.find((i) => i.item === 'model')!.fields.find((f) => f.field === 'revision')!;
+  assert.equal(revision.verdict, 'unknown in B');
+  assert.equal(revision.partial, 'B did not record peft_sha (lm-eval writes "" when it could not ask the Hub); what both recorded agrees');
 });

@@ -126,5 +126,5 @@ test('HTML report: headers break between words only', () => {
 test('report --against: the summary gives the comparison’s falsifier', () => {
   const r = runCli(['report', 'fixtures/lmeval/pr2236-asdiv/asdiv', '--against', 'fixtures/lmeval/pr2236-asdiv/asdiv_cot', '--format', 'md', '--iterations', '100']);
   assert.equal(r.status, 0, r.stderr);
-  assert.match(r.stdout, /^\| asdiv \| acc,none 0\.92 ± 0\.03876 \| 0\.92 \(greedy\/none\) – 0\.92 \(greedy\/none\) \| holds \(against B\) \| 12 of 13 \| nothing found \| $/m);
+  assert.match(r.stdout, /^\| asdiv \| acc,none 0\.92 ± 0\.03876 \| 0\.92 \(every scored cell\) \| holds \(against B\) \| 12 of 13 \| nothing found \| $/m);
 });

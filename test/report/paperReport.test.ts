@@ -20,8 +20,9 @@ test('wmdp (4 tasks): the shared clause is said once, what all tasks recorded on
   assert.equal(section.match(/comparable only to a run with the same/g)!.length, 1);
   const lines = section.split('\n').filter((l) => l.startsWith('- **'));
   // results.json: every task records few-shot 0, limit 100 and harness 4a1e48ce; none records a chat template or dtype;
-  // only wmdp_cyber has a samples file, so only it records its prompts.
-  assert.equal(lines[0], '- **lmeval-62f1232fc84d495f · all 4 tasks**: Every task recorded the few-shot count 0; the limit 100; the harness version "≤0.4.2", the harness commit "4a1e48ce"; did not record its chat-template settings, or numeric precisions (dtype), so a comparison cannot check them.');
+  // only wmdp_cyber has a samples file, so only it records its prompts. lm-eval ≤0.4.2 wrote no version: "≤0.4.2" is
+  // lmaudit's inference from the file's shape, and the sentence must not call it recorded.
+  assert.equal(lines[0], '- **lmeval-62f1232fc84d495f · all 4 tasks**: Every task recorded the few-shot count 0; the limit 100; the harness version "≤0.4.2" (inferred, not recorded), the harness commit "4a1e48ce"; did not record its chat-template settings, or numeric precisions (dtype), so a comparison cannot check them.');
   assert.ok(lines[4]!.endsWith('the token limit 10; the prompt of each item.'), lines[4]);
   for (const line of lines.slice(2, 4)) assert.ok(line.endsWith('did not record its prompt bytes, so a comparison cannot check them.'), line);
   assert.deepEqual(lines.slice(1).map((l) => l.match(/^- \*\*[^·]+· ([^*]+)\*\*/)![1]), ['wmdp', 'wmdp\\_bio', 'wmdp\\_chem', 'wmdp\\_cyber']);
@@ -38,7 +39,7 @@ test("a run whose items carry their prompts recorded its prompt bytes: the falsi
   const r = runCli(['report', 'fixtures/models/lmeval-reference/gpt2-tiny/predict-only']);
   assert.equal(r.status, 0, r.stderr);
   const lines = r.stdout.slice(r.stdout.indexOf('## Falsifier')).split('\n').filter((l) => l.startsWith('- **'));
-  assert.equal(lines[0], '- **lmeval-7de1a1883d550317 · all 2 tasks**: Every task recorded whether a chat template was applied false, the chat template null, fewshot\\_as\\_multiturn null; the system instruction null, the task description ""; the limit 3; the prompt of each item; the dtype "torch.float32"; the harness version "0.4.13".');
+  assert.equal(lines[0], '- **lmeval-7de1a1883d550317 · all 2 tasks**: Every task recorded whether a chat template was applied false (inferred, not recorded), the chat template null, fewshot\\_as\\_multiturn null; the system instruction null, the task description ""; the limit 3; the prompt of each item; the dtype "torch.float32"; the harness version "0.4.13".');
   for (const line of lines) assert.ok(!line.includes('prompt bytes'), line);
 });
 
@@ -87,4 +88,22 @@ test('a full run against --limit 20: the summary says the difference comes entir
   assert.match(line!, /^- arc\\_easy: The reported acc,none \(A [0-9.]+, B [0-9.]+\), acc\\_norm,none \(A [0-9.]+, B [0-9.]+\) differ, but on the 20 shared documents the two runs score the same document for document: the difference comes entirely from the 40 document\(s\) only A scored \(limit 60 in A, 20 in B\)\.$/);
   const diff = runCli(['diff', join(dir, 'full'), join(dir, 'l20')]);
   assert.match(diff.stdout, /^ {4}arc_easy: .*; on the 20 shared documents the two runs score the same document for document: the difference comes entirely from the 40 document\(s\) only A scored \(limit 60 in A, 20 in B\)$/m);
+});
+
+test('a v0.3 results file records no harness version: the falsifier calls "v0.3.x" inferred, not recorded', () => {
+  // Pythia-160m 0-shot (fixtures/external/pythia): config and versions only; "v0.3.x" comes from the file's shape.
+  const r = runCli(['report', join(repoRoot, 'fixtures/external/pythia/zero-shot'), '--tasks', 'lambada_openai']);
+  assert.equal(r.status, 0, r.stderr);
+  const line = r.stdout.slice(r.stdout.indexOf('## Falsifier')).split('\n').find((l) => l.startsWith('- **'))!;
+  assert.equal(line, '- **lmeval-eb2253988d550149 · lambada\\_openai** (unknown): Recorded the task version 0; the few-shot count 0; the limit null; the harness version "v0.3.x" (inferred, not recorded); did not record its chat-template settings, system instructions, extraction rules or metrics, generation settings, prompt bytes, or numeric precisions (dtype), so a comparison cannot check them.');
+});
+
+test('a run that names the documents it scored but no limit recorded its document set', () => {
+  // EEE's Inspect converter wrote ARC's sample_ids [1, 2, 3] (fixtures/eee/inspect-converter-0.2.0) and no limit; the
+  // falsifier said it 'did not record its … document sets'.
+  const r = runCli(['report', 'fixtures/eee/inspect-converter-0.2.0/data/ai2_arc']);
+  assert.equal(r.status, 0, r.stderr);
+  const line = r.stdout.slice(r.stdout.indexOf('## Falsifier')).split('\n').find((l) => l.startsWith('- **'))!;
+  assert.ok(line.includes('; the document ids \\[1,2,3\\]; did not record its '), line);
+  assert.ok(!/did not record its [^.]*document sets/.test(line), line);
 });

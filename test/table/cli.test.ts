@@ -24,7 +24,7 @@ test('table on the Mistral pair: the text table, the span, the gap and the reach
   const ref = REF.mistral.rows;
   const four = (x: number) => x.toFixed(4);
   assert.match(r.stdout, new RegExp(`^  winogrande\\s+${four(ref.winogrande.score)} ±${four(ref.winogrande.stderr)} \\(1267\\)\\s+0\\.0 pts$`, 'm'));
-  assert.match(r.stdout, /span: the 30\.1-point span is winogrande read by acc\/none vs question_shuffle_winogrande read by acc\/none \(task\.name separate them\)/);
+  assert.match(r.stdout, /span: the 30\.1-point span is winogrande read by acc\/none vs question_shuffle_winogrande read by acc\/none \(task\.name separates them\)/);
   assert.match(r.stdout, /gap: a gap of 0\.033 fits inside the 30\.1-point spread 9\.1 times/);
   assert.match(r.stdout, /reach 0\.48: 1 cell\(s\) whose 95% interval contains it:\n {4}question_shuffle_winogrande read by acc\/none: 0\.4807 \[0\.4531, 0\.5082\]/);
   assert.match(r.stdout, /no model call: reading rule \(columns: extractor × normaliser\)/);

@@ -10,8 +10,10 @@ test('a table row label holds no line break: a setting text with one reads as on
   const r = runCli(['table', decodedFixture('helm', 'stanford-crfm-helm/benchmark_output_TRUE_latest/runs/v3')]);
   assert.equal(r.status, 0, r.stderr);
   const lines = r.stdout.split('\n');
-  const span = lines.find((l) => l.startsWith('  span: '))!;
-  assert.ok(span.startsWith('  span: the 0.0-point span is model anthropic/claude-3-5-sonnet-20240620 · system description Answer with only a single letter. The f… · '), span);
+  // Every cell is 1.0, so the span and "down" lines name no row; the interactions name them.
+  assert.equal(lines.find((l) => l.startsWith('  span: ')), '  span: all 12 cells are 1.0000, so no span');
+  const interaction = lines.find((l) => l.startsWith('    model anthropic/'))!;
+  assert.ok(interaction.startsWith('    model anthropic/claude-3-5-sonnet-20240620 · system description Answer with only a single letter. The f… · '), interaction);
   // Every line is the table's title, a line of the table or of what follows it, each indented: none is a label's tail.
   for (const line of lines.slice(1)) assert.ok(line === '' || line.startsWith('  '), JSON.stringify(line));
 });

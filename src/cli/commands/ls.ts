@@ -11,15 +11,16 @@ import { fmt } from '../../report/textTable.ts';
 import { brief } from '../../audit/settingsDiff.ts';
 import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
 import { companionLines, emit, formatTable } from '../output.ts';
+import { isStderrKey, stderrKeyOf } from '../../audit/reportedStderr.ts';
 
 /** The source's own numbers for one task: `metric,filter value ± stderr`, stderr entries folded into their metric. */
 function reportedText(reported: Record<string, unknown> | undefined): { metric: string; value: number; stderr: number | null }[] {
   if (reported === undefined) return [];
   const out: { metric: string; value: number; stderr: number | null }[] = [];
   for (const [key, value] of Object.entries(reported)) {
-    if (typeof value !== 'number' || key.includes('_stderr')) continue;
-    const [metric, filter] = key.split(',');
-    const stderr = reported[filter === undefined ? `${metric}_stderr` : `${metric}_stderr,${filter}`];
+    if (typeof value !== 'number' || isStderrKey(key, reported)) continue;
+    const stderrKey = stderrKeyOf(key, reported);
+    const stderr = stderrKey === undefined ? undefined : reported[stderrKey];
     out.push({ metric: key, value, stderr: typeof stderr === 'number' ? stderr : null });
   }
   return out;

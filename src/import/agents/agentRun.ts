@@ -61,6 +61,19 @@ export interface AgentRunSpec {
   notes: RecordNote[];
 }
 
+/** What the trials show of the instances, attempts and failures. */
+function itemFacts(task: ReturnType<typeof emptyTaskProvenance>, trials: AgentRunSpec['trials'], docIds: string[]): void {
+  task.samples.document_count = same(inferred(docIds.length, 'task instances with a trial or a listed outcome'));
+  task.samples.document_ids = same(inferred(docIds, 'as recorded'));
+  const attempts = new Map<string, number>();
+  for (const t of trials) attempts.set(t.doc_id, (attempts.get(t.doc_id) ?? 0) + 1);
+  task.repeats.repeats = same(inferred([...new Set(attempts.values())].sort((a, b) => a - b), 'trials per task instance'));
+  const counts = (o: TrialOutcome) => trials.filter((t) => t.outcome === o).length;
+  task.failures.errors = same(inferred(counts('error'), 'trials that ended in an error'));
+  task.failures.empty_answers = same(inferred(counts('empty_patch'), 'empty patches'));
+  task.failures.truncations = same(inferred(counts('timeout'), 'trials that timed out'));
+}
+
 export function buildAgentRun(spec: AgentRunSpec): ImportedRun {
   const runId = `${spec.source_kind}-${sha256Hex(spec.files.map((f) => `${f.path.split('/').slice(-4).join('/')}:${f.sha256}`).sort().join('\n')).slice(0, 16)}`;
   const p = emptyRunProvenance({ run_id: runId, label: spec.label, source_kind: spec.source_kind, source_format: spec.source_format });
@@ -74,15 +87,9 @@ export function buildAgentRun(spec: AgentRunSpec): ImportedRun {
   task.task.name = same(recorded(spec.task));
   task.scoring.output_type = same(inferred('agent_trial', 'an agent benchmark: one trial per task attempt'));
   const docIds = [...new Set(spec.trials.map((t) => t.doc_id))];
-  task.samples.document_count = same(inferred(docIds.length, 'task instances with a trial or a listed outcome'));
-  task.samples.document_ids = same(inferred(docIds, 'as recorded'));
-  const attempts = new Map<string, number>();
-  for (const t of spec.trials) attempts.set(t.doc_id, (attempts.get(t.doc_id) ?? 0) + 1);
-  task.repeats.repeats = same(inferred([...new Set(attempts.values())].sort((a, b) => a - b), 'trials per task instance'));
-  const counts = (o: TrialOutcome) => spec.trials.filter((t) => t.outcome === o).length;
-  task.failures.errors = same(inferred(counts('error'), 'trials that ended in an error'));
-  task.failures.empty_answers = same(inferred(counts('empty_patch'), 'empty patches'));
-  task.failures.truncations = same(inferred(counts('timeout'), 'trials that timed out'));
+  // A record without trials (a Harbor parity record, a registry) says nothing of instances, attempts or failures:
+  // they stay unknown, not 0 (a parity record of 198 tasks × 3 trials was shown as 0 documents and 0 errors).
+  if (spec.trials.length > 0) itemFacts(task, spec.trials, docIds);
   if (spec.generation !== undefined) task.generation.settings = spec.generation;
   p.tasks[spec.task] = task;
   if (spec.reported !== undefined) p.reported[spec.task] = spec.reported;

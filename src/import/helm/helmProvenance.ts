@@ -170,7 +170,9 @@ export function helmProvenance(r: HelmRecords, runId: string, task: string, item
   }
 
   p.tasks[task] = t;
-  p.reported[task] = Object.fromEntries(r.stats.map((s) => [reportedKey(o(s.name) ?? {}), s.mean]));
+  // HELM writes no mean for a stat of count 0 (training_co2_cost on most runs): no value, null; undefined printed as
+  // the word "undefined" in `ls` and vanished from a written store's provenance.
+  p.reported[task] = Object.fromEntries(r.stats.map((s) => [reportedKey(o(s.name) ?? {}), s.mean ?? null]));
   if (!r.hasScenarioState) p.notes.push({ task, kind: 'helm_no_scenario_state', message: 'no scenario_state.json: the aggregates are imported without their requests and completions', evidence: [r.folder] });
   if (r.hasScenarioState && !r.hasPerInstanceStats) p.notes.push({ task, kind: 'helm_no_per_instance_stats', message: `no per_instance_stats.json: the ${items} item(s) have no per-item metric values`, evidence: [r.folder] });
   return p;

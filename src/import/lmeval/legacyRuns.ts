@@ -46,9 +46,30 @@ export async function importWriteOutRun(group: Extract<RunGroup, { kind: 'write-
   if (stringValues > 0) {
     notes.push({ task, kind: 'string_metric_values', message: `${stringValues} per-sample metric values are recorded as strings ("True", "0.5"); value holds their numeric reading, value_json the recording`, evidence: [] });
   }
+  notes.push(writeOutPromptNote(task, requestType, lines));
   notes.push({ task, kind: 'no_results_file', message: 'v0.3 write_out files have no results file; the aggregate numbers, if any, are in a console log (plain text), which is not imported', evidence: [] });
   prov.notes = notes;
   return { provenance: prov, tables: tablesOf(rows), skipped };
+}
+
+/**
+ * lm-eval v0.3 wrote `prompt_i` as "".join(map(lambda x: "".join(x), req.args)) (evaluator.py): a log-likelihood
+ * request's context followed by its continuation, a greedy_until request's context followed by its generation
+ * arguments joined — a list of stops joins the stops, a dict joins its keys ("until"). The context the model was sent
+ * is a prefix whose end the file does not mark: a prompt shown or compared is that whole join.
+ */
+function writeOutPromptNote(task: string, requestType: string, lines: readonly { requests: { context: string | null }[] }[]): RecordNote {
+  const prompts = lines.flatMap((l) => l.requests.map((r) => r.context ?? ''));
+  const what =
+    requestType === 'generate_until'
+      ? `its generation arguments joined (a dict of them joins its keys: ${prompts.filter((p) => p.endsWith('until')).length} of ${prompts.length} prompts here end in "until")`
+      : 'the continuation scored';
+  return {
+    task,
+    kind: 'write_out_prompt',
+    message: `prompt_i is v0.3's "".join over each request's arguments: the context followed by ${what}; the context the model was sent is a prefix of it whose end the file does not mark, so prompts shown and compared are that whole text`,
+    evidence: [],
+  };
 }
 
 export async function importBigscienceRun(group: Extract<RunGroup, { kind: 'bigscience' }>, options: ImportOptions): Promise<ImportedRun> {

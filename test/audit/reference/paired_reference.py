@@ -47,6 +47,14 @@ out = {
 a, sa, b, sb = 0.8038720538720538, 0.008147631877470324, 0.8042929292929293, 0.00814101540756688
 z = (b - a) / math.sqrt(sa * sa + sb * sb)
 out["unpaired_qwen_arc_easy"] = {"z": z, "p": float(2 * norm.sf(abs(z)))}
+# Pythia-160m step143000, 0-shot vs 5-shot lambada_openai (fixtures/external/pythia): far tails, where
+# 1 - erf(x) from a 7-digit approximation keeps no digit of p.
+for name, (a, sa, b, sb) in {
+    "unpaired_pythia_lambada_ppl": (38.064877017771195, 1.4363799633211518, 65.34571058345023, 2.5473661020369867),
+    "unpaired_pythia_lambada_acc": (0.3283524160683097, 0.006542638265686499, 0.25732582961381717, 0.006090499663132531),
+}.items():
+    z = (b - a) / math.sqrt(sa * sa + sb * sb)
+    out[name] = {"z": z, "p": float(2 * norm.sf(abs(z)))}
 ca = [round(0.37 * i % 1.0, 6) for i in range(1, 31)]
 cb = [round((0.37 * i + 0.05 * (i % 3)) % 1.0, 6) for i in range(1, 31)]
 out["continuous"] = {"a": ca, "b": cb, "ci": bootstrap([y - x for x, y in zip(ca, cb)], 500, 7)}

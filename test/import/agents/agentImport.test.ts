@@ -38,6 +38,13 @@ test('every file of the shared agent records imports, or is listed with its reas
   for (const r of runs.filter((x) => x.provenance.source_kind === 'harbor')) {
     assert.deepEqual(r.tables, {});
     assert.ok(noteKinds(r.provenance).includes('settings_only'), r.provenance.label);
+    // Without trials nothing is known of instances, attempts or failures (gpqa-diamond's parity record, 198 tasks ×
+    // 3 trials, read as 0 documents, 0 errors, 0 empty answers, 0 timeouts, all 'inferred').
+    for (const block of Object.values(r.provenance.tasks)) {
+      for (const [item, field] of [['samples', 'document_count'], ['samples', 'document_ids'], ['repeats', 'repeats'], ['failures', 'errors'], ['failures', 'empty_answers'], ['failures', 'truncations']] as const) {
+        assert.equal((block[item] as Record<string, { used: { status: string } }>)[field]!.used.status, 'unknown', `${r.provenance.label} ${item}.${field}`);
+      }
+    }
   }
   const simpleqa = runs.find((r) => r.provenance.label === 'simpleqa/parity_experiment.json')!;
   assert.equal(simpleqa.provenance.source_format, 'Harbor adapter parity record (non-strict JSON)');

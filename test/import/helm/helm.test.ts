@@ -151,3 +151,14 @@ test('the rescoring matrix of a multiple_choice_joint run reads the letter answe
   assert.equal(scope!.answer_type, 'letters');
   assert.deepEqual(scope!.cells.map((c) => [c.n, c.correct, c.score]), [[10, 1, 0.1]]);
 });
+
+test('a HELM stat of count 0 has no mean: reported as null, not undefined (ls printed "training_co2_cost,split=test undefined")', async () => {
+  // stats.json: {"name": {"name": "training_co2_cost", "split": "test"}, "count": 0, "sum": 0, "sum_squared": 0}, no mean.
+  const { runs } = await importSources([mmlu], options);
+  const reported = runs[0]!.provenance.reported['mmlu:subject=philosophy,method=multiple_choice_joint']!;
+  assert.ok('training_co2_cost,split=test' in reported);
+  assert.equal(reported['training_co2_cost,split=test'], null);
+  assert.equal(JSON.parse(JSON.stringify(reported))['training_co2_cost,split=test'], null, 'the same once written to a store');
+  const { runCli } = await import('../../helpers/cli.ts');
+  assert.ok(!runCli(['ls', mmlu]).stdout.includes('undefined'));
+});

@@ -41,16 +41,31 @@ function fact(f: { status: string; value?: unknown }): string {
   return f.status === 'unknown' ? 'unknown' : typeof f.value === 'string' ? f.value : JSON.stringify(f.value);
 }
 
+/**
+ * The settings that are not plainly the same: those the records tell apart (differs, contradicts, resolved, same in
+ * effect) in the table, those unknown in one run or both folded away. A record that contradicts itself or an `auto`
+ * resolved was counted among the settings "the records cannot compare (unknown in one run or both)".
+ */
+export function settingRows(t: Pick<TaskComparison, 'settings'>): { shown: SettingRow[]; unknown: SettingRow[]; unknownSummary: string } {
+  const rows = t.settings.items.flatMap((i) => i.fields.filter((f) => f.verdict !== 'same').map((f) => ({ name: `${i.item}.${f.field}`, f })));
+  const unknown = rows.filter((r) => r.f.verdict.startsWith('unknown'));
+  return {
+    shown: rows.filter((r) => !r.f.verdict.startsWith('unknown')),
+    unknown,
+    unknownSummary: `${plural(unknown.length, 'more setting')} the records cannot compare (unknown in one run or both)`,
+  };
+}
+
+type SettingRow = { name: string; f: TaskComparison['settings']['items'][number]['fields'][number] };
+
 function Settings(props: { t: TaskComparison }): VNode {
-  const rows = props.t.settings.items.flatMap((i) => i.fields.filter((f) => f.verdict !== 'same').map((f) => ({ name: `${i.item}.${f.field}`, f })));
-  const table = (shown: typeof rows) => h('table', { class: 'settings' },
+  const { shown, unknown, unknownSummary } = settingRows(props.t);
+  const table = (rows: SettingRow[]) => h('table', { class: 'settings' },
     h('thead', null, h('tr', null, ['setting', 'A', 'B', 'verdict'].map((c) => h('th', null, c)))),
-    h('tbody', null, shown.map(({ name, f }) => h('tr', null, h('td', null, name), h('td', null, h(Text, { text: fact(f.a) })), h('td', null, h(Text, { text: fact(f.b) })), h('td', null, f.verdict)))));
-  const differ = rows.filter((r) => r.f.verdict === 'differs');
-  const other = rows.filter((r) => r.f.verdict !== 'differs');
+    h('tbody', null, rows.map(({ name, f }) => h('tr', null, h('td', null, name), h('td', null, h(Text, { text: fact(f.a) })), h('td', null, h(Text, { text: fact(f.b) })), h('td', null, f.verdict)))));
   return h('div', null,
-    differ.length === 0 ? h('p', null, 'No recorded setting differs.') : table(differ),
-    other.length > 0 ? h('details', null, h('summary', null, `${other.length} more settings the records cannot compare (unknown in one run or both)`), table(other)) : null);
+    shown.length === 0 ? h('p', null, 'No recorded setting differs.') : table(shown),
+    unknown.length > 0 ? h('details', null, h('summary', null, unknownSummary), table(unknown)) : null);
 }
 
 function Paired(props: { t: TaskComparison; base: Params; chosen: string | null }): VNode {

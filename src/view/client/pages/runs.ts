@@ -31,7 +31,7 @@ function Summary(props: { source: number; run: string; task: string; summary: Su
   if (row === undefined) return [h('td', { colSpan: 4, class: 'muted' }, 'no summary row')];
   return [
     h('td', null, row.reported.length === 0 ? h('span', { class: 'muted' }, 'none') : row.reported.map((r) => h('div', null, h(Text, { text: r.score }), ' ', typeof r.value === 'number' ? score(r.value) : h(Text, { text: JSON.stringify(r.value) })))),
-    h('td', null, row.spread === null ? h('span', { class: 'muted' }, row.spreadNote ?? '—') : `${score(row.spread.lowest)} (${row.spread.lowestCell}) – ${score(row.spread.highest)} (${row.spread.highestCell})`),
+    h('td', null, row.spread === null ? h('span', { class: 'muted' }, row.spreadNote ?? '—') : row.spread.lowest === row.spread.highest ? `${score(row.spread.lowest)} (every scored cell)` : `${score(row.spread.lowest)} (${row.spread.lowestCell}) – ${score(row.spread.highest)} (${row.spread.highestCell})`),
     h('td', null, `${row.disclosure.recorded} of ${row.disclosure.of}`),
     h('td', null, row.cannotBeRight.length === 0 ? h('span', { class: 'muted' }, 'none') : row.cannotBeRight.map((c) => h('div', { class: 'finding' }, h(Text, { text: c })))),
   ];

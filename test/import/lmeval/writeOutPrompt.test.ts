@@ -1,0 +1,22 @@
+/**
+ * lm-eval v0.3's --write_out wrote prompt_i as "".join(map(lambda x: "".join(x), req.args)) (evaluator.py): the
+ * context joined with the request's second argument. Mistral-7B's truthfulqa_gen write_out (fixtures/external,
+ * lm-eval PR #1567) sent greedy_until(ctx, {"until": ["\n\n"]}), so every prompt_0 ends in "until" (python3: all 817);
+ * lmaudit showed and diffed that text as the prompt without a word. Winogrande's prompt_i is context + continuation.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { importSources } from '../../../src/import/index.ts';
+import { externalFixture } from '../../helpers/fixtures.ts';
+
+const dir = externalFixture('lm-evaluation-harness/pr1567-slurmevals/mistral');
+
+test('a v0.3 write_out run says what its prompt_i holds', async () => {
+  const { runs } = await importSources([`${dir}/truthfulqa_gen_write_out_info.json`, `${dir}/winogrande_write_out_info.json`], { skipBad: false, fields: {} });
+  const note = (task: string) => runs.flatMap((r) => r.provenance.notes).find((n) => n.task === task && n.kind === 'write_out_prompt')!.message;
+  assert.equal(
+    note('truthfulqa_gen'),
+    'prompt_i is v0.3\'s "".join over each request\'s arguments: the context followed by its generation arguments joined (a dict of them joins its keys: 817 of 817 prompts here end in "until"); the context the model was sent is a prefix of it whose end the file does not mark, so prompts shown and compared are that whole text',
+  );
+  assert.match(note('winogrande'), /the context followed by the continuation scored;/);
+});
