@@ -96,10 +96,15 @@ function comparableValue(item: SettingsItem, field: string, value: unknown): unk
       isPlainObject(s) && Array.isArray(s.metrics) ? { ...s, metrics: s.metrics.map((m) => (isPlainObject(m) ? Object.fromEntries(Object.entries(m).filter(([k]) => k !== 'value')) : m)) } : s,
     );
   }
-  // A group's subtasks are a set: lm-eval 0.4.3 listed xwinograd's six in reverse, 0.4.8 sorted them; the group's
-  // number (a mean over them) does not depend on the order.
-  if (item === 'repeats' && field === 'group_weighting' && isPlainObject(value) && Array.isArray(value.subtasks)) {
-    return { ...value, subtasks: [...value.subtasks].map(String).sort() };
+  // A group's subtasks, and the leaves they expand to, are sets: lm-eval 0.4.3 listed xwinograd's six in reverse, 0.4.8
+  // sorted them; the group's number (a mean over them) does not depend on the order.
+  if (item === 'repeats' && field === 'group_weighting' && isPlainObject(value)) {
+    const sorted = { ...value };
+    for (const key of ['subtasks', 'leaves'] as const) {
+      const list = value[key];
+      if (Array.isArray(list)) sorted[key] = [...list].map(String).sort();
+    }
+    return sorted;
   }
   return value;
 }

@@ -28,6 +28,8 @@ export interface AsRecordedReport {
 }
 
 const TOLERANCE = 1e-12;
+/** Keys of a results entry that are not numbers lm-eval printed. */
+const BOOKKEEPING_KEYS = new Set(['alias', 'name', 'sample_len', 'samples']);
 const SUPPORTED_AGG = new Set<AggregationName>(['mean', 'median', 'perplexity', 'nanmean']);
 
 export async function rescoreAsRecorded(store: OpenStore, runIds?: readonly string[]): Promise<AsRecordedReport> {
@@ -64,8 +66,9 @@ export async function rescoreAsRecorded(store: OpenStore, runIds?: readonly stri
     report.cells.push(...groupCells(run, report.cells.filter((c) => c.run_id === run.run_id)));
     const withSamples = new Set(tasks);
     // By name (as `lmaudit ls` lists tasks): the results file's order is its dict's, which reads as no order at all.
-    // A group without aggregate_metric_list is printed as its alias and name only: no number to reproduce.
-    const printsNumbers = (t: string) => Object.keys(run.reported[t] ?? {}).some((k) => k.includes(','));
+    // A group without aggregate_metric_list is printed as its alias and name only: no number to reproduce. A metric is
+    // any other key ('acc,none' since 0.4; 'acc' and 'acc_stderr' in a v0.3 file such as Pythia's).
+    const printsNumbers = (t: string) => Object.keys(run.reported[t] ?? {}).some((k) => !BOOKKEEPING_KEYS.has(k));
     const printedOnly = Object.keys(run.reported).filter((t) => printsNumbers(t) && !withSamples.has(t) && !bypassed.includes(t) && !report.cells.some((c) => c.run_id === run.run_id && c.task === t)).sort();
     if (printedOnly.length > 0) {
       report.notes.push({ run_id: run.run_id, task: null, message: `${printedOnly.length} task(s)/group(s) have printed numbers but no per-sample records in the store, so nothing to reproduce; by name: ${printedOnly.slice(0, 12).join(', ')}${printedOnly.length > 12 ? ', …' : ''}` });

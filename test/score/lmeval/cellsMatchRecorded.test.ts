@@ -17,12 +17,13 @@ import { ONE_THREAD, runCli } from '../../helpers/cli.ts';
 import { fixturePath } from '../../helpers/fixtures.ts';
 import { compareDefaultCells } from './recordedCells.ts';
 import { slowOnly, slowTests } from '../../helpers/slow.ts';
+import { everyTask } from '../../helpers/everyTask.ts';
 
 /** Every task of tasks/ whose output type sends loglikelihood requests; of a folder of many (mmlu's subjects, one configuration), the first. */
 function loglikelihoodTasks(): string[] {
   const index = TaskIndex.withShipped();
   const byFolder = new Map<string, string[]>();
-  for (const config of index.resolve(index.names()).tasks) {
+  for (const config of everyTask(index)) {
     if (!['multiple_choice', 'loglikelihood'].includes(config.output_type)) continue;
     byFolder.set(dirname(config.source), [...(byFolder.get(dirname(config.source)) ?? []), config.task]);
   }

@@ -9,13 +9,14 @@ import { readFileSync } from 'node:fs';
 import { TaskIndex } from '../../../src/tasks/index.ts';
 import { aggregateMetric, lmevalSumMode, scoreDocument, scoringSpec, type SampleValue } from '../../../src/score/lmeval/taskScoring.ts';
 import { docToChoice, docToText } from '../../../src/data/ports/winogrande.ts';
+import { everyTask } from '../../helpers/everyTask.ts';
 
 const index = TaskIndex.withShipped();
 const specOf = (name: string) => scoringSpec(index.resolve([name]).tasks[0]!, index.roots);
 const o = { bootstrapIters: 100000, sumMode: 'fold' as const, medianSorts: true };
 
 test('every shipped task has a scoring spec: metrics, aggregations and the ported process_results', () => {
-  const shipped = index.resolve(index.names()).tasks;
+  const shipped = everyTask(index);
   assert.ok(shipped.length > 60);
   for (const t of shipped) scoringSpec(t, index.roots);
   const gen = specOf('truthfulqa_gen');
