@@ -133,8 +133,9 @@ for (const [model, variant] of variants) {
   // cross-checks too, each a sixth of this file's time, and CI runs them: diff-tasks runs arc_challenge, boolq and
   // piqa, which cells-mc runs too (20 documents each, 0-shot, the same lm-eval); diff-fewshot2 runs plain's four tasks
   // at --num_fewshot 2, where plain runs gsm8k few-shot (its YAML's 5) and test/prompt/golden.test.ts holds
-  // --num_fewshot prompts to lm-eval's byte for byte.
-  const slow = model === 'qwen3-tiny' || variant.startsWith('diff-');
+  // --num_fewshot prompts to lm-eval's byte for byte. mmlu-group (57 subjects under four subgroups, 11 s) is one too:
+  // custom-group holds a group's results-file fields on every run, and test/run/predictOnly.test.ts mmlu_stem's.
+  const slow = model === 'qwen3-tiny' || variant.startsWith('diff-') || variant === 'mmlu-group';
   test(`lmaudit run reproduces lm-eval's own run: ${model}, ${variant}`, { skip: slow ? slowOnly : false }, async () => {
     const ref = filesIn(join(REFERENCE, model, variant));
     const dir = mkdtempSync(join(tmpdir(), 'lmaudit-lmeval-ref-'));
