@@ -28,7 +28,8 @@ function codeCache() {
  * `writeCache` (the build): compile afresh and save what V8 compiled by the time the process exits.
  */
 export function compileBundle({ writeCache = false } = {}) {
-  const source = `(function (exports, require, module, __filename, __dirname) {${readFileSync(bundle, 'utf8')}\n})`;
+  // Latin-1: the build writes the bundle in ASCII (scripts/build.mjs asciiOnly), which Latin-1 reads as it is.
+  const source = `(function (exports, require, module, __filename, __dirname) {${readFileSync(bundle, 'latin1')}\n})`;
   const script = new vm.Script(source, {
     filename: bundle,
     cachedData: writeCache ? undefined : codeCache(),
