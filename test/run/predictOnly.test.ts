@@ -16,6 +16,7 @@ import { tableCells } from '../helpers/printedTables.ts';
 import { checkConfiguredVsUsed } from '../../src/audit/configuredVsUsed.ts';
 import { loadDocs } from '../../src/audit/itemJoin.ts';
 import { loadSource } from '../../src/audit/source.ts';
+import { slowOnly } from '../helpers/slow.ts';
 
 const REF = 'fixtures/models/lmeval-reference/gpt2-tiny/predict-only';
 const TASKS = ['arc_easy', 'gsm8k'];
@@ -131,7 +132,8 @@ test("--predict_only on a multiple-target generate_until task: bypass 0.0 per li
   assert.deepEqual(JSON.parse(readFileSync(fileIn(dirOut, 'results_'), 'utf8')).results, JSON.parse(readFileSync(fileIn(listRef, 'results_'), 'utf8')).results);
 });
 
-test('--predict_only shards merge into the predict-only run (lmaudit merge re-runs with the flag the shards recorded)', () => {
+// A slow cross-check: test/run/shard.test.ts merges shards, and the tests above hold --predict_only's results.
+test('--predict_only shards merge into the predict-only run (lmaudit merge re-runs with the flag the shards recorded)', { skip: slowOnly }, () => {
   const m = mkdtempSync(join(tmpdir(), 'lmaudit-predict-only-merge-'));
   const shardArgs = ['run', '--model', 'onnx', '--model_args', `pretrained=fixtures/models/gpt2-tiny,${ONE_THREAD}`, '--tasks', TASKS.join(','), '--include_path', 'scripts/fixtures/models/tasks',
     '--batch_size', '1', '--limit', '3', '--predict_only', '--gen_kwargs', 'max_gen_toks=32'];

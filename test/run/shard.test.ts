@@ -17,6 +17,7 @@ import { executeRun, type RunOptions, type RunSummary } from '../../src/run/runn
 import { mergeShards } from '../../src/run/merge.ts';
 import { RunEvents } from '../../src/run/events.ts';
 import { BadInputError } from '../../src/errors.ts';
+import { slowOnly } from '../helpers/slow.ts';
 
 const ENV = { env: { LMAUDIT_PROGRESS_SECONDS: '3600' } };
 const dir = mkdtempSync(join(tmpdir(), 'lmaudit-shard-'));
@@ -159,7 +160,9 @@ test('merge refuses shards of two configurations (naming the setting and both va
   assert.deepEqual(results(merged.summary), results(await dummy(join(dir, 'dwhole'), {})));
 });
 
-test('each shard against its own lmaudit serve (three servers) through openai-completions, then merge: the unsharded run against a server, exactly', async (t) => {
+// A slow cross-check: the shards and their merge are held by the test above on the onnx backend, and the
+// openai-completions backend against `lmaudit serve` by test/models/api/againstServe.test.ts.
+test('each shard against its own lmaudit serve (three servers) through openai-completions, then merge: the unsharded run against a server, exactly', { skip: slowOnly }, async (t) => {
   const { backendFactory } = await import('../../src/models/registry.ts');
   const { startServer } = await import('../../src/serve/server.ts');
   // One onnx model behind the three servers; one row per forward pass (maxBatchRows 1), so a request's
