@@ -7,7 +7,6 @@
  * published number, and the interactions (how a configuration change's effect differs between two
  * reading rules, with a paired interval on the shared items).
  */
-import { queryRows } from '../util/duckdb.ts';
 import type { OpenStore } from '../store/readStore.ts';
 import type { RunProvenance } from '../store/schema.ts';
 import { computeMatrix, type ScopeResult } from '../score/matrix.ts';
@@ -18,6 +17,7 @@ import { valueOf } from './provenanceView.ts';
 import { isStderrKey, stderrKeyOf } from './reportedStderr.ts';
 import { interactionsOf, type Interaction } from './tableInteractions.ts';
 import { recordedReadings, type RecordedReadings } from './tableRecorded.ts';
+import { costsOf, responseCounts, type Calls, type TableCost } from './tableCosts.ts';
 
 export interface TableOptions {
   extractors?: string[];
@@ -73,12 +73,6 @@ export interface TableRow {
   calls: Calls;
 }
 
-export interface Calls {
-  responses: number;
-  shared: number;
-  unrecorded: number;
-}
-
 export interface CellPlace {
   row: number;
   column: number;
@@ -100,7 +94,7 @@ export interface AuditTable {
   reach: { target: number; tolerance: number; cells: CellPlace[] } | null;
   interactions: Interaction[];
   /** Which axes sent requests to a model and which were computed from stored answers. */
-  costs: { axis: string; model_calls: boolean; detail: string }[];
+  costs: TableCost[];
   notes: string[];
 }
 
@@ -127,16 +121,6 @@ const scopeOf = (scopes: readonly ScopeResult[], ref: RowRef) => scopes.find((s)
 /** Some reading rule of the matrix computed a score for the row's items. */
 function readable(scope: ScopeResult | undefined, aggregation: Aggregation): boolean {
   return scope !== undefined && scope.cells.some((c) => c.aggregation === aggregation && c.score !== null);
-}
-
-/** Per run and task: a table is one task's, and a run's other tasks sent requests of their own. */
-async function responseCounts(store: OpenStore): Promise<Map<string, Calls>> {
-  const rows = await queryRows<{ run_id: string; task: string; responses: number; shared: number; unrecorded: number }>(
-    `SELECT run_id, task, count(*)::INTEGER AS responses, (count(*) FILTER (WHERE from_cache))::INTEGER AS shared,
-            (count(*) FILTER (WHERE from_cache IS NULL))::INTEGER AS unrecorded
-     FROM ${store.table('responses')} GROUP BY run_id, task`,
-  );
-  return new Map(rows.map((r) => [`${r.run_id}\u0000${r.task}`, { responses: r.responses, shared: r.shared, unrecorded: r.unrecorded }]));
 }
 
 /**
@@ -363,41 +347,4 @@ function itemsByColumn(scope: ScopeResult | undefined, recorded: RecordedReading
     }
   }
   return out;
-}
-
-/**
- * Which responses reached the model. Only a store lmaudit ran records it (from_cache); an imported source's responses
- * (lm-eval, write_out, Inspect…) do not say whether the harness answered them from its own cache.
- */
-function callsSplit(responses: number, shared: number, unrecorded: number): string {
-  if (unrecorded === responses) return 'whether each was sent to the model or answered from a cache is not recorded';
-  const known = `${responses - shared - unrecorded} sent to the model, ${shared} answered from a response already held`;
-  return unrecorded === 0 ? known : `${known}, ${unrecorded} not recorded either way`;
-}
-
-function costsOf(rows: readonly TableRow[], columns: readonly TableColumn[], aggregation: Aggregation): AuditTable['costs'] {
-  const fields = [...new Set(rows.flatMap((r) => r.parts.map((p) => p.field)))];
-  const responses = rows.reduce((n, r) => n + r.calls.responses, 0);
-  const shared = rows.reduce((n, r) => n + r.calls.shared, 0);
-  const unrecorded = rows.reduce((n, r) => n + r.calls.unrecorded, 0);
-  const costs: AuditTable['costs'] = [];
-  if (fields.length > 0) {
-    costs.push({
-      axis: `configuration (rows: ${fields.join(', ')})`,
-      model_calls: true,
-      detail:
-        responses === 0
-          ? 'each row is a run with its own requests (the source recorded no responses, only its numbers)'
-          : `each row is a run with its own requests: ${responses} responses recorded, ${callsSplit(responses, shared, unrecorded)}`,
-    });
-  }
-  const kinds = [
-    ...(columns.some((c) => c.source === 'rescored') ? ['extractor × normaliser'] : []),
-    ...(columns.some((c) => c.source === 'recorded') ? ['the per-item metrics the source recorded'] : []),
-  ];
-  if (kinds.length > 0) costs.push({ axis: `reading rule (columns: ${kinds.join('; ')})`, model_calls: false, detail: 'computed from the stored answers; no model call' });
-  // Columns of reported numbers were aggregated by the source; nothing here computed them from answers.
-  const computed = columns.some((c) => c.source !== 'reported');
-  costs.push({ axis: `aggregation (${aggregation})`, model_calls: false, detail: computed ? 'computed from the stored answers; no model call' : 'as the source aggregated (its reported numbers); no model call' });
-  return costs;
 }
