@@ -7,7 +7,8 @@
  * Below 0.9 the positive-term series erf(x) = 2/√π · e^(−x²) · Σ (2x²)ⁿ x / (1·3·…·(2n+1))
  * (no cancellation, and erfc ≥ 0.2 there, so 1 − erf loses nothing); above it the continued
  * fraction erfc(x) = e^(−x²)/√π · 1/(x + ½/(x + 1/(x + 3⁄2/(x + …))))
- * evaluated by the modified Lentz method.
+ * evaluated by the modified Lentz method. Written here rather than taken from @stdlib/math-base-special-erfc
+ * (FreeBSD's erfc, as precise): that one function installs 145 packages.
  */
 const SQRT_PI = Math.sqrt(Math.PI);
 const TINY = 1e-300;
