@@ -71,8 +71,10 @@ export async function forEachRecord(
     SELECT k.doc_id, k.filter, k.metric, k.value, k.value_json
     FROM ${store.table('scores')} k LEFT JOIN rec ON rec.doc_id = k.doc_id AND rec.filter = k.filter
     WHERE ${where('k')} ORDER BY ${order}, k.metric`;
-  const [{ limit, threads }] = await queryRows<{ limit: string; threads: number }>(`SELECT current_setting('memory_limit') AS limit, current_setting('threads') AS threads`);
+  const [{ limit, threads, flush }] = await queryRows<{ limit: string; threads: number; flush: string }>(
+    `SELECT current_setting('memory_limit') AS limit, current_setting('threads') AS threads, current_setting('allocator_bulk_deallocation_flush_threshold') AS flush`);
   await limitDuckMemory(RECORD_STREAM_MEMORY);
+  await queryRows(`SET allocator_bulk_deallocation_flush_threshold = ${sqlString(RECORD_STREAM_FLUSH)}`);
   // One thread: each of DuckDB's threads holds its own buffers beside the memory limit (the keys' sort peaked at
   // 645 MB on one, 872 on two), and the records' scoring, the most of the work, runs on this thread whatever the count.
   await queryRows(`SET threads = ${RECORD_STREAM_THREADS}`);
@@ -107,6 +109,7 @@ export async function forEachRecord(
     side.closeSync();
     rmSync(folder, { recursive: true, force: true });
     await limitDuckMemory(limit!);
+    await queryRows(`SET allocator_bulk_deallocation_flush_threshold = ${sqlString(flush!)}`);
     await queryRows(`SET threads = ${Number(threads)}`);
   }
 }
@@ -133,6 +136,15 @@ const DOCS_PIECE = 25_000;
  */
 const RECORD_STREAM_MEMORY = '250MB';
 const RECORD_STREAM_THREADS = 1;
+
+/**
+ * What DuckDB frees at once, past which its allocator (jemalloc) hands the freed memory back to the system while the
+ * records are sorted and stream. At DuckDB's default (512 MB) the memory of each finished sort and join was kept for
+ * reuse, outside the memory limit: on the 2.2 GiB file's store the scores' sort held 890-950 MiB and the documents'
+ * joins grew from 420 to 820 MiB over their pieces with DuckDB's own count back at 0 after each; at 16 MB the whole
+ * stream stayed under 720 MiB (bench/rescore_lmeval.mjs's row for that store gives the peak).
+ */
+const RECORD_STREAM_FLUSH = '16MB';
 
 interface ScoreRow { doc_id: string; filter: string; metric: string; value: number | null; value_json: string }
 interface DocRow {
