@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { BadInputError } from '../errors.ts';
-import { cacheRoot, downloadOnce, hubEndpoint, hubGet, hubSegment } from '../util/hubClient.ts';
+import { cacheRoot, downloadOnce, hubEndpoint, hubJsonKept, hubSegment } from '../util/hubClient.ts';
 
 const FIELD = 'dataset_path';
 const segment = (value: string, what: string) => hubSegment(value, what, FIELD);
@@ -22,7 +22,8 @@ export async function hubParquetFiles(id: string, config: string, split: string)
   const what = `dataset ${id} (${config}) split '${split}'`;
   const listUrl = `${hubEndpoint()}/api/datasets/${parts.join('/')}/parquet/${segment(config, 'config')}/${segment(split, 'split')}`;
   const dir = join(cacheRoot(), 'hub', ...parts, config, split);
-  const listing = (await (await hubGet(listUrl, what, FIELD))!.json()) as unknown;
+  // The listing is kept beside the files it names: offline (HF_DATASETS_OFFLINE, HF_HUB_OFFLINE) it says which they are.
+  const listing = await hubJsonKept(listUrl, join(dir, 'listing.json'), what, FIELD, 'dataset');
   if (!Array.isArray(listing) || listing.length === 0 || !listing.every((u) => typeof u === 'string')) {
     throw new BadInputError(`${what}: the hub's Parquet listing is not a list of URLs`, { field: 'dataset_path' });
   }
@@ -30,7 +31,7 @@ export async function hubParquetFiles(id: string, config: string, split: string)
   for (const url of listing as string[]) {
     // Named by the URL, so a new revision (new URLs) is downloaded rather than served stale.
     const file = join(dir, `${createHash('sha256').update(url).digest('hex').slice(0, 16)}.parquet`);
-    await downloadOnce(url, file, what, FIELD);
+    await downloadOnce(url, file, what, FIELD, false, 'dataset');
     files.push(file);
   }
   return files;

@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { loadSplit } from '../../src/data/datasets.ts';
 import { queryRows } from '../../src/util/duckdb.ts';
 import { BadInputError } from '../../src/errors.ts';
+import { hubOffline } from '../../src/util/hubClient.ts';
 
 async function parquetFile(): Promise<Buffer> {
   const file = join(mkdtempSync(join(tmpdir(), 'lmaudit-hub-')), 'rows.parquet');
@@ -64,11 +65,54 @@ test('a dataset id with no local copy is read from the hub Parquet API, cached, 
       (e: unknown) => e instanceof BadInputError && /someorg\/tiny \(default\) split 'validation': the hub answered 404/.test(e.message),
     );
     await assert.rejects(loadSplit({ path: 'bad/../id', name: null, kwargs: null }, 'test'), BadInputError);
+    // Offline, as huggingface_hub's switch says: the cached split is read without a request; one never cached is an
+    // error that names the switch; HF_DATASETS_OFFLINE, once set, decides for datasets over HF_HUB_OFFLINE.
+    process.env.HF_HUB_OFFLINE = '1';
+    const asked = seen.length;
+    assert.deepEqual((await loadSplit(ref, 'test')).map((d) => d.question), ['What is 2+2?', 'Capital of France?']);
+    assert.equal(seen.length, asked);
+    await assert.rejects(
+      loadSplit(ref, 'train'),
+      (e: unknown) => e instanceof BadInputError && /someorg\/tiny \(default\) split 'train': not in lmaudit's cache \(.*listing\.json\), and HF_HUB_OFFLINE=1 keeps lmaudit off the hub/.test(e.message),
+    );
+    assert.equal(seen.length, asked);
+    process.env.HF_DATASETS_OFFLINE = '0';
+    await assert.rejects(loadSplit(ref, 'train'), (e: unknown) => e instanceof BadInputError && /the hub answered 404/.test(e.message));
+    assert.equal(seen.length, asked + 1);
   } finally {
     server.close();
+    delete process.env.HF_HUB_OFFLINE;
+    delete process.env.HF_DATASETS_OFFLINE;
     for (const [key, value] of [['HF_ENDPOINT', saved.endpoint], ['LMAUDIT_CACHE', saved.cache], ['HF_TOKEN', saved.token]] as const) {
       if (value === undefined) delete process.env[key];
       else process.env[key] = value;
     }
+  }
+});
+
+test('the offline switches are read as huggingface_hub and datasets read them', () => {
+  const names = ['HF_HUB_OFFLINE', 'TRANSFORMERS_OFFLINE', 'HF_DATASETS_OFFLINE'] as const;
+  const saved = names.map((n) => process.env[n]);
+  // [HF_HUB_OFFLINE, TRANSFORMERS_OFFLINE, HF_DATASETS_OFFLINE] → what puts a model, a dataset offline. By hand from
+  // huggingface_hub/constants.py (_is_true(HF_HUB_OFFLINE or TRANSFORMERS_OFFLINE), true values 1/ON/YES/TRUE in any
+  // case) and datasets/config.py (HF_DATASETS_OFFLINE, when not None, instead of the hub's).
+  const cases: [(string | undefined)[], string | null, string | null][] = [
+    [[undefined, undefined, undefined], null, null],
+    [['1', undefined, undefined], 'HF_HUB_OFFLINE=1', 'HF_HUB_OFFLINE=1'],
+    [['yes', undefined, undefined], 'HF_HUB_OFFLINE=yes', 'HF_HUB_OFFLINE=yes'],
+    [['0', '1', undefined], null, null],
+    [['', '1', undefined], 'TRANSFORMERS_OFFLINE=1', 'TRANSFORMERS_OFFLINE=1'],
+    [['1', undefined, '0'], 'HF_HUB_OFFLINE=1', null],
+    [['1', undefined, ''], 'HF_HUB_OFFLINE=1', null],
+    [[undefined, undefined, 'True'], null, 'HF_DATASETS_OFFLINE=True'],
+    [['2', undefined, undefined], null, null],
+  ];
+  try {
+    for (const [values, model, dataset] of cases) {
+      names.forEach((n, i) => (values[i] === undefined ? delete process.env[n] : (process.env[n] = values[i])));
+      assert.deepEqual([hubOffline('model'), hubOffline('dataset')], [model, dataset], JSON.stringify(values));
+    }
+  } finally {
+    names.forEach((n, i) => (saved[i] === undefined ? delete process.env[n] : (process.env[n] = saved[i])));
   }
 });

@@ -4,6 +4,7 @@
  * truncation, the hub download against a local server, and bad model folders from the CLI.
  * Agreement with lm-eval itself is test/models/lmevalReference.test.ts.
  */
+import { BadInputError } from '../../src/errors.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage } from 'node:http';
@@ -128,8 +129,20 @@ test('a hub id is downloaded once from HF_ENDPOINT into the cache, with the toke
     for (const f of MODEL_FILES) assert.ok(!again.includes(`/someorg/gpt2-tiny/resolve/main/${f}`), `${f} fetched twice`);
     const dir = join(cache, 'models', 'someorg', 'gpt2-tiny', 'main');
     for (const name of readdirSync(dir)) assert.ok(!readFileSync(join(dir, name)).includes('hf_secret_model_token'));
+    // Offline: the cached model opens without a request (the optional files the hub lacked are known to be absent);
+    // another is an error naming the switch.
+    process.env.HF_HUB_OFFLINE = '1';
+    const asked = seen.length;
+    assert.deepEqual(await withModel('someorg/gpt2-tiny', {}, 1, async (lm) => lm.describe().files), local.files);
+    assert.equal(seen.length, asked);
+    await assert.rejects(
+      withModel('someorg/other', {}, 1, async () => undefined),
+      (e: unknown) => e instanceof BadInputError && /model someorg\/other@main config\.json: not in lmaudit's cache .*HF_HUB_OFFLINE=1 keeps lmaudit off the hub/.test(e.message),
+    );
+    assert.equal(seen.length, asked);
   } finally {
     server.close();
+    delete process.env.HF_HUB_OFFLINE;
     for (const [k, v] of [['HF_ENDPOINT', saved.endpoint], ['LMAUDIT_CACHE', saved.cache], ['HF_TOKEN', saved.token]] as const) {
       if (v === undefined) delete process.env[k];
       else process.env[k] = v;
