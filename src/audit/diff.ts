@@ -10,6 +10,7 @@ import type { OpenStore } from '../store/readStore.ts';
 import { AGENT_SOURCE_KINDS, type RunProvenance } from '../store/schema.ts';
 import { checkConfiguredVsUsed, type CheckResult } from './configuredVsUsed.ts';
 import { buildFalsifier, type Falsifier } from './falsifier.ts';
+import { comparedLeaves, groupFalsifier } from './groupFalsifier.ts';
 import { attributeFlips, type FlipAttribution } from './flips.ts';
 import { describeDifferences, joinDocs, loadDocs, promptChanged, type DocRecord, type ItemDifferences, type JoinKey } from './itemJoin.ts';
 import { pairCorrectness } from './crossHarnessScore.ts';
@@ -136,6 +137,12 @@ export async function diffStores(storeA: OpenStore, storeB: OpenStore, options: 
     for (const t of pair.tasks) {
       const rescored = { a: rescoredA.byScope.get(`${pair.a.run_id}\u0000${t.a}`), b: rescoredB.byScope.get(`${pair.b.run_id}\u0000${t.b}`) };
       tasks.push(await compareTask(storeA, pair.a, t.a, storeB, pair.b, t.b, o, rescored));
+    }
+    // A group is judged by its leaves, once they are all compared (groupFalsifier.ts).
+    const compared = tasks.map((t) => ({ ...t, hasItems: t.items !== null }));
+    for (const [i, group] of compared.entries()) {
+      const leaves = comparedLeaves(pair.a, pair.b, group, compared);
+      if (leaves !== null) tasks[i]!.falsifier = groupFalsifier('This comparison', group, leaves);
     }
     comparisons.push({ a: summary(pair.a), b: summary(pair.b), pairedBecause: pair.reason, runSettings: runLevelSettings(pair.a, pair.b), tasks, tasksOnlyInA: pair.onlyInA, tasksOnlyInB: pair.onlyInB });
   }

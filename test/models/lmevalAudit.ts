@@ -113,9 +113,12 @@ export async function auditAgrees(referenceDir: string, storeDir: string, where:
     assert.deepEqual(perTask, [], `${task}: settings that differ`);
     if (reference.store.manifest.runs.some((p) => p.tasks[t.taskA]?.repeats.group_weighting?.configured.status === 'recorded')) {
       // A group has no documents of its own: its settings (the subtasks and the leaves averaged) are compared above;
-      // its numbers are its leaves', compared with them. Its falsifier is not asserted: with no items of its own, the
-      // harness clause cannot be settled by item hashes as its leaves' are (left to the audit stage's owner).
+      // its numbers are its leaves', compared with them, and so is its falsifier: every clause holds in each leaf
+      // (alone, with no items of its own, its harness clause read "violated" between lm-eval and lmaudit).
       groups.push(t.taskA);
+      const leaves = (ours.manifest.runs[0]!.tasks[t.taskB]!.repeats.group_weighting!.used as { value: { leaves: string[] } }).value.leaves;
+      assert.equal(t.falsifier.status, 'holds', `${task}: falsifier ${t.falsifier.sentence}`);
+      for (const clause of t.falsifier.clauses) assert.equal(clause.finding, `agree in ${leaves.length === 1 ? "the group's only leaf task" : `each of the group's ${leaves.length} leaf tasks`} (each leaf's falsifier says how)`, `${task}: ${clause.name}`);
       // The run-wide settings lmaudit records on a group's block, as the importer reads them for it from the results
       // file: known on both sides, and the same (the n-shot: where lm-eval's file gives the group one).
       const verdict = (item: string, field: string) => t.settings.items.find((i) => i.item === item)?.fields.find((f) => f.field === field)?.verdict;
