@@ -21,7 +21,7 @@ import { settleByEvidence, type ItemEvidence } from './settledByEvidence.ts';
 import { rescoredValues, RESCORED_PREFIX, type RescoredValues } from './rescored.ts';
 import { diffSourceConfig, type SourceConfigDiff } from './sourceConfig.ts';
 import { unpairedZ, type UnpairedZ } from './unpaired.ts';
-import { isStderrKey, stderrKeyOf } from './reportedStderr.ts';
+import { isScoreKey, stderrKeyOf } from './reportedStderr.ts';
 
 export interface DiffOptions extends PairedOptions {
   runA?: string;
@@ -304,7 +304,7 @@ function pairedScores(pairs: readonly [DocRecord, DocRecord][], o: DiffOptions):
 function reportedScores(runA: RunProvenance, taskA: string, runB: RunProvenance, taskB: string): ReportedScore[] {
   const ra = runA.reported[taskA] ?? {};
   const rb = runB.reported[taskB] ?? {};
-  const keys = Object.keys(ra).filter((k) => k in rb && !isStderrKey(k, ra) && !isStderrKey(k, rb) && (typeof ra[k] === 'number' || typeof rb[k] === 'number'));
+  const keys = Object.keys(ra).filter((k) => k in rb && isScoreKey(k, ra) && isScoreKey(k, rb) && (typeof ra[k] === 'number' || typeof rb[k] === 'number'));
   const stderrOf = (r: Record<string, unknown>, score: string) => {
     const key = stderrKeyOf(score, r);
     return key === undefined ? undefined : r[key];
