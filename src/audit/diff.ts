@@ -22,6 +22,7 @@ import { rescoredValues, RESCORED_PREFIX, type RescoredValues } from './rescored
 import { diffSourceConfig, type SourceConfigDiff } from './sourceConfig.ts';
 import { unpairedZ, type UnpairedZ } from './unpaired.ts';
 import { isScoreKey, stderrKeyOf } from './reportedStderr.ts';
+import { pairedAggregationNote } from './pairedAggregation.ts';
 
 export interface DiffOptions extends PairedOptions {
   runA?: string;
@@ -229,7 +230,7 @@ export async function compareTask(
   };
   // Across harnesses, aligned items may share no score key: their correctness scores are paired under one name.
   if (runA.source_kind !== runB.source_kind) pairCorrectness(join.pairs, runA, taskA, runB, taskB);
-  const paired = pairedScores(join.pairs, o);
+  const paired = pairedScores(join.pairs, o).map((p) => withAggregationNote(p, pairedAggregationNote(p.score, { run: runA, task: taskA }, { run: runB, task: taskB })));
   const flips = paired.filter((p) => p.result.mcnemar !== null).map((p) => attributeFlips(join.pairs, p.score, o.examples));
   const evidence = itemEvidence(join.pairs, items);
   settleByEvidence(settings, evidence);
@@ -299,6 +300,11 @@ function pairedScores(pairs: readonly [DocRecord, DocRecord][], o: DiffOptions):
     out.push({ score, dropped, result: pairedComparison(a, b, o) });
   }
   return out;
+}
+
+/** The sentence for people says what A and B are when the source's aggregation is not their mean. */
+function withAggregationNote(p: PairedScore, note: string | null): PairedScore {
+  return note === null ? p : { ...p, result: { ...p.result, sentence: `${p.result.sentence} ${note}.` } };
 }
 
 function reportedScores(runA: RunProvenance, taskA: string, runB: RunProvenance, taskB: string): ReportedScore[] {
