@@ -119,6 +119,11 @@ const fewshotCount: Check = (c) => {
     if (sampler === 'first_n') return result(id, c.task, 'ok', show(configured), show(configured), `${show(configured)} example(s) visible: ${segments}${visible.count > 0 ? ` and ${visible.count} more` : ''}, the same examples in every prompt as the task's first_n sampler gives`);
     return result(id, c.task, 'unknown', show(configured), `${visible.count} or ${show(configured)}`, `n-shot says ${show(configured)}: ${segments}${visible.count > 0 ? ` and ${visible.count} more` : ''}; identical segments are fixed template text or a fixed example set (lm-eval's first_n sampler), and the records do not say which`);
   }
+  if (visible.range !== undefined) {
+    const [low, high] = visible.range;
+    const delimiter = JSON.stringify(c.cfg?.fewshot_delimiter ?? '\n\n');
+    return result(id, c.task, 'unknown', show(configured), 'unknown', `n-shot says ${show(configured)}; the prompts hold ${low} to ${high} segments between ${delimiter} delimiters before the question, and lm-eval gives every prompt the same number of examples: the delimiter is inside the documents' text too, so the segments do not count the examples`, evidence);
+  }
   return result(id, c.task, 'mismatch', show(configured), String(visible.count), `n-shot says ${show(configured)} but ${visible.count} example(s) are visible (${visible.how})`, evidence);
 };
 
