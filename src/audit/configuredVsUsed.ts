@@ -110,7 +110,12 @@ const fewshotCount: Check = (c) => {
   }
   if (visible === null) return result(id, c.task, 'unknown', show(configured), 'unknown', 'too few prompts to tell examples from template text');
   if (configured === undefined || configured === null) return result(id, c.task, 'unknown', show(configured), String(visible.count), `n-shot not recorded; ${visible.count} visible (${visible.how})`);
-  if (Number(configured) === visible.count) return result(id, c.task, 'ok', show(configured), String(visible.count), `${visible.count} example(s) visible (${visible.how})`);
+  if (visible.range === undefined && Number(configured) === visible.count) return result(id, c.task, 'ok', show(configured), String(visible.count), `${visible.count} example(s) visible (${visible.how})`);
+  if (visible.range !== undefined) {
+    const [low, high] = visible.range;
+    const delimiter = JSON.stringify(c.cfg?.fewshot_delimiter ?? '\n\n');
+    return result(id, c.task, 'unknown', show(configured), 'unknown', `n-shot says ${show(configured)}; the prompts hold ${low} to ${high} segments between ${delimiter} delimiters before the question, and lm-eval gives every prompt the same number of examples: the delimiter is inside the documents' text too, so the segments do not count the examples`, evidence);
+  }
   const fixed = visible.fixed ?? 0;
   if (fixed > 0 && visible.count + fixed === Number(configured)) {
     // The identical leading segments make up the n-shot: lm-eval's first_n sampler puts the same examples in every prompt.
@@ -118,11 +123,6 @@ const fewshotCount: Check = (c) => {
     const segments = `${fixed} leading segment(s) between ${JSON.stringify(c.cfg?.fewshot_delimiter ?? '\n\n')} delimiters identical in every prompt`;
     if (sampler === 'first_n') return result(id, c.task, 'ok', show(configured), show(configured), `${show(configured)} example(s) visible: ${segments}${visible.count > 0 ? ` and ${visible.count} more` : ''}, the same examples in every prompt as the task's first_n sampler gives`);
     return result(id, c.task, 'unknown', show(configured), `${visible.count} or ${show(configured)}`, `n-shot says ${show(configured)}: ${segments}${visible.count > 0 ? ` and ${visible.count} more` : ''}; identical segments are fixed template text or a fixed example set (lm-eval's first_n sampler), and the records do not say which`);
-  }
-  if (visible.range !== undefined) {
-    const [low, high] = visible.range;
-    const delimiter = JSON.stringify(c.cfg?.fewshot_delimiter ?? '\n\n');
-    return result(id, c.task, 'unknown', show(configured), 'unknown', `n-shot says ${show(configured)}; the prompts hold ${low} to ${high} segments between ${delimiter} delimiters before the question, and lm-eval gives every prompt the same number of examples: the delimiter is inside the documents' text too, so the segments do not count the examples`, evidence);
   }
   return result(id, c.task, 'mismatch', show(configured), String(visible.count), `n-shot says ${show(configured)} but ${visible.count} example(s) are visible (${visible.how})`, evidence);
 };

@@ -176,6 +176,9 @@ test('few-shot count: segments that differ in number from prompt to prompt count
   };
   const zero = await check(0, passages);
   assert.deepEqual([zero.status, zero.configured, zero.used], ['unknown', '0', 'unknown']);
+  // A median that happens to equal the n-shot says no more: 1 is the median of 0, 1 and 2 segments.
+  const median = await check(1, [passages[0]!, `One.\n\nThe`, passages[2]!]);
+  assert.deepEqual([median.status, median.used], ['unknown', 'unknown']);
   assert.equal(zero.message, `n-shot says 0; the prompts hold 0 to 2 segments between "\\n\\n" delimiters before the question, and lm-eval gives every prompt the same number of examples: the delimiter is inside the documents' text too, so the segments do not count the examples`);
   const real = await loadSource([fixturePath('models/lmeval-reference/gpt2-tiny/plain')], { skipBad: false, fields: {} });
   const run = real.store.manifest.runs[0]!;
