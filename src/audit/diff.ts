@@ -243,10 +243,11 @@ export async function compareTask(
     sourceConfig,
     checks,
     items,
-    pairedNote: setsDiffer
-      ? `the item sets differ (${items.onlyA} only in A, ${items.onlyB} only in B): paired statistics use only the ${items.shared} shared items`
-      : paired.length === 0
-        ? 'the two runs record no score under the same metric and filter'
+    // No score to pair comes first: "paired statistics use only the shared items" said there were some.
+    pairedNote: paired.length === 0
+      ? `the two runs record no per-item score under the same metric and filter${setsDiffer ? ` (and the item sets differ: ${items.onlyA} only in A, ${items.onlyB} only in B)` : ''}`
+      : setsDiffer
+        ? `the item sets differ (${items.onlyA} only in A, ${items.onlyB} only in B): paired statistics use only the ${items.shared} shared items`
         : null,
     paired,
     flips,

@@ -180,8 +180,10 @@ export function scoreSummary(t: TaskComparison): string {
     const others = t.paired.length - 1;
     return `${first.score} B − A = ${fmt(first.result.difference)} (${first.result.distinguishable ? 'distinguishable' : 'not distinguishable'} at n = ${first.result.n})${others === 1 ? '; the other paired score is equal too' : others > 1 ? `; the other ${others} paired scores are equal too` : ''}`;
   }
-  if (t.reported[0] !== undefined) return `reported ${t.reported[0].score}: A ${cell(t.reported[0].a, 12)}, B ${cell(t.reported[0].b, 12)} (no per-item samples to pair)`;
-  return 'no per-item samples';
+  // Items joined but no score to pair (boolq-seq2seq's exact_match against asdiv's acc) is not "no per-item samples".
+  const why = t.items === null ? 'no per-item samples' : 'no per-item score under the same metric and filter in both runs';
+  if (t.reported[0] !== undefined) return `reported ${t.reported[0].score}: A ${cell(t.reported[0].a, 12)}, B ${cell(t.reported[0].b, 12)} (${why} to pair)`;
+  return why;
 }
 
 /** Tasks listed per run pair in the summary. */
