@@ -17,8 +17,8 @@ test('EEE export: a log-likelihood item has no answer attribution; a generated o
   const out = join(mkdtempSync(join(tmpdir(), 'eee-ll-')), 'eee');
   const r = runCli(['export', fixturePath('models/lmeval-reference/gpt2-tiny/plain'), '--format', 'eee', '--out', out]);
   assert.equal(r.status, 0, r.stderr);
-  const folder = join(out, 'data/json/hf/gpt2-tiny');
-  const records = readdirSync(folder).filter((f) => f.endsWith('_samples.jsonl')).flatMap((f) => readFileSync(join(folder, f), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l)));
+  const folders = readdirSync(join(out, 'data')).map((benchmark) => join(out, 'data', benchmark, 'hf/gpt2-tiny'));
+  const records = folders.flatMap((folder) => readdirSync(folder).filter((f) => f.endsWith('_samples.jsonl')).flatMap((f) => readFileSync(join(folder, f), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l))));
   const arc = records.find((x) => x.evaluation_result_id === 'arc_easy/acc,none' && x.sample_id === '0');
   assert.deepEqual(arc.output, { raw: [] });
   assert.deepEqual(arc.answer_attribution, []);
