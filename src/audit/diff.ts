@@ -22,7 +22,7 @@ import { rescoredValues, RESCORED_PREFIX, type RescoredValues } from './rescored
 import { diffSourceConfig, type SourceConfigDiff } from './sourceConfig.ts';
 import { unpairedZ, type UnpairedZ } from './unpaired.ts';
 import { isScoreKey, stderrKeyOf } from './reportedStderr.ts';
-import { pairedAggregationNote } from './pairedAggregation.ts';
+import { pairedAggregationNote, type AggregationNote } from './pairedAggregation.ts';
 
 export interface DiffOptions extends PairedOptions {
   runA?: string;
@@ -53,6 +53,8 @@ export interface PairedScore {
   score: string;
   /** Items dropped from the pairing because a side has no numeric value (NaN, null). */
   dropped: number;
+  /** What A and B are where the source does not aggregate the score by its mean ('mean log-likelihood'). */
+  values?: string;
   result: PairedResult;
 }
 
@@ -303,9 +305,9 @@ function pairedScores(pairs: readonly [DocRecord, DocRecord][], o: DiffOptions):
   return out;
 }
 
-/** The sentence for people says what A and B are when the source's aggregation is not their mean. */
-function withAggregationNote(p: PairedScore, note: string | null): PairedScore {
-  return note === null ? p : { ...p, result: { ...p.result, sentence: `${p.result.sentence} ${note}.` } };
+/** The label and the sentence for people say what A and B are when the source's aggregation is not their mean. */
+function withAggregationNote(p: PairedScore, note: AggregationNote | null): PairedScore {
+  return note === null ? p : { ...p, values: note.values, result: { ...p.result, sentence: `${p.result.sentence} ${note.sentence}.` } };
 }
 
 function reportedScores(runA: RunProvenance, taskA: string, runB: RunProvenance, taskB: string): ReportedScore[] {

@@ -18,17 +18,36 @@ function aggregationOf(run: RunProvenance, task: string, metric: string): string
   return typeof named === 'string' ? named : undefined;
 }
 
+/** What A and B of a paired score are, where the source does not aggregate it by its mean. */
+export interface AggregationNote {
+  /** The per-item values, for a label: "mean log-likelihood". */
+  values: string;
+  /** The sentence for people. */
+  sentence: string;
+}
+
 /**
- * A sentence saying what A and B are for a paired `score` ('metric,filter') that a run aggregates other than by the
- * mean; null for a mean (or an aggregation not recorded, or a rescoring cell, whose values are 0/1 means).
+ * What A and B are for a paired `score` ('metric,filter') that a run aggregates other than by the mean; null for a
+ * mean (or an aggregation not recorded, or a rescoring cell, whose values are 0/1 means).
  */
-export function pairedAggregationNote(score: string, a: { run: RunProvenance; task: string }, b: { run: RunProvenance; task: string }): string | null {
+export function pairedAggregationNote(score: string, a: { run: RunProvenance; task: string }, b: { run: RunProvenance; task: string }): AggregationNote | null {
   const metric = score.split(',')[0]!;
   const names = [...new Set([aggregationOf(a.run, a.task, metric), aggregationOf(b.run, b.task, metric)].filter((x): x is string => x !== undefined))];
   const other = names.filter((n) => n !== 'mean');
   if (other.length === 0) return null;
   if (other.length === 1 && names.length === 1 && other[0] === 'perplexity') {
-    return 'A and B are the means of the per-item values, log-likelihoods of the gold continuation, not perplexities: lm-eval reports perplexity as exp(−mean) of them, so a positive B − A is a lower perplexity in B';
+    return {
+      values: 'mean log-likelihood',
+      sentence: 'A and B are the means of the per-item values, log-likelihoods of the gold continuation, not perplexities: lm-eval reports perplexity as exp(−mean) of them, so a positive B − A is a lower perplexity in B',
+    };
   }
-  return `A and B are the means of the per-item values, not the reported numbers: the source aggregates ${metric} with ${names.map((n) => `'${n}'`).join(' and ')}`;
+  return {
+    values: 'mean of the per-item values',
+    sentence: `A and B are the means of the per-item values, not the reported numbers: the source aggregates ${metric} with ${names.map((n) => `'${n}'`).join(' and ')}`,
+  };
+}
+
+/** A paired score's name with what its A and B are, where they are not the source's aggregate: `perplexity,none (mean log-likelihood)`. */
+export function pairedScoreLabel(p: { score: string; values?: string }): string {
+  return p.values === undefined ? p.score : `${p.score} (${p.values})`;
 }
