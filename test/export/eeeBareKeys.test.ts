@@ -2,9 +2,9 @@
  * EEE export of numbers reported under a key without a filter, and what it says of a reported number.
  * - lm-eval before 0.4 (Pythia 160m five-shot, fixtures/external/pythia) reports `acc`, `acc_stderr`, …: the export
  *   said "nothing to export: … no score reported and no per-item scores" for every one of its 65 tasks.
- * - lighteval (fixtures/lighteval, the EEE smoke run) reports squad_v2 `em` 0 ± 0 (`em_stderr`): the export wrote
- *   the mean of the two per-item values with "computed by lmaudit export: … (the source reported no aggregate
- *   for them)" and no standard error.
+ * - lighteval (fixtures/lighteval, the EEE smoke run) reports squad_v2 `em` 0 ± 0 (`em_stderr`): left out. Its
+ *   `all` entry averages every key of its tasks, `em_stderr` too, and a mean of standard errors is no standard error
+ *   (interchange-formats.md §3): that one is kept beside the score, not written as EEE's standard_error.
  * - OpenCompass (mmlu_college_biology, fixtures/opencompass …/default/20240609_154004) reports `accuracy` 100 and
  *   `accuracy,summary csv (2 decimals)` 100: the first was left out, the second labelled "computed by lmaudit
  *   export" though it is the source's number (the label went on every result without a reported stderr).
@@ -48,6 +48,12 @@ test('EEE export: lighteval em ± em_stderr is the reported number, not one the 
   assert.equal(em.score_details.uncertainty?.standard_error?.value, 0);
   assert.equal(em.metric_config.additional_details['lmaudit.reported_key'], 'em');
   assert.equal(em.metric_config.additional_details['lmaudit.score'], undefined);
+});
+
+test("EEE export: lighteval's 'all' keeps its averaged stderr out of standard_error", () => {
+  const all = byId(exported(fixturePath('lighteval')), 'all/em');
+  assert.deepEqual(all.score_details, { score: 0 });
+  assert.equal(all.metric_config.additional_details['lmaudit.reported_stderr'], "em_stderr 0: not written as standard_error: lighteval's summary entry averages its tasks' standard errors, and a mean of standard errors is not the standard error of the mean");
 });
 
 test('EEE export: every number OpenCompass reported, none of them called computed', () => {

@@ -12,6 +12,7 @@ import { isPlainObject, toPythonJson } from '../../util/json.ts';
 import { parseSamplingDefaults } from '../../models/onnx/generationConfig.ts';
 import { claimedDocuments } from '../../audit/configuredVsUsed.ts';
 import { isScoreKey, stderrKeyOf as reportedStderrKeyOf } from '../../audit/reportedStderr.ts';
+import { isSummaryKey } from '../../import/lighteval/lightevalRun.ts';
 import { EXTRA_FIELD_PREFIX, type Fact, type RunProvenance, type Setting, type TaskProvenance } from '../../store/schema.ts';
 
 export type Json = Record<string, unknown>;
@@ -35,8 +36,16 @@ export interface PlannedResult {
   stderr: number | null;
   /** The reported key the standard error was read from. */
   stderrKey: string | null;
+  /** Why a number the source reported beside the score is not written as its standard error. */
+  stderrNote?: string;
   rows: ScoreRow[];
 }
+
+/**
+ * lighteval's `all` and group averages average every key of their tasks, `*_stderr` included: the mean of standard
+ * errors is no standard error of the mean, and EEE's standard_error would state it as one.
+ */
+const SUMMARY_STDERR = "not written as standard_error: lighteval's summary entry averages its tasks' standard errors, and a mean of standard errors is not the standard error of the mean";
 
 export const COMPUTED_SCORE = 'computed by lmaudit export: the mean of the per-item values (the source reported no aggregate for them)';
 
@@ -65,9 +74,11 @@ export function planResults(run: RunProvenance, task: string, rows: readonly Sco
     const own = series.get(seriesKey) ?? [];
     const comma = seriesKey.lastIndexOf(',');
     const [metric, filter] = [seriesKey.slice(0, comma), seriesKey.slice(comma + 1)];
-    const stderrKey = reportedKey === null ? null : stderrKeyOf(reportedKey, reported);
+    const found = reportedKey === null ? null : stderrKeyOf(reportedKey, reported);
+    const averaged = found !== null && run.source_kind === 'lighteval' && isSummaryKey(task);
+    const stderrKey = averaged ? null : found;
     const stderr = stderrKey === null ? null : (reported[stderrKey] as number);
-    results.push({ resultId: `${task}/${reportedKey ?? seriesKey}`, filter, metric, reportedKey, score, stderr, stderrKey, rows: own });
+    results.push({ resultId: `${task}/${reportedKey ?? seriesKey}`, filter, metric, reportedKey, score, stderr, stderrKey, ...(averaged ? { stderrNote: `${found} ${String(reported[found!])}: ${SUMMARY_STDERR}` } : {}), rows: own });
     taken.add(seriesKey);
   };
   for (const [key, v] of Object.entries(reported)) {
@@ -201,6 +212,7 @@ function resultRecord(c: AggregateContext, block: TaskProvenance | undefined, r:
   const metricDetails: Record<string, unknown> = { [RESULT_KEYS.task]: c.task, [RESULT_KEYS.filter]: r.filter, [RESULT_KEYS.metric]: r.metric };
   if (r.reportedKey !== null) metricDetails[REPORTED_KEY] = r.reportedKey;
   if (r.stderrKey !== null) metricDetails[REPORTED_STDERR_KEY] = r.stderrKey;
+  if (r.stderrNote !== undefined) metricDetails['lmaudit.reported_stderr'] = r.stderrNote;
   if (r.reportedKey === null) metricDetails[SCORE_KEY] = COMPUTED_SCORE;
   const metricConfig: Json = { metric_id: r.metric, lower_is_better: typeof spec?.higher_is_better === 'boolean' ? !spec.higher_is_better : false };
   if (typeof spec?.higher_is_better !== 'boolean') metricDetails['lmaudit.lower_is_better'] = 'not recorded by the source; false written because EEE requires the field';
