@@ -168,9 +168,9 @@ test('few-shot count: segments that differ in number from prompt to prompt count
   // lambada_openai, 0-shot (fixtures/models/lmeval-reference/gpt2-tiny/plain): the passages hold "\n\n", and the
   // check said "n-shot says 0 but 1 example(s) are visible"; at 2-shot, "n-shot says 2 but 5 example(s) are visible".
   const passages = [`"Hi," she said.\n\nHe nodded.\n\nThey left the`, `It rained.\n\nThe`, `One line only, the`];
-  const check = async (shots: number, prompts: string[]) => {
+  const check = async (shots: number | null, prompts: string[]) => {
     const r = runWith((run) => {
-      run.tasks.t!.fewshot.count = same(recorded(shots));
+      if (shots !== null) run.tasks.t!.fewshot.count = same(recorded(shots));
     });
     return byId(await checkConfiguredVsUsed(r, 't', prompts.map((p, i) => doc(String(i), p))), 'fewshot_count');
   };
@@ -184,6 +184,10 @@ test('few-shot count: segments that differ in number from prompt to prompt count
   const run = real.store.manifest.runs[0]!;
   const lambada = byId(await checkConfiguredVsUsed(run, 'lambada_openai', await loadDocs(real.store, run.run_id, 'lambada_openai')), 'fewshot_count');
   assert.deepEqual([lambada.status, lambada.configured, lambada.used], ['unknown', '0', 'unknown']);
+  // Nor is a count offered where the n-shot was not recorded ("n-shot not recorded; 1 visible").
+  const unrecorded = await check(null, passages);
+  assert.deepEqual([unrecorded.status, unrecorded.used], ['unknown', 'unknown']);
+  assert.match(unrecorded.message, /^n-shot not recorded; the prompts hold 0 to 2 segments/);
   // The same number of segments in every prompt is still counted: 2 examples where n-shot says 0 is a mismatch.
   const constant = await check(0, ['Q: a\nA: 1\n\nQ: b\nA: 2\n\nQ: one?', 'Q: c\nA: 3\n\nQ: d\nA: 4\n\nQ: two?']);
   assert.deepEqual([constant.status, constant.used], ['mismatch', '2']);
