@@ -109,6 +109,12 @@ const fewshotCount: Check = (c) => {
     if (visible !== null) evidence = withPrompt.slice(0, 1).map((d) => ({ docId: d.docId, bytes: snippet(d.prompt.slice(0, 200)) }));
   }
   if (visible === null) return result(id, c.task, 'unknown', show(configured), 'unknown', 'too few prompts to tell examples from template text');
+  if (visible.range !== undefined) {
+    const [low, high] = visible.range;
+    const delimiter = JSON.stringify(c.cfg?.fewshot_delimiter ?? '\n\n');
+    const said = configured === undefined || configured === null ? 'n-shot not recorded' : `n-shot says ${show(configured)}`;
+    return result(id, c.task, 'unknown', show(configured), 'unknown', `${said}; the prompts hold ${low} to ${high} segments between ${delimiter} delimiters before the question, and lm-eval gives every prompt the same number of examples: the delimiter is inside the documents' text too, so the segments do not count the examples`, evidence);
+  }
   if (configured === undefined || configured === null) return result(id, c.task, 'unknown', show(configured), String(visible.count), `n-shot not recorded; ${visible.count} visible (${visible.how})`);
   if (Number(configured) === visible.count) return result(id, c.task, 'ok', show(configured), String(visible.count), `${visible.count} example(s) visible (${visible.how})`);
   const fixed = visible.fixed ?? 0;

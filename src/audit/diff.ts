@@ -22,7 +22,8 @@ import { settleByEvidence, type ItemEvidence } from './settledByEvidence.ts';
 import { rescoredValues, RESCORED_PREFIX, type RescoredValues } from './rescored.ts';
 import { diffSourceConfig, type SourceConfigDiff } from './sourceConfig.ts';
 import { unpairedZ, type UnpairedZ } from './unpaired.ts';
-import { isStderrKey, stderrKeyOf } from './reportedStderr.ts';
+import { isScoreKey, stderrKeyOf } from './reportedStderr.ts';
+import { pairedAggregationNote, type AggregationNote } from './pairedAggregation.ts';
 
 export interface DiffOptions extends PairedOptions {
   runA?: string;
@@ -53,6 +54,8 @@ export interface PairedScore {
   score: string;
   /** Items dropped from the pairing because a side has no numeric value (NaN, null). */
   dropped: number;
+  /** What A and B are where the source does not aggregate the score by its mean ('mean log-likelihood'). */
+  values?: string;
   result: PairedResult;
 }
 
@@ -236,7 +239,7 @@ export async function compareTask(
   };
   // Across harnesses, aligned items may share no score key: their correctness scores are paired under one name.
   if (runA.source_kind !== runB.source_kind) pairCorrectness(join.pairs, runA, taskA, runB, taskB);
-  const paired = pairedScores(join.pairs, o);
+  const paired = pairedScores(join.pairs, o).map((p) => withAggregationNote(p, pairedAggregationNote(p.score, { run: runA, task: taskA }, { run: runB, task: taskB })));
   const flips = paired.filter((p) => p.result.mcnemar !== null).map((p) => attributeFlips(join.pairs, p.score, o.examples));
   const evidence = itemEvidence(join.pairs, items);
   settleByEvidence(settings, evidence);
@@ -249,10 +252,11 @@ export async function compareTask(
     sourceConfig,
     checks,
     items,
-    pairedNote: setsDiffer
-      ? `the item sets differ (${items.onlyA} only in A, ${items.onlyB} only in B): paired statistics use only the ${items.shared} shared items`
-      : paired.length === 0
-        ? 'the two runs record no score under the same metric and filter'
+    // No score to pair comes first: "paired statistics use only the shared items" said there were some.
+    pairedNote: paired.length === 0
+      ? `the two runs record no per-item score under the same metric and filter${setsDiffer ? ` (and the item sets differ: ${items.onlyA} only in A, ${items.onlyB} only in B)` : ''}`
+      : setsDiffer
+        ? `the item sets differ (${items.onlyA} only in A, ${items.onlyB} only in B): paired statistics use only the ${items.shared} shared items`
         : null,
     paired,
     flips,
@@ -308,10 +312,15 @@ function pairedScores(pairs: readonly [DocRecord, DocRecord][], o: DiffOptions):
   return out;
 }
 
+/** The label and the sentence for people say what A and B are when the source's aggregation is not their mean. */
+function withAggregationNote(p: PairedScore, note: AggregationNote | null): PairedScore {
+  return note === null ? p : { ...p, values: note.values, result: { ...p.result, sentence: `${p.result.sentence} ${note.sentence}.` } };
+}
+
 function reportedScores(runA: RunProvenance, taskA: string, runB: RunProvenance, taskB: string): ReportedScore[] {
   const ra = runA.reported[taskA] ?? {};
   const rb = runB.reported[taskB] ?? {};
-  const keys = Object.keys(ra).filter((k) => k in rb && !isStderrKey(k, ra) && !isStderrKey(k, rb) && (typeof ra[k] === 'number' || typeof rb[k] === 'number'));
+  const keys = Object.keys(ra).filter((k) => k in rb && isScoreKey(k, ra) && isScoreKey(k, rb) && (typeof ra[k] === 'number' || typeof rb[k] === 'number'));
   const stderrOf = (r: Record<string, unknown>, score: string) => {
     const key = stderrKeyOf(score, r);
     return key === undefined ? undefined : r[key];

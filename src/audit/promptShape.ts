@@ -84,6 +84,12 @@ export interface VisibleShots {
   how: string;
   /** Leading segments identical in every prompt, left out of `count` as template text (they may be a fixed example set). */
   fixed?: number;
+  /**
+   * The fewest and most segments a prompt has, when prompts differ in their count: lm-eval puts the same number of
+   * examples in every prompt, so the delimiter is also inside the documents' own text (lambada's passages hold blank
+   * lines) and `count`, the median, is not a count of examples.
+   */
+  range?: [number, number];
 }
 
 /**
@@ -128,7 +134,7 @@ export function plainShots(prompts: readonly string[], delimiter: string, descri
     }
     const counts = segmented.map((s) => s.length - 1 - template).sort((a, b) => a - b);
     const median = counts[Math.floor(counts.length / 2)]!;
-    return { count: Math.max(0, median), how: `segments between ${JSON.stringify(delimiter)} delimiters before the question (median over ${prompts.length} prompts); the task description, ${template} segment(s), counted as template text` };
+    return { count: Math.max(0, median), how: `segments between ${JSON.stringify(delimiter)} delimiters before the question (median over ${prompts.length} prompts); the task description, ${template} segment(s), counted as template text`, ...rangeOf(counts) };
   }
   const minLen = Math.min(...segmented.map((s) => s.length));
   let constant = 0;
@@ -136,5 +142,11 @@ export function plainShots(prompts: readonly string[], delimiter: string, descri
   const counts = segmented.map((s) => s.length - 1 - constant).sort((a, b) => a - b);
   const median = counts[Math.floor(counts.length / 2)]!;
   const fixed = constant > 0 ? `; ${constant} leading segment(s) identical in every prompt counted as template text` : '';
-  return { count: Math.max(0, median), how: `segments between ${JSON.stringify(delimiter)} delimiters before the question (median over ${prompts.length} prompts)${fixed}`, ...(constant > 0 ? { fixed: constant } : {}) };
+  return { count: Math.max(0, median), how: `segments between ${JSON.stringify(delimiter)} delimiters before the question (median over ${prompts.length} prompts)${fixed}`, ...(constant > 0 ? { fixed: constant } : {}), ...rangeOf(counts) };
+}
+
+/** `range` of sorted counts that are not all the same. */
+function rangeOf(sorted: readonly number[]): { range?: [number, number] } {
+  const [low, high] = [Math.max(0, sorted[0]!), Math.max(0, sorted.at(-1)!)];
+  return low === high ? {} : { range: [low, high] };
 }

@@ -31,7 +31,9 @@ export interface Interaction {
   difference: number;
   stderr: number | null;
   ci95: [number, number] | null;
-  /** The interval excludes 0: the change helps under one reading more than under the other. */
+  /** Items whose difference is not 0: below 5 no two-sided test at 5% can reject, whatever the interval. */
+  differing: number;
+  /** The interval excludes 0 and enough items differ: the change helps under one reading more than under the other. */
   distinguishable: boolean;
 }
 
@@ -73,12 +75,13 @@ export function interactionsOf(rows: readonly InteractionRow[], columns: readonl
         }
         if (d.length === 0) continue;
         const [x, xi, xj] = [pairedMeanStderr(d), pairedMeanStderr(ei), pairedMeanStderr(ej)];
+        const differing = d.filter((v) => v !== 0).length;
         out.push({
           from: rows[a]!.label, to: rows[b]!.label, change, readings: [columns[i]!, columns[j]!], n: d.length,
           effects: [xi.mean, xj.mean], effect_stderr: [xi.stderr, xj.stderr], effect_ci95: [xi.ci95, xj.ci95],
-          difference: x.mean, stderr: x.stderr, ci95: x.ci95,
+          difference: x.mean, stderr: x.stderr, ci95: x.ci95, differing,
           // As the paired comparison: too few differing items for any test at 5% is never distinguishable.
-          distinguishable: x.ci95 !== null && (x.ci95[0] > 0 || x.ci95[1] < 0) && signTestCanReject(d.filter((v) => v !== 0).length, 0.05),
+          distinguishable: x.ci95 !== null && (x.ci95[0] > 0 || x.ci95[1] < 0) && signTestCanReject(differing, 0.05),
         });
       }
     }

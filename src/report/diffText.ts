@@ -7,6 +7,7 @@ import type { DeclaredFalsifierResult } from '../audit/declaredFalsifier.ts';
 import type { DiffResult, TaskComparison } from '../audit/diff.ts';
 import { FLIP_CAUSE_TEXT, type FlipCause } from '../audit/flips.ts';
 import { formatP, pClause } from '../audit/pairedStats.ts';
+import { pairedScoreLabel } from '../audit/pairedAggregation.ts';
 import { withoutSamePaired } from './samePaired.ts';
 import { subsetSentence } from './subsetNote.ts';
 import type { FieldRow, ItemRow, SettingsDiff } from '../audit/settingsDiff.ts';
@@ -90,7 +91,7 @@ function taskLines(whole: TaskComparison, r: DiffResult): string[] {
       ...table(
         ['score', 'n', 'A', 'B', 'B − A', `${Math.round((1 - r.options.alpha) * 100)}% CI (bootstrap)`, 'McNemar (A-only/B-only, p)', 'distinguishable'],
         t.paired.map((p) => [
-          p.score,
+          pairedScoreLabel(p),
           String(p.result.n),
           fmt(p.result.meanA),
           fmt(p.result.meanB),
@@ -161,7 +162,7 @@ export function scoreSummary(t: TaskComparison): string {
   const moved = t.paired
     .filter((p) => Number.isFinite(p.result.difference) && p.result.difference !== 0)
     .sort((x, y) => Math.abs(y.result.difference) - Math.abs(x.result.difference))
-    .map((p) => `${p.score} B − A = ${fmt(p.result.difference)} (${p.result.distinguishable ? 'distinguishable' : 'not distinguishable'} at n = ${p.result.n})`);
+    .map((p) => `${pairedScoreLabel(p)} B − A = ${fmt(p.result.difference)} (${p.result.distinguishable ? 'distinguishable' : 'not distinguishable'} at n = ${p.result.n})`);
   const reportedMoved = t.reported
     .filter((s) => !(typeof s.a === 'number' && typeof s.b === 'number' && s.a === s.b))
     .filter((s) => !Object.is(s.a, s.b))
@@ -178,10 +179,12 @@ export function scoreSummary(t: TaskComparison): string {
   const first = t.paired.find((p) => !p.score.startsWith('rescored:')) ?? t.paired[0];
   if (first !== undefined) {
     const others = t.paired.length - 1;
-    return `${first.score} B − A = ${fmt(first.result.difference)} (${first.result.distinguishable ? 'distinguishable' : 'not distinguishable'} at n = ${first.result.n})${others === 1 ? '; the other paired score is equal too' : others > 1 ? `; the other ${others} paired scores are equal too` : ''}`;
+    return `${pairedScoreLabel(first)} B − A = ${fmt(first.result.difference)} (${first.result.distinguishable ? 'distinguishable' : 'not distinguishable'} at n = ${first.result.n})${others === 1 ? '; the other paired score is equal too' : others > 1 ? `; the other ${others} paired scores are equal too` : ''}`;
   }
-  if (t.reported[0] !== undefined) return `reported ${t.reported[0].score}: A ${cell(t.reported[0].a, 12)}, B ${cell(t.reported[0].b, 12)} (no per-item samples to pair)`;
-  return 'no per-item samples';
+  // Items joined but no score to pair (boolq-seq2seq's exact_match against asdiv's acc) is not "no per-item samples".
+  const why = t.items === null ? 'no per-item samples' : 'no per-item score under the same metric and filter in both runs';
+  if (t.reported[0] !== undefined) return `reported ${t.reported[0].score}: A ${cell(t.reported[0].a, 12)}, B ${cell(t.reported[0].b, 12)} (${why} to pair)`;
+  return why;
 }
 
 /** Tasks listed per run pair in the summary. */

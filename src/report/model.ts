@@ -10,7 +10,7 @@ import { summary, type DiffResult, type RunSummary } from '../audit/diff.ts';
 import { selectRuns } from '../audit/runPairs.ts';
 import { singleRunFalsifier, type Falsifier } from '../audit/falsifier.ts';
 import { loadDocs } from '../audit/itemJoin.ts';
-import { isStderrKey, stderrKeyOf } from '../audit/reportedStderr.ts';
+import { isScoreKey, stderrKeyOf } from '../audit/reportedStderr.ts';
 import { queryRows, sqlString } from '../util/duckdb.ts';
 import type { PairedOptions } from '../audit/pairedStats.ts';
 import { disclosureCounts, effectiveFact, itemGroup } from '../audit/provenanceView.ts';
@@ -306,10 +306,10 @@ function sweepSpread(sweep: AgentSweep | undefined): { lowest?: { score: number;
   return { lowest: as(pick((a, b) => a < b)), highest: as(pick((a, b) => a > b)) };
 }
 
-/** Every 'metric,filter' a task reported (not its stderrs, not lm-eval's alias), with the stderr beside it. */
+/** Every 'metric,filter' a task reported (not its stderrs, not lm-eval's bookkeeping), with the stderr beside it. */
 function reportedScores(reported: Record<string, unknown>): SummaryRow['reported'] {
   return Object.keys(reported)
-    .filter((k) => !isStderrKey(k, reported) && k !== 'alias' && k !== 'samples')
+    .filter((k) => isScoreKey(k, reported))
     .map((score) => {
       const key = stderrKeyOf(score, reported);
       return { score, value: reported[score], stderr: key === undefined ? undefined : reported[key] };

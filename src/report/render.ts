@@ -70,17 +70,22 @@ export function escapeLatex(text: string): string {
     .replace(/\r?\n/g, ' ');
 }
 
+/**
+ * A Markdown fenced diff block: the fence is longer than any backtick run inside, so nothing can close it early. Its
+ * text is kept as it is: CommonMark shows a code block's characters literally (an entity such as `&lt;` is printed as
+ * those four characters, and no HTML inside it is rendered), so escaping here put `&lt;p>` where a prompt held `<p>`.
+ */
+export function markdownFence(text: string): string {
+  const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}diff\n${text}\n${fence}`;
+}
+
 function environment(): nunjucks.Environment {
   const env = new nunjucks.Environment(null, { autoescape: true, throwOnUndefined: true, trimBlocks: true, lstripBlocks: true });
   env.addFilter('md', (v: unknown) => new nunjucks.runtime.SafeString(escapeMarkdown(String(v ?? ''))));
   env.addFilter('tex', (v: unknown) => new nunjucks.runtime.SafeString(escapeLatex(String(v ?? ''))));
-  /** A Markdown fenced block: the fence is longer than any backtick run inside, so nothing can close it early. */
-  env.addFilter('mdfence', (v: unknown) => {
-    const text = String(v ?? '');
-    const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((run) => run.length));
-    const fence = '`'.repeat(longest + 1);
-    return new nunjucks.runtime.SafeString(`${fence}diff\n${text.replace(/&/g, '&amp;').replace(/</g, '&lt;')}\n${fence}`);
-  });
+  env.addFilter('mdfence', (v: unknown) => new nunjucks.runtime.SafeString(markdownFence(String(v ?? ''))));
   // A status column (a verdict, yes/no, "9 of 13") wraps between words only: a verdict cut inside a word misreads.
   const status = new Set(['falsifier', 'verdict', 'status', 'recorded', 'distinguishable', 'disclosure']);
   env.addGlobal('isStatusColumn', (header: string | undefined) => header !== undefined && status.has(header));

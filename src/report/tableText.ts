@@ -1,6 +1,7 @@
 /** The audit table as plain text (the terminal form; Markdown and LaTeX reuse its sentences). */
 import type { AuditTable, CellPlace, TableCell } from '../audit/table.ts';
 import type { Interaction } from '../audit/tableInteractions.ts';
+import { formatP } from '../audit/pairedStats.ts';
 import { clip, table } from './textTable.ts';
 
 /** The most HTML small multiples drawn per table. */
@@ -22,8 +23,18 @@ export function interactionText(x: Interaction): string {
   const ci = x.ci95 === null ? 'no interval (one item)' : `95% CI [${f4(x.ci95[0])}, ${f4(x.ci95[1])}]`;
   return (
     `${x.from} → ${x.to}: ${f4(x.effects[0])} under ${x.readings[0]}, ${f4(x.effects[1])} under ${x.readings[1]}; ` +
-    `difference ${f4(x.difference)}, ${ci}, n = ${x.n}${x.distinguishable ? ' (distinguishable from 0)' : ''}`
+    `difference ${f4(x.difference)}, ${ci}, n = ${x.n}${x.distinguishable ? ' (distinguishable from 0)' : tooFewDiffer(x)}`
   );
+}
+
+/**
+ * An interval that excludes 0 on too few differing items for any two-sided test at 5% is not counted distinguishable
+ * (pairedStats' signTestCanReject); without the reason, "0 distinguishable from 0" stood above "95% CI [0.0201,
+ * 0.3799]" (gpt2-tiny arc_easy, 0-shot → 2-shot, 4 items differing) and read as a contradiction.
+ */
+function tooFewDiffer(x: Interaction): string {
+  if (x.ci95 === null || !(x.ci95[0] > 0 || x.ci95[1] < 0)) return '';
+  return ` (the interval excludes 0, but only ${x.differing} item(s) differ: too few for any two-sided test at 0.05, the exact sign test's smallest p on them is ${formatP(2 * 0.5 ** x.differing)})`;
 }
 
 /** Interactions worth reading first: distinguishable ones, then by size. */

@@ -14,11 +14,15 @@ export function cell(value: unknown, max = 48): string {
   return one.length > max ? `${one.slice(0, max - 1)}…` : one;
 }
 
-/** A number to four significant digits (integers whole). */
+/**
+ * A number to four significant digits, integers whole, and never fewer digits than its whole part has: lambada's
+ * perplexity 312507.8157 printed as 312500 (and 2.07e10 as 20720000000), zeros that read as digits it does not have.
+ */
 export function fmt(x: number | null | undefined): string {
   if (x === null || x === undefined) return '—';
   if (!Number.isFinite(x)) return String(x);
   if (Number.isInteger(x)) return String(x);
+  if (Math.abs(x) >= 1000) return Number(x.toFixed(0)).toString();
   return Number(x.toPrecision(4)).toString();
 }
 

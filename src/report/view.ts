@@ -7,6 +7,7 @@
 import { cellText, multiplesNote, tableFindings } from './tableText.ts';
 import { FLIP_CAUSE_TEXT, type FlipCause } from '../audit/flips.ts';
 import { formatP, pClause } from '../audit/pairedStats.ts';
+import { pairedScoreLabel } from '../audit/pairedAggregation.ts';
 import type { TaskComparison } from '../audit/diff.ts';
 import type { ReportData } from './model.ts';
 import { cell, clip, fmt } from './textTable.ts';
@@ -199,7 +200,7 @@ export function buildView(data: ReportData): ReportView {
                 title: 'Paired statistics on the shared items',
                 header: ['score', 'n', 'A', 'B', 'B − A', '95% CI', 'McNemar', 'distinguishable'],
                 rows: t.paired.map((p) => [
-                  p.score,
+                  pairedScoreLabel(p),
                   String(p.result.n),
                   fmt(p.result.meanA),
                   fmt(p.result.meanB),
@@ -223,7 +224,7 @@ export function buildView(data: ReportData): ReportView {
         falsifierStatus: t.falsifier.status,
         clauses: { title: 'Falsifier clauses', header: ['clause', 'status', 'finding'], rows: t.falsifier.clauses.map((x) => [x.name, x.status, clip(x.finding, 160)]) },
         forestTitle: `B − A with its paired 95% interval · task ${t.taskA === t.taskB ? t.taskA : `${t.taskA} / ${t.taskB}`}`,
-        forest: t.paired.filter((p) => Number.isFinite(p.result.ci[0])).map((p) => forestRows(p.score, p.result)),
+        forest: t.paired.filter((p) => Number.isFinite(p.result.ci[0])).map((p) => forestRows(pairedScoreLabel(p), p.result)),
       });
     }
   }

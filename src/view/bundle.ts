@@ -6,7 +6,7 @@
  * pairs), each in data/<hash>.js, up to a stated number of items per list (a longer list's
  * pages say how many it holds). Free text search and other filters need the server.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { BadInputError } from '../errors.ts';
 import type { ViewApi } from './api.ts';
@@ -22,6 +22,7 @@ type Params = Record<string, string | number | undefined>;
 export async function writeBundle(api: ViewApi, dir: string, limit = BUNDLE_ITEMS): Promise<{ index: string; pages: number; notes: string[] }> {
   const out = resolve(dir);
   const assets = readAssets();
+  await refuseForeignFolder(out, dir);
   try {
     await mkdir(join(out, 'data'), { recursive: true });
   } catch (error) {
@@ -88,6 +89,28 @@ export async function writeBundle(api: ViewApi, dir: string, limit = BUNDLE_ITEM
   await writeFile(join(out, 'app.css'), assets.style);
   await writeFile(join(out, 'index.html'), pageHtml('bundle'));
   return { index: join(out, 'index.html'), pages: written.size, notes };
+}
+
+/** What a bundle writes at its top; data/bundle.js marks a folder an earlier bundle wrote. */
+const BUNDLE_ENTRIES = new Set(['index.html', 'app.js', 'app.css', 'data']);
+
+/**
+ * A bundle goes into a new or empty folder, or over an earlier bundle: written into a run store (or any folder of
+ * the user's), its index.html, app.js, app.css and data/ were mixed into, or replaced, what was there.
+ */
+async function refuseForeignFolder(out: string, dir: string): Promise<void> {
+  let entries: string[];
+  try {
+    entries = await readdir(out);
+  } catch {
+    return; // Not there (or not a folder: mkdir below says so).
+  }
+  if (entries.length === 0) return;
+  const earlierBundle = await readdir(join(out, 'data')).then((d) => d.includes('bundle.js'), () => false);
+  const foreign = entries.filter((e) => !BUNDLE_ENTRIES.has(e));
+  if (earlierBundle && foreign.length === 0) return;
+  const shown = (foreign.length > 0 ? foreign : entries).sort().slice(0, 3).join(', ');
+  throw new BadInputError(`the bundle folder holds files that are not an earlier bundle of lmaudit view (${shown}${entries.length > 3 ? ', …' : ''}); name a new or empty folder`, { file: dir });
 }
 
 function asQuery(params: Params): URLSearchParams {

@@ -6,7 +6,7 @@ import { loadDocs } from '../../src/audit/itemJoin.ts';
 import { multiturnShots, plainShots, systemMessage } from '../../src/audit/promptShape.ts';
 import { loadSource } from '../../src/audit/source.ts';
 import { emptyRunProvenance, emptyTaskProvenance, recorded, same, type RunProvenance } from '../../src/store/schema.ts';
-import { externalFixture } from '../helpers/fixtures.ts';
+import { externalFixture, fixturePath } from '../helpers/fixtures.ts';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -162,4 +162,33 @@ test('a tokenizer whose special tokens are not the model family’s is flagged',
   assert.equal(tok.status, 'mismatch');
   assert.equal(tok.configured, 'meta-llama/Meta-Llama-3-8B (Llama 3)');
   assert.deepEqual(tok.evidence[0], { docId: null, bytes: 'tokenizer_eos_token: ["<|endoftext|>","151643"]' });
+});
+
+test('few-shot count: segments that differ in number from prompt to prompt count no examples (lambada passages hold blank lines)', async () => {
+  // lambada_openai, 0-shot (fixtures/models/lmeval-reference/gpt2-tiny/plain): the passages hold "\n\n", and the
+  // check said "n-shot says 0 but 1 example(s) are visible"; at 2-shot, "n-shot says 2 but 5 example(s) are visible".
+  const passages = [`"Hi," she said.\n\nHe nodded.\n\nThey left the`, `It rained.\n\nThe`, `One line only, the`];
+  const check = async (shots: number | null, prompts: string[]) => {
+    const r = runWith((run) => {
+      if (shots !== null) run.tasks.t!.fewshot.count = same(recorded(shots));
+    });
+    return byId(await checkConfiguredVsUsed(r, 't', prompts.map((p, i) => doc(String(i), p))), 'fewshot_count');
+  };
+  const zero = await check(0, passages);
+  assert.deepEqual([zero.status, zero.configured, zero.used], ['unknown', '0', 'unknown']);
+  // A median that happens to equal the n-shot says no more: 1 is the median of 0, 1 and 2 segments.
+  const median = await check(1, [passages[0]!, `One.\n\nThe`, passages[2]!]);
+  assert.deepEqual([median.status, median.used], ['unknown', 'unknown']);
+  assert.equal(zero.message, `n-shot says 0; the prompts hold 0 to 2 segments between "\\n\\n" delimiters before the question, and lm-eval gives every prompt the same number of examples: the delimiter is inside the documents' text too, so the segments do not count the examples`);
+  const real = await loadSource([fixturePath('models/lmeval-reference/gpt2-tiny/plain')], { skipBad: false, fields: {} });
+  const run = real.store.manifest.runs[0]!;
+  const lambada = byId(await checkConfiguredVsUsed(run, 'lambada_openai', await loadDocs(real.store, run.run_id, 'lambada_openai')), 'fewshot_count');
+  assert.deepEqual([lambada.status, lambada.configured, lambada.used], ['unknown', '0', 'unknown']);
+  // Nor is a count offered where the n-shot was not recorded ("n-shot not recorded; 1 visible").
+  const unrecorded = await check(null, passages);
+  assert.deepEqual([unrecorded.status, unrecorded.used], ['unknown', 'unknown']);
+  assert.match(unrecorded.message, /^n-shot not recorded; the prompts hold 0 to 2 segments/);
+  // The same number of segments in every prompt is still counted: 2 examples where n-shot says 0 is a mismatch.
+  const constant = await check(0, ['Q: a\nA: 1\n\nQ: b\nA: 2\n\nQ: one?', 'Q: c\nA: 3\n\nQ: d\nA: 4\n\nQ: two?']);
+  assert.deepEqual([constant.status, constant.used], ['mismatch', '2']);
 });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { displayWidth, table } from '../../src/report/textTable.ts';
+import { displayWidth, fmt, table } from '../../src/report/textTable.ts';
 import { formatTable } from '../../src/cli/output.ts';
 
 test('display width: East Asian Wide and Fullwidth 2, combining marks 0, emoji shown as emoji 2 per cluster', () => {
@@ -28,4 +28,17 @@ test('text tables pad by display width, so CJK text and emoji stay in their colu
   assert.deepEqual(lines, ['name    n', '------  --', '日本語   3', 'abc     12', `👍${' '.repeat(7)}1`]);
   for (const line of lines.slice(2)) assert.equal(displayWidth(line), 10);
   assert.deepEqual(formatTable(['a', 'b'], [['e\u0301x', 'y']]), ['a   b', '--  -', 'e\u0301x  y']);
+});
+
+test('fmt: four significant digits, but never zeros in place of a whole part\'s digits', () => {
+  // lm-eval's results for gpt2-tiny lambada_openai (fixtures/models/lmeval-reference/gpt2-tiny/plain): perplexity
+  // 312507.8156718002 ± 680597.3957931048 printed as "312500 ± 680600".
+  assert.equal(fmt(312507.8156718002), '312508');
+  assert.equal(fmt(680597.3957931048), '680597');
+  assert.equal(fmt(20724599337.5), '20724599338');
+  assert.equal(fmt(-1234.56), '-1235');
+  assert.equal(fmt(999.96), '1000');
+  assert.equal(fmt(12.65238), '12.65');
+  assert.equal(fmt(0.08191780219091252), '0.08192');
+  assert.equal(fmt(20), '20');
 });

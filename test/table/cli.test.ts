@@ -43,6 +43,10 @@ test('table --json gives the tables; a bad --gap or --aggregation exits 2 naming
   const agg = lmaudit('table', ...PAIR, '--aggregation', 'median');
   assert.equal(agg.code, 2);
   assert.match(agg.stderr, /unknown aggregation 'median'/);
+  // A mistyped --task is named with the closest task, as --tasks does (it said only "no run … has … for task").
+  const task = lmaudit('table', ...PAIR, '--task', 'winogrand');
+  assert.equal(task.code, 2);
+  assert.equal(task.stderr, "lmaudit: Unknown task in this source 'winogrand'. Did you mean: winogrande?\n");
 });
 
 test('table on the Mistral truthfulqa_gen pair prints the interactions with their paired intervals, as Python computes them', () => {

@@ -11,14 +11,14 @@ import { fmt } from '../../report/textTable.ts';
 import { brief } from '../../audit/settingsDiff.ts';
 import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
 import { companionLines, emit, formatTable } from '../output.ts';
-import { isStderrKey, stderrKeyOf } from '../../audit/reportedStderr.ts';
+import { isScoreKey, stderrKeyOf } from '../../audit/reportedStderr.ts';
 
 /** The source's own numbers for one task: `metric,filter value ± stderr`, stderr entries folded into their metric. */
 function reportedText(reported: Record<string, unknown> | undefined): { metric: string; value: number; stderr: number | null }[] {
   if (reported === undefined) return [];
   const out: { metric: string; value: number; stderr: number | null }[] = [];
   for (const [key, value] of Object.entries(reported)) {
-    if (typeof value !== 'number' || isStderrKey(key, reported)) continue;
+    if (typeof value !== 'number' || !isScoreKey(key, reported)) continue;
     const stderrKey = stderrKeyOf(key, reported);
     const stderr = stderrKey === undefined ? undefined : reported[stderrKey];
     out.push({ metric: key, value, stderr: typeof stderr === 'number' ? stderr : null });
@@ -29,12 +29,12 @@ function reportedText(reported: Record<string, unknown> | undefined): { metric: 
 /**
  * What the source reported that is not a number (a Harbor parity record's 'original' and 'harbor' texts, a pass@k
  * table), shortened: without it a task whose claims are all of that kind read "—", nothing reported. lm-eval's
- * display name (alias) is no score.
+ * bookkeeping (alias, name) is no score.
  */
 function reportedOther(reported: Record<string, unknown> | undefined): { key: string; value: unknown }[] {
   if (reported === undefined) return [];
   return Object.entries(reported)
-    .filter(([key, value]) => key !== 'alias' && value !== null && typeof value !== 'number')
+    .filter(([key, value]) => isScoreKey(key, reported) && value !== null && typeof value !== 'number')
     .map(([key, value]) => ({ key, value }));
 }
 

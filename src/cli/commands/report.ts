@@ -17,8 +17,13 @@ interface ReportFlags extends AuditFlags {
   title?: string;
 }
 
+/**
+ * --format, else --out's extension, else md. --json picks the JSON report only without --out: with --out it asks for
+ * a JSON summary on stdout (its help says so), and `--out r.md --json` wrote JSON into r.md.
+ */
 function formatOf(flags: ReportFlags): ReportFormat {
-  const wanted = flags.format ?? (flags.json ? 'json' : (flags.out?.match(/\.(md|tex|html|json)$/)?.[1] ?? 'md'));
+  const fromOut = flags.out === undefined ? undefined : (flags.out.match(/\.(md|tex|html|json)$/)?.[1] ?? 'md');
+  const wanted = flags.format ?? fromOut ?? (flags.json ? 'json' : 'md');
   if (!(REPORT_FORMATS as readonly string[]).includes(wanted)) throw new UnknownNameError('report format', wanted, REPORT_FORMATS);
   return wanted as ReportFormat;
 }

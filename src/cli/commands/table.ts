@@ -5,8 +5,9 @@
  */
 import type { Command } from 'commander';
 import { loadSource } from '../../audit/source.ts';
+import { tasksOf } from '../../audit/narrow.ts';
 import { buildTables, type TableOptions } from '../../audit/table.ts';
-import { BadInputError } from '../../errors.ts';
+import { BadInputError, UnknownNameError } from '../../errors.ts';
 import { tableLines } from '../../report/tableText.ts';
 import { splitSpecs } from '../../score/registry.ts';
 import { AGGREGATIONS, type Aggregation } from '../../score/sweeps.ts';
@@ -70,6 +71,9 @@ export function registerTable(program: Command): void {
     const options = tableOptionsFrom(flags);
     const source = narrowed(await loadSource(sources, importOptionsFrom(flags)), flags.tasks);
     warnIfUnfinished(sources.join(', '), source.store);
+    // A task name no run holds is a typo more often than not: named with the closest, as --tasks does.
+    const present = tasksOf(source.store);
+    if (options.task !== undefined && !present.includes(options.task)) throw new UnknownNameError('task in this source', options.task, present);
     const tables = await buildTables(source.store, options);
     if (tables.length === 0) throw new BadInputError(`no run in ${sources.join(', ')} has per-item records or reported numbers${options.task === undefined ? '' : ` for task '${options.task}'`}`);
     if (flags.json || flags.out?.endsWith('.json')) await emit({ json: { tables, grid: source.store.manifest.grid ?? null } }, flags.out, 'tables');

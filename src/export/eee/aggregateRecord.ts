@@ -11,6 +11,8 @@ import { KEPT_SCORE_PREFIX, PER_RUN_ITEMS, PER_TASK_ITEMS, REPORTED_KEY, REPORTE
 import { isPlainObject, toPythonJson } from '../../util/json.ts';
 import { parseSamplingDefaults } from '../../models/onnx/generationConfig.ts';
 import { claimedDocuments } from '../../audit/configuredVsUsed.ts';
+import { isScoreKey, stderrKeyOf as reportedStderrKeyOf } from '../../audit/reportedStderr.ts';
+import { isSummaryKey } from '../../import/lighteval/lightevalRun.ts';
 import { EXTRA_FIELD_PREFIX, type Fact, type RunProvenance, type Setting, type TaskProvenance } from '../../store/schema.ts';
 
 export type Json = Record<string, unknown>;
@@ -34,8 +36,16 @@ export interface PlannedResult {
   stderr: number | null;
   /** The reported key the standard error was read from. */
   stderrKey: string | null;
+  /** Why a number the source reported beside the score is not written as its standard error. */
+  stderrNote?: string;
   rows: ScoreRow[];
 }
+
+/**
+ * lighteval's `all` and group averages average every key of their tasks, `*_stderr` included: the mean of standard
+ * errors is no standard error of the mean, and EEE's standard_error would state it as one.
+ */
+const SUMMARY_STDERR = "not written as standard_error: lighteval's summary entry averages its tasks' standard errors, and a mean of standard errors is not the standard error of the mean";
 
 export const COMPUTED_SCORE = 'computed by lmaudit export: the mean of the per-item values (the source reported no aggregate for them)';
 
@@ -64,21 +74,25 @@ export function planResults(run: RunProvenance, task: string, rows: readonly Sco
     const own = series.get(seriesKey) ?? [];
     const comma = seriesKey.lastIndexOf(',');
     const [metric, filter] = [seriesKey.slice(0, comma), seriesKey.slice(comma + 1)];
-    const stderrKey = reportedKey === null ? null : stderrKeyOf(reportedKey, reported);
+    const found = reportedKey === null ? null : stderrKeyOf(reportedKey, reported);
+    const averaged = found !== null && run.source_kind === 'lighteval' && isSummaryKey(task);
+    const stderrKey = averaged ? null : found;
     const stderr = stderrKey === null ? null : (reported[stderrKey] as number);
-    results.push({ resultId: `${task}/${reportedKey ?? seriesKey}`, filter, metric, reportedKey, score, stderr, stderrKey, rows: own });
+    results.push({ resultId: `${task}/${reportedKey ?? seriesKey}`, filter, metric, reportedKey, score, stderr, stderrKey, ...(averaged ? { stderrNote: `${found} ${String(reported[found!])}: ${SUMMARY_STDERR}` } : {}), rows: own });
     taken.add(seriesKey);
   };
   for (const [key, v] of Object.entries(reported)) {
-    if (typeof v !== 'number' || !key.includes(',') || /_stderr,/.test(key) || key.startsWith('stderr,')) continue;
+    if (typeof v !== 'number' || !isScoreKey(key, reported) || key.startsWith('stderr,')) continue;
     if (!Number.isFinite(v)) {
       notExported.push(`${key}: no EEE result: the source reports ${String(v)}, which an EEE score (a finite number) cannot be`);
       continue;
     }
-    const seriesKey = series.has(key) ? key : run.source_kind === 'inspect' ? inspectSeries(key, series) : null;
+    // A key without a filter (lm-eval before 0.4, lighteval, OpenCompass: "acc", "em", "accuracy") is the metric under
+    // filter "none", the name the importers give such a source's per-item values.
+    const own = key.includes(',') ? key : `${key},none`;
+    const seriesKey = series.has(own) ? own : run.source_kind === 'inspect' ? inspectSeries(key, series) : null;
     if (seriesKey === null || taken.has(seriesKey)) {
-      const comma = key.indexOf(',');
-      add(key, `${key.slice(0, comma)},${key.slice(comma + 1)}`, v);
+      add(key, own, v);
       results.at(-1)!.rows = [];
     } else add(key, seriesKey, v);
   }
@@ -114,11 +128,13 @@ export function planResults(run: RunProvenance, task: string, rows: readonly Sco
 
 const isNumber = (v: number | null): v is number => v !== null && Number.isFinite(v);
 
-/** Where the source reported a value's standard error: lm-eval's "<metric>_stderr,<filter>", Inspect's "stderr,<scorer>". */
+/**
+ * Where the source reported a value's standard error as a number: lm-eval's "<metric>_stderr,<filter>" (before 0.4
+ * and in lighteval "<metric>_stderr"), Inspect's "stderr,<scorer>".
+ */
 function stderrKeyOf(key: string, reported: Record<string, unknown>): string | null {
-  const comma = key.indexOf(',');
-  const candidates = [`${key.slice(0, comma)}_stderr${key.slice(comma)}`, `stderr${key.slice(comma)}`];
-  return candidates.find((k) => typeof reported[k] === 'number') ?? null;
+  const found = reportedStderrKeyOf(key, reported) ?? (key.includes(',') ? `stderr${key.slice(key.indexOf(','))}` : undefined);
+  return found !== undefined && typeof reported[found] === 'number' ? found : null;
 }
 
 /** Inspect's reported "metric,scorer[,reducer]" is an aggregate of the scorer's reduced (or only epoch's) scores. */
@@ -196,7 +212,8 @@ function resultRecord(c: AggregateContext, block: TaskProvenance | undefined, r:
   const metricDetails: Record<string, unknown> = { [RESULT_KEYS.task]: c.task, [RESULT_KEYS.filter]: r.filter, [RESULT_KEYS.metric]: r.metric };
   if (r.reportedKey !== null) metricDetails[REPORTED_KEY] = r.reportedKey;
   if (r.stderrKey !== null) metricDetails[REPORTED_STDERR_KEY] = r.stderrKey;
-  else metricDetails[SCORE_KEY] = COMPUTED_SCORE;
+  if (r.stderrNote !== undefined) metricDetails['lmaudit.reported_stderr'] = r.stderrNote;
+  if (r.reportedKey === null) metricDetails[SCORE_KEY] = COMPUTED_SCORE;
   const metricConfig: Json = { metric_id: r.metric, lower_is_better: typeof spec?.higher_is_better === 'boolean' ? !spec.higher_is_better : false };
   if (typeof spec?.higher_is_better !== 'boolean') metricDetails['lmaudit.lower_is_better'] = 'not recorded by the source; false written because EEE requires the field';
   if (PROPORTIONS.has(r.metric) && r.rows.length > 0 && r.rows.every((x) => x.value! >= 0 && x.value! <= 1)) Object.assign(metricConfig, { score_type: 'continuous', min_score: 0, max_score: 1 });

@@ -61,9 +61,16 @@ const WINDOWS_RESERVED = new Set(['CON', 'PRN', 'AUX', 'NUL', ...[1, 2, 3, 4, 5,
  * (converters/inspect/adapter.py: task_name's last part for a location that is a local path), and so does this.
  */
 function collection(dataset: unknown, task: string): string {
-  const localFile = typeof dataset === 'string' && !isHubDatasetId(dataset) && (/[/\\]/.test(dataset) || /\.[A-Za-z]\w*$/.test(dataset));
+  const localFile = typeof dataset === 'string' && !isHubDatasetId(dataset) && (/[/\\]/.test(dataset) || /\.[A-Za-z]\w*$/.test(dataset) || PACKAGED_BUILDERS.has(dataset));
   return (typeof dataset !== 'string' || localFile ? task : dataset).split('/').pop()!;
 }
+
+/**
+ * The `datasets` library's packaged builders: `dataset_path: json` (with `data_files` in dataset_kwargs) reads local
+ * files, and names no benchmark; the gpt2-tiny fixture runs' arc_easy, gsm8k, lambada_openai and mmlu went into one
+ * folder, data/json/.
+ */
+const PACKAGED_BUILDERS = new Set(['json', 'csv', 'parquet', 'text', 'arrow', 'pandas', 'sql', 'generator', 'webdataset', 'imagefolder', 'audiofolder', 'videofolder']);
 
 export function segment(text: string): string {
   // eslint-disable-next-line no-control-regex

@@ -78,7 +78,7 @@ export function instanceRecords(c: RecordContext, results: readonly PlannedResul
         interaction_type: 'single_turn',
         input,
         output: { raw: (item?.texts ?? []).filter((t): t is string => t !== null) },
-        answer_attribution: attribution(c, row.doc_id, r.filter, r.metric),
+        answer_attribution: attribution(c, row.doc_id, r.filter, r.metric, item),
         evaluation: { score: row.value!, is_correct: row.value === 1 },
       };
       if (item?.tokens_in !== null && item?.tokens_out !== null && item !== undefined) {
@@ -93,7 +93,14 @@ export function instanceRecords(c: RecordContext, results: readonly PlannedResul
   return out;
 }
 
-function attribution(c: RecordContext, docId: string, filter: string, metric: string): Json[] {
+/**
+ * An answer attribution says which value was read from which output. A log-likelihood item generated no text: its
+ * filtered response is lm-eval's (log-likelihood, is_greedy) pair of each choice, no answer, and written as the first
+ * pair "extracted from output.raw" it named choice 0's log-likelihood as the answer of an empty output (the choices'
+ * log-likelihoods are in metadata.logprobs): such an item has none.
+ */
+function attribution(c: RecordContext, docId: string, filter: string, metric: string, item: ItemRows | undefined): Json[] {
+  if (!c.fromEee && item !== undefined && item.logprobs.length > 0 && item.texts.every((t) => t === null)) return [];
   const recorded = c.extractions.get(`${docId}\u001f${filter}`);
   // An Inspect log's extraction is the scorer's Score (its answer), stored under "<scorer>@<epoch or reduction>".
   const score = c.extractions.get(`${docId}\u001f${metric}@${filter}`);
