@@ -109,7 +109,8 @@ function runLevel(p: RunProvenance, general: Json, modelConfig: Json | undefined
     p.model.args = rec({ ...modelConfig, ...(redacted ? { api_key: '<redacted by lmaudit>' } : {}) }, `config_general.model_config${redacted ? ' (api_key redacted)' : ''}`);
     if (redacted) p.notes.push({ task: null, kind: 'lighteval_api_key', message: 'config_general.model_config holds an api_key; lmaudit redacted it and stored none of it', evidence: [] });
   }
-  put(p.harness, 'runtime', general.total_evaluation_time_secondes, 'config_general.total_evaluation_time_secondes (sic)');
+  // total_evaluation_time_secondes is how long the run took, not a runtime version: stored, it made two runs of the
+  // same configuration differ in their settings. lighteval records no Python or library versions, so runtime stays unknown.
   p.records.files = rec(files, 'import');
 }
 

@@ -43,6 +43,9 @@ test('the lighteval 0.13 run: results and both details files are one run; every 
   assert.deepEqual(t.task.dataset_revision!.used, { status: 'recorded', value: null, from: 'config_tasks["squad_v2|0"].hf_revision: null, the dataset was not pinned' });
   assert.equal((p.harness.commit!.used as { how: string }).how, 'config_general.lighteval_sha is "?": lighteval was installed from a package, its commit is not recorded');
   assert.match(String((p.harness.version!.used as { value: unknown }).value), /^0\.12\.1 or later/);
+  // config_general.total_evaluation_time_secondes ("4.3557962919876445") is a duration, not the runtime's versions,
+  // which lighteval does not record: two runs of one configuration must not differ in harness.runtime.
+  assert.deepEqual(p.harness.runtime, { configured: { status: 'unknown' }, used: { status: 'unknown' } });
   // hash_examples, hash_input_tokens and hash_cont_tokens recomputed from the details (xxh64, as Python's xxhash
   // gives 72b7003df17fd7c3 and dcd4184164a682cb) agree with summary_tasks: no note.
   assert.deepEqual(p.notes.map((n) => n.kind), []);
