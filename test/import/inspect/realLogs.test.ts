@@ -64,7 +64,11 @@ test('the EvalSpec lands in the provenance block; what Inspect did not record is
   const run = store.manifest.runs[0]!;
   const t = run.tasks['inspect_evals/mmlu_0_shot']!;
   assert.deepEqual(run.harness.version!.used, { status: 'recorded', value: '0.3.154.dev44+g32a84c8fe.d20251213', from: 'eval.packages.inspect_ai' });
-  assert.equal((run.harness.dirty!.used as { value: unknown }).value, true);
+  // eval.revision (de1d065be, dirty) is the checkout Inspect ran from, not inspect_ai's commit, which its
+  // development version names (+g32a84c8fe, .d20251213: built from a modified tree).
+  assert.deepEqual(run.harness.commit!.used, { status: 'inferred', value: '32a84c8fe', how: 'the +g<commit> of eval.packages.inspect_ai (a development build names its commit)' });
+  assert.deepEqual([run.harness.dirty!.used.status, (run.harness.dirty!.used as { value: unknown }).value], ['inferred', true]);
+  assert.deepEqual((run.harness.run_from_git!.used as { value: unknown }).value, { type: 'git', origin: 'git@github.com:UKGovernmentBEIS/inspect_ai.git', commit: 'de1d065be', dirty: true });
   assert.deepEqual(t.task.args, {
     configured: { status: 'recorded', value: {}, from: 'eval.task_args_passed' },
     used: { status: 'recorded', value: { language: 'EN_US', subjects: [], cot: false }, from: 'eval.task_args (defaults included)' },
@@ -76,9 +80,11 @@ test('the EvalSpec lands in the provenance block; what Inspect did not record is
   assert.equal((t.generation.max_tokens!.used as { value: unknown }).value, 5);
   assert.deepEqual(t.task.dataset_split!.used, { status: 'unknown' });
   assert.deepEqual(run.reported['inspect_evals/mmlu_0_shot'], { 'accuracy,choice': 0, 'stderr,choice': 0 });
-  // An old log has no dirty flag and no explicit reducer: unknown / inferred, never invented as recorded.
+  // An old log has no explicit reducer: inferred, never invented as recorded. Its eval.revision has no dirty flag;
+  // whether inspect_ai was built from a modified tree is its version's .d20241015.
   const old = (await loadSource([`${DIR}log_formats.json`], options)).store.manifest.runs[0]!;
-  assert.deepEqual(old.harness.dirty!.used, { status: 'unknown' });
+  assert.deepEqual([old.harness.commit!.used.status, (old.harness.commit!.used as { value: unknown }).value], ['inferred', '9ad2119a']);
+  assert.deepEqual([old.harness.dirty!.used.status, (old.harness.dirty!.used as { value: unknown }).value], ['inferred', true]);
   assert.equal((old.tasks.popularity!.repeats.reducer!.used as { status: string }).status, 'inferred');
   assert.ok(old.notes.some((n) => n.kind === 'inspect_legacy_log' && n.evidence.includes('results.sample_reductions -> reductions')));
 });
