@@ -209,7 +209,9 @@ const tokenizerModel: Check = (c) => {
   if (family === undefined) return result(id, c.task, 'unknown', model, used, 'no known tokenizer family for this model id');
   const foreign = tokens.filter((t) => !family.tokens.includes(t.v[0]));
   if (foreign.length === 0) return result(id, c.task, 'ok', `${model} (${family.family})`, used, `special tokens belong to the ${family.family} tokenizer`);
-  return result(id, c.task, 'mismatch', `${model} (${family.family})`, used, `special tokens not of the ${family.family} tokenizer: the tokenizer may not belong to the model`, foreign.map((t) => ({ docId: null, bytes: `${t.key}: ${JSON.stringify(t.v)}` })));
+  // Name only the foreign ones: a Qwen3 run's eos "<|endoftext|>" is Qwen's even when its added "<|pad|>" is not.
+  const named = foreign.map((t) => `${t.key.replace('tokenizer_', '')} ${JSON.stringify(t.v[0])}`).join(', ');
+  return result(id, c.task, 'mismatch', `${model} (${family.family})`, used, `special tokens not of the ${family.family} tokenizer (${named}): the tokenizer may not belong to the model`, foreign.map((t) => ({ docId: null, bytes: `${t.key}: ${JSON.stringify(t.v)}` })));
 };
 
 const LIST_REPR = /^\s*\[\s*(?:'[^']*'|"[^"]*"|-?\d+)(?:\s*,\s*(?:'[^']*'|"[^"]*"|-?\d+))+\s*\]\s*$/;
