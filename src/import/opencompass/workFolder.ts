@@ -108,7 +108,8 @@ function datasetTables(tables: ItemTables, task: string, shards: SourceText[], r
     const keys = Object.keys(records);
     keys.forEach((key, i) => {
       const record = o(records[key]);
-      if (record === undefined || String(i) !== key) throw new BadInputError(`predictions are keyed "0", "1", … in order; found ${JSON.stringify(key)} at position ${i}`, { file: shard.path, field: key });
+      if (String(i) !== key) throw new BadInputError(`predictions are keyed "0", "1", … in order; found ${JSON.stringify(key)} at position ${i}`, { file: shard.path, field: key });
+      if (record === undefined) throw new BadInputError('a prediction that is not a JSON object', { file: shard.path, field: key });
       itemRows(tables, task, String(offset + i), record);
     });
     offset += keys.length;
