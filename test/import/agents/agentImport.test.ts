@@ -176,3 +176,20 @@ test('bad input: a summary whose lists contradict its counts, a trial folder wit
     rmSync(c, { recursive: true, force: true });
   }
 });
+
+test('a prediction whose instance_id is a number is named as such, not as having no instance_id', () => {
+  // The first three MEA predictions, the third's instance_id replaced by 5: it has one, of the wrong type.
+  const dir = mkdtempSync(join(tmpdir(), 'lmaudit-agents-'));
+  try {
+    const source = externalFixture('agents/swebench-SWE-bench-prs/pr604-mea/submissions/verified/20260620_MEA_v5_8_1_AGIR_Bruno_Loureiro/all_preds.jsonl');
+    const lines = readFileSync(source, 'utf8').split('\n').slice(0, 3).map((l) => JSON.parse(l));
+    lines[2].instance_id = 5;
+    writeFileSync(join(dir, 'all_preds.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const r = importInto(dir, join(dir, 'all_preds.jsonl'));
+    assert.equal(r.status, 2);
+    assert.equal(r.stderr.trim(), `lmaudit: ${join(dir, 'all_preds.jsonl')}, line 3, field 'instance_id': instance_id is not a string (5)`);
+    assert.equal(r.stored, false);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
