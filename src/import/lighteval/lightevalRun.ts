@@ -40,6 +40,7 @@ export async function importLightevalRun(resultsPath: string | null, detailsFile
     const bytes = await readFile(resultsPath);
     results = o(parsePythonJson(bytes.toString('utf8'), { file: resultsPath })) ?? {};
     if (o(results.config_general) === undefined) throw new BadInputError('a lighteval results file whose config_general is missing or not an object', { file: resultsPath, field: 'config_general' });
+    checkResultsShape(results, resultsPath);
     files.push({ path: resultsPath, sha256: sha256Hex(bytes), role: 'lighteval-results' });
   }
   for (const d of detailsFiles) files.push({ path: d.path, sha256: sha256Hex(await readFile(d.path)), role: 'lighteval-details' });
@@ -77,6 +78,32 @@ export async function importLightevalRun(resultsPath: string | null, detailsFile
     tables: { instances: { rows: tables.instances }, responses: { rows: tables.responses }, scores: { rows: tables.scores }, filtered: { rows: tables.filtered } },
     skipped: [],
   };
+}
+
+/**
+ * The blocks of a results file have the types lighteval writes, or are refused naming the field: read as absent,
+ * a `results` list or a task entry that was a number dropped every reported number, and a mistyped config_tasks
+ * or hashes block dropped the configuration or the hash check, without a word.
+ */
+function checkResultsShape(results: Json, file: string): void {
+  const objectAt = (value: unknown, field: string, absentOk = true): Json | undefined => {
+    if (absentOk && (value === undefined || value === null)) return undefined;
+    if (!isPlainObject(value)) throw new BadInputError('not an object', { file, field });
+    return value;
+  };
+  for (const key of ['results', 'config_tasks', 'summary_tasks', 'versions']) objectAt(results[key], key);
+  const general = o(results.config_general)!;
+  if (general.model_name !== undefined && general.model_name !== null && typeof general.model_name !== 'string') throw new BadInputError('not a model name (a string)', { file, field: 'config_general.model_name' });
+  for (const [task, metrics] of Object.entries(o(results.results) ?? {})) {
+    for (const [metric, value] of Object.entries(objectAt(metrics, `results.${task}`, false)!)) {
+      if (typeof value === 'string' || typeof value === 'boolean') throw new BadInputError(`a metric value that is ${typeof value === 'string' ? 'text' : 'a boolean'}, not a number`, { file, field: `results.${task}.${metric}` });
+    }
+  }
+  for (const [task, config] of Object.entries(o(results.config_tasks) ?? {})) {
+    const shots = objectAt(config, `config_tasks.${task}`, false)!.num_fewshots;
+    if (shots !== undefined && shots !== null && !(Number.isInteger(shots) && (shots as number) >= 0)) throw new BadInputError('not a few-shot count (an integer from 0)', { file, field: `config_tasks.${task}.num_fewshots` });
+  }
+  for (const [task, summary] of Object.entries(o(results.summary_tasks) ?? {})) objectAt(objectAt(summary, `summary_tasks.${task}`, false)!.hashes, `summary_tasks.${task}.hashes`);
 }
 
 function runLevel(p: RunProvenance, general: Json, modelConfig: Json | undefined, tasks: string[], details: Map<string, DetailsTables>, files: { path: string; sha256: string; role: string }[]): void {
