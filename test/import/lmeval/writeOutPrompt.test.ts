@@ -6,6 +6,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { importSources } from '../../../src/import/index.ts';
 import { externalFixture } from '../../helpers/fixtures.ts';
 
@@ -19,4 +22,19 @@ test('a v0.3 write_out run says what its prompt_i holds', async () => {
     'prompt_i is v0.3\'s "".join over each request\'s arguments: the context followed by its generation arguments joined (a dict of them joins its keys: 817 of 817 prompts here end in "until"); the context the model was sent is a prefix of it whose end the file does not mark, so prompts shown and compared are that whole text',
   );
   assert.match(note('winogrande'), /the context followed by the continuation scored;/);
+});
+
+test('a write_out file with a doc_id twice is refused naming the line, as a samples file is', async () => {
+  // Mistral's winogrande write_out, the second record's doc_id set to the first's. Imported, the records were counted
+  // twice over: the as-recorded acc was over n = 1,269 of a 1,267-record file.
+  const records = JSON.parse(readFileSync(`${dir}/winogrande_write_out_info.json`, 'utf8'));
+  records[1].doc_id = records[0].doc_id;
+  const out = mkdtempSync(join(tmpdir(), 'lmaudit-writeout-'));
+  try {
+    const file = join(out, 'winogrande_write_out_info.json');
+    writeFileSync(file, JSON.stringify(records.slice(0, 3), null, 4));
+    await assert.rejects(importSources([file], { skipBad: false, fields: {} }), (e: Error & { exitCode?: number }) => e.exitCode === 2 && e.message.startsWith(`${file}, line 11, field 'doc_id': doc_id 0 appears twice under filter 'none' (line 2 and line 11)`));
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
 });
