@@ -21,6 +21,10 @@ export async function readWriteOutFile(file: string, options: ImportOptions, ski
   for (const { node, line } of parseOrderedArray(text, { file })) {
     try {
       const record = writeOutLine(node, file, line);
+      // Every logit_i of a file is a log-probability, or every one generated text: the file's kind is its first's.
+      const kind = record.resps[0]![0]!.k;
+      const first = out[0]?.resps[0]![0]!.k ?? kind;
+      if (kind !== first) throw new BadInputError(`${logitKind(kind)}, where the file's first record holds ${logitKind(first)}`, { file, line, field: 'logit_0' });
       oneTask.add(line, record.docId, null, null);
       out.push(record);
     } catch (error) {
@@ -30,6 +34,8 @@ export async function readWriteOutFile(file: string, options: ImportOptions, ski
   }
   return out;
 }
+
+const logitKind = (k: PyNode['k']) => (k === 'num' ? 'a log-probability' : 'generated text');
 
 function writeOutLine(node: PyNode, file: string, line: number): SampleLine {
   if (node.k !== 'obj') throw new BadInputError(`expected a JSON object, got ${kindName(node)}`, { file, line });
@@ -43,6 +49,7 @@ function writeOutLine(node: PyNode, file: string, line: number): SampleLine {
     if (p === undefined && l === undefined) break;
     if (p?.k !== 'str') throw new BadInputError(p === undefined ? 'missing field' : `expected a string, got ${kindName(p)}`, { file, line, field: `prompt_${i}` });
     if (l === undefined || (l.k !== 'num' && l.k !== 'str')) throw new BadInputError(l === undefined ? 'missing field' : `expected a log-probability or the generated text, got ${kindName(l)}`, { file, line, field: `logit_${i}` });
+    if (i > 0 && l.k !== logits[0]!.k) throw new BadInputError(`${logitKind(l.k)}, where logit_0 holds ${logitKind(logits[0]!.k)}`, { file, line, field: `logit_${i}` });
     prompts.push(p.v);
     logits.push(l);
   }

@@ -38,3 +38,19 @@ test('a write_out file with a doc_id twice is refused naming the line, as a samp
     rmSync(out, { recursive: true, force: true });
   }
 });
+
+test("a write_out record mixing generated text and log-probabilities is refused naming its logit_i (not a 'resps' field it does not have)", async () => {
+  // Winogrande's first record with logit_0 "x": the error named field 'resps', "request 1 repeat 0", and called the
+  // number in logit_1 a wrongly typed generated text.
+  const records = JSON.parse(readFileSync(`${dir}/winogrande_write_out_info.json`, 'utf8'));
+  const out = mkdtempSync(join(tmpdir(), 'lmaudit-writeout-'));
+  try {
+    const file = join(out, 'winogrande_write_out_info.json');
+    writeFileSync(file, JSON.stringify([{ ...records[0], logit_0: 'x' }, records[1]], null, 4));
+    await assert.rejects(importSources([file], { skipBad: false, fields: {} }), (e: Error) => e.message === `${file}, line 2, field 'logit_1': a log-probability, where logit_0 holds generated text`);
+    writeFileSync(file, JSON.stringify([records[0], { ...records[1], logit_0: 'x', logit_1: 'y' }], null, 4));
+    await assert.rejects(importSources([file], { skipBad: false, fields: {} }), (e: Error) => e.message === `${file}, line 11, field 'logit_0': generated text, where the file's first record holds a log-probability`);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
