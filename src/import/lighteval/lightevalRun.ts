@@ -167,7 +167,8 @@ function taskLevel(task: string, results: Json, general: Json, modelConfig: Json
     configured: requested === undefined ? { status: 'unknown' } : recorded(requested, cfg?.num_fewshots !== undefined ? at('num_fewshots') : 'the task name suite|task|fewshot'),
     used: details === undefined ? { status: 'unknown' } : distinct(details.used.map((u) => u.fewshot), details.era.startsWith('D') ? 'doc.fewshot_samples per details row' : 'num_effective_few_shots per details row'),
   };
-  put(t.fewshot, 'seed', general.num_fewshot_seeds, 'config_general.num_fewshot_seeds (how many few-shot seeds)');
+  // How many few-shot seeds the run drew, not a seed: stored as the seed, "1" read as few-shot seed 1.
+  put(t.fewshot, 'seed_count', general.num_fewshot_seeds, 'config_general.num_fewshot_seeds (how many few-shot seeds)');
   const generation = o(modelConfig?.generation_parameters) ?? o(general.generation_parameters);
   if (generation !== undefined) t.generation.settings = rec(generation, modelConfig !== undefined ? 'config_general.model_config.generation_parameters' : 'config_general.generation_parameters');
   const usedSize = details === undefined || details.used.every((u) => u.generationSize === undefined) ? { status: 'unknown' as const } : distinct(details.used.map((u) => u.generationSize), 'doc.generation_size per details row');

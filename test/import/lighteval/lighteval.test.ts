@@ -46,6 +46,9 @@ test('the lighteval 0.13 run: results and both details files are one run; every 
   // config_general.total_evaluation_time_secondes ("4.3557962919876445") is a duration, not the runtime's versions,
   // which lighteval does not record: two runs of one configuration must not differ in harness.runtime.
   assert.deepEqual(p.harness.runtime, { configured: { status: 'unknown' }, used: { status: 'unknown' } });
+  // num_fewshot_seeds 1 is how many seeds, not the seed (the table labelled it "few-shot seed 1").
+  assert.deepEqual(t.fewshot.seed, { configured: { status: 'unknown' }, used: { status: 'unknown' } });
+  assert.deepEqual(t.fewshot.seed_count!.used, { status: 'recorded', value: 1, from: 'config_general.num_fewshot_seeds (how many few-shot seeds)' });
   // hash_examples, hash_input_tokens and hash_cont_tokens recomputed from the details (xxh64, as Python's xxhash
   // gives 72b7003df17fd7c3 and dcd4184164a682cb) agree with summary_tasks: no note.
   assert.deepEqual(p.notes.map((n) => n.kind), []);
