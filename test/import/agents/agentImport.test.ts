@@ -193,3 +193,22 @@ test('a prediction whose instance_id is a number is named as such, not as having
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a truncated Harbor registry or ATIF trajectory is bad input naming file and line (it was an internal error with a stack trace, exit 3)', () => {
+  for (const [from, name, cut, line] of [
+    ['agents/harbor-terminal-bench-experiments/registry.json', 'registry.json', 500, 11],
+    ['agents/harbor-evolving-skills/tests/golden/terminus_2/hello-world-timeout.trajectory.json', 'hello-world-timeout.trajectory.json', 300, 16],
+  ] as const) {
+    const dir = mkdtempSync(join(tmpdir(), 'lmaudit-agents-'));
+    try {
+      const file = join(dir, name);
+      writeFileSync(file, readFileSync(externalFixture(from), 'utf8').slice(0, cut));
+      const r = importInto(dir, file);
+      assert.equal(r.status, 2, r.stderr);
+      assert.equal(r.stderr.trim(), `lmaudit: ${file}, line ${line}: not valid JSON (Unterminated string in JSON at position ${cut})`);
+      assert.equal(r.stored, false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+});
