@@ -109,7 +109,13 @@ const fewshotCount: Check = (c) => {
     if (visible !== null) evidence = withPrompt.slice(0, 1).map((d) => ({ docId: d.docId, bytes: snippet(d.prompt.slice(0, 200)) }));
   }
   if (visible === null) return result(id, c.task, 'unknown', show(configured), 'unknown', 'too few prompts to tell examples from template text');
-  if (configured === undefined || configured === null) return result(id, c.task, 'unknown', show(configured), String(visible.count), `n-shot not recorded; ${visible.count} visible (${visible.how})`);
+  if (configured === undefined || configured === null) {
+    // Leading segments identical in every prompt are template text or one fixed example set (HELM samples its
+    // examples once per trial; lm-eval's first_n): without the n-shot, "0 visible" of five shared examples was
+    // compared with a run that recorded 5 and called a violation, over byte-identical prompts.
+    if ((visible.fixed ?? 0) > 0) return result(id, c.task, 'unknown', show(configured), `${visible.count} to ${visible.count + visible.fixed!}`, `n-shot not recorded; ${visible.count} example(s) vary between prompts, and ${visible.fixed} leading segment(s) identical in every prompt are template text or a fixed example set, which the records do not say (${visible.how})`, [], 'unknown');
+    return result(id, c.task, 'unknown', show(configured), String(visible.count), `n-shot not recorded; ${visible.count} visible (${visible.how})`);
+  }
   if (Number(configured) === visible.count) return result(id, c.task, 'ok', show(configured), String(visible.count), `${visible.count} example(s) visible (${visible.how})`);
   const fixed = visible.fixed ?? 0;
   if (fixed > 0 && visible.count + fixed === Number(configured)) {
