@@ -61,7 +61,9 @@ export function runProvenance(log: InspectLog, runId: string, sha256: string): R
   const build = version === undefined ? null : /\+g([0-9a-f]{7,40})(\.d\d{8})?$/.exec(version);
   if (build !== null) {
     p.harness.commit = same(inferred(build[1], 'the +g<commit> of eval.packages.inspect_ai (a development build names its commit)'));
-    p.harness.dirty = same(inferred(build[2] !== undefined, 'the .d<date> suffix of eval.packages.inspect_ai, or its absence (setuptools-scm marks a build from a modified tree)'));
+    // Only a .d<date> says anything: an editable install keeps the version of when it was installed, so its absence
+    // does not show the tree was clean when the eval ran.
+    if (build[2] !== undefined) p.harness.dirty = same(inferred(true, 'the .d<date> suffix of eval.packages.inspect_ai (setuptools-scm marks a build from a modified tree)'));
   }
   put(p.harness, 'runtime', spec.packages, 'eval.packages');
   put(p.harness, 'run_from_git', spec.revision, "eval.revision: the git checkout Inspect was run from (the task code's), not inspect_ai's commit");

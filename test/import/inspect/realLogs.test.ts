@@ -85,6 +85,11 @@ test('the EvalSpec lands in the provenance block; what Inspect did not record is
   const old = (await loadSource([`${DIR}log_formats.json`], options)).store.manifest.runs[0]!;
   assert.deepEqual([old.harness.commit!.used.status, (old.harness.commit!.used as { value: unknown }).value], ['inferred', '9ad2119a']);
   assert.deepEqual([old.harness.dirty!.used.status, (old.harness.dirty!.used as { value: unknown }).value], ['inferred', true]);
+  // 0.3.95.dev16+g6527d0861 names its commit; without a .d<date> nothing says the tree was clean when it ran (an
+  // editable install keeps the version it was installed with), so dirty stays unknown rather than false.
+  const clean = (await loadSource([`${DIR}2025-05-12T20-28-13-04-00_popularity.json`], options)).store.manifest.runs[0]!;
+  assert.deepEqual((clean.harness.commit!.used as { value: unknown }).value, '6527d0861');
+  assert.deepEqual(clean.harness.dirty!.used, { status: 'unknown' });
   assert.equal((old.tasks.popularity!.repeats.reducer!.used as { status: string }).status, 'inferred');
   assert.ok(old.notes.some((n) => n.kind === 'inspect_legacy_log' && n.evidence.includes('results.sample_reductions -> reductions')));
 });
