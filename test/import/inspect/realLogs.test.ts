@@ -129,3 +129,11 @@ test("only EvalLog JSON is claimed: not Inspect's logs.json folder index, not lm
   assert.equal(probe('results.json', '{\n  "results": {"arc_easy": {"acc,none": 0.5}},\n  "versions": {"arc_easy": 1},\n  "config": {}'), false);
   assert.equal(probe('anything.eval', 'PK\u0003\u0004'), true);
 });
+
+test('ls says a cancelled Inspect log did not finish (it was listed as plainly "imported")', async () => {
+  const { runCli } = await import('../../helpers/cli.ts');
+  const r = runCli(['ls', `${DIR}2025-05-12T20-28-13-04-00_popularity.json`]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.ok(r.stdout.includes("(2025-05-12T20-28-13-04-00_popularity.json): imported (json; not finished: the log's status is 'cancelled'), 1 task(s)"), r.stdout);
+  assert.ok(runCli(['ls', `${DIR}log_formats.json`]).stdout.includes('(log_formats.json): imported (json), 1 task(s)'));
+});
