@@ -212,3 +212,9 @@ test('a truncated Harbor registry or ATIF trajectory is bad input naming file an
     }
   }
 });
+
+test('a predictions file names swebench as the harness that would evaluate it, inferred, not as recorded', async () => {
+  // MEA's all_preds.jsonl: instance_id, model_name_or_path, model_patch; nothing in it comes from SWE-bench's harness.
+  const { runs } = await importSources([externalFixture('agents/swebench-SWE-bench-prs/pr604-mea/submissions/verified/20260620_MEA_v5_8_1_AGIR_Bruno_Loureiro/all_preds.jsonl')], options);
+  assert.deepEqual(runs[0]!.provenance.harness.name!.used, { status: 'inferred', value: 'swebench', how: "predictions in the format SWE-bench's harness evaluates; the harness has not run on them here" });
+});
