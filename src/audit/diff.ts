@@ -167,7 +167,7 @@ function isAgentKind(run: RunProvenance): boolean {
 const KEY_NOTE: Record<JoinKey, string> = {
   doc_hash: 'joined on doc_hash',
   doc_content: 'joined on the document content (doc_hash paired fewer items: the two sources hash documents differently)',
-  doc_text: 'joined on a long text both documents hold (e.g. the question, or the prompt as sent): the sources hash and number documents differently',
+  doc_text: 'joined on a long text field both documents hold (e.g. the question): the sources hash and number documents differently',
   doc_id: 'joined on doc_id (neither doc_hash nor the document content paired more items; doc_id is an index, so check the prompts)',
 };
 
