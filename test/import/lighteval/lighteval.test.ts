@@ -228,3 +228,29 @@ test('mistyped blocks of a results file are refused naming the field (read as ab
     }
   }
 });
+
+test('as-recorded on anli details with no rows, or with metric values that are text: not reproduced, and why (not NaN, not "one item")', async () => {
+  const cases: [string, string, string[]][] = [
+    ['no rows', 'SELECT * FROM read_parquet(?) LIMIT 0', ['acc (no per-item values in the details)', 'acc_stderr (no per-item values in the details)']],
+    ['text values', "SELECT * REPLACE ({'acc': 'zero'} AS metric) FROM read_parquet(?)", ['acc (no per-item value in the details is a number)', 'acc_stderr (no per-item value in the details is a number)']],
+  ];
+  for (const [what, select, expected] of cases) {
+    const copy = mkdtempSync(join(tmpdir(), 'lmaudit-lighteval-'));
+    try {
+      cpSync(smoke, copy, { recursive: true });
+      const file = join(copy, 'details/eee-smoke/dummy-model/2026-08-10T17-22-11.385681/details_anli:r1|0_2026-08-10T17-22-11.385681.parquet');
+      const original = join(copy, 'anli.parquet');
+      cpSync(file, original);
+      rmSync(file);
+      await parquet(file, select.replace('?', sqlString(original)));
+      rmSync(original);
+      const source = await loadSource([copy], options);
+      const [section] = await rescoreAsRecorded(source.store);
+      // Before: "acc 0 NaN NO" for text values, and "acc_stderr (one item: lighteval writes no stderr from one value)" for both.
+      assert.ok(!(section!.cells as Cell[]).some((c) => c.task === 'anli:r1|0' && c.quantity === 'acc'), what);
+      for (const e of expected) assert.ok(section!.note!.includes(e), `${what}: ${section!.note}`);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  }
+});
