@@ -115,6 +115,8 @@ function datasetTables(tables: ItemTables, task: string, shards: SourceText[], r
     offset += keys.length;
   }
   const details = result?.details;
+  // A list or a dict keyed by position, as OpenCompass writes it; another type was read as no details, silently.
+  if (details !== undefined && details !== null && !Array.isArray(details) && o(details) === undefined) throw new BadInputError('details is neither a list nor an object of per-item entries', { file: resultPath, field: 'details' });
   const entries: [string, unknown][] = Array.isArray(details) ? details.map((d, i) => [String(i), d]) : Object.entries(o(details) ?? {});
   entries.forEach(([key, entry], i) => {
     const d = o(entry);

@@ -149,3 +149,15 @@ test('a prediction that is not an object is named as such, not as keys out of or
     rmSync(join(work, '..'), { recursive: true, force: true });
   }
 });
+
+test('a results file whose details are a string is refused naming the field (it was read as no details)', async () => {
+  const work = join(mkdtempSync(join(tmpdir(), 'lmaudit-oc-')), '20240613_185419');
+  try {
+    cpSync(fever, work, { recursive: true });
+    const file = join(work, 'results/llama-3-8b-ragga-disturb/fever.json');
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), details: 'x' }, null, 4));
+    await assert.rejects(importSources([work], options), (e: Error) => e.message === `${file}, field 'details': details is neither a list nor an object of per-item entries`);
+  } finally {
+    rmSync(join(work, '..'), { recursive: true, force: true });
+  }
+});
