@@ -181,7 +181,7 @@ export async function findImpossible(store: OpenStore, runs: readonly RunProvena
     const first = Object.keys(run.tasks)[0];
     if (first === undefined) continue;
     const tokens = (await checkConfiguredVsUsed(run, first, [])).find((c) => c.id === 'tokenizer_model' && c.status === 'mismatch');
-    if (tokens !== undefined) add(run, null, 'tokenizer_tokens', `${tokens.message} (${tokens.used})`);
+    if (tokens !== undefined) add(run, null, 'tokenizer_tokens', tokens.message);
   }
   return out;
 }

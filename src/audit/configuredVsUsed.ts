@@ -115,7 +115,13 @@ const fewshotCount: Check = (c) => {
     const said = configured === undefined || configured === null ? 'n-shot not recorded' : `n-shot says ${show(configured)}`;
     return result(id, c.task, 'unknown', show(configured), 'unknown', `${said}; the prompts hold ${low} to ${high} segments between ${delimiter} delimiters before the question, and lm-eval gives every prompt the same number of examples: the delimiter is inside the documents' text too, so the segments do not count the examples`, evidence);
   }
-  if (configured === undefined || configured === null) return result(id, c.task, 'unknown', show(configured), String(visible.count), `n-shot not recorded; ${visible.count} visible (${visible.how})`);
+  if (configured === undefined || configured === null) {
+    // Leading segments identical in every prompt are template text or one fixed example set (HELM samples its
+    // examples once per trial; lm-eval's first_n): without the n-shot, "0 visible" of five shared examples was
+    // compared with a run that recorded 5 and called a violation, over byte-identical prompts.
+    if ((visible.fixed ?? 0) > 0) return result(id, c.task, 'unknown', show(configured), `${visible.count} to ${visible.count + visible.fixed!}`, `n-shot not recorded; ${visible.count} example(s) vary between prompts, and ${visible.fixed} leading segment(s) identical in every prompt are template text or a fixed example set, which the records do not say (${visible.how})`, [], 'unknown');
+    return result(id, c.task, 'unknown', show(configured), String(visible.count), `n-shot not recorded; ${visible.count} visible (${visible.how})`);
+  }
   if (Number(configured) === visible.count) return result(id, c.task, 'ok', show(configured), String(visible.count), `${visible.count} example(s) visible (${visible.how})`);
   const fixed = visible.fixed ?? 0;
   if (fixed > 0 && visible.count + fixed === Number(configured)) {
@@ -215,7 +221,9 @@ const tokenizerModel: Check = (c) => {
   if (family === undefined) return result(id, c.task, 'unknown', model, used, 'no known tokenizer family for this model id');
   const foreign = tokens.filter((t) => !family.tokens.includes(t.v[0]));
   if (foreign.length === 0) return result(id, c.task, 'ok', `${model} (${family.family})`, used, `special tokens belong to the ${family.family} tokenizer`);
-  return result(id, c.task, 'mismatch', `${model} (${family.family})`, used, `special tokens not of the ${family.family} tokenizer: the tokenizer may not belong to the model`, foreign.map((t) => ({ docId: null, bytes: `${t.key}: ${JSON.stringify(t.v)}` })));
+  // Name only the foreign ones: a Qwen3 run's eos "<|endoftext|>" is Qwen's even when its added "<|pad|>" is not.
+  const named = foreign.map((t) => `${t.key.replace('tokenizer_', '')} ${JSON.stringify(t.v[0])}`).join(', ');
+  return result(id, c.task, 'mismatch', `${model} (${family.family})`, used, `special tokens not of the ${family.family} tokenizer (${named}): the tokenizer may not belong to the model`, foreign.map((t) => ({ docId: null, bytes: `${t.key}: ${JSON.stringify(t.v)}` })));
 };
 
 const LIST_REPR = /^\s*\[\s*(?:'[^']*'|"[^"]*"|-?\d+)(?:\s*,\s*(?:'[^']*'|"[^"]*"|-?\d+))+\s*\]\s*$/;

@@ -5,7 +5,7 @@
  * model answered differently), then extraction (same raw answer, read
  * differently) — so every flip gets exactly one cause.
  */
-import { promptChanged, responseText, type DocRecord } from './itemJoin.ts';
+import { promptChanged, responsesDiffer, type DocRecord } from './itemJoin.ts';
 
 export type FlipCause = 'prompt' | 'response' | 'extraction' | 'unknown';
 
@@ -40,7 +40,7 @@ function causeOf(x: DocRecord, y: DocRecord): FlipCause {
   const hasPrompts = x.requests.some((r) => r.context !== null) && y.requests.some((r) => r.context !== null);
   if (hasPrompts && promptChanged(x, y)) return 'prompt';
   if (x.responses.length === 0 || y.responses.length === 0) return hasPrompts ? 'unknown' : 'unknown';
-  if (responseText(x) !== responseText(y)) return 'response';
+  if (responsesDiffer(x, y)) return 'response';
   return 'extraction';
 }
 

@@ -97,7 +97,9 @@ export async function loadDocs(store: OpenStore, runId: string, task: string, op
           docId: row.doc_id,
           docHash: row.doc_hash,
           content: keys.content,
-          texts: keys.texts,
+          // The prompt as sent is a text both sides hold too: byte-identical prompts are the same item however each
+          // source keys it (HELM hashes the bare question, EEE's HELM converter the whole prompt, so they never joined).
+          texts: row.arg_context === null ? keys.texts : [...keys.texts, ...textKeys([row.arg_context])],
           prompt: row.arg_context,
           promptHash: row.prompt_hash,
           requests: [],
@@ -153,8 +155,12 @@ function textFields(doc: unknown): string[] {
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return [];
   // A field may hold its text one level down ({"input": {"text": …}}: HELM's instance), read as the field's text.
   const nestedText = (v: unknown) => (v !== null && typeof v === 'object' && !Array.isArray(v) && typeof (v as { text?: unknown }).text === 'string' ? (v as { text: string }).text : v);
-  return Object.values(doc)
-    .map(nestedText)
+  return textKeys(Object.values(doc).map(nestedText));
+}
+
+/** The long texts among values, as pairing keys (whitespace runs collapsed). */
+function textKeys(values: readonly unknown[]): string[] {
+  return values
     .filter((v): v is string => typeof v === 'string')
     .map((v) => v.replace(/\s+/g, ' ').trim())
     .filter((v) => v.length >= MIN_TEXT_LENGTH)
@@ -292,6 +298,20 @@ export function responseText(d: DocRecord): string {
   return JSON.stringify(d.responses.map((r) => [r.requestIdx, r.repeat, r.text, r.logprob, r.isGreedy]));
 }
 
+/**
+ * Whether two documents' responses differ: the texts, and a log-probability or greedy flag where both sides recorded
+ * one. A value one source did not record is unknown, not different: HELM keeps each completion's log-probability
+ * and EEE's records of the same run do not, so ten equal " D" answers were counted as ten that differ.
+ */
+export function responsesDiffer(x: DocRecord, y: DocRecord): boolean {
+  if (x.responses.length !== y.responses.length) return true;
+  return x.responses.some((a, i) => {
+    const b = y.responses[i]!;
+    const both = <T>(u: T | null, v: T | null) => u !== null && v !== null && u !== v;
+    return a.requestIdx !== b.requestIdx || a.repeat !== b.repeat || a.text !== b.text || both(a.logprob, b.logprob) || both(a.isGreedy, b.isGreedy);
+  });
+}
+
 export function describeDifferences(pairs: readonly [DocRecord, DocRecord][], examples = 3): ItemDifferences {
   const out: ItemDifferences = { promptsDiffer: 0, promptExamples: [], responsesDiffer: 0, responseExamples: [], logprob: null };
   let compared = 0;
@@ -305,7 +325,7 @@ export function describeDifferences(pairs: readonly [DocRecord, DocRecord][], ex
         out.promptExamples.push({ docIdA: x.docId, docIdB: y.docId, patch: unifiedPatch(x, y) });
       }
     }
-    if (responseText(x) !== responseText(y)) {
+    if (responsesDiffer(x, y)) {
       out.responsesDiffer++;
       if (out.responseExamples.length < examples) {
         out.responseExamples.push({ docIdA: x.docId, docIdB: y.docId, a: shortResponse(x), b: shortResponse(y) });

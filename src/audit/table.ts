@@ -126,8 +126,8 @@ function readable(scope: ScopeResult | undefined, aggregation: Aggregation): boo
 /**
  * Tables by task name. When every run holds one task under names that differ (a renamed variant of one
  * benchmark: question_shuffle_winogrande beside winogrande), the runs of the same benchmark share a table:
- * the same output type over the same number of documents. Two benchmarks never share one, so no spread
- * crosses tasks.
+ * the same output type over the same number of documents of the same dataset (where recorded). Two benchmarks
+ * never share one, so no spread crosses tasks.
  */
 function groupRows(runs: readonly RunProvenance[], scopes: readonly ScopeResult[], only: string | undefined): { task: string; rows: RowRef[] }[] {
   const tasksOf = (run: RunProvenance) => {
@@ -137,7 +137,9 @@ function groupRows(runs: readonly RunProvenance[], scopes: readonly ScopeResult[
   const refs = runs.flatMap((run) => tasksOf(run).map((task) => ({ run, task })));
   const perRun = runs.map(tasksOf).filter((t) => t.length > 0);
   const renamed = perRun.length > 1 && perRun.every((t) => t.length === 1) && new Set(perRun.map((t) => t[0])).size > 1;
-  const benchmark = (ref: RowRef) => JSON.stringify([valueOf(ref.run, ref.task, 'scoring.output_type') ?? null, valueOf(ref.run, ref.task, 'samples.document_count') ?? null]);
+  // The dataset too where it is recorded: HELM's MMLU and HellaSwag runs are both ten multiple_choice_joint items.
+  const sameBenchmark = ['scoring.output_type', 'samples.document_count', 'task.dataset_path', 'task.dataset_name'] as const;
+  const benchmark = (ref: RowRef) => JSON.stringify(sameBenchmark.map((field) => valueOf(ref.run, ref.task, field) ?? null));
   const byKey = new Map<string, RowRef[]>();
   for (const ref of refs) {
     const key = renamed ? benchmark(ref) : ref.task;

@@ -91,7 +91,7 @@ const INSPECT_ROWS: RowShape<InspectRescoreCell> = {
         : c.samples.stored > 0 ? `not rescored (${c.samples.stored} stored)` : 'no samples',
       c.metrics.map((m) => inspectMetric(m, c.samples.rescored + c.samples.stored, c.missing_samples !== undefined)).join('; '),
     [
-      ...(c.missing_samples === undefined ? [] : [`the log holds ${c.missing_samples.held} of the ${c.missing_samples.total} sample × epoch results (results.total_samples) its metrics were computed over`]),
+      ...(c.missing_samples === undefined ? [] : [`the log holds ${c.missing_samples.held} of the ${c.missing_samples.total} sample × epoch results the run had (results.total_samples, errored ones included)`]),
       ...(c.unsupported !== undefined ? [c.unsupported] : c.samples.differences.slice(0, 3).map((d) => `${d.doc_id}: ${d.why}`)),
     ].join('; '),
   ],

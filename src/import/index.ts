@@ -103,7 +103,8 @@ export async function importSources(paths: readonly string[], options: ImportOpt
     if (importer === undefined) {
       if (p.explicit) {
         throw new BadInputError(
-          `not a file lmaudit can import (${describeUnknown(p)}); expected an lm-eval results/samples file, an Inspect log, or JSONL/CSV/Parquet records`,
+          // Every format import reads, as its --help names them: the list named only three of them.
+          `not a file lmaudit can import (${describeUnknown(p)}); expected the output of lm-eval, Inspect, HELM, lighteval, OpenCompass, Every Eval Ever or an agent harness (SWE-bench, Terminal-Bench, Harbor, mini-swe-agent), or JSONL/CSV/Parquet records`,
           { file: p.path },
         );
       }

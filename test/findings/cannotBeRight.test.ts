@@ -128,3 +128,10 @@ test('report --against: the summary gives the comparison’s falsifier', () => {
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /^\| asdiv \| acc,none 0\.92 ± 0\.03876 \| 0\.92 \(every scored cell\) \| holds \(against B\) \| 12 of 13 \| nothing found \| $/m);
 });
+
+test('a tokenizer finding names only the special tokens foreign to the family (a Qwen3 run with an added pad token)', () => {
+  // lm-eval 0.4.9.2 results of RylanSchaeffer/mem_Qwen3-93M…: eos "<|endoftext|>" (id 151643) is Qwen's own; the pad
+  // token "<|pad|>" (id 151669) is not among Qwen's. Saying both were foreign was false.
+  const found = findings(['fixtures/eee/converter-inputs/lm_eval']).filter((f) => f.kind === 'tokenizer_tokens');
+  assert.deepEqual(found.map((f) => f.message), ['special tokens not of the Qwen tokenizer (pad_token "<|pad|>"): the tokenizer may not belong to the model']);
+});

@@ -205,3 +205,14 @@ test("a gold recorded as a number or boolean is the text Python's str() gives it
   assert.deepEqual(exact(join(folder, 'bools.parquet')), [1, 2]);
   assert.deepEqual(exact(join(folder, 'doubles.parquet')), [3, 4]);
 });
+
+test('a file no importer claims is refused with every format import reads named (the list named only lm-eval, Inspect and records)', () => {
+  const path = join(dir(), 'SOURCES.md');
+  writeFileSync(path, '# Sources\n\nWhere the files came from.\n');
+  const r = runCli(['import', path, '--out', join(dir(), 'store')]);
+  assert.equal(r.status, 2);
+  assert.equal(
+    r.stderr.trim(),
+    `lmaudit: ${path}: not a file lmaudit can import (documentation, not an output file); expected the output of lm-eval, Inspect, HELM, lighteval, OpenCompass, Every Eval Ever or an agent harness (SWE-bench, Terminal-Bench, Harbor, mini-swe-agent), or JSONL/CSV/Parquet records`,
+  );
+});

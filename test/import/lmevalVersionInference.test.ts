@@ -15,3 +15,12 @@ test('a results file with start_time and no samples is 0.4.3–0.4.9; with filte
   const { start_time: _s, end_time: _e, ...withoutTimes } = results;
   assert.equal(inferVersion(withoutTimes, null).value, '≥0.4.10');
 });
+
+test('a v0.3 results file (no configs) cites only config.bootstrap_iters for its aggregation, not a metric_list it lacks', async () => {
+  // Pythia-160m 5-shot (v0.3: results, versions, config): the source named configs.<task>.metric_list[].aggregation.
+  const { importSources } = await import('../../src/import/index.ts');
+  const { externalFixture } = await import('../helpers/fixtures.ts');
+  const { runs } = await importSources([externalFixture('pythia/five-shot/160m-5shot_step143000.json')], { skipBad: false, fields: {} });
+  const t = runs[0]!.provenance.tasks['hendrycksTest-high_school_geography']!;
+  assert.deepEqual(t.repeats.aggregation!.used, { status: 'recorded', value: { per_metric: null, bootstrap_iters: 100000 }, from: 'config.bootstrap_iters' });
+});

@@ -19,7 +19,7 @@ import { loadSource } from '../../src/audit/source.ts';
 import { buildTables } from '../../src/audit/table.ts';
 import { buildReport } from '../../src/report/model.ts';
 import { renderReport } from '../../src/report/render.ts';
-import { externalFixture } from '../helpers/fixtures.ts';
+import { decodedFixture, externalFixture } from '../helpers/fixtures.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SLURM = externalFixture('lm-evaluation-harness/pr1567-slurmevals');
@@ -81,4 +81,14 @@ test('the heat maps\' column headers do not overlap in Chromium (bounding boxes)
   } finally {
     await browser.close();
   }
+});
+
+test('HELM MMLU and HellaSwag runs (ten multiple_choice_joint items each) never share a table', async () => {
+  // Each run holds one task under its own name, as the renamed variants above do, with the same output type and
+  // document count; the recorded dataset (HELM's scenario class and its arguments) tells the benchmarks apart.
+  const root = decodedFixture('helm');
+  const store = (await loadSource([join(root, 'evaleval-every_eval_ever/tests/data/helm')], { skipBad: false, fields: {} })).store;
+  const tables = await buildTables(store, { aggregation: 'micro', tolerance: 0 });
+  assert.deepEqual(tables.map((t) => t.task).sort(), ['commonsense:dataset=hellaswag,method=multiple_choice_joint', 'mmlu:subject=philosophy,method=multiple_choice_joint']);
+  for (const t of tables) assert.equal(t.rows.length, 1);
 });

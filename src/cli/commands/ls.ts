@@ -39,7 +39,13 @@ function reportedOther(reported: Record<string, unknown> | undefined): { key: st
 }
 
 function runState(run: RunProvenance, unfinished: { responses: number; expected: number } | undefined): string {
-  if (run.source_kind !== 'lmaudit') return `imported (${run.source_format})`;
+  if (run.source_kind !== 'lmaudit') {
+    // A source that records whether its run finished (an Inspect log's status): "finished or not" is said for it too;
+    // a cancelled log was listed as plainly "imported".
+    const statuses = [...new Set(Object.values(run.tasks).map((t) => t.failures.status?.used).map((f) => (f !== undefined && f.status !== 'unknown' ? f.value : undefined)))];
+    const notDone = statuses.filter((v): v is string => typeof v === 'string' && v !== 'success');
+    return `imported (${run.source_format}${notDone.length > 0 ? `; not finished: the log's status is ${notDone.map((v) => `'${v}'`).join(', ')}` : ''})`;
+  }
   if (unfinished !== undefined) return `unfinished: ${unfinished.responses.toLocaleString('en-US')} of ${unfinished.expected.toLocaleString('en-US')} responses`;
   return 'finished';
 }

@@ -8,7 +8,7 @@ import { load as loadYaml } from 'js-yaml';
 import { BadInputError } from '../../errors.ts';
 import { recorded, same, type RecordNote } from '../../store/schema.ts';
 import type { FileProbe, ImportedRun } from '../types.ts';
-import { buildAgentRun, isObject, note, readText, sourceFile } from './agentRun.ts';
+import { buildAgentRun, isObject, note, parseJsonFile, readText, sourceFile } from './agentRun.ts';
 import { jobSettings } from './harbor.ts';
 import { countOf } from '../../util/plural.ts';
 
@@ -22,7 +22,8 @@ export function settingsRole(p: FileProbe): SettingsRole | null {
   return null;
 }
 
-const WITHOUT_ITEMS = (what: string) => note('settings_only', `${what}: settings and claimed numbers only, no trials; imported without items`);
+// "No trials" was false of a parity record that lists each trial's score: what it lacks is a record per task.
+const WITHOUT_ITEMS = (what: string) => note('settings_only', `${what}: settings and claimed numbers only, no record per task; imported without items`);
 
 export async function importSettingsOnly(files: { probe: FileProbe; role: SettingsRole }[]): Promise<ImportedRun[]> {
   const runs: ImportedRun[] = [];
@@ -91,7 +92,7 @@ export async function importSettingsOnly(files: { probe: FileProbe; role: Settin
         reported, notes,
       }));
     } else if (role === 'registry') {
-      const data = JSON.parse(text) as unknown;
+      const data = parseJsonFile(text, probe.path);
       if (!Array.isArray(data)) throw new BadInputError('a dataset registry must be a list of datasets', { file: probe.path });
       const versions = data.filter(isObject).map((d) => ({ name: d.name, version: d.version, tasks: Array.isArray(d.tasks) ? d.tasks.length : null }));
       runs.push(buildAgentRun({
@@ -100,7 +101,8 @@ export async function importSettingsOnly(files: { probe: FileProbe; role: Settin
         notes: [note('settings_only', `a dataset registry (${versions.length} dataset versions, each task pinned to a git commit): no run, imported without items`)],
       }));
     } else {
-      const data = JSON.parse(text) as Record<string, unknown>;
+      const data = parseJsonFile(text, probe.path);
+      if (!isObject(data)) throw new BadInputError('an ATIF trajectory must be a JSON object', { file: probe.path });
       const agent = isObject(data.agent) ? data.agent : {};
       runs.push(buildAgentRun({
         source_kind: 'harbor', source_format: `ATIF trajectory (${String(data.schema_version)})`, label, task: 'trajectory', files: [file], trials: [],

@@ -254,6 +254,8 @@ async function predictionsRun(pred: PredictionsFile, metadata: Map<string, strin
     trials: [...byId.values()].map((p) => ({ doc_id: p.instance_id, attempt: 0, outcome: p.flags.includes('empty') ? 'empty_patch' : 'not_evaluated', reward: null, text: p.patch })),
     docs: new Map([...byId.values()].map((p) => [p.instance_id, { patch_flags: p.flags, ...miniDoc(mini, p.instance_id) }])),
     model: model === null ? undefined : recorded(model, 'predictions'),
+    // The file is in the format SWE-bench's harness reads; nothing here is that harness's output ("recorded" said it was).
+    harness: { name: inferred('swebench', "predictions in the format SWE-bench's harness evaluates; the harness has not run on them here") },
     agent: {
       ...mini?.agent,
       model_recorded: same(model === null ? { status: 'unknown' } : recorded(model)),

@@ -91,7 +91,7 @@ export function readPredictions(path: string, text: string): PredictionsFile {
     if (r.id !== null && ownId === null) dictWithoutId++;
     if (r.id !== null && ownId !== null && ownId !== r.id) idMismatch++;
     const id = ownId ?? r.id;
-    if (id === null) throw new BadInputError('a prediction has no instance_id', { ...where, field: 'instance_id' });
+    if (id === null) throw new BadInputError(v.instance_id === undefined || v.instance_id === null ? 'a prediction has no instance_id' : `instance_id is not a string (${JSON.stringify(v.instance_id)})`, { ...where, field: 'instance_id' });
     for (const key of Object.keys(v)) if (!HARNESS_KEYS.includes(key)) extraKeys.add(key);
     let patchKey = 'model_patch';
     if (!('model_patch' in v)) {

@@ -94,6 +94,9 @@ export function readAggregate(root: unknown, text: string, file: string, line: n
     // Before 0.2.1 a score could be a boolean; it reads as 1 or 0 (how the Pydantic models of then coerced it).
     const score = typeof details.score === 'boolean' && EEE_VERSIONS.indexOf(version) < EEE_VERSIONS.indexOf('0.2.1') ? Number(details.score) : details.score;
     if (typeof score !== 'number') throw new BadInputError(`score_details.score is ${JSON.stringify(details.score) ?? 'missing'}, not a number`, { ...at('score_details'), field: `${field}.score_details.score` });
+    // A standard error of another type would be dropped without a word: refused as the score is.
+    const se = isPlainObject(details.uncertainty) && isPlainObject(details.uncertainty.standard_error) ? details.uncertainty.standard_error.value : undefined;
+    if (se !== undefined && se !== null && typeof se !== 'number') throw new BadInputError(`standard_error.value is ${JSON.stringify(se)}, not a number`, { ...at('score_details'), field: `${field}.score_details.uncertainty.standard_error.value` });
     const id = r.evaluation_result_id;
     return { index, evaluation_name: r.evaluation_name, evaluation_result_id: typeof id === 'string' ? id : null, score, raw: r };
   });

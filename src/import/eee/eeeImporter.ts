@@ -29,6 +29,8 @@ const KIND: Record<string, string> = {
   model_id: '"', evaluation_name: '"', sample_id: '["\\d]', interaction_type: '"', input: '\\{',
   object_path: '"', record_type: '"', eval_schema_version: '"',
 };
+/** KIND's patterns in words. */
+const KIND_NAME: Record<string, string> = { '"': 'a string', '\\{': 'an object', '\\[': 'a list', '["\\d]': 'a string or a number' };
 
 /** The keys every aggregate version from 0.1.0 requires (EvaluationLog's `required`). */
 const AGGREGATE_KEYS = ['schema_version', 'evaluation_id', 'source_metadata', 'model_info', 'evaluation_results'] as const;
@@ -58,8 +60,15 @@ export function eeeForeignReason(p: FileProbe): string | null {
   }
   if (!hasKeys(text, ['schema_version', 'evaluation_id']) || looksLikeEeeAggregate(p) || looksLikeEeeSamples(p)) return null;
   const kind = hasKeys(text, ['model_id']) || hasKeys(text, ['sample_id']) ? RECORD_KEYS : AGGREGATE_KEYS;
-  const missing = kind.filter((k) => !hasKeys(text, [k]));
-  return `an Every Eval Ever ${kind === RECORD_KEYS ? 'instance record' : 'aggregate'} without the key(s) every schema version requires: ${missing.join(', ')}`;
+  const failing = kind.filter((k) => !hasKeys(text, [k]));
+  // A key that is there with a value of another type is not missing: say which type it should have.
+  const present = failing.filter((k) => new RegExp(`"${k}"\\s*:`).test(text));
+  const missing = failing.filter((k) => !present.includes(k));
+  const what = kind === RECORD_KEYS ? 'instance record' : 'aggregate';
+  return [
+    ...(missing.length > 0 ? [`an Every Eval Ever ${what} without the key(s) every schema version requires: ${missing.join(', ')}`] : []),
+    ...(present.length > 0 ? [`an Every Eval Ever ${what} whose ${present.map((k) => `${k} is not ${KIND_NAME[KIND[k]!]}`).join(', ')}`] : []),
+  ].join('; ');
 }
 
 export const eeeImporter: Importer = {

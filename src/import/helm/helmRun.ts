@@ -29,6 +29,22 @@ type Json = Record<string, unknown>;
 const o = (v: unknown): Json | undefined => (isPlainObject(v) ? v : undefined);
 const a = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
+/**
+ * A field HELM writes as a list: absent or null is none; anything else is refused, naming where. Read as an empty
+ * list, a mistyped request_states or stats imported a run of 0 items, or dropped an instance's scores, silently.
+ */
+function list(value: unknown, file: string, field?: string): unknown[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw new BadInputError(field === undefined ? 'the file holds no list' : 'not a list', { file, ...(field === undefined ? {} : { field }) });
+  return value;
+}
+
+/** An id HELM writes as a string; `String(undefined)` made items called "undefined". */
+function idOf(value: unknown, file: string, field: string): string {
+  if (typeof value !== 'string' || value === '') throw new BadInputError(value === undefined ? 'missing' : 'not a non-empty string', { file, field });
+  return value;
+}
+
 async function readJson(folder: string, name: string): Promise<{ value: unknown; text: string }> {
   const file = join(folder, name);
   const text = await readFile(file, 'utf8');
@@ -67,21 +83,21 @@ export async function importHelmRun(folder: string, present: ReadonlySet<string>
   const records: HelmRecords = {
     folder,
     runSpec,
-    requestStates: a(state?.request_states).map((r, i) => {
+    requestStates: list(state?.request_states, join(folder, 'scenario_state.json'), 'request_states').map((r, i) => {
       const rs = o(r);
       if (rs === undefined || o(rs.instance) === undefined || o(rs.request) === undefined) {
         throw new BadInputError('a request state without instance or request', { file: join(folder, 'scenario_state.json'), field: `request_states[${i}]` });
       }
       return rs;
     }),
-    stats: a(stats).map(o).filter((s): s is Json => s !== undefined),
+    stats: list(stats, join(folder, 'stats.json')).map(o).filter((s): s is Json => s !== undefined),
     hasScenarioState: state !== undefined,
     hasPerInstanceStats: perInstance !== undefined,
     files,
   };
   const runId = `helm-${sha256Hex(files.map((f) => `${f.role}:${f.sha256}`).join('\n')).slice(0, 16)}`;
   const task = helmTaskName(runSpec);
-  const tables = helmTables(records, runId, task, a(perInstance));
+  const tables = helmTables(records, runId, task, list(perInstance, join(folder, 'per_instance_stats.json')));
   const provenance = helmProvenance(records, runId, task, tables.instances.length);
   return {
     provenance,
@@ -95,13 +111,20 @@ function helmTables(records: HelmRecords, runId: string, task: string, perInstan
   const responses: Row[] = [];
   const scores: Row[] = [];
   const base = (docId: string) => ({ run_id: runId, task, doc_id: docId });
-  for (const rs of records.requestStates) {
+  const stateFile = join(records.folder, 'scenario_state.json');
+  records.requestStates.forEach((rs, i) => {
     const instance = o(rs.instance)!;
     const request = o(rs.request)!;
     const trial = Number(rs.train_trial_index ?? 0);
-    const docId = helmDocId(String(instance.id), instance.perturbation, trial, request.random);
+    const docId = helmDocId(idOf(instance.id, stateFile, `request_states[${i}].instance.id`), instance.perturbation, trial, request.random);
     const requestIdx = typeof rs.reference_index === 'number' ? rs.reference_index : 0;
-    const completions = a(o(rs.result)?.completions).map(o);
+    const completions = list(o(rs.result)?.completions, stateFile, `request_states[${i}].result.completions`).map((c, j) => {
+      const completion = o(c);
+      if (completion === undefined || (completion.text !== undefined && completion.text !== null && typeof completion.text !== 'string')) {
+        throw new BadInputError('a completion that is not an object with a text string', { file: stateFile, field: `request_states[${i}].result.completions[${j}]${completion === undefined ? '' : '.text'}` });
+      }
+      return completion;
+    });
     const context = typeof request.prompt === 'string' && request.messages === undefined ? request.prompt : toPythonJson(request.messages ?? request.multimodal_prompt ?? null);
     const goldTexts = a(instance.references).map(o).filter((r) => a(r?.tags).includes('correct')).map((r) => String(o(r?.output)?.text ?? ''));
     // multiple_choice_joint asks for a letter and maps it through output_mapping to an option's text: the gold the
@@ -145,12 +168,13 @@ function helmTables(records: HelmRecords, runId: string, task: string, perInstan
         error: typeof result?.error === 'string' ? result.error : null,
       });
     });
-  }
+  });
+  const statsFile = join(records.folder, 'per_instance_stats.json');
   perInstance.forEach((entry, i) => {
     const r = o(entry);
-    if (r === undefined) throw new BadInputError('a per-instance record that is not an object', { file: join(records.folder, 'per_instance_stats.json'), field: `[${i}]` });
-    const docId = helmDocId(String(r.instance_id), r.perturbation, Number(r.train_trial_index ?? 0));
-    for (const stat of a(r.stats).map(o)) {
+    if (r === undefined) throw new BadInputError('a per-instance record that is not an object', { file: statsFile, field: `[${i}]` });
+    const docId = helmDocId(idOf(r.instance_id, statsFile, `[${i}].instance_id`), r.perturbation, Number(r.train_trial_index ?? 0));
+    for (const stat of list(r.stats, statsFile, `[${i}].stats`).map(o)) {
       const name = o(stat?.name);
       if (stat === undefined || name === undefined || Number(stat.count) === 0) continue;
       const metric = isBookkeeping(String(name.name)) ? `${EXTRA_FIELD_PREFIX}${String(name.name)}` : String(name.name);

@@ -52,12 +52,21 @@ export function runProvenance(log: InspectLog, runId: string, sha256: string): R
   const spec = obj(log.header.eval)!;
   const p = emptyRunProvenance({ run_id: runId, label: log.file.split('/').pop()!, source_kind: 'inspect', source_format: log.format });
   p.harness.name = rec('inspect_ai', 'eval.packages');
-  const revision = obj(spec.revision);
-  put(p.harness, 'version', inspectVersion(log.header), 'eval.packages.inspect_ai');
-  put(p.harness, 'commit', revision?.commit, 'eval.revision.commit');
-  put(p.harness, 'dirty', revision?.dirty, 'eval.revision.dirty');
+  const version = inspectVersion(log.header);
+  put(p.harness, 'version', version, 'eval.packages.inspect_ai');
+  // eval.revision is the git checkout Inspect was run from (the task code's), not inspect_ai's: in real logs run
+  // from inspect_ai's own repository it names another commit than the package's version does (33c76a75 beside
+  // 0.3.42.dev228+g349eca8e). inspect_ai's commit is in its version when it is a development build (setuptools-scm:
+  // +g<commit>, and .d<date> when built from a modified tree); a release names none.
+  const build = version === undefined ? null : /\+g([0-9a-f]{7,40})(\.d\d{8})?$/.exec(version);
+  if (build !== null) {
+    p.harness.commit = same(inferred(build[1], 'the +g<commit> of eval.packages.inspect_ai (a development build names its commit)'));
+    // Only a .d<date> says anything: an editable install keeps the version of when it was installed, so its absence
+    // does not show the tree was clean when the eval ran.
+    if (build[2] !== undefined) p.harness.dirty = same(inferred(true, 'the .d<date> suffix of eval.packages.inspect_ai (setuptools-scm marks a build from a modified tree)'));
+  }
   put(p.harness, 'runtime', spec.packages, 'eval.packages');
-  put(p.harness, 'origin', revision?.origin, 'eval.revision.origin');
+  put(p.harness, 'run_from_git', spec.revision, "eval.revision: the git checkout Inspect was run from (the task code's), not inspect_ai's commit");
   const model = typeof spec.model === 'string' ? spec.model : undefined;
   if (model !== undefined) {
     p.model.model_id = rec(model, 'eval.model');

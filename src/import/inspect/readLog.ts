@@ -7,6 +7,7 @@
 import { open, readFile, stat } from 'node:fs/promises';
 import { readUtf8File } from '../../util/utf8.ts';
 import { BadInputError } from '../../errors.ts';
+import { checkHeader, checkSample, checkUnique } from './logShape.ts';
 import { isPlainObject } from '../../util/json.ts';
 import { parsePythonJson } from '../../util/json.ts';
 import { openEvalArchive, readMemberJson, type ArchiveOptions } from './evalArchive.ts';
@@ -66,6 +67,7 @@ async function readJson(file: string): Promise<InspectLog> {
   const root = parsePythonJson(text, { file });
   if (!isPlainObject(root)) throw new BadInputError('expected one EvalLog JSON object', { file, line: 1 });
   const { samples, reductions, ...header } = root;
+  if (samples !== undefined && samples !== null && !Array.isArray(samples)) throw new BadInputError('expected a list of EvalSample objects', { file, field: 'samples' });
   return finish(file, 'json', header, arr(samples) ?? [], arr(reductions), [], false);
 }
 
@@ -126,17 +128,14 @@ function finish(
   const { applied, legacyReductions } = migrateHeader(header);
   const firstScorer = obj(arr(obj(header.results)?.scores)?.[0])?.name;
   const sampleMigrations = new Set<string>();
+  checkHeader(header, file);
   const samples = rawSamples.map((s, i) => {
     if (!isPlainObject(s)) throw new BadInputError('expected an EvalSample object', { file, field: `samples[${i}]` });
-    for (const key of ['id', 'epoch'] as const) {
-      const v = s[key];
-      if (!(typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)))) {
-        throw new BadInputError(`sample ${key} is ${JSON.stringify(v) ?? 'missing'}`, { file, field: `samples[${i}].${key}` });
-      }
-    }
     migrateSample(s, typeof firstScorer === 'string' ? firstScorer : undefined, sampleMigrations);
+    checkSample(s, i, file);
     return dropTranscript(s);
   });
+  checkUnique(samples, file);
   sortSamples(samples);
   // Python attaches reductions only to a log with results.
   const allReductions = (reductions ?? legacyReductions ?? null) as Json[] | null;

@@ -40,6 +40,7 @@ export async function importLightevalRun(resultsPath: string | null, detailsFile
     const bytes = await readFile(resultsPath);
     results = o(parsePythonJson(bytes.toString('utf8'), { file: resultsPath })) ?? {};
     if (o(results.config_general) === undefined) throw new BadInputError('a lighteval results file whose config_general is missing or not an object', { file: resultsPath, field: 'config_general' });
+    checkResultsShape(results, resultsPath);
     files.push({ path: resultsPath, sha256: sha256Hex(bytes), role: 'lighteval-results' });
   }
   for (const d of detailsFiles) files.push({ path: d.path, sha256: sha256Hex(await readFile(d.path)), role: 'lighteval-details' });
@@ -79,6 +80,32 @@ export async function importLightevalRun(resultsPath: string | null, detailsFile
   };
 }
 
+/**
+ * The blocks of a results file have the types lighteval writes, or are refused naming the field: read as absent,
+ * a `results` list or a task entry that was a number dropped every reported number, and a mistyped config_tasks
+ * or hashes block dropped the configuration or the hash check, without a word.
+ */
+function checkResultsShape(results: Json, file: string): void {
+  const objectAt = (value: unknown, field: string, absentOk = true): Json | undefined => {
+    if (absentOk && (value === undefined || value === null)) return undefined;
+    if (!isPlainObject(value)) throw new BadInputError('not an object', { file, field });
+    return value;
+  };
+  for (const key of ['results', 'config_tasks', 'summary_tasks', 'versions']) objectAt(results[key], key);
+  const general = o(results.config_general)!;
+  if (general.model_name !== undefined && general.model_name !== null && typeof general.model_name !== 'string') throw new BadInputError('not a model name (a string)', { file, field: 'config_general.model_name' });
+  for (const [task, metrics] of Object.entries(o(results.results) ?? {})) {
+    for (const [metric, value] of Object.entries(objectAt(metrics, `results.${task}`, false)!)) {
+      if (typeof value === 'string' || typeof value === 'boolean') throw new BadInputError(`a metric value that is ${typeof value === 'string' ? 'text' : 'a boolean'}, not a number`, { file, field: `results.${task}.${metric}` });
+    }
+  }
+  for (const [task, config] of Object.entries(o(results.config_tasks) ?? {})) {
+    const shots = objectAt(config, `config_tasks.${task}`, false)!.num_fewshots;
+    if (shots !== undefined && shots !== null && !(Number.isInteger(shots) && (shots as number) >= 0)) throw new BadInputError('not a few-shot count (an integer from 0)', { file, field: `config_tasks.${task}.num_fewshots` });
+  }
+  for (const [task, summary] of Object.entries(o(results.summary_tasks) ?? {})) objectAt(objectAt(summary, `summary_tasks.${task}`, false)!.hashes, `summary_tasks.${task}.hashes`);
+}
+
 function runLevel(p: RunProvenance, general: Json, modelConfig: Json | undefined, tasks: string[], details: Map<string, DetailsTables>, files: { path: string; sha256: string; role: string }[]): void {
   p.harness.name = same(inferred('lighteval', 'results_<date_id>.json with config_general and summary_tasks, or details_<task>_<date_id>.parquet'));
   const eras = [...new Set([...details.values()].map((d) => d.era))];
@@ -109,7 +136,8 @@ function runLevel(p: RunProvenance, general: Json, modelConfig: Json | undefined
     p.model.args = rec({ ...modelConfig, ...(redacted ? { api_key: '<redacted by lmaudit>' } : {}) }, `config_general.model_config${redacted ? ' (api_key redacted)' : ''}`);
     if (redacted) p.notes.push({ task: null, kind: 'lighteval_api_key', message: 'config_general.model_config holds an api_key; lmaudit redacted it and stored none of it', evidence: [] });
   }
-  put(p.harness, 'runtime', general.total_evaluation_time_secondes, 'config_general.total_evaluation_time_secondes (sic)');
+  // total_evaluation_time_secondes is how long the run took, not a runtime version: stored, it made two runs of the
+  // same configuration differ in their settings. lighteval records no Python or library versions, so runtime stays unknown.
   p.records.files = rec(files, 'import');
 }
 
@@ -139,7 +167,8 @@ function taskLevel(task: string, results: Json, general: Json, modelConfig: Json
     configured: requested === undefined ? { status: 'unknown' } : recorded(requested, cfg?.num_fewshots !== undefined ? at('num_fewshots') : 'the task name suite|task|fewshot'),
     used: details === undefined ? { status: 'unknown' } : distinct(details.used.map((u) => u.fewshot), details.era.startsWith('D') ? 'doc.fewshot_samples per details row' : 'num_effective_few_shots per details row'),
   };
-  put(t.fewshot, 'seed', general.num_fewshot_seeds, 'config_general.num_fewshot_seeds (how many few-shot seeds)');
+  // How many few-shot seeds the run drew, not a seed: stored as the seed, "1" read as few-shot seed 1.
+  put(t.fewshot, 'seed_count', general.num_fewshot_seeds, 'config_general.num_fewshot_seeds (how many few-shot seeds)');
   const generation = o(modelConfig?.generation_parameters) ?? o(general.generation_parameters);
   if (generation !== undefined) t.generation.settings = rec(generation, modelConfig !== undefined ? 'config_general.model_config.generation_parameters' : 'config_general.generation_parameters');
   const usedSize = details === undefined || details.used.every((u) => u.generationSize === undefined) ? { status: 'unknown' as const } : distinct(details.used.map((u) => u.generationSize), 'doc.generation_size per details row');

@@ -10,13 +10,23 @@ import { readLines } from '../../util/lines.ts';
 import type { ImportOptions, SkippedRecord } from '../types.ts';
 import { member, parseOrdered, parseOrderedArray, type PyNode } from '../../py/orderedJson.ts';
 import { kindName, respsJsonOf, type SampleLine } from './sampleLine.ts';
+import { OneTaskRecords } from './checks.ts';
 
 export async function readWriteOutFile(file: string, options: ImportOptions, skipped: SkippedRecord[]): Promise<SampleLine[]> {
   const text = await readUtf8File(file);
   const out: SampleLine[] = [];
+  // One record per document, as for a 0.4 samples file: a second record of a doc_id was counted into every
+  // aggregate twice over (1,267 records with one doc_id repeated gave acc over n = 1,269).
+  const oneTask = new OneTaskRecords(file);
   for (const { node, line } of parseOrderedArray(text, { file })) {
     try {
-      out.push(writeOutLine(node, file, line));
+      const record = writeOutLine(node, file, line);
+      // Every logit_i of a file is a log-probability, or every one generated text: the file's kind is its first's.
+      const kind = record.resps[0]![0]!.k;
+      const first = out[0]?.resps[0]![0]!.k ?? kind;
+      if (kind !== first) throw new BadInputError(`${logitKind(kind)}, where the file's first record holds ${logitKind(first)}`, { file, line, field: 'logit_0' });
+      oneTask.add(line, record.docId, null, null);
+      out.push(record);
     } catch (error) {
       if (!options.skipBad || !(error instanceof BadInputError)) throw error;
       skipped.push({ file, line, field: error.where.field, reason: error.detail });
@@ -24,6 +34,8 @@ export async function readWriteOutFile(file: string, options: ImportOptions, ski
   }
   return out;
 }
+
+const logitKind = (k: PyNode['k']) => (k === 'num' ? 'a log-probability' : 'generated text');
 
 function writeOutLine(node: PyNode, file: string, line: number): SampleLine {
   if (node.k !== 'obj') throw new BadInputError(`expected a JSON object, got ${kindName(node)}`, { file, line });
@@ -37,6 +49,7 @@ function writeOutLine(node: PyNode, file: string, line: number): SampleLine {
     if (p === undefined && l === undefined) break;
     if (p?.k !== 'str') throw new BadInputError(p === undefined ? 'missing field' : `expected a string, got ${kindName(p)}`, { file, line, field: `prompt_${i}` });
     if (l === undefined || (l.k !== 'num' && l.k !== 'str')) throw new BadInputError(l === undefined ? 'missing field' : `expected a log-probability or the generated text, got ${kindName(l)}`, { file, line, field: `logit_${i}` });
+    if (i > 0 && l.k !== logits[0]!.k) throw new BadInputError(`${logitKind(l.k)}, where logit_0 holds ${logitKind(logits[0]!.k)}`, { file, line, field: `logit_${i}` });
     prompts.push(p.v);
     logits.push(l);
   }

@@ -217,7 +217,8 @@ export function taskProvenance(task: string, results: Json, facts: TaskFacts | n
   const perMetric = Array.isArray(cfg.metric_list) ? Object.fromEntries(cfg.metric_list.map((m) => [String(obj(m).metric), obj(m).aggregation ?? null])) : null;
   t.repeats.aggregation = same(
     perMetric !== null || has(config, 'bootstrap_iters')
-      ? recorded({ per_metric: perMetric, bootstrap_iters: config.bootstrap_iters ?? null }, `${from('metric_list[].aggregation')}, config.bootstrap_iters`)
+      // Name only what the file holds: a v0.3 results file has no configs, so no metric_list to cite.
+      ? recorded({ per_metric: perMetric, bootstrap_iters: config.bootstrap_iters ?? null }, [...(perMetric !== null ? [from('metric_list[].aggregation')] : []), ...(has(config, 'bootstrap_iters') ? ['config.bootstrap_iters'] : [])].join(', '))
       : UNKNOWN,
   );
 

@@ -108,12 +108,15 @@ function datasetTables(tables: ItemTables, task: string, shards: SourceText[], r
     const keys = Object.keys(records);
     keys.forEach((key, i) => {
       const record = o(records[key]);
-      if (record === undefined || String(i) !== key) throw new BadInputError(`predictions are keyed "0", "1", … in order; found ${JSON.stringify(key)} at position ${i}`, { file: shard.path, field: key });
+      if (String(i) !== key) throw new BadInputError(`predictions are keyed "0", "1", … in order; found ${JSON.stringify(key)} at position ${i}`, { file: shard.path, field: key });
+      if (record === undefined) throw new BadInputError('a prediction that is not a JSON object', { file: shard.path, field: key });
       itemRows(tables, task, String(offset + i), record);
     });
     offset += keys.length;
   }
   const details = result?.details;
+  // A list or a dict keyed by position, as OpenCompass writes it; another type was read as no details, silently.
+  if (details !== undefined && details !== null && !Array.isArray(details) && o(details) === undefined) throw new BadInputError('details is neither a list nor an object of per-item entries', { file: resultPath, field: 'details' });
   const entries: [string, unknown][] = Array.isArray(details) ? details.map((d, i) => [String(i), d]) : Object.entries(o(details) ?? {});
   entries.forEach(([key, entry], i) => {
     const d = o(entry);

@@ -184,9 +184,10 @@ function unscoredSamples(items: Map<string, Item>): StoredSample[] {
 }
 
 /**
- * A log that holds fewer sample × epoch results than its metrics were computed over (results.total_samples:
- * samples after `limit` × epochs; a trimmed or edited log): its metrics cannot be recomputed from it. Null when
- * the log holds them all or did not record the total.
+ * A log that holds fewer sample × epoch results than the run had (results.total_samples: samples after `limit` ×
+ * epochs; a trimmed or edited log): its metrics cannot be recomputed from it. Not "the results the metrics were
+ * computed over": an errored sample with no score is in the total and not in the metrics (cvebench: 80 in the
+ * total, 78 scored). Null when the log holds them all or did not record the total.
  */
 function missingSamples(block: TaskProvenance, stored: StoredSample[], items: Map<string, Item>): { held: number; total: number } | null {
   const total = factValue(block.failures?.total_samples?.used);
@@ -256,7 +257,7 @@ function rescoreView(run: RunProvenance, task: string, scorer: RecordedScorer, v
       ...(reproduced === false && kind === 'exact' && lastBits(m.stored!, ours) ? { note: 'differs in the last bits only: Inspect sums in sample completion order, which a log does not keep (lmaudit sums in log order)' } : {}),
       ...(kind === 'tolerance' ? { note: "Inspect draws bootstrap resamples from NumPy's unseeded global RNG: compared within Monte Carlo error, not bit for bit" } : {}),
       ...(m.stored === null ? { note: 'the log stored no value for this metric' } : {}),
-      ...(m.stored !== null && missing !== null ? { note: `the log holds ${missing.held} of the ${missing.total} sample × epoch results it was computed over` } : {}),
+      ...(m.stored !== null && missing !== null ? { note: `the log holds ${missing.held} of the ${missing.total} sample × epoch results the run had` } : {}),
     };
   });
   const cell: InspectRescoreCell = {

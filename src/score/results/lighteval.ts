@@ -24,6 +24,11 @@ function taskValues(run: TaskRecords['run'], task: string, scores: readonly Scor
   const why = new Map<string, string>();
   for (const metric of new Set(scores.map((s) => s.metric))) {
     const xs = scores.filter((s) => s.metric === metric && typeof s.value === 'number').map((s) => s.value!);
+    // The mean of no number is no reproduction (it printed NaN, "NO").
+    if (xs.length === 0) {
+      why.set(metric, 'no per-item value in the details is a number');
+      continue;
+    }
     const fn = fns.get(metric) ?? (fns.size === 0 ? 'mean' : undefined);
     if (fn !== 'mean') {
       why.set(metric, `corpus_level_fn ${fn ?? 'not recorded'}: no port in lmaudit`);
@@ -69,7 +74,8 @@ export function lightevalCells({ task, scores, details, reported, run, runScores
   for (const [key, value] of Object.entries(reported)) {
     const reproduced = values.get(key);
     if (reproduced !== undefined) cells.push(cell(task, key, value, reproduced));
-    else notReproduced.push(`${key} (${why.get(key.replace(/_stderr$/, '')) ?? (key.endsWith('_stderr') ? 'one item: lighteval writes no stderr from one value' : 'no per-item values in the details')})`);
+    // "One item" only where the mean was reproduced from one value; a details file of no rows has no items at all.
+    else notReproduced.push(`${key} (${why.get(key.replace(/_stderr$/, '')) ?? (key.endsWith('_stderr') && values.has(key.replace(/_stderr$/, '')) ? 'one item: lighteval writes no stderr from one value' : 'no per-item values in the details')})`);
   }
   cells.push(...recomputed({ task, scores, details, items, responses, reported, run, runScores }));
   return { cells, notReproduced };

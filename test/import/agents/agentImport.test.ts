@@ -176,3 +176,45 @@ test('bad input: a summary whose lists contradict its counts, a trial folder wit
     rmSync(c, { recursive: true, force: true });
   }
 });
+
+test('a prediction whose instance_id is a number is named as such, not as having no instance_id', () => {
+  // The first three MEA predictions, the third's instance_id replaced by 5: it has one, of the wrong type.
+  const dir = mkdtempSync(join(tmpdir(), 'lmaudit-agents-'));
+  try {
+    const source = externalFixture('agents/swebench-SWE-bench-prs/pr604-mea/submissions/verified/20260620_MEA_v5_8_1_AGIR_Bruno_Loureiro/all_preds.jsonl');
+    const lines = readFileSync(source, 'utf8').split('\n').slice(0, 3).map((l) => JSON.parse(l));
+    lines[2].instance_id = 5;
+    writeFileSync(join(dir, 'all_preds.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const r = importInto(dir, join(dir, 'all_preds.jsonl'));
+    assert.equal(r.status, 2);
+    assert.equal(r.stderr.trim(), `lmaudit: ${join(dir, 'all_preds.jsonl')}, line 3, field 'instance_id': instance_id is not a string (5)`);
+    assert.equal(r.stored, false);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a truncated Harbor registry or ATIF trajectory is bad input naming file and line (it was an internal error with a stack trace, exit 3)', () => {
+  for (const [from, name, cut, line] of [
+    ['agents/harbor-terminal-bench-experiments/registry.json', 'registry.json', 500, 11],
+    ['agents/harbor-evolving-skills/tests/golden/terminus_2/hello-world-timeout.trajectory.json', 'hello-world-timeout.trajectory.json', 300, 16],
+  ] as const) {
+    const dir = mkdtempSync(join(tmpdir(), 'lmaudit-agents-'));
+    try {
+      const file = join(dir, name);
+      writeFileSync(file, readFileSync(externalFixture(from), 'utf8').slice(0, cut));
+      const r = importInto(dir, file);
+      assert.equal(r.status, 2, r.stderr);
+      assert.equal(r.stderr.trim(), `lmaudit: ${file}, line ${line}: not valid JSON (Unterminated string in JSON at position ${cut})`);
+      assert.equal(r.stored, false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+});
+
+test('a predictions file names swebench as the harness that would evaluate it, inferred, not as recorded', async () => {
+  // MEA's all_preds.jsonl: instance_id, model_name_or_path, model_patch; nothing in it comes from SWE-bench's harness.
+  const { runs } = await importSources([externalFixture('agents/swebench-SWE-bench-prs/pr604-mea/submissions/verified/20260620_MEA_v5_8_1_AGIR_Bruno_Loureiro/all_preds.jsonl')], options);
+  assert.deepEqual(runs[0]!.provenance.harness.name!.used, { status: 'inferred', value: 'swebench', how: "predictions in the format SWE-bench's harness evaluates; the harness has not run on them here" });
+});

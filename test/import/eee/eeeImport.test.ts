@@ -297,3 +297,16 @@ test('a letter answer whose record does not show the letters of its options is n
   assert.equal(unknown.message, "1 item answers with a letter where the reference is an option's text, and input.raw does not list the choices as 'A. <option>' lines: which letter is correct is unknown, so it is read against the text, where a letter scores 0");
   assert.deepEqual(unknown.evidence, [`${join(dir, 'None_samples.jsonl')} line 2`]);
 });
+
+test('an aggregate key of the wrong type is named as such (not "without the key"), and a standard error that is text is refused', () => {
+  // Before: evaluation_results written as an object was said to be missing, and a standard_error.value of "0.1"
+  // was dropped without a word, so the result showed no stderr.
+  let c = referenceCopy();
+  const aggregate = JSON.parse(readFileSync(c.aggregate, 'utf8'));
+  writeFileSync(c.aggregate, JSON.stringify({ ...aggregate, evaluation_results: { a: 1 } }, null, 2));
+  assert.equal(importFails(c.aggregate), `lmaudit: ${c.aggregate}: not a file lmaudit can import: an Every Eval Ever aggregate whose evaluation_results is not a list`);
+  c = referenceCopy();
+  aggregate.evaluation_results[0].score_details.uncertainty = { standard_error: { value: '0.1' } };
+  writeFileSync(c.aggregate, JSON.stringify(aggregate));
+  assert.equal(importFails(c.aggregate), `lmaudit: ${c.aggregate}, line 1, field 'evaluation_results[0].score_details.uncertainty.standard_error.value': standard_error.value is "0.1", not a number`);
+});

@@ -162,3 +162,23 @@ test('a HELM stat of count 0 has no mean: reported as null, not undefined (ls pr
   const { runCli } = await import('../../helpers/cli.ts');
   assert.ok(!runCli(['ls', mmlu]).stdout.includes('undefined'));
 });
+
+test('mistyped HELM fields are refused naming the file and field (read as empty, they imported 0 items or lost scores)', async () => {
+  const edits: [string, string, (json: { request_states: Record<string, any>[] } & Record<string, any>) => unknown, RegExp][] = [
+    ['request_states an object', 'scenario_state.json', (s) => ({ ...s, request_states: { a: 1 } }), /scenario_state\.json, field 'request_states': not a list/],
+    ['an instance without its id', 'scenario_state.json', (s) => (delete s.request_states[0]!.instance.id, s), /scenario_state\.json, field 'request_states\[0\]\.instance\.id': missing/],
+    ['a completion text that is a number', 'scenario_state.json', (s) => ((s.request_states[0]!.result.completions[0].text = 5), s), /field 'request_states\[0\]\.result\.completions\[0\]\.text'/],
+    ['per-instance stats a string', 'per_instance_stats.json', (p) => ((p as unknown as Record<string, unknown>[])[0]!.stats = 'x', p), /per_instance_stats\.json, field '\[0\]\.stats': not a list/],
+    ['stats.json an object', 'stats.json', () => ({ a: 1 }), /stats\.json: the file holds no list/],
+  ];
+  for (const [what, name, edit, message] of edits) {
+    const folder = join(mkdtempSync(join(tmpdir(), 'lmaudit-helm-')), 'run');
+    try {
+      cpSync(mmlu, folder, { recursive: true });
+      writeFileSync(join(folder, name), JSON.stringify(edit(JSON.parse(readFileSync(join(folder, name), 'utf8')))));
+      await assert.rejects(importSources([folder], options), (e: Error & { exitCode?: number }) => e.exitCode === 2 && message.test(e.message), what);
+    } finally {
+      rmSync(join(folder, '..'), { recursive: true, force: true });
+    }
+  }
+});

@@ -64,7 +64,11 @@ test('the EvalSpec lands in the provenance block; what Inspect did not record is
   const run = store.manifest.runs[0]!;
   const t = run.tasks['inspect_evals/mmlu_0_shot']!;
   assert.deepEqual(run.harness.version!.used, { status: 'recorded', value: '0.3.154.dev44+g32a84c8fe.d20251213', from: 'eval.packages.inspect_ai' });
-  assert.equal((run.harness.dirty!.used as { value: unknown }).value, true);
+  // eval.revision (de1d065be, dirty) is the checkout Inspect ran from, not inspect_ai's commit, which its
+  // development version names (+g32a84c8fe, .d20251213: built from a modified tree).
+  assert.deepEqual(run.harness.commit!.used, { status: 'inferred', value: '32a84c8fe', how: 'the +g<commit> of eval.packages.inspect_ai (a development build names its commit)' });
+  assert.deepEqual([run.harness.dirty!.used.status, (run.harness.dirty!.used as { value: unknown }).value], ['inferred', true]);
+  assert.deepEqual((run.harness.run_from_git!.used as { value: unknown }).value, { type: 'git', origin: 'git@github.com:UKGovernmentBEIS/inspect_ai.git', commit: 'de1d065be', dirty: true });
   assert.deepEqual(t.task.args, {
     configured: { status: 'recorded', value: {}, from: 'eval.task_args_passed' },
     used: { status: 'recorded', value: { language: 'EN_US', subjects: [], cot: false }, from: 'eval.task_args (defaults included)' },
@@ -76,9 +80,16 @@ test('the EvalSpec lands in the provenance block; what Inspect did not record is
   assert.equal((t.generation.max_tokens!.used as { value: unknown }).value, 5);
   assert.deepEqual(t.task.dataset_split!.used, { status: 'unknown' });
   assert.deepEqual(run.reported['inspect_evals/mmlu_0_shot'], { 'accuracy,choice': 0, 'stderr,choice': 0 });
-  // An old log has no dirty flag and no explicit reducer: unknown / inferred, never invented as recorded.
+  // An old log has no explicit reducer: inferred, never invented as recorded. Its eval.revision has no dirty flag;
+  // whether inspect_ai was built from a modified tree is its version's .d20241015.
   const old = (await loadSource([`${DIR}log_formats.json`], options)).store.manifest.runs[0]!;
-  assert.deepEqual(old.harness.dirty!.used, { status: 'unknown' });
+  assert.deepEqual([old.harness.commit!.used.status, (old.harness.commit!.used as { value: unknown }).value], ['inferred', '9ad2119a']);
+  assert.deepEqual([old.harness.dirty!.used.status, (old.harness.dirty!.used as { value: unknown }).value], ['inferred', true]);
+  // 0.3.95.dev16+g6527d0861 names its commit; without a .d<date> nothing says the tree was clean when it ran (an
+  // editable install keeps the version it was installed with), so dirty stays unknown rather than false.
+  const clean = (await loadSource([`${DIR}2025-05-12T20-28-13-04-00_popularity.json`], options)).store.manifest.runs[0]!;
+  assert.deepEqual((clean.harness.commit!.used as { value: unknown }).value, '6527d0861');
+  assert.deepEqual(clean.harness.dirty!.used, { status: 'unknown' });
   assert.equal((old.tasks.popularity!.repeats.reducer!.used as { status: string }).status, 'inferred');
   assert.ok(old.notes.some((n) => n.kind === 'inspect_legacy_log' && n.evidence.includes('results.sample_reductions -> reductions')));
 });
@@ -117,4 +128,12 @@ test("only EvalLog JSON is claimed: not Inspect's logs.json folder index, not lm
   assert.equal(probe('logs.json', '{\n  "2025-01-01T00-00-00_t_x.eval": {\n    "version": 2,\n    "status": "success",\n    "eval": {\n      "task": "t"'), false);
   assert.equal(probe('results.json', '{\n  "results": {"arc_easy": {"acc,none": 0.5}},\n  "versions": {"arc_easy": 1},\n  "config": {}'), false);
   assert.equal(probe('anything.eval', 'PK\u0003\u0004'), true);
+});
+
+test('ls says a cancelled Inspect log did not finish (it was listed as plainly "imported")', async () => {
+  const { runCli } = await import('../../helpers/cli.ts');
+  const r = runCli(['ls', `${DIR}2025-05-12T20-28-13-04-00_popularity.json`]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.ok(r.stdout.includes("(2025-05-12T20-28-13-04-00_popularity.json): imported (json; not finished: the log's status is 'cancelled'), 1 task(s)"), r.stdout);
+  assert.ok(runCli(['ls', `${DIR}log_formats.json`]).stdout.includes('(log_formats.json): imported (json), 1 task(s)'));
 });

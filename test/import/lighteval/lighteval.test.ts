@@ -43,6 +43,12 @@ test('the lighteval 0.13 run: results and both details files are one run; every 
   assert.deepEqual(t.task.dataset_revision!.used, { status: 'recorded', value: null, from: 'config_tasks["squad_v2|0"].hf_revision: null, the dataset was not pinned' });
   assert.equal((p.harness.commit!.used as { how: string }).how, 'config_general.lighteval_sha is "?": lighteval was installed from a package, its commit is not recorded');
   assert.match(String((p.harness.version!.used as { value: unknown }).value), /^0\.12\.1 or later/);
+  // config_general.total_evaluation_time_secondes ("4.3557962919876445") is a duration, not the runtime's versions,
+  // which lighteval does not record: two runs of one configuration must not differ in harness.runtime.
+  assert.deepEqual(p.harness.runtime, { configured: { status: 'unknown' }, used: { status: 'unknown' } });
+  // num_fewshot_seeds 1 is how many seeds, not the seed (the table labelled it "few-shot seed 1").
+  assert.deepEqual(t.fewshot.seed, { configured: { status: 'unknown' }, used: { status: 'unknown' } });
+  assert.deepEqual(t.fewshot.seed_count!.used, { status: 'recorded', value: 1, from: 'config_general.num_fewshot_seeds (how many few-shot seeds)' });
   // hash_examples, hash_input_tokens and hash_cont_tokens recomputed from the details (xxh64, as Python's xxhash
   // gives 72b7003df17fd7c3 and dcd4184164a682cb) agree with summary_tasks: no note.
   assert.deepEqual(p.notes.map((n) => n.kind), []);
@@ -195,5 +201,56 @@ test('a group average (suite|prefix:_average|k) is the unweighted mean over its 
     assert.deepEqual(cells.filter((c) => c.matches !== 'exact'), []);
   } finally {
     rmSync(out, { recursive: true, force: true });
+  }
+});
+
+test('mistyped blocks of a results file are refused naming the field (read as absent, they dropped reported numbers silently)', async () => {
+  const cases: [string, (r: Record<string, any>) => void, RegExp][] = [
+    ['results a list', (r) => void (r.results = [1]), /field 'results': not an object$/],
+    ['a task entry a number', (r) => void (r.results['anli:r1|0'] = 5), /field 'results\.anli:r1\|0': not an object$/],
+    ['a metric value that is text', (r) => void (r.results['anli:r1|0'].acc = '0.5'), /field 'results\.anli:r1\|0\.acc': a metric value that is text, not a number$/],
+    ['config_tasks a list', (r) => void (r.config_tasks = [1]), /field 'config_tasks': not an object$/],
+    ['num_fewshots text', (r) => void (r.config_tasks['anli:r1|0'].num_fewshots = 'zero'), /field 'config_tasks\.anli:r1\|0\.num_fewshots': not a few-shot count \(an integer from 0\)$/],
+    ['hashes text', (r) => void (r.summary_tasks['anli:r1|0'].hashes = 'x'), /field 'summary_tasks\.anli:r1\|0\.hashes': not an object$/],
+    ['model_name a number', (r) => void (r.config_general.model_name = 5), /field 'config_general\.model_name': not a model name \(a string\)$/],
+  ];
+  for (const [what, edit, message] of cases) {
+    const copy = mkdtempSync(join(tmpdir(), 'lmaudit-lighteval-'));
+    try {
+      cpSync(smoke, copy, { recursive: true });
+      const path = join(copy, 'results/eee-smoke/dummy-model/results_2026-08-10T17-22-11.385681.json');
+      const results = JSON.parse(readFileSync(path, 'utf8'));
+      edit(results);
+      writeFileSync(path, JSON.stringify(results, null, 2));
+      await assert.rejects(importSources([copy], options), (e: Error & { exitCode?: number }) => e.exitCode === 2 && e.message.startsWith(path) && message.test(e.message), what);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  }
+});
+
+test('as-recorded on anli details with no rows, or with metric values that are text: not reproduced, and why (not NaN, not "one item")', async () => {
+  const cases: [string, string, string[]][] = [
+    ['no rows', 'SELECT * FROM read_parquet(?) LIMIT 0', ['acc (no per-item values in the details)', 'acc_stderr (no per-item values in the details)']],
+    ['text values', "SELECT * REPLACE ({'acc': 'zero'} AS metric) FROM read_parquet(?)", ['acc (no per-item value in the details is a number)', 'acc_stderr (no per-item value in the details is a number)']],
+  ];
+  for (const [what, select, expected] of cases) {
+    const copy = mkdtempSync(join(tmpdir(), 'lmaudit-lighteval-'));
+    try {
+      cpSync(smoke, copy, { recursive: true });
+      const file = join(copy, 'details/eee-smoke/dummy-model/2026-08-10T17-22-11.385681/details_anli:r1|0_2026-08-10T17-22-11.385681.parquet');
+      const original = join(copy, 'anli.parquet');
+      cpSync(file, original);
+      rmSync(file);
+      await parquet(file, select.replace('?', sqlString(original)));
+      rmSync(original);
+      const source = await loadSource([copy], options);
+      const [section] = await rescoreAsRecorded(source.store);
+      // Before: "acc 0 NaN NO" for text values, and "acc_stderr (one item: lighteval writes no stderr from one value)" for both.
+      assert.ok(!(section!.cells as Cell[]).some((c) => c.task === 'anli:r1|0' && c.quantity === 'acc'), what);
+      for (const e of expected) assert.ok(section!.note!.includes(e), `${what}: ${section!.note}`);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   }
 });

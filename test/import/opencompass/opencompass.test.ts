@@ -134,3 +134,30 @@ test("as-recorded names the count of one item in the singular ('share of 1 item'
   const biology = cells.find((c) => c.task === 'mmlu_college_biology' && c.quantity.startsWith('accuracy (AccEvaluator'))!;
   assert.equal(biology.quantity, 'accuracy (AccEvaluator: 100 × share of 1 item whose prediction equals the reference)');
 });
+
+test('a prediction that is not an object is named as such, not as keys out of order', async () => {
+  // Record "1" replaced by the number 7: the keys are still "0", "1", … in order, so "found "1" at position 1" was false.
+  const work = join(mkdtempSync(join(tmpdir(), 'lmaudit-oc-')), '20240613_185419');
+  try {
+    cpSync(fever, work, { recursive: true });
+    const file = join(work, 'predictions/llama-3-8b-ragga-disturb/fever.json');
+    const records = JSON.parse(readFileSync(file, 'utf8'));
+    records['1'] = 7;
+    writeFileSync(file, JSON.stringify(records, null, 4));
+    await assert.rejects(importSources([work], options), (e: Error) => e.message === `${file}, field '1': a prediction that is not a JSON object`);
+  } finally {
+    rmSync(join(work, '..'), { recursive: true, force: true });
+  }
+});
+
+test('a results file whose details are a string is refused naming the field (it was read as no details)', async () => {
+  const work = join(mkdtempSync(join(tmpdir(), 'lmaudit-oc-')), '20240613_185419');
+  try {
+    cpSync(fever, work, { recursive: true });
+    const file = join(work, 'results/llama-3-8b-ragga-disturb/fever.json');
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), details: 'x' }, null, 4));
+    await assert.rejects(importSources([work], options), (e: Error) => e.message === `${file}, field 'details': details is neither a list nor an object of per-item entries`);
+  } finally {
+    rmSync(join(work, '..'), { recursive: true, force: true });
+  }
+});

@@ -45,5 +45,5 @@ test('a custom scorer\'s trimmed log: its one stored score is counted, and the m
   const r = runCli(['rescore', log, '--extractors', 'as-recorded']);
   assert.equal(r.status, 0, r.stderr);
   const row = r.stdout.split('\n').find((l) => l.includes('cyse2_vulnerability_exploit'))!;
-  assert.match(row, /not rescored \(1 stored\) +accuracy 0\.38108974359 \(not recomputed\); mean 0\.38108974359 \(not recomputed\); std 0\.311562873057 \(not recomputed\) +the log holds 1 of the 2340 sample × epoch results \(results\.total_samples\) its metrics were computed over; 'vul_exploit_scorer' is not a built-in/);
+  assert.match(row, /not rescored \(1 stored\) +accuracy 0\.38108974359 \(not recomputed\); mean 0\.38108974359 \(not recomputed\); std 0\.311562873057 \(not recomputed\) +the log holds 1 of the 2340 sample × epoch results the run had \(results\.total_samples, errored ones included\); 'vul_exploit_scorer' is not a built-in/);
 });

@@ -1,0 +1,66 @@
+/**
+ * The types an Inspect log's fields must have before they are mapped, checked where they are read: a field of
+ * the wrong type is refused naming the file and the field. Read leniently, a `samples` that was not a list
+ * imported 0 items, a sample `(id, epoch)` written twice lost one of them, a metric value written as text was
+ * said to be "not in the log", and an epoch that was not a number failed later in the store with no file named.
+ */
+import { BadInputError } from '../../errors.ts';
+import { isPlainObject } from '../../util/json.ts';
+import type { Json } from './migrate.ts';
+
+const isList = Array.isArray;
+const kind = (v: unknown) => (v === null ? 'null' : isList(v) ? 'a list' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
+
+function refuse(file: string, field: string, expected: string, value: unknown): never {
+  throw new BadInputError(`expected ${expected}, found ${kind(value)}`, { file, field });
+}
+
+/** EvalLog header fields: eval.model a string; results an object whose metric values are numbers. */
+export function checkHeader(header: Json, file: string): void {
+  const spec = header.eval as Json;
+  if (spec.model !== undefined && typeof spec.model !== 'string') refuse(file, 'eval.model', 'a model name (a string)', spec.model);
+  const results = header.results;
+  if (results === undefined || results === null) return;
+  if (!isPlainObject(results)) refuse(file, 'results', 'an EvalResults object', results);
+  const scores = results.scores ?? [];
+  if (!isList(scores)) refuse(file, 'results.scores', 'a list of EvalScore objects', scores);
+  scores.forEach((score, i) => {
+    if (!isPlainObject(score)) refuse(file, `results.scores[${i}]`, 'an EvalScore object', score);
+    const metrics = score.metrics ?? {};
+    if (!isPlainObject(metrics)) refuse(file, `results.scores[${i}].metrics`, 'an object of EvalMetric', metrics);
+    for (const [name, metric] of Object.entries(metrics)) {
+      const at = `results.scores[${i}].metrics.${name}`;
+      if (!isPlainObject(metric)) refuse(file, at, 'an EvalMetric object', metric);
+      // NaN is written as a bare NaN and read as a number; null where a metric had no value.
+      if (metric.value !== null && typeof metric.value !== 'number') refuse(file, `${at}.value`, 'a number', metric.value);
+    }
+  });
+}
+
+/** EvalSample fields as Inspect writes them, after the legacy shapes are migrated. */
+export function checkSample(sample: Json, i: number, file: string): void {
+  const at = (field: string) => `samples[${i}].${field}`;
+  if (!(typeof sample.id === 'string' || (typeof sample.id === 'number' && Number.isFinite(sample.id)))) refuse(file, at('id'), 'a sample id (a string or a number)', sample.id);
+  if (!(typeof sample.epoch === 'number' && Number.isInteger(sample.epoch) && sample.epoch >= 1)) refuse(file, at('epoch'), 'an epoch (an integer from 1)', sample.epoch);
+  const optional: [string, (v: unknown) => boolean, string][] = [
+    ['target', (v) => typeof v === 'string' || (isList(v) && v.every((t) => typeof t === 'string')), 'a target (a string or a list of strings)'],
+    ['messages', isList, 'a list of messages'],
+    ['output', isPlainObject, 'a ModelOutput object'],
+    ['scores', isPlainObject, 'an object of Score by scorer'],
+  ];
+  for (const [field, ok, expected] of optional) {
+    const v = sample[field];
+    if (v !== undefined && v !== null && !ok(v)) refuse(file, at(field), expected, v);
+  }
+}
+
+/** One sample per (id, epoch), as Inspect writes them: a second one would replace the first in every table. */
+export function checkUnique(samples: readonly Json[], file: string): void {
+  const seen = new Map<string, number>();
+  samples.forEach((s, i) => {
+    const key = `${typeof s.id}:${String(s.id)}\u0000${String(s.epoch)}`;
+    const first = seen.get(key);
+    if (first !== undefined) throw new BadInputError(`sample id ${JSON.stringify(s.id)} at epoch ${String(s.epoch)} appears twice (samples[${first}] and samples[${i}])`, { file, field: `samples[${i}].id` });
+    seen.set(key, i);
+  });
+}

@@ -1,0 +1,48 @@
+/**
+ * Mistyped fields of an Inspect log are refused naming the file and the field, with exit code 2 and nothing
+ * stored. Each case edits one field of the real arc_easy log (EEE's converter input, inspect_ai 0.3.138, 3 samples).
+ * Before: a `samples` object imported 0 items, a second sample with the same (id, epoch) replaced the first, a
+ * metric value written as text was reported as "not in the log", and an epoch "one" failed in the store writer
+ * ("responses row 0: column 'repeat' expects BIGINT") with no file named.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli } from '../../helpers/cli.ts';
+
+const LOG = 'fixtures/eee/converter-inputs/inspect/data_arc_qwen.json';
+type Log = { eval: Record<string, unknown>; samples: Record<string, unknown>[]; results: { scores: { metrics: Record<string, { value: unknown }> }[] } } & Record<string, unknown>;
+
+const CASES: [string, (log: Log) => void, string][] = [
+  ['samples an object', (l) => void (l.samples = { a: 1 } as never), "field 'samples': expected a list of EvalSample objects"],
+  ['the same sample twice', (l) => void (l.samples[1]!.id = l.samples[0]!.id), "field 'samples[1].id': sample id 1 at epoch 1 appears twice (samples[0] and samples[1])"],
+  ['an epoch that is text', (l) => void (l.samples[0]!.epoch = 'one'), "field 'samples[0].epoch': expected an epoch (an integer from 1), found a string"],
+  ['scores a list', (l) => void (l.samples[0]!.scores = [1]), "field 'samples[0].scores': expected an object of Score by scorer, found a list"],
+  ['output a number', (l) => void (l.samples[0]!.output = 5), "field 'samples[0].output': expected a ModelOutput object, found a number"],
+  ['target a number', (l) => void (l.samples[0]!.target = 5), "field 'samples[0].target': expected a target (a string or a list of strings), found a number"],
+  ['messages a string', (l) => void (l.samples[0]!.messages = 'hi'), "field 'samples[0].messages': expected a list of messages, found a string"],
+  ['results a string', (l) => void (l.results = 'x' as never), "field 'results': expected an EvalResults object, found a string"],
+  ['a metric value that is text', (l) => void (l.results.scores[0]!.metrics.accuracy!.value = '0.5'), "field 'results.scores[0].metrics.accuracy.value': expected a number, found a string"],
+  ['the model a number', (l) => void (l.eval.model = 5), "field 'eval.model': expected a model name (a string), found a number"],
+];
+
+test('each mistyped Inspect field: exit 2, file and field named, no stack trace, no store', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'lmaudit-inspect-shape-'));
+  try {
+    for (const [what, edit, message] of CASES) {
+      const log = JSON.parse(readFileSync(LOG, 'utf8')) as Log;
+      edit(log);
+      const file = join(dir, 'log.json');
+      writeFileSync(file, JSON.stringify(log));
+      const out = join(dir, 'store');
+      const r = runCli(['import', file, '--out', out]);
+      assert.equal(r.status, 2, `${what}: ${r.stderr}`);
+      assert.equal(r.stderr.trim(), `lmaudit: ${file}, ${message}`, what);
+      assert.ok(!existsSync(out), `${what}: nothing stored`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
