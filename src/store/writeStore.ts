@@ -11,6 +11,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { BadInputError, StoreError } from '../errors.ts';
 import { commitFile, temporaryNameFor } from '../util/atomicFile.ts';
 import { checkWritableParent, makeFolders } from './outputPath.ts';
+import { isStoreFolder } from './readStore.ts';
 import { duck, duckSideConnection, processAlive, sqlIdent, sqlString } from '../util/duckdb.ts';
 import { SCHEMA_VERSION, STORE_TABLES, StoreManifest, TABLES, type TableName } from './schema.ts';
 import { dropStaged, openTableStager, stageTable, withOneThread, type TableSource } from './tableStaging.ts';
@@ -31,6 +32,10 @@ export async function writeStore(
   if (existing === 'file') throw new StoreError(`${dir}: exists and is a file, not a store folder`);
   if (existing === 'dir' && !options.replace) {
     throw new StoreError(`${dir}: already exists and is not empty (nothing was changed; pass --replace to overwrite it)`);
+  }
+  // --replace removes the old folder whole: only one that is a store, or `--out ~ --replace` would remove a home folder.
+  if (existing === 'dir' && !(await isStoreFolder(dir))) {
+    throw new StoreError(`${dir}: exists and is not an lmaudit store (no provenance.json beside its tables); --replace replaces only a store, and nothing was changed`);
   }
   await checkWritableParent(dir, 'the store');
   await makeFolders(dirname(dir), 'the store');

@@ -52,6 +52,22 @@ test('an existing store is never overwritten without replace', async () => {
   assert.equal((await queryRows(`SELECT count(*) AS n FROM ${store.table('instances')}`))[0]!.n, 1);
 });
 
+test('replace replaces a store, and refuses a folder that is not one, changing nothing', async () => {
+  const dir = join(await mkdtemp(join(tmpdir(), 'lmaudit-')), 'store');
+  await writeStore(dir, manifest, { instances: { rows: [instance] } });
+  await writeStore(dir, manifest, { instances: { rows: [instance, { ...instance, doc_id: '1' }] } }, { replace: true });
+  assert.equal((await queryRows(`SELECT count(*)::INTEGER AS n FROM ${(await openStore(dir)).table('instances')}`))[0]!.n, 2);
+  // `--out ~ --replace` must not remove a home folder.
+  const folder = await mkdtemp(join(tmpdir(), 'lmaudit-'));
+  await writeFile(join(folder, 'notes.txt'), 'mine');
+  await assert.rejects(
+    writeStore(folder, manifest, { instances: { rows: [instance] } }, { replace: true }),
+    (e: unknown) => e instanceof StoreError && e.message === `${folder}: exists and is not an lmaudit store (no provenance.json beside its tables); --replace replaces only a store, and nothing was changed`,
+  );
+  assert.deepEqual(await readdir(folder), ['notes.txt']);
+  assert.equal(await readFile(join(folder, 'notes.txt'), 'utf8'), 'mine');
+});
+
 test('a manifest field of the wrong type is named, with an English reason', async () => {
   const dir = join(await mkdtemp(join(tmpdir(), 'lmaudit-')), 'store');
   await writeStore(dir, manifest, { instances: { rows: [instance] } });
