@@ -18,13 +18,27 @@ function isResults(probe: FileProbe): boolean {
   return RESULTS_NAME.test(probe.name) && /^\s*\{\s*"config_general"\s*:/.test(probe.head) && /"(lighteval_sha|summary_tasks|config_tasks)"\s*:/.test(probe.head);
 }
 
-/** The date_id and task of a details file (`details_<task>_<date_id>.parquet` inside a folder named date_id). */
+/**
+ * The date_id and task of a details file (`details_<task>_<date_id>.parquet` inside a folder named date_id). A task's
+ * `:` and `|` come percent-encoded (`details_anli%3Ar1%7C0_…`) in a file saved from its Hub URL as it was written:
+ * decoded, the items join the task the results file names (`anli:r1|0`), not a task of their own.
+ */
 export function detailsName(path: string): { dateId: string; task: string } | null {
   const name = basename(path);
   const dateId = basename(dirname(path));
   const suffix = `_${dateId}.parquet`;
   if (!name.startsWith('details_') || !name.endsWith(suffix)) return null;
-  return { dateId, task: name.slice('details_'.length, -suffix.length) };
+  const task = name.slice('details_'.length, -suffix.length);
+  return { dateId, task: /%[0-9A-Fa-f]{2}/.test(task) ? percentDecoded(task) : task };
+}
+
+function percentDecoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    // Not an encoding (a '%' of the name's own before two hex digits that decode to no UTF-8): the name as written.
+    return text;
+  }
 }
 
 /** The run a file belongs to: output folder, model path and date_id, as one key. */

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodedFixture } from '../../helpers/fixtures.ts';
+import { decodedFixture, fixturePath } from '../../helpers/fixtures.ts';
 import { importSources } from '../../../src/import/index.ts';
 import { loadSource } from '../../../src/audit/source.ts';
 import { rescoreAsRecorded } from '../../../src/score/asRecorded.ts';
@@ -52,6 +52,15 @@ test('the lighteval 0.13 run: results and both details files are one run; every 
   // hash_examples, hash_input_tokens and hash_cont_tokens recomputed from the details (xxh64, as Python's xxhash
   // gives 72b7003df17fd7c3 and dcd4184164a682cb) agree with summary_tasks: no note.
   assert.deepEqual(p.notes.map((n) => n.kind), []);
+});
+
+test('details files whose task names are percent-encoded (saved from their Hub URLs) join the tasks the results name', async () => {
+  // fixtures/lighteval stores the files under exactly such names (details_anli%3Ar1%7C0_…): imported as stored.
+  const stored = join(fixturePath('lighteval'), 'evaleval-every_eval_ever/tests/data/lighteval_smoke');
+  const { runs } = await importSources([stored], options);
+  assert.equal(runs.length, 1);
+  assert.deepEqual(Object.keys(runs[0]!.provenance.tasks), ['squad_v2|0', 'anli:r1|0']);
+  assert.deepEqual([...new Set(rows(runs[0]!, 'instances').map((i) => i.task))].sort(), ['anli:r1|0', 'squad_v2|0']);
 });
 
 test('a details file that is not the one the results were computed from is named by its hash_examples', async () => {
