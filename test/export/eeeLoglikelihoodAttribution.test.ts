@@ -23,7 +23,8 @@ test('EEE export: a log-likelihood item has no answer attribution; a generated o
   assert.deepEqual(arc.output, { raw: [] });
   assert.deepEqual(arc.answer_attribution, []);
   // The samples file's filtered_resps of doc 0, as [request_idx, log-likelihood, is_greedy].
-  assert.equal(arc.metadata.logprobs, '[[0,-131.59622192382812,false],[1,-121.14139556884766,false],[2,-101.10962677001953,false],[3,-86.05464935302734,false]]');
+  // [request_idx, log-likelihood, is_greedy, continuation]: lm-eval's samples file's resps and arguments for doc 0.
+  assert.equal(arc.metadata.logprobs, '[[0,-131.59622192382812,false," Sunlight is the source of energy for nearly all ecosystems."],[1,-121.14139556884766,false," Most ecosystems are found on land instead of in water."],[2,-101.10962677001953,false," Carbon dioxide is more available than other gases."],[3,-86.05464935302734,false," The producers in all ecosystems are plants."]]');
   assert.ok(records.filter((x) => x.evaluation_name === 'lambada_openai' || x.evaluation_name === 'arc_easy').every((x) => x.answer_attribution.length === 0));
   // gsm8k generated text: its strict-match extraction stays (the samples file's filtered_resps of doc 0: "[invalid]").
   const gsm = records.find((x) => x.evaluation_result_id === 'gsm8k/exact_match,strict-match' && x.sample_id === '0');

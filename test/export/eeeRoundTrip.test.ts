@@ -28,6 +28,8 @@ function filesUnder(dir: string): string[] {
 
 interface Snapshot {
   scores: string[];
+  /** Each log-likelihood request with its response: EEE has no field for them (metadata.logprobs keeps them). */
+  loglikelihoods: string[];
   reported: unknown;
   disclosure: unknown;
 }
@@ -36,6 +38,10 @@ interface Snapshot {
 async function snapshots(store: OpenStore, originalRunId: (runId: string) => string): Promise<Map<string, Snapshot>> {
   const rows = await queryRows<{ run_id: string; task: string; doc_id: string; filter: string; metric: string; value: number | null; value_json: string }>(
     `SELECT run_id, task, doc_id, filter, metric, value, value_json FROM ${store.table('scores')}`,
+  );
+  const lls = await queryRows<{ run_id: string; task: string; doc_id: string; request_idx: number; arg_continuation: string | null; logprob: number; is_greedy: boolean | null }>(
+    `SELECT i.run_id, i.task, i.doc_id, i.request_idx, i.arg_continuation, r.logprob, r.is_greedy FROM ${store.table('instances')} i
+     JOIN ${store.table('responses')} r USING (run_id, task, doc_id, request_idx) WHERE r.logprob IS NOT NULL AND r."repeat" = 0`,
   );
   const out = new Map<string, Snapshot>();
   for (const run of store.manifest.runs) {
@@ -51,6 +57,7 @@ async function snapshots(store: OpenStore, originalRunId: (runId: string) => str
       const key = `${originalRunId(run.run_id)} ${task}`;
       out.set(key, {
         scores: rows.filter((r) => r.run_id === run.run_id && r.task === task).map((r) => `${r.doc_id}|${r.filter}|${r.metric}|${String(r.value)}|${r.value_json}`).sort(),
+        loglikelihoods: lls.filter((r) => r.run_id === run.run_id && r.task === task).map((r) => `${r.doc_id}|${r.request_idx}|${String(r.arg_continuation)}|${r.logprob}|${String(r.is_greedy)}`).sort(),
         reported: run.reported[task] ?? {},
         // As a store writes them (JSON): a key whose value is undefined is no key.
         disclosure: JSON.parse(JSON.stringify({ run: Object.fromEntries(PER_RUN_ITEMS.filter((i) => i !== 'records').map((i) => [i, run[i]])), task: perTask })),
@@ -91,10 +98,13 @@ async function roundTrip(sources: string[], expectRuns: number): Promise<void> {
   };
   const before = await snapshots(original.store, (id) => id);
   const after = await snapshots(back.store, exportedRun);
+  // The fixtures reach the log-likelihood items (gpt2-tiny's arc_easy and mmlu: four choices a document).
+  if (sources.some((s) => s.includes('lmeval-reference'))) assert.ok([...before.values()].some((x) => x.loglikelihoods.length >= 80));
   for (const [key, snapshot] of before) {
     if (snapshot.scores.length === 0 && Object.values(snapshot.reported as object).every((v) => typeof v !== 'number')) continue;
     assert.ok(after.has(key), `${key} came back`);
     assert.deepEqual(after.get(key)!.scores, snapshot.scores, `${key}: per-item scores`);
+    assert.deepEqual(after.get(key)!.loglikelihoods, snapshot.loglikelihoods, `${key}: log-likelihood requests and responses`);
     assert.deepEqual(after.get(key)!.reported, snapshot.reported, `${key}: reported aggregates`);
     assert.deepEqual(after.get(key)!.disclosure, snapshot.disclosure, `${key}: disclosure values`);
   }
@@ -105,6 +115,8 @@ test('round trip: the lm-eval fixtures (results + samples of 0.4.x, the 2023 dev
   await roundTrip([fixturePath('lmeval/pr1668-wmdp')], 1);
   await roundTrip([fixturePath('lmeval/bigrefactor-2023-06')], 1);
   await roundTrip([fixturePath('lmeval/pr2236-asdiv')], 2);
+  // lmaudit's own lm-eval reference run: multiple-choice and rolling log-likelihoods (EEE has no field for them).
+  await roundTrip([fixturePath('models/lmeval-reference/gpt2-tiny/plain')], 1);
 });
 
 test('round trip: Inspect logs (.eval archive, and the header-only log without a version key)', async () => {

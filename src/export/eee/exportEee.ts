@@ -151,7 +151,7 @@ function check(problems: string[], where: string): void {
 
 interface RunRows {
   scores: (ScoreRow & { task: string })[];
-  instances: { task: string; doc_id: string; request_idx: number; arg_context: string | null; doc_json: string | null; doc_hash: string; prompt_hash: string | null; target: string | null; choices_json: string | null }[];
+  instances: { task: string; doc_id: string; request_idx: number; arg_context: string | null; arg_continuation: string | null; doc_json: string | null; doc_hash: string; prompt_hash: string | null; target: string | null; choices_json: string | null }[];
   responses: { task: string; doc_id: string; request_idx: number; repeat: number; text: string | null; logprob: number | null; is_greedy: boolean | null; tokens_in: number | null; tokens_out: number | null; latency_ms: number | null; error: string | null }[];
   filtered: { task: string; doc_id: string; filter: string; filtered_json: string | null }[];
 }
@@ -161,7 +161,7 @@ async function runRows(store: OpenStore, runId: string): Promise<RunRows> {
   const num = <T extends Record<string, unknown>>(rows: T[], keys: (keyof T)[]) => rows.map((r) => ({ ...r, ...Object.fromEntries(keys.map((k) => [k, r[k] === null ? null : Number(r[k])])) }) as T);
   return {
     scores: await queryRows(`SELECT task, doc_id, filter, metric, value, value_json FROM ${store.table('scores', { rowNumber: true })} ${where} ORDER BY file_row_number`),
-    instances: num(await queryRows(`SELECT task, doc_id, request_idx, arg_context, doc_json, doc_hash, prompt_hash, target, choices_json FROM ${store.table('instances', { rowNumber: true })} ${where} ORDER BY file_row_number`), ['request_idx']),
+    instances: num(await queryRows(`SELECT task, doc_id, request_idx, arg_context, arg_continuation, doc_json, doc_hash, prompt_hash, target, choices_json FROM ${store.table('instances', { rowNumber: true })} ${where} ORDER BY file_row_number`), ['request_idx']),
     responses: num(await queryRows(`SELECT task, doc_id, request_idx, "repeat", text, logprob, is_greedy, tokens_in, tokens_out, latency_ms, error FROM ${store.table('responses', { rowNumber: true })} ${where} ORDER BY file_row_number`), ['request_idx', 'repeat', 'tokens_in', 'tokens_out']),
     filtered: await queryRows(`SELECT task, doc_id, filter, filtered_json FROM ${store.table('filtered')} ${where}`),
   };
@@ -173,11 +173,12 @@ function itemsOf(rows: RunRows, task: string): Map<string, ItemRows> {
     if (i.task !== task || i.request_idx !== 0 || items.has(i.doc_id)) continue;
     items.set(i.doc_id, { ...i, texts: [], tokens_in: null, tokens_out: null, latency_ms: null, error: null, logprobs: [] });
   }
+  const continuations = new Map(rows.instances.filter((i) => i.task === task).map((i) => [`${i.doc_id}\u001f${i.request_idx}`, i.arg_continuation] as const));
   const answers = rows.responses.filter((r) => r.task === task).sort((a, b) => a.request_idx - b.request_idx || a.repeat - b.repeat);
   for (const r of answers) {
     const item = items.get(r.doc_id);
     if (item === undefined) continue;
-    if (r.logprob !== null && r.repeat === 0) item.logprobs.push([r.request_idx, r.logprob, r.is_greedy]);
+    if (r.logprob !== null && r.repeat === 0) item.logprobs.push([r.request_idx, r.logprob, r.is_greedy, continuations.get(`${r.doc_id}\u001f${r.request_idx}`) ?? null]);
     if (r.request_idx !== 0) continue;
     if (r.text !== null) item.texts.push(r.text);
     if (r.repeat === 0) Object.assign(item, { tokens_in: r.tokens_in, tokens_out: r.tokens_out, latency_ms: r.latency_ms, error: r.error });

@@ -10,7 +10,7 @@
  */
 import { canonicalSampleHash } from '../../formats/eeeSampleHash.ts';
 import { parseJsonObject, parsePythonJson, toPythonJson } from '../../util/json.ts';
-import { KEPT_SCORE_PREFIX, VALUE_JSON_KEY } from '../../import/eee/lmauditKeys.ts';
+import { KEPT_SCORE_PREFIX, LOGPROBS_KEY, VALUE_JSON_KEY } from '../../import/eee/lmauditKeys.ts';
 import { stringMap, type Json, type PlannedResult, type ScoreRow } from './aggregateRecord.ts';
 
 export interface ItemRows {
@@ -27,8 +27,8 @@ export interface ItemRows {
   tokens_out: number | null;
   latency_ms: number | null;
   error: string | null;
-  /** [request_idx, logprob, is_greedy] of every log-likelihood response (repeat 0). */
-  logprobs: [number, number, boolean | null][];
+  /** [request_idx, logprob, is_greedy, continuation] of every log-likelihood response (repeat 0). */
+  logprobs: [number, number, boolean | null, string | null][];
 }
 
 export interface RecordContext {
@@ -61,7 +61,7 @@ export function instanceRecords(c: RecordContext, results: readonly PlannedResul
         metadata.doc_hash = item.doc_hash;
         if (item.prompt_hash !== null) metadata.prompt_hash = item.prompt_hash;
         if (item.doc_json !== null && !c.fromEee) metadata.doc_json = item.doc_json;
-        if (item.logprobs.length > 0) metadata.logprobs = JSON.stringify(item.logprobs);
+        if (item.logprobs.length > 0) metadata[LOGPROBS_KEY] = JSON.stringify(item.logprobs);
       }
       if (c.fromEee && doc?.metadata !== undefined && doc.metadata !== null && typeof doc.metadata === 'object') Object.assign(metadata, doc.metadata);
       // evaluation.score is a number; the value exactly as recorded is kept when its JSON says more (1.0, true).

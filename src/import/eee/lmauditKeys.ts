@@ -25,6 +25,35 @@ export const REPORTED_STDERR_KEY = 'lmaudit.reported_stderr_key';
 export const KEPT_SCORE_PREFIX = 'lmaudit.score:';
 export const VALUE_JSON_KEY = 'lmaudit.value_json';
 
+/**
+ * In an instance record's metadata: the item's log-likelihood requests, which EEE has no field for, as JSON
+ * [[request_idx, logprob, is_greedy, continuation], …] (continuation since this key's second version; a record
+ * written before holds triples, whose continuation is the choice of that index).
+ */
+export const LOGPROBS_KEY = 'logprobs';
+
+/** The log-likelihood requests an lmaudit export kept in `metadata.logprobs`, or null when it holds none of its shape. */
+export function keptLoglikelihoods(value: unknown, choices: readonly string[] | null): { idx: number; logprob: number; isGreedy: boolean | null; continuation: string | null }[] | null {
+  if (typeof value !== 'string') return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(parsed) || parsed.length === 0) return null;
+  const out: { idx: number; logprob: number; isGreedy: boolean | null; continuation: string | null }[] = [];
+  for (const e of parsed) {
+    if (!Array.isArray(e) || (e.length !== 3 && e.length !== 4)) return null;
+    const [idx, logprob, isGreedy, continuation] = e as unknown[];
+    if (!Number.isSafeInteger(idx) || (idx as number) < 0 || typeof logprob !== 'number' || !(isGreedy === null || typeof isGreedy === 'boolean')) return null;
+    if (e.length === 4 && continuation !== null && typeof continuation !== 'string') return null;
+    out.push({ idx: idx as number, logprob, isGreedy: isGreedy as boolean | null, continuation: e.length === 4 ? (continuation as string | null) : (choices?.[idx as number] ?? null) });
+  }
+  // One response a request, requests 0, 1, … in order, as the export writes them.
+  return out.every((e, i) => e.idx === i) ? out : null;
+}
+
 export const RUN_KEYS = { run_id: 'lmaudit.run_id', source_kind: 'lmaudit.source_kind', source_format: 'lmaudit.source_format', label: 'lmaudit.label', reported: 'lmaudit.reported', notes: 'lmaudit.notes', scored_by_process_results: 'lmaudit.scored_by_process_results' } as const;
 
 export const settingKey = (item: DisclosureItem, field: string): string => `${LMAUDIT_PREFIX}${item}.${field}`;

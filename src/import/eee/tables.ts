@@ -6,6 +6,8 @@
  *   metadata; doc_hash is the record's `metadata.doc_hash` when it carries lm-eval's (EEE's lm-eval converter
  *   copies it), else sha256 of `input.raw`, so items align with their source by content.
  * - responses: one row per output (`output.raw[i]` is repeat i; with `metadata.epoch` the epoch is the repeat).
+ * - an lmaudit export's log-likelihood item (no output, its requests in `metadata.logprobs`: lmauditKeys.ts) is one
+ *   instance and one response per request, as the store it was exported from held it.
  * - scores: one row per record: `evaluation.score` under the result it joins to (filter and metric from
  *   provenance.ts's resultTargets); records that name an evaluation with several results and no
  *   `evaluation_result_id` cannot be joined to one, and their score is stored under metric `evaluation.score`.
@@ -15,7 +17,7 @@ import { BadInputError } from '../../errors.ts';
 import { sha256Hex } from '../../util/hash.ts';
 import { isPlainObject, toPythonJson } from '../../util/json.ts';
 import type { EeeAggregate } from './aggregate.ts';
-import { KEPT_SCORE_PREFIX, VALUE_JSON_KEY } from './lmauditKeys.ts';
+import { keptLoglikelihoods, KEPT_SCORE_PREFIX, LOGPROBS_KEY, VALUE_JSON_KEY } from './lmauditKeys.ts';
 import type { ResultTarget } from './provenance.ts';
 import { resultsOf, type EeeRecord, type SamplesFile } from './samples.ts';
 import type { ItemTables, Row } from '../types.ts';
@@ -59,7 +61,16 @@ export function recordTables(runId: string, aggregate: EeeAggregate | null, targ
         }
         const row = instanceRow(base, r, metadata, gold.kind === 'letters' ? gold.letters : r.reference);
         instances.set(instanceKey, row);
-        out.instances.push(row);
+        // An lmaudit export's log-likelihood item (output.raw empty): its requests and their responses come back.
+        const requests = r.outputs.length === 0 ? keptLoglikelihoods(metadata[LOGPROBS_KEY], r.choices) : null;
+        if (requests === null) out.instances.push(row);
+        else {
+          for (const q of requests) {
+            out.instances.push({ ...row, request_idx: q.idx, request_type: 'loglikelihood', arg_continuation: q.continuation });
+            out.responses.push({ ...responseRow(base, r, null, 0), request_idx: q.idx, logprob: q.logprob, is_greedy: q.isGreedy });
+          }
+          responded.add(`${instanceKey}\u001f0`);
+        }
       }
       if (repeat0 === 0 && r.outputs.length > 0) instances.get(instanceKey)!.response_text ??= r.outputs[0]!;
       r.outputs.forEach((text, i) => {
@@ -153,7 +164,7 @@ function instanceRow(base: Row, r: EeeRecord, metadata: Record<string, unknown>,
   };
 }
 
-function responseRow(base: Row, r: EeeRecord, text: string, repeat: number): Row {
+function responseRow(base: Row, r: EeeRecord, text: string | null, repeat: number): Row {
   const usage = isPlainObject(r.record.token_usage) ? r.record.token_usage : {};
   const performance = isPlainObject(r.record.performance) ? r.record.performance : {};
   const int = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) ? v : null);
