@@ -28,6 +28,8 @@ import { pairedAggregationNote, type AggregationNote } from './pairedAggregation
 export interface DiffOptions extends PairedOptions {
   runA?: string;
   runB?: string;
+  /** What chooses runA/runB, as the pairing's reason names it (the CLI's flags unless said). */
+  runChooser?: string;
   /** How many examples (prompt diffs, flips) to show per kind. */
   examples: number;
 }
@@ -126,7 +128,7 @@ export async function diffStores(storeA: OpenStore, storeB: OpenStore, options: 
   const o = { ...DEFAULT_DIFF_OPTIONS, ...options };
   const runsA = selectRuns(storeA.manifest.runs, o.runA, 'A');
   const runsB = selectRuns(storeB.manifest.runs, o.runB, 'B');
-  const pairing = pairRuns(runsA, runsB, o.runA !== undefined || o.runB !== undefined);
+  const pairing = pairRuns(runsA, runsB, o.runA !== undefined || o.runB !== undefined, o.runChooser);
   if (pairing.pairs.length === 0) {
     throw new BadInputError(
       `no run of A shares a task with a run of B (A: ${runsA.map(describeRun).join('; ')}; B: ${runsB.map(describeRun).join('; ')}); choose runs with --run-a/--run-b`,

@@ -293,10 +293,6 @@ function scoredText(r: { context: string | null; continuation: string | null }):
   return null;
 }
 
-/** The raw responses as one comparable text. */
-export function responseText(d: DocRecord): string {
-  return JSON.stringify(d.responses.map((r) => [r.requestIdx, r.repeat, r.text, r.logprob, r.isGreedy]));
-}
 
 /**
  * Whether two documents' responses differ: the texts, and a log-probability or greedy flag where both sides recorded

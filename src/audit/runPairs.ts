@@ -85,7 +85,7 @@ function listed(fields: readonly string[]): string {
 }
 
 /** Why candidate `c` was paired: its basis, its settings distance, and the candidates it was chosen over. */
-function reasonFor(c: Candidate, all: readonly Candidate[], sayOverride: boolean): string {
+function reasonFor(c: Candidate, all: readonly Candidate[], sayOverride: boolean, chooser: string): string {
   const shared = pairTasks(c.a, c.b).tasks.filter((t) => t.a === t.b).map((t) => t.a);
   const basis =
     c.byName > 0
@@ -100,7 +100,7 @@ function reasonFor(c: Candidate, all: readonly Candidate[], sayOverride: boolean
     fewerNames > 0 ? `${fewerNames} sharing fewer task names` : '',
     farther > 0 ? `${farther} with as many shared names and more or as many differing settings` : '',
   ].filter(Boolean);
-  return `${basis}; ${listed(c.differing)}${over.length > 0 ? `; chosen over ${rivals.length} other candidate${rivals.length === 1 ? '' : 's'} (${over.join(', ')})` : ''}${sayOverride ? '; --run-a/--run-b choose other runs' : ''}`;
+  return `${basis}; ${listed(c.differing)}${over.length > 0 ? `; chosen over ${rivals.length} other candidate${rivals.length === 1 ? '' : 's'} (${over.join(', ')})` : ''}${sayOverride ? `; ${chooser} choose other runs` : ''}`;
 }
 
 /**
@@ -108,9 +108,9 @@ function reasonFor(c: Candidate, all: readonly Candidate[], sayOverride: boolean
  * one-task-each pair by position is a last resort); among equals, more shared names first, then
  * the closest settings (fewest differing disclosure fields), so a rerun of the same model and
  * task at another batch size pairs with its original, not with whichever run was read first.
- * `selected` says the sides were narrowed by --run-a/--run-b.
+ * `selected` says the sides were narrowed by `chooser`: `diff`'s --run-a/--run-b, the viewer's address parameters.
  */
-export function pairRuns(runsA: readonly RunProvenance[], runsB: readonly RunProvenance[], selected = false): RunPairing {
+export function pairRuns(runsA: readonly RunProvenance[], runsB: readonly RunProvenance[], selected = false, chooser = '--run-a/--run-b'): RunPairing {
   const candidates: Candidate[] = [];
   // A run is compared with itself only when each side is that one run (`diff X X` on a one-run source).
   const selfPair = runsA.length === 1 && runsB.length === 1 && runsA[0] === runsB[0];
@@ -133,7 +133,7 @@ export function pairRuns(runsA: readonly RunProvenance[], runsB: readonly RunPro
     if (pairs.some((p) => p.a === c.b && p.b === c.a)) continue;
     usedA.add(c.a);
     usedB.add(c.b);
-    const reason = (selected ? 'chosen with --run-a/--run-b; ' : '') + reasonFor(c, candidates, manyCandidates && !selected);
+    const reason = (selected ? `chosen with ${chooser}; ` : '') + reasonFor(c, candidates, manyCandidates && !selected, chooser);
     pairs.push({ a: c.a, b: c.b, ...pairTasks(c.a, c.b), reason });
   }
   if (pairs.length === 0 && runsA.length === 1 && runsB.length === 1) {

@@ -6,7 +6,7 @@
  */
 import { diffChars } from 'diff';
 import { diffStores, withRescored, type DiffResult, type TaskComparison } from '../audit/diff.ts';
-import { joinDocs, loadDocs, promptChanged, responseText, type DocRecord } from '../audit/itemJoin.ts';
+import { joinDocs, loadDocs, promptChanged, responsesDiffer, type DocRecord } from '../audit/itemJoin.ts';
 import { rescoredValues } from '../audit/rescored.ts';
 import type { ViewSession, ViewSource } from './sources.ts';
 import { PAGE_LIMIT } from './scopeItems.ts';
@@ -35,6 +35,9 @@ export interface PairRow {
 
 const SHOWN_CHARS = 240;
 
+/** What picks the two runs on the compare page, for the pairing's reason (the CLI's reads "--run-a/--run-b"). */
+const VIEW_RUN_CHOOSER = "the address's ra/rb parameters";
+
 export class CompareCache {
   private readonly diffs = new Map<string, Promise<DiffResult>>();
   private readonly joins = new Map<string, Promise<[DocRecord, DocRecord][]>>();
@@ -56,7 +59,7 @@ export class CompareCache {
     const id = CompareCache.id(k);
     let d = this.diffs.get(id);
     if (d === undefined) {
-      d = diffStores(k.a.loaded.store, k.b.loaded.store, { runA: k.runA, runB: k.runB });
+      d = diffStores(k.a.loaded.store, k.b.loaded.store, { runA: k.runA, runB: k.runB, runChooser: VIEW_RUN_CHOOSER });
       d.catch(() => this.diffs.delete(id));
       this.diffs.set(id, d);
     }
@@ -100,7 +103,7 @@ export class CompareCache {
     const value = (d: DocRecord) => (chosen === null ? null : (d.scores.get(chosen) ?? null));
     const keep = (x: DocRecord, y: DocRecord): boolean => {
       if (filter === 'prompt') return promptChanged(x, y);
-      if (filter === 'response') return responseText(x) !== responseText(y);
+      if (filter === 'response') return responsesDiffer(x, y);
       // McNemar's discordant pairs, as pairedStats counts them: right (1) on one side and wrong (0) on the other.
       if (filter === 'aOnly') return value(x) === 1 && value(y) === 0;
       if (filter === 'bOnly') return value(x) === 0 && value(y) === 1;
@@ -116,7 +119,7 @@ export class CompareCache {
         docIdA: x.docId,
         docIdB: y.docId,
         promptDiffers: promptChanged(x, y),
-        responseDiffers: responseText(x) !== responseText(y),
+        responseDiffers: responsesDiffer(x, y),
         responseA: shownResponse(x),
         responseB: shownResponse(y),
         scoreA: value(x),
