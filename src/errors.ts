@@ -39,9 +39,7 @@ export class UnknownNameError extends LmauditError {
     readonly name: string,
     readonly known: readonly string[],
   ) {
-    const close = closestNames(name, known);
-    const hint = close.length > 0 ? ` Did you mean: ${close.join(', ')}?` : ` Known: ${known.join(', ')}.`;
-    super(`Unknown ${kind} '${name}'.${hint}`);
+    super(`Unknown ${kind} '${name}'.${nameHint(name, known)}`);
   }
 }
 
@@ -76,6 +74,12 @@ export function formatLocation(where: InputLocation): string {
   if (where.line !== undefined) parts.push(`line ${where.line}`);
   if (where.field !== undefined) parts.push(`field '${where.field}'`);
   return parts.length > 0 ? `${parts.join(', ')}: ` : '';
+}
+
+/** What follows "unknown <kind> '<name>'.": the close names ("Did you mean: …?"), else every known one. */
+export function nameHint(name: string, known: readonly string[]): string {
+  const close = closestNames(name, known);
+  return close.length > 0 ? ` Did you mean: ${close.join(', ')}?` : ` Known: ${known.join(', ')}.`;
 }
 
 /** Names within edit distance 2 (or sharing a prefix of 3), best first, at most 3. */

@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PROMPT_VARIANTS, type PromptVariantName } from '../audit/promptVariants.ts';
-import { BackendError, BadInputError } from '../errors.ts';
+import { BackendError, BadInputError, nameHint } from '../errors.ts';
 import { TRANSPORT_MODEL_ARGS } from '../models/lm.ts';
 import { backendFactory } from '../models/registry.ts';
 import { openReplay } from '../models/replay.ts';
@@ -66,7 +66,7 @@ export interface GridAxis {
 }
 
 function axis(name: string, values: string[], where: string): GridAxis {
-  if (!Object.hasOwn(GRID_AXES, name)) throw new BadInputError(`${where}: unknown grid axis '${name}' (known: ${Object.keys(GRID_AXES).join(', ')})`, { field: '--grid' });
+  if (!Object.hasOwn(GRID_AXES, name)) throw new BadInputError(`${where}: unknown grid axis '${name}'.${nameHint(name, Object.keys(GRID_AXES))}`, { field: '--grid' });
   if (values.length === 0 || values.some((v) => v === '')) throw new BadInputError(`${where}: axis '${name}' needs values (k=v1,v2)`, { field: '--grid' });
   if (new Set(values).size !== values.length) throw new BadInputError(`${where}: axis '${name}' repeats a value`, { field: '--grid' });
   return { name: name as GridAxisName, values };

@@ -4,7 +4,7 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { BadInputError } from '../errors.ts';
+import { BadInputError, nameHint } from '../errors.ts';
 import { packageRoot } from '../util/packageRoot.ts';
 
 export const ANSWER_TYPES = ['letters', 'numbers', 'free-text', 'logprobs', 'loglikelihood'] as const;
@@ -59,7 +59,7 @@ export async function loadSweeps(dir: string = auditsDir()): Promise<Map<AnswerT
     const aggregations = stringList(record.aggregations ?? ['micro', 'macro'], file, 'aggregations');
     for (const a of aggregations) {
       if (!AGGREGATIONS.includes(a as Aggregation)) {
-        throw new BadInputError(`unknown aggregation '${a}' (known: ${AGGREGATIONS.join(', ')})`, { file, field: 'aggregations' });
+        throw new BadInputError(`unknown aggregation '${a}'.${nameHint(a, AGGREGATIONS)}`, { file, field: 'aggregations' });
       }
     }
     sweeps.set(type as AnswerType, {

@@ -69,7 +69,10 @@ test('an unknown export format or relationship is bad input (exit 2)', () => {
   const out = join(mkdtempSync(join(tmpdir(), 'eee-y-')), 'eee');
   const format = runCli(['export', fixturePath('lmeval/pr3032-truthfulqa-gen'), '--format', 'helm', '--out', out]);
   assert.equal(format.status, 2);
-  assert.equal(format.stderr.trim(), "lmaudit: field '--format': unknown export format 'helm' (known: eee)");
+  assert.equal(format.stderr.trim(), "lmaudit: field '--format': unknown export format 'helm'. Known: eee.");
+  const typo = runCli(['export', fixturePath('lmeval/pr3032-truthfulqa-gen'), '--format', 'ee', '--out', out]);
+  assert.equal(typo.status, 2);
+  assert.equal(typo.stderr.trim(), "lmaudit: field '--format': unknown export format 'ee'. Did you mean: eee?");
   const relationship = runCli(['export', fixturePath('lmeval/pr3032-truthfulqa-gen'), '--format', 'eee', '--relationship', 'friends', '--out', out]);
   assert.equal(relationship.status, 2);
   assert.equal(relationship.stderr.trim(), "lmaudit: field '--relationship': --relationship must be one of first_party, third_party, collaborative, other");

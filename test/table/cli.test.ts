@@ -42,7 +42,10 @@ test('table --json gives the tables; a bad --gap or --aggregation exits 2 naming
   assert.match(bad.stderr, /--gap/);
   const agg = lmaudit('table', ...PAIR, '--aggregation', 'median');
   assert.equal(agg.code, 2);
-  assert.match(agg.stderr, /unknown aggregation 'median'/);
+  assert.match(agg.stderr, /unknown aggregation 'median'\. Known: micro, macro\./);
+  const typo = lmaudit('table', ...PAIR, '--aggregation', 'macr');
+  assert.equal(typo.code, 2);
+  assert.match(typo.stderr, /unknown aggregation 'macr'\. Did you mean: macro\?/);
   // A mistyped --task is named with the closest task, as --tasks does (it said only "no run … has … for task").
   const task = lmaudit('table', ...PAIR, '--task', 'winogrand');
   assert.equal(task.code, 2);

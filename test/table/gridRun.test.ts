@@ -146,7 +146,8 @@ test('a grid file names the same axes as the flags; an unknown axis or a repeate
   const fromFile = await loadGridFile(join(ROOT, 'audits/grids/fewshot-reasoning.yaml'));
   assert.deepEqual(fromFile, parseGridFlags(['num_fewshot=0,5', 'reasoning=off,on']));
   assert.equal(gridCells(fromFile).length, 4);
-  assert.throws(() => parseGridFlags(['shots=0,5']), /unknown grid axis 'shots' \(known: num_fewshot, reasoning, apply_chat_template, system_instruction, max_gen_toks, until, temperature, seed\)/);
+  assert.throws(() => parseGridFlags(['shots=0,5']), /unknown grid axis 'shots'\. Known: num_fewshot, reasoning, apply_chat_template, system_instruction, max_gen_toks, until, temperature, seed\./);
+  assert.throws(() => parseGridFlags(['num_fewshots=0,5']), /unknown grid axis 'num_fewshots'\. Did you mean: num_fewshot\?/);
   assert.throws(() => parseGridFlags(['num_fewshot=0,0']), /repeats a value/);
   assert.throws(() => parseGridFlags(['num_fewshot=0', 'num_fewshot=5']), /given twice/);
 });

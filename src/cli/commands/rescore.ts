@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { findImpossible, impossibleLines } from '../../audit/cannotBeRight.ts';
 import { taskCode } from '../../audit/taskCode.ts';
 import { loadSource } from '../../audit/source.ts';
-import { BadInputError } from '../../errors.ts';
+import { BadInputError, nameHint } from '../../errors.ts';
 import { computeMatrix, type MatrixSpec, type ScopeResult } from '../../score/matrix.ts';
 import { AGGREGATIONS, type Aggregation } from '../../score/sweeps.ts';
 import { AS_RECORDED, splitSpecs } from '../../score/registry.ts';
@@ -51,7 +51,7 @@ export function registerRescore(program: Command): void {
   ).action(async (sources: string[], flags: RescoreFlags) => {
     const aggregations = list(flags.aggregations);
     for (const a of aggregations ?? []) {
-      if (!AGGREGATIONS.includes(a as Aggregation)) throw new BadInputError(`unknown aggregation '${a}' (known: ${AGGREGATIONS.join(', ')})`, { field: '--aggregations' });
+      if (!AGGREGATIONS.includes(a as Aggregation)) throw new BadInputError(`unknown aggregation '${a}'.${nameHint(a, AGGREGATIONS)}`, { field: '--aggregations' });
     }
     if (!['auto', 'sql', 'js'].includes(flags.engine)) throw new BadInputError(`--engine must be auto, sql or js`, { field: '--engine' });
     const bootstrap = Number(flags.bootstrap);

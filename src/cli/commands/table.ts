@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { loadSource } from '../../audit/source.ts';
 import { tasksOf } from '../../audit/narrow.ts';
 import { buildTables, type TableOptions } from '../../audit/table.ts';
-import { BadInputError, UnknownNameError } from '../../errors.ts';
+import { BadInputError, UnknownNameError, nameHint } from '../../errors.ts';
 import { tableLines } from '../../report/tableText.ts';
 import { splitSpecs } from '../../score/registry.ts';
 import { AGGREGATIONS, type Aggregation } from '../../score/sweeps.ts';
@@ -36,7 +36,7 @@ function number(text: string | undefined, flag: string, min = -Infinity): number
 }
 
 export function tableOptionsFrom(flags: Omit<TableFlags, keyof ImportFlags | 'json'>): TableOptions {
-  if (!AGGREGATIONS.includes(flags.aggregation as Aggregation)) throw new BadInputError(`unknown aggregation '${flags.aggregation}' (known: ${AGGREGATIONS.join(', ')})`, { field: '--aggregation' });
+  if (!AGGREGATIONS.includes(flags.aggregation as Aggregation)) throw new BadInputError(`unknown aggregation '${flags.aggregation}'.${nameHint(flags.aggregation, AGGREGATIONS)}`, { field: '--aggregation' });
   const list = (v: string | undefined) => v?.split(',').map((s) => s.trim()).filter((s) => s !== '');
   const gap = number(flags.gap, '--gap', 0);
   if (gap === 0) throw new BadInputError('--gap must be above 0', { field: '--gap' });

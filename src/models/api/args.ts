@@ -3,7 +3,7 @@
  * TemplateAPI names where it has one), checked before anything is sent, and the key, which
  * comes only from the environment.
  */
-import { BadInputError } from '../../errors.ts';
+import { BadInputError, nameHint } from '../../errors.ts';
 import type { ModelArgs } from '../lm.ts';
 import type { HttpSettings } from './http.ts';
 
@@ -20,7 +20,7 @@ export function checkKnownArgs(args: ModelArgs, backend: string, own: readonly s
     }
     if (!(COMMON_ARGS as readonly string[]).includes(key) && !own.includes(key)) {
       const known = [...COMMON_ARGS, ...own].sort();
-      throw new BadInputError(`--model_args ${key}: not an argument of the ${backend} backend (known: ${known.join(', ')})`);
+      throw new BadInputError(`--model_args ${key}: not an argument of the ${backend} backend.${nameHint(key, known)}`);
     }
   }
 }

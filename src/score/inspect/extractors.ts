@@ -8,7 +8,7 @@
  * target before Inspect's own normalisation; an item scores 1 when Inspect's
  * value_to_float of the Score is 1 (f1 gives its fraction).
  */
-import { BadInputError } from '../../errors.ts';
+import { BadInputError, nameHint } from '../../errors.ts';
 import type { Extractor, ExtractorFactory, ItemView, Normalizer } from '../types.ts';
 import { choiceScore } from './choice.ts';
 import { valueToFloat } from '../../formats/inspectScore.ts';
@@ -56,7 +56,7 @@ function inspectExtractor(name: string, description: string, score: (text: strin
 function options(argument: string, allowed: readonly string[], name: string): string[] {
   const parts = argument === '' ? [] : argument.split(',').map((p) => p.trim());
   for (const p of parts) {
-    if (!allowed.includes(p)) throw new BadInputError(`${name}: unknown option '${p}' (known: ${allowed.join(', ')})`, { field: 'extractors' });
+    if (!allowed.includes(p)) throw new BadInputError(`${name}: unknown option '${p}'.${nameHint(p, allowed)}`, { field: 'extractors' });
   }
   return parts;
 }
