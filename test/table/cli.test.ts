@@ -45,7 +45,7 @@ test('table --json gives the tables; a bad --gap or --aggregation exits 2 naming
   assert.match(agg.stderr, /unknown aggregation 'median'\. Known: micro, macro\./);
   const typo = lmaudit('table', ...PAIR, '--aggregation', 'macr');
   assert.equal(typo.code, 2);
-  assert.match(typo.stderr, /unknown aggregation 'macr'\. Did you mean: macro\?/);
+  assert.match(typo.stderr, /unknown aggregation 'macr'\. Did you mean: macro, micro\?/);
   // A mistyped --task is named with the closest task, as --tasks does (it said only "no run … has … for task").
   const task = lmaudit('table', ...PAIR, '--task', 'winogrand');
   assert.equal(task.code, 2);
