@@ -3,7 +3,7 @@
  * extend), and the rule that picks an answer type from the stored items.
  */
 import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import { BadInputError, nameHint } from '../errors.ts';
 import { packageRoot } from '../util/packageRoot.ts';
 
@@ -16,7 +16,7 @@ export interface Sweep {
   extractors: string[];
   normalizers: string[];
   aggregations: Aggregation[];
-  /** Where the sweep came from (a file path). */
+  /** Where the sweep came from: a shipped file as `audits/<name>` (no machine's path), a user's as its path. */
   source: string;
 }
 
@@ -68,10 +68,19 @@ export async function loadSweeps(dir: string = auditsDir()): Promise<Map<AnswerT
       extractors: stringList(record.extractors, file, 'extractors'),
       normalizers: stringList(record.normalizers, file, 'normalizers'),
       aggregations: aggregations as Aggregation[],
-      source: file,
+      source: shownPath(file),
     });
   }
   return sweeps;
+}
+
+/**
+ * A sweep file's path as outputs name it: a file shipped in the package relative to the package (`audits/sweep-
+ * letters.yaml`), so a report or a published view bundle does not carry the path of the machine that made it.
+ */
+function shownPath(file: string): string {
+  const inPackage = relative(packageRoot(), file);
+  return inPackage.startsWith('..') || isAbsolute(inPackage) ? file : inPackage;
 }
 
 /** The sweep of a run whose extractors, normalisers and aggregations were all given on the command line. */

@@ -124,3 +124,9 @@ test('contains under numeric is not defined (a number does not contain another),
   assert.equal(only.status, 0, only.stderr);
   assert.match(only.stdout, /\n {2}no cell to compute \(the notes say why\)\n/);
 });
+
+test("the shipped sweeps are named by their place in the package, not by this machine's path (a report or a published view bundle shows it)", async () => {
+  const { loadSweeps } = await import('../../src/score/sweeps.ts');
+  const sources = [...(await loadSweeps()).values()].map((s) => s.source).sort();
+  assert.deepEqual(sources, ['audits/sweep-free-text.yaml', 'audits/sweep-letters.yaml', 'audits/sweep-loglikelihood.yaml', 'audits/sweep-logprobs.yaml', 'audits/sweep-numbers.yaml']);
+});
