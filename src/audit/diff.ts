@@ -12,7 +12,7 @@ import { checkConfiguredVsUsed, type CheckResult } from './configuredVsUsed.ts';
 import { buildFalsifier, type Falsifier } from './falsifier.ts';
 import { comparedLeaves, groupFalsifier } from './groupFalsifier.ts';
 import { attributeFlips, type FlipAttribution } from './flips.ts';
-import { describeDifferences, joinDocs, loadDocs, promptChanged, type DocRecord, type ItemDifferences, type JoinKey } from './itemJoin.ts';
+import { describeDifferences, joinDocs, joinOptions, loadDocs, promptChanged, type DocRecord, type ItemDifferences, type JoinKey } from './itemJoin.ts';
 import { pairCorrectness } from './crossHarnessScore.ts';
 import { DEFAULT_PAIRED_OPTIONS, pairedComparison, type PairedOptions, type PairedResult } from './pairedStats.ts';
 import { isPerRunItem } from './provenanceView.ts';
@@ -39,6 +39,8 @@ export const DEFAULT_DIFF_OPTIONS: DiffOptions = { ...DEFAULT_PAIRED_OPTIONS, ex
 export interface ItemsSection {
   key: JoinKey;
   pairsByKey: Record<JoinKey, number>;
+  /** Why doc_id was not tried as a key (null when it was). */
+  docIdNotTried: string | null;
   /** Which key was used and why, in words. */
   keyNote: string;
   docsA: number;
@@ -176,6 +178,12 @@ function isAgentKind(run: RunProvenance): boolean {
   return (AGENT_SOURCE_KINDS as readonly string[]).includes(run.source_kind);
 }
 
+/** The counts behind the join key's choice, as diff and the report print them. */
+export function joinCounts(i: ItemsSection): string {
+  const byId = i.docIdNotTried === null ? `by doc_id ${i.pairsByKey.doc_id}` : `not by doc_id (${i.docIdNotTried})`;
+  return `pairs by doc_hash ${i.pairsByKey.doc_hash}, by content ${i.pairsByKey.doc_content}, by a shared text ${i.pairsByKey.doc_text}, ${byId}`;
+}
+
 const KEY_NOTE: Record<JoinKey, string> = {
   doc_hash: 'joined on doc_hash',
   doc_content: 'joined on the document content (doc_hash paired fewer items: the two sources hash documents differently)',
@@ -225,10 +233,12 @@ export async function compareTask(
       falsifier: buildFalsifier(settings, checks, null),
     };
   }
-  const join = joinDocs(docsA, docsB, { crossHarness: runA.source_kind !== runB.source_kind });
+  const joining = joinOptions(runA, taskA, runB, taskB);
+  const join = joinDocs(docsA, docsB, joining);
   const items: ItemsSection = {
     key: join.key,
     pairsByKey: join.pairsByKey,
+    docIdNotTried: joining.crossHarness ? 'two harnesses number documents each their own way' : joining.otherDatasets ? 'the two tasks read other datasets, each numbering its own' : null,
     keyNote: KEY_NOTE[join.key],
     docsA: docsA.length,
     docsB: docsB.length,

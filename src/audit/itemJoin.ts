@@ -9,6 +9,8 @@
 import { createHash } from 'node:crypto';
 import { createTwoFilesPatch } from 'diff';
 import type { OpenStore } from '../store/readStore.ts';
+import type { RunProvenance } from '../store/schema.ts';
+import { valueOf } from './provenanceView.ts';
 import { forEachRow, sqlString } from '../util/duckdb.ts';
 
 export interface ResponseView {
@@ -234,16 +236,36 @@ function pairBy(a: readonly DocRecord[], b: readonly DocRecord[], key: Exclude<J
   return { key, pairsByKey: { doc_hash: 0, doc_content: 0, doc_text: 0, doc_id: 0 }, pairs, onlyA, onlyB: b.filter((d) => !paired.has(d)) };
 }
 
+/** When doc_id may pair items: not across harnesses (each numbers its own way), nor across datasets. */
+export interface JoinOptions {
+  crossHarness?: boolean;
+  /** The two tasks read other datasets (or other configurations of one): a doc_id indexes each its own. */
+  otherDatasets?: boolean;
+}
+
+/**
+ * How two runs' tasks may be joined. Two tasks of other names whose recorded datasets differ (`diff X X` pairs a
+ * store's boolq run with its asdiv run by position) share no document, whatever their doc_ids: joined on doc_id,
+ * boolq's 16 and asdiv's first 16 were "16 shared".
+ */
+export function joinOptions(runA: RunProvenance, taskA: string, runB: RunProvenance, taskB: string): JoinOptions {
+  const dataset = (run: RunProvenance, task: string) => [valueOf(run, task, 'task.dataset_path'), valueOf(run, task, 'task.dataset_name')];
+  const [a, b] = [dataset(runA, taskA), dataset(runB, taskB)];
+  const known = (v: unknown) => v !== undefined && v !== null;
+  const otherDatasets = taskA !== taskB && known(a[0]) && known(b[0]) && JSON.stringify(a.map((v) => v ?? null)) !== JSON.stringify(b.map((v) => v ?? null));
+  return { crossHarness: runA.source_kind !== runB.source_kind, otherDatasets };
+}
+
 /**
  * The join with the most pairs, keys tried in this order (ties go to the earlier). Across
  * harnesses doc_id is not tried: each harness numbers its own items, so equal ids mean nothing.
  */
-export function joinDocs(a: readonly DocRecord[], b: readonly DocRecord[], options: { crossHarness?: boolean } = {}): ItemJoin {
+export function joinDocs(a: readonly DocRecord[], b: readonly DocRecord[], options: JoinOptions = {}): ItemJoin {
   const tries = [
     pairBy(a, b, 'doc_hash'),
     pairBy(a, b, 'doc_content'),
     pairByText(a, b),
-    ...(options.crossHarness ? [] : [pairBy(a, b, 'doc_id')]),
+    ...(options.crossHarness || options.otherDatasets ? [] : [pairBy(a, b, 'doc_id')]),
   ];
   const pairsByKey = { doc_hash: 0, doc_content: 0, doc_text: 0, doc_id: 0, ...Object.fromEntries(tries.map((t) => [t.key, t.pairs.length])) } as Record<JoinKey, number>;
   const best = Math.max(...tries.map((t) => t.pairs.length));

@@ -4,7 +4,7 @@
  * is not plainly the same, so a 79-task comparison stays readable.
  */
 import type { DeclaredFalsifierResult } from '../audit/declaredFalsifier.ts';
-import type { DiffResult, TaskComparison } from '../audit/diff.ts';
+import { joinCounts, type DiffResult, type TaskComparison } from '../audit/diff.ts';
 import { FLIP_CAUSE_TEXT, type FlipCause } from '../audit/flips.ts';
 import { formatP, pClause } from '../audit/pairedStats.ts';
 import { pairedScoreLabel } from '../audit/pairedAggregation.ts';
@@ -76,7 +76,7 @@ function taskLines(whole: TaskComparison, r: DiffResult): string[] {
     const d = i.differences;
     out.push(
       '',
-      `Items: ${i.keyNote} (pairs by doc_hash ${i.pairsByKey.doc_hash}, by content ${i.pairsByKey.doc_content}, by a shared text ${i.pairsByKey.doc_text}, by doc_id ${i.pairsByKey.doc_id}).`,
+      `Items: ${i.keyNote} (${joinCounts(i)}).`,
       `  ${i.shared} shared, ${i.onlyA} only in A${i.onlyA > 0 ? ` (${i.onlyAIds.join(', ')}${i.onlyA > i.onlyAIds.length ? ', …' : ''})` : ''}, ${i.onlyB} only in B${i.onlyB > 0 ? ` (${i.onlyBIds.join(', ')}${i.onlyB > i.onlyBIds.length ? ', …' : ''})` : ''}.`,
       `  Prompts that differ byte-wise: ${d.promptsDiffer} of ${i.shared}. Responses that differ: ${d.responsesDiffer} of ${i.shared}.` +
         (d.logprob !== null && d.logprob.differ > 0 ? ` Log-probs differ in ${d.logprob.differ} of ${countOf(d.logprob.compared, 'item')} (largest |Δ| ${fmt(d.logprob.maxAbsDiff)}).` : ''),

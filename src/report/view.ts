@@ -8,7 +8,7 @@ import { cellText, multiplesNote, tableFindings } from './tableText.ts';
 import { FLIP_CAUSE_TEXT, type FlipCause } from '../audit/flips.ts';
 import { formatP, pClause } from '../audit/pairedStats.ts';
 import { pairedScoreLabel } from '../audit/pairedAggregation.ts';
-import type { TaskComparison } from '../audit/diff.ts';
+import { joinCounts, type TaskComparison } from '../audit/diff.ts';
 import type { ReportData } from './model.ts';
 import { cell, clip, fmt } from './textTable.ts';
 import { disclosureTables, summaryTable, type ViewTable } from './summaryView.ts';
@@ -160,7 +160,7 @@ export function buildView(data: ReportData): ReportView {
         i === null
           ? [t.pairedNote ?? 'no per-item samples']
           : [
-              `${i.keyNote} (pairs by doc_hash ${i.pairsByKey.doc_hash}, by content ${i.pairsByKey.doc_content}, by a shared text ${i.pairsByKey.doc_text}, by doc_id ${i.pairsByKey.doc_id})`,
+              `${i.keyNote} (${joinCounts(i)})`,
               `${countOf(i.shared, 'shared item')}, ${i.onlyA} only in A, ${i.onlyB} only in B`,
               `prompts that differ byte-wise: ${i.differences.promptsDiffer}; responses that differ: ${i.differences.responsesDiffer}` +
                 (i.differences.logprob && i.differences.logprob.differ > 0 ? `; log-probs differ in ${i.differences.logprob.differ} of ${countOf(i.differences.logprob.compared, 'item')} (largest |Δ| ${fmt(i.differences.logprob.maxAbsDiff)})` : ''),

@@ -6,7 +6,7 @@
  */
 import { diffChars } from 'diff';
 import { diffStores, withRescored, type DiffResult, type TaskComparison } from '../audit/diff.ts';
-import { joinDocs, loadDocs, promptChanged, responsesDiffer, type DocRecord } from '../audit/itemJoin.ts';
+import { joinDocs, joinOptions, loadDocs, promptChanged, responsesDiffer, type DocRecord } from '../audit/itemJoin.ts';
 import { rescoredValues } from '../audit/rescored.ts';
 import type { ViewSession, ViewSource } from './sources.ts';
 import { PAGE_LIMIT } from './scopeItems.ts';
@@ -87,7 +87,7 @@ export class CompareCache {
         const [resA, resB] = [await rescoredValues(storeA), await rescoredValues(storeB)];
         const docsA = withRescored(await loadDocs(storeA, runA, t.taskA), resA.byScope.get(`${runA}\u0000${t.taskA}`));
         const docsB = withRescored(await loadDocs(storeB, runB, t.taskB), resB.byScope.get(`${runB}\u0000${t.taskB}`));
-        return joinDocs(docsA, docsB, { crossHarness: runAProv.source_kind !== runBProv.source_kind }).pairs;
+        return joinDocs(docsA, docsB, joinOptions(runAProv, t.taskA, runBProv, t.taskB)).pairs;
       })();
       p.catch(() => this.joins.delete(id));
       this.joins.set(id, p);
