@@ -40,6 +40,12 @@ export interface ScopeTally {
   items?: ScoredItem[];
   /** What contains' short-gold caution counts, when the scope's short golds were given (counted in the same pass). */
   shortGold?: ShortGoldCount;
+  /**
+   * Every item's group and values in store order, where the tally keeps them (the log-prob cells, lm-eval's own
+   * metrics): the cells' means and standard errors are then summed in that order, as lm-eval sums them, so they
+   * equal its printed numbers to the last bit (the closed form from counts differs there in about half the cases).
+   */
+  inOrder?: { group: string; values: readonly (number | null)[] }[];
 }
 
 /** One item's readings under every cell. */
