@@ -54,8 +54,8 @@ function regexOne(pattern: PyPattern, text: string, groupSelect: number, fallbac
   let match = pick(found, groupSelect);
   if (Array.isArray(match)) {
     const nonEmpty = match.filter((m) => m !== '');
-    if (nonEmpty.length === 0) return fallback;
-    match = nonEmpty[0]!;
+    // RegexFilter strips what it settles on here, the fallback included (a fallback for no match at all is not).
+    match = nonEmpty.length === 0 ? fallback : nonEmpty[0]!;
   }
   return pyStrip(match);
 }
