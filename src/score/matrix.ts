@@ -14,6 +14,7 @@ import { resolveNormalizer, resolveReader, type ReaderSpec } from './registry.ts
 import { binaryStderr, ci95, macro, meanStderr } from './stats.ts';
 import { mean } from './lmeval/aggregate.ts';
 import { pushTo } from '../util/groupBy.ts';
+import { compareCodePoints } from '../py/str.ts';
 import { commandLineSweep, detectAnswerType, goldClassSql, loadSweeps, type Aggregation, type AnswerType, type GoldSummary, type Sweep } from './sweeps.ts';
 import type { Scope, ScopeTally } from './textTally.ts';
 import { taskSettings } from './lmeval/perItem.ts';
@@ -191,7 +192,7 @@ function buildScope(
   notes: string[],
 ): ScopeResult {
   const aggregations = sweep.aggregations;
-  const groupNames = [...tally.groups.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const groupNames = [...tally.groups.keys()].sort(compareCodePoints);
   const groups = groupNames.map((g) => [g, tally.groups.get(g)!] as const);
   const n = groups.reduce((acc, [, g]) => acc + g.n, 0);
   const cells: Cell[] = [];
