@@ -30,3 +30,24 @@ test("a group's stderr is lm-eval 0.4.13's: pooled when weighted by size, the pl
     assert.deepEqual(groupAggregate([...tasks.slice(1), { ...tasks[0]!, stderr: 'N/A' }], false), { value: groupAggregate([...tasks.slice(1), tasks[0]!], false).value, stderr: 'N/A' });
   }
 });
+
+test("lmaudit run's unweighted group and its as-recorded rescoring take lm-eval 0.4.13's stderr of the plain mean", async () => {
+  const { mkdtempSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { runCli } = await import('../../helpers/cli.ts');
+  const { openStore } = await import('../../../src/store/readStore.ts');
+  const { rescoreAsRecorded } = await import('../../../src/score/lmeval/asRecorded.ts');
+  const dir = mkdtempSync(join(tmpdir(), 'lmaudit-group-stderr-'));
+  // qa_unweighted's acc has weight_by_size false; --limit 0.02 gives its leaves 48, 3 and 24 documents.
+  const r = runCli(['run', '--model', 'dummy', '--tasks', 'qa_unweighted', '--include_path', 'fixtures/models/tasks', '--limit', '0.02', '--out', join(dir, 'store')]);
+  assert.equal(r.status, 0, r.stderr);
+  const cells = (await rescoreAsRecorded(await openStore(join(dir, 'store')))).cells.filter((c) => c.metric === 'acc');
+  const stderrOf = (task: string) => cells.find((c) => c.task === task)!.stderr;
+  assert.deepEqual([stderrOf('arc_easy'), stderrOf('mmlu_anatomy'), stderrOf('arc_challenge')], [0.05436067275445351, 0.33333333333333337, 0.07770873402002615]);
+  // python: lm_eval.api.metrics.unweighted_mean_stderr of those three = 0.11552048456943954 (pooled_sample_stderr
+  // with sizes 48, 3, 24, what lmaudit run printed before: 0.044444444444444446).
+  const group = cells.find((c) => c.task === 'qa_unweighted')!;
+  assert.deepEqual([group.value, group.stderr, group.reported?.stderr, group.matches_reported], [0.3333333333333333, 0.11552048456943954, 0.11552048456943954, true]);
+  assert.match(group.why!, /stderr of the plain mean of the tasks, as lm-eval 0\.4\.13 takes it$/);
+});
