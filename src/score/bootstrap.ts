@@ -7,6 +7,7 @@
  * is the 2.5th–97.5th percentile of the replicates, numpy's default (linear) percentile.
  */
 import { PyRandom } from '../py/random.ts';
+import { compareCodePoints } from '../py/str.ts';
 import { sampleStddev } from './lmeval/aggregate.ts';
 import { percentileLinear } from './stats.ts';
 import { pushTo } from '../util/groupBy.ts';
@@ -27,7 +28,8 @@ export function bootstrapCells(
 ): { micro: BootstrapResult; macro: BootstrapResult }[] {
   const byGroup = new Map<string, number[]>();
   groups.forEach((g, i) => pushTo(byGroup, g, i));
-  const members = [...byGroup.keys()].sort().map((g) => byGroup.get(g)!);
+  // Python's sorted(): by code point (JS's default sort compares UTF-16 units and puts an emoji before 'Ａ').
+  const members = [...byGroup.keys()].sort(compareCodePoints).map((g) => byGroup.get(g)!);
   const total = groups.length;
   const rng = new PyRandom(seed);
   const micro: number[][] = values.map(() => []);

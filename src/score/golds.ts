@@ -10,7 +10,13 @@ import { literalEvalDocValue } from '../py/literalEval.ts';
 import { isPlainObject } from '../util/json.ts';
 import { parsePyList } from './lmeval/metrics.ts';
 
-export type GoldShape = 'one' | 'list' | 'squad';
+export type GoldShape = 'one' | 'list' | 'squad' | 'final-number';
+
+/**
+ * GSM8K's answer field: a worked solution whose last line is '#### N'. lm-eval's gsm8k compares against N
+ * alone (its exact_match ignores '(?s).*#### ', everything through the last '#### '), and so do we.
+ */
+const FINAL_NUMBER = /#### (-?[0-9.,]+)[ \t\n\r\f\v]*$/;
 
 /** The acceptable answers of a recorded target, and the shape they were read from. */
 export function goldAnswers(target: string): { answers: string[]; shape: GoldShape } {
@@ -33,6 +39,8 @@ export function goldAnswers(target: string): { answers: string[]; shape: GoldSha
       );
     }
   }
+  const final = FINAL_NUMBER.exec(target);
+  if (final !== null) return { answers: [final[1]!], shape: 'final-number' };
   return { answers: [target], shape: 'one' };
 }
 

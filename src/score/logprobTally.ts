@@ -44,7 +44,7 @@ export async function tallyLogprobs(
       USING (doc_id, request_idx)
     GROUP BY i.doc_id ORDER BY ord`);
   const tally: ScopeTally & LogprobTallyExtras = {
-    ...emptyTally(readers.length), choicesInferred: false, goldNotAChoice: 0, unreadable: readers.map(() => 0), goldUnreadable: new Map(), accFromTaskCode: null,
+    ...emptyTally(readers.length), inOrder: [], choicesInferred: false, goldNotAChoice: 0, unreadable: readers.map(() => 0), goldUnreadable: new Map(), accFromTaskCode: null,
   };
   let settings: TaskSettings | null = null;
   for await (const rows of result.yieldRowsJs()) {
@@ -93,6 +93,7 @@ export async function tallyLogprobs(
       });
       const values = readings.map((r) => r.value);
       addItem(tally, grp, docId, values, flipsLimit);
+      tally.inOrder!.push({ group: grp, values });
       sink?.({ doc_id: docId, group: grp, values, extracted: readings.map((r) => String(r.predicted)) });
     }
   }

@@ -11,7 +11,10 @@ import { documentGoldPath, documentGoldSql } from '../store/scopeItems.ts';
 import type { OpenStore } from '../store/readStore.ts';
 import { AGENT_REQUEST_TYPE, type Setting } from '../store/schema.ts';
 import { resolveNormalizer, resolveReader, type ReaderSpec } from './registry.ts';
-import { binaryStderr, ci95, macro } from './stats.ts';
+import { binaryStderr, ci95, macro, meanStderr } from './stats.ts';
+import { mean } from './lmeval/aggregate.ts';
+import { pushTo } from '../util/groupBy.ts';
+import { compareCodePoints } from '../py/str.ts';
 import { commandLineSweep, detectAnswerType, goldClassSql, loadSweeps, type Aggregation, type AnswerType, type GoldSummary, type Sweep } from './sweeps.ts';
 import type { Scope, ScopeTally } from './textTally.ts';
 import { taskSettings } from './lmeval/perItem.ts';
@@ -189,10 +192,12 @@ function buildScope(
   notes: string[],
 ): ScopeResult {
   const aggregations = sweep.aggregations;
-  const groupNames = [...tally.groups.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const groupNames = [...tally.groups.keys()].sort(compareCodePoints);
   const groups = groupNames.map((g) => [g, tally.groups.get(g)!] as const);
   const n = groups.reduce((acc, [, g]) => acc + g.n, 0);
   const cells: Cell[] = [];
+  const inOrderByGroup = new Map<string, { values: readonly (number | null)[] }[]>();
+  for (const item of tally.inOrder ?? []) pushTo(inOrderByGroup, item.group, item);
   cellKeys.forEach((key, k) => {
     const unreadable = tally.unreadable?.[k] ?? 0;
     if (unreadable > 0) {
@@ -206,7 +211,16 @@ function buildScope(
       return;
     }
     const binary = groups.every(([, g]) => g.squares[k] === g.sums[k]);
-    const stderrOf = (count: number, sum: number, squares: number): number | null => {
+    // Values kept in store order are summed as lm-eval sums them (mean, mean_stderr), to the last bit.
+    const valuesOf = (group?: string): number[] | undefined =>
+      (group === undefined ? tally.inOrder : inOrderByGroup.get(group))?.map((item) => item.values[k]!);
+    const scoreOf = (count: number, sum: number, group?: string): number => {
+      const values = valuesOf(group);
+      return values === undefined ? sum / count : mean(values);
+    };
+    const stderrOf = (count: number, sum: number, squares: number, group?: string): number | null => {
+      const values = valuesOf(group);
+      if (values !== undefined) return meanStderr(values);
       if (binary) return binaryStderr(count, sum);
       if (count <= 1) return null;
       const mu = sum / count;
@@ -217,7 +231,7 @@ function buildScope(
       if (aggregation === 'micro') {
         const correct = groups.reduce((acc, [, g]) => acc + g.sums[k]!, 0);
         const squares = groups.reduce((acc, [, g]) => acc + g.squares[k]!, 0);
-        const score = n === 0 ? null : correct / n;
+        const score = n === 0 ? null : scoreOf(n, correct);
         const stderr = stderrOf(n, correct, squares);
         cells.push({
           ...base, score, stderr, ci95: score === null ? null : ci95(score, stderr), n, correct,
@@ -226,7 +240,7 @@ function buildScope(
         });
       } else {
         const perGroup = groups.map(([name, g]) => ({
-          group: name, n: g.n, correct: g.sums[k]!, score: g.sums[k]! / g.n, stderr: stderrOf(g.n, g.sums[k]!, g.squares[k]!),
+          group: name, n: g.n, correct: g.sums[k]!, score: scoreOf(g.n, g.sums[k]!, name), stderr: stderrOf(g.n, g.sums[k]!, g.squares[k]!, name),
         }));
         const m = perGroup.length === 0 ? null : macro(perGroup.map((g) => ({ mean: g.score, stderr: g.stderr })));
         cells.push({

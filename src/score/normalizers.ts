@@ -137,6 +137,10 @@ function asciiDigits(text: string): string {
 /** Python's string.punctuation as an RE2 class: ASCII 21-2F, 3A-40, 5B-60, 7B-7E. */
 const SQL_PUNCTUATION = '[!-/:-@\\[-`{-~]';
 const lowerNoPunctuation = (x: string) => `regexp_replace(lower(${x}), ${sqlString(SQL_PUNCTUATION)}, '', 'g')`;
+// lm-eval's exact_match holds the strings in NumPy arrays (np.asarray, np.char.lower, np.char.translate), whose
+// fixed-width str dtype drops trailing NULs: 'x\0' equals 'x' there. The normalised form drops them too.
+const TRAILING_NULS = /\0+$/;
+const rtrimNuls = (x: string) => `rtrim(${x}, chr(0))`;
 
 /** SQuAD's normalize_answer: on ASCII, RE2's \\b is Python's, and split()/join collapses runs of ASCII whitespace. */
 function squadSql(x: string): string {
@@ -170,15 +174,15 @@ export const NORMALIZERS = {
   'lm-eval-exact-match': {
     name: 'lm-eval-exact-match',
     description:
-      "lm-eval exact_match with ignore_case and ignore_punctuation, in its order: lower-case, then delete ASCII punctuation (no whitespace trimming)",
-    normalize: (text: string) => pyLower(text).replace(PUNCTUATION, ''),
-    sql: lowerNoPunctuation,
+      "lm-eval exact_match with ignore_case and ignore_punctuation, in its order: lower-case, then delete ASCII punctuation (no whitespace trimming; trailing NULs dropped, as NumPy's strings drop them)",
+    normalize: (text: string) => pyLower(text).replace(PUNCTUATION, '').replace(TRAILING_NULS, ''),
+    sql: (x: string) => rtrimNuls(lowerNoPunctuation(x)),
   },
   'lm-eval-exact-match-numbers': {
     name: 'lm-eval-exact-match-numbers',
     description: 'lm-eval exact_match with ignore_case, ignore_punctuation and ignore_numbers (digits deleted last)',
-    normalize: (text: string) => pyLower(text).replace(PUNCTUATION, '').replace(DIGITS, ''),
-    sql: (x: string) => `regexp_replace(${lowerNoPunctuation(x)}, '[0-9]', '', 'g')`,
+    normalize: (text: string) => pyLower(text).replace(PUNCTUATION, '').replace(DIGITS, '').replace(TRAILING_NULS, ''),
+    sql: (x: string) => rtrimNuls(`regexp_replace(${lowerNoPunctuation(x)}, '[0-9]', '', 'g')`),
   },
   squad: {
     name: 'squad',

@@ -131,6 +131,11 @@ export async function tallyTextScope(
       `${tally.multiGold} item(s) record several acceptable answers (a list, or SQuAD's {'text': [...]}); every cell scores such an item by the best match over its acceptable answers, as SQuAD's and lm-eval's metrics do`,
     );
   }
+  if ((tally.finalNumberGold ?? 0) > 0) {
+    notes.push(
+      `${tally.finalNumberGold} item(s) record a worked solution ending in '#### N' as gold (GSM8K's answer field); every cell compares against N, as lm-eval's gsm8k exact_match does by ignoring '(?s).*#### '`,
+    );
+  }
   const caution = tally.shortGold?.caution() ?? null;
   if (caution !== null) notes.push(caution);
   if (tally.noGold > 0) {

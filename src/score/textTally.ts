@@ -34,12 +34,20 @@ export interface ScopeTally {
   noGold: number;
   /** Items whose gold is a list of acceptable answers (correct when any matches). */
   multiGold: number;
+  /** Items whose gold is a worked solution ending in '#### N' (GSM8K's answer field), compared as N (golds.ts). */
+  finalNumberGold?: number;
   /** Per cell: items the rule could not read because the records lack what it needs (the cell is not computable). */
   unreadable?: number[];
   /** Per-item rows, when asked for (--bootstrap, diff's rescored cells). */
   items?: ScoredItem[];
   /** What contains' short-gold caution counts, when the scope's short golds were given (counted in the same pass). */
   shortGold?: ShortGoldCount;
+  /**
+   * Every item's group and values in store order, where the tally keeps them (the log-prob cells, lm-eval's own
+   * metrics): the cells' means and standard errors are then summed in that order, as lm-eval sums them, so they
+   * equal its printed numbers to the last bit (the closed form from counts differs there in about half the cases).
+   */
+  inOrder?: { group: string; values: readonly (number | null)[] }[];
 }
 
 /** One item's readings under every cell. */
@@ -142,6 +150,8 @@ export async function tallySql(
                        CASE WHEN no_gold THEN ${NO_GOLD}
                             -- A list-valued gold ('[...]', several acceptable answers) or SQuAD's answers dict takes the JS path.
                             WHEN starts_with(gold, '[') OR starts_with(gold, '{') THEN ${OTHER}
+                            -- So does a worked solution ending in '#### N' (GSM8K's answer field), whose answer is N.
+                            WHEN contains(gold, '#### ') THEN ${OTHER}
                             WHEN NOT text_ascii AND NOT (${sql.textNonAsciiSafe}) THEN ${OTHER}
                             WHEN strlen(gold) <> length(gold) AND NOT (${sql.goldNonAsciiSafe}) THEN ${OTHER}
                             WHEN NOT (${sql.exact}) THEN ${OTHER}
@@ -190,7 +200,8 @@ export async function tallySql(
       const gold = String(row.gold);
       if (row.missing) tally.noResponse++;
       const answers = goldAnswers(gold);
-      if (answers.shape !== 'one') tally.multiGold++;
+      if (answers.shape === 'list' || answers.shape === 'squad') tally.multiGold++;
+      else if (answers.shape === 'final-number') tally.finalNumberGold = (tally.finalNumberGold ?? 0) + 1;
       const values = scoreItem(cells, { docId, text: String(row.text), gold, choices: parseChoices(row.choices_json as string | null) }, answers.answers).values;
       const before = tally.flipCount;
       addItem(tally, String(row.grp), docId, values, 0);
@@ -268,7 +279,8 @@ export async function tallyJs(
       }
       if (text === null) tally.noResponse++;
       const answers = goldAnswers(gold);
-      if (answers.shape !== 'one') tally.multiGold++;
+      if (answers.shape === 'list' || answers.shape === 'squad') tally.multiGold++;
+      else if (answers.shape === 'final-number') tally.finalNumberGold = (tally.finalNumberGold ?? 0) + 1;
       const { values, extracted } = scoreItem(cells, { docId, text: text ?? '', gold, choices: parseChoices(choicesJson) }, answers.answers);
       addItem(tally, grp, docId, values, flipsLimit);
       sink?.({ doc_id: docId, group: grp, values, extracted });

@@ -68,6 +68,11 @@ function scaledToDouble(num: bigint, den: bigint): number {
   return negative ? -value : value;
 }
 
+/** Python's `a / b` of two non-negative ints: the exact ratio, rounded once (ties to even). */
+export function intRatio(a: bigint, b: bigint): number {
+  return scaledToDouble(a << SCALE, b);
+}
+
 /** Python `statistics.mean` of finite floats: exact sum, one rounding. */
 export function exactMean(a: readonly number[]): number {
   if (a.some((x) => !Number.isFinite(x))) return a.reduce((s, x) => s + x, 0) / a.length;

@@ -5,7 +5,7 @@
  * are skipped; dict and list values reduce key by key / index by index.
  */
 import { UnknownNameError } from '../../errors.ts';
-import { exactMean, pyMedian } from './numeric.ts';
+import { exactMean, intRatio, pyMedian } from './numeric.ts';
 import { type ScoreValue, valueToFloat } from '../../formats/inspectScore.ts';
 
 export const isUnscored = (value: ScoreValue | undefined): boolean => typeof value === 'number' && Number.isNaN(value);
@@ -96,8 +96,8 @@ function passK(k: number, threshold = 1): Statistic {
     const total = values.length;
     if (total < k) return Number.NaN;
     const correct = values.filter((v) => v >= threshold).length;
-    // Python divides two ints: true division, correctly rounded.
-    return Number(comb(correct, k)) / Number(comb(total, k));
+    // Python divides two ints: true division, correctly rounded (each as a double first would round twice past 2^53).
+    return intRatio(comb(correct, k), comb(total, k));
   };
 }
 

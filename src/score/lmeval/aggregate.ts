@@ -124,14 +124,25 @@ export function aggregate(name: AggregationName, xs: readonly number[], o: Aggre
   return { value, stderr };
 }
 
-/** A group's value (size-weighted or not) and pooled_sample_stderr over its leaf tasks (§4.5). */
+/**
+ * How a group that does not weight by size gets its stderr: lm-eval 0.4.13's unweighted_mean_stderr
+ * (sqrt(Σ se²) / k, the stderr of the plain mean of k independent task means), or, up to 0.4.12, the
+ * pooled_sample_stderr that a size-weighted group uses (the two agree only when the tasks' sizes are equal).
+ */
+export type UnweightedGroupStderr = 'unweighted-mean' | 'pooled';
+
+/** A group's value (size-weighted or not) and its stderr over its leaf tasks (§4.5, api/group.py). */
 export function groupAggregate(
   tasks: readonly { value: number; stderr: Stderr; n: number }[],
   weightBySize: boolean,
+  unweightedStderr: UnweightedGroupStderr = 'unweighted-mean',
 ): { value: number; stderr: Stderr } {
   const weights = tasks.map((t) => (weightBySize ? t.n : 1));
   const value = pySum(tasks.map((t, i) => t.value * weights[i]!)) / pySum(weights);
   if (tasks.some((t) => t.stderr === 'N/A')) return { value, stderr: 'N/A' };
+  if (!weightBySize && unweightedStderr === 'unweighted-mean') {
+    return { value, stderr: Math.sqrt(pySum(tasks.map((t) => (t.stderr as number) * (t.stderr as number)))) / tasks.length };
+  }
   const total = pySum(tasks.map((t) => t.n));
   const pooled = pySum(tasks.map((t) => (t.n - 1) * ((t.stderr as number) * (t.stderr as number)) * t.n)) / (total - tasks.length);
   return { value, stderr: Math.sqrt(pooled / total) };

@@ -54,8 +54,8 @@ function regexOne(pattern: PyPattern, text: string, groupSelect: number, fallbac
   let match = pick(found, groupSelect);
   if (Array.isArray(match)) {
     const nonEmpty = match.filter((m) => m !== '');
-    if (nonEmpty.length === 0) return fallback;
-    match = nonEmpty[0]!;
+    // RegexFilter strips what it settles on here, the fallback included (a fallback for no match at all is not).
+    match = nonEmpty.length === 0 ? fallback : nonEmpty[0]!;
   }
   return pyStrip(match);
 }
@@ -63,7 +63,16 @@ function regexOne(pattern: PyPattern, text: string, groupSelect: number, fallbac
 /** Unicode punctuation (unicodedata.category P*, Python 3.11's Unicode), as multi_choice_regex removes it. */
 const UNICODE_PUNCT = new RegExp(`[${categorySet('P').classBody()}]`, 'gu');
 
-function multiChoiceRegexStep(kw: FilterStep): StepFn {
+/** How a pipeline reads what lm-eval's version changed. */
+export interface PipelineOptions {
+  /**
+   * multi_choice_regex tries the choice texts longest first (lm-eval 0.4.13: a choice that is a prefix of another,
+   * 'Guilty' of 'Guilty of Romance', no longer shadows it); false: in choice order, as up to 0.4.12. Default true.
+   */
+  multiChoiceLongestFirst?: boolean;
+}
+
+function multiChoiceRegexStep(kw: FilterStep, options: PipelineOptions): StepFn {
   const pattern = compilePython(String(kw.regex_pattern ?? '#### (\\-?[0-9\\.\\,]+)'));
   const groupSelect = Number(kw.group_select ?? 0);
   const fallback = String(kw.fallback ?? '[invalid]');
@@ -90,7 +99,9 @@ function multiChoiceRegexStep(kw: FilterStep): StepFn {
       toLetter.set(m, `(${letter})`);
       letters.push(letter);
     });
-    const fallbackRegex = compilePython(alternatives.join('|'));
+    // Python's sorted(key=len, reverse=True) is stable: texts of equal length keep their order.
+    const ordered = options.multiChoiceLongestFirst === false ? alternatives : [...alternatives].sort((a, b) => b.length - a.length);
+    const fallbackRegex = compilePython(ordered.join('|'));
     const letterRegex = compilePython(`:[\\s]*(${letters.join('|')})`);
     return elements(value).map((r) => {
       const text = typeof r === 'string' ? r : '';
@@ -99,8 +110,13 @@ function multiChoiceRegexStep(kw: FilterStep): StepFn {
         const m = pyStrip(firstOrEmpty(pick(primary, groupSelect)));
         if (m !== '') return m;
       }
+      // find_match: the match stripped; an empty one (a choice that normalises to '') is no match, and one that is
+      // no choice's text as keyed stands as it is.
       const byText = findall(fallbackRegex, norm(text));
-      if (byText.length > 0) return toLetter.get(firstOrEmpty(pick(byText, groupSelect))) ?? fallback;
+      if (byText.length > 0) {
+        const m = pyStrip(firstOrEmpty(pick(byText, groupSelect)));
+        if (m !== '') return toLetter.get(m) ?? m;
+      }
       const byLetter = findall(letterRegex, text);
       if (byLetter.length > 0) return `(${firstOrEmpty(pick(byLetter, groupSelect))})`;
       return fallback;
@@ -122,7 +138,7 @@ function majority(values: unknown[]): unknown {
   return best?.value;
 }
 
-const FILTERS: Record<string, (kw: FilterStep) => StepFn> = {
+const FILTERS: Record<string, (kw: FilterStep, options: PipelineOptions) => StepFn> = {
   take_first: () => (value) => elements(value)[0],
   take_first_k: (kw) => {
     const k = Number(kw.k);
@@ -144,11 +160,11 @@ const FILTERS: Record<string, (kw: FilterStep) => StepFn> = {
 export const FILTER_NAMES = Object.keys(FILTERS);
 
 /** Builds a pipeline; an unknown filter (custom, format_span, task-registered ones) is an UnknownNameError. */
-export function buildPipeline(pipeline: FilterPipeline): (resps: readonly unknown[], doc: Doc) => FilterValue {
+export function buildPipeline(pipeline: FilterPipeline, options: PipelineOptions = {}): (resps: readonly unknown[], doc: Doc) => FilterValue {
   const steps = pipeline.filter.map((step) => {
     const make = FILTERS[step.function];
     if (make === undefined) throw new UnknownNameError('lm-eval filter', step.function, FILTER_NAMES);
-    return make(step);
+    return make(step, options);
   });
   return (resps, doc) => steps.reduce<FilterValue>((value, step) => step(value, doc), [...resps]);
 }

@@ -1,6 +1,7 @@
 /**
  * Group numbers (§4.5): a group's value is the (size-weighted or plain) mean of its
- * leaf tasks' values, its stderr the pooled stderr, and only when every leaf has a
+ * leaf tasks' values, its stderr the pooled stderr (a plain mean's: lm-eval 0.4.13's
+ * unweighted_mean_stderr, or the pooled one up to 0.4.12), and only when every leaf has a
  * numeric stderr. Reproduced from the leaf cells when every leaf has samples in the
  * store; otherwise the group cell names the leaves that are missing.
  */
@@ -60,10 +61,13 @@ export function groupCells(run: RunProvenance, leafCells: readonly AsRecordedCel
       }
       const leafValues = cells.map((c) => ({ value: c!.value!, stderr: c!.stderr ?? 'N/A', n: c!.n }));
       const weighted = groupAggregate(leafValues, true);
-      const plain = groupAggregate(leafValues, false);
       const close = (a: unknown, b: number) => typeof a === 'number' && Math.abs(a - b) <= TOLERANCE;
       // weight_by_size is in the group's YAML, which results files do not carry: try lm-eval's two settings.
       const matches = (a: typeof weighted) => close(printed.value, a.value) && (printed.stderr === 'N/A' ? a.stderr === 'N/A' : a.stderr !== 'N/A' && close(printed.stderr, a.stderr));
+      // Unweighted, lm-eval 0.4.13 takes the stderr of the plain mean; up to 0.4.12 the pooled one (aggregate.ts).
+      const pooledPlain = groupAggregate(leafValues, false, 'pooled');
+      const plainOf013 = groupAggregate(leafValues, false);
+      const plain = !matches(plainOf013) && matches(pooledPlain) ? pooledPlain : plainOf013;
       const [byWeight, byPlain] = [matches(weighted), matches(plain)];
       const configured = weightBySizeOf(run, group, metric);
       const pick = configured !== null ? (configured ? weighted : plain) : byPlain && !byWeight ? plain : weighted;
@@ -74,14 +78,16 @@ export function groupCells(run: RunProvenance, leafCells: readonly AsRecordedCel
         : byWeight && byPlain
         ? 'weight_by_size true and false give these numbers alike (the group config is not in the results file)'
         : `weight_by_size=${pick === weighted} (the group config is not in the results file; ${byWeight || byPlain ? 'the setting that matches is shown' : "neither setting matches; lm-eval's default, true, is shown"})`;
+      const stderrRule = pick === weighted || pick.stderr === weighted.stderr ? '' : pick === pooledPlain ? "; stderr pooled, as lm-eval up to 0.4.12 took it" : '; stderr of the plain mean of the tasks, as lm-eval 0.4.13 takes it';
       out.push({
         ...base,
+        aggregation: pick === plainOf013 ? 'group (stderr of the plain mean)' : 'group (pooled stderr)',
         n: leafValues.reduce((a, l) => a + l.n, 0),
         value: pick.value,
         stderr: pick.stderr,
         matches_reported: close(printed.value, pick.value) && stderrOk,
         items: { reproduced: cells.reduce((a, c) => a + c!.items.reproduced, 0), within_tolerance: null, taken_as_recorded: null, differing: cells.flatMap((c) => c!.items.differing) },
-        why,
+        why: `${why}${stderrRule}`,
       });
     }
   }

@@ -27,6 +27,17 @@ export interface TaskSettings {
   winogrande: boolean;
   /** The target delimiter before each multiple-choice continuation, when recorded. */
   targetDelimiter: string | null;
+  /** multi_choice_regex tries choice texts longest first (lm-eval 0.4.13 on; filters.ts PipelineOptions). Absent: true. */
+  multiChoiceLongestFirst?: boolean;
+}
+
+/** False for a run of lm-eval up to 0.4.12 (its multi_choice_regex tried the choice texts in choice order). */
+function multiChoiceLongestFirst(run: RunProvenance): boolean {
+  const fact = run.harness.version?.used;
+  const m = fact && fact.status !== 'unknown' ? /(\d+)\.(\d+)\.(\d+)/.exec(String(fact.value)) : null;
+  if (m === null) return true;
+  const [major, minor, patch] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  return major > 0 || minor > 4 || (minor === 4 && patch >= 13);
 }
 
 export interface DocRecord {
@@ -75,6 +86,7 @@ export function taskSettings(run: RunProvenance | null, task: string): TaskSetti
     processResultsPort: customProcessResults ? portFor(datasetPath, datasetName, type) : null,
     winogrande: /(^|\/)winogrande$/.test(datasetPath) && type === 'multiple_choice',
     targetDelimiter: typeof delimiter === 'string' ? delimiter : null,
+    multiChoiceLongestFirst: multiChoiceLongestFirst(run!),
   };
 }
 
@@ -169,7 +181,7 @@ function generation(settings: TaskSettings, doc: DocRecord, filter: string, metr
   if (texts.some((t) => t === null)) return { kind: 'as-recorded', why: 'a repeat has no stored text' };
   let filtered: unknown;
   try {
-    filtered = buildPipeline(pipeline)(texts, doc.doc);
+    filtered = buildPipeline(pipeline, { multiChoiceLongestFirst: settings.multiChoiceLongestFirst })(texts, doc.doc);
   } catch (error) {
     if (error instanceof FilterIndexError) return { kind: 'as-recorded', why: `lm-eval would have failed here (${error.message})` };
     throw error;
@@ -232,7 +244,7 @@ function runPort(settings: TaskSettings, port: string, doc: DocRecord, filter: s
       if (pipeline === null) return `filter '${filter}' is not in the task's recorded filter_list`;
       const texts = doc.requests[0]?.texts ?? [];
       if (texts.length === 0 || texts.some((t) => t === null)) return 'a repeat has no stored text';
-      const filtered = buildPipeline(pipeline)(texts, doc.doc);
+      const filtered = buildPipeline(pipeline, { multiChoiceLongestFirst: settings.multiChoiceLongestFirst })(texts, doc.doc);
       if (typeof filtered !== 'string') return 'the filter pipeline leaves a list, not one string';
       return fn(doc.doc, { kind: 'generate_until', results: [filtered] });
     }
