@@ -15,6 +15,7 @@ import { recomputeItem, settingsFromDocs, taskSettings, type DocRecord, type Tas
 import { forEachRecord, scoredTasks, type ScoreItem } from './storeRows.ts';
 import { EXTRA_FIELD_PREFIX } from '../../store/schema.ts';
 import { groupCells } from './groups.ts';
+import { HeapBound } from '../../util/heapBound.ts';
 import type { AsRecordedCell, CellWarning, DifferingItem } from './asRecordedCell.ts';
 
 export type { AsRecordedCell, CellWarning, DifferingItem };
@@ -28,6 +29,8 @@ export interface AsRecordedReport {
 }
 
 const TOLERANCE = 1e-12;
+/** Heap growth over a task past which its garbage is collected once the task is done (HeapBound.settle). */
+const SETTLE_SLACK = 128 << 20;
 /** Keys of a results entry that are not numbers lm-eval printed. */
 const BOOKKEEPING_KEYS = new Set(['alias', 'name', 'sample_len', 'samples']);
 const SUPPORTED_AGG = new Set<AggregationName>(['mean', 'median', 'perplexity', 'nanmean']);
@@ -36,6 +39,7 @@ export async function rescoreAsRecorded(store: OpenStore, runIds?: readonly stri
   // lmaudit run records lm-eval's scoring rules and per-sample values in the same shapes.
   const runs = store.manifest.runs.filter((r) => (r.source_kind === 'lm-eval' || r.source_kind === 'lmaudit') && (runIds === undefined || runIds.includes(r.run_id)));
   const report: AsRecordedReport = { cells: [], notes: [] };
+  const heap = new HeapBound(SETTLE_SLACK);
   for (const run of runs) {
     const bypassed = Object.keys(run.tasks).filter((t) => metricsBypassed(run, t));
     if (bypassed.length > 0) {
@@ -61,6 +65,10 @@ export async function rescoreAsRecorded(store: OpenStore, runIds?: readonly stri
       for (const [key, items] of cells) {
         const [filter, metric] = key.split('\u0000') as [string, string];
         report.cells.push(cell(run, task, filter, metric, settings ?? recordedSettings, items));
+        // An aggregated cell's values, and the arrays its aggregation made (each of them as long as the task, in V8's
+        // large-object space that only a full collection empties), are garbage: not to pile up beside the next cell's.
+        cells.delete(key);
+        heap.settle();
       }
     }
     report.cells.push(...groupCells(run, report.cells.filter((c) => c.run_id === run.run_id)));
