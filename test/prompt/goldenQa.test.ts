@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
+import type { DocRequests } from '../../src/prompt/build.ts';
 import { buildPrompts } from '../../src/prompt/prompts.ts';
 import { dumpsPy, parsePyJson } from '../../src/py/json.ts';
 import { PyFloat } from '../../src/py/values.ts';
@@ -51,7 +52,7 @@ for (const s of manifest.settings) {
       systemInstruction: s.system_instruction,
       genKwargs: s.gen_kwargs === null ? null : GEN_KWARGS[s.gen_kwargs]!,
     });
-    const mine = new Map(built.flatMap((t) => t.docs.map((d) => [`${d.task}/${d.doc_id}`, d] as const)));
+    const mine = new Map<string, DocRequests>(built.flatMap((t) => t.docs.map((d) => [`${d.task}/${d.doc_id}`, d] as const)));
     assert.equal(mine.size, lines.length, 'documents built');
     const wrong: string[] = [];
     for (const g of lines) {
