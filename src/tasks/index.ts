@@ -197,8 +197,9 @@ export class TaskIndex {
     overrides: Record<string, unknown>,
     addTask: (c: TaskConfig) => void,
     groups: GroupNode[],
+    parent: GroupNode | null = null,
   ): GroupNode | string | null {
-    if (typeof name !== 'string') return this.resolveInline(name, overrides, addTask, groups);
+    if (typeof name !== 'string') return this.resolveInline(name, overrides, addTask, groups, parent);
     if (name.endsWith('.yaml') && existsSync(name)) {
       const raw = loadYamlWithIncludes(name);
       return this.resolveRaw(raw, resolve(name), overrides, addTask, groups);
@@ -217,16 +218,32 @@ export class TaskIndex {
     throw new UnknownNameError('task', name, this.names());
   }
 
+  /**
+   * A mapping in a group's `task:` list, as lm-eval 0.4.13's TaskFactory._build_group_members reads it: one that names
+   * an indexed task or group overrides its config, its own keys winning over the group's; any other is defined
+   * inline, its name prefixed with the group's (`<group>::<name>`).
+   */
   private resolveInline(
     raw: Record<string, unknown>,
     overrides: Record<string, unknown>,
     addTask: (c: TaskConfig) => void,
     groups: GroupNode[],
+    parent: GroupNode | null,
   ): GroupNode | string | null {
-    // An inline child that names an indexed task overrides that task's config.
-    const base = typeof raw.task === 'string' && this.entries.get(raw.task)?.kind === 'task' ? this.entries.get(raw.task)! : null;
-    const merged = base === null ? raw : { ...base.raw, ...raw };
-    return this.resolveRaw(merged, base?.file ?? '<inline>', overrides, addTask, groups);
+    const itemOverrides = { ...overrides, ...raw };
+    if (typeof raw.group === 'string') {
+      const named = this.entries.get(raw.group);
+      if (named?.kind === 'group') {
+        delete itemOverrides.group;
+        return this.resolveRaw(named.raw, named.file, itemOverrides, addTask, groups);
+      }
+      const inline = parent === null ? raw : { ...raw, group: `${parent.group}::${raw.group}` };
+      return this.resolveRaw(inline, parent?.source ?? '<inline>', overrides, addTask, groups);
+    }
+    const base = typeof raw.task === 'string' ? this.entries.get(raw.task) : undefined;
+    if (base?.kind === 'task') return this.resolveRaw(base.raw, base.file, itemOverrides, addTask, groups);
+    if (typeof raw.task === 'string' && parent !== null && base === undefined) itemOverrides.task = `${parent.group}::${raw.task}`;
+    return this.resolveRaw(itemOverrides, parent?.source ?? '<inline>', {}, addTask, groups);
   }
 
   private resolveRaw(
@@ -253,11 +270,13 @@ export class TaskIndex {
     groups: GroupNode[],
   ): GroupNode {
     const groupFields: Record<string, unknown> = {};
-    const childOverrides: Record<string, unknown> = { ...overrides };
+    const ownOverrides: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(raw)) {
       if ((GROUP_KEYS as readonly string[]).includes(key)) groupFields[key] = value;
-      else childOverrides[key] = value;
+      else ownOverrides[key] = value;
     }
+    // lm-eval's TaskFactory._build_group: the caller's overrides (an enclosing group's) win over this group's own keys.
+    const childOverrides = { ...ownOverrides, ...overrides };
     checkKeys(groupFields, GROUP_KEYS, file);
     const node: GroupNode = {
       group: String(raw.group),
@@ -269,7 +288,7 @@ export class TaskIndex {
     };
     groups.push(node);
     for (const child of raw.task as (string | Record<string, unknown>)[]) {
-      const resolved = this.resolveOne(child, childOverrides, addTask, groups);
+      const resolved = this.resolveOne(child, childOverrides, addTask, groups, node);
       if (resolved !== null) node.children.push(resolved);
     }
     return node;
