@@ -77,6 +77,9 @@ export class TaskIndex {
   private readonly tags = new Map<string, Set<string>>();
   private readonly parsed: ParseCache = new Map();
 
+  /** Tasks lm-eval defines by a Python class (`class: !function …`): indexed, so that naming one says why it cannot run. */
+  private readonly pythonTasks = new Map<string, string>();
+
   /** Task files that could not be read (malformed YAML, an alias bomb), kept for the unknown-name message. */
   private readonly broken: BadInputError[] = [];
 
@@ -104,13 +107,21 @@ export class TaskIndex {
       this.broken.push(error);
       return;
     }
-    if ('class' in raw) return;
+    if ('class' in raw) {
+      if (typeof raw.task === 'string' && !seenHere.has(raw.task)) {
+        seenHere.add(raw.task);
+        this.entries.delete(raw.task);
+        this.pythonTasks.set(raw.task, file);
+      }
+      return;
+    }
     const name = 'group' in raw && raw.group !== undefined && 'task' in raw && Array.isArray(raw.task) ? raw.group : raw.task;
     const kind = name === raw.group && Array.isArray(raw.task) ? 'group' : 'task';
     if (typeof name !== 'string') return;
     if (seenHere.has(name)) return;
     seenHere.add(name);
     this.entries.set(name, { kind, file, raw });
+    this.pythonTasks.delete(name);
     if (kind === 'task') {
       const tags = raw.tag === undefined || raw.tag === null ? [] : Array.isArray(raw.tag) ? raw.tag : [raw.tag];
       for (const tag of tags.map(String)) {
@@ -210,6 +221,10 @@ export class TaskIndex {
     if (tagged !== undefined) {
       for (const task of [...tagged].sort()) this.resolveOne(task, overrides, addTask, groups);
       return name;
+    }
+    const pythonTask = this.pythonTasks.get(name);
+    if (pythonTask !== undefined) {
+      throw new BadInputError(`task '${name}' is defined by a Python class (class: ...), which lmaudit cannot run: it runs YAML task definitions only`, { file: pythonTask, field: 'class' });
     }
     if (this.broken.length > 0) {
       const listed = this.broken.map((e) => `\n  ${e.message}`).join('');

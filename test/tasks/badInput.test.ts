@@ -97,3 +97,10 @@ test('a missing include names the including file', () => {
   const dir = folder({ 't.yaml': 'include: nowhere.yaml\ntask: t\n' });
   badInput(() => new TaskIndex([dir]).resolve(['t']), /t\.yaml, field 'include': included file not found: nowhere\.yaml/);
 });
+
+test('a task lm-eval defines by a Python class is named as such, not as an unknown task', () => {
+  // lm-eval's TaskIndex registers `class:` configs (Kind.PY_TASK): 30 of its library's tasks (ag_news, cnn_dailymail…).
+  const dir = folder({ 'p.yaml': 'task: my_py_task\nclass: !function task.MyTask\n', 't.yaml': TASK(''), 'test.jsonl': DATA });
+  badInput(() => new TaskIndex([dir]).resolve(['my_py_task']), /p\.yaml.*field 'class'.*task 'my_py_task' is defined by a Python class/);
+  assert.deepEqual(new TaskIndex([dir]).resolve(['t']).tasks.map((t) => t.task), ['t']);
+});
