@@ -69,6 +69,7 @@ function yamlFiles(dir: string): string[] {
 
 /** A group's children by name (an inline child by its task or group name). */
 function memberNames(raw: Record<string, unknown>): string[] {
+  if (!Array.isArray(raw.task)) return [];
   return (raw.task as unknown[]).map((c) => (typeof c === 'string' ? c : String((c as { task?: unknown }).task ?? (c as { group?: unknown }).group ?? '<inline>')));
 }
 
@@ -115,8 +116,10 @@ export class TaskIndex {
       }
       return;
     }
-    const name = 'group' in raw && raw.group !== undefined && 'task' in raw && Array.isArray(raw.task) ? raw.group : raw.task;
-    const kind = name === raw.group && Array.isArray(raw.task) ? 'group' : 'task';
+    // lm-eval 0.4.13's TaskIndex._kind_of: any mapping with a `group` key is a group, whatever its `task` holds.
+    const isGroup = typeof raw.group === 'string';
+    const name = isGroup ? raw.group : raw.task;
+    const kind = isGroup ? 'group' : 'task';
     if (typeof name !== 'string') return;
     if (seenHere.has(name)) return;
     seenHere.add(name);
@@ -268,7 +271,7 @@ export class TaskIndex {
     addTask: (c: TaskConfig) => void,
     groups: GroupNode[],
   ): GroupNode | string {
-    if ('group' in raw && Array.isArray(raw.task)) return this.resolveGroup(raw, file, overrides, addTask, groups);
+    if (typeof raw.group === 'string') return this.resolveGroup(raw, file, overrides, addTask, groups);
     const config = { ...raw, ...overrides };
     delete config.group;
     delete config.task_list;
@@ -293,6 +296,14 @@ export class TaskIndex {
     // lm-eval's TaskFactory._build_group: the caller's overrides (an enclosing group's) win over this group's own keys.
     const childOverrides = { ...ownOverrides, ...overrides };
     checkKeys(groupFields, GROUP_KEYS, file);
+    if (!Array.isArray(raw.task)) {
+      // lm-eval builds a group's members only from a list (TaskFactory._build_group), so it runs nothing for this one.
+      const legacy = typeof raw.task === 'string' && 'dataset_path' in raw ? `; a task file's old \`group:\` key is \`tag:\` now` : '';
+      throw new BadInputError(
+        `group '${String(raw.group)}': \`task\` must be a list of tasks (lm-eval 0.4.13 reads a file with a \`group\` key as a group and builds no task from a \`task\` that is not a list${legacy})`,
+        { file, field: 'task' },
+      );
+    }
     const node: GroupNode = {
       group: String(raw.group),
       group_alias: typeof raw.group_alias === 'string' ? raw.group_alias : null,

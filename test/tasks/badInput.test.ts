@@ -104,3 +104,12 @@ test('a task lm-eval defines by a Python class is named as such, not as an unkno
   badInput(() => new TaskIndex([dir]).resolve(['my_py_task']), /p\.yaml.*field 'class'.*task 'my_py_task' is defined by a Python class/);
   assert.deepEqual(new TaskIndex([dir]).resolve(['t']).tasks.map((t) => t.task), ['t']);
 });
+
+test('a file with a `group` key whose `task` is not a list is refused, as lm-eval 0.4.13 builds nothing from it', () => {
+  // lm-eval's TaskIndex._kind_of makes any mapping with `group` a group; TaskFactory._build_group reads members only
+  // from a list: `lm_eval --tasks g` ran no task (checked with lm-eval 0.4.13), where lmaudit ran the one named.
+  const dir = folder({ 'g.yaml': 'group: g\ntask: t\n', 'old.yaml': TASK('group: old_tag\n').replace('task: t\n', 'task: t_old\n'), 't.yaml': TASK(''), 'test.jsonl': DATA });
+  badInput(() => new TaskIndex([dir]).resolve(['g']), /g\.yaml, field 'task': group 'g': `task` must be a list/);
+  badInput(() => new TaskIndex([dir]).resolve(['old_tag']), /old\.yaml, field 'task': .*old `group:` key is `tag:` now/);
+  assert.throws(() => new TaskIndex([dir]).resolve(['t_old']), /Unknown task 't_old'/);
+});
