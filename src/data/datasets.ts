@@ -4,7 +4,7 @@
  * `fixtures/benchmarks/<id>/<config>/<split>.jsonl`, then `$LMAUDIT_DATASETS` with the
  * same layout), and otherwise the hub's Parquet conversion is downloaded (src/data/hub.ts)
  * and read through DuckDB, as `datasets` would.
- * Rows keep the file's column order and Python's int/float distinction.
+ * Rows keep Python's int/float distinction; JSON rows are made one table as `datasets` makes them (src/data/unify.ts).
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
@@ -13,6 +13,7 @@ import { PyFloat } from '../py/values.ts';
 import { parsePyJson } from '../py/json.ts';
 import { packageRoot } from '../util/packageRoot.ts';
 import { hubParquetFiles } from './hub.ts';
+import { unifyRows } from './unify.ts';
 
 export type Doc = Record<string, unknown>;
 
@@ -92,10 +93,10 @@ export async function loadSplit(ref: DatasetRef, split: string, baseDir?: string
 
 export async function loadFile(file: string): Promise<Doc[]> {
   const ext = extname(file).toLowerCase();
-  if (ext === '.jsonl') return readJsonl(file);
+  if (ext === '.jsonl') return unifyRows(readJsonl(file));
   if (ext === '.json') {
     const value = parsePyJson(readFileSync(file, 'utf8'), { file });
-    if (Array.isArray(value)) return value.map((row, i) => asDoc(row, file, i + 1));
+    if (Array.isArray(value)) return unifyRows(value.map((row, i) => asDoc(row, file, i + 1)));
     throw new BadInputError('a JSON dataset must be an array of objects', { file });
   }
   if (ext === '.csv') return duckRows(`SELECT * FROM read_csv(${sqlLiteral(file)}, header = true)`);

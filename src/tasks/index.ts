@@ -67,6 +67,18 @@ function yamlFiles(dir: string): string[] {
   return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
+/**
+ * lm-eval 0.4.13's TaskIndex._kind_of makes any mapping with a `group` key a group, and builds its members only from
+ * a `task` list. One exception is kept: a task file of lm-eval before 0.4.3, where `group:` was a tag (its `task` a
+ * name and its other keys a task's), still reads as that task, so that old runs' prompts can be rebuilt; lm-eval
+ * 0.4.13 would build no task from it.
+ */
+function isGroupConfig(raw: Record<string, unknown>): boolean {
+  if (typeof raw.group !== 'string') return false;
+  if (Array.isArray(raw.task)) return true;
+  return Object.keys(raw).every((k) => (GROUP_KEYS as readonly string[]).includes(k) || k === 'tag');
+}
+
 /** A group's children by name (an inline child by its task or group name). */
 function memberNames(raw: Record<string, unknown>): string[] {
   if (!Array.isArray(raw.task)) return [];
@@ -116,8 +128,7 @@ export class TaskIndex {
       }
       return;
     }
-    // lm-eval 0.4.13's TaskIndex._kind_of: any mapping with a `group` key is a group, whatever its `task` holds.
-    const isGroup = typeof raw.group === 'string';
+    const isGroup = isGroupConfig(raw);
     const name = isGroup ? raw.group : raw.task;
     const kind = isGroup ? 'group' : 'task';
     if (typeof name !== 'string') return;
@@ -271,7 +282,7 @@ export class TaskIndex {
     addTask: (c: TaskConfig) => void,
     groups: GroupNode[],
   ): GroupNode | string {
-    if (typeof raw.group === 'string') return this.resolveGroup(raw, file, overrides, addTask, groups);
+    if (isGroupConfig(raw)) return this.resolveGroup(raw, file, overrides, addTask, groups);
     const config = { ...raw, ...overrides };
     delete config.group;
     delete config.task_list;
@@ -298,9 +309,8 @@ export class TaskIndex {
     checkKeys(groupFields, GROUP_KEYS, file);
     if (!Array.isArray(raw.task)) {
       // lm-eval builds a group's members only from a list (TaskFactory._build_group), so it runs nothing for this one.
-      const legacy = typeof raw.task === 'string' && 'dataset_path' in raw ? `; a task file's old \`group:\` key is \`tag:\` now` : '';
       throw new BadInputError(
-        `group '${String(raw.group)}': \`task\` must be a list of tasks (lm-eval 0.4.13 reads a file with a \`group\` key as a group and builds no task from a \`task\` that is not a list${legacy})`,
+        `group '${String(raw.group)}': \`task\` must be a list of tasks (lm-eval 0.4.13 reads a file with a \`group\` key as a group and builds no task from a \`task\` that is not a list)`,
         { file, field: 'task' },
       );
     }

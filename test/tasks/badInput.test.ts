@@ -55,10 +55,12 @@ test('an unknown !function names the task and the function', async () => {
 });
 
 test('a document missing a field names the task, document and field', async () => {
-  const dir = folder({ 't.yaml': TASK(''), 'test.jsonl': DATA });
+  // As datasets reads JSON Lines, doc 1's missing `q` is None (src/data/unify.ts): `{{q}}` prints "None", as in
+  // lm-eval, and None.strip() fails there.
+  const dir = folder({ 't.yaml': TASK('').replace('"{{q}}"', '"{{q.strip()}}"'), 'test.jsonl': DATA });
   const index = new TaskIndex([dir]);
   const [config] = index.resolve(['t']).tasks;
-  await assert.rejects(buildTask(config!, { roots: index.roots }), (e: unknown) => e instanceof BadInputError && /task 't', doc 1: .*q/.test(e.message) && /doc_to_text/.test(e.message));
+  await assert.rejects(buildTask(config!, { roots: index.roots }), (e: unknown) => e instanceof BadInputError && /task 't', doc 1: .*strip/.test(e.message) && /doc_to_text/.test(e.message));
 });
 
 test('an unknown task name suggests close names', () => {
@@ -105,11 +107,13 @@ test('a task lm-eval defines by a Python class is named as such, not as an unkno
   assert.deepEqual(new TaskIndex([dir]).resolve(['t']).tasks.map((t) => t.task), ['t']);
 });
 
-test('a file with a `group` key whose `task` is not a list is refused, as lm-eval 0.4.13 builds nothing from it', () => {
+test('a group file whose `task` is not a list is refused, as lm-eval 0.4.13 builds nothing from it', () => {
   // lm-eval's TaskIndex._kind_of makes any mapping with `group` a group; TaskFactory._build_group reads members only
   // from a list: `lm_eval --tasks g` ran no task (checked with lm-eval 0.4.13), where lmaudit ran the one named.
   const dir = folder({ 'g.yaml': 'group: g\ntask: t\n', 'old.yaml': TASK('group: old_tag\n').replace('task: t\n', 'task: t_old\n'), 't.yaml': TASK(''), 'test.jsonl': DATA });
   badInput(() => new TaskIndex([dir]).resolve(['g']), /g\.yaml, field 'task': group 'g': `task` must be a list/);
-  badInput(() => new TaskIndex([dir]).resolve(['old_tag']), /old\.yaml, field 'task': .*old `group:` key is `tag:` now/);
-  assert.throws(() => new TaskIndex([dir]).resolve(['t_old']), /Unknown task 't_old'/);
+  badInput(() => new TaskIndex([dir]).resolve(['g']), /builds no task from a `task` that is not a list/);
+  // The old task-file spelling (`group:` as a tag, lm-eval before 0.4.3) still reads as its task: old runs are rebuilt
+  // from such files (test/prompt/external/wmdp).
+  assert.deepEqual(new TaskIndex([dir]).resolve(['t_old']).tasks.map((t) => t.task), ['t_old']);
 });

@@ -1,0 +1,53 @@
+"""How Hugging Face `datasets` reads JSON Lines files (the json builder behind lm-eval's `dataset_path: json` with
+data_files), for test/prompt/datasetsJson.test.ts: each case's file text and the rows `load_dataset` gives, spelled
+so that ints and floats stay apart ({"float": 1.0}).
+
+    HF_DATASETS_OFFLINE=1 HF_HOME=/tmp/hfh /work/venv-lmeval/bin/python test/golden/datasets_json_gen.py \
+        > test/golden/datasets_json.json
+"""
+import json
+import math
+import os
+import sys
+import tempfile
+
+import datasets
+
+CASES = {
+    "columns in first-seen order, a missing one None, ints and floats in one column floats": [
+        {"q": "a", "x": 1, "y": [1, 2]}, {"q": "b", "x": 2.5, "z": "new", "y": [3.5]}, {"x": None, "q": "c", "y": []}],
+    "a struct field and nested lists promoted; a bool beside an int kept as written; an int column with a null stays int": [
+        {"s": {"a": 1}, "b": True, "n": 1, "l": [[1], [2.5]]}, {"s": {"a": 2.5}, "b": 1, "n": None, "l": [[3]]}],
+    "mappings with different keys kept as written": [{"s": {"a": 1}}, {"s": {"b": 2}}],
+    "mappings with the same keys take the first one's order": [{"s": {"a": 1, "b": 2}}, {"s": {"b": 3, "a": 4}}],
+    "a string beside a number kept as written": [{"q": "a", "x": 1, "s": {"a": 1}}, {"q": "b", "x": "two", "s": {"b": 2.5, "a": 3}}],
+    "a null mapping and an empty list": [{"s": {"a": 1, "c": [1]}}, {"s": {"a": 3, "c": []}}, {"s": None}],
+    "uniform rows unchanged": [{"question": "Q1", "answer": 0, "choices": ["a", "b"]}, {"question": "Q2", "answer": 1, "choices": ["c"]}],
+}
+
+
+def spelled(v):
+    if isinstance(v, bool) or v is None or isinstance(v, str):
+        return v
+    if isinstance(v, int):
+        return {"int": str(v)}
+    if isinstance(v, float):
+        return {"float": v if math.isfinite(v) else repr(v)}
+    if isinstance(v, list):
+        return [spelled(x) for x in v]
+    if isinstance(v, dict):
+        return {"keys": list(v.keys()), "values": [spelled(x) for x in v.values()]}
+    raise TypeError(type(v))
+
+
+out = []
+with tempfile.TemporaryDirectory() as tmp:
+    for i, (name, rows) in enumerate(CASES.items()):
+        text = "".join(json.dumps(r) + "\n" for r in rows)
+        path = os.path.join(tmp, f"c{i}.jsonl")
+        with open(path, "w") as f:
+            f.write(text)
+        ds = datasets.load_dataset("json", data_files={"test": path})["test"]
+        out.append({"name": name, "jsonl": text, "rows": [spelled(r) for r in ds]})
+json.dump({"datasets": datasets.__version__, "cases": out}, sys.stdout, indent=1)
+sys.stdout.write("\n")
