@@ -5,7 +5,7 @@
  * against lmaudit's registry of ports (src/tasks/functions.ts).
  */
 import { readFileSync } from 'node:fs';
-import { NOT_RESOLVED, YAML11_SCHEMA, YAMLException, boolYaml11Tag, defineScalarTag, floatYaml11Tag, intYaml11Tag, load, type Schema } from 'js-yaml';
+import { EVENT_ID, NOT_RESOLVED, YAML11_SCHEMA, YAMLException, boolYaml11Tag, defineScalarTag, floatYaml11Tag, getScalarValue, intYaml11Tag, load, parseEvents, type Schema } from 'js-yaml';
 import { BadInputError } from '../errors.ts';
 import { PyFloat } from '../py/values.ts';
 
@@ -59,6 +59,47 @@ const functionTag = defineScalarTag('!function', {
 
 const SCHEMA: Schema = YAML11_SCHEMA.withTags(pyBoolTag, pyIntTag, pyFloatTag, functionTag);
 
+/** The 1-based line of each top-level key of a parsed task file, for errors that name a field (keyed by the mapping). */
+const KEY_LINES = new WeakMap<object, Map<string, number>>();
+
+export function topLevelKeyLine(parsed: object, key: string): number | undefined {
+  return KEY_LINES.get(parsed)?.get(key);
+}
+
+function keyLines(source: string): Map<string, number> {
+  const lines = new Map<string, number>();
+  const breaks: number[] = [];
+  for (let i = source.indexOf('\n'); i >= 0; i = source.indexOf('\n', i + 1)) breaks.push(i);
+  const lineOf = (offset: number): number => {
+    let lo = 0;
+    let hi = breaks.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (breaks[mid]! < offset) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo + 1;
+  };
+  let depth = 0;
+  let keyNext = false;
+  for (const e of parseEvents(source, {})) {
+    if (e.type === EVENT_ID.POP) {
+      depth--;
+      continue;
+    }
+    // depth 2: directly inside the document's top mapping, where keys and values alternate.
+    if (depth === 2) {
+      if (keyNext && e.type === EVENT_ID.SCALAR) lines.set(getScalarValue(source, e), lineOf(e.valueStart));
+      keyNext = !keyNext;
+    }
+    if (e.type === EVENT_ID.DOCUMENT || e.type === EVENT_ID.MAPPING || e.type === EVENT_ID.SEQUENCE) {
+      depth++;
+      if (depth === 2) keyNext = e.type === EVENT_ID.MAPPING;
+    }
+  }
+  return lines;
+}
+
 /** Parses one YAML file into a plain mapping; malformed YAML is a BadInputError with file and line. */
 export function parseYamlFile(file: string): Record<string, unknown> {
   let text: string;
@@ -103,6 +144,7 @@ export function parseYamlText(text: string, file: string): Record<string, unknow
   if (value === null || value === undefined) return {};
   if (typeof value !== 'object' || Array.isArray(value)) throw new BadInputError('a task file must be a YAML mapping', { file });
   refuseAliasBomb(value as Record<string, unknown>, file);
+  KEY_LINES.set(value, keyLines(source));
   return value as Record<string, unknown>;
 }
 

@@ -34,7 +34,7 @@ test('malformed YAML names the file and line', () => {
 
 test('an unknown key is refused with a did-you-mean', () => {
   const dir = folder({ 't.yaml': TASK('num_fewshots: 2\n') });
-  badInput(() => new TaskIndex([dir]).resolve(['t']), /t\.yaml, field 'num_fewshots': unknown key 'num_fewshots'\. Did you mean: num_fewshot/);
+  badInput(() => new TaskIndex([dir]).resolve(['t']), /t\.yaml, line 7, field 'num_fewshots': unknown key 'num_fewshots'\. Did you mean: num_fewshot/);
 });
 
 test('an unknown fewshot_config key is refused', () => {
@@ -77,7 +77,7 @@ test('the CLI exits 2 and names the file', () => {
     env: { ...process.env, LMAUDIT_FROM_SOURCE: '1' },
   });
   assert.equal(r.status, 2, r.stderr);
-  assert.match(r.stderr, /t\.yaml, field 'doc_to_txt': unknown key 'doc_to_txt'\. Did you mean: doc_to_text/);
+  assert.match(r.stderr, /t\.yaml, line 7, field 'doc_to_txt': unknown key 'doc_to_txt'\. Did you mean: doc_to_text/);
 });
 
 test('a broken task file blocks only the names it might define, not the other tasks of its folder', () => {
@@ -116,4 +116,20 @@ test('a group file whose `task` is not a list is refused, as lm-eval 0.4.13 buil
   // The old task-file spelling (`group:` as a tag, lm-eval before 0.4.3) still reads as its task: old runs are rebuilt
   // from such files (test/prompt/external/wmdp).
   assert.deepEqual(new TaskIndex([dir]).resolve(['t_old']).tasks.map((t) => t.task), ['t_old']);
+});
+
+test('a bad field is named with the file and line that write it, through includes', async () => {
+  const dir = folder({
+    '_tmpl_yaml': 'output_type: generate_until\ntest_split: test\n\ndoc_to_text: "{{q.strip(}}"\n',
+    't.yaml': 'include: _tmpl_yaml\ntask: t\ndataset_path: .\ndoc_to_target: "{{a}}"\n',
+    'u.yaml': 'task: u\ndataset_path: .\n# a comment\ndoc_to_target: "{{a}}"\noutput_typ: generate_until\n',
+    'f.yaml': 'task: f\ndataset_path: .\ntest_split: test\n"doc_to_text": !function utils.nope\ndoc_to_target: "{{a}}"\n',
+    'test.jsonl': DATA,
+  });
+  const index = new TaskIndex([dir]);
+  badInput(() => index.resolve(['u']), /u\.yaml, line 5, field 'output_typ': unknown key/);
+  const [t] = index.resolve(['t']).tasks;
+  await assert.rejects(buildTask(t!, { roots: index.roots }), (e: unknown) => e instanceof BadInputError && /_tmpl_yaml, line 4, field 'doc_to_text': task 't'/.test(e.message));
+  const [f] = index.resolve(['f']).tasks;
+  await assert.rejects(buildTask(f!, { roots: index.roots }), (e: unknown) => e instanceof BadInputError && /f\.yaml, line 4, field 'doc_to_text': task 'f': !function utils\.nope/.test(e.message));
 });
