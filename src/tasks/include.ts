@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { BadInputError } from '../errors.ts';
-import { parseYamlFile, topLevelKeyLine } from './yaml.ts';
+import { parseYamlFile, parseYamlFileWithLines } from './yaml.ts';
 
 /**
  * Parsed files, so a template included by many tasks (57 MMLU subjects share one) is
@@ -62,12 +62,13 @@ export function fieldLocation(file: string, field: string): { file: string; line
     if (seen.has(path) || !existsSync(path)) return null;
     seen.add(path);
     let parsed: Record<string, unknown>;
+    let lines: Map<string, number>;
     try {
-      parsed = parseYamlFile(path);
+      ({ value: parsed, lines } = parseYamlFileWithLines(path));
     } catch {
       return null;
     }
-    if (key in parsed) return { file: path, line: topLevelKeyLine(parsed, key) };
+    if (key in parsed) return { file: path, line: lines.get(key) };
     const include = parsed.include;
     const list = typeof include === 'string' ? [include] : Array.isArray(include) ? include : [];
     for (const name of [...list].reverse()) {

@@ -59,11 +59,13 @@ const functionTag = defineScalarTag('!function', {
 
 const SCHEMA: Schema = YAML11_SCHEMA.withTags(pyBoolTag, pyIntTag, pyFloatTag, functionTag);
 
-/** The 1-based line of each top-level key of a parsed task file, for errors that name a field (keyed by the mapping). */
-const KEY_LINES = new WeakMap<object, Map<string, number>>();
-
-export function topLevelKeyLine(parsed: object, key: string): number | undefined {
-  return KEY_LINES.get(parsed)?.get(key);
+/**
+ * A task file's mapping with the 1-based line of each top-level key, for errors that name a field (parsed again
+ * then, so that the index's many parses do not pay for it).
+ */
+export function parseYamlFileWithLines(file: string): { value: Record<string, unknown>; lines: Map<string, number> } {
+  const { value, source } = parseWithSource(readTaskFile(file), file);
+  return { value, lines: keyLines(source) };
 }
 
 function keyLines(source: string): Map<string, number> {
@@ -102,19 +104,26 @@ function keyLines(source: string): Map<string, number> {
 
 /** Parses one YAML file into a plain mapping; malformed YAML is a BadInputError with file and line. */
 export function parseYamlFile(file: string): Record<string, unknown> {
-  let text: string;
+  return parseYamlText(readTaskFile(file), file);
+}
+
+function readTaskFile(file: string): string {
   try {
-    text = readFileSync(file, 'utf8');
+    return readFileSync(file, 'utf8');
   } catch (error) {
     throw new BadInputError(`cannot read task file (${(error as Error).message})`, { file }, { cause: error });
   }
-  return parseYamlText(text, file);
 }
 
 /** How many under-indented continuation lines one file may have re-indented before its first error is reported. */
 const MAX_REINDENTS = 2000;
 
 export function parseYamlText(text: string, file: string): Record<string, unknown> {
+  return parseWithSource(text, file).value;
+}
+
+/** The mapping and the text it was parsed from (under-indented continuation lines indented further). */
+function parseWithSource(text: string, file: string): { value: Record<string, unknown>; source: string } {
   let value: unknown;
   let source = text;
   let first: YAMLException | null = null;
@@ -141,11 +150,10 @@ export function parseYamlText(text: string, file: string): Record<string, unknow
       throw new BadInputError(`malformed YAML: ${shown.reason ?? shown.message}`, { file, line: shown.mark ? shown.mark.line + 1 : undefined }, { cause: shown });
     }
   }
-  if (value === null || value === undefined) return {};
+  if (value === null || value === undefined) return { value: {}, source };
   if (typeof value !== 'object' || Array.isArray(value)) throw new BadInputError('a task file must be a YAML mapping', { file });
   refuseAliasBomb(value as Record<string, unknown>, file);
-  KEY_LINES.set(value, keyLines(source));
-  return value as Record<string, unknown>;
+  return { value: value as Record<string, unknown>, source };
 }
 
 function reindentLine(text: string, line: number): string {
