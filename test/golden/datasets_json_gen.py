@@ -1,6 +1,6 @@
-"""How Hugging Face `datasets` reads JSON Lines files (the json builder behind lm-eval's `dataset_path: json` with
-data_files), for test/prompt/datasetsJson.test.ts: each case's file text and the rows `load_dataset` gives, spelled
-so that ints and floats stay apart ({"float": 1.0}).
+"""How Hugging Face `datasets` reads JSON Lines and CSV files (the json and csv builders behind lm-eval's
+`dataset_path: json` / `csv` with data_files), for test/prompt/datasetsJson.test.ts: each case's file text and the rows
+`load_dataset` gives, spelled so that ints and floats stay apart ({"float": 1.0}).
 
     HF_DATASETS_OFFLINE=1 HF_HOME=/tmp/hfh /work/venv-lmeval/bin/python test/golden/datasets_json_gen.py \
         > test/golden/datasets_json.json
@@ -40,8 +40,25 @@ def spelled(v):
     raise TypeError(type(v))
 
 
+CSV_CASES = {
+    "pandas types: ints with leading zeros and spaces, ints with a gap floats, NA spellings None, bools, mixed text": (
+        'q,i,i0,f,fe,b,bn,s,na,sp,mix\n'
+        'a,007,1,1.5,1e3,True,True,NA,x, 12,1\n'
+        '"b, c",12,,2,2E-1,False,,None,null,13 ,two\n'
+        '"",-3,3,nan,inf,TRUE,false,n/a,,14,3.5\n'),
+    "quoted commas and line breaks, yes/no kept as text, NaN None in a float column": (
+        'q,a,b,c,d\n"Hello, world",007,1.0,True,\n" lead",12,2.5,False,x\n"multi\nline",3,NaN,yes,y\n'),
+}
+
 out = []
+csv_out = []
 with tempfile.TemporaryDirectory() as tmp:
+    for i, (name, text) in enumerate(CSV_CASES.items()):
+        path = os.path.join(tmp, f"c{i}.csv")
+        with open(path, "w", newline="") as f:
+            f.write(text)
+        ds = datasets.load_dataset("csv", data_files={"test": path})["test"]
+        csv_out.append({"name": name, "csv": text, "rows": [spelled(r) for r in ds]})
     for i, (name, rows) in enumerate(CASES.items()):
         text = "".join(json.dumps(r) + "\n" for r in rows)
         path = os.path.join(tmp, f"c{i}.jsonl")
@@ -49,5 +66,5 @@ with tempfile.TemporaryDirectory() as tmp:
             f.write(text)
         ds = datasets.load_dataset("json", data_files={"test": path})["test"]
         out.append({"name": name, "jsonl": text, "rows": [spelled(r) for r in ds]})
-json.dump({"datasets": datasets.__version__, "cases": out}, sys.stdout, indent=1)
+json.dump({"datasets": datasets.__version__, "cases": out, "csv_cases": csv_out}, sys.stdout, indent=1)
 sys.stdout.write("\n")
