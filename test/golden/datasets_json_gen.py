@@ -22,6 +22,8 @@ CASES = {
     "mappings with the same keys take the first one's order": [{"s": {"a": 1, "b": 2}}, {"s": {"b": 3, "a": 4}}],
     "a string beside a number kept as written": [{"q": "a", "x": 1, "s": {"a": 1}}, {"q": "b", "x": "two", "s": {"b": 2.5, "a": 3}}],
     "a null mapping and an empty list": [{"s": {"a": 1, "c": [1]}}, {"s": {"a": 3, "c": []}}, {"s": None}],
+    "NaN and Infinity None, in float, int and text columns": "NAN_CASE",
+    "keys named __proto__ and constructor are columns": [{"__proto__": {"x": 1}, "constructor": 2, "q": "a"}, {"q": "b"}],
     "uniform rows unchanged": [{"question": "Q1", "answer": 0, "choices": ["a", "b"]}, {"question": "Q2", "answer": 1, "choices": ["c"]}],
 }
 
@@ -39,6 +41,8 @@ def spelled(v):
         return {"keys": list(v.keys()), "values": [spelled(x) for x in v.values()]}
     raise TypeError(type(v))
 
+
+NAN_TEXT = '{"a": 1.5, "s": "x", "i": 2}\n{"a": NaN, "s": NaN, "i": NaN}\n{"a": Infinity, "s": "y", "i": 3}\n'
 
 CSV_CASES = {
     "pandas types: ints with leading zeros and spaces, ints with a gap floats, NA spellings None, bools, mixed text": (
@@ -60,7 +64,7 @@ with tempfile.TemporaryDirectory() as tmp:
         ds = datasets.load_dataset("csv", data_files={"test": path})["test"]
         csv_out.append({"name": name, "csv": text, "rows": [spelled(r) for r in ds]})
     for i, (name, rows) in enumerate(CASES.items()):
-        text = "".join(json.dumps(r) + "\n" for r in rows)
+        text = NAN_TEXT if rows == "NAN_CASE" else "".join(json.dumps(r) + "\n" for r in rows)
         path = os.path.join(tmp, f"c{i}.jsonl")
         with open(path, "w") as f:
             f.write(text)
