@@ -1,5 +1,5 @@
 /**
- * fixtures/golden-prompts/qa: requests lm-eval 0.4.13's own code built (scripts/fixtures/make_golden_prompts_qa.py,
+ * test/golden/qa-prompts: requests lm-eval 0.4.13's own code built (scripts/fixtures/make_golden_prompts_qa.py,
  * a recording model under simple_evaluate) for the settings the older golden files lack: the shipped tasks without
  * golden files (boolq, piqa, winogrande, hellaswag, truthfulqa_mc2, mmlu subjects as a group) at 0/1/5 shots, with a
  * system instruction, --gen_kwargs, and the qwen3-tiny chat template multiturn and single-turn; and synthetic tasks
@@ -17,7 +17,7 @@ import { dumpsPy, parsePyJson } from '../../src/py/json.ts';
 import { PyFloat } from '../../src/py/values.ts';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
-const dir = `${repo}fixtures/golden-prompts/qa/`;
+const dir = `${repo}test/golden/qa-prompts/`;
 // lm-eval resolves the tasks' data_files against the working directory: the generator ran in the repository root.
 process.chdir(repo);
 
