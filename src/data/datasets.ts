@@ -4,7 +4,7 @@
  * `fixtures/benchmarks/<id>/<config>/<split>.jsonl`, then `$LMAUDIT_DATASETS` with the
  * same layout), and otherwise the hub's Parquet conversion is downloaded (src/data/hub.ts)
  * and read through DuckDB, as `datasets` would.
- * Rows keep the file's column order and Python's int/float distinction.
+ * Rows keep Python's int/float distinction; JSON rows are made one table as `datasets` makes them (src/data/unify.ts).
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
@@ -13,6 +13,7 @@ import { PyFloat } from '../py/values.ts';
 import { parsePyJson } from '../py/json.ts';
 import { packageRoot } from '../util/packageRoot.ts';
 import { hubParquetFiles } from './hub.ts';
+import { unifyRows } from './unify.ts';
 
 export type Doc = Record<string, unknown>;
 
@@ -92,18 +93,57 @@ export async function loadSplit(ref: DatasetRef, split: string, baseDir?: string
 
 export async function loadFile(file: string): Promise<Doc[]> {
   const ext = extname(file).toLowerCase();
-  if (ext === '.jsonl') return readJsonl(file);
+  if (ext === '.jsonl') return unifyRows(readJsonl(file));
   if (ext === '.json') {
     const value = parsePyJson(readFileSync(file, 'utf8'), { file });
-    if (Array.isArray(value)) return value.map((row, i) => asDoc(row, file, i + 1));
+    if (Array.isArray(value)) return unifyRows(value.map((row, i) => asDoc(row, file, i + 1)));
     throw new BadInputError('a JSON dataset must be an array of objects', { file });
   }
-  if (ext === '.csv') return duckRows(`SELECT * FROM read_csv(${sqlLiteral(file)}, header = true)`);
+  if (ext === '.csv') return readCsvAsPandas(file);
   if (ext === '.parquet') return duckRows(`SELECT * FROM read_parquet(${sqlLiteral(file)})`);
   throw new BadInputError(`unsupported dataset file type '${ext}' (use ${EXTENSIONS.join(', ')})`, { file });
 }
 
 const sqlLiteral = (value: string): string => `'${value.replaceAll("'", "''")}'`;
+
+/**
+ * A CSV file as `datasets`' csv builder reads it (pandas.read_csv with its defaults, then Arrow): comma-separated,
+ * pandas' NA spellings ("", NA, null, None, nan, n/a…) None in every column, and each column typed as pandas infers
+ * it: all ints → int ("007" is 7; with an NA, floats), all numbers → float, all True/False spellings → bool, else
+ * text. DuckDB's own sniffing gave "007", the booleans of "yes", and "NA" as text.
+ */
+async function readCsvAsPandas(file: string): Promise<Doc[]> {
+  const { duck } = await import('../util/duckdb.ts');
+  const conn = await duck();
+  const reader = await conn.runAndReadAll(`SELECT * FROM read_csv(${sqlLiteral(file)}, header = true, all_varchar = true, delim = ',', quote = '"', escape = '"')`);
+  const names = reader.columnNames();
+  const rows = reader.getRowsJS() as (string | null)[][];
+  const convert = names.map((_, j) => pandasColumn(rows.map((r) => r[j] ?? null)));
+  return rows.map((r) => Object.fromEntries(names.map((n, j) => [n, convert[j]!(r[j] ?? null)])));
+}
+
+const PANDAS_NA = new Set(['', '#N/A', '#N/A N/A', '#NA', '-1.#IND', '-1.#QNAN', '-NaN', '-nan', '1.#IND', '1.#QNAN', '<NA>', 'N/A', 'NA', 'NULL', 'NaN', 'None', 'n/a', 'nan', 'null']);
+const PANDAS_INT = /^\s*[-+]?\d+\s*$/;
+const PANDAS_FLOAT = /^\s*[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|inf|infinity)\s*$/i;
+const PANDAS_TRUE = new Set(['True', 'TRUE', 'true']);
+const PANDAS_FALSE = new Set(['False', 'FALSE', 'false']);
+
+function pandasColumn(values: (string | null)[]): (v: string | null) => unknown {
+  const isNA = (v: string | null): v is null => v === null || PANDAS_NA.has(v);
+  const present = values.filter((v): v is string => !isNA(v));
+  const asFloat = (v: string): PyFloat => {
+    const t = v.trim().toLowerCase().replace(/^\+/, '');
+    return new PyFloat(t === 'inf' || t === 'infinity' ? Infinity : t === '-inf' || t === '-infinity' ? -Infinity : Number(t));
+  };
+  if (present.length === 0) return () => null;
+  if (present.every((v) => PANDAS_INT.test(v))) {
+    if (present.length === values.length) return (v) => (Number.isSafeInteger(Number(v)) ? Number(v) : BigInt(v!.trim()));
+    return (v) => (isNA(v) ? null : asFloat(v));
+  }
+  if (present.every((v) => PANDAS_FLOAT.test(v))) return (v) => (isNA(v) ? null : asFloat(v));
+  if (present.every((v) => PANDAS_TRUE.has(v) || PANDAS_FALSE.has(v))) return (v) => (isNA(v) ? null : PANDAS_TRUE.has(v));
+  return (v) => (isNA(v) ? null : v);
+}
 
 function readJsonl(file: string): Doc[] {
   let text: string;

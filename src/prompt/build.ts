@@ -9,6 +9,7 @@ import { BadInputError } from '../errors.ts';
 import { loadSplit, type Doc } from '../data/datasets.ts';
 import { dumpsPyIndent2 } from '../py/json.ts';
 import { resolveFunction } from '../tasks/functions.ts';
+import { fieldLocation } from '../tasks/include.ts';
 import type { TaskConfig } from '../tasks/config.ts';
 import { FunctionRef } from '../tasks/yaml.ts';
 import type { ChatTemplate } from './chatTemplate.ts';
@@ -80,7 +81,7 @@ export function docHash(doc: Doc): string {
 async function processed(config: TaskConfig, ref: FunctionRef | null, docs: Doc[], roots: readonly string[], field: string): Promise<Doc[]> {
   if (ref === null) return docs;
   const fn = resolveFunction(ref, roots, config.task, field);
-  if (fn.kind !== 'process_docs') throw new BadInputError(`task '${config.task}': !function ${ref.name} is not a process_docs function`, { file: config.source, field });
+  if (fn.kind !== 'process_docs') throw new BadInputError(`task '${config.task}': !function ${ref.name} is not a process_docs function`, fieldLocation(config.source, field));
   return fn.fn(docs);
 }
 
@@ -89,7 +90,7 @@ async function split(config: TaskConfig, name: string): Promise<Doc[]> {
     return await loadSplit({ path: config.dataset_path, name: config.dataset_name, kwargs: config.dataset_kwargs }, name, dirname(config.source));
   } catch (error) {
     if (error instanceof BadInputError && error.where.file === undefined) {
-      throw new BadInputError(`task '${config.task}': ${error.detail}`, { file: config.source, field: error.where.field });
+      throw new BadInputError(`task '${config.task}': ${error.detail}`, error.where.field === undefined ? { file: config.source } : fieldLocation(config.source, error.where.field));
     }
     throw error;
   }
@@ -97,7 +98,7 @@ async function split(config: TaskConfig, name: string): Promise<Doc[]> {
 
 export async function loadEvalDocs(config: TaskConfig, roots: readonly string[]): Promise<Doc[]> {
   const name = config.test_split ?? config.validation_split;
-  if (name === null) throw new BadInputError(`task '${config.task}' has neither test_split nor validation_split`, { file: config.source, field: 'test_split' });
+  if (name === null) throw new BadInputError(`task '${config.task}' has neither test_split nor validation_split`, fieldLocation(config.source, 'test_split'));
   return processed(config, config.process_docs, await split(config, name), roots, 'process_docs');
 }
 
@@ -105,13 +106,13 @@ async function fewshotPool(config: TaskConfig, roots: readonly string[]): Promis
   const fs = config.fewshot_config;
   if (fs.split !== null) return processed(config, fs.process_docs, await split(config, fs.split), roots, 'fewshot_config.process_docs');
   if (fs.samples !== null) {
-    if (fs.samples instanceof FunctionRef) throw new BadInputError(`task '${config.task}': callable fewshot_config.samples are not supported`, { file: config.source, field: 'fewshot_config.samples' });
+    if (fs.samples instanceof FunctionRef) throw new BadInputError(`task '${config.task}': callable fewshot_config.samples are not supported`, fieldLocation(config.source, 'fewshot_config.samples'));
     return fs.samples;
   }
   for (const name of [config.training_split, config.validation_split, config.test_split]) {
     if (name !== null) return processed(config, config.process_docs, await split(config, name), roots, 'process_docs');
   }
-  throw new BadInputError(`task '${config.task}' has no split to draw few-shot examples from`, { file: config.source, field: 'fewshot_split' });
+  throw new BadInputError(`task '${config.task}' has no split to draw few-shot examples from`, fieldLocation(config.source, 'fewshot_split'));
 }
 
 export async function buildTask(config: TaskConfig, options: BuildOptions): Promise<BuiltTask> {

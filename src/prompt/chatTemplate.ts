@@ -13,6 +13,7 @@ import { BadInputError, UnknownNameError } from '../errors.ts';
 import { sha256Hex } from '../util/hash.ts';
 import { dumpsPy } from '../py/json.ts';
 import type { ChatMessage } from './context.ts';
+import { pyStrip } from '../py/str.ts';
 
 export interface ChatTemplate {
   /**
@@ -132,16 +133,17 @@ export function compileChatTemplate(
     source,
     sha256: sha256Hex(source),
     render(messages, addGenerationPrompt) {
-      let rendered: string;
+      const apply = (chat: ChatMessage[]): string => (addGenerationPrompt ? renderOnce(chat, true) : continueFinalMessage(source, chat, (tagged) => renderOnce(tagged, false), opts.origin));
       try {
-        rendered = renderOnce(messages, addGenerationPrompt);
+        return apply(messages);
       } catch (error) {
         // lm-eval's HFLM retries once without system messages when the template raises.
         const withoutSystem = messages.filter((m) => m.role !== 'system');
-        if (withoutSystem.length === messages.length) throw new BadInputError(`chat template failed (${(error as Error).message})`, { file: opts.origin });
-        rendered = renderOnce(withoutSystem, addGenerationPrompt);
+        if (error instanceof BadInputError || withoutSystem.length === messages.length) {
+          throw error instanceof BadInputError ? error : new BadInputError(`chat template failed (${(error as Error).message})`, { file: opts.origin });
+        }
+        return apply(withoutSystem);
       }
-      return addGenerationPrompt ? rendered : continueFinalMessage(rendered, messages.at(-1)!.content);
     },
   };
 }
@@ -158,12 +160,24 @@ export function apiChatTemplate(): ChatTemplate {
   };
 }
 
-/** transformers' `continue_final_message`: cut the render right after the final message's text. */
-function continueFinalMessage(rendered: string, finalMessage: string): string {
-  const stripped = finalMessage.trim();
-  const at = rendered.lastIndexOf(stripped);
-  if (at < 0) throw new BadInputError('continue_final_message: the final message does not appear in the rendered chat');
-  const lstripped = finalMessage.trimStart();
-  if (rendered.slice(at, at + lstripped.length) === finalMessage) return rendered.slice(0, at + lstripped.length);
-  return rendered.slice(0, at + stripped.length);
+const CONTINUE_TAG = 'CONTINUE_FINAL_MESSAGE_TAG ';
+
+/**
+ * transformers 5's `continue_final_message` (utils/chat_template_utils.py, the version of the reference runs): the
+ * final message's content gets a marker appended, the chat is rendered, and the text is cut where the last marker
+ * begins (then right-stripped, as Python strips, when the template did not keep the marker's trailing space).
+ * Cutting after the last occurrence of the message's own text, as transformers 4 did, differs for a template that
+ * rewrites or repeats the message (tojson, a split).
+ */
+function continueFinalMessage(source: string, messages: ChatMessage[], render: (messages: ChatMessage[]) => string, origin: string): string {
+  if (!source.includes('content')) throw new BadInputError('continue_final_message: the chat template never names the messages\' content', { file: origin });
+  const final = messages.at(-1)!;
+  const rendered = render([...messages.slice(0, -1), { ...final, content: final.content + CONTINUE_TAG }]);
+  const marker = CONTINUE_TAG.trim();
+  if (!rendered.includes(pyStrip(final.content)) || !rendered.includes(marker)) {
+    throw new BadInputError('continue_final_message: the final message does not appear in the rendered chat', { file: origin });
+  }
+  const at = rendered.lastIndexOf(marker);
+  if (rendered.slice(at, at + CONTINUE_TAG.length) === CONTINUE_TAG) return rendered.slice(0, at);
+  return pyStrip(rendered.slice(0, at), null, false, true);
 }

@@ -6,6 +6,7 @@
  */
 import { BadInputError } from '../errors.ts';
 import { resolveFunction } from '../tasks/functions.ts';
+import { fieldLocation } from '../tasks/include.ts';
 import type { FieldSpec, TaskConfig } from '../tasks/config.ts';
 import { FunctionRef } from '../tasks/yaml.ts';
 import { compileTemplate, pyIsDigit } from './jinja/index.ts';
@@ -28,7 +29,7 @@ export class TaskFields {
   ) {}
 
   fail(field: string, message: string, cause?: unknown): never {
-    throw new BadInputError(`task '${this.config.task}', doc ${this.docId}: ${message}`, { file: this.config.source, field }, { cause });
+    throw new BadInputError(`task '${this.config.task}', doc ${this.docId}: ${message}`, fieldLocation(this.config.source, field), { cause });
   }
 
   render(source: string, doc: Doc, field: string): string {

@@ -2,7 +2,8 @@
  * Few-shot samplers (lm_eval/api/samplers.py, lmeval-prompts.md §9). One sampler, with
  * one RNG, per task; it is advanced document by document in eval order, so doc i's
  * shots depend on every earlier draw. With `eval_doc` given the default sampler draws
- * n+1 and drops every shot equal to the eval doc (Python `==`), then keeps n.
+ * n+1 and drops every shot equal to the eval doc (Python `==`), then keeps n; when copies of the eval doc left fewer
+ * than n, it draws n again from the pool without them.
  */
 import { BadInputError, UnknownNameError, UnsupportedError } from '../errors.ts';
 import { PyFloat } from '../py/values.ts';
@@ -46,7 +47,13 @@ class ContextSampler implements Sampler {
     if (k > this.docs.length) throw new BadInputError(`task '${this.task}': cannot draw ${k} few-shot examples from a pool of ${this.docs.length}`);
     let shots = this.rnd.sample(this.docs, k);
     if (evalDoc) shots = shots.filter((d) => !pyEquals(d, evalDoc)).slice(0, n);
-    if (shots.length !== n) throw new BadInputError(`task '${this.task}': drew ${shots.length} few-shot examples, expected ${n}`);
+    if (shots.length < n) {
+      // The pool holds copies of the eval doc and more than one was drawn: lm-eval 0.4.13 draws again, n from the pool
+      // without any copy (the same RNG, so later documents' shots depend on this second draw too).
+      const pool = this.docs.filter((d) => !pyEquals(d, evalDoc));
+      if (n > pool.length) throw new BadInputError(`task '${this.task}': cannot draw ${n} few-shot examples from a pool of ${pool.length} once the eval document's copies are left out`);
+      shots = this.rnd.sample(pool, n);
+    }
     return shots;
   }
 }

@@ -6,6 +6,7 @@
  */
 import { BadInputError, closestNames } from '../errors.ts';
 import { PyFloat } from '../py/values.ts';
+import { fieldLocation } from './include.ts';
 import type { FunctionRef } from './yaml.ts';
 
 export type OutputType = 'loglikelihood' | 'loglikelihood_rolling' | 'multiple_choice' | 'generate_until';
@@ -86,7 +87,7 @@ export function checkKeys(raw: Record<string, unknown>, known: readonly string[]
     if (known.includes(key)) continue;
     const close = closestNames(key, known);
     const hint = close.length > 0 ? ` Did you mean: ${close.join(', ')}?` : '';
-    throw new BadInputError(`unknown key '${prefix}${key}'.${hint}`, { file, field: `${prefix}${key}` });
+    throw new BadInputError(`unknown key '${prefix}${key}'.${hint}`, fieldLocation(file, `${prefix}${key}`));
   }
 }
 
@@ -96,7 +97,7 @@ const str = (v: unknown): string | null => (v === null || v === undefined ? null
 export function toTaskConfig(raw: Record<string, unknown>, file: string): TaskConfig {
   checkKeys(raw, TASK_KEYS, file);
   if ('class' in raw) throw new BadInputError('Python `class:` tasks are not supported', { file, field: 'class' });
-  const where = (field: string) => ({ file, field });
+  const where = (field: string) => fieldLocation(file, field);
   if (typeof raw.task !== 'string') throw new BadInputError('a task needs a string `task` name', where('task'));
   const outputType = (raw.output_type ?? 'generate_until') as OutputType;
   if (!OUTPUT_TYPES.includes(outputType)) {
@@ -154,7 +155,7 @@ function generationKwargs(raw: unknown, outputType: OutputType, fewshotDelimiter
     if (outputType !== 'generate_until') return null;
     return { temperature: new PyFloat(0), do_sample: false, max_gen_toks: 256, until: [fewshotDelimiter] };
   }
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw new BadInputError('generation_kwargs must be a mapping', { file, field: 'generation_kwargs' });
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw new BadInputError('generation_kwargs must be a mapping', fieldLocation(file, 'generation_kwargs'));
   const kwargs = { ...(raw as Record<string, unknown>) };
   if ('temperature' in kwargs) kwargs.temperature = toPyFloat(kwargs.temperature, file);
   if (!('until' in kwargs)) kwargs.until = [fewshotDelimiter];
@@ -166,13 +167,13 @@ function toPyFloat(v: unknown, file: string): PyFloat {
   if (typeof v === 'number') return new PyFloat(v);
   if (typeof v === 'boolean') return new PyFloat(v ? 1 : 0);
   if (typeof v === 'string' && v.trim() !== '' && !Number.isNaN(Number(v))) return new PyFloat(Number(v));
-  throw new BadInputError(`generation_kwargs.temperature must be a number, got ${JSON.stringify(v)}`, { file, field: 'generation_kwargs.temperature' });
+  throw new BadInputError(`generation_kwargs.temperature must be a number, got ${JSON.stringify(v)}`, fieldLocation(file, 'generation_kwargs.temperature'));
 }
 
 /** FewshotConfig.from_dict: inherit the top-level fields, then the YAML `fewshot_config` keys win. */
 function fewshotConfig(raw: unknown, c: TaskConfig, file: string): FewshotConfig {
   const own = (raw ?? {}) as Record<string, unknown>;
-  if (typeof own !== 'object' || Array.isArray(own)) throw new BadInputError('fewshot_config must be a mapping', { file, field: 'fewshot_config' });
+  if (typeof own !== 'object' || Array.isArray(own)) throw new BadInputError('fewshot_config must be a mapping', fieldLocation(file, 'fewshot_config'));
   checkKeys(own, FEWSHOT_KEYS, file, 'fewshot_config.');
   const pick = <T>(key: string, inherited: T): T => (key in own ? (own[key] as T) : inherited);
   return {

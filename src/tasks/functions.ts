@@ -10,6 +10,7 @@ import * as hellaswag from '../data/ports/hellaswag.ts';
 import * as truthfulqa from '../data/ports/truthfulqa.ts';
 import * as winogrande from '../data/ports/winogrande.ts';
 import type { FunctionRef } from './yaml.ts';
+import { fieldLocation } from './include.ts';
 
 type Doc = Record<string, unknown>;
 
@@ -53,6 +54,6 @@ export function resolveFunction(ref: FunctionRef, roots: readonly string[], task
   const hint = close.length > 0 ? ` Did you mean: ${close.join(', ')}?` : '';
   throw new BadInputError(
     `task '${task}': !function ${ref.name} (${key}) is not one of lmaudit's ported functions; lmaudit never runs Python from task folders.${hint}`,
-    { file: ref.file, field },
+    fieldLocation(ref.file, field),
   );
 }

@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { BadInputError } from '../errors.ts';
-import { parseYamlFile } from './yaml.ts';
+import { parseYamlFile, parseYamlFileWithLines } from './yaml.ts';
 
 /**
  * Parsed files, so a template included by many tasks (57 MMLU subjects share one) is
@@ -48,4 +48,34 @@ export function loadYamlWithIncludes(file: string, seen: string[] = [], cache?: 
     Object.assign(merged, included);
   }
   return Object.assign(merged, own);
+}
+
+/**
+ * Where a task file's field is written, for errors: the file itself or, through its `include`s (the last one that
+ * sets the key wins, as in the merge), the file that sets it, and the line of the top-level key (`fewshot_config.x`
+ * is found at `fewshot_config`). Only the file is known when no file sets it (a group's override, an inline task).
+ */
+export function fieldLocation(file: string, field: string): { file: string; line?: number; field: string } {
+  const key = field.split('.')[0]!;
+  const seen = new Set<string>();
+  const find = (path: string): { file: string; line?: number } | null => {
+    if (seen.has(path) || !existsSync(path)) return null;
+    seen.add(path);
+    let parsed: Record<string, unknown>;
+    let lines: Map<string, number>;
+    try {
+      ({ value: parsed, lines } = parseYamlFileWithLines(path));
+    } catch {
+      return null;
+    }
+    if (key in parsed) return { file: path, line: lines.get(key) };
+    const include = parsed.include;
+    const list = typeof include === 'string' ? [include] : Array.isArray(include) ? include : [];
+    for (const name of [...list].reverse()) {
+      const found = typeof name === 'string' ? find(resolve(dirname(path), name)) : null;
+      if (found !== null) return found;
+    }
+    return null;
+  };
+  return { ...(find(resolve(file)) ?? { file }), field };
 }

@@ -67,8 +67,21 @@ function yamlFiles(dir: string): string[] {
   return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
+/**
+ * lm-eval 0.4.13's TaskIndex._kind_of makes any mapping with a `group` key a group, and builds its members only from
+ * a `task` list. One exception is kept: a task file of lm-eval before 0.4.3, where `group:` was a tag (its `task` a
+ * name and its other keys a task's), still reads as that task, so that old runs' prompts can be rebuilt; lm-eval
+ * 0.4.13 would build no task from it.
+ */
+function isGroupConfig(raw: Record<string, unknown>): boolean {
+  if (typeof raw.group !== 'string') return false;
+  if (Array.isArray(raw.task)) return true;
+  return Object.keys(raw).every((k) => (GROUP_KEYS as readonly string[]).includes(k) || k === 'tag');
+}
+
 /** A group's children by name (an inline child by its task or group name). */
 function memberNames(raw: Record<string, unknown>): string[] {
+  if (!Array.isArray(raw.task)) return [];
   return (raw.task as unknown[]).map((c) => (typeof c === 'string' ? c : String((c as { task?: unknown }).task ?? (c as { group?: unknown }).group ?? '<inline>')));
 }
 
@@ -76,6 +89,9 @@ export class TaskIndex {
   private readonly entries = new Map<string, Entry>();
   private readonly tags = new Map<string, Set<string>>();
   private readonly parsed: ParseCache = new Map();
+
+  /** Tasks lm-eval defines by a Python class (`class: !function …`): indexed, so that naming one says why it cannot run. */
+  private readonly pythonTasks = new Map<string, string>();
 
   /** Task files that could not be read (malformed YAML, an alias bomb), kept for the unknown-name message. */
   private readonly broken: BadInputError[] = [];
@@ -104,13 +120,22 @@ export class TaskIndex {
       this.broken.push(error);
       return;
     }
-    if ('class' in raw) return;
-    const name = 'group' in raw && raw.group !== undefined && 'task' in raw && Array.isArray(raw.task) ? raw.group : raw.task;
-    const kind = name === raw.group && Array.isArray(raw.task) ? 'group' : 'task';
+    if ('class' in raw) {
+      if (typeof raw.task === 'string' && !seenHere.has(raw.task)) {
+        seenHere.add(raw.task);
+        this.entries.delete(raw.task);
+        this.pythonTasks.set(raw.task, file);
+      }
+      return;
+    }
+    const isGroup = isGroupConfig(raw);
+    const name = isGroup ? raw.group : raw.task;
+    const kind = isGroup ? 'group' : 'task';
     if (typeof name !== 'string') return;
     if (seenHere.has(name)) return;
     seenHere.add(name);
     this.entries.set(name, { kind, file, raw });
+    this.pythonTasks.delete(name);
     if (kind === 'task') {
       const tags = raw.tag === undefined || raw.tag === null ? [] : Array.isArray(raw.tag) ? raw.tag : [raw.tag];
       for (const tag of tags.map(String)) {
@@ -197,8 +222,9 @@ export class TaskIndex {
     overrides: Record<string, unknown>,
     addTask: (c: TaskConfig) => void,
     groups: GroupNode[],
+    parent: GroupNode | null = null,
   ): GroupNode | string | null {
-    if (typeof name !== 'string') return this.resolveInline(name, overrides, addTask, groups);
+    if (typeof name !== 'string') return this.resolveInline(name, overrides, addTask, groups, parent);
     if (name.endsWith('.yaml') && existsSync(name)) {
       const raw = loadYamlWithIncludes(name);
       return this.resolveRaw(raw, resolve(name), overrides, addTask, groups);
@@ -210,6 +236,10 @@ export class TaskIndex {
       for (const task of [...tagged].sort()) this.resolveOne(task, overrides, addTask, groups);
       return name;
     }
+    const pythonTask = this.pythonTasks.get(name);
+    if (pythonTask !== undefined) {
+      throw new BadInputError(`task '${name}' is defined by a Python class (class: ...), which lmaudit cannot run: it runs YAML task definitions only`, { file: pythonTask, field: 'class' });
+    }
     if (this.broken.length > 0) {
       const listed = this.broken.map((e) => `\n  ${e.message}`).join('');
       throw new BadInputError(`unknown task '${name}'; ${this.broken.length} task file(s) could not be read, and one of them may define it:${listed}`);
@@ -217,16 +247,32 @@ export class TaskIndex {
     throw new UnknownNameError('task', name, this.names());
   }
 
+  /**
+   * A mapping in a group's `task:` list, as lm-eval 0.4.13's TaskFactory._build_group_members reads it: one that names
+   * an indexed task or group overrides its config, its own keys winning over the group's; any other is defined
+   * inline, its name prefixed with the group's (`<group>::<name>`).
+   */
   private resolveInline(
     raw: Record<string, unknown>,
     overrides: Record<string, unknown>,
     addTask: (c: TaskConfig) => void,
     groups: GroupNode[],
+    parent: GroupNode | null,
   ): GroupNode | string | null {
-    // An inline child that names an indexed task overrides that task's config.
-    const base = typeof raw.task === 'string' && this.entries.get(raw.task)?.kind === 'task' ? this.entries.get(raw.task)! : null;
-    const merged = base === null ? raw : { ...base.raw, ...raw };
-    return this.resolveRaw(merged, base?.file ?? '<inline>', overrides, addTask, groups);
+    const itemOverrides = { ...overrides, ...raw };
+    if (typeof raw.group === 'string') {
+      const named = this.entries.get(raw.group);
+      if (named?.kind === 'group') {
+        delete itemOverrides.group;
+        return this.resolveRaw(named.raw, named.file, itemOverrides, addTask, groups);
+      }
+      const inline = parent === null ? raw : { ...raw, group: `${parent.group}::${raw.group}` };
+      return this.resolveRaw(inline, parent?.source ?? '<inline>', overrides, addTask, groups);
+    }
+    const base = typeof raw.task === 'string' ? this.entries.get(raw.task) : undefined;
+    if (base?.kind === 'task') return this.resolveRaw(base.raw, base.file, itemOverrides, addTask, groups);
+    if (typeof raw.task === 'string' && parent !== null && base === undefined) itemOverrides.task = `${parent.group}::${raw.task}`;
+    return this.resolveRaw(itemOverrides, parent?.source ?? '<inline>', {}, addTask, groups);
   }
 
   private resolveRaw(
@@ -236,7 +282,7 @@ export class TaskIndex {
     addTask: (c: TaskConfig) => void,
     groups: GroupNode[],
   ): GroupNode | string {
-    if ('group' in raw && Array.isArray(raw.task)) return this.resolveGroup(raw, file, overrides, addTask, groups);
+    if (isGroupConfig(raw)) return this.resolveGroup(raw, file, overrides, addTask, groups);
     const config = { ...raw, ...overrides };
     delete config.group;
     delete config.task_list;
@@ -253,12 +299,21 @@ export class TaskIndex {
     groups: GroupNode[],
   ): GroupNode {
     const groupFields: Record<string, unknown> = {};
-    const childOverrides: Record<string, unknown> = { ...overrides };
+    const ownOverrides: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(raw)) {
       if ((GROUP_KEYS as readonly string[]).includes(key)) groupFields[key] = value;
-      else childOverrides[key] = value;
+      else ownOverrides[key] = value;
     }
+    // lm-eval's TaskFactory._build_group: the caller's overrides (an enclosing group's) win over this group's own keys.
+    const childOverrides = { ...ownOverrides, ...overrides };
     checkKeys(groupFields, GROUP_KEYS, file);
+    if (!Array.isArray(raw.task)) {
+      // lm-eval builds a group's members only from a list (TaskFactory._build_group), so it runs nothing for this one.
+      throw new BadInputError(
+        `group '${String(raw.group)}': \`task\` must be a list of tasks (lm-eval 0.4.13 reads a file with a \`group\` key as a group and builds no task from a \`task\` that is not a list)`,
+        { file, field: 'task' },
+      );
+    }
     const node: GroupNode = {
       group: String(raw.group),
       group_alias: typeof raw.group_alias === 'string' ? raw.group_alias : null,
@@ -269,7 +324,7 @@ export class TaskIndex {
     };
     groups.push(node);
     for (const child of raw.task as (string | Record<string, unknown>)[]) {
-      const resolved = this.resolveOne(child, childOverrides, addTask, groups);
+      const resolved = this.resolveOne(child, childOverrides, addTask, groups, node);
       if (resolved !== null) node.children.push(resolved);
     }
     return node;

@@ -34,7 +34,7 @@ test('malformed YAML names the file and line', () => {
 
 test('an unknown key is refused with a did-you-mean', () => {
   const dir = folder({ 't.yaml': TASK('num_fewshots: 2\n') });
-  badInput(() => new TaskIndex([dir]).resolve(['t']), /t\.yaml, field 'num_fewshots': unknown key 'num_fewshots'\. Did you mean: num_fewshot/);
+  badInput(() => new TaskIndex([dir]).resolve(['t']), /t\.yaml, line 7, field 'num_fewshots': unknown key 'num_fewshots'\. Did you mean: num_fewshot/);
 });
 
 test('an unknown fewshot_config key is refused', () => {
@@ -55,10 +55,12 @@ test('an unknown !function names the task and the function', async () => {
 });
 
 test('a document missing a field names the task, document and field', async () => {
-  const dir = folder({ 't.yaml': TASK(''), 'test.jsonl': DATA });
+  // As datasets reads JSON Lines, doc 1's missing `q` is None (src/data/unify.ts): `{{q}}` prints "None", as in
+  // lm-eval, and None.strip() fails there.
+  const dir = folder({ 't.yaml': TASK('').replace('"{{q}}"', '"{{q.strip()}}"'), 'test.jsonl': DATA });
   const index = new TaskIndex([dir]);
   const [config] = index.resolve(['t']).tasks;
-  await assert.rejects(buildTask(config!, { roots: index.roots }), (e: unknown) => e instanceof BadInputError && /task 't', doc 1: .*q/.test(e.message) && /doc_to_text/.test(e.message));
+  await assert.rejects(buildTask(config!, { roots: index.roots }), (e: unknown) => e instanceof BadInputError && /task 't', doc 1: .*strip/.test(e.message) && /doc_to_text/.test(e.message));
 });
 
 test('an unknown task name suggests close names', () => {
@@ -75,7 +77,7 @@ test('the CLI exits 2 and names the file', () => {
     env: { ...process.env, LMAUDIT_FROM_SOURCE: '1' },
   });
   assert.equal(r.status, 2, r.stderr);
-  assert.match(r.stderr, /t\.yaml, field 'doc_to_txt': unknown key 'doc_to_txt'\. Did you mean: doc_to_text/);
+  assert.match(r.stderr, /t\.yaml, line 7, field 'doc_to_txt': unknown key 'doc_to_txt'\. Did you mean: doc_to_text/);
 });
 
 test('a broken task file blocks only the names it might define, not the other tasks of its folder', () => {
@@ -96,4 +98,38 @@ test('a YAML alias bomb is refused by its expanded size, at once', () => {
 test('a missing include names the including file', () => {
   const dir = folder({ 't.yaml': 'include: nowhere.yaml\ntask: t\n' });
   badInput(() => new TaskIndex([dir]).resolve(['t']), /t\.yaml, field 'include': included file not found: nowhere\.yaml/);
+});
+
+test('a task lm-eval defines by a Python class is named as such, not as an unknown task', () => {
+  // lm-eval's TaskIndex registers `class:` configs (Kind.PY_TASK): 30 of its library's tasks (ag_news, cnn_dailymail…).
+  const dir = folder({ 'p.yaml': 'task: my_py_task\nclass: !function task.MyTask\n', 't.yaml': TASK(''), 'test.jsonl': DATA });
+  badInput(() => new TaskIndex([dir]).resolve(['my_py_task']), /p\.yaml.*field 'class'.*task 'my_py_task' is defined by a Python class/);
+  assert.deepEqual(new TaskIndex([dir]).resolve(['t']).tasks.map((t) => t.task), ['t']);
+});
+
+test('a group file whose `task` is not a list is refused, as lm-eval 0.4.13 builds nothing from it', () => {
+  // lm-eval's TaskIndex._kind_of makes any mapping with `group` a group; TaskFactory._build_group reads members only
+  // from a list: `lm_eval --tasks g` ran no task (checked with lm-eval 0.4.13), where lmaudit ran the one named.
+  const dir = folder({ 'g.yaml': 'group: g\ntask: t\n', 'old.yaml': TASK('group: old_tag\n').replace('task: t\n', 'task: t_old\n'), 't.yaml': TASK(''), 'test.jsonl': DATA });
+  badInput(() => new TaskIndex([dir]).resolve(['g']), /g\.yaml, field 'task': group 'g': `task` must be a list/);
+  badInput(() => new TaskIndex([dir]).resolve(['g']), /builds no task from a `task` that is not a list/);
+  // The old task-file spelling (`group:` as a tag, lm-eval before 0.4.3) still reads as its task: old runs are rebuilt
+  // from such files (test/prompt/external/wmdp).
+  assert.deepEqual(new TaskIndex([dir]).resolve(['t_old']).tasks.map((t) => t.task), ['t_old']);
+});
+
+test('a bad field is named with the file and line that write it, through includes', async () => {
+  const dir = folder({
+    '_tmpl_yaml': 'output_type: generate_until\ntest_split: test\n\ndoc_to_text: "{{q.strip(}}"\n',
+    't.yaml': 'include: _tmpl_yaml\ntask: t\ndataset_path: .\ndoc_to_target: "{{a}}"\n',
+    'u.yaml': 'task: u\ndataset_path: .\n# a comment\ndoc_to_target: "{{a}}"\noutput_typ: generate_until\n',
+    'f.yaml': 'task: f\ndataset_path: .\ntest_split: test\n"doc_to_text": !function utils.nope\ndoc_to_target: "{{a}}"\n',
+    'test.jsonl': DATA,
+  });
+  const index = new TaskIndex([dir]);
+  badInput(() => index.resolve(['u']), /u\.yaml, line 5, field 'output_typ': unknown key/);
+  const [t] = index.resolve(['t']).tasks;
+  await assert.rejects(buildTask(t!, { roots: index.roots }), (e: unknown) => e instanceof BadInputError && /_tmpl_yaml, line 4, field 'doc_to_text': task 't'/.test(e.message));
+  const [f] = index.resolve(['f']).tasks;
+  await assert.rejects(buildTask(f!, { roots: index.roots }), (e: unknown) => e instanceof BadInputError && /f\.yaml, line 4, field 'doc_to_text': task 'f': !function utils\.nope/.test(e.message));
 });

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { TaskIndex } from '../../src/tasks/index.ts';
 import { PyFloat } from '../../src/py/values.ts';
 
@@ -84,4 +85,11 @@ test('a task two requested items hold is refused, as lm-eval 0.4.13 refuses it (
   // A tag's tasks are each their own source, so a tag and one of its tasks, or a task named twice, run once.
   assert.deepEqual(index.resolve(['ai2_arc', 'arc_easy']).tasks.map((t) => t.task), ['arc_challenge', 'arc_easy']);
   assert.deepEqual(index.resolve(['arc_easy', 'arc_easy']).tasks.map((t) => t.task), ['arc_easy']);
+});
+
+test('groups reached through a group are named as lm-eval 0.4.13 names them (an inline one "<group>::<name>")', () => {
+  // lm-eval's TaskManager(include_path='test/prompt/qa-tasks').load(['qa_s3_outer'])['groups'] names these four.
+  const { groups, tasks } = new TaskIndex([fileURLToPath(new URL('../prompt/qa-tasks', import.meta.url))]).resolve(['qa_s3_outer']);
+  assert.deepEqual(groups.map((g) => g.group).sort(), ['qa_s3_inner', 'qa_s3_inner2', 'qa_s3_outer', 'qa_s3_outer::qa_s3_inline_group']);
+  assert.deepEqual(tasks.map((t) => t.task), ['qa_s3_leaf_b', 'qa_s3_leaf_c', 'qa_s3_leaf_a', 'qa_s3_leaf_d', 'qa_s3_leaf_e', 'qa_s3_outer::qa_s3_inline']);
 });
