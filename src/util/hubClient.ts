@@ -6,11 +6,11 @@
  * interrupted download never looks cached. Offline (`HF_HUB_OFFLINE`, as below) nothing is asked of
  * the hub: what the cache holds is used, and what it lacks is an error that says so.
  */
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { BadInputError } from '../errors.ts';
+import { writeFileAtomic } from './atomicFile.ts';
 
 export function hubEndpoint(): string {
   return (process.env.HF_ENDPOINT ?? 'https://huggingface.co').replace(/\/+$/, '');
@@ -129,15 +129,8 @@ export async function hubJsonKept(url: string, file: string, what: string, field
   return parsed;
 }
 
-/** Writes under a temporary name renamed into place, so an interrupted write never looks cached. */
+/** Into the cache through the project's one atomic write (util/atomicFile.ts): an interrupted write never looks cached. */
 async function writeAtomically(file: string, bytes: Uint8Array): Promise<void> {
   await mkdir(dirname(file), { recursive: true });
-  const partial = `${file}.${randomBytes(4).toString('hex')}.part`;
-  try {
-    await writeFile(partial, bytes);
-    await rename(partial, file);
-  } catch (error) {
-    await rm(partial, { force: true });
-    throw error;
-  }
+  await writeFileAtomic(file, bytes);
 }
