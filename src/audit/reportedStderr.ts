@@ -5,19 +5,13 @@
  * its own, Inspect's stderr was printed as one ("accuracy,match 0.6667; stderr,match 0.3333") and the accuracy had
  * none, so `diff` could not set two results-only logs side by side with lm-eval's unpaired z.
  */
-const INSPECT_MEANS = new Set(['accuracy', 'mean']);
+import { LMEVAL_BOOKKEEPING_KEYS } from '../formats/lmevalResultKeys.ts';
 
-/**
- * Keys of an lm-eval results entry that describe it and are no score: the display name (alias), the task name and
- * the sample count lm-eval 0.4.x writes beside the metrics (`name`, `sample_len`, `sample_count`), a group's `samples`.
- * lm-eval's printed table leaves them out; shown as reported scores they read as `name "arc_easy" (a string, not a
- * number); sample_len 20`.
- */
-const BOOKKEEPING_KEYS = new Set(['alias', 'name', 'sample_len', 'sample_count', 'samples']);
+const INSPECT_MEANS = new Set(['accuracy', 'mean']);
 
 /** A key that holds a reported score: neither a standard error nor bookkeeping. */
 export function isScoreKey(key: string, reported: Record<string, unknown>): boolean {
-  return !BOOKKEEPING_KEYS.has(key) && !isStderrKey(key, reported);
+  return !LMEVAL_BOOKKEEPING_KEYS.has(key) && !isStderrKey(key, reported);
 }
 
 /** A key that holds a standard error, not a score. */

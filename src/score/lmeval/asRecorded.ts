@@ -16,6 +16,7 @@ import { forEachRecord, scoredTasks, type ScoreItem } from './storeRows.ts';
 import { EXTRA_FIELD_PREFIX } from '../../store/schema.ts';
 import { groupCells } from './groups.ts';
 import { HeapBound } from '../../util/heapBound.ts';
+import { LMEVAL_BOOKKEEPING_KEYS } from '../../formats/lmevalResultKeys.ts';
 import type { AsRecordedCell, CellWarning, DifferingItem } from './asRecordedCell.ts';
 
 export type { AsRecordedCell, CellWarning, DifferingItem };
@@ -31,8 +32,6 @@ export interface AsRecordedReport {
 const TOLERANCE = 1e-12;
 /** Heap growth over a task past which its garbage is collected once the task is done (HeapBound.settle). */
 const SETTLE_SLACK = 128 << 20;
-/** Keys of a results entry that are not numbers lm-eval printed. */
-const BOOKKEEPING_KEYS = new Set(['alias', 'name', 'sample_len', 'samples']);
 const SUPPORTED_AGG = new Set<AggregationName>(['mean', 'median', 'perplexity', 'nanmean']);
 
 export async function rescoreAsRecorded(store: OpenStore, runIds?: readonly string[]): Promise<AsRecordedReport> {
@@ -76,7 +75,7 @@ export async function rescoreAsRecorded(store: OpenStore, runIds?: readonly stri
     // By name (as `lmaudit ls` lists tasks): the results file's order is its dict's, which reads as no order at all.
     // A group without aggregate_metric_list is printed as its alias and name only: no number to reproduce. A metric is
     // any other key ('acc,none' since 0.4; 'acc' and 'acc_stderr' in a v0.3 file such as Pythia's).
-    const printsNumbers = (t: string) => Object.keys(run.reported[t] ?? {}).some((k) => !BOOKKEEPING_KEYS.has(k));
+    const printsNumbers = (t: string) => Object.keys(run.reported[t] ?? {}).some((k) => !LMEVAL_BOOKKEEPING_KEYS.has(k));
     const printedOnly = Object.keys(run.reported).filter((t) => printsNumbers(t) && !withSamples.has(t) && !bypassed.includes(t) && !report.cells.some((c) => c.run_id === run.run_id && c.task === t)).sort();
     if (printedOnly.length > 0) {
       report.notes.push({ run_id: run.run_id, task: null, message: `${printedOnly.length} task(s)/group(s) have printed numbers but no per-sample records in the store, so nothing to reproduce; by name: ${printedOnly.slice(0, 12).join(', ')}${printedOnly.length > 12 ? ', …' : ''}` });
