@@ -3,6 +3,7 @@
  * `contains` against golds so short that they turn up inside unrelated outputs.
  */
 import { sqlString } from '../util/duckdb.ts';
+import { comparedGoldSql } from './golds.ts';
 
 /** The caution on a scope of `n` scored items, or null when n is large enough for a spread to mean something. */
 export function oneItemCaution(n: number): string | null {
@@ -25,11 +26,15 @@ const escapeRegex = (text: string): string => text.replace(/[!-/:-@[-`{-~]/g, (c
 /** A gold is short when, trimmed, it is one or two characters. */
 const isShort = (gold: string): string => `length(trim(${gold})) BETWEEN 1 AND 2`;
 
-/** A distinct recorded gold whose trimmed form is short: as recorded, trimmed as the caution reads it, and its items. */
+/**
+ * A distinct gold whose trimmed form is short, as contains compares it (a worked solution's '#### N' is N: golds.ts),
+ * untrimmed and trimmed, and its items; `final` when it was read from such a solution.
+ */
 export interface ShortGold {
   raw: string;
   g: string;
   n: number;
+  final: boolean;
 }
 
 /**
@@ -39,7 +44,18 @@ export interface ShortGold {
  * items are read.
  */
 export function shortGoldsAggregate(gold: string, items: string, where: string): string {
-  return `list({'raw': ${gold}, 'g': trim(${gold}), 'n': ${items}}) FILTER (${where} AND ${isShort(gold)})`;
+  const compared = comparedGoldSql(gold);
+  return `list({'raw': ${compared}, 'g': trim(${compared}), 'n': ${items}, 'final': contains(${gold}, '#### ')}) FILTER (${where} AND ${isShort(compared)})`;
+}
+
+/** The golds of shortGoldsAggregate's list as one entry each (many worked solutions end in the same '#### N'). */
+export function distinctShortGolds(golds: readonly ShortGold[]): ShortGold[] {
+  const byRaw = new Map<string, ShortGold>();
+  for (const x of golds) {
+    const seen = byRaw.get(x.raw);
+    byRaw.set(x.raw, seen === undefined ? { ...x, n: Number(x.n) } : { ...seen, n: seen.n + Number(x.n), final: seen.final || x.final });
+  }
+  return [...byRaw.values()];
 }
 
 /**
@@ -52,14 +68,20 @@ export function shortGoldInsideSql(golds: readonly ShortGold[]): string {
   // gold is a CASE branch with its pattern as a constant. Short golds are few (letters, numbers under 100).
   // The pattern is matched only on outputs that contain their gold (a CASE runs a branch only on its rows).
   const onlyInside = (g: string, pattern: string) => `CASE WHEN contains(text, ${g}) THEN NOT regexp_matches(text, ${pattern}) ELSE false END`;
+  // The gold as compared is computed per row only where some gold was read from a worked solution.
+  const gold = comparedGoldOf(golds);
   if (golds.length > MAX_DISTINCT) {
-    return `CASE WHEN ${isShort('gold')} THEN ${onlyInside('trim(gold)', `'${BEFORE}' || regexp_escape(trim(gold)) || '${AFTER}'`)} ELSE false END`;
+    return `CASE WHEN ${isShort(gold)} THEN ${onlyInside(`trim(${gold})`, `'${BEFORE}' || regexp_escape(trim(${gold})) || '${AFTER}'`)} ELSE false END`;
   }
-  return `coalesce(CASE gold ${golds.map((x) => `WHEN ${sqlString(x.raw)} THEN ${onlyInside(sqlString(x.g), sqlString(`${BEFORE}${escapeRegex(x.g)}${AFTER}`))}`).join(' ')} END, false)`;
+  return `coalesce(CASE ${gold} ${golds.map((x) => `WHEN ${sqlString(x.raw)} THEN ${onlyInside(sqlString(x.g), sqlString(`${BEFORE}${escapeRegex(x.g)}${AFTER}`))}`).join(' ')} END, false)`;
 }
 
-/** The example an `inside` row gives, over the same columns: its gold and its output's first 60 characters. */
-export const SHORT_GOLD_EXAMPLE_SQL = "{'g': trim(gold), 't': left(text, 60)}";
+const comparedGoldOf = (golds: readonly ShortGold[]): string => (golds.some((x) => x.final) ? `(${comparedGoldSql('gold')})` : 'gold');
+
+/** The example an `inside` row gives, over the same columns: its gold as compared and its output's first 60 characters. */
+export function shortGoldExampleSql(golds: readonly ShortGold[]): string {
+  return `{'g': trim(${comparedGoldOf(golds)}), 't': left(text, 60)}`;
+}
 
 /** What the caution counts: the items with a short gold (from the scope's listing), and those of the scoring pass. */
 export class ShortGoldCount {

@@ -16,7 +16,17 @@ export type GoldShape = 'one' | 'list' | 'squad' | 'final-number';
  * GSM8K's answer field: a worked solution whose last line is '#### N'. lm-eval's gsm8k compares against N
  * alone (its exact_match ignores '(?s).*#### ', everything through the last '#### '), and so do we.
  */
-const FINAL_NUMBER = /#### (-?[0-9.,]+)[ \t\n\r\f\v]*$/;
+const FINAL_NUMBER_PATTERN = '#### (-?[0-9.,]+)[ \\t\\n\\r\\f\\v]*$';
+const FINAL_NUMBER = new RegExp(FINAL_NUMBER_PATTERN);
+
+/**
+ * SQL of the gold a text cell compares, per row: a worked solution's N for a gold ending in '#### N' (as goldAnswers
+ * reads it: a list or a mapping never ends that way), else the gold as recorded. The pattern (the same for RE2 as
+ * for JavaScript) runs only on golds that hold '#### '.
+ */
+export function comparedGoldSql(gold: string): string {
+  return `CASE WHEN contains(${gold}, '#### ') THEN coalesce(nullif(regexp_extract(${gold}, '${FINAL_NUMBER_PATTERN}', 1), ''), ${gold}) ELSE ${gold} END`;
+}
 
 /** The acceptable answers of a recorded target, and the shape they were read from. */
 export function goldAnswers(target: string): { answers: string[]; shape: GoldShape } {

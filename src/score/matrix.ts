@@ -19,7 +19,7 @@ import { commandLineSweep, detectAnswerType, goldClassSql, loadSweeps, type Aggr
 import type { Scope, ScopeTally } from './textTally.ts';
 import { taskSettings } from './lmeval/perItem.ts';
 import { bootstrapCells, type BootstrapResult } from './bootstrap.ts';
-import { oneItemCaution, shortGoldsAggregate, type ShortGold } from './cautions.ts';
+import { distinctShortGolds, oneItemCaution, shortGoldsAggregate, type ShortGold } from './cautions.ts';
 import { recordedScorerSpecs } from './inspect/extractors.ts';
 import { recordedScorers } from './inspect/recordedScorers.ts';
 import { tallyLogprobScope, tallyTextScope, type TallySpec } from './scopeTallies.ts';
@@ -113,7 +113,7 @@ export async function listScopes(store: OpenStore, goldField?: string): Promise<
     if (documentGold && golds === 0 && !scope.hasLogprobs) {
       throw new BadInputError(`no stored document of task ${scope.task} (run ${scope.run_id}) has the field ${goldField}, so it names no gold`, { field: '--gold-field' });
     }
-    return { ...scope, ...(documentGold ? { goldPath: goldPath! } : {}), golds: { count: golds, allLetters, allNumbers }, shortGolds: shortGolds ?? [] };
+    return { ...scope, ...(documentGold ? { goldPath: goldPath! } : {}), golds: { count: golds, allLetters, allNumbers }, shortGolds: distinctShortGolds(shortGolds ?? []) };
   });
 }
 

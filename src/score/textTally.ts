@@ -12,7 +12,7 @@ import { cellSql, plainFormFallsShort, type TextCell } from './sqlCells.ts';
 import type { ItemView } from './types.ts';
 import { goldAnswers } from './golds.ts';
 import { ASCII_PY_WHITESPACE, PY_WHITESPACE, pyStrip } from '../py/str.ts';
-import { SHORT_GOLD_EXAMPLE_SQL, ShortGoldCount, shortGoldInsideSql, type ShortGold } from './cautions.ts';
+import { ShortGoldCount, shortGoldExampleSql, shortGoldInsideSql, type ShortGold } from './cautions.ts';
 
 export interface GroupTally {
   n: number;
@@ -130,7 +130,7 @@ export async function tallySql(
   const inside = shortGolds === undefined || shortGolds.length === 0 ? null : shortGoldInsideSql(shortGolds);
   const cautionColumns = inside === null ? [] : [`${inside} AS sg_inside`];
   const cautionCounts = inside === null ? ''
-    : `, count(*) FILTER (sg_inside) AS sg_inside, min(CASE WHEN sg_inside THEN ${SHORT_GOLD_EXAMPLE_SQL} END) FILTER (sg_inside) AS sg_example`;
+    : `, count(*) FILTER (sg_inside) AS sg_inside, min(CASE WHEN sg_inside THEN ${shortGoldExampleSql(shortGolds!)} END) FILTER (sg_inside) AS sg_example`;
   // One pass. Bulk rows are counted per (group, the cells' 0/1 values): sums, disagreeing pairs
   // and flips all follow from those counts, and counting is the cheapest aggregate there is.
   // Every other row (several golds, or a value on which some SQL form would differ from Python,
@@ -266,7 +266,7 @@ export async function tallyJs(
   const conn = await duck();
   const tally = emptyTally(cells.length);
   // contains' caution: only the items whose output holds a short gold only inside a longer token, marked here.
-  const inside = shortGolds === undefined || shortGolds.length === 0 ? 'NULL' : `CASE WHEN ${shortGoldInsideSql(shortGolds)} THEN ${SHORT_GOLD_EXAMPLE_SQL} END`;
+  const inside = shortGolds === undefined || shortGolds.length === 0 ? 'NULL' : `CASE WHEN ${shortGoldInsideSql(shortGolds)} THEN ${shortGoldExampleSql(shortGolds)} END`;
   if (shortGolds !== undefined) tally.shortGold = new ShortGoldCount(shortGolds);
   const result = await conn.stream(`SELECT doc_id, grp, gold, text, choices_json, ${inside} AS inside_example FROM (${scopeItemsSql(store, scope)}) ORDER BY ord`);
   type Row = [string, string, string | null, string | null, string | null, { g: string; t: string } | null];

@@ -117,6 +117,30 @@ test("a gold followed by '.' or ',' and a digit is inside a longer number; follo
   );
 });
 
+test("a worked solution ending in '#### N' is a short gold when N is (contains compares N, as lm-eval's gsm8k does)", async () => {
+  // By hand: the golds are GSM8K-style solutions; their answers '5', '18' and '72' are short, '350' is not. '$2.5'
+  // holds 5 only inside 2.5, 'The answer is 18.' holds 18 alone, '1720 apples' holds 72 only inside 1720: three short
+  // golds, two coincidences. The example is the least (gold, output) in byte order: gold "5" before "72".
+  const solution = (steps: string, n: string) => `${steps}\n#### ${n}`;
+  await assertContainsNote(
+    [
+      { id: '1', output: 'It costs $2.5', gold: solution('Half of 10 is <<10/2=5>>5.', '5') },
+      { id: '2', output: 'The answer is 18.', gold: solution('9 * 2 = <<9*2=18>>18', '18') },
+      { id: '3', output: '1720 apples', gold: solution('8 * 9 = <<8*9=72>>72', '72') },
+      { id: '4', output: 'the total is 350 dollars', gold: solution('350 in all', '350') },
+    ],
+    `contains: 3 ${LEAD}; in 2 of them the output holds the gold only inside a longer token (e.g. gold "5" inside "It costs $2.5"), so contains counts them correct on a coincidence`,
+  );
+  // 300 distinct solutions (past the 256 golds written as constants) that end in four answers: merged by answer.
+  const rows = Array.from({ length: 300 }, (_, i) => ({ id: String(i), output: i % 2 === 0 ? `about ${i % 4}0 of them` : `${i % 4}`, gold: solution(`step ${i}`, String(i % 4)) }));
+  // By hand: golds '0'..'3', all short; even i: output 'about 00 of them' (i%4=0) or 'about 20 of them' (i%4=2), which
+  // hold 0 and 2 only inside '00' and '20': 150 coincidences; odd i: the answer alone.
+  await assertContainsNote(
+    rows,
+    `contains: 300 ${LEAD}; in 150 of them the output holds the gold only inside a longer token (e.g. gold "0" inside "about 00 of them"), so contains counts them correct on a coincidence`,
+  );
+});
+
 test('no short gold, no caution, in either engine', async () => {
   await assertContainsNote([{ id: '1', output: 'the answer is 350', gold: '350' }, { id: '2', output: 'no', gold: ' ' }], undefined);
 });
