@@ -43,6 +43,9 @@ const SUPPORTED: Record<string, Record<string, { higherIsBetter: boolean; int: b
     acc_norm: { higherIsBetter: true, int: false },
     acc_bytes: { higherIsBetter: true, int: false },
     exact_match: { higherIsBetter: true, int: true },
+    // (gold, pred) pairs of ints, which scikit-learn aggregates (score/lmeval/labelAggregates.ts).
+    f1: { higherIsBetter: true, int: true },
+    mcc: { higherIsBetter: true, int: true },
   },
   loglikelihood: {
     acc: { higherIsBetter: true, int: true },
@@ -58,7 +61,7 @@ const SUPPORTED: Record<string, Record<string, { higherIsBetter: boolean; int: b
     bits_per_byte: { higherIsBetter: false, int: false },
   },
 };
-const AGGREGATIONS = new Set<string>(['mean', 'median', 'perplexity', 'nanmean', 'weighted_perplexity', 'bits_per_byte']);
+const AGGREGATIONS = new Set<string>(['mean', 'median', 'perplexity', 'nanmean', 'weighted_perplexity', 'bits_per_byte', 'f1', 'matthews_corrcoef']);
 
 const OUTPUTS_ONLY = "--predict_only runs it for its outputs only, as lm-eval's does";
 
@@ -186,8 +189,10 @@ export function scoreTask(task: BuiltTask, runId: string, responses: ReadonlyMap
         const list = values.get(key) ?? [];
         list.push(value);
         values.set(key, list);
-        // lm-eval writes a rolling pair as [loglikelihood, weight] (a float and an int); acc of a loglikelihood task as an int.
-        metricValues.push([metric, value === null ? null : typeof value !== 'number' ? [new PyFloat(value[0]), value[1]] : intMetric(metric) ? value : new PyFloat(value)]);
+        // lm-eval writes a rolling pair as [loglikelihood, weight] (a float and an int), a (gold, pred) pair as two ints,
+        // acc of a loglikelihood task as an int.
+        const pair = (v: readonly [number, number]) => (intMetric(metric) ? [v[0], v[1]] : [new PyFloat(v[0]), v[1]]);
+        metricValues.push([metric, value === null ? null : typeof value !== 'number' ? pair(value) : intMetric(metric) ? value : new PyFloat(value)]);
       }
       const returned = metricValues.map(([m]) => m);
       const filteredJson = pyLeaf(filteredResps);

@@ -124,7 +124,7 @@ const variants = existsSync(REFERENCE)
 
 test('the lm-eval reference runs are there (a missing folder would make the comparisons below vacuous)', () => {
   const names = variants.map(([m, v]) => `${m}/${v}`).sort();
-  for (const v of ['gpt2-tiny/cells-mc', 'gpt2-tiny/custom-group', 'gpt2-tiny/diff-fewshot2', 'gpt2-tiny/diff-tasks', 'gpt2-tiny/extra', 'gpt2-tiny/limit-1.5', 'gpt2-tiny/mmlu-group', 'gpt2-tiny/plain', 'qwen3-tiny/cells-mc', 'qwen3-tiny/chat', 'qwen3-tiny/chat-multiturn', 'qwen3-tiny/plain']) assert.ok(names.includes(v), v);
+  for (const v of ['gpt2-tiny/cells-mc', 'gpt2-tiny/custom-group', 'gpt2-tiny/diff-fewshot2', 'gpt2-tiny/diff-tasks', 'gpt2-tiny/extra', 'gpt2-tiny/f1-mcc', 'gpt2-tiny/limit-1.5', 'gpt2-tiny/mmlu-group', 'gpt2-tiny/plain', 'qwen3-tiny/cells-mc', 'qwen3-tiny/chat', 'qwen3-tiny/chat-multiturn', 'qwen3-tiny/plain']) assert.ok(names.includes(v), v);
 });
 
 for (const [model, variant] of variants) {
@@ -135,7 +135,9 @@ for (const [model, variant] of variants) {
   // at --num_fewshot 2, where plain runs gsm8k few-shot (its YAML's 5) and test/prompt/golden.test.ts holds
   // --num_fewshot prompts to lm-eval's byte for byte. mmlu-group (57 subjects under four subgroups, 11 s) is one too:
   // custom-group holds a group's results-file fields on every run, and test/run/predictOnly.test.ts mmlu_stem's.
-  const slow = model === 'qwen3-tiny' || variant.startsWith('diff-') || variant === 'mmlu-group';
+  // f1-mcc (240 requests) too: test/score/lmeval/labelsAsRecorded.test.ts holds its per-sample pairs and printed
+  // aggregates on every run, and test/score/lmeval/labelAggregates.test.ts the aggregations lmaudit run shares.
+  const slow = model === 'qwen3-tiny' || variant.startsWith('diff-') || variant === 'mmlu-group' || variant === 'f1-mcc';
   test(`lmaudit run reproduces lm-eval's own run: ${model}, ${variant}`, { skip: slow ? slowOnly : false }, async () => {
     const ref = filesIn(join(REFERENCE, model, variant));
     const dir = mkdtempSync(join(tmpdir(), 'lmaudit-lmeval-ref-'));

@@ -81,7 +81,7 @@ export function nanmean(xs: readonly number[]): number {
  * bootstrap_stderr(f, xs, iters): chunks of min(1000, iters) replicates, chunk i drawn
  * with random.Random(i).choices(xs, k=len(xs)); the remainder of iters is dropped.
  */
-export function bootstrapStderr(f: (sample: number[]) => number, xs: readonly number[], iters: number, mode: SumMode = 'fold'): number {
+export function bootstrapStderr<T>(f: (sample: T[]) => number, xs: readonly T[], iters: number, mode: SumMode = 'fold'): number {
   const chunk = Math.min(1000, iters);
   const chunks = Math.floor(iters / chunk);
   const replicates: number[] = [];

@@ -11,6 +11,7 @@ import { isPlainObject, parsePythonJson } from '../../util/json.ts';
 import { DEFAULT_AGGREGATION } from './taskScoring.ts';
 import { metricsBypassed } from './bypass.ts';
 import { aggregate, bitsPerByte, weightedPerplexity, type AggregationName, type Stderr, type SumMode } from './aggregate.ts';
+import { aggregateLabels, isLabelAggregation, recordedLabels, type LabelPair } from './labelAggregates.ts';
 import { recomputeItem, settingsFromDocs, taskSettings, type DocRecord, type TaskSettings } from './perItem.ts';
 import { forEachRecord, scoredTasks, type ScoreItem } from './storeRows.ts';
 import { EXTRA_FIELD_PREFIX } from '../../store/schema.ts';
@@ -93,6 +94,8 @@ interface CellItems {
   values: (number | null)[];
   /** loglikelihood_rolling's per-item pairs, recomputed (or as recorded), for weighted_perplexity and bits_per_byte. */
   pairs: (readonly [number, number] | null)[];
+  /** multiple_choice's per-item (gold, pred), recomputed (or as recorded), for f1 and matthews_corrcoef. */
+  labels: (LabelPair | null)[];
   multi: ListTargetItem[];
   close: NonNullable<AsRecordedCell['items']['within_tolerance']> | null;
 }
@@ -105,7 +108,7 @@ interface ListTargetItem {
   golds: readonly string[];
 }
 
-const newCellItems = (): CellItems => ({ n: 0, reproduced: 0, differing: [], asRecordedWhy: new Map(), values: [], pairs: [], multi: [], close: null });
+const newCellItems = (): CellItems => ({ n: 0, reproduced: 0, differing: [], asRecordedWhy: new Map(), values: [], pairs: [], labels: [], multi: [], close: null });
 
 function addItem(c: CellItems, settings: TaskSettings, filter: string, metric: string, item: ScoreItem, doc: DocRecord | null): void {
   c.n++;
@@ -114,6 +117,20 @@ function addItem(c: CellItems, settings: TaskSettings, filter: string, metric: s
     c.asRecordedWhy.set(result.why, (c.asRecordedWhy.get(result.why) ?? 0) + 1);
     c.values.push(item.value);
     c.pairs.push(recordedPair(item.valueJson));
+    c.labels.push(recordedLabels(item.valueJson));
+    return;
+  }
+  if (result.kind === 'labels') {
+    const recorded = recordedLabels(item.valueJson);
+    c.labels.push(result.value);
+    c.values.push(null);
+    if (recorded !== null && recorded[0] === result.value[0] && recorded[1] === result.value[1]) c.reproduced++;
+    else {
+      c.differing.push({
+        doc_id: item.docId, recorded: item.value ?? parsePythonJson(item.valueJson), recomputed: JSON.stringify(result.value),
+        why: 'recomputed (gold, pred) pair differs from the recorded one',
+      });
+    }
     return;
   }
   if (result.kind === 'pair') {
@@ -178,6 +195,16 @@ function cell(run: RunProvenance, task: string, filter: string, metric: string, 
     // lm-eval has no stderr for these aggregations: it prints "N/A".
     const matches = reported === null ? null : sameNumber(num(reported.value), value, TOLERANCE) && sameStderr(reported.stderr, 'N/A');
     return { ...base, value, stderr: 'N/A', matches_reported: matches, why: matches === false ? mismatchWhy(run, task, c.n, differing.length) : null };
+  }
+  if (isLabelAggregation(agg.name)) {
+    if (c.labels.some((l) => l === null)) {
+      return { ...base, value: null, stderr: null, matches_reported: null, why: `some per-item values are not (gold, pred) label pairs, which ${agg.name} aggregates` };
+    }
+    const result = aggregateLabels(agg.name, c.labels as LabelPair[], agg.bootstrapIters, agg.sumMode);
+    if ('refused' in result) return { ...base, value: null, stderr: null, matches_reported: null, why: result.refused };
+    const { value, stderr } = result;
+    const matches = reported === null ? null : sameNumber(num(reported.value), value, TOLERANCE) && sameStderr(reported.stderr, stderr);
+    return { ...base, value, stderr, matches_reported: matches, why: matches === false ? mismatchWhy(run, task, c.n, differing.length) : null };
   }
   if (agg.name === null || !SUPPORTED_AGG.has(agg.name as AggregationName)) {
     return { ...base, value: null, stderr: null, matches_reported: null, why: `aggregation ${JSON.stringify(agg.name)} is not one lmaudit reproduces (corpus-level or task code)` };

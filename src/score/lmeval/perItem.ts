@@ -7,7 +7,8 @@
 import type { RunProvenance } from '../../store/schema.ts';
 import { isPlainObject } from '../../util/json.ts';
 import { buildPipeline, DEFAULT_PIPELINE, FilterIndexError, type FilterPipeline } from './filters.ts';
-import { generateExactMatch, multipleChoice, parsePyList, type ExactMatchKwargs, type McMetric } from './metrics.ts';
+import { argmax, generateExactMatch, multipleChoice, parsePyList, type ExactMatchKwargs, type McMetric } from './metrics.ts';
+import type { LabelPair } from './labelAggregates.ts';
 import { PROCESS_RESULTS, TaskCodeError } from './taskCode.ts';
 import { rollingWordCount } from './taskScoring.ts';
 import { hasMc2Targets, readChoiceDoc } from './choiceReading.ts';
@@ -54,6 +55,8 @@ export type ItemResult =
   | { kind: 'value'; value: number; filtered?: unknown; multiTarget?: readonly string[]; tolerance?: ItemTolerance }
   /** loglikelihood_rolling's (loglikelihood, weight) pair, which weighted_perplexity and bits_per_byte aggregate. */
   | { kind: 'pair'; value: readonly [number, number] }
+  /** multiple_choice's (gold, pred) for f1 and mcc, which scikit-learn aggregates (labelAggregates.ts). */
+  | { kind: 'labels'; value: LabelPair }
   | { kind: 'as-recorded'; why: string };
 
 /** How far a recomputed value may sit from the recorded one, and why (an operation whose last bit is platform-dependent). */
@@ -161,7 +164,8 @@ function rolling(doc: DocRecord, metric: string): ItemResult {
 }
 
 function multipleChoiceItem(settings: TaskSettings, doc: DocRecord, metric: string): ItemResult {
-  if (!MC_METRICS.has(metric)) return { kind: 'as-recorded', why: `multiple_choice metric ${metric} is not recomputed` };
+  const labels = metric === 'f1' || metric === 'mcc';
+  if (!MC_METRICS.has(metric) && !labels) return { kind: 'as-recorded', why: `multiple_choice metric ${metric} is not recomputed` };
   const lls = doc.requests.map((r) => r.logprobs[0]);
   if (lls.some((x) => x === null || x === undefined)) return { kind: 'as-recorded', why: 'a choice has no stored log-probability' };
   const read = readChoiceDoc(
@@ -170,6 +174,11 @@ function multipleChoiceItem(settings: TaskSettings, doc: DocRecord, metric: stri
     lls.length,
   );
   if (read.kind === 'unreadable') return { kind: 'as-recorded', why: read.why };
+  if (labels) {
+    // lm-eval pairs a list of golds with the prediction as it is, which scikit-learn cannot read as labels.
+    if (typeof read.gold !== 'number') return { kind: 'as-recorded', why: `${metric} of a document with several golds: lm-eval records (list of golds, pred), which is not a label pair` };
+    return { kind: 'labels', value: [read.gold, argmax(lls as number[])] };
+  }
   const value = multipleChoice({ lls: lls as number[], isGreedy: doc.requests.map((r) => r.greedy[0] ?? null), choices: read.choices, gold: read.gold }, metric as McMetric);
   return value === null ? { kind: 'as-recorded', why: `${metric} needs ${metric === 'exact_match' ? 'is_greedy' : 'the choice texts'}, which were not recorded` } : { kind: 'value', value };
 }

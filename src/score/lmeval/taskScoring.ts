@@ -12,10 +12,11 @@ import { FunctionRef } from '../../tasks/yaml.ts';
 import {
   aggregate, bitsPerByte, weightedPerplexity, type AggregationName, type Stderr, type SumMode,
 } from './aggregate.ts';
-import { generateExactMatch, multipleChoice, type ExactMatchKwargs, type McMetric } from './metrics.ts';
+import { argmax, generateExactMatch, multipleChoice, type ExactMatchKwargs, type McMetric } from './metrics.ts';
+import { aggregateLabels, isLabelAggregation } from './labelAggregates.ts';
 import { PROCESS_RESULTS } from './taskCode.ts';
 
-/** A per-document value: a number, or lm-eval's (loglikelihood, weight) pair for the rolling metrics. */
+/** A per-document value: a number, or a pair: lm-eval's (loglikelihood, weight) for the rolling metrics, (gold, pred) for f1 and mcc. */
 export type SampleValue = number | readonly [number, number];
 
 export interface MetricSpec {
@@ -37,6 +38,8 @@ export const DEFAULT_AGGREGATION: Readonly<Record<string, string>> = {
   acc: 'mean', acc_norm: 'mean', acc_bytes: 'mean', acc_mutual_info: 'mean', exact_match: 'mean',
   perplexity: 'perplexity', word_perplexity: 'weighted_perplexity', byte_perplexity: 'weighted_perplexity',
   bits_per_byte: 'bits_per_byte',
+  // Registered with their own aggregations (api/metrics.py): corpus-level, not a mean of per-sample values.
+  f1: 'f1', mcc: 'matthews_corrcoef', brier_score: 'brier_score', bleu: 'bleu', chrf: 'chrf', 'chrf++': 'chrf++', ter: 'ter',
 };
 
 /** §3.1: the metrics an output type gets when metric_list is absent. */
@@ -130,6 +133,13 @@ export function scoreDocument(spec: ScoringSpec, input: DocumentScoringInput): R
       const choices = input.choices ?? [];
       const gold = mcGoldIndex(input.target, choices);
       for (const { metric } of spec.metrics) {
+        if (metric === 'f1' || metric === 'mcc') {
+          // process_results: (gold, pred), pred the argmax of the log-likelihoods; a list of golds stays a list,
+          // which scikit-learn cannot read as labels.
+          if (typeof gold !== 'number') throw new UnsupportedError(`${metric} of a document with several golds: lm-eval pairs the list with the prediction, which scikit-learn refuses`);
+          out[metric] = [gold, argmax(results.map((r) => r[0]))];
+          continue;
+        }
         if (!MC_METRICS.has(metric)) throw unsupported(metric);
         out[metric] = multipleChoice({ lls: results.map((r) => r[0]), isGreedy: results.map((r) => r[1]), choices, gold }, metric as McMetric)!;
       }
@@ -202,6 +212,15 @@ export function aggregateMetric(metric: MetricSpec, values: readonly SampleValue
       return v;
     });
     return { value: name === 'bits_per_byte' ? bitsPerByte(pairs, o.sumMode) : weightedPerplexity(pairs, o.sumMode), stderr: 'N/A' };
+  }
+  if (isLabelAggregation(name)) {
+    const pairs = values.map((v) => {
+      if (typeof v === 'number') throw new UnsupportedError(`${metric.metric}: ${name} aggregates (gold, pred) pairs, got a number`);
+      return v;
+    });
+    const result = aggregateLabels(name, pairs, o.bootstrapIters, o.sumMode);
+    if ('refused' in result) throw new UnsupportedError(`${metric.metric}: ${result.refused}`);
+    return result;
   }
   if (!['mean', 'median', 'perplexity', 'nanmean'].includes(name)) {
     throw new UnsupportedError(`aggregation '${name}' (metric ${metric.metric}) is not one lmaudit computes`);

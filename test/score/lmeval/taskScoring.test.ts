@@ -71,7 +71,9 @@ test('gsm8k exact_match with its kwargs; unported metrics and aggregations are r
   assert.deepEqual(scoreDocument(gsm, { doc: {}, results: ['The answer is 1234.'], target }), { exact_match: 0 });
   assert.deepEqual(scoreDocument(gsm, { doc: {}, results: ['Blah.\n#### $1,234.'], target }), { exact_match: 1 });
   assert.throws(() => scoreDocument({ ...gsm, metrics: [{ metric: 'bleu', aggregation: 'bleu', kwargs: {} }] }, { doc: {}, results: ['x'], target: 'y' }), /generate_until metric 'bleu' is not one lmaudit computes/);
-  assert.throws(() => aggregateMetric({ metric: 'f1', aggregation: 'f1', kwargs: {} }, [1, 0], o), /aggregation 'f1' \(metric f1\)/);
+  assert.throws(() => aggregateMetric({ metric: 'brier_score', aggregation: 'brier_score', kwargs: {} }, [1, 0], o), /aggregation 'brier_score' \(metric brier_score\)/);
+  // f1 aggregates (gold, pred) pairs (labelAggregates.test.ts): plain numbers are refused, not averaged.
+  assert.throws(() => aggregateMetric({ metric: 'f1', aggregation: 'f1', kwargs: {} }, [1, 0], o), /f1: f1 aggregates \(gold, pred\) pairs, got a number/);
 });
 
 test('a loglikelihood_rolling task without metric_list gets lm-eval\'s three defaults and their aggregations', async () => {

@@ -75,10 +75,10 @@ test('multiple_choice acc / acc_norm (code points) / acc_bytes / exact_match, ti
 test('aggregation and stderr reproduce CPython/numpy digit for digit', () => {
   const a = cases.aggregation;
   assert.equal(perplexity(a.xs), a.perplexity);
-  assert.equal(bootstrapStderr((s) => perplexity(s), a.xs, 2000), a.bootstrap_perplexity_2000);
-  assert.equal(bootstrapStderr((s) => median(s), a.xs, 1000), a.bootstrap_median_1000);
+  assert.equal(bootstrapStderr((s) => perplexity(s), a.xs as number[], 2000), a.bootstrap_perplexity_2000);
+  assert.equal(bootstrapStderr((s) => median(s), a.xs as number[], 1000), a.bootstrap_median_1000);
   // 1500 iterations: the 500 remainder is dropped, as lm-eval does.
-  assert.equal(bootstrapStderr((s) => mean(s), a.xs, 1500), a.bootstrap_mean_1500);
+  assert.equal(bootstrapStderr((s) => mean(s), a.xs as number[], 1500), a.bootstrap_mean_1500);
   const arc = [...Array(1798).fill(1), ...Array(2376 - 1798).fill(0)];
   assert.equal(meanStderr(arc), a.arc_mean_stderr);
   assert.equal(meanStderr(arc), 0.008804009846865577);

@@ -1,0 +1,121 @@
+import { bootstrapStderr, type Stderr, type SumMode } from './aggregate.ts';
+
+/**
+ * lm-eval's aggregations over per-sample (gold, pred) label pairs: multiple_choice's f1 and mcc metrics
+ * (api/task.py process_results writes `(gold, pred)`, pred = argmax of the choices' log-likelihoods), which
+ * api/metrics.py's f1_score and matthews_corrcoef hand to scikit-learn. Written out with scikit-learn's own
+ * arithmetic (1.9's; every count is an exact double, so only the last multiplication, division and square
+ * root round, as numpy's do) so that the printed digits match, and with its refusals, so that no number is
+ * made up where lm-eval would have stopped with an error.
+ */
+
+/** One document's (gold, pred): the gold choice index (-100 when the target is not a choice) and the argmax. */
+export type LabelPair = readonly [gold: number, pred: number];
+
+export type LabelAggregate = { value: number } | { refused: string };
+
+function distinctLabels(pairs: readonly LabelPair[]): number[] {
+  const labels = new Set<number>();
+  for (const [gold, pred] of pairs) {
+    labels.add(gold);
+    labels.add(pred);
+  }
+  return [...labels].sort((a, b) => a - b);
+}
+
+/**
+ * `sklearn.metrics.f1_score(golds, preds)` with its defaults, as lm-eval calls it (then `np.max` of the one
+ * score): average='binary', pos_label=1, so the score of label 1, 2·tp / (golds of 1 + preds of 1), and 0.0
+ * when neither has a 1 (zero_division='warn' gives 0). sklearn refuses more than two distinct labels, and two
+ * that do not include 1.
+ */
+export function binaryF1(pairs: readonly LabelPair[]): LabelAggregate {
+  const labels = distinctLabels(pairs);
+  if (labels.length > 2) {
+    return { refused: `scikit-learn's f1_score, as lm-eval calls it (average='binary'), refuses ${labels.length} distinct labels (${labels.join(', ')}): lm-eval stops with "Target is multiclass but average='binary'"` };
+  }
+  if (labels.length === 2 && !labels.includes(1)) {
+    return { refused: `scikit-learn's f1_score, as lm-eval calls it (pos_label=1), refuses the labels ${labels.join(' and ')}: lm-eval stops with "pos_label=1 is not a valid label"` };
+  }
+  let tp = 0;
+  let golds = 0;
+  let preds = 0;
+  for (const [gold, pred] of pairs) {
+    if (gold === 1) golds++;
+    if (pred === 1) preds++;
+    if (gold === 1 && pred === 1) tp++;
+  }
+  // sklearn: (1 + β²)·tp / (β²·true_sum + pred_sum) with β² = 1.0.
+  const denominator = 1.0 * golds + preds;
+  return { value: denominator === 0 ? 0 : (2.0 * tp) / denominator };
+}
+
+/**
+ * `sklearn.metrics.matthews_corrcoef(golds, preds)`, binary or multiclass: from the confusion matrix over the
+ * labels either side uses, cov(ŷ,y) / √(cov(ŷ,ŷ)·cov(y,y)), and 0.0 when that product is 0.
+ */
+export function matthewsCorrcoef(pairs: readonly LabelPair[]): LabelAggregate {
+  const labels = distinctLabels(pairs);
+  const index = new Map(labels.map((label, i) => [label, i]));
+  const golds = new Array<number>(labels.length).fill(0);
+  const preds = new Array<number>(labels.length).fill(0);
+  let correct = 0;
+  for (const [gold, pred] of pairs) {
+    golds[index.get(gold)!]!++;
+    preds[index.get(pred)!]!++;
+    if (gold === pred) correct++;
+  }
+  const n = pairs.length;
+  const dot = (a: readonly number[], b: readonly number[]) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
+  const covariance = correct * n - dot(golds, preds);
+  const predVariance = n * n - dot(preds, preds);
+  const goldVariance = n * n - dot(golds, golds);
+  // The only operation here that can round (n⁴ passes 2^53 near 9,500 items), as numpy's float64 product does.
+  const product = predVariance * goldVariance;
+  return { value: product === 0 ? 0 : covariance / Math.sqrt(product) };
+}
+
+/** The aggregation lm-eval names, over label pairs; null for any other name. */
+export function labelAggregation(name: string): ((pairs: readonly LabelPair[]) => LabelAggregate) | null {
+  return name === 'f1' ? binaryF1 : name === 'matthews_corrcoef' ? matthewsCorrcoef : null;
+}
+
+/**
+ * A label aggregation over a task's pairs (evaluation order) with lm-eval's stderr: its bootstrap (the resamples of
+ * any bootstrapped aggregation, random.Random(i).choices of the pairs) when iterations are asked for and there is
+ * more than one pair, else 'N/A'. The replicates' spread is summed as Python would: f1's replicates are numpy
+ * floats (np.max), a plain fold on any Python; mcc's are Python floats, compensated on CPython ≥ 3.12 (`sumMode`).
+ */
+export function aggregateLabels(
+  name: 'f1' | 'matthews_corrcoef',
+  pairs: readonly LabelPair[],
+  bootstrapIters: number | null,
+  sumMode: SumMode,
+): { value: number; stderr: Stderr } | { refused: string } {
+  const byLabels = labelAggregation(name)!;
+  const whole = byLabels(pairs);
+  if ('refused' in whole) return whole;
+  if (bootstrapIters === null || bootstrapIters <= 0 || pairs.length < 2) return { value: whole.value, stderr: 'N/A' };
+  // A resample holds a subset of the labels the whole set holds, which the aggregation accepted.
+  const statistic = (sample: LabelPair[]) => (byLabels(sample) as { value: number }).value;
+  return { value: whole.value, stderr: bootstrapStderr(statistic, pairs, bootstrapIters, name === 'f1' ? 'fold' : sumMode) };
+}
+
+/** Whether lm-eval aggregates a metric of this aggregation over (gold, pred) pairs. */
+export const isLabelAggregation = (name: string | null): name is 'f1' | 'matthews_corrcoef' => name === 'f1' || name === 'matthews_corrcoef';
+
+/**
+ * A recorded (gold, pred) pair: `[1, 0]` (lm-eval writes the tuple's numpy integers as JSON numbers; a
+ * writer that stringified the leaves is read too), or null.
+ */
+export function recordedLabels(json: string): LabelPair | null {
+  let v: unknown;
+  try {
+    v = JSON.parse(json);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(v) || v.length !== 2) return null;
+  const [gold, pred] = v.map((x) => (typeof x === 'string' && /^-?\d+$/.test(x) ? Number(x) : x));
+  return Number.isInteger(gold) && Number.isInteger(pred) ? [gold as number, pred as number] : null;
+}

@@ -1,0 +1,71 @@
+/**
+ * As-recorded rescoring of lm-eval's f1 and mcc metrics: per-sample (gold, pred) pairs that scikit-learn aggregates,
+ * which lmaudit took as "not recomputed" before. Reference: the real lm-eval 0.4.13 run
+ * fixtures/models/lmeval-reference/gpt2-tiny/f1-mcc (boolq with acc, f1 and mcc; arc_challenge, four choices, with acc
+ * and mcc; 40 documents each, the default 100,000 bootstrap iterations), its samples and the numbers its results
+ * file printed: every pair recomputed from the stored log-likelihoods, every value and stderr equal to the last bit.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadSource } from '../../../src/audit/source.ts';
+import { rescoreAsRecorded } from '../../../src/score/lmeval/asRecorded.ts';
+import { fixturePath } from '../../helpers/fixtures.ts';
+import { runCli } from '../../helpers/cli.ts';
+
+const DIR = fixturePath('models/lmeval-reference/gpt2-tiny/f1-mcc');
+
+test('f1 and mcc of a real lm-eval run: every (gold, pred) pair recomputed, value and bootstrap stderr equal to the printed ones', async () => {
+  const results = JSON.parse(readFileSync(`${DIR}/${readdirSync(DIR).find((f) => f.startsWith('results_'))!}`, 'utf8')).results;
+  const { store } = await loadSource([DIR], { skipBad: false, fields: {} });
+  const report = await rescoreAsRecorded(store);
+  const seen: string[] = [];
+  for (const cell of report.cells) {
+    const label = `${cell.task} ${cell.metric}`;
+    seen.push(label);
+    assert.equal(cell.items.taken_as_recorded, null, label);
+    assert.deepEqual(cell.items.differing, [], label);
+    assert.equal(cell.items.reproduced, 40, label);
+    assert.equal(cell.value, results[cell.task][`${cell.metric},none`], label);
+    assert.equal(cell.stderr, results[cell.task][`${cell.metric}_stderr,none`], label);
+    assert.equal(cell.matches_reported, true, label);
+  }
+  assert.deepEqual(seen.sort(), ['arc_challenge_mcc acc', 'arc_challenge_mcc mcc', 'boolq_f1_mcc acc', 'boolq_f1_mcc f1', 'boolq_f1_mcc mcc']);
+  assert.equal(report.cells.find((c) => c.metric === 'f1')!.aggregation, 'f1');
+  assert.equal(report.cells.find((c) => c.task === 'arc_challenge_mcc' && c.metric === 'mcc')!.aggregation, 'matthews_corrcoef');
+});
+
+test('a recorded pair that the log-likelihoods do not give is named as differing; the aggregate is formed from the recomputed pairs', async () => {
+  const original = await rescoreAsRecorded((await loadSource([DIR], { skipBad: false, fields: {} })).store);
+  const f1 = original.cells.find((c) => c.metric === 'f1')!;
+  // The first boolq document's recorded pred flipped.
+  const dir = mkdtempSync(join(tmpdir(), 'f1-edited-'));
+  for (const f of readdirSync(DIR)) {
+    if (!f.startsWith('samples_boolq')) {
+      copyFileSync(join(DIR, f), join(dir, f));
+      continue;
+    }
+    const lines = readFileSync(join(DIR, f), 'utf8').trimEnd().split('\n');
+    const first = JSON.parse(lines[0]!) as { f1: [number, number] };
+    const edited = [first.f1[0], 1 - first.f1[1]];
+    lines[0] = lines[0]!.replace(`"f1": [${first.f1[0]}, ${first.f1[1]}]`, `"f1": [${edited[0]}, ${edited[1]}]`);
+    writeFileSync(join(dir, f), `${lines.join('\n')}\n`);
+  }
+  const edited = await rescoreAsRecorded((await loadSource([dir], { skipBad: false, fields: {} })).store);
+  const cell = edited.cells.find((c) => c.metric === 'f1')!;
+  assert.equal(cell.items.reproduced, 39);
+  assert.equal(cell.items.differing.length, 1);
+  assert.equal(cell.items.differing[0]!.why, 'recomputed (gold, pred) pair differs from the recorded one');
+  // Formed from the recomputed pairs, the aggregate is still the number lm-eval printed.
+  assert.equal(cell.value, f1.value);
+});
+
+test('lmaudit rescore --extractors as-recorded prints the f1 and mcc cells as reproduced', () => {
+  const r = runCli(['rescore', DIR, '--extractors', 'as-recorded']);
+  assert.equal(r.status, 0, r.stderr);
+  const row = r.stdout.split('\n').find((l) => /boolq_f1_mcc\s+none\s+f1\s/.test(l));
+  assert.ok(row, r.stdout);
+  assert.match(row!, /\s40\s+0\.171428571429\s+0\.0848824754731\s+0\.171428571429 ± 0\.0848824754731\s+yes\s+40 of 40\s/);
+});
