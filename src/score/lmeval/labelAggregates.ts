@@ -1,4 +1,5 @@
 import { bootstrapStderr, type Stderr, type SumMode } from './aggregate.ts';
+import { npSum } from '../../util/numpySum.ts';
 
 /**
  * lm-eval's aggregations over per-sample (gold, pred) label pairs: multiple_choice's f1 and mcc metrics
@@ -75,9 +76,48 @@ export function matthewsCorrcoef(pairs: readonly LabelPair[]): LabelAggregate {
   return { value: product === 0 ? 0 : covariance / Math.sqrt(product) };
 }
 
-/** The aggregation lm-eval names, over label pairs; null for any other name. */
+export type F1Average = 'micro' | 'macro' | 'weighted';
+
+/**
+ * `sklearn.metrics.f1_score(golds, preds, average=…)` over every label either side uses (multiclass allowed): each
+ * label's 2·tp / (golds of it + preds of it); 'micro' the same over all labels at once (correct / n), 'macro' their
+ * numpy mean (np.nanmean: the pairwise sum over the count), 'weighted' their numpy average weighted by each label's
+ * golds (np.average: Σ f·w / Σ w, both pairwise sums).
+ */
+export function averagedF1(pairs: readonly LabelPair[], average: F1Average): LabelAggregate {
+  const labels = distinctLabels(pairs);
+  const index = new Map(labels.map((label, i) => [label, i]));
+  const tp = new Array<number>(labels.length).fill(0);
+  const golds = new Array<number>(labels.length).fill(0);
+  const preds = new Array<number>(labels.length).fill(0);
+  for (const [gold, pred] of pairs) {
+    golds[index.get(gold)!]!++;
+    preds[index.get(pred)!]!++;
+    if (gold === pred) tp[index.get(gold)!]!++;
+  }
+  const score = (t: number, g: number, p: number) => {
+    const denominator = 1.0 * g + p;
+    return denominator === 0 ? 0 : (2.0 * t) / denominator;
+  };
+  if (average === 'micro') return { value: score(tp.reduce((a, b) => a + b, 0), pairs.length, pairs.length) };
+  const scores = labels.map((_, i) => score(tp[i]!, golds[i]!, preds[i]!));
+  if (average === 'macro') return { value: npSum(scores) / scores.length };
+  return { value: npSum(scores.map((f, i) => f * golds[i]!)) / npSum(golds) };
+}
+
+/**
+ * Task code that aggregates f1's pairs with scikit-learn's f1_score and an `average` (utils.weighted_f1_score,
+ * micro_f1_score, macro_f1_score in many of lm-eval's task folders: afrimmlu, afrixnli, aradice, kobest…): lm-eval
+ * records a `!function` aggregation as its Python source, which is read here, whitespace aside.
+ */
+const TASK_CODE_F1 = /^def \w+\(items\): (?:from sklearn\.metrics import f1_score )?unzipped_list = list\(zip\(\*items\)\) golds = unzipped_list\[0\] preds = unzipped_list\[1\] fscore = f1_score\(golds, preds, average=["'](micro|macro|weighted)["']\) return fscore$/;
+
+/** The aggregation lm-eval names (or the task code's source it records), over label pairs; null for any other. */
 export function labelAggregation(name: string): ((pairs: readonly LabelPair[]) => LabelAggregate) | null {
-  return name === 'f1' ? binaryF1 : name === 'matthews_corrcoef' ? matthewsCorrcoef : null;
+  if (name === 'f1') return binaryF1;
+  if (name === 'matthews_corrcoef') return matthewsCorrcoef;
+  const taskCode = TASK_CODE_F1.exec(name.replace(/\s+/g, ' ').trim());
+  return taskCode === null ? null : (pairs) => averagedF1(pairs, taskCode[1] as F1Average);
 }
 
 /**
@@ -87,7 +127,7 @@ export function labelAggregation(name: string): ((pairs: readonly LabelPair[]) =
  * floats (np.max), a plain fold on any Python; mcc's are Python floats, compensated on CPython ≥ 3.12 (`sumMode`).
  */
 export function aggregateLabels(
-  name: 'f1' | 'matthews_corrcoef',
+  name: string,
   pairs: readonly LabelPair[],
   bootstrapIters: number | null,
   sumMode: SumMode,
@@ -95,14 +135,16 @@ export function aggregateLabels(
   const byLabels = labelAggregation(name)!;
   const whole = byLabels(pairs);
   if ('refused' in whole) return whole;
-  if (bootstrapIters === null || bootstrapIters <= 0 || pairs.length < 2) return { value: whole.value, stderr: 'N/A' };
+  // lm-eval bootstraps only its own registered aggregations; task code has no stderr function ('N/A').
+  const bootstrapped = name === 'f1' || name === 'matthews_corrcoef';
+  if (!bootstrapped || bootstrapIters === null || bootstrapIters <= 0 || pairs.length < 2) return { value: whole.value, stderr: 'N/A' };
   // A resample holds a subset of the labels the whole set holds, which the aggregation accepted.
   const statistic = (sample: LabelPair[]) => (byLabels(sample) as { value: number }).value;
   return { value: whole.value, stderr: bootstrapStderr(statistic, pairs, bootstrapIters, name === 'f1' ? 'fold' : sumMode) };
 }
 
 /** Whether lm-eval aggregates a metric of this aggregation over (gold, pred) pairs. */
-export const isLabelAggregation = (name: string | null): name is 'f1' | 'matthews_corrcoef' => name === 'f1' || name === 'matthews_corrcoef';
+export const isLabelAggregation = (name: string | null): name is string => name !== null && labelAggregation(name) !== null;
 
 /**
  * A recorded (gold, pred) pair: `[1, 0]` (lm-eval writes the tuple's numpy integers as JSON numbers; a

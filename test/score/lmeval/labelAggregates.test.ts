@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { binaryF1, matthewsCorrcoef, recordedLabels, type LabelPair } from '../../../src/score/lmeval/labelAggregates.ts';
+import { averagedF1, binaryF1, labelAggregation, matthewsCorrcoef, recordedLabels, type LabelPair } from '../../../src/score/lmeval/labelAggregates.ts';
 import { bootstrapStderr } from '../../../src/score/lmeval/aggregate.ts';
 import { aggregateMetric, scoreDocument, type ScoringSpec } from '../../../src/score/lmeval/taskScoring.ts';
 
@@ -15,6 +15,9 @@ interface Case {
   pairs: LabelPair[];
   f1: number | { refused: string };
   mcc: number;
+  f1_micro: number;
+  f1_macro: number;
+  f1_weighted: number;
   f1_bootstrap_1000?: number;
   mcc_bootstrap_1000?: number;
 }
@@ -30,6 +33,7 @@ for (const c of cases) {
       assert.ok(f1.refused.includes(c.f1.refused.split('.')[0]!.replace(/ It should.*/, '')), f1.refused);
     }
     assert.deepEqual(matthewsCorrcoef(c.pairs), { value: c.mcc });
+    for (const average of ['micro', 'macro', 'weighted'] as const) assert.deepEqual(averagedF1(c.pairs, average), { value: c[`f1_${average}`] }, average);
     // The bootstrap draws the same resamples (random.Random(i).choices) and sums their spread as Python does:
     // f1's replicates are numpy floats, mcc's Python floats; on CPython 3.11 both are a plain fold.
     if (c.f1_bootstrap_1000 !== undefined) assert.equal(bootstrapStderr((s) => (binaryF1(s) as { value: number }).value, c.pairs, 1000), c.f1_bootstrap_1000);
@@ -68,4 +72,18 @@ test("lmaudit run's scoring: a document's (gold, argmax) pair, and the task's ag
   // Where lm-eval stops with scikit-learn's error, so does the run (nothing printed that lm-eval could not print).
   const four = cases.find((c) => c.name === 'four labels')!;
   assert.throws(() => aggregateMetric(spec.metrics[1]!, four.pairs, options), /f1: .*Target is multiclass/);
+});
+
+test("task code that aggregates f1 with scikit-learn's f1_score and an average is read from the source lm-eval records", () => {
+  // inspect.getsource of aradice/piqa/metrics.py's weighted_f1_score and of kobest/utils.py's macro_f1_score (lm-eval 0.4.13).
+  const weighted = 'def weighted_f1_score(items):\n    unzipped_list = list(zip(*items))\n    golds = unzipped_list[0]\n    preds = unzipped_list[1]\n    fscore = f1_score(golds, preds, average="weighted")\n    return fscore\n';
+  const macro = 'def macro_f1_score(items):\n    from sklearn.metrics import f1_score\n\n    unzipped_list = list(zip(*items))\n    golds = unzipped_list[0]\n    preds = unzipped_list[1]\n    fscore = f1_score(golds, preds, average="macro")\n    return fscore\n';
+  const four = cases.find((c) => c.name === 'four labels')!;
+  assert.deepEqual(labelAggregation(weighted)!(four.pairs), { value: four.f1_weighted });
+  assert.deepEqual(labelAggregation(macro)!(four.pairs), { value: four.f1_macro });
+  // basqueglue's micro_f1_score goes through HF evaluate's load_metric: not this code, not read as it.
+  const viaEvaluate = 'def micro_f1_score(items):\n    f1_metric = load_metric("f1")\n    golds, preds = list(zip(*items))\n    f1_score = f1_metric.compute(references=golds, predictions=preds, average="micro")[\n        "f1"\n    ]\n    return f1_score\n';
+  assert.equal(labelAggregation(viaEvaluate), null);
+  assert.equal(labelAggregation(weighted.replace('"weighted"', '"samples"')), null);
+  assert.equal(labelAggregation('mean'), null);
 });

@@ -37,6 +37,27 @@ test('f1 and mcc of a real lm-eval run: every (gold, pred) pair recomputed, valu
   assert.equal(report.cells.find((c) => c.task === 'arc_challenge_mcc' && c.metric === 'mcc')!.aggregation, 'matthews_corrcoef');
 });
 
+test("f1 aggregated by task code (scikit-learn's f1_score with average micro, macro, weighted, as afrimmlu's utils.py): read from the recorded source, reproduced", async () => {
+  // fixtures/models/lmeval-reference/gpt2-tiny/f1-averages: arc_challenge, 40 documents, three copies of the task whose f1
+  // is aggregated by utils.micro_f1_score, macro_f1_score and weighted_f1_score (lm-eval's aradice/piqa/metrics.py).
+  const dir = fixturePath('models/lmeval-reference/gpt2-tiny/f1-averages');
+  const results = JSON.parse(readFileSync(`${dir}/${readdirSync(dir).find((f) => f.startsWith('results_'))!}`, 'utf8')).results;
+  const report = await rescoreAsRecorded((await loadSource([dir], { skipBad: false, fields: {} })).store);
+  const f1 = report.cells.filter((c) => c.metric === 'f1');
+  assert.deepEqual(f1.map((c) => c.task).sort(), ['arc_challenge_f1_macro', 'arc_challenge_f1_micro', 'arc_challenge_f1_weighted']);
+  for (const cell of f1) {
+    assert.equal(cell.items.reproduced, 40, cell.task);
+    assert.match(cell.aggregation!, new RegExp(`^def ${cell.task.replace('arc_challenge_f1_', '')}_f1_score\\(items\\):`), cell.task);
+    assert.equal(cell.value, results[cell.task]['f1,none'], cell.task);
+    // lm-eval bootstraps only its own registered aggregations: task code gets no stderr.
+    assert.equal(cell.stderr, 'N/A', cell.task);
+    assert.equal(results[cell.task]['f1_stderr,none'], 'N/A', cell.task);
+    assert.equal(cell.matches_reported, true, cell.task);
+  }
+  // Three different numbers from the same pairs: the average is what differs.
+  assert.equal(new Set(f1.map((c) => c.value)).size, 3);
+});
+
 test('a recorded pair that the log-likelihoods do not give is named as differing; the aggregate is formed from the recomputed pairs', async () => {
   const original = await rescoreAsRecorded((await loadSource([DIR], { skipBad: false, fields: {} })).store);
   const f1 = original.cells.find((c) => c.metric === 'f1')!;

@@ -1,5 +1,6 @@
 """Reference values for test/score/lmeval/labelAggregates.test.ts: lm-eval 0.4.13's own f1_score and
-matthews_corrcoef aggregations (scikit-learn underneath) and its bootstrap_stderr, on label-pair lists that
+matthews_corrcoef aggregations (scikit-learn underneath) and its bootstrap_stderr, and the task code many task
+folders aggregate f1 with (scikit-learn's f1_score with average micro, macro or weighted), on label-pair lists that
 reach each branch: binary with both labels, one label only, no 1 at all, two labels without 1 (refused), more
 than two labels (f1 refused, mcc multiclass), lm-eval's -100 gold, and a list long enough (12,000 pairs) that
 mcc's product of variances passes 2^53 and rounds.
@@ -14,6 +15,32 @@ import sys
 
 os.environ["DISABLE_MULTIPROC"] = "1"  # the same resamples, one process
 import lm_eval.api.metrics as M
+from sklearn.metrics import f1_score
+
+
+# The task code many of lm-eval's task folders aggregate f1 with (aradice/piqa/metrics.py, afrimmlu's utils.py, …).
+def macro_f1_score(items):
+    unzipped_list = list(zip(*items))
+    golds = unzipped_list[0]
+    preds = unzipped_list[1]
+    fscore = f1_score(golds, preds, average="macro")
+    return fscore
+
+
+def micro_f1_score(items):
+    unzipped_list = list(zip(*items))
+    golds = unzipped_list[0]
+    preds = unzipped_list[1]
+    fscore = f1_score(golds, preds, average="micro")
+    return fscore
+
+
+def weighted_f1_score(items):
+    unzipped_list = list(zip(*items))
+    golds = unzipped_list[0]
+    preds = unzipped_list[1]
+    fscore = f1_score(golds, preds, average="weighted")
+    return fscore
 
 
 def pairs_of(golds, preds):
@@ -23,6 +50,8 @@ def pairs_of(golds, preds):
 def case(name, pairs, iters=1000):
     tuples = [tuple(p) for p in pairs]
     out = {"name": name, "pairs": pairs}
+    for key, fn in (("f1_micro", micro_f1_score), ("f1_macro", macro_f1_score), ("f1_weighted", weighted_f1_score)):
+        out[key] = float(fn(tuples))
     for key, fn in (("f1", M.f1_score), ("mcc", M.matthews_corrcoef)):
         try:
             out[key] = float(fn(tuples))
