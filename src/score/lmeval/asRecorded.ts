@@ -16,6 +16,7 @@ import { recomputeItem, settingsFromDocs, taskSettings, type DocRecord, type Tas
 import { forEachRecord, scoredTasks, type ScoreItem } from './storeRows.ts';
 import { EXTRA_FIELD_PREFIX } from '../../store/schema.ts';
 import { groupCells } from './groups.ts';
+import { scoredByLmevalAtLeast } from './harnessRules.ts';
 import { HeapBound } from '../../util/heapBound.ts';
 import { LMEVAL_BOOKKEEPING_KEYS } from '../../formats/lmevalResultKeys.ts';
 import type { AsRecordedCell, CellWarning, DifferingItem } from './asRecordedCell.ts';
@@ -273,11 +274,7 @@ function aggregationOf(run: RunProvenance, task: string, metric: string, setting
   // CPython ≥3.12 compensates sum() over Python floats; generate_until exact_match values are numpy floats (plain fold).
   // Ported task code (truthfulqa's process_results) returns numpy floats too: a plain fold on every version.
   const compensated = major === 3 && (minor ?? 0) >= 12 && metric !== 'exact_match' && settings.processResultsPort === null;
-  const version = run.harness.version?.used;
-  const v = version && version.status !== 'unknown' ? String(version.value) : '';
-  const m = /(\d+)\.(\d+)\.(\d+)/.exec(v);
-  const medianSorts = m !== null && (Number(m[1]) > 0 || Number(m[2]) > 4 || (Number(m[2]) === 4 && Number(m[3]) >= 12));
-  return { name, bootstrapIters: iters, sumMode: compensated ? 'neumaier' : 'fold', medianSorts };
+  return { name, bootstrapIters: iters, sumMode: compensated ? 'neumaier' : 'fold', medianSorts: scoredByLmevalAtLeast(run, 0, 4, 12) };
 }
 
 function reportedOf(run: RunProvenance, task: string, filter: string, metric: string): { value: unknown; stderr: unknown } | null {

@@ -12,6 +12,7 @@ import type { LabelPair } from './labelAggregates.ts';
 import { PROCESS_RESULTS, TaskCodeError } from './taskCode.ts';
 import { rollingWordCount } from './taskScoring.ts';
 import { hasMc2Targets, readChoiceDoc } from './choiceReading.ts';
+import { scoredByLmevalAtLeast } from './harnessRules.ts';
 
 export interface TaskSettings {
   outputType: string | null;
@@ -33,13 +34,7 @@ export interface TaskSettings {
 }
 
 /** False for a run of lm-eval up to 0.4.12 (its multi_choice_regex tried the choice texts in choice order). */
-function multiChoiceLongestFirst(run: RunProvenance): boolean {
-  const fact = run.harness.version?.used;
-  const m = fact && fact.status !== 'unknown' ? /(\d+)\.(\d+)\.(\d+)/.exec(String(fact.value)) : null;
-  if (m === null) return true;
-  const [major, minor, patch] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  return major > 0 || minor > 4 || (minor === 4 && patch >= 13);
-}
+const multiChoiceLongestFirst = (run: RunProvenance): boolean => scoredByLmevalAtLeast(run, 0, 4, 13);
 
 export interface DocRecord {
   docId: string;
