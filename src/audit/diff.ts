@@ -24,6 +24,7 @@ import { diffSourceConfig, type SourceConfigDiff } from './sourceConfig.ts';
 import { unpairedZ, type UnpairedZ } from './unpaired.ts';
 import { isScoreKey, stderrKeyOf } from './reportedStderr.ts';
 import { pairedAggregationNote, type AggregationNote } from './pairedAggregation.ts';
+import { pairedCorpusScores } from './pairedCorpus.ts';
 
 export interface DiffOptions extends PairedOptions {
   runA?: string;
@@ -251,7 +252,10 @@ export async function compareTask(
   };
   // Across harnesses, aligned items may share no score key: their correctness scores are paired under one name.
   if (runA.source_kind !== runB.source_kind) pairCorrectness(join.pairs, runA, taskA, runB, taskB);
-  const paired = pairedScores(join.pairs, o).map((p) => withAggregationNote(p, pairedAggregationNote(p.score, { run: runA, task: taskA }, { run: runB, task: taskB })));
+  const [sideA, sideB] = [{ run: runA, task: taskA }, { run: runB, task: taskB }];
+  const paired = [...pairedScores(join.pairs, o).map((p) => withAggregationNote(p, pairedAggregationNote(p.score, sideA, sideB))), ...pairedCorpusScores(join.pairs, sideA, sideB, o)].sort((x, y) =>
+    x.score < y.score ? -1 : x.score > y.score ? 1 : 0,
+  );
   const flips = paired.filter((p) => p.result.mcnemar !== null).map((p) => attributeFlips(join.pairs, p.score, o.examples));
   const evidence = itemEvidence(join.pairs, items);
   settleByEvidence(settings, evidence);

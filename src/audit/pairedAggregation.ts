@@ -9,7 +9,7 @@ import type { RunProvenance } from '../store/schema.ts';
 import { valueOf } from './provenanceView.ts';
 
 /** The aggregation the run names for `metric` of `task` (lm-eval's metric_list), when it names one. */
-function aggregationOf(run: RunProvenance, task: string, metric: string): string | undefined {
+export function aggregationOf(run: RunProvenance, task: string, metric: string): string | undefined {
   const value = valueOf(run, task, 'repeats.aggregation');
   if (value === null || typeof value !== 'object') return undefined;
   const perMetric = (value as { per_metric?: unknown }).per_metric;

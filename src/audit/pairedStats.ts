@@ -83,7 +83,8 @@ export function signTestCanReject(differing: number, alpha: number): boolean {
   return 2 * 0.5 ** differing < alpha;
 }
 
-function sentenceFor(n: number, difference: number, distinguishable: boolean, mcnemar: McNemar | null, ci: [number, number], alpha: number, differing: number): string {
+/** The plain sentence of a paired result (also for the corpus-level aggregates of pairedCorpus.ts). */
+export function sentenceFor(n: number, difference: number, distinguishable: boolean, mcnemar: McNemar | null, ci: [number, number], alpha: number, differing: number): string {
   if (n === 0) return 'There are no shared items, so the difference cannot be tested.';
   const level = `${Math.round((1 - alpha) * 100)}%`;
   const excludes = ci[0] > 0 || ci[1] < 0;
@@ -97,8 +98,9 @@ function sentenceFor(n: number, difference: number, distinguishable: boolean, mc
   return `The difference (B − A = ${signed(difference)}) ${distinguishable ? 'is' : 'is not'} distinguishable from noise at n = ${n}: ${evidence}.`;
 }
 
+/** Four significant digits, as the tables print a difference; from 1000 up the whole number (-585152, not -585200). */
 function signed(x: number): string {
-  const s = Number(x.toPrecision(4)).toString();
+  const s = Math.abs(x) >= 1000 ? Number(x.toFixed(0)).toString() : Number(x.toPrecision(4)).toString();
   return x > 0 ? `+${s}` : s;
 }
 
