@@ -12,27 +12,15 @@ import { bitsPerByte, weightedPerplexity } from '../score/lmeval/aggregate.ts';
 import { DEFAULT_AGGREGATION } from '../score/lmeval/taskScoring.ts';
 import type { RunProvenance } from '../store/schema.ts';
 import { aggregationOf } from './pairedAggregation.ts';
-import type { DocRecord } from './itemJoin.ts';
+import type { DocRecord, WeightedPair } from './itemJoin.ts';
 import { DEFAULT_PAIRED_OPTIONS, sentenceFor, signTestCanReject, type PairedOptions, type PairedResult } from './pairedStats.ts';
 
-export type WeightedPair = readonly [number, number];
 type CorpusAggregation = 'weighted_perplexity' | 'bits_per_byte';
 
 const AGGREGATE: Record<CorpusAggregation, (items: readonly WeightedPair[]) => number> = {
   weighted_perplexity: (items) => weightedPerplexity(items),
   bits_per_byte: (items) => bitsPerByte(items),
 };
-
-/** A recorded per-item value that is a (log-likelihood, weight) pair, else null. */
-export function weightedPair(json: string | null): WeightedPair | null {
-  if (json === null || !json.startsWith('[')) return null;
-  try {
-    const v: unknown = JSON.parse(json);
-    return Array.isArray(v) && v.length === 2 && v.every((x) => typeof x === 'number' && Number.isFinite(x)) ? [v[0] as number, v[1] as number] : null;
-  } catch {
-    return null;
-  }
-}
 
 /** The corpus aggregation both runs use for `metric` (recorded, else lm-eval's registered default), or null. */
 export function corpusAggregation(metric: string, a: { run: RunProvenance; task: string }, b: { run: RunProvenance; task: string }): CorpusAggregation | null {
