@@ -12,6 +12,7 @@ import type { OpenStore } from '../store/readStore.ts';
 import type { RunProvenance } from '../store/schema.ts';
 import { valueOf } from './provenanceView.ts';
 import { forEachRow, sqlString } from '../util/duckdb.ts';
+import { weightedPair, type WeightedPair } from './weightedPair.ts';
 
 export interface ResponseView {
   requestIdx: number;
@@ -46,20 +47,6 @@ export interface DocRecord {
   scores: Map<string, number | null>;
   /** Per-item (log-likelihood, weight) pairs, where a score's recorded value is one (word_perplexity): key 'metric,filter'. */
   weighted?: Map<string, WeightedPair>;
-}
-
-/** A per-item (log-likelihood, weight) pair: loglikelihood_rolling's value for word_perplexity and bits_per_byte. */
-export type WeightedPair = readonly [number, number];
-
-/** A recorded per-item value that is a (log-likelihood, weight) pair, else null. */
-export function weightedPair(json: string | null): WeightedPair | null {
-  if (json === null || !json.startsWith('[')) return null;
-  try {
-    const v: unknown = JSON.parse(json);
-    return Array.isArray(v) && v.length === 2 && v.every((x) => typeof x === 'number' && Number.isFinite(x)) ? [v[0] as number, v[1] as number] : null;
-  } catch {
-    return null;
-  }
 }
 
 export type JoinKey = 'doc_hash' | 'doc_content' | 'doc_text' | 'doc_id';

@@ -12,7 +12,8 @@ import { bitsPerByte, weightedPerplexity } from '../score/lmeval/aggregate.ts';
 import { DEFAULT_AGGREGATION } from '../score/lmeval/taskScoring.ts';
 import type { RunProvenance } from '../store/schema.ts';
 import { aggregationOf } from './pairedAggregation.ts';
-import type { DocRecord, WeightedPair } from './itemJoin.ts';
+import type { DocRecord } from './itemJoin.ts';
+import type { WeightedPair } from './weightedPair.ts';
 import { DEFAULT_PAIRED_OPTIONS, sentenceFor, signTestCanReject, type PairedOptions, type PairedResult } from './pairedStats.ts';
 
 type CorpusAggregation = 'weighted_perplexity' | 'bits_per_byte';
