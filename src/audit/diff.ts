@@ -10,7 +10,8 @@ import type { OpenStore } from '../store/readStore.ts';
 import { AGENT_SOURCE_KINDS, type RunProvenance } from '../store/schema.ts';
 import { checkConfiguredVsUsed, type CheckResult } from './configuredVsUsed.ts';
 import { buildFalsifier, type Falsifier } from './falsifier.ts';
-import { comparedLeaves, groupFalsifier } from './groupFalsifier.ts';
+import { comparedLeaves, groupFalsifier, groupLeaves } from './groupFalsifier.ts';
+import { countOf } from '../util/plural.ts';
 import { attributeFlips, type FlipAttribution } from './flips.ts';
 import { describeDifferences, joinDocs, joinOptions, loadDocs, promptChanged, type DocRecord, type ItemDifferences, type JoinKey } from './itemJoin.ts';
 import { pairCorrectness } from './crossHarnessScore.ts';
@@ -85,6 +86,8 @@ export interface TaskComparison {
   items: ItemsSection | null;
   /** Why paired statistics are absent, when they are. */
   pairedNote: string | null;
+  /** Set when the task is a group with no items of its own: how many leaf tasks it puts together. */
+  group?: { leaves: number };
   paired: PairedScore[];
   flips: FlipAttribution[];
   reported: ReportedScore[];
@@ -218,6 +221,8 @@ export async function compareTask(
     // No items: only what needs none settles (a task that generates nothing).
     settleByEvidence(settings, null);
     const missing = docsA.length === 0 && docsB.length === 0 ? 'either run' : docsA.length === 0 ? 'A' : 'B';
+    // A group (mmlu_stem) holds no items: its leaves have them, and "no per-item samples in either run" was untrue.
+    const leaves = docsA.length === 0 && docsB.length === 0 ? (groupLeaves(runA, taskA) ?? groupLeaves(runB, taskB)) : null;
     return {
       taskA,
       taskB,
@@ -227,7 +232,10 @@ export async function compareTask(
       items: null,
       pairedNote: otherBenchmark
         ? `different benchmarks (A: ${taskA}, B: ${taskB}): agent items are joined only within one benchmark, so there are no paired statistics; only the settings and the reported aggregates are set side by side`
-        : `no per-item samples in ${missing}: paired statistics need the same items scored in both runs; only the reported aggregates can be set side by side`,
+        : leaves !== null
+          ? `${taskA === taskB ? taskA : `${taskA} (A) vs ${taskB} (B)`} is a group: it holds no items of its own (its number is put together from ${countOf(leaves.length, 'leaf task')}), so it has no paired statistics of its own; each leaf task both runs scored is compared item by item; only the group's reported aggregates can be set side by side`
+          : `no per-item samples in ${missing}: paired statistics need the same items scored in both runs; only the reported aggregates can be set side by side`,
+      ...(leaves !== null ? { group: { leaves: leaves.length } } : {}),
       paired: [],
       flips: [],
       reported,
