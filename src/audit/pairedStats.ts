@@ -39,7 +39,7 @@ export interface PairedResult {
   n: number;
   meanA: number;
   meanB: number;
-  /** meanB − meanA. */
+  /** B − A: the mean of the per-item differences (meanB − meanA up to rounding; exact on 0/1 scores). */
   difference: number;
   /** Percentile bootstrap interval on the difference. */
   ci: [number, number];
@@ -62,7 +62,9 @@ export function pairedComparison(a: readonly number[], b: readonly number[], opt
   const meanA = mean(a);
   const meanB = mean(b);
   const diffs = a.map((x, i) => b[i]! - x);
-  const difference = meanB - meanA;
+  // The mean of the per-item differences, not meanB − meanA: on 0/1 scores their sum is an exact integer, so 4/20 − 3/20
+  // is 0.05 itself, where 0.2 − 0.15 gives 0.05000000000000002 and a declared max_abs_difference of 0.05 was "violated".
+  const difference = mean(diffs);
   const ci = bootstrapInterval(diffs, iterations, seed, alpha);
   const binary = n > 0 && [...a, ...b].every((v) => v === 0 || v === 1);
   const mcnemar = binary ? mcnemarExact(a, b) : null;
