@@ -84,7 +84,7 @@ function listed(fields: readonly string[]): string {
   return `${fields.length} setting${fields.length === 1 ? '' : 's'} differ${fields.length === 1 ? 's' : ''} (${fields.slice(0, 4).join(', ')}${fields.length > 4 ? ', …' : ''})`;
 }
 
-/** Why candidate `c` was paired: its basis, its settings distance, and the candidates it was chosen over. */
+/** Why candidate `c` was paired: its basis, its settings distance, and the candidates it was chosen over (`all` in pairing order). */
 function reasonFor(c: Candidate, all: readonly Candidate[], sayOverride: boolean, chooser: string): string {
   const shared = pairTasks(c.a, c.b).tasks.filter((t) => t.a === t.b).map((t) => t.a);
   const basis =
@@ -92,10 +92,14 @@ function reasonFor(c: Candidate, all: readonly Candidate[], sayOverride: boolean
       ? `the same task name${shared.length === 1 ? '' : 's'} (${shared.slice(0, 3).join(', ')}${shared.length > 3 ? `, … ${shared.length} in all` : ''})`
       : `no task name in common; each run has one task (${Object.keys(c.a.tasks)[0]} vs ${Object.keys(c.b.tasks)[0]}), paired by position`;
   const rivals = all.filter((o) => o !== c && (o.a === c.a || o.b === c.b));
-  const byPosition = rivals.filter((o) => o.byName === 0 && c.byName > 0).length;
-  const fewerNames = rivals.filter((o) => o.byName > 0 && o.byName < c.byName).length;
-  const farther = rivals.length - byPosition - fewerNames;
+  // `all` is in pairing order: a rival ranked ahead of c lost only because its other run was paired first.
+  const taken = rivals.filter((o) => all.indexOf(o) < all.indexOf(c)).length;
+  const behind = rivals.filter((o) => all.indexOf(o) > all.indexOf(c));
+  const byPosition = behind.filter((o) => o.byName === 0 && c.byName > 0).length;
+  const fewerNames = behind.filter((o) => o.byName > 0 && o.byName < c.byName).length;
+  const farther = behind.length - byPosition - fewerNames;
   const over = [
+    taken > 0 ? `${taken} whose other run was already paired, as closely or more` : '',
     byPosition > 0 ? `${byPosition} paired only by position` : '',
     fewerNames > 0 ? `${fewerNames} sharing fewer task names` : '',
     farther > 0 ? `${farther} with as many shared names and more or as many differing settings` : '',
