@@ -24,7 +24,9 @@ import { rescoredValues, RESCORED_PREFIX, type RescoredValues } from './rescored
 import { diffSourceConfig, type SourceConfigDiff } from './sourceConfig.ts';
 import { unpairedZ, type UnpairedZ } from './unpaired.ts';
 import { isScoreKey, stderrKeyOf } from './reportedStderr.ts';
-import { pairedAggregationNote, type AggregationNote } from './pairedAggregation.ts';
+import { lowerIsBetter, pairedAggregationNote, type AggregationNote } from './pairedAggregation.ts';
+import { rawResults } from './recordFiles.ts';
+import { isPlainObject } from '../util/json.ts';
 import { pairedCorpusScores } from './pairedCorpus.ts';
 
 export interface DiffOptions extends PairedOptions {
@@ -261,10 +263,11 @@ export async function compareTask(
   // Across harnesses, aligned items may share no score key: their correctness scores are paired under one name.
   if (runA.source_kind !== runB.source_kind) pairCorrectness(join.pairs, runA, taskA, runB, taskB);
   const [sideA, sideB] = [{ run: runA, task: taskA }, { run: runB, task: taskB }];
-  const paired = [...pairedScores(join.pairs, o).map((p) => withAggregationNote(p, pairedAggregationNote(p.score, sideA, sideB))), ...pairedCorpusScores(join.pairs, sideA, sideB, o)].sort((x, y) =>
+  const worse = await lowerIsBetterOf(sideA, sideB);
+  const paired = [...pairedScores(join.pairs, o, worse).map((p) => withAggregationNote(p, pairedAggregationNote(p.score, sideA, sideB))), ...pairedCorpusScores(join.pairs, sideA, sideB, o)].sort((x, y) =>
     x.score < y.score ? -1 : x.score > y.score ? 1 : 0,
   );
-  const flips = paired.filter((p) => p.result.mcnemar !== null).map((p) => attributeFlips(join.pairs, p.score, o.examples));
+  const flips = paired.filter((p) => p.result.mcnemar !== null).map((p) => attributeFlips(join.pairs, p.score, o.examples, p.result.mcnemar!.oneIsWorse === true));
   const evidence = itemEvidence(join.pairs, items);
   settleByEvidence(settings, evidence);
   const coverage = { shared: items.shared, onlyA: items.onlyA, onlyB: items.onlyB, promptsDiffer: items.differences.promptsDiffer, evidence };
@@ -312,7 +315,20 @@ export function withRescored(docs: DocRecord[], values: RescoredValues | undefin
 
 export { RESCORED_PREFIX };
 
-function pairedScores(pairs: readonly [DocRecord, DocRecord][], o: DiffOptions): PairedScore[] {
+/** Which 'metric,filter' scores either side's source says are better lower (a 1 of a 0/1 score is then not "right"). */
+async function lowerIsBetterOf(...sides: { run: RunProvenance; task: string }[]): Promise<(score: string) => boolean> {
+  const tables = await Promise.all(sides.map(async (s) => {
+    const raw = await rawResults(s.run);
+    const table = raw.status === 'read' && isPlainObject(raw.json.higher_is_better) ? raw.json.higher_is_better[s.task] : undefined;
+    return isPlainObject(table) ? table : {};
+  }));
+  return (score) => {
+    const metric = score.split(',')[0]!;
+    return sides.some((s, i) => lowerIsBetter(s.run, s.task, metric, tables[i]![metric]));
+  };
+}
+
+function pairedScores(pairs: readonly [DocRecord, DocRecord][], o: DiffOptions, lowerBetter: (score: string) => boolean): PairedScore[] {
   const keys = new Set<string>();
   for (const [x, y] of pairs) for (const k of x.scores.keys()) if (y.scores.has(k)) keys.add(k);
   const out: PairedScore[] = [];
@@ -331,7 +347,7 @@ function pairedScores(pairs: readonly [DocRecord, DocRecord][], o: DiffOptions):
       b.push(vb);
     }
     if (a.length === 0) continue;
-    out.push({ score, dropped, result: pairedComparison(a, b, o) });
+    out.push({ score, dropped, result: pairedComparison(a, b, o, lowerBetter(score)) });
   }
   return out;
 }

@@ -51,3 +51,19 @@ export function pairedAggregationNote(score: string, a: { run: RunProvenance; ta
 export function pairedScoreLabel(p: { score: string; values?: string }): string {
   return p.values === undefined ? p.score : `${p.score} (${p.values})`;
 }
+
+/**
+ * Whether the source says a lower `metric` is better for `task`: the metric_list entry's higher_is_better, or the
+ * results file's own higher_is_better table (`higherIsBetter`, read by the caller), false in either.
+ */
+export function lowerIsBetter(run: RunProvenance, task: string, metric: string, fromResults?: unknown): boolean {
+  if (fromResults === false) return true;
+  const block = run.tasks[task]?.scoring.metrics;
+  for (const side of [block?.used, block?.configured]) {
+    const list = side !== undefined && side.status !== 'unknown' ? (side as { value: unknown }).value : undefined;
+    if (!Array.isArray(list)) continue;
+    const entry = list.find((x): x is { metric: unknown; higher_is_better?: unknown } => x !== null && typeof x === 'object' && (x as { metric?: unknown }).metric === metric);
+    if (entry?.higher_is_better === false) return true;
+  }
+  return false;
+}

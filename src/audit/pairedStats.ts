@@ -27,12 +27,24 @@ export interface PairedOptions {
 export const DEFAULT_PAIRED_OPTIONS: PairedOptions = { iterations: 2000, seed: 1234, alpha: 0.05 };
 
 export interface McNemar {
-  /** Items right in A and wrong in B. */
+  /** Items 1 (right) in A and 0 in B. */
   aOnly: number;
-  /** Items wrong in A and right in B. */
+  /** Items 0 in A and 1 (right) in B. */
   bOnly: number;
   /** Exact two-sided p-value: 2·P(X ≤ min(b, c)) for X ~ Binomial(b + c, 1/2), capped at 1. */
   p: number;
+  /** Set where a 1 is the worse outcome (the source's higher_is_better is false: crows_pairs' pct_stereotype). */
+  oneIsWorse?: true;
+}
+
+/**
+ * The discordant items in words: "right only in A" where a 1 is right; where the source says lower is better, a 1 is
+ * not right (crows_pairs' pct_stereotype is 1 where the model preferred the stereotype), and the count says "1".
+ */
+export function onlyInPhrase(aOnly: number, bOnly: number, oneIsWorse = false): string {
+  return oneIsWorse
+    ? `${aOnly} scored 1 only in A, ${bOnly} only in B; a 1 is the worse outcome here, higher_is_better false`
+    : `${aOnly} right only in A, ${bOnly} right only in B`;
 }
 
 export interface PairedResult {
@@ -55,7 +67,7 @@ export interface PairedResult {
 }
 
 /** Paired comparison of per-item scores `a[i]`, `b[i]` on the same items (NaN-free, same length). */
-export function pairedComparison(a: readonly number[], b: readonly number[], options: Partial<PairedOptions> = {}): PairedResult {
+export function pairedComparison(a: readonly number[], b: readonly number[], options: Partial<PairedOptions> = {}, oneIsWorse = false): PairedResult {
   const { iterations, seed, alpha } = { ...DEFAULT_PAIRED_OPTIONS, ...options };
   if (a.length !== b.length) throw new RangeError(`paired samples differ in length (${a.length} vs ${b.length})`);
   const n = a.length;
@@ -67,7 +79,7 @@ export function pairedComparison(a: readonly number[], b: readonly number[], opt
   const difference = mean(diffs);
   const ci = bootstrapInterval(diffs, iterations, seed, alpha);
   const binary = n > 0 && [...a, ...b].every((v) => v === 0 || v === 1);
-  const mcnemar = binary ? mcnemarExact(a, b) : null;
+  const mcnemar = binary ? { ...mcnemarExact(a, b), ...(oneIsWorse ? { oneIsWorse: true as const } : {}) } : null;
   const decidedBy = mcnemar !== null ? 'mcnemar' : 'bootstrap';
   const excludes = ci[0] > 0 || ci[1] < 0;
   const differing = diffs.filter((d) => d !== 0).length;
@@ -93,7 +105,7 @@ export function sentenceFor(n: number, difference: number, distinguishable: bool
   const interval = `the paired bootstrap ${level} interval [${ci[0].toPrecision(3)}, ${ci[1].toPrecision(3)}] ${excludes ? 'excludes' : 'includes'} 0`;
   const evidence =
     mcnemar !== null
-      ? `McNemar exact ${pClause(mcnemar.p)} on ${mcnemar.aOnly + mcnemar.bOnly} discordant item(s) (${mcnemar.aOnly} right only in A, ${mcnemar.bOnly} right only in B)`
+      ? `McNemar exact ${pClause(mcnemar.p)} on ${mcnemar.aOnly + mcnemar.bOnly} discordant item(s) (${onlyInPhrase(mcnemar.aOnly, mcnemar.bOnly, mcnemar.oneIsWorse)})`
       : excludes && !distinguishable
         ? `${interval}, but only ${differing} item(s) differ, too few for any two-sided test at ${alpha}: the exact sign test's smallest p on them is ${formatP(2 * 0.5 ** differing)}`
         : interval;

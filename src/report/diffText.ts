@@ -6,7 +6,7 @@
 import type { DeclaredFalsifierResult } from '../audit/declaredFalsifier.ts';
 import { joinCounts, type DiffResult, type TaskComparison } from '../audit/diff.ts';
 import { FLIP_CAUSE_TEXT, type FlipCause } from '../audit/flips.ts';
-import { formatP, pClause } from '../audit/pairedStats.ts';
+import { formatP, onlyInPhrase, pClause } from '../audit/pairedStats.ts';
 import { pairedScoreLabel } from '../audit/pairedAggregation.ts';
 import { withoutSamePaired } from './samePaired.ts';
 import { subsetSentence } from './subsetNote.ts';
@@ -107,7 +107,7 @@ function taskLines(whole: TaskComparison, r: DiffResult): string[] {
   }
   for (const f of t.flips.filter((x) => x.flips > 0)) {
     const causes = (Object.keys(f.byCause) as FlipCause[]).filter((c) => f.byCause[c] > 0);
-    out.push(`Flips in ${f.score}: ${f.flips} (${f.lost} right only in A, ${f.gained} right only in B): ${causes.map((c) => `${f.byCause[c]} ${FLIP_CAUSE_TEXT[c]}`).join('; ')}.`);
+    out.push(`Flips in ${f.score}: ${f.flips} (${onlyInPhrase(f.lost, f.gained, f.oneIsWorse)}): ${causes.map((c) => `${f.byCause[c]} ${FLIP_CAUSE_TEXT[c]}`).join('; ')}.`);
     for (const c of causes) for (const e of f.examples[c]) out.push(`    doc ${e.docIdA}: ${e.a} → ${e.b}; ${e.detail}`);
   }
   if (t.reported.length > 0 && t.items === null) {

@@ -6,7 +6,7 @@
  */
 import { cellText, multiplesNote, tableFindings } from './tableText.ts';
 import { FLIP_CAUSE_TEXT, type FlipCause } from '../audit/flips.ts';
-import { formatP, pClause } from '../audit/pairedStats.ts';
+import { formatP, onlyInPhrase, pClause } from '../audit/pairedStats.ts';
 import { pairedScoreLabel } from '../audit/pairedAggregation.ts';
 import { joinCounts, type TaskComparison } from '../audit/diff.ts';
 import type { ReportData } from './model.ts';
@@ -171,7 +171,7 @@ export function buildView(data: ReportData): ReportView {
         .map((f) => {
           const causes = (Object.keys(f.byCause) as FlipCause[]).filter((k) => f.byCause[k] > 0);
           return {
-            text: `${f.score}: ${countOf(f.flips, 'flip')} (${f.lost} right only in A, ${f.gained} right only in B): ${causes.map((k) => `${f.byCause[k]} ${FLIP_CAUSE_TEXT[k]}`).join('; ')}`,
+            text: `${f.score}: ${countOf(f.flips, 'flip')} (${onlyInPhrase(f.lost, f.gained, f.oneIsWorse)}): ${causes.map((k) => `${f.byCause[k]} ${FLIP_CAUSE_TEXT[k]}`).join('; ')}`,
             details: causes.flatMap((k) => f.examples[k].map((e) => `doc ${e.docIdA}: ${e.a} → ${e.b}; ${clip(e.detail, 200)}`)),
           };
         });
