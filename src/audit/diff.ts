@@ -88,8 +88,8 @@ export interface TaskComparison {
   items: ItemsSection | null;
   /** Why paired statistics are absent, when they are. */
   pairedNote: string | null;
-  /** Set when the task is a group with no items of its own: how many leaf tasks it puts together. */
-  group?: { leaves: number };
+  /** Set when the task is a group with no items of its own: its leaf tasks, and how many of them were compared item by item. */
+  group?: { leaves: number; paired: number };
   paired: PairedScore[];
   flips: FlipAttribution[];
   reported: ReportedScore[];
@@ -156,6 +156,7 @@ export async function diffStores(storeA: OpenStore, storeB: OpenStore, options: 
     for (const [i, group] of compared.entries()) {
       const leaves = comparedLeaves(pair.a, pair.b, group, compared);
       if (leaves !== null) tasks[i]!.falsifier = groupFalsifier('This comparison', group, leaves);
+      withGroupNote(tasks[i]!, pair.a, pair.b, compared);
     }
     comparisons.push({ a: summary(pair.a), b: summary(pair.b), pairedBecause: pair.reason, runSettings: runLevelSettings(pair.a, pair.b), tasks, tasksOnlyInA: pair.onlyInA, tasksOnlyInB: pair.onlyInB });
   }
@@ -172,6 +173,21 @@ export async function diffStores(storeA: OpenStore, storeB: OpenStore, options: 
     },
     options: { iterations: o.iterations, seed: o.seed, alpha: o.alpha },
   };
+}
+
+/**
+ * A group (mmlu_stem) holds no items of its own: where leaf tasks of it were compared item by item, "no per-item
+ * samples in either run" is untrue, and the note says what the group is and how many of its leaves were paired.
+ */
+function withGroupNote(t: TaskComparison, runA: RunProvenance, runB: RunProvenance, compared: readonly { taskA: string; taskB: string; hasItems: boolean }[]): void {
+  if (t.items !== null || t.paired.length > 0) return;
+  const leaves = groupLeaves(runA, t.taskA) ?? groupLeaves(runB, t.taskB);
+  if (leaves === null) return;
+  const paired = leaves.filter((leaf) => compared.some((c) => c.taskA === leaf && c.taskB === leaf && c.hasItems)).length;
+  if (paired === 0) return;
+  const name = t.taskA === t.taskB ? t.taskA : `${t.taskA} (A) vs ${t.taskB} (B)`;
+  t.group = { leaves: leaves.length, paired };
+  t.pairedNote = `${name} is a group: it holds no items of its own (its number is put together from ${countOf(leaves.length, 'leaf task')}), so it has no paired statistics of its own; ${paired === leaves.length ? 'each of its leaf tasks is' : `${paired} of its leaf tasks ${paired === 1 ? 'is' : 'are'}`} compared item by item; only the group's reported aggregates can be set side by side`;
 }
 
 /** The run-level rows of a settings diff (per-task items left out: they belong to a task pair). */
@@ -223,8 +239,6 @@ export async function compareTask(
     // No items: only what needs none settles (a task that generates nothing).
     settleByEvidence(settings, null);
     const missing = docsA.length === 0 && docsB.length === 0 ? 'either run' : docsA.length === 0 ? 'A' : 'B';
-    // A group (mmlu_stem) holds no items: its leaves have them, and "no per-item samples in either run" was untrue.
-    const leaves = docsA.length === 0 && docsB.length === 0 ? (groupLeaves(runA, taskA) ?? groupLeaves(runB, taskB)) : null;
     return {
       taskA,
       taskB,
@@ -234,10 +248,7 @@ export async function compareTask(
       items: null,
       pairedNote: otherBenchmark
         ? `different benchmarks (A: ${taskA}, B: ${taskB}): agent items are joined only within one benchmark, so there are no paired statistics; only the settings and the reported aggregates are set side by side`
-        : leaves !== null
-          ? `${taskA === taskB ? taskA : `${taskA} (A) vs ${taskB} (B)`} is a group: it holds no items of its own (its number is put together from ${countOf(leaves.length, 'leaf task')}), so it has no paired statistics of its own; each leaf task both runs scored is compared item by item; only the group's reported aggregates can be set side by side`
-          : `no per-item samples in ${missing}: paired statistics need the same items scored in both runs; only the reported aggregates can be set side by side`,
-      ...(leaves !== null ? { group: { leaves: leaves.length } } : {}),
+        : `no per-item samples in ${missing}: paired statistics need the same items scored in both runs; only the reported aggregates can be set side by side`,
       paired: [],
       flips: [],
       reported,

@@ -182,7 +182,7 @@ export function scoreSummary(t: TaskComparison): string {
     return `${pairedScoreLabel(first)} B − A = ${fmt(first.result.difference)} (${first.result.distinguishable ? 'distinguishable' : 'not distinguishable'} at n = ${first.result.n})${others === 1 ? '; the other paired score is equal too' : others > 1 ? `; the other ${others} paired scores are equal too` : ''}`;
   }
   // Items joined but no score to pair (boolq-seq2seq's exact_match against asdiv's acc) is not "no per-item samples".
-  const why = t.group !== undefined ? `a group of ${countOf(t.group.leaves, 'leaf task')}, no items of its own (each leaf both runs scored is paired)` : t.items === null ? 'no per-item samples' : 'no per-item score under the same metric and filter in both runs';
+  const why = t.group !== undefined ? `a group of ${countOf(t.group.leaves, 'leaf task')}, no items of its own (${t.group.paired === t.group.leaves ? 'each leaf' : `${t.group.paired} of its leaves`} paired item by item)` : t.items === null ? 'no per-item samples' : 'no per-item score under the same metric and filter in both runs';
   if (t.reported[0] !== undefined) return `reported ${t.reported[0].score}: A ${cell(t.reported[0].a, 12)}, B ${cell(t.reported[0].b, 12)} (${why} to pair)`;
   return why;
 }
