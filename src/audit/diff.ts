@@ -88,6 +88,8 @@ export interface TaskComparison {
   items: ItemsSection | null;
   /** Why paired statistics are absent, when they are. */
   pairedNote: string | null;
+  /** Reported scores that have no paired row though items were joined (shown as reported aggregates). */
+  notPaired?: string[];
   /** Set when the task is a group with no items of its own: its leaf tasks, and how many of them were compared item by item. */
   group?: { leaves: number; paired: number };
   paired: PairedScore[];
@@ -283,6 +285,14 @@ export async function compareTask(
   settleByEvidence(settings, evidence);
   const coverage = { shared: items.shared, onlyA: items.onlyA, onlyB: items.onlyB, promptsDiffer: items.differences.promptsDiffer, evidence };
   const setsDiffer = items.onlyA > 0 || items.onlyB > 0;
+  // Reported scores with no paired row (corpus-level bleu, ter, mcc; a metric one side alone scored per item): the detail
+  // showed nothing of them once items were joined, and no sentence said they were left out.
+  const notPaired = reported.filter((s) => !paired.some((p) => p.score === s.score)).map((s) => s.score);
+  const perItem = (score: string) => join.pairs.some(([x, y]) => x.scores.has(score) && y.scores.has(score));
+  const notPairedNote =
+    notPaired.length === 0
+      ? null
+      : `${notPaired.join(', ')}: no paired statistics (${notPaired.every(perItem) ? 'the per-item values are not numbers: the source aggregates them over the whole set' : notPaired.some(perItem) ? 'not recorded as numbers per item in both runs' : 'not recorded per item in both runs'}); the reported aggregates are set side by side`;
   const comparison: TaskComparison = {
     taskA,
     taskB,
@@ -291,11 +301,15 @@ export async function compareTask(
     checks,
     items,
     // No score to pair comes first: "paired statistics use only the shared items" said there were some.
-    pairedNote: paired.length === 0
-      ? `the two runs record no per-item score under the same metric and filter${setsDiffer ? ` (and the item sets differ: ${items.onlyA} only in A, ${items.onlyB} only in B)` : ''}`
-      : setsDiffer
-        ? `the item sets differ (${items.onlyA} only in A, ${items.onlyB} only in B): paired statistics use only the ${items.shared} shared items`
-        : null,
+    pairedNote: [
+      paired.length === 0
+        ? `the two runs record no per-item score under the same metric and filter${setsDiffer ? ` (and the item sets differ: ${items.onlyA} only in A, ${items.onlyB} only in B)` : ''}`
+        : setsDiffer
+          ? `the item sets differ (${items.onlyA} only in A, ${items.onlyB} only in B): paired statistics use only the ${items.shared} shared items`
+          : null,
+      paired.length === 0 ? null : notPairedNote,
+    ].filter((x) => x !== null).join('; ') || null,
+    ...(notPaired.length > 0 ? { notPaired } : {}),
     paired,
     flips,
     reported,

@@ -110,9 +110,10 @@ function taskLines(whole: TaskComparison, r: DiffResult): string[] {
     out.push(`Flips in ${f.score}: ${f.flips} (${onlyInPhrase(f.lost, f.gained, f.oneIsWorse)}): ${causes.map((c) => `${f.byCause[c]} ${FLIP_CAUSE_TEXT[c]}`).join('; ')}.`);
     for (const c of causes) for (const e of f.examples[c]) out.push(`    doc ${e.docIdA}: ${e.a} → ${e.b}; ${e.detail}`);
   }
-  if (t.reported.length > 0 && t.items === null) {
-    out.push('Reported aggregates (the sources’ own numbers). Without per-item samples only the unpaired z-test of lm-eval’s model_comparator is possible; it ignores the pairing:');
-    out.push(...table(['score', 'A', 'B', 'stderr A', 'stderr B', 'unpaired z', 'p'], t.reported.map((s) => [s.score, cell(s.a), cell(s.b), cell(s.stderrA), cell(s.stderrB), s.unpaired ? fmt(s.unpaired.z) : '—', s.unpaired ? formatP(s.unpaired.p) : '—'])));
+  const reported = t.items === null ? t.reported : t.reported.filter((s) => t.notPaired?.includes(s.score));
+  if (reported.length > 0) {
+    out.push(`Reported aggregates (the sources’ own numbers). Without ${t.items === null ? 'per-item samples' : 'paired per-item values'} only the unpaired z-test of lm-eval’s model_comparator is possible; it ignores the pairing:`);
+    out.push(...table(['score', 'A', 'B', 'stderr A', 'stderr B', 'unpaired z', 'p'], reported.map((s) => [s.score, cell(s.a), cell(s.b), cell(s.stderrA), cell(s.stderrB), s.unpaired ? fmt(s.unpaired.z) : '—', s.unpaired ? formatP(s.unpaired.p) : '—'])));
   }
   out.push('', `Falsifier (${t.falsifier.status}): ${t.falsifier.sentence}`);
   out.push(...table(['clause', 'status', 'finding'], t.falsifier.clauses.map((c) => [c.name, c.status, clip(c.finding, 110)])));

@@ -212,14 +212,14 @@ export function buildView(data: ReportData): ReportView {
               },
         pairedSentences: [...t.paired.map((p) => `${p.score}: ${p.result.sentence}`), ...same],
         flips,
-        reported:
-          t.reported.length === 0 || t.items !== null
+        reported: ((shown) =>
+          shown.length === 0
             ? null
             : {
-                title: 'Reported aggregates (the sources’ own numbers); without per-item samples only lm-eval’s unpaired z-test is possible, and it ignores the pairing',
+                title: `Reported aggregates (the sources’ own numbers); without ${t.items === null ? 'per-item samples' : 'paired per-item values'} only lm-eval’s unpaired z-test is possible, and it ignores the pairing`,
                 header: ['score', 'A', 'B', 'stderr A', 'stderr B', 'unpaired z', 'p'],
-                rows: t.reported.map((s) => [s.score, cell(s.a), cell(s.b), cell(s.stderrA), cell(s.stderrB), s.unpaired ? fmt(s.unpaired.z) : '—', s.unpaired ? formatP(s.unpaired.p) : '—']),
-              },
+                rows: shown.map((s) => [s.score, cell(s.a), cell(s.b), cell(s.stderrA), cell(s.stderrB), s.unpaired ? fmt(s.unpaired.z) : '—', s.unpaired ? formatP(s.unpaired.p) : '—']),
+              })(t.items === null ? t.reported : t.reported.filter((s) => t.notPaired?.includes(s.score))),
         falsifierSentence: t.falsifier.sentence,
         falsifierStatus: t.falsifier.status,
         clauses: { title: 'Falsifier clauses', header: ['clause', 'status', 'finding'], rows: t.falsifier.clauses.map((x) => [x.name, x.status, clip(x.finding, 160)]) },
