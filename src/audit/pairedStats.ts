@@ -105,7 +105,9 @@ export function sentenceFor(n: number, difference: number, distinguishable: bool
   const interval = `the paired bootstrap ${level} interval [${ci[0].toPrecision(3)}, ${ci[1].toPrecision(3)}] ${excludes ? 'excludes' : 'includes'} 0`;
   const evidence =
     mcnemar !== null
-      ? `McNemar exact ${pClause(mcnemar.p)} on ${mcnemar.aOnly + mcnemar.bOnly} discordant item(s) (${onlyInPhrase(mcnemar.aOnly, mcnemar.bOnly, mcnemar.oneIsWorse)})`
+      ? `McNemar exact ${pClause(mcnemar.p)} on ${mcnemar.aOnly + mcnemar.bOnly} discordant item(s) (${onlyInPhrase(mcnemar.aOnly, mcnemar.bOnly, mcnemar.oneIsWorse)})` +
+        // The table prints the bootstrap interval beside the verdict: where it points the other way, say which test decides.
+        (excludes === distinguishable || !Number.isFinite(ci[0]) ? '' : `; ${interval}, but on 0/1 scores the exact test decides`)
       : excludes && !distinguishable
         ? `${interval}, but only ${differing} item(s) differ, too few for any two-sided test at ${alpha}: the exact sign test's smallest p on them is ${formatP(2 * 0.5 ** differing)}`
         : interval;

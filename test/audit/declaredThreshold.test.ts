@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pairedComparison } from '../../src/audit/pairedStats.ts';
@@ -43,4 +43,15 @@ test('CLI: max_abs_difference 0.05 holds at exactly 0.05 and 0.04 is violated, t
   const lambada = runCli(['diff', fixturePath('models/lmeval-reference/gpt2-tiny/plain'), fixturePath('models/lmeval-reference/gpt2-tiny/diff-fewshot2'), '--tasks', 'lambada_openai', '--iterations', '10', '--falsifier', ppl]);
   assert.equal(lambada.status, 1);
   assert.match(lambada.stdout, /\|B − A\| of perplexity,none \(mean log-likelihood\) = 0\.1283 on 20 shared items/);
+});
+
+test('a McNemar sentence says which test decides where the bootstrap interval printed beside it points the other way', () => {
+  // arc_easy, gpt2-tiny 0-shot vs 2-shot (fixtures/models/lmeval-reference/gpt2-tiny/plain, diff-fewshot2): 0 right only
+  // in A, 4 only in B of 20; McNemar's exact p is 2 · 0.5^4 = 0.125, while the percentile interval is [0.05, 0.4]
+  // (reference/arc_easy_fewshot_reference.py, CPython's random and numpy.percentile, gives both).
+  const ref = JSON.parse(readFileSync(new URL('./reference/arc_easy_fewshot_reference.json', import.meta.url), 'utf8'));
+  assert.deepEqual([ref.a_only, ref.b_only, ref.mcnemar_p, ref.ci], [0, 4, 0.125, [0.05, 0.4]]);
+  const r = runCli(['diff', fixturePath('models/lmeval-reference/gpt2-tiny/plain'), fixturePath('models/lmeval-reference/gpt2-tiny/diff-fewshot2'), '--tasks', 'arc_easy']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /acc,none: The difference \(B − A = \+0\.2\) is not distinguishable from noise at n = 20: McNemar exact p = 0\.125 on 4 discordant item\(s\) \(0 right only in A, 4 right only in B\); the paired bootstrap 95% interval \[0\.0500, 0\.400\] excludes 0, but on 0\/1 scores the exact test decides\./);
 });
