@@ -31,8 +31,8 @@ export function corpusAggregation(metric: string, a: { run: RunProvenance; task:
 }
 
 const WHAT: Record<CorpusAggregation, string> = {
-  weighted_perplexity: "A and B are lm-eval's weighted_perplexity, exp(−Σ log-likelihood / Σ weight), of the shared items' recorded pairs (the reported number when every item is shared); lower is better, so a negative B − A is a lower perplexity in B; each bootstrap resample recomputes both aggregates on the same items",
-  bits_per_byte: "A and B are lm-eval's bits_per_byte, −Σ log-likelihood / Σ bytes / ln 2, of the shared items' recorded pairs (the reported number when every item is shared); lower is better, so a negative B − A is fewer bits per byte in B; each bootstrap resample recomputes both aggregates on the same items",
+  weighted_perplexity: "A and B are lm-eval's weighted_perplexity, exp(−(sum of log-likelihoods) / (sum of weights)), of the shared items' recorded pairs (the reported number when every item is shared); lower is better, so a negative B − A is a lower perplexity in B; each bootstrap resample recomputes both aggregates on the same items",
+  bits_per_byte: "A and B are lm-eval's bits_per_byte, −(sum of log-likelihoods) / (sum of bytes) / ln 2, of the shared items' recorded pairs (the reported number when every item is shared); lower is better, so a negative B − A is fewer bits per byte in B; each bootstrap resample recomputes both aggregates on the same items",
 };
 
 /** The label's note on what A and B are. */
