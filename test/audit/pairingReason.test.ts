@@ -29,3 +29,13 @@ test('a rival that shares more task names but whose other run was taken is said 
   // (a1, b1): 4 names; its rivals (a1, b2) 3 and (a2, b1) 2 share fewer.
   assert.match(p.pairs[0]!.reason, /chosen over 2 other candidates \(2 sharing fewer task names\); --run-a\/--run-b choose other runs$/);
 });
+
+test('the reason counts the settings that differ in every shared task, not only the first', () => {
+  const a = run('a', ['arc_easy', 'gsm8k']);
+  const b = run('b', ['arc_easy', 'gsm8k']);
+  a.tasks.gsm8k!.fewshot.count = same(recorded(5));
+  b.tasks.gsm8k!.fewshot.count = same(recorded(0));
+  const p = pairRuns([a], [b]);
+  // arc_easy, the first shared task, records the same; gsm8k's few-shot count differs.
+  assert.equal(p.pairs[0]!.reason, 'the same task names (arc_easy, gsm8k); 1 setting differs (fewshot.count)');
+});
