@@ -8,6 +8,7 @@ import { AGENT_FIELDS, DISCLOSURE_ITEMS, type DisclosureItem, type Fact, type Ru
 import { compareValues, NOISE_RULES, type CanonicalOptions, type NoiseRuleName } from './noise.ts';
 import { effectiveFact, fieldsOf, isKnown, isPerRunItem, itemGroup } from './provenanceView.ts';
 import { settingMeaning } from './settingMeaning.ts';
+import { harnessVersionRanges } from './versionRange.ts';
 import { isPlainObject } from '../util/json.ts';
 
 /** A row's item: a disclosure item, or the agent settings of agent runs (RunProvenance.agent). */
@@ -346,6 +347,7 @@ export function diffSettings(runA: RunProvenance, taskA: string | null, runB: Ru
     const ga = itemGroup(runA, taskA, item);
     const gb = itemGroup(runB, taskB, item);
     const fields = fieldsOf(item, ga, gb).map((field) => compareField(item, field, ga[field], gb[field], agentRuns));
+    if (item === 'harness') harnessVersionRanges(fields);
     for (const f of fields) for (const r of f.rules) used.add(r);
     items.push({
       item,

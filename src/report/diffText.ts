@@ -31,7 +31,9 @@ function settingsRows(items: readonly ItemRow[], onlyChanged: boolean): string[]
   const rows: string[][] = [];
   for (const item of items) {
     const interesting = item.fields.filter((f) => f.verdict !== 'same' || f.rules.length > 0 || f.contradiction || f.resolved);
-    const shownFields = onlyChanged ? item.fields.filter((f) => f.verdict === 'differs' || f.verdict === 'contradicts' || f.verdict === 'unknown in A' || f.verdict === 'unknown in B') : interesting.filter((f) => f.verdict !== 'unknown in both');
+    // A field both sides recorded but neither fully (two inferred version ranges) is shown: its note says why it is unknown.
+    const shown = (f: FieldRow) => f.verdict !== 'unknown in both' || f.partial !== undefined;
+    const shownFields = onlyChanged ? item.fields.filter((f) => f.verdict === 'differs' || f.verdict === 'contradicts' || f.verdict === 'unknown in A' || f.verdict === 'unknown in B' || (f.verdict === 'unknown in both' && f.partial !== undefined)) : interesting.filter(shown);
     if (onlyChanged && shownFields.length === 0 && item.observedContradictions === undefined) continue;
     rows.push([item.item, item.verdict, `${item.knownInA} known`, `${item.knownInB} known`, item.observedContradictions ? `configured vs used disagree: ${item.observedContradictions.join('; ')}` : '']);
     for (const f of shownFields) rows.push(fieldLine(f));

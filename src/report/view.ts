@@ -142,7 +142,7 @@ export function buildView(data: ReportData): ReportView {
         settingsRows.push([item.item, item.verdict, '', '', item.observedContradictions ? `configured vs used disagree: ${item.observedContradictions.join('; ')}` : '']);
         // Side by side means both values, also where they agree; only what neither side recorded is left out.
         for (const f of item.fields) {
-          if (f.verdict === 'unknown in both') continue;
+          if (f.verdict === 'unknown in both' && f.partial === undefined) continue;
           settingsRows.push([
             `  ${f.field}`,
             f.verdict,
