@@ -6,7 +6,7 @@
  * 274890.8: the numbers were mean log-likelihoods, and the positive difference a lower perplexity in B.
  */
 import type { RunProvenance } from '../store/schema.ts';
-import { valueOf } from './provenanceView.ts';
+import { metricSpec, valueOf } from './provenanceView.ts';
 
 /** The aggregation the run names for `metric` of `task` (lm-eval's metric_list), when it names one. */
 export function aggregationOf(run: RunProvenance, task: string, metric: string): string | undefined {
@@ -57,13 +57,5 @@ export function pairedScoreLabel(p: { score: string; values?: string }): string 
  * results file's own higher_is_better table (`higherIsBetter`, read by the caller), false in either.
  */
 export function lowerIsBetter(run: RunProvenance, task: string, metric: string, fromResults?: unknown): boolean {
-  if (fromResults === false) return true;
-  const block = run.tasks[task]?.scoring.metrics;
-  for (const side of [block?.used, block?.configured]) {
-    const list = side !== undefined && side.status !== 'unknown' ? (side as { value: unknown }).value : undefined;
-    if (!Array.isArray(list)) continue;
-    const entry = list.find((x): x is { metric: unknown; higher_is_better?: unknown } => x !== null && typeof x === 'object' && (x as { metric?: unknown }).metric === metric);
-    if (entry?.higher_is_better === false) return true;
-  }
-  return false;
+  return fromResults === false || metricSpec(run.tasks[task], metric)?.higher_is_better === false;
 }
