@@ -7,14 +7,13 @@
  * and the percentile bootstrap resamples items, the same indices on both sides, recomputing both aggregates.
  */
 import { PyRandom } from '../py/random.ts';
-import { percentileLinear } from '../score/stats.ts';
 import { bitsPerByte, weightedPerplexity } from '../score/lmeval/aggregate.ts';
 import { DEFAULT_AGGREGATION } from '../score/lmeval/taskScoring.ts';
 import type { RunProvenance } from '../store/schema.ts';
 import { aggregationOf } from './pairedAggregation.ts';
 import type { DocRecord } from './itemJoin.ts';
 import type { WeightedPair } from './weightedPair.ts';
-import { DEFAULT_PAIRED_OPTIONS, sentenceFor, signTestCanReject, type PairedOptions, type PairedResult } from './pairedStats.ts';
+import { DEFAULT_PAIRED_OPTIONS, percentileInterval, sentenceFor, signTestCanReject, type PairedOptions, type PairedResult } from './pairedStats.ts';
 
 type CorpusAggregation = 'weighted_perplexity' | 'bits_per_byte';
 
@@ -88,8 +87,7 @@ function corpusBootstrap(
     }
     diffs[it] = f(rb) - f(ra);
   }
-  diffs.sort();
-  return [percentileLinear(diffs, alpha / 2), percentileLinear(diffs, 1 - alpha / 2)];
+  return percentileInterval(diffs, alpha);
 }
 
 /**

@@ -198,7 +198,12 @@ export function bootstrapInterval(diffs: readonly number[], iterations: number, 
     for (let j = 0; j < n; j++) sum += diffs[rng.randbelow(n)]!;
     means[it] = sum / n;
   }
-  means.sort();
-  return [percentileLinear(means, alpha / 2), percentileLinear(means, 1 - alpha / 2)];
+  return percentileInterval(means, alpha);
+}
+
+/** The alpha/2 and 1 − alpha/2 quantiles of bootstrap replicates (sorted here), numpy's linear interpolation. */
+export function percentileInterval(replicates: Float64Array, alpha: number): [number, number] {
+  replicates.sort();
+  return [percentileLinear(replicates, alpha / 2), percentileLinear(replicates, 1 - alpha / 2)];
 }
 
