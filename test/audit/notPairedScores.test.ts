@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.ts';
 import { fixturePath } from '../helpers/fixtures.ts';
+import { subsetSentence } from '../../src/report/subsetNote.ts';
 
 function withF1(root: string, model: string, f1: number): string {
   const source = fixturePath(`models/lmeval-reference/${model}/cells-mc`);
@@ -55,4 +56,21 @@ test('diff: a reported score with no paired row is named, and its reported aggre
   assert.match(text.stdout, /\nf1,none +0\.25 +0\.4 +"N\/A" +"N\/A" +— +—\n/);
   // acc,none is paired, so it is not among the reported rows.
   assert.doesNotMatch(text.stdout, /\nacc,none +0\.2 +0\.15 /);
+});
+
+test('the subset sentence is not said of a reported score that was not paired', () => {
+  const zero = { n: 3, meanA: 1, meanB: 1, difference: 0, ci: [0, 0], iterations: 10, seed: 1, mcnemar: { aOnly: 0, bOnly: 0, p: 1 }, decidedBy: 'mcnemar', distinguishable: false, sentence: '' };
+  const t = {
+    items: { shared: 3, onlyA: 17, onlyB: 0 },
+    paired: [{ score: 'acc,none', dropped: 0, result: zero }],
+    reported: [
+      { score: 'acc,none', a: 0.2, b: 1, stderrA: 0.1, stderrB: 0, unpaired: null },
+      { score: 'f1,none', a: 0.25, b: 0.4, stderrA: 'N/A', stderrB: 'N/A', unpaired: null },
+    ],
+    settings: { items: [] },
+  } as unknown as Parameters<typeof subsetSentence>[0];
+  // With acc alone the sentence holds: the 3 shared documents score alike, the 17 only in A make the difference.
+  assert.match(subsetSentence({ ...t, reported: [t.reported[0]!] })!, /the difference comes entirely from the 17 document\(s\) only A scored/);
+  // f1 was not paired: nothing says its shared documents agree.
+  assert.equal(subsetSentence({ ...t, notPaired: ['f1,none'] }), null);
 });
