@@ -73,4 +73,6 @@ test('the subset sentence is not said of a reported score that was not paired', 
   assert.match(subsetSentence({ ...t, reported: [t.reported[0]!] })!, /the difference comes entirely from the 17 document\(s\) only A scored/);
   // f1 was not paired: nothing says its shared documents agree.
   assert.equal(subsetSentence({ ...t, notPaired: ['f1,none'] }), null);
+  // One shared document without a numeric acc on a side: the shared documents are not known to agree.
+  assert.equal(subsetSentence({ ...t, reported: [t.reported[0]!], paired: [{ ...t.paired[0]!, dropped: 1 }] }), null);
 });
