@@ -18,6 +18,7 @@ import * as z from '../util/zod.ts';
 import { BadInputError } from '../errors.ts';
 import { AGENT_FIELDS, DISCLOSURE_FIELDS } from '../store/schema.ts';
 import type { DiffResult, TaskComparison } from './diff.ts';
+import { pairedScoreLabel } from './pairedAggregation.ts';
 import { AGENT_CLAUSES, DEFAULT_CLAUSES, evaluateClause, type Clause, type ClauseSpec, type ClauseStatus } from './falsifier.ts';
 
 export const DeclaredFalsifierSpec = z.strictObject({
@@ -85,7 +86,8 @@ function statsClauses(spec: DeclaredFalsifierSpec, t: TaskComparison): Clause[] 
   }
   if (spec.max_abs_difference === undefined && spec.indistinguishable === undefined) return out;
   const paired = spec.score !== undefined ? t.paired.find((p) => p.score === spec.score) : t.paired[0];
-  const label = spec.score ?? paired?.score ?? 'the first shared score';
+  // What B − A is a difference of, where it is not the score's own aggregate: perplexity,none (mean log-likelihood).
+  const label = paired !== undefined ? pairedScoreLabel(paired) : (spec.score ?? 'the first shared score');
   if (paired === undefined) {
     out.push({ name: 'statistics', phrase: `paired statistics on ${label}`, status: 'unknown', finding: t.pairedNote ?? `no paired score ${label}` });
     return out;
@@ -93,7 +95,7 @@ function statsClauses(spec: DeclaredFalsifierSpec, t: TaskComparison): Clause[] 
   const r = paired.result;
   if (spec.max_abs_difference !== undefined) {
     const ok = Math.abs(r.difference) <= spec.max_abs_difference;
-    out.push({ name: 'max_abs_difference', phrase: `a difference in ${label} above ${spec.max_abs_difference}`, status: ok ? 'holds' : 'violated', finding: `|B − A| = ${Math.abs(r.difference).toPrecision(4)} on ${r.n} shared items` });
+    out.push({ name: 'max_abs_difference', phrase: `a difference in ${label} above ${spec.max_abs_difference}`, status: ok ? 'holds' : 'violated', finding: `|B − A| of ${label} = ${Number(Math.abs(r.difference).toPrecision(4))} on ${r.n} shared items (at most ${spec.max_abs_difference} declared)` });
   }
   if (spec.indistinguishable !== undefined) {
     const ok = r.distinguishable !== spec.indistinguishable;

@@ -10,7 +10,8 @@ import type { OpenStore } from '../store/readStore.ts';
 import { AGENT_SOURCE_KINDS, type RunProvenance } from '../store/schema.ts';
 import { checkConfiguredVsUsed, type CheckResult } from './configuredVsUsed.ts';
 import { buildFalsifier, type Falsifier } from './falsifier.ts';
-import { comparedLeaves, groupFalsifier } from './groupFalsifier.ts';
+import { comparedLeaves, groupFalsifier, groupLeaves } from './groupFalsifier.ts';
+import { countOf } from '../util/plural.ts';
 import { attributeFlips, type FlipAttribution } from './flips.ts';
 import { describeDifferences, joinDocs, joinOptions, loadDocs, promptChanged, type DocRecord, type ItemDifferences, type JoinKey } from './itemJoin.ts';
 import { pairCorrectness } from './crossHarnessScore.ts';
@@ -23,7 +24,10 @@ import { rescoredValues, RESCORED_PREFIX, type RescoredValues } from './rescored
 import { diffSourceConfig, type SourceConfigDiff } from './sourceConfig.ts';
 import { unpairedZ, type UnpairedZ } from './unpaired.ts';
 import { isScoreKey, stderrKeyOf } from './reportedStderr.ts';
-import { pairedAggregationNote, type AggregationNote } from './pairedAggregation.ts';
+import { lowerIsBetter, pairedAggregationNote, type AggregationNote } from './pairedAggregation.ts';
+import { rawResults } from './recordFiles.ts';
+import { isPlainObject } from '../util/json.ts';
+import { pairedCorpusScores } from './pairedCorpus.ts';
 
 export interface DiffOptions extends PairedOptions {
   runA?: string;
@@ -84,6 +88,10 @@ export interface TaskComparison {
   items: ItemsSection | null;
   /** Why paired statistics are absent, when they are. */
   pairedNote: string | null;
+  /** Reported scores that have no paired row though items were joined (shown as reported aggregates). */
+  notPaired?: string[];
+  /** Set when the task is a group with no items of its own: its leaf tasks, and how many of them were compared item by item. */
+  group?: { leaves: number; paired: number };
   paired: PairedScore[];
   flips: FlipAttribution[];
   reported: ReportedScore[];
@@ -150,6 +158,7 @@ export async function diffStores(storeA: OpenStore, storeB: OpenStore, options: 
     for (const [i, group] of compared.entries()) {
       const leaves = comparedLeaves(pair.a, pair.b, group, compared);
       if (leaves !== null) tasks[i]!.falsifier = groupFalsifier('This comparison', group, leaves);
+      withGroupNote(tasks[i]!, pair.a, pair.b, compared);
     }
     comparisons.push({ a: summary(pair.a), b: summary(pair.b), pairedBecause: pair.reason, runSettings: runLevelSettings(pair.a, pair.b), tasks, tasksOnlyInA: pair.onlyInA, tasksOnlyInB: pair.onlyInB });
   }
@@ -166,6 +175,21 @@ export async function diffStores(storeA: OpenStore, storeB: OpenStore, options: 
     },
     options: { iterations: o.iterations, seed: o.seed, alpha: o.alpha },
   };
+}
+
+/**
+ * A group (mmlu_stem) holds no items of its own: where leaf tasks of it were compared item by item, "no per-item
+ * samples in either run" is untrue, and the note says what the group is and how many of its leaves were paired.
+ */
+function withGroupNote(t: TaskComparison, runA: RunProvenance, runB: RunProvenance, compared: readonly { taskA: string; taskB: string; hasItems: boolean }[]): void {
+  if (t.items !== null || t.paired.length > 0) return;
+  const leaves = groupLeaves(runA, t.taskA) ?? groupLeaves(runB, t.taskB);
+  if (leaves === null) return;
+  const paired = leaves.filter((leaf) => compared.some((c) => c.taskA === leaf && c.taskB === leaf && c.hasItems)).length;
+  if (paired === 0) return;
+  const name = t.taskA === t.taskB ? t.taskA : `${t.taskA} (A) vs ${t.taskB} (B)`;
+  t.group = { leaves: leaves.length, paired };
+  t.pairedNote = `${name} is a group: it holds no items of its own (its number is put together from ${countOf(leaves.length, 'leaf task')}), so it has no paired statistics of its own; ${paired === leaves.length ? 'each of its leaf tasks is' : `${paired} of its leaf tasks ${paired === 1 ? 'is' : 'are'}`} compared item by item; only the group's reported aggregates can be set side by side`;
 }
 
 /** The run-level rows of a settings diff (per-task items left out: they belong to a task pair). */
@@ -251,12 +275,24 @@ export async function compareTask(
   };
   // Across harnesses, aligned items may share no score key: their correctness scores are paired under one name.
   if (runA.source_kind !== runB.source_kind) pairCorrectness(join.pairs, runA, taskA, runB, taskB);
-  const paired = pairedScores(join.pairs, o).map((p) => withAggregationNote(p, pairedAggregationNote(p.score, { run: runA, task: taskA }, { run: runB, task: taskB })));
-  const flips = paired.filter((p) => p.result.mcnemar !== null).map((p) => attributeFlips(join.pairs, p.score, o.examples));
+  const [sideA, sideB] = [{ run: runA, task: taskA }, { run: runB, task: taskB }];
+  const worse = await lowerIsBetterOf(sideA, sideB);
+  const paired = [...pairedScores(join.pairs, o, worse).map((p) => withAggregationNote(p, pairedAggregationNote(p.score, sideA, sideB))), ...pairedCorpusScores(join.pairs, sideA, sideB, o)].sort((x, y) =>
+    x.score < y.score ? -1 : x.score > y.score ? 1 : 0,
+  );
+  const flips = paired.filter((p) => p.result.mcnemar !== null).map((p) => attributeFlips(join.pairs, p.score, o.examples, p.result.mcnemar!.oneIsWorse === true));
   const evidence = itemEvidence(join.pairs, items);
   settleByEvidence(settings, evidence);
   const coverage = { shared: items.shared, onlyA: items.onlyA, onlyB: items.onlyB, promptsDiffer: items.differences.promptsDiffer, evidence };
   const setsDiffer = items.onlyA > 0 || items.onlyB > 0;
+  // Reported scores with no paired row (corpus-level bleu, ter, mcc; a metric one side alone scored per item): the detail
+  // showed nothing of them once items were joined, and no sentence said they were left out.
+  const notPaired = reported.filter((s) => !paired.some((p) => p.score === s.score)).map((s) => s.score);
+  const perItem = (score: string) => join.pairs.some(([x, y]) => x.scores.has(score) && y.scores.has(score));
+  const notPairedNote =
+    notPaired.length === 0
+      ? null
+      : `${notPaired.join(', ')}: no paired statistics (${notPaired.every(perItem) ? 'the per-item values are not numbers: the source aggregates them over the whole set' : notPaired.some(perItem) ? 'not recorded as numbers per item in both runs' : 'not recorded per item in both runs'}); the reported aggregates are set side by side`;
   const comparison: TaskComparison = {
     taskA,
     taskB,
@@ -265,11 +301,15 @@ export async function compareTask(
     checks,
     items,
     // No score to pair comes first: "paired statistics use only the shared items" said there were some.
-    pairedNote: paired.length === 0
-      ? `the two runs record no per-item score under the same metric and filter${setsDiffer ? ` (and the item sets differ: ${items.onlyA} only in A, ${items.onlyB} only in B)` : ''}`
-      : setsDiffer
-        ? `the item sets differ (${items.onlyA} only in A, ${items.onlyB} only in B): paired statistics use only the ${items.shared} shared items`
-        : null,
+    pairedNote: [
+      paired.length === 0
+        ? `the two runs record no per-item score under the same metric and filter${setsDiffer ? ` (and the item sets differ: ${items.onlyA} only in A, ${items.onlyB} only in B)` : ''}`
+        : setsDiffer
+          ? `the item sets differ (${items.onlyA} only in A, ${items.onlyB} only in B): paired statistics use only the ${items.shared} shared items`
+          : null,
+      paired.length === 0 ? null : notPairedNote,
+    ].filter((x) => x !== null).join('; ') || null,
+    ...(notPaired.length > 0 ? { notPaired } : {}),
     paired,
     flips,
     reported,
@@ -300,7 +340,20 @@ export function withRescored(docs: DocRecord[], values: RescoredValues | undefin
 
 export { RESCORED_PREFIX };
 
-function pairedScores(pairs: readonly [DocRecord, DocRecord][], o: DiffOptions): PairedScore[] {
+/** Which 'metric,filter' scores either side's source says are better lower (a 1 of a 0/1 score is then not "right"). */
+async function lowerIsBetterOf(...sides: { run: RunProvenance; task: string }[]): Promise<(score: string) => boolean> {
+  const tables = await Promise.all(sides.map(async (s) => {
+    const raw = await rawResults(s.run);
+    const table = raw.status === 'read' && isPlainObject(raw.json.higher_is_better) ? raw.json.higher_is_better[s.task] : undefined;
+    return isPlainObject(table) ? table : {};
+  }));
+  return (score) => {
+    const metric = score.split(',')[0]!;
+    return sides.some((s, i) => lowerIsBetter(s.run, s.task, metric, tables[i]![metric]));
+  };
+}
+
+function pairedScores(pairs: readonly [DocRecord, DocRecord][], o: DiffOptions, lowerBetter: (score: string) => boolean): PairedScore[] {
   const keys = new Set<string>();
   for (const [x, y] of pairs) for (const k of x.scores.keys()) if (y.scores.has(k)) keys.add(k);
   const out: PairedScore[] = [];
@@ -319,7 +372,7 @@ function pairedScores(pairs: readonly [DocRecord, DocRecord][], o: DiffOptions):
       b.push(vb);
     }
     if (a.length === 0) continue;
-    out.push({ score, dropped, result: pairedComparison(a, b, o) });
+    out.push({ score, dropped, result: pairedComparison(a, b, o, lowerBetter(score)) });
   }
   return out;
 }

@@ -28,12 +28,14 @@ export interface FlipAttribution {
   /** 'metric,filter' */
   score: string;
   flips: number;
-  /** A right, B wrong. */
+  /** 1 in A, 0 in B (A right, B wrong, unless oneIsWorse). */
   lost: number;
-  /** A wrong, B right. */
+  /** 0 in A, 1 in B. */
   gained: number;
   byCause: Record<FlipCause, number>;
   examples: Record<FlipCause, FlipExample[]>;
+  /** Set where a 1 is the worse outcome (pairedStats.ts's onlyInPhrase says the counts so). */
+  oneIsWorse?: true;
 }
 
 function causeOf(x: DocRecord, y: DocRecord): FlipCause {
@@ -57,7 +59,7 @@ function detailOf(cause: FlipCause, x: DocRecord, y: DocRecord): string {
 }
 
 /** Attributes the flips of one 0/1 score (key 'metric,filter') over the joined pairs. */
-export function attributeFlips(pairs: readonly [DocRecord, DocRecord][], score: string, examples = 3): FlipAttribution {
+export function attributeFlips(pairs: readonly [DocRecord, DocRecord][], score: string, examples = 3, oneIsWorse = false): FlipAttribution {
   const out: FlipAttribution = {
     score,
     flips: 0,
@@ -65,6 +67,7 @@ export function attributeFlips(pairs: readonly [DocRecord, DocRecord][], score: 
     gained: 0,
     byCause: { prompt: 0, response: 0, extraction: 0, unknown: 0 },
     examples: { prompt: [], response: [], extraction: [], unknown: [] },
+    ...(oneIsWorse ? { oneIsWorse: true as const } : {}),
   };
   for (const [x, y] of pairs) {
     const a = x.scores.get(score);

@@ -12,6 +12,7 @@ import type { OpenStore } from '../store/readStore.ts';
 import type { RunProvenance } from '../store/schema.ts';
 import { valueOf } from './provenanceView.ts';
 import { forEachRow, sqlString } from '../util/duckdb.ts';
+import { weightedPair, type WeightedPair } from './weightedPair.ts';
 
 export interface ResponseView {
   requestIdx: number;
@@ -44,6 +45,8 @@ export interface DocRecord {
   responses: ResponseView[];
   /** Per-item scores as recorded: key 'metric,filter'. */
   scores: Map<string, number | null>;
+  /** Per-item (log-likelihood, weight) pairs, where a score's recorded value is one (word_perplexity): key 'metric,filter'. */
+  weighted?: Map<string, WeightedPair>;
 }
 
 export type JoinKey = 'doc_hash' | 'doc_content' | 'doc_text' | 'doc_id';
@@ -118,9 +121,17 @@ export async function loadDocs(store: OpenStore, runId: string, task: string, op
     `SELECT doc_id, request_idx, "repeat", text, logprob, is_greedy FROM ${store.table('responses')} WHERE ${where} ORDER BY doc_id, request_idx, "repeat"`,
     (r) => docs.get(r.doc_id)?.responses.push({ requestIdx: r.request_idx, repeat: r.repeat, text: r.text, logprob: r.logprob, isGreedy: r.is_greedy }),
   );
-  await forEachRow<{ doc_id: string; filter: string; metric: string; value: number | null }>(
-    `SELECT doc_id, filter, metric, value FROM ${store.table('scores')} WHERE ${where}`,
-    (row) => docs.get(row.doc_id)?.scores.set(`${row.metric},${row.filter}`, row.value),
+  await forEachRow<{ doc_id: string; filter: string; metric: string; value: number | null; pair_json: string | null }>(
+    // The recorded JSON only where the value is not a number: a (log-likelihood, weight) pair (pairedCorpus.ts).
+    `SELECT doc_id, filter, metric, value, CASE WHEN value IS NULL OR isnan(value) THEN value_json END AS pair_json FROM ${store.table('scores')} WHERE ${where}`,
+    (row) => {
+      const doc = docs.get(row.doc_id);
+      if (doc === undefined) return;
+      const key = `${row.metric},${row.filter}`;
+      doc.scores.set(key, row.value);
+      const pair = weightedPair(row.pair_json);
+      if (pair !== null) (doc.weighted ??= new Map()).set(key, pair);
+    },
   );
   // In the query's order: the documents were first met there.
   return [...docs.values()];

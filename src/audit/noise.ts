@@ -52,6 +52,11 @@ export interface CanonicalOptions {
   hubId?: boolean;
   /** Apply the provider-prefix rule (only to the model names agent runs record). */
   providerPrefix?: boolean;
+  /**
+   * The value names what was loaded (a model's weights, a dataset): its folders are part of what it names, so the
+   * absolute-path rule does not apply. '/sft/lr1e-5/checkpoint-500' and '/sft/lr1e-6/checkpoint-500' are two models.
+   */
+  loadedFrom?: boolean;
   /** Rules switched off (used to find which rules a `same` verdict needed). */
   disabled?: ReadonlySet<NoiseRuleName>;
 }
@@ -108,7 +113,7 @@ function canonicalString(s: string, rules: Set<NoiseRuleName>, options: Canonica
     rules.add('function_address');
     out = unaddressed;
   }
-  const path = on('absolute_path') ? ABSOLUTE_PATH.exec(out) : null;
+  const path = on('absolute_path') && !options.loadedFrom ? ABSOLUTE_PATH.exec(out) : null;
   if (path !== null) {
     rules.add('absolute_path');
     out = `…/${path[1]}`;

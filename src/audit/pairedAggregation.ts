@@ -6,10 +6,10 @@
  * 274890.8: the numbers were mean log-likelihoods, and the positive difference a lower perplexity in B.
  */
 import type { RunProvenance } from '../store/schema.ts';
-import { valueOf } from './provenanceView.ts';
+import { metricSpec, valueOf } from './provenanceView.ts';
 
 /** The aggregation the run names for `metric` of `task` (lm-eval's metric_list), when it names one. */
-function aggregationOf(run: RunProvenance, task: string, metric: string): string | undefined {
+export function aggregationOf(run: RunProvenance, task: string, metric: string): string | undefined {
   const value = valueOf(run, task, 'repeats.aggregation');
   if (value === null || typeof value !== 'object') return undefined;
   const perMetric = (value as { per_metric?: unknown }).per_metric;
@@ -50,4 +50,12 @@ export function pairedAggregationNote(score: string, a: { run: RunProvenance; ta
 /** A paired score's name with what its A and B are, where they are not the source's aggregate: `perplexity,none (mean log-likelihood)`. */
 export function pairedScoreLabel(p: { score: string; values?: string }): string {
   return p.values === undefined ? p.score : `${p.score} (${p.values})`;
+}
+
+/**
+ * Whether the source says a lower `metric` is better for `task`: the metric_list entry's higher_is_better, or the
+ * results file's own higher_is_better table (`higherIsBetter`, read by the caller), false in either.
+ */
+export function lowerIsBetter(run: RunProvenance, task: string, metric: string, fromResults?: unknown): boolean {
+  return fromResults === false || metricSpec(run.tasks[task], metric)?.higher_is_better === false;
 }

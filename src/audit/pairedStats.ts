@@ -27,19 +27,31 @@ export interface PairedOptions {
 export const DEFAULT_PAIRED_OPTIONS: PairedOptions = { iterations: 2000, seed: 1234, alpha: 0.05 };
 
 export interface McNemar {
-  /** Items right in A and wrong in B. */
+  /** Items 1 (right) in A and 0 in B. */
   aOnly: number;
-  /** Items wrong in A and right in B. */
+  /** Items 0 in A and 1 (right) in B. */
   bOnly: number;
   /** Exact two-sided p-value: 2·P(X ≤ min(b, c)) for X ~ Binomial(b + c, 1/2), capped at 1. */
   p: number;
+  /** Set where a 1 is the worse outcome (the source's higher_is_better is false: crows_pairs' pct_stereotype). */
+  oneIsWorse?: true;
+}
+
+/**
+ * The discordant items in words: "right only in A" where a 1 is right; where the source says lower is better, a 1 is
+ * not right (crows_pairs' pct_stereotype is 1 where the model preferred the stereotype), and the count says "1".
+ */
+export function onlyInPhrase(aOnly: number, bOnly: number, oneIsWorse = false): string {
+  return oneIsWorse
+    ? `${aOnly} scored 1 only in A, ${bOnly} only in B; a 1 is the worse outcome here, higher_is_better false`
+    : `${aOnly} right only in A, ${bOnly} right only in B`;
 }
 
 export interface PairedResult {
   n: number;
   meanA: number;
   meanB: number;
-  /** meanB − meanA. */
+  /** B − A: the mean of the per-item differences (meanB − meanA up to rounding; exact on 0/1 scores). */
   difference: number;
   /** Percentile bootstrap interval on the difference. */
   ci: [number, number];
@@ -55,17 +67,19 @@ export interface PairedResult {
 }
 
 /** Paired comparison of per-item scores `a[i]`, `b[i]` on the same items (NaN-free, same length). */
-export function pairedComparison(a: readonly number[], b: readonly number[], options: Partial<PairedOptions> = {}): PairedResult {
+export function pairedComparison(a: readonly number[], b: readonly number[], options: Partial<PairedOptions> = {}, oneIsWorse = false): PairedResult {
   const { iterations, seed, alpha } = { ...DEFAULT_PAIRED_OPTIONS, ...options };
   if (a.length !== b.length) throw new RangeError(`paired samples differ in length (${a.length} vs ${b.length})`);
   const n = a.length;
   const meanA = mean(a);
   const meanB = mean(b);
   const diffs = a.map((x, i) => b[i]! - x);
-  const difference = meanB - meanA;
+  // The mean of the per-item differences, not meanB − meanA: on 0/1 scores their sum is an exact integer, so 4/20 − 3/20
+  // is 0.05 itself, where 0.2 − 0.15 gives 0.05000000000000002 and a declared max_abs_difference of 0.05 was "violated".
+  const difference = mean(diffs);
   const ci = bootstrapInterval(diffs, iterations, seed, alpha);
   const binary = n > 0 && [...a, ...b].every((v) => v === 0 || v === 1);
-  const mcnemar = binary ? mcnemarExact(a, b) : null;
+  const mcnemar = binary ? { ...mcnemarExact(a, b), ...(oneIsWorse ? { oneIsWorse: true as const } : {}) } : null;
   const decidedBy = mcnemar !== null ? 'mcnemar' : 'bootstrap';
   const excludes = ci[0] > 0 || ci[1] < 0;
   const differing = diffs.filter((d) => d !== 0).length;
@@ -83,22 +97,26 @@ export function signTestCanReject(differing: number, alpha: number): boolean {
   return 2 * 0.5 ** differing < alpha;
 }
 
-function sentenceFor(n: number, difference: number, distinguishable: boolean, mcnemar: McNemar | null, ci: [number, number], alpha: number, differing: number): string {
+/** The plain sentence of a paired result (also for the corpus-level aggregates of pairedCorpus.ts). */
+export function sentenceFor(n: number, difference: number, distinguishable: boolean, mcnemar: McNemar | null, ci: [number, number], alpha: number, differing: number): string {
   if (n === 0) return 'There are no shared items, so the difference cannot be tested.';
   const level = `${Math.round((1 - alpha) * 100)}%`;
   const excludes = ci[0] > 0 || ci[1] < 0;
   const interval = `the paired bootstrap ${level} interval [${ci[0].toPrecision(3)}, ${ci[1].toPrecision(3)}] ${excludes ? 'excludes' : 'includes'} 0`;
   const evidence =
     mcnemar !== null
-      ? `McNemar exact ${pClause(mcnemar.p)} on ${mcnemar.aOnly + mcnemar.bOnly} discordant item(s) (${mcnemar.aOnly} right only in A, ${mcnemar.bOnly} right only in B)`
+      ? `McNemar exact ${pClause(mcnemar.p)} on ${mcnemar.aOnly + mcnemar.bOnly} discordant item(s) (${onlyInPhrase(mcnemar.aOnly, mcnemar.bOnly, mcnemar.oneIsWorse)})` +
+        // The table prints the bootstrap interval beside the verdict: where it points the other way, say which test decides.
+        (excludes === distinguishable || !Number.isFinite(ci[0]) ? '' : `; ${interval}, but on 0/1 scores the exact test decides`)
       : excludes && !distinguishable
         ? `${interval}, but only ${differing} item(s) differ, too few for any two-sided test at ${alpha}: the exact sign test's smallest p on them is ${formatP(2 * 0.5 ** differing)}`
         : interval;
   return `The difference (B − A = ${signed(difference)}) ${distinguishable ? 'is' : 'is not'} distinguishable from noise at n = ${n}: ${evidence}.`;
 }
 
+/** Four significant digits, as the tables print a difference; from 1000 up the whole number (-585152, not -585200). */
 function signed(x: number): string {
-  const s = Number(x.toPrecision(4)).toString();
+  const s = Math.abs(x) >= 1000 ? Number(x.toFixed(0)).toString() : Number(x.toPrecision(4)).toString();
   return x > 0 ? `+${s}` : s;
 }
 
@@ -180,7 +198,12 @@ export function bootstrapInterval(diffs: readonly number[], iterations: number, 
     for (let j = 0; j < n; j++) sum += diffs[rng.randbelow(n)]!;
     means[it] = sum / n;
   }
-  means.sort();
-  return [percentileLinear(means, alpha / 2), percentileLinear(means, 1 - alpha / 2)];
+  return percentileInterval(means, alpha);
+}
+
+/** The alpha/2 and 1 − alpha/2 quantiles of bootstrap replicates (sorted here), numpy's linear interpolation. */
+export function percentileInterval(replicates: Float64Array, alpha: number): [number, number] {
+  replicates.sort();
+  return [percentileLinear(replicates, alpha / 2), percentileLinear(replicates, 1 - alpha / 2)];
 }
 

@@ -12,6 +12,7 @@ import {
   type Fact,
   type RunProvenance,
   type Setting,
+  type TaskProvenance,
 } from '../store/schema.ts';
 
 export function isKnown(fact: Fact | undefined): fact is Exclude<Fact, { status: 'unknown' }> {
@@ -76,4 +77,18 @@ export function fieldsOf(item: DisclosureItem, a: Record<string, Setting>, b: Re
   const listed = DISCLOSURE_FIELDS[item] as readonly string[];
   const extra = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((f) => !listed.includes(f)).sort();
   return [...listed, ...extra];
+}
+
+/**
+ * A metric's entry in a task's metric list ({metric, aggregation, higher_is_better}, as lm-eval's metric_list
+ * records it), from the used value or else the configured one.
+ */
+export function metricSpec(block: TaskProvenance | undefined, metric: string): { aggregation?: unknown; higher_is_better?: unknown } | undefined {
+  for (const side of [block?.scoring.metrics?.used, block?.scoring.metrics?.configured]) {
+    const list = side !== undefined && isKnown(side) ? side.value : undefined;
+    if (!Array.isArray(list)) continue;
+    const found = (list as unknown[]).find((x) => x !== null && typeof x === 'object' && (x as { metric?: unknown }).metric === metric);
+    if (found !== undefined) return found as { aggregation?: unknown; higher_is_better?: unknown };
+  }
+  return undefined;
 }

@@ -73,10 +73,22 @@ interface Candidate {
   differing: string[];
 }
 
-/** The settings distance of two runs: every disclosure field that differs, run level and (first) task level. */
+/** The settings distance of two runs, for ranking: every disclosure field that differs, run level and (first) task level. */
 function differingSettings(a: RunProvenance, b: RunProvenance): string[] {
   const t = pairTasks(a, b).tasks[0];
   return differingFields(diffSettings(a, t?.a ?? null, b, t?.b ?? null));
+}
+
+/**
+ * Every disclosure field that differs between two paired runs, run level and in any task pair: the reason's "no
+ * recorded setting differs" read only the first task, and gsm8k's few-shot count, differing in the second, went
+ * unsaid. Computed for the chosen pairs only (a task's settings diff costs a few milliseconds; ranking every
+ * candidate on every task would not scale to stores of many runs).
+ */
+function differingInAnyTask(a: RunProvenance, b: RunProvenance): string[] {
+  const tasks = pairTasks(a, b).tasks;
+  const fields = tasks.length === 0 ? differingFields(diffSettings(a, null, b, null)) : tasks.flatMap((t) => differingFields(diffSettings(a, t.a, b, t.b)));
+  return [...new Set(fields)];
 }
 
 function listed(fields: readonly string[]): string {
@@ -84,23 +96,27 @@ function listed(fields: readonly string[]): string {
   return `${fields.length} setting${fields.length === 1 ? '' : 's'} differ${fields.length === 1 ? 's' : ''} (${fields.slice(0, 4).join(', ')}${fields.length > 4 ? ', …' : ''})`;
 }
 
-/** Why candidate `c` was paired: its basis, its settings distance, and the candidates it was chosen over. */
-function reasonFor(c: Candidate, all: readonly Candidate[], sayOverride: boolean, chooser: string): string {
+/** Why candidate `c` was paired: its basis, its settings distance, and the candidates it was chosen over (`all` in pairing order). */
+function reasonFor(c: Candidate, all: readonly Candidate[], sayOverride: boolean, chooser: string, differing: readonly string[]): string {
   const shared = pairTasks(c.a, c.b).tasks.filter((t) => t.a === t.b).map((t) => t.a);
   const basis =
     c.byName > 0
       ? `the same task name${shared.length === 1 ? '' : 's'} (${shared.slice(0, 3).join(', ')}${shared.length > 3 ? `, … ${shared.length} in all` : ''})`
       : `no task name in common; each run has one task (${Object.keys(c.a.tasks)[0]} vs ${Object.keys(c.b.tasks)[0]}), paired by position`;
   const rivals = all.filter((o) => o !== c && (o.a === c.a || o.b === c.b));
-  const byPosition = rivals.filter((o) => o.byName === 0 && c.byName > 0).length;
-  const fewerNames = rivals.filter((o) => o.byName > 0 && o.byName < c.byName).length;
-  const farther = rivals.length - byPosition - fewerNames;
+  // `all` is in pairing order: a rival ranked ahead of c lost only because its other run was paired first.
+  const taken = rivals.filter((o) => all.indexOf(o) < all.indexOf(c)).length;
+  const behind = rivals.filter((o) => all.indexOf(o) > all.indexOf(c));
+  const byPosition = behind.filter((o) => o.byName === 0 && c.byName > 0).length;
+  const fewerNames = behind.filter((o) => o.byName > 0 && o.byName < c.byName).length;
+  const farther = behind.length - byPosition - fewerNames;
   const over = [
+    taken > 0 ? `${taken} whose other run was already paired, as closely or more` : '',
     byPosition > 0 ? `${byPosition} paired only by position` : '',
     fewerNames > 0 ? `${fewerNames} sharing fewer task names` : '',
-    farther > 0 ? `${farther} with as many shared names and more or as many differing settings` : '',
+    farther > 0 ? `${farther} with as many shared names and as many or more settings differing at run level or in the first shared task` : '',
   ].filter(Boolean);
-  return `${basis}; ${listed(c.differing)}${over.length > 0 ? `; chosen over ${rivals.length} other candidate${rivals.length === 1 ? '' : 's'} (${over.join(', ')})` : ''}${sayOverride ? `; ${chooser} choose other runs` : ''}`;
+  return `${basis}; ${listed(differing)}${over.length > 0 ? `; chosen over ${rivals.length} other candidate${rivals.length === 1 ? '' : 's'} (${over.join(', ')})` : ''}${sayOverride ? `; ${chooser} choose other runs` : ''}`;
 }
 
 /**
@@ -133,7 +149,7 @@ export function pairRuns(runsA: readonly RunProvenance[], runsB: readonly RunPro
     if (pairs.some((p) => p.a === c.b && p.b === c.a)) continue;
     usedA.add(c.a);
     usedB.add(c.b);
-    const reason = (selected ? `chosen with ${chooser}; ` : '') + reasonFor(c, candidates, manyCandidates && !selected, chooser);
+    const reason = (selected ? `chosen with ${chooser}; ` : '') + reasonFor(c, candidates, manyCandidates && !selected, chooser, differingInAnyTask(c.a, c.b));
     pairs.push({ a: c.a, b: c.b, ...pairTasks(c.a, c.b), reason });
   }
   if (pairs.length === 0 && runsA.length === 1 && runsB.length === 1) {

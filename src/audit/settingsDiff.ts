@@ -8,6 +8,7 @@ import { AGENT_FIELDS, DISCLOSURE_ITEMS, type DisclosureItem, type Fact, type Ru
 import { compareValues, NOISE_RULES, type CanonicalOptions, type NoiseRuleName } from './noise.ts';
 import { effectiveFact, fieldsOf, isKnown, isPerRunItem, itemGroup } from './provenanceView.ts';
 import { settingMeaning } from './settingMeaning.ts';
+import { harnessVersionRanges } from './versionRange.ts';
 import { isPlainObject } from '../util/json.ts';
 
 /** A row's item: a disclosure item, or the agent settings of agent runs (RunProvenance.agent). */
@@ -197,13 +198,18 @@ function groupExpanded(item: SettingsItem, field: string, s: Setting | undefined
 
 /**
  * Which model-name rule a field compares under: an agent's model names are API model ids (the provider-prefix
- * rule), any other run's model_id a Hugging Face Hub id (the case rule).
+ * rule), any other run's model_id a Hugging Face Hub id (the case rule); a path to the weights or the dataset keeps
+ * its folders.
  */
 function nameOptions(item: SettingsItem, field: string, agentRuns: boolean): CanonicalOptions {
   if (item === 'agent' && (field === 'model_configured' || field === 'model_recorded')) return { providerPrefix: true };
-  if (item === 'model' && field === 'model_id') return agentRuns ? { providerPrefix: true } : { hubId: true };
+  if (item === 'model' && field === 'model_id') return agentRuns ? { providerPrefix: true, loadedFrom: true } : { hubId: true, loadedFrom: true };
+  if (LOADED_FROM.has(`${item}.${field}`)) return { loadedFrom: true };
   return {};
 }
+
+/** Fields whose paths name what was loaded (noise.ts's loadedFrom): the model's weights and the task's dataset. */
+const LOADED_FROM = new Set(['model.args', 'task.dataset_path', 'task.dataset_name']);
 
 function selfContradiction(item: SettingsItem, field: string, s: Setting | undefined, agentRuns: boolean): string | null {
   if (s === undefined || !isKnown(s.configured) || !isKnown(s.used)) return null;
@@ -341,6 +347,7 @@ export function diffSettings(runA: RunProvenance, taskA: string | null, runB: Ru
     const ga = itemGroup(runA, taskA, item);
     const gb = itemGroup(runB, taskB, item);
     const fields = fieldsOf(item, ga, gb).map((field) => compareField(item, field, ga[field], gb[field], agentRuns));
+    if (item === 'harness') harnessVersionRanges(fields);
     for (const f of fields) for (const r of f.rules) used.add(r);
     items.push({
       item,

@@ -58,8 +58,11 @@ function flatten(json: Record<string, unknown>, task: string): Map<string, unkno
 function compareKey(key: string, a: unknown, b: unknown): ReturnType<typeof compareValues> {
   // Compared as {key: value} so key-based rules (clock readings) apply.
   const leaf = key.split('.').at(-1)!;
-  return compareValues({ [leaf]: a }, { [leaf]: b }, { hubId: key === 'model_name' });
+  return compareValues({ [leaf]: a }, { [leaf]: b }, { hubId: key === 'model_name', loadedFrom: LOADED_FROM_KEYS.has(key) });
 }
+
+/** Keys whose paths name the weights or the dataset loaded: their folders are part of the name (noise.ts's loadedFrom). */
+const LOADED_FROM_KEYS = new Set(['model_name', 'config.model_args', 'config.model', 'configs.dataset_path', 'configs.dataset_name', 'configs.dataset_kwargs']);
 
 /**
  * model_name_sanitized is lm-eval's sanitize_model_name(model_name): where each side's value is that of its

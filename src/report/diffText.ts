@@ -6,7 +6,7 @@
 import type { DeclaredFalsifierResult } from '../audit/declaredFalsifier.ts';
 import { joinCounts, type DiffResult, type TaskComparison } from '../audit/diff.ts';
 import { FLIP_CAUSE_TEXT, type FlipCause } from '../audit/flips.ts';
-import { formatP, pClause } from '../audit/pairedStats.ts';
+import { formatP, onlyInPhrase, pClause } from '../audit/pairedStats.ts';
 import { pairedScoreLabel } from '../audit/pairedAggregation.ts';
 import { withoutSamePaired } from './samePaired.ts';
 import { subsetSentence } from './subsetNote.ts';
@@ -31,7 +31,9 @@ function settingsRows(items: readonly ItemRow[], onlyChanged: boolean): string[]
   const rows: string[][] = [];
   for (const item of items) {
     const interesting = item.fields.filter((f) => f.verdict !== 'same' || f.rules.length > 0 || f.contradiction || f.resolved);
-    const shownFields = onlyChanged ? item.fields.filter((f) => f.verdict === 'differs' || f.verdict === 'contradicts' || f.verdict === 'unknown in A' || f.verdict === 'unknown in B') : interesting.filter((f) => f.verdict !== 'unknown in both');
+    // A field both sides recorded but neither fully (two inferred version ranges) is shown: its note says why it is unknown.
+    const shown = (f: FieldRow) => f.verdict !== 'unknown in both' || f.partial !== undefined;
+    const shownFields = onlyChanged ? item.fields.filter((f) => f.verdict === 'differs' || f.verdict === 'contradicts' || f.verdict === 'unknown in A' || f.verdict === 'unknown in B' || (f.verdict === 'unknown in both' && f.partial !== undefined)) : interesting.filter(shown);
     if (onlyChanged && shownFields.length === 0 && item.observedContradictions === undefined) continue;
     rows.push([item.item, item.verdict, `${item.knownInA} known`, `${item.knownInB} known`, item.observedContradictions ? `configured vs used disagree: ${item.observedContradictions.join('; ')}` : '']);
     for (const f of shownFields) rows.push(fieldLine(f));
@@ -107,12 +109,13 @@ function taskLines(whole: TaskComparison, r: DiffResult): string[] {
   }
   for (const f of t.flips.filter((x) => x.flips > 0)) {
     const causes = (Object.keys(f.byCause) as FlipCause[]).filter((c) => f.byCause[c] > 0);
-    out.push(`Flips in ${f.score}: ${f.flips} (${f.lost} right only in A, ${f.gained} right only in B): ${causes.map((c) => `${f.byCause[c]} ${FLIP_CAUSE_TEXT[c]}`).join('; ')}.`);
+    out.push(`Flips in ${f.score}: ${f.flips} (${onlyInPhrase(f.lost, f.gained, f.oneIsWorse)}): ${causes.map((c) => `${f.byCause[c]} ${FLIP_CAUSE_TEXT[c]}`).join('; ')}.`);
     for (const c of causes) for (const e of f.examples[c]) out.push(`    doc ${e.docIdA}: ${e.a} → ${e.b}; ${e.detail}`);
   }
-  if (t.reported.length > 0 && t.items === null) {
-    out.push('Reported aggregates (the sources’ own numbers). Without per-item samples only the unpaired z-test of lm-eval’s model_comparator is possible; it ignores the pairing:');
-    out.push(...table(['score', 'A', 'B', 'stderr A', 'stderr B', 'unpaired z', 'p'], t.reported.map((s) => [s.score, cell(s.a), cell(s.b), cell(s.stderrA), cell(s.stderrB), s.unpaired ? fmt(s.unpaired.z) : '—', s.unpaired ? formatP(s.unpaired.p) : '—'])));
+  const reported = t.items === null ? t.reported : t.reported.filter((s) => t.notPaired?.includes(s.score));
+  if (reported.length > 0) {
+    out.push(`Reported aggregates (the sources’ own numbers). Without ${t.items === null ? 'per-item samples' : 'paired per-item values'} only the unpaired z-test of lm-eval’s model_comparator is possible; it ignores the pairing:`);
+    out.push(...table(['score', 'A', 'B', 'stderr A', 'stderr B', 'unpaired z', 'p'], reported.map((s) => [s.score, cell(s.a), cell(s.b), cell(s.stderrA), cell(s.stderrB), s.unpaired ? fmt(s.unpaired.z) : '—', s.unpaired ? formatP(s.unpaired.p) : '—'])));
   }
   out.push('', `Falsifier (${t.falsifier.status}): ${t.falsifier.sentence}`);
   out.push(...table(['clause', 'status', 'finding'], t.falsifier.clauses.map((c) => [c.name, c.status, clip(c.finding, 110)])));
@@ -182,7 +185,7 @@ export function scoreSummary(t: TaskComparison): string {
     return `${pairedScoreLabel(first)} B − A = ${fmt(first.result.difference)} (${first.result.distinguishable ? 'distinguishable' : 'not distinguishable'} at n = ${first.result.n})${others === 1 ? '; the other paired score is equal too' : others > 1 ? `; the other ${others} paired scores are equal too` : ''}`;
   }
   // Items joined but no score to pair (boolq-seq2seq's exact_match against asdiv's acc) is not "no per-item samples".
-  const why = t.items === null ? 'no per-item samples' : 'no per-item score under the same metric and filter in both runs';
+  const why = t.group !== undefined ? `a group of ${countOf(t.group.leaves, 'leaf task')}, no items of its own (${t.group.paired === t.group.leaves ? 'each leaf' : `${t.group.paired} of its leaves`} paired item by item)` : t.items === null ? 'no per-item samples' : 'no per-item score under the same metric and filter in both runs';
   if (t.reported[0] !== undefined) return `reported ${t.reported[0].score}: A ${cell(t.reported[0].a, 12)}, B ${cell(t.reported[0].b, 12)} (${why} to pair)`;
   return why;
 }

@@ -12,9 +12,11 @@ export function subsetSentence(t: TaskComparison, options: { namingScores: boole
   if (i === null || i.shared === 0 || (i.onlyA === 0 && i.onlyB === 0)) return null;
   const recorded = t.paired.filter((p) => !p.score.startsWith('rescored:'));
   const zero = (p: TaskComparison['paired'][number]) => p.result.difference === 0 && p.result.ci[0] === 0 && p.result.ci[1] === 0;
-  if (recorded.length === 0 || !recorded.every(zero)) return null;
+  // An item left out of a score (no numeric value on a side) is not known to agree.
+  if (recorded.length === 0 || !recorded.every((p) => zero(p) && p.dropped === 0)) return null;
   const reported = t.reported.filter((s) => typeof s.a === 'number' && typeof s.b === 'number' && s.a !== s.b && !s.score.includes('_stderr'));
-  if (reported.length === 0) return null;
+  // A reported score with no paired row (a corpus-level f1) is not known to agree on the shared documents.
+  if (reported.length === 0 || reported.some((s) => t.notPaired?.includes(s.score))) return null;
   // 0/1 scores with no discordant item agree document for document; otherwise only the mean difference is known to be 0.
   const itemForItem = recorded.every((p) => p.result.mcnemar !== null && p.result.mcnemar.aOnly + p.result.mcnemar.bOnly === 0);
   const where = i.onlyB === 0 ? `the ${i.onlyA} document(s) only A scored` : i.onlyA === 0 ? `the ${i.onlyB} document(s) only B scored` : `the ${i.onlyA} document(s) only A scored and the ${i.onlyB} only B scored`;

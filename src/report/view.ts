@@ -6,7 +6,7 @@
  */
 import { cellText, multiplesNote, tableFindings } from './tableText.ts';
 import { FLIP_CAUSE_TEXT, type FlipCause } from '../audit/flips.ts';
-import { formatP, pClause } from '../audit/pairedStats.ts';
+import { formatP, onlyInPhrase, pClause } from '../audit/pairedStats.ts';
 import { pairedScoreLabel } from '../audit/pairedAggregation.ts';
 import { joinCounts, type TaskComparison } from '../audit/diff.ts';
 import type { ReportData } from './model.ts';
@@ -142,7 +142,7 @@ export function buildView(data: ReportData): ReportView {
         settingsRows.push([item.item, item.verdict, '', '', item.observedContradictions ? `configured vs used disagree: ${item.observedContradictions.join('; ')}` : '']);
         // Side by side means both values, also where they agree; only what neither side recorded is left out.
         for (const f of item.fields) {
-          if (f.verdict === 'unknown in both') continue;
+          if (f.verdict === 'unknown in both' && f.partial === undefined) continue;
           settingsRows.push([
             `  ${f.field}`,
             f.verdict,
@@ -171,7 +171,7 @@ export function buildView(data: ReportData): ReportView {
         .map((f) => {
           const causes = (Object.keys(f.byCause) as FlipCause[]).filter((k) => f.byCause[k] > 0);
           return {
-            text: `${f.score}: ${countOf(f.flips, 'flip')} (${f.lost} right only in A, ${f.gained} right only in B): ${causes.map((k) => `${f.byCause[k]} ${FLIP_CAUSE_TEXT[k]}`).join('; ')}`,
+            text: `${f.score}: ${countOf(f.flips, 'flip')} (${onlyInPhrase(f.lost, f.gained, f.oneIsWorse)}): ${causes.map((k) => `${f.byCause[k]} ${FLIP_CAUSE_TEXT[k]}`).join('; ')}`,
             details: causes.flatMap((k) => f.examples[k].map((e) => `doc ${e.docIdA}: ${e.a} → ${e.b}; ${clip(e.detail, 200)}`)),
           };
         });
@@ -212,14 +212,14 @@ export function buildView(data: ReportData): ReportView {
               },
         pairedSentences: [...t.paired.map((p) => `${p.score}: ${p.result.sentence}`), ...same],
         flips,
-        reported:
-          t.reported.length === 0 || t.items !== null
+        reported: ((shown) =>
+          shown.length === 0
             ? null
             : {
-                title: 'Reported aggregates (the sources’ own numbers); without per-item samples only lm-eval’s unpaired z-test is possible, and it ignores the pairing',
+                title: `Reported aggregates (the sources’ own numbers); without ${t.items === null ? 'per-item samples' : 'paired per-item values'} only lm-eval’s unpaired z-test is possible, and it ignores the pairing`,
                 header: ['score', 'A', 'B', 'stderr A', 'stderr B', 'unpaired z', 'p'],
-                rows: t.reported.map((s) => [s.score, cell(s.a), cell(s.b), cell(s.stderrA), cell(s.stderrB), s.unpaired ? fmt(s.unpaired.z) : '—', s.unpaired ? formatP(s.unpaired.p) : '—']),
-              },
+                rows: shown.map((s) => [s.score, cell(s.a), cell(s.b), cell(s.stderrA), cell(s.stderrB), s.unpaired ? fmt(s.unpaired.z) : '—', s.unpaired ? formatP(s.unpaired.p) : '—']),
+              })(t.items === null ? t.reported : t.reported.filter((s) => t.notPaired?.includes(s.score))),
         falsifierSentence: t.falsifier.sentence,
         falsifierStatus: t.falsifier.status,
         clauses: { title: 'Falsifier clauses', header: ['clause', 'status', 'finding'], rows: t.falsifier.clauses.map((x) => [x.name, x.status, clip(x.finding, 160)]) },

@@ -70,7 +70,7 @@ test('among runs that share the task name, the closest settings win', async () =
   assert.equal(pairing.pairs.length, 1);
   // The identical run (0 differing fields) beats the batch-8 run, though the batch-8 run came first.
   assert.match(pairing.pairs[0]!.b.label, /asdiv_cot/);
-  assert.match(pairing.pairs[0]!.reason, /^the same task name \(asdiv\); no recorded setting differs; chosen over 1 other candidate \(1 with as many shared names and more or as many differing settings\)/);
+  assert.match(pairing.pairs[0]!.reason, /^the same task name \(asdiv\); no recorded setting differs; chosen over 1 other candidate \(1 with as many shared names and as many or more settings differing at run level or in the first shared task\)/);
 });
 
 test('fixtures/lmeval-more: every file listed in fixtures/SOURCES.md with the sha256 it has', async () => {

@@ -12,6 +12,7 @@ import { isPlainObject, toPythonJson } from '../../util/json.ts';
 import { parseSamplingDefaults } from '../../models/onnx/generationConfig.ts';
 import { claimedDocuments } from '../../audit/configuredVsUsed.ts';
 import { isScoreKey, stderrKeyOf as reportedStderrKeyOf } from '../../audit/reportedStderr.ts';
+import { metricSpec } from '../../audit/provenanceView.ts';
 import { isSummaryKey } from '../../import/lighteval/lightevalRun.ts';
 import { EXTRA_FIELD_PREFIX, type Fact, type RunProvenance, type Setting, type TaskProvenance } from '../../store/schema.ts';
 
@@ -257,20 +258,6 @@ function sourceSampleCount(run: RunProvenance, task: string): number | null {
   const total = value(block?.failures.total_samples?.used);
   const epochs = value(block?.repeats.repeats?.used) ?? 1;
   return typeof total === 'number' && typeof epochs === 'number' && epochs > 0 && total % epochs === 0 ? total / epochs : null;
-}
-
-/**
- * The metric's entry in the task's metric list ({metric, aggregation, higher_is_better}, as lm-eval's
- * metric_list records it), from the used value or else the configured one.
- */
-function metricSpec(block: TaskProvenance | undefined, metric: string): { aggregation?: unknown; higher_is_better?: unknown } | undefined {
-  for (const side of [block?.scoring.metrics?.used, block?.scoring.metrics?.configured]) {
-    const list = value(side);
-    if (!Array.isArray(list)) continue;
-    const found = (list as unknown[]).find((x) => x !== null && typeof x === 'object' && (x as { metric?: unknown }).metric === metric);
-    if (found !== undefined) return found as { aggregation?: unknown; higher_is_better?: unknown };
-  }
-  return undefined;
 }
 
 const LMEVAL_BOOTSTRAPPED = new Set(['median', 'matthews_corrcoef', 'f1', 'perplexity', 'bleu', 'chrf', 'ter', 'nanmean']);
