@@ -61,11 +61,18 @@ export function escapeLatex(text: string): string {
     '≥': '\\ensuremath{\\geq}',
     '≤': '\\ensuremath{\\leq}',
     '’': "'",
+    // Sentences lmaudit writes about records (HELM's inferred "Σsum / Σcount", an import's "prompt_hash … ≠ sha256(…)",
+    // a flip's missing reading "∅", a metric's "log pₙ", the viewer's "/ √n"): pdflatex's default encodings have none.
+    'Σ': '\\ensuremath{\\Sigma}',
+    '≠': '\\ensuremath{\\neq}',
+    '∅': '\\ensuremath{\\emptyset}',
+    '√': '\\ensuremath{\\surd}',
+    'ₙ': '\\ensuremath{_n}',
   };
   // A break is allowed after '_', '/' and a comma not followed by a space: task names, paths and
   // compact JSON have no spaces for TeX to break at and would run into the margin.
   return text
-    .replace(/[\\{}$&#%_~^<>|[\]…–−·Δ→≥≤’/]/g, (c) => map[c]!)
+    .replace(/[\\{}$&#%_~^<>|[\]…–−·Δ→≥≤’/Σ≠∅√ₙ]/g, (c) => map[c]!)
     .replace(/,(?=\S)/g, ',\\allowbreak{}')
     .replace(/\r?\n/g, ' ');
 }

@@ -103,6 +103,8 @@ test('escaping: Markdown and LaTeX neutralise what a model may write', () => {
   assert.equal(escapeLatex('\\input{/etc/passwd}'), '\\textbackslash{}input\\{/\\allowbreak{}etc/\\allowbreak{}passwd\\}');
   // Breaks are allowed where task names, paths and compact JSON have no spaces.
   assert.equal(escapeLatex('["a","b"], c'), '{[}"a",\\allowbreak{}"b"{]}, c');
+  // Symbols of lmaudit's own sentences that pdflatex's default encodings cannot set.
+  assert.equal(escapeLatex('Σsum / Σcount; a ≠ b; ∅; √n; pₙ'), '\\ensuremath{\\Sigma}sum /\\allowbreak{} \\ensuremath{\\Sigma}count; a \\ensuremath{\\neq} b; \\ensuremath{\\emptyset}; \\ensuremath{\\surd}n; p\\ensuremath{_n}');
 });
 
 test('escaping: Markdown list and heading markers only at the start', () => {
