@@ -9,6 +9,7 @@ import type { RunProvenance } from '../../store/schema.ts';
 import { isPlainObject } from '../../util/json.ts';
 import { groupAggregate } from './aggregate.ts';
 import type { AsRecordedCell } from './asRecordedCell.ts';
+import { scoredByLmevalAtLeast } from './harnessRules.ts';
 
 const TOLERANCE = 1e-12;
 
@@ -35,8 +36,22 @@ function leavesOf(run: RunProvenance, group: string, seen = new Set<string>()): 
   return subs.flatMap((s) => leavesOf(run, s, seen));
 }
 
+/**
+ * The one count lm-eval weights each task by in a group, whatever the metric (its sample_len, evaluator_utils.py): the
+ * largest of the task's metric counts from 0.4.13 on, the last-aggregated metric's before (its cells are made in the
+ * order lm-eval aggregates them: filter by filter, each metric as its first document returned it). They differ from a
+ * metric's own count only where some documents returned fewer metrics than others.
+ */
+function taskSizes(run: RunProvenance, leafCells: readonly AsRecordedCell[]): Map<string, number> {
+  const largest = scoredByLmevalAtLeast(run, 0, 4, 13);
+  const sizes = new Map<string, number>();
+  for (const c of leafCells) if (c.run_id === run.run_id) sizes.set(c.task, largest ? Math.max(sizes.get(c.task) ?? 0, c.n) : c.n);
+  return sizes;
+}
+
 export function groupCells(run: RunProvenance, leafCells: readonly AsRecordedCell[]): AsRecordedCell[] {
   const out: AsRecordedCell[] = [];
+  const sizes = taskSizes(run, leafCells);
   for (const group of Object.keys(run.tasks)) {
     if (subtasksOf(run, group) === null) continue;
     const reported = run.reported[group] ?? {};
@@ -59,7 +74,7 @@ export function groupCells(run: RunProvenance, leafCells: readonly AsRecordedCel
         out.push({ ...base, why: `group over ${averaged.length} leaf task(s) with ${metric},${filter}; no reproduced cell for ${missing.join(', ')} (no per-sample records in the store)` });
         continue;
       }
-      const leafValues = cells.map((c) => ({ value: c!.value!, stderr: c!.stderr ?? 'N/A', n: c!.n }));
+      const leafValues = cells.map((c) => ({ value: c!.value!, stderr: c!.stderr ?? 'N/A', n: sizes.get(c!.task) ?? c!.n }));
       const weighted = groupAggregate(leafValues, true);
       const close = (a: unknown, b: number) => typeof a === 'number' && Math.abs(a - b) <= TOLERANCE;
       // weight_by_size is in the group's YAML, which results files do not carry: try lm-eval's two settings.
