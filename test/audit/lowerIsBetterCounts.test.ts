@@ -7,42 +7,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadSource } from '../../src/audit/source.ts';
 import { diffStores } from '../../src/audit/diff.ts';
-import { fixturePath } from '../helpers/fixtures.ts';
+import { relabelled } from '../helpers/lowerIsBetter.ts';
 import { runCli } from '../helpers/cli.ts';
-
-/** boolq of `model`, its acc renamed lower_is_worse_flag with higher_is_better false in the results file. */
-function relabelled(root: string, model: string): string {
-  const source = fixturePath(`models/lmeval-reference/${model}/cells-mc`);
-  const dir = join(root, model);
-  mkdirSync(dir);
-  const files = readdirSync(source);
-  const samples = files.find((f) => f.startsWith('samples_boolq_'))!;
-  const lines = readFileSync(join(source, samples), 'utf8').trim().split('\n').map((l) => {
-    const row = JSON.parse(l);
-    row.pct_stereotype = row.acc;
-    delete row.acc;
-    row.metrics = ['pct_stereotype'];
-    return JSON.stringify(row);
-  });
-  writeFileSync(join(dir, samples), `${lines.join('\n')}\n`);
-  const results = files.find((f) => f.startsWith('results_'))!;
-  const json = JSON.parse(readFileSync(join(source, results), 'utf8'));
-  for (const key of ['results', 'configs', 'versions', 'n-shot', 'higher_is_better', 'n-samples', 'task_hashes']) {
-    json[key] = Object.fromEntries(Object.entries(json[key] as Record<string, unknown>).filter(([task]) => task === 'boolq'));
-  }
-  const r = json.results.boolq;
-  json.results.boolq = { alias: r.alias, 'pct_stereotype,none': r['acc,none'], 'pct_stereotype_stderr,none': r['acc_stderr,none'] };
-  json.configs.boolq.metric_list = [{ metric: 'pct_stereotype', aggregation: 'mean', higher_is_better: false }];
-  json.higher_is_better = { boolq: { pct_stereotype: false } };
-  json.group_subtasks = { boolq: [] };
-  writeFileSync(join(dir, results), JSON.stringify(json));
-  return dir;
-}
 
 test('a lower-is-better 0/1 score: the McNemar sentence and the flips count 1s, not right answers', async (t) => {
   const root = mkdtempSync(join(tmpdir(), 'lmaudit-lower-better-'));

@@ -74,7 +74,7 @@ function Paired(props: { t: TaskComparison; base: Params; chosen: string | null 
   return h('div', null,
     t.pairedNote ? h('p', { class: 'muted' }, t.pairedNote) : null,
     h('table', { class: 'paired' },
-      h('thead', null, h('tr', null, ['score', 'n', 'mean A', 'mean B', 'B − A', '95% interval', 'McNemar: right only in A', 'right only in B', 'p', ''].map((c) => h('th', null, c)))),
+      h('thead', null, h('tr', null, ['score', 'n', 'mean A', 'mean B', 'B − A', '95% interval', ...onlyIn(t.paired.some((p) => p.result.mcnemar?.oneIsWorse === true), 'McNemar: '), 'p', ''].map((c) => h('th', null, c)))),
       h('tbody', null, t.paired.map((p) => {
         const m = p.result.mcnemar;
         const link = (filter: string, n: number) => h('a', { href: href('compare', { ...base, score: p.score, filter }), class: `flip-${filter}` }, n.toLocaleString('en-US'));
@@ -116,7 +116,15 @@ function PairView(props: { base: Params; index: number }): VNode {
   });
 }
 
-function Aligned(props: { base: Params; filter: string; score: string | null; offset: number; selected: number | null }): VNode {
+/**
+ * The discordant cells' names: "right only in A" where a 1 is right; where the source says lower is better (a 1 of
+ * crows_pairs' pct_stereotype is not right) the neutral "1 only in A" (pairedStats.ts's onlyInPhrase says why).
+ */
+function onlyIn(oneIsWorse: boolean, lead = ''): [string, string] {
+  return oneIsWorse ? [`${lead}1 only in A`, '1 only in B'] : [`${lead}right only in A`, 'right only in B'];
+}
+
+function Aligned(props: { base: Params; filter: string; score: string | null; offset: number; selected: number | null; oneIsWorse: boolean }): VNode {
   const { base, filter } = props;
   const page = useApi<PairPage>('compare/items', { ...base, filter, score: props.score, offset: props.offset, limit: PAGE });
   const rows = page.state === 'ok' ? page.data.rows : [];
@@ -125,7 +133,7 @@ function Aligned(props: { base: Params; filter: string; score: string | null; of
   setKeys({ next: () => goTo(at + 1), previous: () => goTo(Math.max(0, at - 1)), open: () => goTo(Math.max(0, at)) });
   const tab = (f: string, label: string) => (f === filter ? h('strong', null, ` ${label} `) : h('a', { href: href('compare', { ...base, score: props.score, filter: f }) }, ` ${label} `));
   return h('div', null,
-    h('p', null, 'Show: ', tab('all', 'all'), tab('prompt', 'prompt differs'), tab('response', 'response differs'), tab('aOnly', 'right only in A'), tab('bOnly', 'right only in B')),
+    h('p', null, 'Show: ', tab('all', 'all'), tab('prompt', 'prompt differs'), tab('response', 'response differs'), tab('aOnly', onlyIn(props.oneIsWorse)[0]), tab('bOnly', onlyIn(props.oneIsWorse)[1])),
     h(Show<PairPage>, {
       loaded: page,
       children: (data) => [
@@ -175,7 +183,7 @@ export function ComparePage(props: { params: Params }): VNode {
           t.items ? h('section', { class: 'items' }, h('h2', null, 'Items'),
             h('p', null, h(Text, { text: t.items.keyNote }), ` · ${t.items.shared} shared, ${t.items.onlyA} only in A, ${t.items.onlyB} only in B · prompts differ in ${t.items.differences.promptsDiffer}, responses in ${t.items.differences.responsesDiffer}`),
             p.i !== undefined ? h(PairView, { base, index: Number(p.i) }) : h('p', { class: 'muted' }, 'Choose a pair to see its prompts side by side.'),
-            h(Aligned, { base, filter: typeof p.filter === 'string' ? p.filter : 'all', score: chosen, offset: Number(p.offset ?? 0), selected: p.i === undefined ? null : Number(p.i) }),
+            h(Aligned, { base, filter: typeof p.filter === 'string' ? p.filter : 'all', score: chosen, offset: Number(p.offset ?? 0), selected: p.i === undefined ? null : Number(p.i), oneIsWorse: t.paired.find((x) => x.score === chosen)?.result.mcnemar?.oneIsWorse === true }),
           ) : null,
         ],
       ];
