@@ -37,8 +37,10 @@ const only = args.filter((a) => a !== '--cpu');
 const files = only.length > 0 ? only : collect(join(root, 'test'));
 // The tests' temporary folders (and lmaudit's scratch folders) go under one folder of this run, removed when it
 // ends: a test that fails, or a process it kills, leaves nothing behind in the machine's temporary folder.
+// The fixture trees test/helpers/fixtures.ts rebuilds from their compact form are rebuilt once in it and shared by
+// every test file of the run (LMAUDIT_TEST_SHARED), rather than once a file.
 const scratch = mkdtempSync(join(tmpdir(), 'lmaudit-tests-'));
-const env = { ...process.env, TMPDIR: scratch };
+const env = { ...process.env, TMPDIR: scratch, LMAUDIT_TEST_SHARED: join(scratch, 'shared-fixtures') };
 let status;
 if (cpu) {
   // bash's `times` prints the CPU time of the children it waited for (node, and what node waited for) last.

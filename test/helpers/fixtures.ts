@@ -6,9 +6,10 @@
  *   produced, in their original layout and bytes (fixtures/external/SOURCES.md). They are stored compactly
  *   (fixtures/external/copy_from_data.sh says how), so the first call rebuilds the four trees in a temporary
  *   folder, removed when the process exits; the importer reads real files and folders, as a user's would be.
+ *   Under scripts/run-tests.mjs every test file of the run shares one such rebuild (see rebuiltOnce).
  * - `goldenPromptText('arc_easy.0shot.jsonl')`: one file of fixtures/golden-prompts, decompressed in memory.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,24 +58,55 @@ function restoreTree(stored: string, into: string): void {
   }
 }
 
+/**
+ * A folder that `build` fills, made once per test process, or once per test run where scripts/run-tests.mjs names a
+ * folder of its run (LMAUDIT_TEST_SHARED, inside the run's temporary folder, removed when the run ends): the rebuilt
+ * trees cost each of the four dozen files that read them 0.15 CPU s, and they are only read (no test writes into
+ * them: each test that alters a fixture copies it first). Two test files run at once: each builds under a name of its
+ * own and renames it into place, and the one that finds the place taken uses the other's.
+ */
+function rebuiltOnce(name: string, build: (into: string) => void): string {
+  const shared = process.env.LMAUDIT_TEST_SHARED;
+  if (shared === undefined || shared === '') {
+    const root = mkdtempSync(join(tmpdir(), `lmaudit-${name}-`));
+    process.on('exit', () => rmSync(root, { recursive: true, force: true }));
+    build(root);
+    return root;
+  }
+  const root = join(shared, name);
+  if (existsSync(root)) return root;
+  mkdirSync(shared, { recursive: true });
+  const building = mkdtempSync(join(shared, `.${name}-`));
+  try {
+    build(building);
+    renameSync(building, root);
+  } catch (error) {
+    // Another file's rename came first (the target then exists and is not empty): its copy is the same.
+    if (!existsSync(root)) throw error;
+  } finally {
+    rmSync(building, { recursive: true, force: true });
+  }
+  return root;
+}
+
 let rebuilt: string | undefined;
 
-/** Rebuilds the original trees once per process; returns their parent folder (with a trailing slash). */
+/** Rebuilds the original trees once (see rebuiltOnce); returns their parent folder (with a trailing slash). */
 function externalRoot(): string {
   if (rebuilt !== undefined) return rebuilt;
-  const root = mkdtempSync(join(tmpdir(), 'lmaudit-external-'));
-  process.on('exit', () => rmSync(root, { recursive: true, force: true }));
-  for (const tree of TREES) {
-    const into = join(root, tree.name);
-    if (tree.alsoFrom !== undefined) {
-      const from = fixturePath(tree.alsoFrom);
-      for (const rel of filesUnder(from)) {
-        mkdirSync(dirname(join(into, rel)), { recursive: true });
-        copyFileSync(join(from, rel), join(into, rel));
+  const root = rebuiltOnce('external', (root) => {
+    for (const tree of TREES) {
+      const into = join(root, tree.name);
+      if (tree.alsoFrom !== undefined) {
+        const from = fixturePath(tree.alsoFrom);
+        for (const rel of filesUnder(from)) {
+          mkdirSync(dirname(join(into, rel)), { recursive: true });
+          copyFileSync(join(from, rel), join(into, rel));
+        }
       }
+      restoreTree(fixturePath(join('external', tree.name)), into);
     }
-    restoreTree(fixturePath(join('external', tree.name)), into);
-  }
+  });
   rebuilt = `${root}/`;
   return rebuilt;
 }
@@ -88,16 +120,13 @@ const decodedTrees = new Map<string, string>();
 
 /**
  * A fixtures/ tree stored with Windows-safe names (`%3A` for ':', `%7C` for '|') and files of 100000 bytes or
- * more gzipped (`.gz`), rebuilt once per process in a temporary folder under its original names and bytes
+ * more gzipped (`.gz`), rebuilt once (see rebuiltOnce) in a temporary folder under its original names and bytes
  * (fixtures/helm, fixtures/lighteval, fixtures/opencompass: their SOURCES.md say so). `relative` is inside it.
  */
 export function decodedFixture(tree: string, relative = ''): string {
   let root = decodedTrees.get(tree);
   if (root === undefined) {
-    root = mkdtempSync(join(tmpdir(), `lmaudit-${tree}-`));
-    const made = root;
-    process.on('exit', () => rmSync(made, { recursive: true, force: true }));
-    restoreTree(fixturePath(tree), root);
+    root = rebuiltOnce(tree, (into) => restoreTree(fixturePath(tree), into));
     decodedTrees.set(tree, root);
   }
   return relative === '' ? root : join(root, relative);

@@ -5,7 +5,7 @@
  * Agreement with lm-eval itself is test/models/lmevalReference.test.ts.
  */
 import { BadInputError } from '../../src/errors.ts';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage } from 'node:http';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -39,6 +39,20 @@ async function withModel<T>(path: string, args: Record<string, string | number |
   } finally {
     await lm.close();
   }
+}
+
+/**
+ * gpt2-tiny opened as withModel(GPT2, {}, 1) opens it, once, for the tests below whose assertions read nothing an
+ * earlier request leaves behind (no counters; each request's seed is its own): an open costs 0.45 CPU s, most of such
+ * a test. A test that reads the counters opens a model of its own.
+ */
+let sharedGpt2: Promise<LanguageModel> | undefined;
+after(async () => {
+  if (sharedGpt2 !== undefined) await (await sharedGpt2).close();
+});
+async function withSharedGpt2<T>(body: (lm: LanguageModel) => Promise<T>): Promise<T> {
+  sharedGpt2 ??= onnxBackend.open({ pretrained: GPT2, threads: 1 }, { batchSize: 1 });
+  return body(await sharedGpt2);
 }
 
 // qwen3-tiny's halves of this test and of the sampled repeats' below are slow cross-checks (LMAUDIT_SLOW_TESTS=1; CI
@@ -84,7 +98,7 @@ for (const model of [GPT2, QWEN3]) {
 test('a context longer than the model is cut from the left as lm-eval cuts it, and the cut is reported', async () => {
   const config = JSON.parse(readFileSync(join(GPT2, 'config.json'), 'utf8')) as { n_positions: number };
   const long = 'word '.repeat(config.n_positions * 2);
-  await withModel(GPT2, {}, 1, async (lm) => {
+  await withSharedGpt2(async (lm) => {
     const [ll] = await lm.loglikelihood([{ context: long, continuation: ' end' }]);
     assert.equal(ll!.usage.tokensIn, config.n_positions);
     assert.ok(ll!.usage.truncatedTokens > 0);
@@ -116,7 +130,7 @@ test('a hub id is downloaded once from HF_ENDPOINT into the cache, with the toke
   try {
     const request = [CHOICES[0]!];
     const fromHub = await withModel('someorg/gpt2-tiny', {}, 1, async (lm) => ({ ll: await lm.loglikelihood(request), files: lm.describe().files }));
-    const local = await withModel(GPT2, {}, 1, async (lm) => ({ ll: await lm.loglikelihood(request), files: lm.describe().files }));
+    const local = await withSharedGpt2(async (lm) => ({ ll: await lm.loglikelihood(request), files: lm.describe().files }));
     assert.equal(fromHub.ll[0]!.logprob, local.ll[0]!.logprob);
     assert.deepEqual(fromHub.files, local.files);
     assert.ok(seen.every((r) => r.headers.authorization === 'Bearer hf_secret_model_token'));
@@ -245,7 +259,7 @@ test('passes whose logits exceed the budget are split (rows apart, long rows and
 
 test('sampling (do_sample) is seeded: the same seed draws the same text, another seed another', async () => {
   const sample = (seed: number) => ({ until: [], maxGenToks: 12, doSample: true, temperature: 1, topP: 0.95, topK: 50, seed, extra: {} });
-  const texts = await withModel(GPT2, {}, 1, async (lm) => {
+  const texts = await withSharedGpt2(async (lm) => {
     const out = [];
     for (const seed of [1, 1, 2]) out.push((await lm.generateUntil([{ context: 'Once upon a time', settings: sample(seed) }]))[0]!.text);
     return out;
@@ -257,7 +271,7 @@ test('sampling (do_sample) is seeded: the same seed draws the same text, another
 test('a sampled request that leaves top_k unset draws from the 50 best tokens, as HF\'s generate does (its default)', async () => {
   // gpt2-tiny's random weights give a flat distribution: over its whole vocabulary a draw is almost never among the 50 best.
   const sample = (topK: number | null) => ({ until: [], maxGenToks: 24, doSample: true, temperature: 0.7, topP: null, topK, seed: 7, extra: {} });
-  const texts = await withModel(GPT2, {}, 1, async (lm) => {
+  const texts = await withSharedGpt2(async (lm) => {
     const out = [];
     for (const topK of [null, 50, 0]) out.push((await lm.generateUntil([{ context: 'Once upon a time', settings: sample(topK) }]))[0]!.text);
     return { out, provenance: lm.describe().runtime.sampling_defaults };
@@ -274,12 +288,13 @@ for (const model of [GPT2, QWEN3]) {
     const context = 'Question: Natalia sold clips to 48 of her friends in April. How many clips did she sell?\nAnswer:';
     const sample = (seed: number): GenerationSettings => ({ until: ['\n\n'], maxGenToks: 10, doSample: true, temperature: 0.7, topP: null, topK: null, seed, extra: {} });
     const requests = [...Array.from({ length: 8 }, (_, r) => ({ context, settings: sample(1234 + r) })), { context: 'Once upon a time', settings: sample(1234) }];
-    const alone = await withModel(model, {}, 1, async (lm) => {
+    const oneByOne = async (lm: LanguageModel) => {
       const texts = [];
       for (const r of requests) texts.push((await lm.generateUntil([r]))[0]!.text);
       // The context's length in tokens, from this model rather than one opened for it alone.
-      return { texts, counters: await lm.counters!(), longest: lm.tokenAccess!.encode(context, true).length };
-    });
+      return { texts, longest: lm.tokenAccess!.encode(context, true).length };
+    };
+    const alone = await (model === GPT2 ? withSharedGpt2(oneByOne) : withModel(model, {}, 1, oneByOne));
     const together = await withModel(model, {}, 16, async (lm) => ({ texts: (await lm.generateUntil(requests)).map((r) => r.text), counters: await lm.counters!() }));
     assert.deepEqual(together.texts, alone.texts);
     assert.ok(new Set(alone.texts.slice(0, 8)).size > 1, `the repeats drew different texts: ${JSON.stringify(alone.texts)}`);
