@@ -86,10 +86,13 @@ test('two readings: McNemar table from Python verdicts, accuracies, B − A with
   await page.locator('#a-only').click();
   await page.waitForSelector(`#matching:has-text("${aOnly} items of ${n.toLocaleString('en-US')}")`);
   assert.match(await page.locator('#rightonly-filter').innerText(), /Right under r2 first-letter\/strip and wrong under r3 last-letter\/strip/);
+  // The count is drawn before the rows (a busy machine showed the page between the two): wait for the rows themselves.
+  await page.waitForFunction((count) => document.querySelectorAll('.list a.row').length === count, aOnly);
   assert.deepEqual((await page.locator('.list a.row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-doc')))).sort(), ids(a, b));
   await page.goBack();
   await page.locator('#b-only').click();
   await page.waitForSelector(`#matching:has-text("${bOnly} items of ${n.toLocaleString('en-US')}")`);
+  await page.waitForFunction((count) => document.querySelectorAll('.list a.row').length === count, bOnly);
   assert.deepEqual((await page.locator('.list a.row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-doc')))).sort(), ids(b, a));
   await page.close();
 });
