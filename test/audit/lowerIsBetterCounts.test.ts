@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadSource } from '../../src/audit/source.ts';
 import { diffStores } from '../../src/audit/diff.ts';
-import { relabelled } from '../helpers/lowerIsBetter.ts';
+import { relabelled } from '../helpers/boolqCopy.ts';
 import { runCli } from '../helpers/cli.ts';
 
 test('a lower-is-better 0/1 score: the McNemar sentence and the flips count 1s, not right answers', async (t) => {

@@ -7,38 +7,24 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.ts';
-import { fixturePath } from '../helpers/fixtures.ts';
+import { boolqCopy } from '../helpers/boolqCopy.ts';
 import { subsetSentence } from '../../src/report/subsetNote.ts';
 
+/** boolq with an f1 pair a document (its gold and argmax) and `f1` printed for it, as lm-eval's f1 metric writes them. */
 function withF1(root: string, model: string, f1: number): string {
-  const source = fixturePath(`models/lmeval-reference/${model}/cells-mc`);
-  const dir = join(root, model);
-  mkdirSync(dir);
-  const files = readdirSync(source);
-  const samples = files.find((f) => f.startsWith('samples_boolq_'))!;
-  const lines = readFileSync(join(source, samples), 'utf8').trim().split('\n').map((l) => {
-    const row = JSON.parse(l);
+  return boolqCopy(root, model, (row) => {
     const lls = (row.filtered_resps as [number, boolean][]).map((r) => r[0]);
     row.f1 = [row.target, lls.indexOf(Math.max(...lls))];
     row.metrics = [...row.metrics, 'f1'];
-    return JSON.stringify(row);
+  }, (json) => {
+    json.results.boolq['f1,none'] = f1;
+    json.results.boolq['f1_stderr,none'] = 'N/A';
+    json.configs.boolq.metric_list = [...json.configs.boolq.metric_list, { metric: 'f1', aggregation: 'f1', higher_is_better: true }];
   });
-  writeFileSync(join(dir, samples), `${lines.join('\n')}\n`);
-  const results = files.find((f) => f.startsWith('results_'))!;
-  const json = JSON.parse(readFileSync(join(source, results), 'utf8'));
-  for (const key of ['results', 'configs', 'versions', 'n-shot', 'higher_is_better', 'n-samples', 'task_hashes']) {
-    json[key] = Object.fromEntries(Object.entries(json[key] as Record<string, unknown>).filter(([task]) => task === 'boolq'));
-  }
-  json.results.boolq['f1,none'] = f1;
-  json.results.boolq['f1_stderr,none'] = 'N/A';
-  json.configs.boolq.metric_list = [...json.configs.boolq.metric_list, { metric: 'f1', aggregation: 'f1', higher_is_better: true }];
-  json.group_subtasks = { boolq: [] };
-  writeFileSync(join(dir, results), JSON.stringify(json));
-  return dir;
 }
 
 test('diff: a reported score with no paired row is named, and its reported aggregates are shown', (t) => {

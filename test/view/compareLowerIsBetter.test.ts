@@ -1,5 +1,5 @@
 /**
- * The compare page on a 0/1 score whose source says lower is better (test/helpers/lowerIsBetter.ts: gpt2-tiny's and
+ * The compare page on a 0/1 score whose source says lower is better (test/helpers/boolqCopy.ts: gpt2-tiny's and
  * qwen3-tiny's boolq with acc renamed pct_stereotype, higher_is_better false): the McNemar table's discordant columns
  * and the item filters name 1s, not right answers ("1 only in A"), as diff's sentence does; a score where a 1 is right
  * keeps "right only in A".
@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import type { RunningViewer } from '../../src/view/server.ts';
-import { relabelled } from '../helpers/lowerIsBetter.ts';
+import { relabelled } from '../helpers/boolqCopy.ts';
 import { launch, NO_CHROMIUM, viewerOn } from './viewHelpers.ts';
 
 let root: string;

@@ -11,7 +11,7 @@ import { isPlainObject, parsePythonJson } from '../../util/json.ts';
 import { DEFAULT_AGGREGATION } from './taskScoring.ts';
 import { metricsBypassed } from './bypass.ts';
 import { aggregate, bitsPerByte, weightedPerplexity, type AggregationName, type Stderr, type SumMode } from './aggregate.ts';
-import { aggregateLabels, isLabelAggregation, recordedLabels, type LabelPair } from './labelAggregates.ts';
+import { aggregateLabels, isLabelAggregation, recordedLabels, recordedNumberPair, type LabelPair } from './labelAggregates.ts';
 import { recomputeItem, settingsFromDocs, taskSettings, type DocRecord, type TaskSettings } from './perItem.ts';
 import { forEachRecord, scoredTasks, type ScoreItem } from './storeRows.ts';
 import { EXTRA_FIELD_PREFIX } from '../../store/schema.ts';
@@ -286,18 +286,8 @@ function reportedOf(run: RunProvenance, task: string, filter: string, metric: st
   return null;
 }
 
-/** A recorded (loglikelihood, weight) pair: `[-12.5, 7]` (lm-eval ≥0.4.3 may stringify the leaves). */
-function recordedPair(json: string): readonly [number, number] | null {
-  let v: unknown;
-  try {
-    v = JSON.parse(json);
-  } catch {
-    return null;
-  }
-  if (!Array.isArray(v) || v.length !== 2) return null;
-  const [a, b] = v.map((x) => (typeof x === 'string' ? Number(x) : x));
-  return typeof a === 'number' && typeof b === 'number' ? [a, b] : null;
-}
+/** A recorded (loglikelihood, weight) pair: `[-12.5, 7]`. */
+const recordedPair = recordedNumberPair;
 
 function num(v: unknown): number | null {
   if (typeof v === 'number') return v;

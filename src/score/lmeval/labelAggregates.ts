@@ -147,10 +147,11 @@ export function aggregateLabels(
 export const isLabelAggregation = (name: string | null): name is string => name !== null && labelAggregation(name) !== null;
 
 /**
- * A recorded (gold, pred) pair: `[1, 0]` (lm-eval writes the tuple's numpy integers as JSON numbers; a
- * writer that stringified the leaves is read too), or null.
+ * A recorded two-value tuple, lm-eval's per-sample value for the metrics aggregated over the whole task (its JSON
+ * array of two), with each leaf a number where it is one or a string spelling one (lm-eval ≥0.4.3 may stringify
+ * the leaves); null for anything else.
  */
-export function recordedLabels(json: string): LabelPair | null {
+export function recordedNumberPair(json: string): readonly [number, number] | null {
   let v: unknown;
   try {
     v = JSON.parse(json);
@@ -158,6 +159,12 @@ export function recordedLabels(json: string): LabelPair | null {
     return null;
   }
   if (!Array.isArray(v) || v.length !== 2) return null;
-  const [gold, pred] = v.map((x) => (typeof x === 'string' && /^-?\d+$/.test(x) ? Number(x) : x));
-  return Number.isInteger(gold) && Number.isInteger(pred) ? [gold as number, pred as number] : null;
+  const [a, b] = v.map((x) => (typeof x === 'string' && x.trim() !== '' ? Number(x) : x));
+  return typeof a === 'number' && typeof b === 'number' ? [a, b] : null;
+}
+
+/** A recorded (gold, pred) pair: `[1, 0]` (lm-eval writes the tuple's numpy integers as JSON numbers), or null. */
+export function recordedLabels(json: string): LabelPair | null {
+  const pair = recordedNumberPair(json);
+  return pair !== null && Number.isInteger(pair[0]) && Number.isInteger(pair[1]) ? pair : null;
 }

@@ -6,17 +6,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { loadSource } from '../../../src/audit/source.ts';
-import { rescoreAsRecorded } from '../../../src/score/lmeval/asRecorded.ts';
+import { asRecordedOf } from './recordedCells.ts';
 import { fixturePath } from '../../helpers/fixtures.ts';
 
 for (const model of ['gpt2-tiny', 'qwen3-tiny']) {
   test(`${model} cells-mc: every metric of every task recomputed (none taken as recorded), each aggregate equal to the results file`, async () => {
-    const dir = fixturePath(`models/lmeval-reference/${model}/cells-mc`);
-    const results = JSON.parse(readFileSync(`${dir}/${readdirSync(dir).find((f) => f.startsWith('results_'))!}`, 'utf8')).results;
-    const { store } = await loadSource([dir], { skipBad: false, fields: {} });
-    const report = await rescoreAsRecorded(store);
+    const { printed: results, report } = await asRecordedOf(fixturePath(`models/lmeval-reference/${model}/cells-mc`));
     const seen: string[] = [];
     for (const cell of report.cells) {
       const label = `${cell.task} ${cell.metric}`;

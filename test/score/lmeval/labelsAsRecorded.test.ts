@@ -10,17 +10,14 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadSource } from '../../../src/audit/source.ts';
-import { rescoreAsRecorded } from '../../../src/score/lmeval/asRecorded.ts';
 import { fixturePath } from '../../helpers/fixtures.ts';
+import { asRecordedOf } from './recordedCells.ts';
 import { runCli } from '../../helpers/cli.ts';
 
 const DIR = fixturePath('models/lmeval-reference/gpt2-tiny/f1-mcc');
 
 test('f1 and mcc of a real lm-eval run: every (gold, pred) pair recomputed, value and bootstrap stderr equal to the printed ones', async () => {
-  const results = JSON.parse(readFileSync(`${DIR}/${readdirSync(DIR).find((f) => f.startsWith('results_'))!}`, 'utf8')).results;
-  const { store } = await loadSource([DIR], { skipBad: false, fields: {} });
-  const report = await rescoreAsRecorded(store);
+  const { printed: results, report } = await asRecordedOf(DIR);
   const seen: string[] = [];
   for (const cell of report.cells) {
     const label = `${cell.task} ${cell.metric}`;
@@ -41,8 +38,7 @@ test("f1 aggregated by task code (scikit-learn's f1_score with average micro, ma
   // fixtures/models/lmeval-reference/gpt2-tiny/f1-averages: arc_challenge, 40 documents, three copies of the task whose f1
   // is aggregated by utils.micro_f1_score, macro_f1_score and weighted_f1_score (lm-eval's aradice/piqa/metrics.py).
   const dir = fixturePath('models/lmeval-reference/gpt2-tiny/f1-averages');
-  const results = JSON.parse(readFileSync(`${dir}/${readdirSync(dir).find((f) => f.startsWith('results_'))!}`, 'utf8')).results;
-  const report = await rescoreAsRecorded((await loadSource([dir], { skipBad: false, fields: {} })).store);
+  const { printed: results, report } = await asRecordedOf(dir);
   const f1 = report.cells.filter((c) => c.metric === 'f1');
   assert.deepEqual(f1.map((c) => c.task).sort(), ['arc_challenge_f1_macro', 'arc_challenge_f1_micro', 'arc_challenge_f1_weighted']);
   for (const cell of f1) {
@@ -59,7 +55,7 @@ test("f1 aggregated by task code (scikit-learn's f1_score with average micro, ma
 });
 
 test('a recorded pair that the log-likelihoods do not give is named as differing; the aggregate is formed from the recomputed pairs', async () => {
-  const original = await rescoreAsRecorded((await loadSource([DIR], { skipBad: false, fields: {} })).store);
+  const { report: original } = await asRecordedOf(DIR);
   const f1 = original.cells.find((c) => c.metric === 'f1')!;
   // The first boolq document's recorded pred flipped.
   const dir = mkdtempSync(join(tmpdir(), 'f1-edited-'));
@@ -74,7 +70,7 @@ test('a recorded pair that the log-likelihoods do not give is named as differing
     lines[0] = lines[0]!.replace(`"f1": [${first.f1[0]}, ${first.f1[1]}]`, `"f1": [${edited[0]}, ${edited[1]}]`);
     writeFileSync(join(dir, f), `${lines.join('\n')}\n`);
   }
-  const edited = await rescoreAsRecorded((await loadSource([dir], { skipBad: false, fields: {} })).store);
+  const { report: edited } = await asRecordedOf(dir);
   const cell = edited.cells.find((c) => c.metric === 'f1')!;
   assert.equal(cell.items.reproduced, 39);
   assert.equal(cell.items.differing.length, 1);

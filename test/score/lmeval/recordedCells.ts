@@ -6,6 +6,10 @@
 import type { OpenStore } from '../../../src/store/readStore.ts';
 import { computeMatrix } from '../../../src/score/matrix.ts';
 import { queryRows, sqlString } from '../../../src/util/duckdb.ts';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadSource } from '../../../src/audit/source.ts';
+import { rescoreAsRecorded, type AsRecordedReport } from '../../../src/score/lmeval/asRecorded.ts';
 
 /** The lm-eval metric each default cell reproduces, per answer type (greedy: the loglikelihood acc, multiple_choice exact_match). */
 const RECORDED_METRIC: Record<string, Record<string, string>> = {
@@ -49,4 +53,11 @@ export async function compareDefaultCells(store: OpenStore, tolerance: (task: st
     });
   }
   return out;
+}
+
+/** A reference run's folder (results and samples files) imported and rescored as recorded, with what its results file printed. */
+export async function asRecordedOf(dir: string): Promise<{ printed: Record<string, Record<string, unknown>>; report: AsRecordedReport }> {
+  const printed = JSON.parse(readFileSync(join(dir, readdirSync(dir).find((f) => f.startsWith('results_'))!), 'utf8')).results;
+  const { store } = await loadSource([dir], { skipBad: false, fields: {} });
+  return { printed, report: await rescoreAsRecorded(store) };
 }
