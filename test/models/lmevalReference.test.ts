@@ -139,8 +139,12 @@ for (const [model, variant] of variants) {
   // --num_fewshot prompts to lm-eval's byte for byte. mmlu-group (57 subjects under four subgroups, 11 s) is one too:
   // custom-group holds a group's results-file fields on every run, and test/run/predictOnly.test.ts mmlu_stem's.
   // f1-mcc (240 requests) too: test/score/lmeval/labelsAsRecorded.test.ts holds its per-sample pairs and printed
-  // aggregates on every run, and test/score/lmeval/labelAggregates.test.ts the aggregations lmaudit run shares.
-  const slow = model === 'qwen3-tiny' || variant.startsWith('diff-') || variant === 'mmlu-group' || variant === 'f1-mcc';
+  // aggregates on every run, and test/score/lmeval/labelAggregates.test.ts the aggregations lmaudit run shares. And
+  // gpt2-tiny's cells-mc (seven tasks, a sixth of this file's time): its prompts are held byte for byte by
+  // test/prompt (golden and external records), its per-sample values and printed numbers by
+  // test/score/lmeval/cellsMatchRecorded and cellsMcAsRecorded, and lmaudit run's two task codes it adds to plain's
+  // (truthfulqa_mc2's process_results, winogrande's multiple inputs) by test/models/runAudit.test.ts.
+  const slow = model === 'qwen3-tiny' || variant.startsWith('diff-') || variant === 'mmlu-group' || variant === 'f1-mcc' || variant === 'cells-mc';
   test(`lmaudit run reproduces lm-eval's own run: ${model}, ${variant}`, { skip: slow ? slowOnly : false }, async () => {
     const ref = filesIn(join(REFERENCE, model, variant));
     const dir = mkdtempSync(join(tmpdir(), 'lmaudit-lmeval-ref-'));
