@@ -5,15 +5,19 @@
  * bleu_acc right in A only 122, in B only 221 (A 323/817, B 422/817); every one of the 817
  * prompts differs. The pair's marked-up prompt must give back each side's prompt exactly:
  * without the insertions it is A's prompt_0, without the deletions B's (a long shared stretch is
- * folded, its note no part of the text).
+ * folded, its note no part of the text). Then a 0/1 score whose source says lower is better: the McNemar table's
+ * discordant columns and the item filters name 1s ("1 only in A"), not right answers, as diff's sentence does.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { externalFixture } from '../helpers/fixtures.ts';
 import type { RunningViewer } from '../../src/view/server.ts';
 import { launch, NO_CHROMIUM, viewerOn } from './viewHelpers.ts';
+import { relabelled } from '../helpers/boolqCopy.ts';
 
 const DIR = `${externalFixture()}lm-evaluation-harness/pr1567-slurmevals`;
 const A = `${DIR}/mistral/truthfulqa_gen_write_out_info.json`;
@@ -68,5 +72,28 @@ test('compare: standard vs question-shuffled truthfulqa_gen, aligned by document
   assert.equal(await side('del'), prompt(B));
   assert.ok((await page.locator('pre.prompt-diff ins').count()) > 0);
   assert.deepEqual(foreign, []);
+  await page.close();
+});
+
+test('compare: a lower-is-better 0/1 score names its discordant items as 1s, in the table and the item filters', { skip: NO_CHROMIUM }, async (t) => {
+  // gpt2-tiny's and qwen3-tiny's boolq with acc renamed pct_stereotype, higher_is_better false (test/helpers/boolqCopy.ts).
+  const root = mkdtempSync(join(tmpdir(), 'lmaudit-view-lower-'));
+  const lower = (await viewerOn([relabelled(root, 'gpt2-tiny'), relabelled(root, 'qwen3-tiny')])).viewer;
+  t.after(async () => {
+    await lower.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+  const page = await browser.newPage();
+  await page.goto(lower.url);
+  await page.locator('#compare-link').click();
+  await page.waitForSelector('table.paired');
+  const headers = await page.locator('table.paired thead th').allInnerTexts();
+  assert.deepEqual(headers.slice(6, 8), ['McNemar: 1 only in A', '1 only in B']);
+  const main = await page.locator('main').innerText();
+  // The item filters of the chosen score, pct_stereotype; the rescored cells' own sentences, where a 1 is right, keep
+  // "right only in A".
+  assert.match(main, /Show: +all +prompt differs +response differs +1 only in A +1 only in B/);
+  assert.match(await page.locator('table.paired tr', { hasText: 'pct_stereotype,none' }).innerText(), /scored 1 only in A, \d+ only in B; a 1 is the worse outcome here/);
+  assert.match(await page.locator('table.paired tr', { hasText: 'rescored:acc/none' }).innerText(), /right only in A/);
   await page.close();
 });
