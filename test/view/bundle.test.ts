@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { fixturePath } from '../helpers/fixtures.ts';
 import { writeBundle } from '../../src/view/bundle.ts';
-import { ensureAssets, launch, NO_CHROMIUM } from './viewHelpers.ts';
+import { ensureAssets, launch, NO_CHROMIUM, listed } from './viewHelpers.ts';
 import { ViewApi } from '../../src/view/api.ts';
 import { ViewSession } from '../../src/view/sources.ts';
 
@@ -44,7 +44,7 @@ test('static bundle: the pages open from file:// with no server, and ask for not
   await page.locator('td.cell a[data-cell="0"]').click();
   await page.locator('td.cell a[data-cell="1"]').click();
   await page.locator('#flip-link').click();
-  await page.waitForSelector('#matching:has-text("13 items of 16")');
+  await listed(page, '13 items of 16');
   assert.equal(await page.locator('.list a.row').count(), 13);
   await page.locator('.list a.row').first().click();
   await page.waitForSelector('table.readings');
@@ -70,11 +70,11 @@ test('static bundle: a list longer than the bundle holds says how many of its it
   const run = 'lmeval-a6a1045467dd805e';
   const at = (hash: string) => `${pathToFileURL(written.index).href}#/${hash}`;
   await page.goto(at(`items?s=0&run=${run}&task=boolq-seq2seq`));
-  await page.waitForSelector('#matching:has-text("16 items of 16")');
+  await listed(page, '16 items of 16', 10);
   assert.equal(await page.locator('#bundle-note').innerText(), 'This static bundle holds the first 10 of these 16 items (in this order); the other 6 are not in it. `lmaudit view` on the same source serves them all, with any filter.');
   assert.equal(await page.locator('.list a.row').count(), 10);
   await page.goto(at(`items?s=0&run=${run}&task=boolq-seq2seq&flip=0%2C1`));
-  await page.waitForSelector('#matching:has-text("13 items of 16")');
+  await listed(page, '13 items of 16', 10);
   await page.waitForSelector('#bundle-note:has-text("the first 10 of these 13 items")');
   // Every item a bundled list shows opens, also those past the first 10 of document order.
   const last = await page.locator('.list a.row').last().getAttribute('data-doc');

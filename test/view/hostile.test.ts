@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import type { RunningViewer } from '../../src/view/server.ts';
-import { launch, NO_CHROMIUM, viewerOn } from './viewHelpers.ts';
+import { launch, NO_CHROMIUM, viewerOn, listed } from './viewHelpers.ts';
 
 export const SCRIPT = '<script>window.__pwned = 1; fetch("http://example.com/x")</script>';
 export const IMG = '<img src="http://example.com/y.png" onerror="window.__pwned = 2">';
@@ -79,7 +79,7 @@ test('hostile store: runs, task, items and item pages show the strings as charac
   const { page, foreign, dialogs } = await watched();
   const scope = `s=0&run=${runId}&task=hostile`;
   await page.goto(`${viewer.url}#/items?${scope}`);
-  await page.waitForSelector('#matching:has-text("5 items of 5")');
+  await listed(page, '5 items of 5');
   const list = await page.locator('.list').innerText();
   assert.ok(list.includes(SCRIPT), 'the script tag is shown as text');
   assert.ok(list.includes(IMG));
@@ -120,7 +120,7 @@ test('hostile store: runs, task, items and item pages show the strings as charac
 
   // The metadata filter with a hostile value: a field of the documents, matched as text.
   await page.goto(`${viewer.url}#/items?${scope}&meta=subject&mv=${encodeURIComponent('</script><svg onload="window.__pwned = 3">')}`);
-  await page.waitForSelector('#matching:has-text("1 item of 5")');
+  await listed(page, '1 item of 5');
   await inert(page);
   assert.deepEqual(dialogs, []);
   assert.deepEqual(foreign, []);

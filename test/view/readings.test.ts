@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { fixturePath } from '../helpers/fixtures.ts';
 import type { RunningViewer } from '../../src/view/server.ts';
-import { launch, NO_CHROMIUM, viewerOn } from './viewHelpers.ts';
+import { launch, NO_CHROMIUM, viewerOn, listed } from './viewHelpers.ts';
 
 const records = fileURLToPath(new URL('../score/fixtures/letter_cases.jsonl', import.meta.url));
 const python = JSON.parse(readFileSync(new URL('../score/fixtures/letter_cases.expected.json', import.meta.url), 'utf8')) as Record<string, number | string>[];
@@ -84,15 +84,12 @@ test('two readings: McNemar table from Python verdicts, accuracies, B − A with
   // Each discordant cell opens exactly its items: Python's ids right under one rule and wrong under the other.
   const ids = (x: number[], y: number[]) => python.filter((_, i) => x[i] === 1 && y[i] === 0).map((e) => String(e.id)).sort();
   await page.locator('#a-only').click();
-  await page.waitForSelector(`#matching:has-text("${aOnly} items of ${n.toLocaleString('en-US')}")`);
+  await listed(page, `${aOnly} items of ${n.toLocaleString('en-US')}`);
   assert.match(await page.locator('#rightonly-filter').innerText(), /Right under r2 first-letter\/strip and wrong under r3 last-letter\/strip/);
-  // The count is drawn before the rows (a busy machine showed the page between the two): wait for the rows themselves.
-  await page.waitForFunction((count) => document.querySelectorAll('.list a.row').length === count, aOnly);
   assert.deepEqual((await page.locator('.list a.row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-doc')))).sort(), ids(a, b));
   await page.goBack();
   await page.locator('#b-only').click();
-  await page.waitForSelector(`#matching:has-text("${bOnly} items of ${n.toLocaleString('en-US')}")`);
-  await page.waitForFunction((count) => document.querySelectorAll('.list a.row').length === count, bOnly);
+  await listed(page, `${bOnly} items of ${n.toLocaleString('en-US')}`);
   assert.deepEqual((await page.locator('.list a.row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-doc')))).sort(), ids(b, a));
   await page.close();
 });
@@ -126,6 +123,6 @@ test('two readings on the boolq-seq2seq run: 13 right only under exact/strip, co
   assert.equal(await page.locator('#stderr').innerText(), '0.1008');
   assert.equal(await page.locator('#mcnemar-p').innerText(), '0.000244');
   await page.locator('#a-only').click();
-  await page.waitForSelector('#matching:has-text("13 items of 16")');
+  await listed(page, '13 items of 16');
   await page.close();
 });

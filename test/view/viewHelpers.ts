@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { ViewApi } from '../../src/view/api.ts';
 import { startViewer, type RunningViewer } from '../../src/view/server.ts';
 import { ViewSession } from '../../src/view/sources.ts';
@@ -34,4 +34,19 @@ export async function viewerOn(paths: string[]): Promise<{ viewer: RunningViewer
 
 export function launch(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+}
+
+/**
+ * Waits for the items list to say `text` ("13 items of 16") and to have drawn its rows: the list is virtualized, and
+ * draws its rows a render after the count (a loaded machine showed a test the page between the two).
+ */
+export async function listed(page: Page, text: string, rows?: number): Promise<void> {
+  await page.waitForSelector(`#matching:has-text("${text}")`);
+  // A short list is drawn whole (the tests' lists of up to 16 fit the window), unless the caller says how many rows
+  // it holds (a static bundle's first ones); of a longer list, some rows.
+  const expected = rows ?? Number(/^([\d,]+) items?\b/.exec(text)![1]!.replace(/,/g, ''));
+  await page.waitForFunction((n) => {
+    const drawn = document.querySelectorAll('.list a.row').length;
+    return n <= 16 ? drawn === n : drawn > 0;
+  }, expected);
 }

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { fixturePath } from '../helpers/fixtures.ts';
 import type { RunningViewer } from '../../src/view/server.ts';
-import { launch, NO_CHROMIUM, viewerOn } from './viewHelpers.ts';
+import { launch, NO_CHROMIUM, viewerOn, listed } from './viewHelpers.ts';
 
 let viewer: RunningViewer;
 let browser: Browser;
@@ -47,7 +47,7 @@ test('runs → task → two matrix cells → the 13 items that flip → an item 
   await page.locator('td.cell a[data-cell="1"]').click();
   assert.match(await page.locator('p.flip').innerText(), /the matrix counts 13 items of 16/);
   await page.locator('#flip-link').click();
-  await page.waitForSelector('#matching:has-text("13 items of 16")');
+  await listed(page, '13 items of 16');
   assert.match(page.url(), /#\/items\?.*flip=0%2C1/);
   assert.equal(await page.locator('.list a.row').count(), 13);
   // The first flipped item (document order): doc 0, gold "no", response " no".
@@ -71,7 +71,7 @@ test('keyboard: j/k move in the list, Enter opens, Esc goes back, / focuses the 
   const page = await browser.newPage();
   const run = 'lmeval-a6a1045467dd805e';
   await page.goto(`${viewer.url}#/items?s=0&run=${run}&task=boolq-seq2seq`);
-  await page.waitForSelector('#matching:has-text("16 items of 16")');
+  await listed(page, '16 items of 16');
   await page.waitForSelector('.list a.row.sel');
   await page.keyboard.press('j');
   await page.keyboard.press('j');
@@ -86,20 +86,20 @@ test('keyboard: j/k move in the list, Enter opens, Esc goes back, / focuses the 
   await page.keyboard.press('Escape');
   // The list is drawn again once its page of rows arrives: '/' before that would focus a search box about to be
   // replaced (seen once under load: the typed text was lost).
-  await page.waitForSelector('#matching:has-text("16 items of 16")');
+  await listed(page, '16 items of 16');
   await page.waitForSelector('.list a.row.sel');
   await page.keyboard.press('/');
   assert.equal(await page.evaluate(() => document.activeElement?.id), 'search');
   await page.keyboard.type('ethanol');
   await page.keyboard.press('Enter');
-  await page.waitForSelector('#matching:has-text("1 item of 16")');
+  await listed(page, '1 item of 16');
   await page.close();
 });
 
 test('a column heading sorts the list by it, and again the other way', { skip: NO_CHROMIUM }, async () => {
   const page = await browser.newPage();
   await page.goto(`${viewer.url}#/items?s=0&run=lmeval-a6a1045467dd805e&task=boolq-seq2seq`);
-  await page.waitForSelector('#matching:has-text("16 items of 16")');
+  await listed(page, '16 items of 16');
   await page.locator('.row.head a.sort', { hasText: 'doc' }).click();
   await page.waitForSelector('.row.head a.sort:has-text("doc ▲")');
   await page.locator('.row.head a.sort', { hasText: 'doc' }).click();
@@ -112,7 +112,7 @@ test('j/k on an item page follow the filtered, sorted list it was opened from, a
   const page = await browser.newPage();
   const list = `s=0&run=lmeval-a6a1045467dd805e&task=boolq-seq2seq&flip=0%2C1&sort=doc_id&desc=1`;
   await page.goto(`${viewer.url}#/items?${list}`);
-  await page.waitForSelector('#matching:has-text("13 items of 16")');
+  await listed(page, '13 items of 16');
   await page.waitForSelector('.list a.row.sel');
   const order = await page.locator('.list a.row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-doc')!));
   assert.equal(order.length, 13);
@@ -139,7 +139,7 @@ test('j/k on an item page follow the filtered, sorted list it was opened from, a
   await shared.waitForSelector('#list-place:has-text("Item 13 of 13")');
   assert.equal(await shared.locator('#next').count(), 0);
   await shared.locator('nav.crumbs a', { hasText: 'Items' }).click();
-  await shared.waitForSelector('#matching:has-text("13 items of 16")');
+  await listed(shared, '13 items of 16');
   // A place that no longer holds the document is not followed: j and k fall back to document order, and the page says so.
   await shared.goto(`${viewer.url}#/item?${list}&doc=${order[12]}&at=0`);
   await shared.waitForSelector('#list-place:has-text("This document is not item 1 of the list in this link")');
@@ -166,10 +166,10 @@ test('keys typed at once while the list is loading are not lost: Esc, /, a word 
   await page.keyboard.press('/');
   await page.keyboard.type('eth');
   release();
-  await page.waitForSelector('#matching:has-text("16 items of 16")');
+  await listed(page, '16 items of 16');
   await page.keyboard.type('anol');
   await page.keyboard.press('Enter');
-  await page.waitForSelector('#matching:has-text("1 item of 16")');
+  await listed(page, '1 item of 16');
   assert.match(page.url(), /#\/items\?.*q=ethanol/);
   await page.close();
 });
@@ -190,7 +190,7 @@ test('keys typed before the next page is drawn are held for it: Esc, / and a wor
   await page.keyboard.press('/');
   await page.keyboard.type('ethanol');
   await page.keyboard.press('Enter');
-  await page.waitForSelector('#matching:has-text("1 item of 16")');
+  await listed(page, '1 item of 16');
   assert.match(page.url(), /#\/items\?.*q=ethanol/);
   await page.close();
 });
