@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { PyRandom, sampleSetSize } from '../../src/py/random.ts';
 import { pyFloatRepr } from '../../src/py/float.ts';
+import { slowTests } from '../helpers/slow.ts';
 
 const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
 const words = (rng: PyRandom, n: number): number[] => range(n).map(() => rng.uint32());
@@ -151,13 +152,15 @@ function op(rng: PyRandom, i: number): string {
   }
 }
 
-test('10^6 ops over 12 seeds match CPython 3.11 (test/golden/pyrandom.json)', () => {
+// Every seed as a slow cross-check (.ci/run); every third in the plain suite (each is 83,334 operations).
+test(`10^6 ops over 12 seeds match CPython 3.11 (test/golden/pyrandom.json)${slowTests ? '' : ': 4 of the seeds'}`, () => {
   const golden = JSON.parse(readFileSync(new URL('../golden/pyrandom.json', import.meta.url), 'utf8')) as {
     ops_per_seed: number;
     seeds: { seed: string; first: string[]; sha256: string }[];
   };
   assert.ok(golden.ops_per_seed * golden.seeds.length >= 1_000_000);
-  for (const { seed, first, sha256 } of golden.seeds) {
+  assert.equal(golden.seeds.length, 12);
+  for (const { seed, first, sha256 } of golden.seeds.filter((_, i) => slowTests || i % 3 === 0)) {
     const rng = new PyRandom(BigInt(seed));
     const hash = createHash('sha256');
     const head: string[] = [];
