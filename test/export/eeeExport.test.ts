@@ -10,7 +10,7 @@ import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fixturePath } from '../helpers/fixtures.ts';
-import { runCli } from '../helpers/cli.ts';
+import { runCli, ONE_THREAD } from '../helpers/cli.ts';
 
 const UUID = 'f71f553d-241e-41af-898d-f14f459ce865';
 const FOLDER = 'data/truthful_qa/EleutherAI/gpt-neo-125M';
@@ -118,7 +118,7 @@ test("a sampled onnx run's generation_args name the warpers it drew with, the ba
   writeFileSync(join(qwenLike, 'generation_config.json'), JSON.stringify({ ...config, do_sample: true, temperature: 0.6, top_k: 20, top_p: 0.95 }));
   const args = (model: string, genKwargs: string) => {
     const store = join(dir, `store-${Math.random()}`);
-    const run = runCli(['run', '--model', 'onnx', '--model_args', `pretrained=${model}`, '--tasks', 'gsm8k', '--limit', '2', '--gen_kwargs', genKwargs, '--out', store]);
+    const run = runCli(['run', '--model', 'onnx', '--model_args', `pretrained=${model},${ONE_THREAD}`, '--tasks', 'gsm8k', '--limit', '2', '--gen_kwargs', genKwargs, '--out', store]);
     assert.equal(run.status, 0, run.stderr);
     const out = join(dir, `eee-${Math.random()}`);
     const r = runCli(['export', store, '--format', 'eee', '--out', out]);
