@@ -6,7 +6,7 @@
  */
 import type { CheckId, CheckResult } from './configuredVsUsed.ts';
 import type { FieldRow, SettingsDiff } from './settingsDiff.ts';
-import { brief } from './settingsDiff.ts';
+import { brief } from './settingRecord.ts';
 import { isPlainObject } from '../util/json.ts';
 import { countOf } from '../util/plural.ts';
 import { allEqual, sameItems, type ItemEvidence } from './settledByEvidence.ts';

@@ -5,7 +5,8 @@
  * model answered differently), then extraction (same raw answer, read
  * differently) — so every flip gets exactly one cause.
  */
-import { promptChanged, responsesDiffer, type DocRecord } from './itemJoin.ts';
+import type { DocRecord } from './itemJoin.ts';
+import { promptChanged, responsesDiffer } from './itemDifferences.ts';
 
 export type FlipCause = 'prompt' | 'response' | 'extraction' | 'unknown';
 

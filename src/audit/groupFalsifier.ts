@@ -8,7 +8,8 @@
  */
 import type { Clause, ClauseStatus, Falsifier } from './falsifier.ts';
 import { falsifierSentence } from './falsifier.ts';
-import { brief, type SettingsDiff } from './settingsDiff.ts';
+import { type SettingsDiff } from './settingsDiff.ts';
+import { brief } from './settingRecord.ts';
 import type { RunProvenance } from '../store/schema.ts';
 import { countOf } from '../util/plural.ts';
 

@@ -6,7 +6,8 @@
 import type { DisclosureItem, RunProvenance } from '../store/schema.ts';
 import { PROMPT_VARIANTS } from './promptVariants.ts';
 import { valueOf } from './provenanceView.ts';
-import { brief, diffSettings, differingFields } from './settingsDiff.ts';
+import { diffSettings, differingFields } from './settingsDiff.ts';
+import { brief } from './settingRecord.ts';
 
 export interface RowRef {
   run: RunProvenance;

@@ -6,7 +6,8 @@
  */
 import { diffChars } from 'diff';
 import { diffStores, withRescored, type DiffResult, type TaskComparison } from '../audit/diff.ts';
-import { joinDocs, joinOptions, loadDocs, promptChanged, responsesDiffer, type DocRecord } from '../audit/itemJoin.ts';
+import { joinDocs, joinOptions, loadDocs, type DocRecord } from '../audit/itemJoin.ts';
+import { promptChanged, responsesDiffer } from '../audit/itemDifferences.ts';
 import { rescoredValues } from '../audit/rescored.ts';
 import type { ViewSession, ViewSource } from './sources.ts';
 import { PAGE_LIMIT } from './scopeItems.ts';

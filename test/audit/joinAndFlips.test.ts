@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { agreeingDigits, describeDifferences, joinDocs, type DocRecord } from '../../src/audit/itemJoin.ts';
+import { joinDocs, type DocRecord } from '../../src/audit/itemJoin.ts';
+import { agreeingDigits, describeDifferences } from '../../src/audit/itemDifferences.ts';
 import { attributeFlips } from '../../src/audit/flips.ts';
 
 function doc(id: string, o: { hash?: string; content?: string | null; texts?: string[]; prompt?: string; text?: string; acc?: number }): DocRecord {

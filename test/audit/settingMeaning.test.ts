@@ -160,7 +160,7 @@ test('a metric listed without an aggregation has its registered default (lm-eval
 });
 
 test('a rolling request is the same bytes whether stored as the context (lm-eval) or as the continuation after an empty context (lmaudit)', async () => {
-  const { promptChanged } = await import('../../src/audit/itemJoin.ts');
+  const { promptChanged } = await import('../../src/audit/itemDifferences.ts');
   const { createHash } = await import('node:crypto');
   const md5 = (s: string) => createHash('md5').update(s).digest('hex');
   const text = 'In my palm is a clear stone, and inside it is a small ivory statuette.';

@@ -8,7 +8,7 @@ import { loadSource } from '../../audit/source.ts';
 import { queryRows } from '../../util/duckdb.ts';
 import type { RunProvenance } from '../../store/schema.ts';
 import { fmt } from '../../report/textTable.ts';
-import { brief } from '../../audit/settingsDiff.ts';
+import { brief } from '../../audit/settingRecord.ts';
 import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
 import { companionLines, emit, formatTable } from '../output.ts';
 import { isScoreKey, stderrKeyOf } from '../../audit/reportedStderr.ts';
