@@ -11,7 +11,7 @@ import { isPlainObject, parsePythonJson } from '../../util/json.ts';
 import { DEFAULT_AGGREGATION } from './taskScoring.ts';
 import { metricsBypassed } from './bypass.ts';
 import { aggregate, bitsPerByte, weightedPerplexity, type AggregationName, type Stderr, type SumMode } from './aggregate.ts';
-import { aggregateLabels, isLabelAggregation, recordedLabels, recordedNumberPair, type LabelPair } from './labelAggregates.ts';
+import { aggregateLabels, asLabels, isLabelAggregation, recordedLabels, recordedNumberPair, type LabelPair } from './labelAggregates.ts';
 import { recomputeItem, settingsFromDocs, taskSettings, type DocRecord, type TaskSettings } from './perItem.ts';
 import { forEachRecord, scoredTasks, type ScoreItem } from './storeRows.ts';
 import { EXTRA_FIELD_PREFIX } from '../../store/schema.ts';
@@ -117,8 +117,9 @@ function addItem(c: CellItems, settings: TaskSettings, filter: string, metric: s
   if (result.kind === 'as-recorded') {
     c.asRecordedWhy.set(result.why, (c.asRecordedWhy.get(result.why) ?? 0) + 1);
     c.values.push(item.value);
-    c.pairs.push(recordedPair(item.valueJson));
-    c.labels.push(recordedLabels(item.valueJson));
+    const pair = recordedPair(item.valueJson);
+    c.pairs.push(pair);
+    c.labels.push(asLabels(pair));
     return;
   }
   if (result.kind === 'labels') {

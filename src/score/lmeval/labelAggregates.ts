@@ -152,6 +152,8 @@ export const isLabelAggregation = (name: string | null): name is string => name 
  * the leaves); null for anything else.
  */
 export function recordedNumberPair(json: string): readonly [number, number] | null {
+  // Most recorded values are numbers: those are not parsed here at all (this runs once an item of every cell).
+  if (!json.startsWith('[')) return null;
   let v: unknown;
   try {
     v = JSON.parse(json);
@@ -165,6 +167,10 @@ export function recordedNumberPair(json: string): readonly [number, number] | nu
 
 /** A recorded (gold, pred) pair: `[1, 0]` (lm-eval writes the tuple's numpy integers as JSON numbers), or null. */
 export function recordedLabels(json: string): LabelPair | null {
-  const pair = recordedNumberPair(json);
+  return asLabels(recordedNumberPair(json));
+}
+
+/** A recorded two-number tuple as a (gold, pred) pair: both integers, else null. */
+export function asLabels(pair: readonly [number, number] | null): LabelPair | null {
   return pair !== null && Number.isInteger(pair[0]) && Number.isInteger(pair[1]) ? pair : null;
 }
