@@ -14,6 +14,7 @@ import { countOf } from '../util/plural.ts';
 import { checkConfiguredVsUsed, claimedDocuments, TOKENIZER_FAMILIES } from './configuredVsUsed.ts';
 import { metricsBypassed } from '../score/lmeval/bypass.ts';
 import { valueOf } from './provenanceView.ts';
+import { modelArgsOf } from '../import/lmeval/resultsProvenance.ts';
 
 export type ImpossibleKind =
   | 'foreign_tokenizer'
@@ -40,25 +41,13 @@ export const MIN_ITEMS = 10;
 /** "Most": more than this share of the items. */
 const MOST = 0.5;
 
-/** `key=value,…` (≤0.4.9) or the object form (0.4.10+) of lm-eval's model_args. */
-function modelArgs(raw: unknown): Record<string, string> {
-  if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, String(v)]));
-  if (typeof raw !== 'string') return {};
-  const out: Record<string, string> = {};
-  for (const part of raw.split(',')) {
-    const eq = part.indexOf('=');
-    if (eq > 0) out[part.slice(0, eq).trim()] = part.slice(eq + 1).trim();
-  }
-  return out;
-}
-
 const familyOf = (model: string) => TOKENIZER_FAMILIES.find((f) => f.model.test(model));
 /** The last path component, case-folded: `meta-llama/Meta-Llama-3-8B/` and `/models/meta-llama-3-8b` are one model. */
 const modelName = (id: string) => basename(id.replace(/[/\\]+$/, '')).toLowerCase();
 
 /** An explicit `tokenizer=` naming another model than `pretrained=`/`model=`. */
 function foreignTokenizer(run: RunProvenance): string | null {
-  const args = modelArgs(valueOf(run, null, 'model.args'));
+  const args = modelArgsOf(valueOf(run, null, 'model.args'));
   const tokenizer = args.tokenizer;
   const model = args.pretrained ?? args.model ?? args.path ?? args.engine;
   if (tokenizer === undefined || model === undefined || modelName(tokenizer) === modelName(model)) return null;
