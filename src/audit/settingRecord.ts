@@ -35,6 +35,11 @@ export function comparableValue(item: SettingsItem, field: string, value: unknow
       isPlainObject(s) && Array.isArray(s.metrics) ? { ...s, metrics: s.metrics.map((m) => (isPlainObject(m) ? Object.fromEntries(Object.entries(m).filter(([k]) => k !== 'value')) : m)) } : s,
     );
   }
+  // One stop string is the list of it: lm-eval's backends send `until: "x"` as ["x"] (models/utils.py
+  // handle_stop_sequences), and its CLI writes `--gen_kwargs until=x` as the string. The stop sequences on their own,
+  // and `until` inside the generation settings.
+  if (item === 'generation' && field === 'stop_sequences' && typeof value === 'string') return [value];
+  if (item === 'generation' && field === 'settings' && isPlainObject(value) && typeof value.until === 'string') return { ...value, until: [value.until] };
   // A group's subtasks, and the leaves they expand to, are sets: lm-eval 0.4.3 listed xwinograd's six in reverse, 0.4.8
   // sorted them; the group's number (a mean over them) does not depend on the order.
   if (item === 'repeats' && field === 'group_weighting' && isPlainObject(value)) {
