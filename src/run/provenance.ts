@@ -25,6 +25,7 @@ import {
   type TaskProvenance,
 } from '../store/schema.ts';
 import { sha256Hex } from '../util/hash.ts';
+import { LMEVAL_MAX_TOKEN_KEYS } from '../formats/lmevalGenKwargs.ts';
 import { BOOTSTRAP_ITERS, BYPASS, filterPipelines, runMetricSpecs, type TaskScores } from './scoring.ts';
 import type { GenerationSettings } from '../models/lm.ts';
 import { propagateShots, type GroupResult } from './groups.ts';
@@ -268,7 +269,7 @@ function lmevalKwargs(g: GenerationSettings): Record<string, unknown> {
 
 function maxKey(kw: Record<string, unknown> | null): unknown {
   if (kw === null) return null;
-  for (const k of ['max_gen_toks', 'max_new_tokens', 'max_tokens', 'max_completion_tokens']) if (kw[k] !== undefined) return kw[k];
+  for (const k of LMEVAL_MAX_TOKEN_KEYS) if (kw[k] !== undefined) return kw[k];
   return null;
 }
 

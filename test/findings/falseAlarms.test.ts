@@ -102,3 +102,21 @@ test("one stop string is the list of it (lm-eval's handle_stop_sequences): `--ge
   assert.equal(compareField('generation', 'stop_sequences', setting('Answer', 'Answer'), setting(['Question'], ['Question', '<|endoftext|>'])).verdict, 'differs');
   assert.equal(compareField('generation', 'settings', a, setting({ task, cli: { ...cli, until: 'Q' } }, { until: ['Q'], do_sample: false, temperature: 0, max_gen_toks: 24 })).verdict, 'differs');
 });
+
+test("a max-token alias is the max_gen_toks lm-eval sends (normalize_gen_kwargs): `--gen_kwargs max_new_tokens=5` in lm-eval's record and lmaudit's is the same request", async () => {
+  const { compareField } = await import('../../src/audit/settingsDiff.ts');
+  const { recorded } = await import('../../src/store/schema.ts');
+  const setting = (configured: unknown, used: unknown) => ({ configured: recorded(configured), used: recorded(used) });
+  // The records of `--gen_kwargs max_new_tokens=5` on gsm8k: lm-eval 0.4.13's samples keep the request's kwargs (arg_1),
+  // lmaudit run's store what its backend received once normalize_gen_kwargs had read the alias.
+  const task = { until: ['Question:', '</s>', '<|im_end|>'], do_sample: false, temperature: 0 };
+  const cli = { max_new_tokens: 5 };
+  const a = setting({ task: { ...task, ...cli }, cli }, { ...task, max_new_tokens: 5 });
+  const b = setting({ task, cli }, { ...task, max_gen_toks: 5 });
+  const row = compareField('generation', 'settings', a, b);
+  assert.equal(row.verdict, 'same');
+  assert.equal(row.contradiction, undefined);
+  // max_gen_toks wins over max_new_tokens (lm-eval's priority); another limit is still another.
+  assert.equal(compareField('generation', 'settings', setting(null, { ...task, max_gen_toks: 7, max_new_tokens: 5 }), b).verdict, 'differs');
+  assert.equal(compareField('generation', 'settings', setting(null, { ...task, max_gen_toks: 5, max_new_tokens: 7 }), b).verdict, 'same');
+});
