@@ -117,24 +117,26 @@ export function multiturnShots(prompt: string): VisibleShots | null {
  * every prompt are template text (truthfulqa_gen's six fixed QA pairs), not
  * sampled examples, so they are not counted; with a deterministic sampler
  * (first_n) this would undercount, and the `how` says so. When the task's
- * description is known and opens every prompt, only the segments it covers are
+ * description (after the system instruction, where there is one: `openingName`
+ * says which) is known and opens every prompt, only the segments it covers are
  * template text: identical segments after it are a fixed set of examples
  * (lm-eval's first_n, HELM's one sample per trial) and are counted.
  */
-export function plainShots(prompts: readonly string[], delimiter: string, description: string | null = null): VisibleShots | null {
+export function plainShots(prompts: readonly string[], delimiter: string, description: string | null = null, openingName = 'the task description'): VisibleShots | null {
   if (prompts.length < 2 || delimiter === '') return null;
   const segmented = prompts.map((p) => p.split(delimiter));
   const opening = description?.trimEnd() ?? '';
   if (opening !== '' && prompts.every((p) => p.startsWith(opening))) {
-    // Segments that start inside the description are its text.
+    // Segments that lie inside the description are its text; one that runs on past it holds an example too (an
+    // opening that ends without the delimiter is glued to the first example: lm-eval's "Think." + "Ian laughs…").
     let template = 0;
-    for (let start = 0, i = 0; i < segmented[0]!.length && start < opening.length; i++) {
+    for (let start = 0, i = 0; i < segmented[0]!.length && start + segmented[0]![i]!.length <= opening.length; i++) {
       template++;
       start += segmented[0]![i]!.length + delimiter.length;
     }
     const counts = segmented.map((s) => s.length - 1 - template).sort((a, b) => a - b);
     const median = counts[Math.floor(counts.length / 2)]!;
-    return { count: Math.max(0, median), how: `segments between ${JSON.stringify(delimiter)} delimiters before the question (median over ${prompts.length} prompts); the task description, ${template} segment(s), counted as template text`, ...rangeOf(counts) };
+    return { count: Math.max(0, median), how: `segments between ${JSON.stringify(delimiter)} delimiters before the question (median over ${prompts.length} prompts); ${openingName}, ${template} segment(s), counted as template text`, ...rangeOf(counts) };
   }
   const minLen = Math.min(...segmented.map((s) => s.length));
   let constant = 0;
