@@ -6,7 +6,7 @@
  */
 import type { DisclosureItem, RunProvenance } from '../store/schema.ts';
 import type { DocRecord } from './itemJoin.ts';
-import { multiturnShots, plainShots, systemMessage, type VisibleShots } from './promptShape.ts';
+import { multiturnShots, plainShots, singleUserTurns, systemMessage, type VisibleShots } from './promptShape.ts';
 import { maybeDelimit } from '../prompt/context.ts';
 import { valueOf } from './provenanceView.ts';
 import { countOf } from '../util/plural.ts';
@@ -111,7 +111,10 @@ const fewshotCount: Check = (c) => {
     const instruction = valueOf(c.run, c.task, 'system.instruction');
     const opening = maybeDelimit(typeof instruction === 'string' ? instruction : null, typeof description === 'string' ? description : null, delimiter);
     const openingName = typeof instruction === 'string' && instruction !== '' ? (typeof description === 'string' && description !== '' ? 'the system instruction and the task description' : 'the system instruction') : 'the task description';
-    visible = plainShots(prompts, delimiter, opening === '' ? null : opening, openingName);
+    // A chat template with the examples in one user turn (--fewshot_as_multiturn false): the system prompt is in the
+    // system message, the examples and the question in the user turn, which is what is read.
+    const userTurns = singleUserTurns(prompts);
+    visible = userTurns !== null ? plainShots(userTurns, delimiter) : plainShots(prompts, delimiter, opening === '' ? null : opening, openingName);
     if (visible !== null) evidence = withPrompt.slice(0, 1).map((d) => ({ docId: d.docId, bytes: snippet(d.prompt.slice(0, 200)) }));
   }
   if (visible === null) return result(id, c.task, 'unknown', show(configured), 'unknown', 'too few prompts to tell examples from template text');
