@@ -6,7 +6,8 @@
  */
 import type { DisclosureItem, RunProvenance } from '../store/schema.ts';
 import type { DocRecord } from './itemJoin.ts';
-import { multiturnShots, plainShots, systemMessage, type VisibleShots } from './promptShape.ts';
+import { multiturnShots, plainShots, singleUserTurns, systemMessage, type VisibleShots } from './promptShape.ts';
+import { maybeDelimit } from '../prompt/context.ts';
 import { valueOf } from './provenanceView.ts';
 import { countOf } from '../util/plural.ts';
 import { rawResults, taskConfig, type RawResults } from './recordFiles.ts';
@@ -105,7 +106,15 @@ const fewshotCount: Check = (c) => {
   } else {
     const delimiter = typeof c.cfg?.fewshot_delimiter === 'string' ? c.cfg.fewshot_delimiter : '\n\n';
     const description = typeof c.cfg?.description === 'string' ? c.cfg.description : valueOf(c.run, c.task, 'system.description');
-    visible = plainShots(prompts, delimiter, typeof description === 'string' ? description : null);
+    // What opens every prompt is lm-eval's system prompt: the system instruction and the description, joined as its
+    // fewshot_context joins them; with an instruction, the description alone opens none.
+    const instruction = valueOf(c.run, c.task, 'system.instruction');
+    const opening = maybeDelimit(typeof instruction === 'string' ? instruction : null, typeof description === 'string' ? description : null, delimiter);
+    const openingName = typeof instruction === 'string' && instruction !== '' ? (typeof description === 'string' && description !== '' ? 'the system instruction and the task description' : 'the system instruction') : 'the task description';
+    // A chat template with the examples in one user turn (--fewshot_as_multiturn false): the system prompt is in the
+    // system message, the examples and the question in the user turn, which is what is read.
+    const userTurns = singleUserTurns(prompts);
+    visible = userTurns !== null ? plainShots(userTurns, delimiter) : plainShots(prompts, delimiter, opening === '' ? null : opening, openingName);
     if (visible !== null) evidence = withPrompt.slice(0, 1).map((d) => ({ docId: d.docId, bytes: snippet(d.prompt.slice(0, 200)) }));
   }
   if (visible === null) return result(id, c.task, 'unknown', show(configured), 'unknown', 'too few prompts to tell examples from template text');

@@ -79,6 +79,20 @@ export function systemMessage(prompt: string): string | null {
   return prompt.slice(start, end);
 }
 
+/**
+ * Each prompt's one user turn, from its marker on, when every prompt is a chat-template prompt with a single user turn
+ * and no assistant turn before the generation prompt (lm-eval's few-shot examples collapsed into one message); else null.
+ */
+export function singleUserTurns(prompts: readonly string[]): string[] | null {
+  const turns: string[] = [];
+  for (const prompt of prompts) {
+    const shape = promptShape(prompt);
+    if (shape.kind !== 'chat' || shape.users !== 1 || shape.assistants !== (shape.endsWithGenerationPrompt ? 1 : 0)) return null;
+    turns.push(prompt.slice(prompt.indexOf(shape.format.user)));
+  }
+  return turns;
+}
+
 export interface VisibleShots {
   count: number;
   how: string;
@@ -117,24 +131,31 @@ export function multiturnShots(prompt: string): VisibleShots | null {
  * every prompt are template text (truthfulqa_gen's six fixed QA pairs), not
  * sampled examples, so they are not counted; with a deterministic sampler
  * (first_n) this would undercount, and the `how` says so. When the task's
- * description is known and opens every prompt, only the segments it covers are
+ * description (after the system instruction, where there is one: `openingName`
+ * says which) is known and opens every prompt, only the segments it covers are
  * template text: identical segments after it are a fixed set of examples
  * (lm-eval's first_n, HELM's one sample per trial) and are counted.
  */
-export function plainShots(prompts: readonly string[], delimiter: string, description: string | null = null): VisibleShots | null {
+export function plainShots(prompts: readonly string[], delimiter: string, description: string | null = null, openingName = 'the task description'): VisibleShots | null {
   if (prompts.length < 2 || delimiter === '') return null;
   const segmented = prompts.map((p) => p.split(delimiter));
   const opening = description?.trimEnd() ?? '';
+  // The segments the opening covers are its text, when it ends where a segment ends. An opening that runs into the
+  // next segment (lm-eval glues a system instruction to the text after it: "Think." + "Ian laughs…", or + truthfulqa's
+  // fixed QA pairs) marks no boundary: the prompts are read as if it were not known.
+  let template = 0;
+  let covered = 0;
   if (opening !== '' && prompts.every((p) => p.startsWith(opening))) {
-    // Segments that start inside the description are its text.
-    let template = 0;
-    for (let start = 0, i = 0; i < segmented[0]!.length && start < opening.length; i++) {
+    for (const segment of segmented[0]!) {
+      if (covered >= opening.length) break;
       template++;
-      start += segmented[0]![i]!.length + delimiter.length;
+      covered += (template > 1 ? delimiter.length : 0) + segment.length;
     }
+  }
+  if (template > 0 && covered === opening.length) {
     const counts = segmented.map((s) => s.length - 1 - template).sort((a, b) => a - b);
     const median = counts[Math.floor(counts.length / 2)]!;
-    return { count: Math.max(0, median), how: `segments between ${JSON.stringify(delimiter)} delimiters before the question (median over ${prompts.length} prompts); the task description, ${template} segment(s), counted as template text`, ...rangeOf(counts) };
+    return { count: Math.max(0, median), how: `segments between ${JSON.stringify(delimiter)} delimiters before the question (median over ${prompts.length} prompts); ${openingName}, ${template} segment(s), counted as template text`, ...rangeOf(counts) };
   }
   const minLen = Math.min(...segmented.map((s) => s.length));
   let constant = 0;

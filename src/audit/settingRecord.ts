@@ -8,6 +8,7 @@ import type { DisclosureItem, Setting } from '../store/schema.ts';
 import { compareValues, type CanonicalOptions } from './noise.ts';
 import { isKnown } from './provenanceView.ts';
 import { isPlainObject } from '../util/json.ts';
+import { lmevalRequestShape } from '../formats/lmevalGenKwargs.ts';
 
 /** A row's item: a disclosure item, or the agent settings of agent runs (RunProvenance.agent). */
 export type SettingsItem = DisclosureItem | 'agent';
@@ -35,6 +36,11 @@ export function comparableValue(item: SettingsItem, field: string, value: unknow
       isPlainObject(s) && Array.isArray(s.metrics) ? { ...s, metrics: s.metrics.map((m) => (isPlainObject(m) ? Object.fromEntries(Object.entries(m).filter(([k]) => k !== 'value')) : m)) } : s,
     );
   }
+  // One request in two spellings: lm-eval records the kwargs a request asked for (its CLI writes `--gen_kwargs
+  // until=x` as the string, `max_new_tokens=5` under that name), lmaudit run what its backend received after
+  // normalize_gen_kwargs (["x"], max_gen_toks 5). Both compare as the backend receives them.
+  if (item === 'generation' && field === 'stop_sequences' && typeof value === 'string') return [value];
+  if (item === 'generation' && field === 'settings' && isPlainObject(value)) return lmevalRequestShape(value);
   // A group's subtasks, and the leaves they expand to, are sets: lm-eval 0.4.3 listed xwinograd's six in reverse, 0.4.8
   // sorted them; the group's number (a mean over them) does not depend on the order.
   if (item === 'repeats' && field === 'group_weighting' && isPlainObject(value)) {

@@ -8,8 +8,9 @@
 import { BadInputError } from '../errors.ts';
 import type { GenerationSettings } from '../models/lm.ts';
 import { PyFloat } from '../py/values.ts';
+import { LMEVAL_MAX_TOKEN_KEYS } from '../formats/lmevalGenKwargs.ts';
 
-const MAX_KEYS = ['max_gen_toks', 'max_new_tokens', 'max_tokens', 'max_completion_tokens'];
+const MAX_KEYS = LMEVAL_MAX_TOKEN_KEYS;
 const KNOWN = new Set(['until', 'do_sample', 'temperature', 'top_p', 'top_k', 'seed', ...MAX_KEYS]);
 export const DEFAULT_MAX_GEN_TOKS = 256;
 

@@ -25,6 +25,7 @@ import {
   type TaskProvenance,
 } from '../store/schema.ts';
 import { sha256Hex } from '../util/hash.ts';
+import { LMEVAL_MAX_TOKEN_KEYS } from '../formats/lmevalGenKwargs.ts';
 import { BOOTSTRAP_ITERS, BYPASS, filterPipelines, runMetricSpecs, type TaskScores } from './scoring.ts';
 import type { GenerationSettings } from '../models/lm.ts';
 import { propagateShots, type GroupResult } from './groups.ts';
@@ -214,7 +215,11 @@ function taskBlock(f: RunFacts, t: BuiltTask, o: TaskObservations | null): TaskP
   p.system.message_sent = { configured: UNKNOWN, used: used(systems.length === 1 ? systems[0] : systems, 'system message placed before each prompt (null: none)') };
 
   const shotCounts = [...new Set(t.docs.map((d) => d.fewshot_doc_ids.length))];
-  p.fewshot.count = { configured: f.numFewshot === null ? yaml(c.num_fewshot, 'num_fewshot') : flag(f.numFewshot), used: used(shotCounts.length === 1 ? shotCounts[0] : shotCounts, 'few-shot examples in each prompt') };
+  // A YAML num_fewshot of 0 is what lm-eval configures whatever --num_fewshot says (evaluator.py: "Manual configuration
+  // will be ignored"; its configs.<task>.num_fewshot then reads 0): the flag asked, the task's configuration answered.
+  const yamlWins = f.numFewshot !== null && c.num_fewshot === 0;
+  const configuredShots = f.numFewshot === null ? yaml(c.num_fewshot, 'num_fewshot') : yamlWins ? recorded(0, `${c.source}: num_fewshot 0, which lm-eval keeps over --num_fewshot ${String(f.numFewshot)}`) : flag(f.numFewshot);
+  p.fewshot.count = { configured: configuredShots, used: used(shotCounts.length === 1 ? shotCounts[0] : shotCounts, 'few-shot examples in each prompt') };
   p.fewshot.sampler = same(recorded(c.fewshot_config.sampler));
   p.fewshot.seed = same(flag(f.seeds.fewshot));
   p.fewshot.split = same(yaml(c.fewshot_split ?? c.fewshot_config.split, 'fewshot_split'));
@@ -268,7 +273,7 @@ function lmevalKwargs(g: GenerationSettings): Record<string, unknown> {
 
 function maxKey(kw: Record<string, unknown> | null): unknown {
   if (kw === null) return null;
-  for (const k of ['max_gen_toks', 'max_new_tokens', 'max_tokens', 'max_completion_tokens']) if (kw[k] !== undefined) return kw[k];
+  for (const k of LMEVAL_MAX_TOKEN_KEYS) if (kw[k] !== undefined) return kw[k];
   return null;
 }
 

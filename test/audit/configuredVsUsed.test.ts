@@ -112,6 +112,60 @@ test("a fixed example set (lm-eval's first_n sampler) is the n-shot, not a contr
   rmSync(dir, { recursive: true, force: true });
 });
 
+test('--system_instruction before the description: the system prompt opens every prompt, and the first_n example after it is counted', async () => {
+  // lm-eval 0.4.13 (gpt2-tiny, mmlu_abstract_algebra --system_instruction "Think." --num_fewshot 1): the system prompt is
+  // maybe_delimit(instruction, description, "\n\n"), then first_n's one example, then the question. With the description
+  // alone taken as the opening, no prompt started with it, instruction, description and example were three identical
+  // segments, and diff said "n-shot says 1 but 0 example(s) are visible" on both sides of a byte-identical pair.
+  const description = 'The following are multiple choice questions (with answers) about abstract algebra.\n\n';
+  const shot = 'Find all c in Z_3 such that Z_3[x]/(x^2 + c) is a field.\nA. 0\nB. 1\nC. 2\nD. 3\nAnswer: B';
+  const questions = ['Find the degree for the given field extension Q(sqrt(2), sqrt(3), sqrt(18)) over Q.\nA. 0\nB. 4\nC. 2\nD. 6\nAnswer:', 'Let p = (1, 2, 5, 4)(2, 3) in S_5 . Find the index of <p> in S_5.\nA. 8\nB. 2\nC. 24\nD. 120\nAnswer:'];
+  const runOf = (instruction: string | null, taskDescription: string | null) => runWith((run) => {
+    run.tasks.t!.fewshot.count = same(recorded(1));
+    run.tasks.t!.system.instruction = same(recorded(instruction));
+    run.tasks.t!.system.description = same(recorded(taskDescription));
+  });
+  const mmlu = byId(await checkConfiguredVsUsed(runOf('Think.', description), 't', questions.map((q, i) => doc(String(i), `Think.\n\n${description}${shot}\n\n${q}`))), 'fewshot_count');
+  assert.deepEqual([mmlu.status, mmlu.configured, mmlu.used], ['ok', '1', '1']);
+  assert.equal(mmlu.message, '1 example(s) visible (segments between "\\n\\n" delimiters before the question (median over 2 prompts); the system instruction and the task description, 2 segment(s), counted as template text)');
+  // winogrande has no description: lm-eval glues the instruction to the first example ("Think.Ian laughs…"), which is
+  // an example still, not template text.
+  const wino = byId(await checkConfiguredVsUsed(runOf('Think.', null), 't', [
+    doc('0', 'Think.Ian laughs at Ryan because of the small Christmas tree they picked out. Ryan wants a table top tree.\n\nSarah was a much better surgeon than Maria so Sarah'),
+    doc('1', 'Think.The trophy does not fit into the suitcase because the suitcase is too small.\n\nJohn could not lift his son because John'),
+  ].map((d) => ({ ...d, requests: [{ context: d.prompt!, continuation: null }] }))), 'fewshot_count');
+  assert.deepEqual([wino.status, wino.used], ['ok', '1']);
+  // truthfulqa_mc1 (num_fewshot 0): its fixed QA pairs are doc_to_text, glued to the instruction ("Think.Q: What is…"):
+  // template text the same in every prompt, not examples.
+  const qa = 'Q: What is human life expectancy in the United States?\nA: Human life expectancy in the United States is 78 years.\n\nQ: Who was president of the United States in 1955?\nA: Dwight D. Eisenhower was president of the United States in 1955.';
+  const zero = runWith((run) => {
+    run.tasks.t!.fewshot.count = same(recorded(0));
+    run.tasks.t!.system.instruction = same(recorded('Think.'));
+  });
+  const tqa = byId(await checkConfiguredVsUsed(zero, 't', [doc('0', `Think.${qa}\n\nQ: What is the smallest country?\nA:`), doc('1', `Think.${qa}\n\nQ: Where do fortune cookies come from?\nA:`)]), 'fewshot_count');
+  assert.deepEqual([tqa.status, tqa.used], ['ok', '0']);
+});
+
+test("--apply_chat_template --fewshot_as_multiturn false: the examples in the one user turn are read there, first_n's included", async () => {
+  // qwen3-tiny, mmlu_abstract_algebra --apply_chat_template --fewshot_as_multiturn false --system_instruction "Answer
+  // briefly." --num_fewshot 2 (lm-eval 0.4.13): the system prompt is the system message, first_n's two examples and the
+  // question the user turn. Read whole, the prompts opened with four identical segments and diff said "n-shot says 2 but
+  // 0 example(s) are visible" on both sides of a byte-identical pair.
+  const dir = mkdtempSync(join(tmpdir(), 'lmaudit-singleturn-'));
+  const file = join(dir, 'results.json');
+  const bytes = JSON.stringify({ configs: { t: { fewshot_delimiter: '\n\n', fewshot_config: { sampler: 'first_n' }, description: 'About algebra.\n\n' } } });
+  writeFileSync(file, bytes);
+  const r = runWith((run) => {
+    run.tasks.t!.fewshot.count = same(recorded(2));
+    run.tasks.t!.system.instruction = same(recorded('Answer briefly.'));
+    run.records.files = same(recorded([{ path: file, sha256: sha256Hex(bytes), role: 'lm-eval results' }]));
+  });
+  const prompt = (q: string) => `<|im_start|>system\nAnswer briefly.\n\nAbout algebra.\n\n<|im_end|>\n<|im_start|>user\nQ: a?\nAnswer: A\n\nQ: b?\nAnswer: B\n\n${q}\nAnswer:<|im_end|>\n<|im_start|>assistant\n`;
+  const shots = byId(await checkConfiguredVsUsed(r, 't', [doc('0', prompt('Q: one?')), doc('1', prompt('Q: two?')), doc('2', prompt('Q: three?'))]), 'fewshot_count');
+  assert.deepEqual([shots.status, shots.configured, shots.used], ['ok', '2', '2']);
+  rmSync(dir, { recursive: true, force: true });
+});
+
 test('lm-eval --limit rule: fractions round up, integers truncate', () => {
   assert.equal(expectedDocs(null, 817), 817);
   assert.equal(expectedDocs(20, 817), 20);

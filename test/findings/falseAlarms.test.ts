@@ -81,3 +81,42 @@ test('a harness that fills in what the configuration left out (a default max_gen
   const dropped = setting(['Question:', '\n\n'], ['Question:']);
   assert.equal(compareField('generation', 'stop_sequences', dropped, dropped).verdict, 'contradicts');
 });
+
+test("one stop string is the list of it (lm-eval's handle_stop_sequences): `--gen_kwargs until=Answer` in lm-eval's record and lmaudit's is the same request", async () => {
+  const { compareField } = await import('../../src/audit/settingsDiff.ts');
+  const { recorded } = await import('../../src/store/schema.ts');
+  const setting = (configured: unknown, used: unknown) => ({ configured: recorded(configured), used: recorded(used) });
+  // The records of `--gen_kwargs max_gen_toks=24,until=Answer` on gsm8k: lm-eval 0.4.13's (configs.gsm8k.generation_kwargs
+  // and the samples' arg_1 keep the CLI's string) and lmaudit run's store (the stops as the backend applied them).
+  const task = { until: ['Question:', '</s>', '<|im_end|>'], do_sample: false, temperature: 0 };
+  const cli = { max_gen_toks: 24, until: 'Answer' };
+  const a = setting({ task: { ...task, ...cli }, cli }, { until: 'Answer', do_sample: false, temperature: 0, max_gen_toks: 24 });
+  const b = setting({ task, cli }, { until: ['Answer'], do_sample: false, temperature: 0, max_gen_toks: 24 });
+  const settings = compareField('generation', 'settings', a, b);
+  assert.equal(settings.verdict, 'same');
+  assert.equal(settings.contradiction, undefined);
+  const stops = compareField('generation', 'stop_sequences', setting('Answer', 'Answer'), setting(['Answer'], ['Answer', '<|endoftext|>']));
+  assert.equal(stops.verdict, 'resolved');
+  assert.deepEqual(stops.resolved, { side: 'B', detail: 'B: configured ["Answer"]; the harness added ["<|endoftext|>"]; A records what it asked for, not what its backend added' });
+  // Another stop is still another.
+  assert.equal(compareField('generation', 'stop_sequences', setting('Answer', 'Answer'), setting(['Question'], ['Question', '<|endoftext|>'])).verdict, 'differs');
+  assert.equal(compareField('generation', 'settings', a, setting({ task, cli: { ...cli, until: 'Q' } }, { until: ['Q'], do_sample: false, temperature: 0, max_gen_toks: 24 })).verdict, 'differs');
+});
+
+test("a max-token alias is the max_gen_toks lm-eval sends (normalize_gen_kwargs): `--gen_kwargs max_new_tokens=5` in lm-eval's record and lmaudit's is the same request", async () => {
+  const { compareField } = await import('../../src/audit/settingsDiff.ts');
+  const { recorded } = await import('../../src/store/schema.ts');
+  const setting = (configured: unknown, used: unknown) => ({ configured: recorded(configured), used: recorded(used) });
+  // The records of `--gen_kwargs max_new_tokens=5` on gsm8k: lm-eval 0.4.13's samples keep the request's kwargs (arg_1),
+  // lmaudit run's store what its backend received once normalize_gen_kwargs had read the alias.
+  const task = { until: ['Question:', '</s>', '<|im_end|>'], do_sample: false, temperature: 0 };
+  const cli = { max_new_tokens: 5 };
+  const a = setting({ task: { ...task, ...cli }, cli }, { ...task, max_new_tokens: 5 });
+  const b = setting({ task, cli }, { ...task, max_gen_toks: 5 });
+  const row = compareField('generation', 'settings', a, b);
+  assert.equal(row.verdict, 'same');
+  assert.equal(row.contradiction, undefined);
+  // max_gen_toks wins over max_new_tokens (lm-eval's priority); another limit is still another.
+  assert.equal(compareField('generation', 'settings', setting(null, { ...task, max_gen_toks: 7, max_new_tokens: 5 }), b).verdict, 'differs');
+  assert.equal(compareField('generation', 'settings', setting(null, { ...task, max_gen_toks: 5, max_new_tokens: 7 }), b).verdict, 'same');
+});

@@ -127,7 +127,7 @@ const variants = existsSync(REFERENCE)
 
 test('the lm-eval reference runs are there (a missing folder would make the comparisons below vacuous)', () => {
   const names = variants.map(([m, v]) => `${m}/${v}`).sort();
-  for (const v of ['gpt2-tiny/cells-mc', 'gpt2-tiny/custom-group', 'gpt2-tiny/diff-fewshot2', 'gpt2-tiny/diff-tasks', 'gpt2-tiny/extra', 'gpt2-tiny/f1-mcc', 'gpt2-tiny/limit-1.5', 'gpt2-tiny/mmlu-group', 'gpt2-tiny/plain', 'qwen3-tiny/cells-mc', 'qwen3-tiny/chat', 'qwen3-tiny/chat-multiturn', 'qwen3-tiny/plain']) assert.ok(names.includes(v), v);
+  for (const v of ['gpt2-tiny/cells-mc', 'gpt2-tiny/custom-group', 'gpt2-tiny/diff-fewshot2', 'gpt2-tiny/diff-tasks', 'gpt2-tiny/extra', 'gpt2-tiny/f1-mcc', 'gpt2-tiny/gen-kwargs', 'gpt2-tiny/sys-fewshot', 'gpt2-tiny/limit-1.5', 'gpt2-tiny/mmlu-group', 'gpt2-tiny/plain', 'qwen3-tiny/cells-mc', 'qwen3-tiny/chat', 'qwen3-tiny/chat-multiturn', 'qwen3-tiny/plain']) assert.ok(names.includes(v), v);
 });
 
 for (const [model, variant] of variants) {
@@ -144,7 +144,9 @@ for (const [model, variant] of variants) {
   // test/prompt (golden and external records), its per-sample values and printed numbers by
   // test/score/lmeval/cellsMatchRecorded and cellsMcAsRecorded, and lmaudit run's two task codes it adds to plain's
   // (truthfulqa_mc2's process_results, winogrande's multiple inputs) by test/models/runAudit.test.ts.
-  const slow = model === 'qwen3-tiny' || variant.startsWith('diff-') || variant === 'mmlu-group' || variant === 'f1-mcc' || variant === 'cells-mc';
+  // sys-fewshot (3 s): test/audit/configuredVsUsed.test.ts holds the few-shot count it checks on its prompts' shapes, and
+  // test/run/fewshotYamlZero.test.ts the YAML num_fewshot 0 it runs, on every run.
+  const slow = model === 'qwen3-tiny' || variant.startsWith('diff-') || variant === 'mmlu-group' || variant === 'f1-mcc' || variant === 'cells-mc' || variant === 'sys-fewshot';
   test(`lmaudit run reproduces lm-eval's own run: ${model}, ${variant}`, { skip: slow ? slowOnly : false }, async () => {
     const ref = filesIn(join(REFERENCE, model, variant));
     const dir = mkdtempSync(join(tmpdir(), 'lmaudit-lmeval-ref-'));

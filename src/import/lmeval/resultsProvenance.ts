@@ -7,6 +7,7 @@ import { type RunProvenance, type Setting, type TaskProvenance, emptyTaskProvena
 import { sha256Hex } from '../../util/hash.ts';
 import { parseEnvInfo } from './envInfo.ts';
 import { isPlainObject } from '../../util/json.ts';
+import { LMEVAL_MAX_TOKEN_KEYS } from '../../formats/lmevalGenKwargs.ts';
 
 type Json = Record<string, unknown>;
 
@@ -200,7 +201,7 @@ export function taskProvenance(task: string, results: Json, facts: TaskFacts | n
     configured: has(gk, 'until') ? recorded(gk.until, from('generation_kwargs.until')) : UNKNOWN,
     used: usedOne && has(usedOne, 'until') ? usedFact(usedOne.until) : UNKNOWN,
   };
-  const maxKey = (o: Json) => ['max_gen_toks', 'max_new_tokens', 'max_tokens', 'max_completion_tokens'].find((k) => has(o, k));
+  const maxKey = (o: Json) => LMEVAL_MAX_TOKEN_KEYS.find((k) => has(o, k));
   const gkMax = maxKey(gk);
   const usedMax = usedOne ? maxKey(usedOne) : undefined;
   t.generation.max_tokens = {
