@@ -7,11 +7,13 @@
 import type { DisclosureItem, RunProvenance } from '../store/schema.ts';
 import type { DocRecord } from './itemJoin.ts';
 import { multiturnShots, plainShots, singleUserTurns, systemMessage, type VisibleShots } from './promptShape.ts';
-import { maybeDelimit } from '../prompt/context.ts';
+import { endsWithWhitespace, maybeDelimit } from '../prompt/context.ts';
 import { valueOf } from './provenanceView.ts';
 import { countOf } from '../util/plural.ts';
 import { rawResults, taskConfig, type RawResults } from './recordFiles.ts';
 import { metricsBypassed } from '../score/lmeval/bypass.ts';
+import { lmevalRulesText } from '../score/lmeval/harnessRules.ts';
+import { versionAtLeast } from './versionRange.ts';
 
 export type CheckStatus = 'ok' | 'mismatch' | 'unknown' | 'not applicable';
 
@@ -67,10 +69,49 @@ type Check = (c: Context) => CheckResult;
 
 const chatApplied = (c: Context) => valueOf(c.run, c.task, 'chat_template.applied') === true;
 
+/** The task's lm-eval output type, from its config or a recorded (not inferred from the requests) value. */
+function outputType(c: Context): string | null {
+  if (typeof c.cfg?.output_type === 'string') return c.cfg.output_type;
+  const fact = c.run.tasks[c.task]?.scoring.output_type?.configured;
+  return fact !== undefined && fact.status === 'recorded' && typeof fact.value === 'string' ? fact.value : null;
+}
+
+/**
+ * The delimiters lm-eval may have put before a multiple-choice continuation under a chat template, with the rule
+ * that put each (construct_requests): the configured one before 0.4.6; none from 0.4.6; from 0.4.10 none unless the
+ * task's gen_prefix ends in something other than whitespace. A version recorded as a range, or not at all, allows
+ * each release's choice.
+ */
+function chatDelimiters(c: Context, configured: string): Map<string, string> {
+  const version = lmevalRulesText(c.run);
+  const genPrefix = typeof c.cfg?.gen_prefix === 'string' ? c.cfg.gen_prefix : null;
+  const keptForPrefix = genPrefix !== null && genPrefix !== '' && !endsWithWhitespace(genPrefix);
+  const allowed = new Map<string, string>();
+  if (versionAtLeast(version, [0, 4, 6]) !== 'yes') allowed.set(configured, 'lm-eval before 0.4.6 keeps the configured delimiter under a chat template');
+  if (versionAtLeast(version, [0, 4, 10]) !== 'yes' && versionAtLeast(version, [0, 4, 6]) !== 'no') {
+    allowed.set('', 'lm-eval (0.4.6 to 0.4.9) sends multiple-choice continuations without the target delimiter under a chat template');
+  }
+  if (versionAtLeast(version, [0, 4, 10]) !== 'no') {
+    const used = keptForPrefix ? configured : '';
+    if (!allowed.has(used)) {
+      allowed.set(used, keptForPrefix
+        ? `lm-eval (0.4.10 and later) keeps the target delimiter under a chat template when the task's gen_prefix ${JSON.stringify(genPrefix)} does not end in whitespace`
+        : 'lm-eval (0.4.6 and later) sends multiple-choice continuations without the target delimiter under a chat template');
+    }
+  }
+  return allowed;
+}
+
 const targetDelimiter: Check = (c) => {
   const id = 'target_delimiter';
   const withContinuations = c.docs.filter((d) => d.requests.some((r) => r.continuation !== null && r.continuation !== ''));
   if (withContinuations.length === 0) return result(id, c.task, 'not applicable', '-', '-', 'no scored continuations (not a loglikelihood task, or no samples)');
+  const type = outputType(c);
+  // lm-eval's loglikelihood requests are (context, doc_to_target(doc)): the delimiter separates only few-shot
+  // examples' answers from their questions, never the scored continuation (construct_requests, 0.4.0 to 0.4.13).
+  if (type === 'loglikelihood' || type === 'loglikelihood_rolling') {
+    return result(id, c.task, 'not applicable', '-', '-', `a ${type} task's continuation is its target as doc_to_target writes it: lm-eval puts the target delimiter only between a few-shot example's question and answer`);
+  }
   const configured = c.cfg === null ? undefined : 'target_delimiter' in c.cfg ? c.cfg.target_delimiter : ' ';
   const leading = (s: string) => /^\s*/.exec(s)![0];
   const seen = new Map<string, Evidence>();
@@ -84,10 +125,15 @@ const targetDelimiter: Check = (c) => {
   const used = [...seen.keys()];
   const usedText = used.map((u) => JSON.stringify(u)).join(' or ');
   if (configured === undefined) return result(id, c.task, 'unknown', 'unknown', usedText, `the configured delimiter is not recorded (${c.raw.status === 'unavailable' ? c.raw.why : 'no configs entry'})`);
-  if (used.length === 1 && used[0] === configured) return result(id, c.task, 'ok', show(configured), usedText, 'every scored continuation starts with the configured delimiter');
-  const bad = [...seen.entries()].filter(([lead]) => lead !== configured).map(([, e]) => e);
-  const why = chatApplied(c) ? ' A chat template was applied, and lm-eval empties the target delimiter under chat templates: the answer is scored without the configured separator.' : '';
-  return result(id, c.task, 'mismatch', show(configured), usedText, `the continuations do not start with the configured delimiter ${show(configured)}.${why}`, bad);
+  const allowed = typeof configured === 'string' && type === 'multiple_choice' && chatApplied(c) ? chatDelimiters(c, configured) : new Map([[configured, '']]);
+  if (used.length === 1 && allowed.has(used[0]!)) {
+    const rule = allowed.get(used[0]!)!;
+    return result(id, c.task, 'ok', show(configured), usedText, rule === '' ? 'every scored continuation starts with the configured delimiter' : `every scored continuation starts with ${JSON.stringify(used[0])}: ${rule} (construct_requests)`);
+  }
+  const bad = [...seen.entries()].filter(([lead]) => !allowed.has(lead)).map(([, e]) => e);
+  const expected = [...allowed.keys()].map((d) => JSON.stringify(d)).join(' or ');
+  const why = allowed.size > 1 || !allowed.has(configured as string) ? ` (under a chat template: ${[...allowed.values()].join('; ')})` : '';
+  return result(id, c.task, 'mismatch', show(configured), usedText, `the continuations do not start with ${expected}${why}`, bad);
 };
 
 const fewshotCount: Check = (c) => {
@@ -154,6 +200,12 @@ const systemMessageCheck: Check = (c) => {
   const evidence = withSystem.map((x) => ({ docId: x.d.docId, bytes: snippet(x.s!) }));
   if (instruction === undefined) return result(id, c.task, 'unknown', 'unknown', used, 'a system message reached the model, and the configured system instruction is not recorded', evidence);
   if (instruction === null || instruction === '') {
+    // Under a chat template lm-eval sends the task's description as the system message (fewshot_context, 0.4.3 on).
+    const description = typeof c.cfg?.description === 'string' ? c.cfg.description : valueOf(c.run, c.task, 'system.description');
+    const described = typeof description === 'string' ? description.trim() : '';
+    if (chatApplied(c) && described !== '' && !described.includes('{{') && withSystem.every((x) => x.s!.includes(described))) {
+      return result(id, c.task, 'ok', show(instruction), used, "the system message is the task's description, which lm-eval sends as the system message under a chat template (fewshot_context)", [], 'description');
+    }
     return result(id, c.task, 'mismatch', show(instruction), used, 'system_instruction is null, yet the prompts carry a system message (a chat template default, or a description sent as system)', evidence, `system message ${withSystem[0]!.s!.slice(0, 200)}`);
   }
   const sent = withSystem.every((x) => x.s!.includes(String(instruction)));

@@ -124,9 +124,21 @@ function extendsList(configured: unknown, used: unknown): boolean {
   return typeof configured === 'string' && Array.isArray(used) && used.length === 1 && used[0] === configured;
 }
 
-/** auto resolved to a value, or the configuration completed by the harness. */
+/** auto resolved to a value, or the configuration completed (or, by a rule of its, changed) by the harness. */
 export function resolvedBy(item: SettingsItem, field: string, s: Setting | undefined): string | null {
-  return autoResolved(s) ?? extendedByHarness(item, field, s) ?? groupExpanded(item, field, s);
+  return autoResolved(s) ?? extendedByHarness(item, field, s) ?? groupExpanded(item, field, s) ?? delimiterDroppedForChat(item, field, s);
+}
+
+/**
+ * The target delimiter a task configures and none sent: lm-eval (0.4.6 and later) sends a multiple-choice task's
+ * continuations without it under a chat template (construct_requests), and so does `lmaudit run`, which records
+ * both. No other rule empties it, so the record follows the harness rather than contradicting itself.
+ */
+function delimiterDroppedForChat(item: SettingsItem, field: string, s: Setting | undefined): string | null {
+  if (item !== 'chat_template' || field !== 'target_delimiter' || s === undefined || !isKnown(s.configured) || !isKnown(s.used)) return null;
+  const [configured, used] = [s.configured.value, s.used.value];
+  if (typeof configured !== 'string' || configured === '' || used !== '') return null;
+  return `configured ${brief(configured)}, sent "": under a chat template lm-eval (0.4.6 and later) sends multiple-choice continuations without the target delimiter`;
 }
 
 /**

@@ -56,6 +56,18 @@ function order(a: Version, b: Version): number {
 }
 
 /**
+ * Whether a recorded or inferred version is `min` or later: 'maybe' where it names no version, or a range that holds
+ * versions on both sides of `min` (a checker of a release's rule must then not claim the rule was or was not applied).
+ */
+export function versionAtLeast(value: unknown, min: Version): 'yes' | 'no' | 'maybe' {
+  const r = versionRange(value);
+  if (r === null) return 'maybe';
+  if (r.lo !== null && order(r.lo, min) >= 0) return 'yes';
+  if (r.hi !== null && order(r.hi, min) < 0) return 'no';
+  return 'maybe';
+}
+
+/**
  * Where a side's version is a range that overlaps the other's: which side(s) the records leave unknown and why;
  * null where the plain comparison holds (two single versions, disjoint ranges, or a value that names no range).
  */

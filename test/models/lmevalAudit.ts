@@ -89,15 +89,6 @@ export function sameResultsFile(ours: Json, theirs: Json, taskName: (t: string) 
   return problems;
 }
 
-/**
- * Configured-vs-used disagreements that are lm-eval's rules, which both harnesses follow and diff reports (each with
- * the rule in its configured-vs-used note).
- */
-const CONTRADICTION_ALLOWED: Record<string, string> = {
-  'chat_template.target_delimiter': 'under a chat template lm-eval sends multiple-choice continuations without the target delimiter (construct_requests)',
-  'chat_template: target_delimiter': 'the same, as the samples show it',
-  'system: system_message': "under a chat template lm-eval sends the task's description as the system message (fewshot_context)",
-};
 
 /** Settings the two runs may differ in: the harness and the model backend, and what comes with them. */
 const RUN_LEVEL_ALLOWED = /^(harness\.|model\.(backend|model_id|args|device|revision)$|environment\.|records\.files$)/;
@@ -121,13 +112,14 @@ export async function auditAgrees(referenceDir: string, storeDir: string, where:
     const task = `${where} ${t.taskA}`;
     const perTask = differingFields(t.settings).filter((f) => !RUN_LEVEL_ALLOWED.test(f));
     assert.deepEqual(perTask, [], `${task}: settings that differ`);
-    // A record that diff says contradicts itself, on a pair that agrees byte for byte, is one of lm-eval's own rules
-    // that configured vs used names (CONTRADICTION_ALLOWED), or a false alarm.
+    // A record that diff says contradicts itself, on a pair that agrees byte for byte, is a false alarm: lm-eval's own
+    // rules (the target delimiter and the description as the system message under a chat template) are followed, not
+    // contradicted.
     const contradictions = t.settings.items.flatMap((i) => [
       ...i.fields.filter((f) => f.contradiction !== undefined).map((f) => `${i.item}.${f.field}`),
       ...(i.observedContradictions ?? []).map((o) => `${i.item}: ${/^[AB]: (\w+)/.exec(o)?.[1] ?? o}`),
     ]);
-    assert.deepEqual([...new Set(contradictions)].filter((x) => !(x in CONTRADICTION_ALLOWED)), [], `${task}: settings said to contradict themselves`);
+    assert.deepEqual([...new Set(contradictions)], [], `${task}: settings said to contradict themselves`);
     if (reference.store.manifest.runs.some((p) => p.tasks[t.taskA]?.repeats.group_weighting?.configured.status === 'recorded')) {
       // A group has no documents of its own: its settings (the subtasks and the leaves averaged) are compared above;
       // its numbers are its leaves', compared with them, and so is its falsifier: every clause holds in each leaf

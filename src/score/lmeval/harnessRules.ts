@@ -18,11 +18,20 @@ export function scoredByLmevalAtLeast(run: RunProvenance, major: number, minor: 
   return a !== major ? a > major : b !== minor ? b > minor : c >= patch;
 }
 
-function rulesVersion(run: RunProvenance): readonly [number, number, number] | null {
+/**
+ * The lm-eval version whose rules `run` follows, as recorded or inferred ("0.4.13", "0.4.3–0.4.6", "≥0.4.10"); a
+ * store `lmaudit run` wrote reads as the release it reproduces. Null where nothing is known.
+ */
+export function lmevalRulesText(run: RunProvenance): string | null {
   const name = run.harness.name?.used;
-  if (name !== undefined && name.status !== 'unknown' && name.value === 'lmaudit') return LMAUDIT_RUN_RULES;
+  if (name !== undefined && name.status !== 'unknown' && name.value === 'lmaudit') return LMAUDIT_RUN_RULES.join('.');
   const fact = run.harness.version?.used;
-  // 'v0.3.x' (a write_out layout's inferred version) reads as 0.3.0.
-  const m = fact && fact.status !== 'unknown' ? /(\d+)\.(\d+)(?:\.(\d+))?/.exec(String(fact.value)) : null;
+  return fact && fact.status !== 'unknown' ? String(fact.value) : null;
+}
+
+function rulesVersion(run: RunProvenance): readonly [number, number, number] | null {
+  // 'v0.3.x' (a write_out layout's inferred version) reads as 0.3.0; a range as its lowest release.
+  const text = lmevalRulesText(run);
+  const m = text === null ? null : /(\d+)\.(\d+)(?:\.(\d+))?/.exec(text);
   return m === null ? null : [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)];
 }
