@@ -42,8 +42,12 @@ export function checkSample(sample: Json, i: number, file: string): void {
   const at = (field: string) => `samples[${i}].${field}`;
   if (!(typeof sample.id === 'string' || (typeof sample.id === 'number' && Number.isFinite(sample.id)))) refuse(file, at('id'), 'a sample id (a string or a number)', sample.id);
   if (!(typeof sample.epoch === 'number' && Number.isInteger(sample.epoch) && sample.epoch >= 1)) refuse(file, at('epoch'), 'an epoch (an integer from 1)', sample.epoch);
+  // Inspect's EvalSample requires a target (read_eval_log refuses a sample without one); read leniently, a missing
+  // target was stored as the text "null" and every reading scored the sample against that gold.
+  const isTarget = (v: unknown) => typeof v === 'string' || (isList(v) && v.every((t) => typeof t === 'string'));
+  if (sample.target === undefined) throw new BadInputError('missing field (every EvalSample has a target)', { file, field: at('target') });
+  if (!isTarget(sample.target)) refuse(file, at('target'), 'a target (a string or a list of strings)', sample.target);
   const optional: [string, (v: unknown) => boolean, string][] = [
-    ['target', (v) => typeof v === 'string' || (isList(v) && v.every((t) => typeof t === 'string')), 'a target (a string or a list of strings)'],
     ['messages', isList, 'a list of messages'],
     ['output', isPlainObject, 'a ModelOutput object'],
     ['scores', isPlainObject, 'an object of Score by scorer'],
