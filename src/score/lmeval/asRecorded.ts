@@ -82,6 +82,12 @@ export async function rescoreAsRecorded(store: OpenStore, runIds?: readonly stri
     if (printedOnly.length > 0) {
       report.notes.push({ run_id: run.run_id, task: null, message: `${printedOnly.length} task(s)/group(s) have printed numbers but no per-sample records in the store, so nothing to reproduce; by name: ${printedOnly.slice(0, 12).join(', ')}${printedOnly.length > 12 ? ', …' : ''}` });
     }
+    // Records that hold the prediction and target but no per-sample metric value (the BigScience fork's examples
+    // file): "no per-sample records" was false of them.
+    const recordsWithoutValues = tasks.filter((t) => printsNumbers(t) && !report.cells.some((c) => c.run_id === run.run_id && c.task === t)).sort();
+    if (recordsWithoutValues.length > 0) {
+      report.notes.push({ run_id: run.run_id, task: null, message: `${recordsWithoutValues.length} task(s) have printed numbers and per-sample records, but the records hold no per-sample metric value to aggregate, so nothing to reproduce; by name: ${recordsWithoutValues.slice(0, 12).join(', ')}${recordsWithoutValues.length > 12 ? ', …' : ''}` });
+    }
   }
   return report;
 }
