@@ -19,6 +19,7 @@ import { groupCells } from './groups.ts';
 import { scoredByLmevalAtLeast } from './harnessRules.ts';
 import { HeapBound } from '../../util/heapBound.ts';
 import { LMEVAL_BOOKKEEPING_KEYS } from '../../formats/lmevalResultKeys.ts';
+import { reportedNumber } from '../../formats/reportedNumber.ts';
 import type { AsRecordedCell, CellWarning, DifferingItem } from './asRecordedCell.ts';
 
 export type { AsRecordedCell, CellWarning, DifferingItem };
@@ -296,13 +297,7 @@ function reportedOf(run: RunProvenance, task: string, filter: string, metric: st
 /** A recorded (loglikelihood, weight) pair: `[-12.5, 7]`. */
 const recordedPair = recordedNumberPair;
 
-function num(v: unknown): number | null {
-  if (typeof v === 'number') return v;
-  if (v === 'NaN') return Number.NaN;
-  if (v === 'Infinity') return Number.POSITIVE_INFINITY;
-  if (v === '-Infinity') return Number.NEGATIVE_INFINITY;
-  return null;
-}
+const num = reportedNumber;
 
 function sameNumber(a: number | null, b: number | null, tolerance = 0): boolean {
   if (a === null || b === null) return false;
