@@ -37,6 +37,11 @@ export function checkHeader(header: Json, file: string): void {
   });
 }
 
+/** Inspect's Target as a log holds it: a string or a list of strings. */
+export function isTarget(v: unknown): boolean {
+  return typeof v === 'string' || (isList(v) && v.every((t) => typeof t === 'string'));
+}
+
 /** EvalSample fields as Inspect writes them, after the legacy shapes are migrated. */
 export function checkSample(sample: Json, i: number, file: string): void {
   const at = (field: string) => `samples[${i}].${field}`;
@@ -44,7 +49,6 @@ export function checkSample(sample: Json, i: number, file: string): void {
   if (!(typeof sample.epoch === 'number' && Number.isInteger(sample.epoch) && sample.epoch >= 1)) refuse(file, at('epoch'), 'an epoch (an integer from 1)', sample.epoch);
   // Inspect's EvalSample requires a target (read_eval_log refuses a sample without one); read leniently, a missing
   // target was stored as the text "null" and every reading scored the sample against that gold.
-  const isTarget = (v: unknown) => typeof v === 'string' || (isList(v) && v.every((t) => typeof t === 'string'));
   if (sample.target === undefined) throw new BadInputError('missing field (every EvalSample has a target)', { file, field: at('target') });
   if (!isTarget(sample.target)) refuse(file, at('target'), 'a target (a string or a list of strings)', sample.target);
   const optional: [string, (v: unknown) => boolean, string][] = [
