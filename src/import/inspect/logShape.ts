@@ -60,6 +60,15 @@ export function checkSample(sample: Json, i: number, file: string): void {
     const v = sample[field];
     if (v !== undefined && v !== null && !ok(v)) refuse(file, at(field), expected, v);
   }
+  // ModelUsage's counts are integers: read leniently, a count written as text was stored as unknown, unsaid.
+  const usage = isPlainObject(sample.output) ? sample.output.usage : undefined;
+  if (usage !== undefined && usage !== null) {
+    if (!isPlainObject(usage)) refuse(file, at('output.usage'), 'a ModelUsage object', usage);
+    for (const key of ['input_tokens', 'output_tokens', 'total_tokens', 'input_tokens_cache_write', 'input_tokens_cache_read', 'reasoning_tokens']) {
+      const v = usage[key];
+      if (v !== undefined && v !== null && !(typeof v === 'number' && Number.isSafeInteger(v))) refuse(file, at(`output.usage.${key}`), 'a token count (an integer)', v);
+    }
+  }
 }
 
 /** One sample per (id, epoch), as Inspect writes them: a second one would replace the first in every table. */
