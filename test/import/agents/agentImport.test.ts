@@ -216,6 +216,21 @@ test('a truncated Harbor registry or ATIF trajectory is bad input naming file an
   }
 });
 
+test('a truncated Harbor parity record names its line too (it named only the file)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'lmaudit-agents-'));
+  try {
+    const file = join(dir, 'parity_experiment.json');
+    // Cut inside line 14 (the 500th character is in "https://github.com/laude-institute/terminal-ben…").
+    writeFileSync(file, readFileSync(externalFixture('agents/harbor-evolving-skills/adapters/swebench/parity_experiment.json'), 'utf8').slice(0, 500));
+    const r = importInto(dir, file);
+    assert.equal(r.status, 2, r.stderr);
+    assert.equal(r.stderr.trim(), `lmaudit: ${file}, line 14: not valid JSON, even without trailing commas (Unterminated string in JSON at position 500)`);
+    assert.equal(r.stored, false);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('a predictions file names swebench as the harness that would evaluate it, inferred, not as recorded', async () => {
   // MEA's all_preds.jsonl: instance_id, model_name_or_path, model_patch; nothing in it comes from SWE-bench's harness.
   const { runs } = await importSources([externalFixture('agents/swebench-SWE-bench-prs/pr604-mea/submissions/verified/20260620_MEA_v5_8_1_AGIR_Bruno_Loureiro/all_preds.jsonl')], options);
