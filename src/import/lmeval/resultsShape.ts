@@ -33,7 +33,8 @@ export function checkResultsShape(json: Record<string, unknown>, file: string): 
   }
   // Counts lm-eval writes as integers: read as they came, a few-shot count "zero" was shown as the count, and an
   // effective document count "twenty" was dropped for one inferred from the samples, unsaid.
-  const isCount = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+  // null stays allowed: a count not recorded (an older lm-eval left a task's num_fewshot unset), not a wrong one.
+  const isCount = (v: unknown) => v === null || (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0);
   const nsamples = json['n-samples'];
   if (isPlainObject(nsamples)) {
     for (const [task, counts] of Object.entries(nsamples)) {
