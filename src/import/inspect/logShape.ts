@@ -60,6 +60,9 @@ export function checkSample(sample: Json, i: number, file: string): void {
     const v = sample[field];
     if (v !== undefined && v !== null && !ok(v)) refuse(file, at(field), expected, v);
   }
+  // An absent output is Inspect's empty ModelOutput; a null one its reader refuses. Read as empty, the sample was
+  // scored against "" while rescore said "0 without a response".
+  if (sample.output === null) refuse(file, at('output'), 'a ModelOutput object', null);
   // ModelUsage's counts are integers: read leniently, a count written as text was stored as unknown, unsaid.
   const usage = isPlainObject(sample.output) ? sample.output.usage : undefined;
   if (usage !== undefined && usage !== null) {

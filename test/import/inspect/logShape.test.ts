@@ -21,6 +21,7 @@ const CASES: [string, (log: Log) => void, string][] = [
   ['an epoch that is text', (l) => void (l.samples[0]!.epoch = 'one'), "field 'samples[0].epoch': expected an epoch (an integer from 1), found a string"],
   ['scores a list', (l) => void (l.samples[0]!.scores = [1]), "field 'samples[0].scores': expected an object of Score by scorer, found a list"],
   ['output a number', (l) => void (l.samples[0]!.output = 5), "field 'samples[0].output': expected a ModelOutput object, found a number"],
+  ['output null', (l) => void (l.samples[1]!.output = null), "field 'samples[1].output': expected a ModelOutput object, found null"],
   ['target a number', (l) => void (l.samples[0]!.target = 5), "field 'samples[0].target': expected a target (a string or a list of strings), found a number"],
   // Before: a sample without a target (or with a null one) imported, its gold the text "null", and every reading
   // scored it against that (rescore said "0 without gold").
