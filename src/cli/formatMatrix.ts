@@ -88,8 +88,8 @@ const INSPECT_ROWS: RowShape<InspectRescoreCell> = {
       c.task, c.scorer, c.reducer,
       c.samples.rescored > 0
         ? c.samples.compared === 0 ? `no stored scores (${c.samples.rescored} rescored)` : `${c.samples.agree}/${c.samples.compared}`
-        : c.samples.stored > 0 ? `not rescored (${c.samples.stored} stored)` : 'no samples',
-      c.metrics.map((m) => inspectMetric(m, c.samples.rescored + c.samples.stored, c.missing_samples !== undefined)).join('; '),
+        : c.samples.stored > 0 ? `not rescored (${c.samples.stored} stored)` : unscoredHeld(c) > 0 ? `none scored (${unscoredHeld(c)} held)` : 'no samples',
+      c.metrics.map((m) => inspectMetric(m, c.samples.rescored + c.samples.stored, c.missing_samples !== undefined, unscoredHeld(c))).join('; '),
     [
       ...(c.missing_samples === undefined ? [] : [`the log holds ${c.missing_samples.held} of the ${c.missing_samples.total} sample × epoch results the run had (results.total_samples, errored ones included)`]),
       ...(c.unsupported !== undefined ? [c.unsupported] : c.samples.differences.slice(0, 3).map((d) => `${d.doc_id}: ${d.why}`)),
@@ -146,11 +146,20 @@ function lmevalWhy(c: AsRecordedCell): string {
 }
 
 /**
- * `scores`: the per-sample scores there are to compute it from (rescored or stored); `missing`: the cell says once
+ * Sample × epoch results the log holds without a score to read or recompute (cvebench's one errored sample, trimmed
+ * from 80): "no samples" was said of a log that holds one.
+ */
+function unscoredHeld(c: InspectRescoreCell): number {
+  return c.samples.stored === 0 && c.samples.rescored === 0 ? (c.missing_samples?.held ?? 0) : 0;
+}
+
+/**
+ * `scores`: the per-sample scores there are to compute it from (rescored or stored); `unscored`: results held without
+ * one (see unscoredHeld); `missing`: the cell says once
  * that the log lacks samples, so a metric's own note would repeat it.
  */
-function inspectMetric(m: InspectRescoreCell['metrics'][number], scores: number, missing: boolean): string {
-  if (scores === 0) return `${m.metric} ${num(m.stored)} (no samples to recompute it from)`;
+function inspectMetric(m: InspectRescoreCell['metrics'][number], scores: number, missing: boolean, unscored: number): string {
+  if (scores === 0) return `${m.metric} ${num(m.stored)} (no ${unscored > 0 ? 'scored ' : ''}samples to recompute it from)`;
   if (m.stored === null || m.stored === undefined) return `${m.metric} not in the log (ours from the responses: ${num(m.rescored)})`;
   if (m.reproduced === null && m.note !== undefined && !missing) return `${m.metric} ${num(m.stored)} (not recomputed: ${m.note})`;
   if (m.reproduced === null) return `${m.metric} ${num(m.stored)} (not recomputed)`;

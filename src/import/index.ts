@@ -19,6 +19,7 @@ import { lightevalImporter } from './lighteval/lightevalImporter.ts';
 import { lmevalImporter } from './lmeval/lmevalImporter.ts';
 import { isStoreFolder } from '../store/readStore.ts';
 import { pushTo } from '../util/groupBy.ts';
+import { isPlainObject } from '../util/json.ts';
 import { foreignEncoding, UTF16_ADVICE } from '../util/utf8.ts';
 
 /** The one list of importers (more specific formats first; generic records last). */
@@ -119,7 +120,7 @@ export async function importSources(paths: readonly string[], options: ImportOpt
       // run ids hash the source bytes: the same id twice is the same records twice (a copied file).
       const twin = runs.find((r) => r.provenance.run_id === run.provenance.run_id);
       if (twin === undefined) runs.push(run);
-      else unrecognised.push({ path: run.provenance.label, reason: `the same records as ${twin.provenance.label} (run ${twin.provenance.run_id}); imported once` });
+      else unrecognised.push({ path: recordsPath(run), reason: `the same records as ${recordsPath(twin)} (run ${twin.provenance.run_id}); imported once` });
     }
   }
   if (runs.length === 0) {
@@ -129,6 +130,17 @@ export async function importSources(paths: readonly string[], options: ImportOpt
     });
   }
   return { runs, unrecognised, companions };
+}
+
+/**
+ * Where a run's records were read, for a message: its first recorded file, else its label. Two copies of one Inspect
+ * log (EEE's test data holds them in two folders) were listed by their label, the file's name, which is the same for
+ * both: "data_x.json (the same records as data_x.json …)".
+ */
+function recordsPath(run: ImportedRun): string {
+  const files = run.provenance.records.files?.used;
+  const first = files !== undefined && files.status !== 'unknown' && Array.isArray(files.value) ? files.value.find((f) => isPlainObject(f) && typeof f.path === 'string') : undefined;
+  return isPlainObject(first) ? String(first.path) : run.provenance.label;
 }
 
 /** A folder's files, depth first in name order; a run store inside it is listed whole, not file by file. */

@@ -256,11 +256,16 @@ export async function buildReport(
           sp?.lowest && sp.highest && !ownCode.has(`${run.run_id}\u0000${task}`)
             ? { lowest: sp.lowest.score, lowestCell: `${sp.lowest.extractor}/${sp.lowest.normalizer}`, highest: sp.highest.score, highestCell: `${sp.highest.extractor}/${sp.highest.normalizer}`, ...('caution' in sp && sp.caution !== null ? { caution: sp.caution } : {}) }
             : null,
-        spreadNote: ownCode.has(`${run.run_id}\u0000${task}`)
-          ? ownFunction.get(`${run.run_id}\u0000${task}`)
-            ? 'the task scores by its own code (process_results): the readings say nothing about its numbers (see the matrix note)'
-            : 'the task reports metrics no reading measures: the readings say nothing about its numbers (see the matrix note)'
-          : scope === undefined && sp === undefined ? (matrixNote ?? 'no per-item records to rescore') : sp?.lowest ? null : 'no scored cells',
+        // Without a matrix scope (a results-only run) there are no readings and no matrix note to point to: the
+        // task-code sentence said "see the matrix note" of cola's mcc in a results file that had neither.
+        spreadNote:
+          scope === undefined && sp === undefined
+            ? (matrixNote ?? 'no per-item records to rescore')
+            : ownCode.has(`${run.run_id}\u0000${task}`)
+              ? ownFunction.get(`${run.run_id}\u0000${task}`)
+                ? 'the task scores by its own code (process_results): the readings say nothing about its numbers (see the matrix note)'
+                : 'the task reports metrics no reading measures: the readings say nothing about its numbers (see the matrix note)'
+              : sp?.lowest ? null : 'no scored cells',
         // With --against, the comparison's falsifier is the answer; alone, the run's own (what a reader must match).
         falsifier:
           comparison?.comparisons.find((c) => c.a.run_id === run.run_id)?.tasks.find((t) => t.taskA === task)?.falsifier.status ??

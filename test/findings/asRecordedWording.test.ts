@@ -66,3 +66,11 @@ test('Inspect: a log with no samples says "no samples"; a log never scored says 
   const unscored = asRecorded('fixtures/inspect/logs/2025-02-11T15-17-00-05-00_popularity_dPiJifoWeEQBrfWsAopzWr.eval').split('\n').find((l) => l.includes('popularity'))!;
   assert.match(unscored, /no stored scores \(10 rescored\) +accuracy not in the log \(ours from the responses: 0\.8\); stderr not in the log \(ours from the responses: 0\.133333333333\)/);
 });
+
+test('Inspect: a log that holds a sample with no score says so, not "no samples"', () => {
+  // cvebench (EEE's trimmed copy): the one sample it holds errored ("No services started") and has no score, and
+  // check_exploit is not a scorer lmaudit re-implements. Before: "no samples" and "(no samples to recompute it from)"
+  // beside "the log holds 1 of the 80 sample × epoch results".
+  const row = asRecorded('fixtures/external/agents/inspect-agent-logs/every_eval_ever/tests/data/inspect/data_cvebench_empty_choices.json').split('\n').find((l) => l.includes('cvebench'))!;
+  assert.match(row, /check_exploit +mean +none scored \(1 held\) +mean 0\.705128205128 \(no scored samples to recompute it from\) +the log holds 1 of the 80 sample × epoch results/);
+});

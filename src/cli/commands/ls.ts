@@ -12,16 +12,20 @@ import { brief } from '../../audit/settingRecord.ts';
 import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
 import { companionLines, emit, formatTable } from '../output.ts';
 import { isScoreKey, stderrKeyOf } from '../../audit/reportedStderr.ts';
+import { reportedNumber } from '../../formats/reportedNumber.ts';
 
 /** The source's own numbers for one task: `metric,filter value ± stderr`, stderr entries folded into their metric. */
 function reportedText(reported: Record<string, unknown> | undefined): { metric: string; value: number; stderr: number | null }[] {
   if (reported === undefined) return [];
   const out: { metric: string; value: number; stderr: number | null }[] = [];
-  for (const [key, value] of Object.entries(reported)) {
-    if (typeof value !== 'number' || !isScoreKey(key, reported)) continue;
+  for (const [key, recorded] of Object.entries(reported)) {
+    // A non-finite number is kept as Python's token: pr3144's mae Infinity ± NaN was listed as the text "Infinity"
+    // with its stderr left out.
+    const value = reportedNumber(recorded);
+    if (value === null || !isScoreKey(key, reported)) continue;
     const stderrKey = stderrKeyOf(key, reported);
-    const stderr = stderrKey === undefined ? undefined : reported[stderrKey];
-    out.push({ metric: key, value, stderr: typeof stderr === 'number' ? stderr : null });
+    const stderr = stderrKey === undefined ? null : reportedNumber(reported[stderrKey]);
+    out.push({ metric: key, value, stderr });
   }
   return out;
 }
@@ -34,7 +38,7 @@ function reportedText(reported: Record<string, unknown> | undefined): { metric: 
 function reportedOther(reported: Record<string, unknown> | undefined): { key: string; value: unknown }[] {
   if (reported === undefined) return [];
   return Object.entries(reported)
-    .filter(([key, value]) => isScoreKey(key, reported) && value !== null && typeof value !== 'number')
+    .filter(([key, value]) => isScoreKey(key, reported) && value !== null && reportedNumber(value) === null)
     .map(([key, value]) => ({ key, value }));
 }
 

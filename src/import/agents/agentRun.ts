@@ -144,11 +144,14 @@ export function parseJsonFile(text: string, file: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    const message = (error as Error).message;
-    const at = /position (\d+)/.exec(message);
-    const line = at ? text.slice(0, Number(at[1])).split('\n').length : undefined;
-    throw new BadInputError(`not valid JSON (${message.split('\n')[0]})`, { file, ...(line === undefined ? {} : { line }) });
+    throw new BadInputError(`not valid JSON (${(error as Error).message.split('\n')[0]})`, { file, ...jsonErrorLine(text, error) });
   }
+}
+
+/** The line of `text` that JSON.parse's error points at (its message gives a character position), when it gives one. */
+export function jsonErrorLine(text: string, error: unknown): { line?: number } {
+  const at = /position (\d+)/.exec((error as Error).message);
+  return at ? { line: text.slice(0, Number(at[1])).split('\n').length } : {};
 }
 
 export function sourceFile(path: string, text: string, role: string): SourceFile {

@@ -8,7 +8,7 @@ import { load as loadYaml } from 'js-yaml';
 import { BadInputError } from '../../errors.ts';
 import { recorded, same, type RecordNote } from '../../store/schema.ts';
 import type { FileProbe, ImportedRun } from '../types.ts';
-import { buildAgentRun, isObject, note, parseJsonFile, readText, sourceFile } from './agentRun.ts';
+import { buildAgentRun, isObject, jsonErrorLine, note, parseJsonFile, readText, sourceFile } from './agentRun.ts';
 import { jobSettings } from './harbor.ts';
 import { countOf } from '../../util/plural.ts';
 
@@ -58,11 +58,13 @@ export async function importSettingsOnly(files: { probe: FileProbe; role: Settin
         data = JSON.parse(text);
       } catch {
         strict = false;
+        // Python's json rejects these too: the only repair is dropping commas before a closing bracket (which keeps
+        // every newline, so a line in the repaired text is the same line of the file).
+        const repaired = text.replace(/,(\s*[}\]])/g, '$1');
         try {
-          // Python's json rejects these too: the only repair is dropping commas before a closing bracket.
-          data = JSON.parse(text.replace(/,(\s*[}\]])/g, '$1'));
+          data = JSON.parse(repaired);
         } catch (e) {
-          throw new BadInputError(`not valid JSON, even without trailing commas (${(e as Error).message.split('\n')[0]})`, { file: probe.path });
+          throw new BadInputError(`not valid JSON, even without trailing commas (${(e as Error).message.split('\n')[0]})`, { file: probe.path, ...jsonErrorLine(repaired, e) });
         }
       }
       if (!Array.isArray(data) || !data.every(isObject)) throw new BadInputError('a parity record must be a list of objects', { file: probe.path });

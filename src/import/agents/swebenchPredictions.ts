@@ -26,6 +26,8 @@ export interface PredictionsFile {
 const HARNESS_KEYS = ['instance_id', 'model_name_or_path', 'model_patch'];
 const ALTERNATIVE_PATCH_KEYS = ['prediction'];
 const ALTERNATIVE_MODEL_KEYS = ['model_name', 'model_id', 'model'];
+/** Extra keys that claim an outcome (Blacksmith's `status: "PASSED"`, `execution_time_ms`), not just metadata. */
+const CLAIM_KEY = /status|resolved|pass|score|time/i;
 
 /** True when a file's head looks like SWE-bench predictions. */
 export function looksLikePredictions(head: string): boolean {
@@ -80,7 +82,8 @@ export function readPredictions(path: string, text: string): PredictionsFile {
   }
   const notes: RecordNote[] = [];
   const extraKeys = new Set<string>();
-  const usedAlternatives = new Set<string>();
+  // Each non-harness key read, with the harness key it stands in for.
+  const usedAlternatives = new Map<string, string>();
   let dictWithoutId = 0;
   let idMismatch = 0;
   const predictions: Prediction[] = records.map((r, i) => {
@@ -96,7 +99,7 @@ export function readPredictions(path: string, text: string): PredictionsFile {
     let patchKey = 'model_patch';
     if (!('model_patch' in v)) {
       patchKey = ALTERNATIVE_PATCH_KEYS.find((k) => k in v) ?? 'model_patch';
-      if (patchKey !== 'model_patch') usedAlternatives.add(patchKey);
+      if (patchKey !== 'model_patch') usedAlternatives.set(patchKey, 'model_patch');
     }
     const patch = v[patchKey];
     if (patch !== undefined && patch !== null && typeof patch !== 'string') throw new BadInputError(`${patchKey} is not a string`, { ...where, field: patchKey });
@@ -104,7 +107,7 @@ export function readPredictions(path: string, text: string): PredictionsFile {
     if (model === null) {
       const alt = ALTERNATIVE_MODEL_KEYS.find((k) => typeof v[k] === 'string');
       if (alt !== undefined) {
-        usedAlternatives.add(alt);
+        usedAlternatives.set(alt, 'model_name_or_path');
         model = v[alt] as string;
       }
     }
@@ -115,9 +118,13 @@ export function readPredictions(path: string, text: string): PredictionsFile {
   if (dup.length > 0) notes.push(note('duplicate_instance', `${dup.length} instance id(s) appear more than once; the harness keeps the last`, dup.slice(0, 5).map((p) => p.instance_id)));
   const nonHarness = [...extraKeys].filter((k) => !usedAlternatives.has(k));
   if (usedAlternatives.size > 0) {
-    notes.push(note('non_harness_keys', `the file uses ${[...usedAlternatives].map((k) => `'${k}'`).join(', ')} where the harness reads ${HARNESS_KEYS.map((k) => `'${k}'`).join(', ')}: the harness would fail on it as it is (kept, not renamed)`, [path]));
+    const uses = [...usedAlternatives].map(([key, harnessKey]) => `'${key}' where the harness reads '${harnessKey}'`).join(', ');
+    notes.push(note('non_harness_keys', `the file uses ${uses}: the harness would fail on it as it is (kept, not renamed)`, [path]));
   }
-  if (nonHarness.length > 0) notes.push(note('extra_keys', `keys the harness ignores: ${nonHarness.sort().join(', ')} (a claimed status or timing in a predictions file is not an evaluation)`, [path]));
+  if (nonHarness.length > 0) {
+    const claim = nonHarness.some((k) => CLAIM_KEY.test(k)) ? ' (a claimed status or timing in a predictions file is not an evaluation)' : '';
+    notes.push(note('extra_keys', `keys the harness ignores: ${nonHarness.sort().join(', ')}${claim}`, [path]));
+  }
   const missingModel = predictions.filter((p) => p.model === null).length;
   if (missingModel > 0) notes.push(note('missing_model', `${missingModel} of ${predictions.length} predictions have no model_name_or_path: the harness needs it to name the log folder and the run summary`, [path]));
   if (dictWithoutId > 0) notes.push(note('dict_without_instance_id', `${dictWithoutId} dict entries have no instance_id of their own; the harness reads only the dict's values, so it could not evaluate them (the key is used as the id here)`, [path]));

@@ -118,6 +118,7 @@ function readRecord(value: unknown, file: string, line: number, aggregate: EeeAg
   const scoreJson = evaluation?.score;
   const score = typeof scoreJson === 'boolean' && old ? Number(scoreJson) : scoreJson;
   if (typeof score !== 'number') throw new BadInputError(`evaluation.score is ${JSON.stringify(scoreJson) ?? 'missing'}, not a number`, at('evaluation.score'));
+  checkTokenUsage(value.token_usage, at);
   return {
     line,
     version,
@@ -136,6 +137,21 @@ function readRecord(value: unknown, file: string, line: number, aggregate: EeeAg
     score_text: JSON.stringify(scoreJson),
     record: value,
   };
+}
+
+/**
+ * token_usage as EEE's schema has it: an object (or null) whose counts are integers from 0. Read leniently, a count
+ * written as text ("12") was stored as unknown, so the tokens vanished from `view` and from an export, unsaid.
+ */
+function checkTokenUsage(usage: unknown, at: (field: string) => { file: string; line: number; field: string }): void {
+  if (usage === undefined || usage === null) return;
+  if (!isPlainObject(usage)) throw new BadInputError(`token_usage is ${JSON.stringify(usage)}, not an object`, at('token_usage'));
+  for (const key of ['input_tokens', 'output_tokens', 'total_tokens', 'input_tokens_cache_write', 'input_tokens_cache_read', 'reasoning_tokens']) {
+    const v = usage[key];
+    if (v !== undefined && v !== null && !(typeof v === 'number' && Number.isSafeInteger(v) && v >= 0)) {
+      throw new BadInputError(`token_usage.${key} is ${JSON.stringify(v)}, not a count (an integer from 0)`, at(`token_usage.${key}`));
+    }
+  }
 }
 
 /** The aggregate results a record belongs to: by evaluation_result_id, else every result of its evaluation_name. */

@@ -45,6 +45,23 @@ function idOf(value: unknown, file: string, field: string): string {
   return value;
 }
 
+/** The numeric fields of HELM's Stat (absent or null when count is 0, NaN/Infinity as Python writes them). */
+const STAT_NUMBERS = ['count', 'sum', 'sum_squared', 'min', 'max', 'mean', 'variance', 'stddev'];
+
+/**
+ * A Stat as HELM writes it: an object whose numeric fields are numbers. Read leniently, a mean written as text
+ * vanished from `ls` (a stats.json entry) or was re-aggregated as NaN and called "NO" match (a per-instance one).
+ */
+function checkedStat(value: unknown, file: string, field: string): Json {
+  const stat = o(value);
+  if (stat === undefined) throw new BadInputError('a Stat that is not an object', { file, field });
+  for (const key of STAT_NUMBERS) {
+    const v = stat[key];
+    if (v !== undefined && v !== null && typeof v !== 'number') throw new BadInputError(`expected a number, got ${Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'an object' : `a ${typeof v}`}`, { file, field: `${field}.${key}` });
+  }
+  return stat;
+}
+
 async function readJson(folder: string, name: string): Promise<{ value: unknown; text: string }> {
   const file = join(folder, name);
   const text = await readFile(file, 'utf8');
@@ -90,7 +107,7 @@ export async function importHelmRun(folder: string, present: ReadonlySet<string>
       }
       return rs;
     }),
-    stats: list(stats, join(folder, 'stats.json')).map(o).filter((s): s is Json => s !== undefined),
+    stats: list(stats, join(folder, 'stats.json')).map((s, i) => checkedStat(s, join(folder, 'stats.json'), `[${i}]`)),
     hasScenarioState: state !== undefined,
     hasPerInstanceStats: perInstance !== undefined,
     files,
@@ -174,9 +191,10 @@ function helmTables(records: HelmRecords, runId: string, task: string, perInstan
     const r = o(entry);
     if (r === undefined) throw new BadInputError('a per-instance record that is not an object', { file: statsFile, field: `[${i}]` });
     const docId = helmDocId(idOf(r.instance_id, statsFile, `[${i}].instance_id`), r.perturbation, Number(r.train_trial_index ?? 0));
-    for (const stat of list(r.stats, statsFile, `[${i}].stats`).map(o)) {
-      const name = o(stat?.name);
-      if (stat === undefined || name === undefined || Number(stat.count) === 0) continue;
+    for (const [j, entry] of list(r.stats, statsFile, `[${i}].stats`).entries()) {
+      const stat = checkedStat(entry, statsFile, `[${i}].stats[${j}]`);
+      const name = o(stat.name);
+      if (name === undefined || Number(stat.count) === 0) continue;
       const metric = isBookkeeping(String(name.name)) ? `${EXTRA_FIELD_PREFIX}${String(name.name)}` : String(name.name);
       scores.push({ ...base(docId), filter: instanceStatFilter(name), metric, value: typeof stat.mean === 'number' ? stat.mean : null, value_json: toPythonJson(stat) });
     }

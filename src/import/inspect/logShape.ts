@@ -37,13 +37,21 @@ export function checkHeader(header: Json, file: string): void {
   });
 }
 
+/** Inspect's Target as a log holds it: a string or a list of strings. */
+export function isTarget(v: unknown): boolean {
+  return typeof v === 'string' || (isList(v) && v.every((t) => typeof t === 'string'));
+}
+
 /** EvalSample fields as Inspect writes them, after the legacy shapes are migrated. */
 export function checkSample(sample: Json, i: number, file: string): void {
   const at = (field: string) => `samples[${i}].${field}`;
   if (!(typeof sample.id === 'string' || (typeof sample.id === 'number' && Number.isFinite(sample.id)))) refuse(file, at('id'), 'a sample id (a string or a number)', sample.id);
   if (!(typeof sample.epoch === 'number' && Number.isInteger(sample.epoch) && sample.epoch >= 1)) refuse(file, at('epoch'), 'an epoch (an integer from 1)', sample.epoch);
+  // Inspect's EvalSample requires a target (read_eval_log refuses a sample without one); read leniently, a missing
+  // target was stored as the text "null" and every reading scored the sample against that gold.
+  if (sample.target === undefined) throw new BadInputError('missing field (every EvalSample has a target)', { file, field: at('target') });
+  if (!isTarget(sample.target)) refuse(file, at('target'), 'a target (a string or a list of strings)', sample.target);
   const optional: [string, (v: unknown) => boolean, string][] = [
-    ['target', (v) => typeof v === 'string' || (isList(v) && v.every((t) => typeof t === 'string')), 'a target (a string or a list of strings)'],
     ['messages', isList, 'a list of messages'],
     ['output', isPlainObject, 'a ModelOutput object'],
     ['scores', isPlainObject, 'an object of Score by scorer'],
@@ -51,6 +59,18 @@ export function checkSample(sample: Json, i: number, file: string): void {
   for (const [field, ok, expected] of optional) {
     const v = sample[field];
     if (v !== undefined && v !== null && !ok(v)) refuse(file, at(field), expected, v);
+  }
+  // An absent output is Inspect's empty ModelOutput; a null one its reader refuses. Read as empty, the sample was
+  // scored against "" while rescore said "0 without a response".
+  if (sample.output === null) refuse(file, at('output'), 'a ModelOutput object', null);
+  // ModelUsage's counts are integers: read leniently, a count written as text was stored as unknown, unsaid.
+  const usage = isPlainObject(sample.output) ? sample.output.usage : undefined;
+  if (usage !== undefined && usage !== null) {
+    if (!isPlainObject(usage)) refuse(file, at('output.usage'), 'a ModelUsage object', usage);
+    for (const key of ['input_tokens', 'output_tokens', 'total_tokens', 'input_tokens_cache_write', 'input_tokens_cache_read', 'reasoning_tokens']) {
+      const v = usage[key];
+      if (v !== undefined && v !== null && !(typeof v === 'number' && Number.isSafeInteger(v))) refuse(file, at(`output.usage.${key}`), 'a token count (an integer)', v);
+    }
   }
 }
 

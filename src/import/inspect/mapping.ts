@@ -20,6 +20,7 @@
  *   (value, answer, explanation, metadata, history): the answer is the span
  *   Inspect extracted, the history its edits.
  */
+import { BadInputError } from '../../errors.ts';
 import { sha256Hex } from '../../util/hash.ts';
 import { isPlainObject, toPythonJson } from '../../util/json.ts';
 import { type ScoreValue, valueToFloat } from '../../formats/inspectScore.ts';
@@ -28,6 +29,7 @@ import { completionOf, inputText, messageText, promptMessages } from './messages
 import { effectiveGenerateConfig } from './provenance.ts';
 import type { InspectLog } from './readLog.ts';
 import type { ItemTables, Row } from '../types.ts';
+import { isTarget } from './logShape.ts';
 
 /** Rows are checked against the column specs when staged (the schema's row types do not model nullable columns). */
 
@@ -133,6 +135,16 @@ export function mapTables(log: InspectLog, runId: string, task: string): Inspect
   const bodies = new Set(log.samples.map((s) => `${idText(s.id)}\u001f${String(s.epoch)}`));
   for (const summary of log.summaries) {
     if (bodies.has(`${idText(summary.id)}\u001f${String(summary.epoch)}`)) continue;
+    // A summary stands in for its sample here, so it needs the target its sample would have had (Inspect's
+    // EvalSampleSummary requires one): without, the gold was stored as the text "null".
+    if (!isTarget(summary.target)) {
+      const which = `the summary of sample ${JSON.stringify(summary.id)}, epoch ${String(summary.epoch)} (its sample body is not in the log)`;
+      throw new BadInputError(summary.target === undefined ? `missing in ${which}; every EvalSampleSummary has a target` : `expected a target (a string or a list of strings) in ${which}`, {
+        file: log.file,
+        member: log.rebuiltFromJournal ? '_journal/summaries' : 'summaries.json',
+        field: 'target',
+      });
+    }
     out.summaryOnly.push(`${idText(summary.id)} epoch ${String(summary.epoch)}`);
     addInstance(summary);
     addScores(summary, 0);

@@ -31,10 +31,23 @@ export function checkResultsShape(json: Record<string, unknown>, file: string): 
       throw new BadInputError(`a metric value must be a number, got ${typeName(value)}`, { file, field: `results.${task}.${key}` });
     }
   }
+  // Counts lm-eval writes as integers: read as they came, a few-shot count "zero" was shown as the count, and an
+  // effective document count "twenty" was dropped for one inferred from the samples, unsaid.
+  // null stays allowed: a count not recorded (an older lm-eval left a task's num_fewshot unset), not a wrong one.
+  const isCount = (v: unknown) => v === null || (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0);
   const nsamples = json['n-samples'];
   if (isPlainObject(nsamples)) {
     for (const [task, counts] of Object.entries(nsamples)) {
       if (!isPlainObject(counts)) throw new BadInputError(`expected an object ({original, effective}), got ${typeName(counts)}`, { file, field: `n-samples.${task}` });
+      for (const key of ['original', 'effective']) {
+        if (key in counts && !isCount(counts[key])) throw new BadInputError(`expected a document count (an integer from 0), got ${typeName(counts[key])}`, { file, field: `n-samples.${task}.${key}` });
+      }
+    }
+  }
+  const nshot = json['n-shot'];
+  if (isPlainObject(nshot)) {
+    for (const [task, count] of Object.entries(nshot)) {
+      if (!isCount(count)) throw new BadInputError(`expected a few-shot count (an integer from 0), got ${typeName(count)}`, { file, field: `n-shot.${task}` });
     }
   }
 }

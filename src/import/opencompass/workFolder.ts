@@ -38,14 +38,24 @@ async function readText(path: string, role: string): Promise<SourceText> {
   return { path, text, sha256: sha256Hex(bytes), role: `opencompass-${role}` };
 }
 
-/** A summary CSV: `dataset,version,metric,mode,<model>…`, values with two decimals or '-'. */
+/**
+ * A summary CSV: `dataset,version,metric,mode,<model>…`, values with two decimals or '-' (OpenCompass's summarizer
+ * writes nothing else). A row of fewer or more cells than the header (a file cut short), or a value that is
+ * neither, is refused naming its line: read leniently, a cut row became a dataset of its first letters with a
+ * metric called "undefined", and a value that was not a number vanished from what the run reported.
+ */
 export function readSummaryCsv(text: string, file: string): { dataset: string; version: string; metric: string; mode: string; values: Record<string, string> }[] {
-  const lines = text.split(/\r?\n/).filter((l) => l.trim() !== '');
-  const header = lines[0]?.split(',') ?? [];
+  const lines = text.split(/\r?\n/).map((l, i) => ({ l, line: i + 1 })).filter(({ l }) => l.trim() !== '');
+  const header = lines[0]?.l.split(',') ?? [];
   if (header.slice(0, 4).join(',') !== 'dataset,version,metric,mode') throw new BadInputError('not an OpenCompass summary table (header dataset,version,metric,mode)', { file, line: 1 });
-  return lines.slice(1).map((line) => {
-    const cells = line.split(',');
-    return { dataset: cells[0]!, version: cells[1]!, metric: cells[2]!, mode: cells[3]!, values: Object.fromEntries(header.slice(4).map((m, i) => [m, cells[4 + i] ?? '-'])) };
+  return lines.slice(1).map(({ l, line }) => {
+    const cells = l.split(',');
+    if (cells.length !== header.length) throw new BadInputError(`${cells.length} field(s) where the header has ${header.length}; the file may be truncated`, { file, line });
+    const values = Object.fromEntries(header.slice(4).map((m, i) => [m, cells[4 + i]!]));
+    for (const [model, cell] of Object.entries(values)) {
+      if (cell !== '-' && !/^-?\d+(\.\d+)?$/.test(cell)) throw new BadInputError(`expected a number or '-', found ${JSON.stringify(cell)}`, { file, line, field: model });
+    }
+    return { dataset: cells[0]!, version: cells[1]!, metric: cells[2]!, mode: cells[3]!, values };
   });
 }
 

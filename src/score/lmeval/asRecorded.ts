@@ -19,6 +19,7 @@ import { groupCells } from './groups.ts';
 import { scoredByLmevalAtLeast } from './harnessRules.ts';
 import { HeapBound } from '../../util/heapBound.ts';
 import { LMEVAL_BOOKKEEPING_KEYS } from '../../formats/lmevalResultKeys.ts';
+import { reportedNumber } from '../../formats/reportedNumber.ts';
 import type { AsRecordedCell, CellWarning, DifferingItem } from './asRecordedCell.ts';
 
 export type { AsRecordedCell, CellWarning, DifferingItem };
@@ -81,6 +82,12 @@ export async function rescoreAsRecorded(store: OpenStore, runIds?: readonly stri
     const printedOnly = Object.keys(run.reported).filter((t) => printsNumbers(t) && !withSamples.has(t) && !bypassed.includes(t) && !report.cells.some((c) => c.run_id === run.run_id && c.task === t)).sort();
     if (printedOnly.length > 0) {
       report.notes.push({ run_id: run.run_id, task: null, message: `${printedOnly.length} task(s)/group(s) have printed numbers but no per-sample records in the store, so nothing to reproduce; by name: ${printedOnly.slice(0, 12).join(', ')}${printedOnly.length > 12 ? ', …' : ''}` });
+    }
+    // Records that hold the prediction and target but no per-sample metric value (the BigScience fork's examples
+    // file): "no per-sample records" was false of them.
+    const recordsWithoutValues = tasks.filter((t) => printsNumbers(t) && !report.cells.some((c) => c.run_id === run.run_id && c.task === t)).sort();
+    if (recordsWithoutValues.length > 0) {
+      report.notes.push({ run_id: run.run_id, task: null, message: `${recordsWithoutValues.length} task(s) have printed numbers and per-sample records, but the records hold no per-sample metric value to aggregate, so nothing to reproduce; by name: ${recordsWithoutValues.slice(0, 12).join(', ')}${recordsWithoutValues.length > 12 ? ', …' : ''}` });
     }
   }
   return report;
@@ -290,13 +297,7 @@ function reportedOf(run: RunProvenance, task: string, filter: string, metric: st
 /** A recorded (loglikelihood, weight) pair: `[-12.5, 7]`. */
 const recordedPair = recordedNumberPair;
 
-function num(v: unknown): number | null {
-  if (typeof v === 'number') return v;
-  if (v === 'NaN') return Number.NaN;
-  if (v === 'Infinity') return Number.POSITIVE_INFINITY;
-  if (v === '-Infinity') return Number.NEGATIVE_INFINITY;
-  return null;
-}
+const num = reportedNumber;
 
 function sameNumber(a: number | null, b: number | null, tolerance = 0): boolean {
   if (a === null || b === null) return false;

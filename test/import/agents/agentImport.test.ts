@@ -71,8 +71,11 @@ test('the SWE-bench PR prediction files get their flags: fences, non-harness key
   const base = externalFixture('agents/swebench-SWE-bench-prs');
   const one = async (rel: string) => (await importSources([join(base, rel)], options)).runs;
   const [dexOriginal] = await one('pr547-dex8b/original-d91f4b4');
-  assert.match(noteOf(dexOriginal!.provenance, 'non_harness_keys')!, /'prediction', 'model_name'/);
-  assert.match(noteOf(dexOriginal!.provenance, 'extra_keys')!, /model_id/);
+  // Each non-harness key beside the one it stands in for: the file has instance_id, which the harness reads as is
+  // (before, the note listed all three harness keys, instance_id included, after the two keys the file uses instead).
+  assert.equal(noteOf(dexOriginal!.provenance, 'non_harness_keys'), "the file uses 'prediction' where the harness reads 'model_patch', 'model_name' where the harness reads 'model_name_or_path': the harness would fail on it as it is (kept, not renamed)");
+  // model_id claims no outcome, so the note says nothing of claimed statuses (it did before).
+  assert.equal(noteOf(dexOriginal!.provenance, 'extra_keys'), 'keys the harness ignores: model_id');
   assert.match(noteOf(dexOriginal!.provenance, 'patch_fenced')!, /^290 of 296 patches wrapped in a Markdown code fence/);
   const [dexFixed] = await one('pr547-dex8b/fixed-b07abfb');
   assert.match(noteOf(dexFixed!.provenance, 'patch_fenced')!, /^290 of 296/);
@@ -80,7 +83,7 @@ test('the SWE-bench PR prediction files get their flags: fences, non-harness key
   // metadata.yaml: 96.7% = 290/300 (the Lite split), not 290/296 (the predictions).
   assert.match(noteOf(dexFixed!.provenance, 'claimed_rate')!, /290\/300 = 96\.67% \(matches the claim\); over the 296 submitted predictions: 290\/296 = 97\.97%: the claim is resolved ÷ whole split/);
   const [blackOriginal] = await one('pr627-blacksmith/original-37d80e4');
-  assert.match(noteOf(blackOriginal!.provenance, 'extra_keys')!, /execution_time_ms, status/);
+  assert.equal(noteOf(blackOriginal!.provenance, 'extra_keys'), 'keys the harness ignores: execution_time_ms, status (a claimed status or timing in a predictions file is not an evaluation)');
   assert.match(noteOf(blackOriginal!.provenance, 'patch_no_hunk')!, /^15 of 15 patches with no @@ hunk header/);
   const [blackFixed] = await one('pr627-blacksmith/fixed-4856541');
   assert.deepEqual(noteKinds(blackFixed!.provenance), ['not_evaluated']);
@@ -210,6 +213,21 @@ test('a truncated Harbor registry or ATIF trajectory is bad input naming file an
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  }
+});
+
+test('a truncated Harbor parity record names its line too (it named only the file)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'lmaudit-agents-'));
+  try {
+    const file = join(dir, 'parity_experiment.json');
+    // Cut inside line 14 (the 500th character is in "https://github.com/laude-institute/terminal-ben…").
+    writeFileSync(file, readFileSync(externalFixture('agents/harbor-evolving-skills/adapters/swebench/parity_experiment.json'), 'utf8').slice(0, 500));
+    const r = importInto(dir, file);
+    assert.equal(r.status, 2, r.stderr);
+    assert.equal(r.stderr.trim(), `lmaudit: ${file}, line 14: not valid JSON, even without trailing commas (Unterminated string in JSON at position 500)`);
+    assert.equal(r.stored, false);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 

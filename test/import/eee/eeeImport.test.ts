@@ -310,3 +310,13 @@ test('an aggregate key of the wrong type is named as such (not "without the key"
   writeFileSync(c.aggregate, JSON.stringify(aggregate));
   assert.equal(importFails(c.aggregate), `lmaudit: ${c.aggregate}, line 1, field 'evaluation_results[0].score_details.uncertainty.standard_error.value': standard_error.value is "0.1", not a number`);
 });
+
+test('a token count written as text is refused naming the record and field (it was stored as unknown, unsaid)', () => {
+  // Before: "input_tokens": "12" imported with the count left out, so view and an export showed no token usage.
+  const c = referenceCopy();
+  const edited = readFileSync(c.samples, 'utf8').replace('"input_tokens": 12', '"input_tokens": "12"');
+  assert.notEqual(edited, readFileSync(c.samples, 'utf8'));
+  writeFileSync(c.samples, edited);
+  writeFileSync(c.aggregate, readFileSync(c.aggregate, 'utf8').replace('6bbefcb149f63071c5d7abeb4c57f23f9a0e517dbc11f7ca4728c8b1c63e6cd8', createHash('sha256').update(edited).digest('hex')));
+  assert.equal(importFails(c.aggregate), `lmaudit: ${c.samples}, line 1, field 'token_usage.input_tokens': token_usage.input_tokens is "12", not a count (an integer from 0)`);
+});

@@ -170,6 +170,11 @@ test('mistyped HELM fields are refused naming the file and field (read as empty,
     ['a completion text that is a number', 'scenario_state.json', (s) => ((s.request_states[0]!.result.completions[0].text = 5), s), /field 'request_states\[0\]\.result\.completions\[0\]\.text'/],
     ['per-instance stats a string', 'per_instance_stats.json', (p) => ((p as unknown as Record<string, unknown>[])[0]!.stats = 'x', p), /per_instance_stats\.json, field '\[0\]\.stats': not a list/],
     ['stats.json an object', 'stats.json', () => ({ a: 1 }), /stats\.json: the file holds no list/],
+    // Before: a stats.json mean written as text vanished from `ls` (bbq_accuracy was not listed), and a per-instance
+    // sum written as text was re-aggregated as NaN and printed as a mismatch ("3  NaN  NO").
+    ['a stats.json mean that is text', 'stats.json', (st) => (((st as unknown as Record<string, unknown>[])[0]!.mean = 'high'), st), /stats\.json, field '\[0\]\.mean': expected a number, got a string$/],
+    ['a per-instance sum that is text', 'per_instance_stats.json', (p) => (((p as unknown as { stats: Record<string, unknown>[] }[])[0]!.stats[0]!.sum = 'x'), p), /per_instance_stats\.json, field '\[0\]\.stats\[0\]\.sum': expected a number, got a string$/],
+    ['a per-instance stat that is a number', 'per_instance_stats.json', (p) => (((p as unknown as { stats: unknown[] }[])[0]!.stats[1] = 7), p), /per_instance_stats\.json, field '\[0\]\.stats\[1\]': a Stat that is not an object$/],
   ];
   for (const [what, name, edit, message] of edits) {
     const folder = join(mkdtempSync(join(tmpdir(), 'lmaudit-helm-')), 'run');

@@ -152,6 +152,20 @@ test('a .json log with bare NaN / Infinity tokens keeps NaN as the unscored sent
   assert.equal(nan.value_json, 'NaN');
 });
 
+test('a sample known only from a summary without a target is refused naming the member (its gold was stored as the text "null")', async () => {
+  const dir = await tmp();
+  const members = await membersOf(`${DIR}log_streaming.eval`);
+  const summaries = JSON.parse(members.find((m) => m.name === 'summaries.json')!.data.toString('utf8')) as Record<string, unknown>[];
+  for (const summary of summaries) if (summary.id === 2 && summary.epoch === 2) delete summary.target;
+  const file = join(dir, 'partial.eval');
+  await buildEval(file, [
+    ...members.filter((m) => m.name !== 'samples/2_epoch_2.json' && m.name !== 'summaries.json'),
+    { name: 'summaries.json', data: JSON.stringify(summaries) },
+  ]);
+  await assert.rejects(importLog(file), (e: Error) =>
+    e instanceof BadInputError && e.message === `${file}, member summaries.json, field 'target': missing in the summary of sample 2, epoch 2 (its sample body is not in the log); every EvalSampleSummary has a target`);
+});
+
 test('a sample known only from summaries keeps its scores (noted); a chunked sample is read from its shell', async () => {
   const dir = await tmp();
   const members = await membersOf(`${DIR}log_streaming.eval`);

@@ -21,7 +21,14 @@ const CASES: [string, (log: Log) => void, string][] = [
   ['an epoch that is text', (l) => void (l.samples[0]!.epoch = 'one'), "field 'samples[0].epoch': expected an epoch (an integer from 1), found a string"],
   ['scores a list', (l) => void (l.samples[0]!.scores = [1]), "field 'samples[0].scores': expected an object of Score by scorer, found a list"],
   ['output a number', (l) => void (l.samples[0]!.output = 5), "field 'samples[0].output': expected a ModelOutput object, found a number"],
+  ['output null', (l) => void (l.samples[1]!.output = null), "field 'samples[1].output': expected a ModelOutput object, found null"],
   ['target a number', (l) => void (l.samples[0]!.target = 5), "field 'samples[0].target': expected a target (a string or a list of strings), found a number"],
+  // Before: a sample without a target (or with a null one) imported, its gold the text "null", and every reading
+  // scored it against that (rescore said "0 without gold").
+  ['target missing', (l) => void delete l.samples[1]!.target, "field 'samples[1].target': missing field (every EvalSample has a target)"],
+  ['target null', (l) => void (l.samples[2]!.target = null), "field 'samples[2].target': expected a target (a string or a list of strings), found null"],
+  // Before: a token count written as text imported as unknown, so the tokens vanished from view and an export.
+  ['a token count that is text', (l) => void (((l.samples[0]!.output as { usage: Record<string, unknown> }).usage.input_tokens = '12')), "field 'samples[0].output.usage.input_tokens': expected a token count (an integer), found a string"],
   ['messages a string', (l) => void (l.samples[0]!.messages = 'hi'), "field 'samples[0].messages': expected a list of messages, found a string"],
   ['results a string', (l) => void (l.results = 'x' as never), "field 'results': expected an EvalResults object, found a string"],
   ['a metric value that is text', (l) => void (l.results.scores[0]!.metrics.accuracy!.value = '0.5'), "field 'results.scores[0].metrics.accuracy.value': expected a number, found a string"],

@@ -161,3 +161,25 @@ test('a results file whose details are a string is refused naming the field (it 
     rmSync(join(work, '..'), { recursive: true, force: true });
   }
 });
+
+test('a summary CSV cut short, or with a value that is no number, is refused naming its line', async () => {
+  // Before: the CSV of the MMLU run cut inside line 3 imported a dataset "mml" whose summary metric as-recorded
+  // printed as "undefined in the summary CSV", and a value "abc" vanished from what the run reported.
+  const run = join(outputs, 'default/20240609_154004');
+  const csv = 'summary/summary_20240609_154004.csv';
+  const cases: [string, (text: string) => string, (file: string) => string][] = [
+    ['cut inside line 3', (t) => t.slice(0, t.indexOf('\nmmlu_college_chemistry') + 4), (f) => `${f}, line 3: 1 field(s) where the header has 5; the file may be truncated`],
+    ['a value that is text', (t) => t.replace('gen,100.00', 'gen,abc'), (f) => `${f}, line 2, field 'llama-3-8b-ragga-disturb': expected a number or '-', found "abc"`],
+  ];
+  for (const [what, edit, message] of cases) {
+    const work = join(mkdtempSync(join(tmpdir(), 'lmaudit-oc-')), '20240609_154004');
+    try {
+      cpSync(run, work, { recursive: true });
+      const file = join(work, csv);
+      writeFileSync(file, edit(readFileSync(file, 'utf8')));
+      await assert.rejects(importSources([work], options), (e: Error & { exitCode?: number }) => e.exitCode === 2 && e.message === message(file), what);
+    } finally {
+      rmSync(join(work, '..'), { recursive: true, force: true });
+    }
+  }
+});
