@@ -125,14 +125,15 @@ const targetDelimiter: Check = (c) => {
   const used = [...seen.keys()];
   const usedText = used.map((u) => JSON.stringify(u)).join(' or ');
   if (configured === undefined) return result(id, c.task, 'unknown', 'unknown', usedText, `the configured delimiter is not recorded (${c.raw.status === 'unavailable' ? c.raw.why : 'no configs entry'})`);
-  const allowed = typeof configured === 'string' && type === 'multiple_choice' && chatApplied(c) ? chatDelimiters(c, configured) : new Map([[configured, '']]);
+  const underChat = typeof configured === 'string' && type === 'multiple_choice' && chatApplied(c);
+  const allowed = underChat ? chatDelimiters(c, configured) : new Map([[configured, '']]);
   if (used.length === 1 && allowed.has(used[0]!)) {
     const rule = allowed.get(used[0]!)!;
     return result(id, c.task, 'ok', show(configured), usedText, rule === '' ? 'every scored continuation starts with the configured delimiter' : `every scored continuation starts with ${JSON.stringify(used[0])}: ${rule} (construct_requests)`);
   }
   const bad = [...seen.entries()].filter(([lead]) => !allowed.has(lead)).map(([, e]) => e);
   const expected = [...allowed.keys()].map((d) => JSON.stringify(d)).join(' or ');
-  const why = allowed.size > 1 || !allowed.has(configured as string) ? ` (under a chat template: ${[...allowed.values()].join('; ')})` : '';
+  const why = underChat ? ` (under a chat template: ${[...allowed.values()].join('; ')})` : '';
   return result(id, c.task, 'mismatch', show(configured), usedText, `the continuations do not start with ${expected}${why}`, bad);
 };
 

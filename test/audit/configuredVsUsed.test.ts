@@ -246,3 +246,63 @@ test('few-shot count: segments that differ in number from prompt to prompt count
   const constant = await check(0, ['Q: a\nA: 1\n\nQ: b\nA: 2\n\nQ: one?', 'Q: c\nA: 3\n\nQ: d\nA: 4\n\nQ: two?']);
   assert.deepEqual([constant.status, constant.used], ['mismatch', '2']);
 });
+
+test("the target delimiter under a chat template is the one the run's lm-eval release sends", async () => {
+  // lm-eval's construct_requests: a multiple-choice continuation is target_delimiter + choice; under a chat template
+  // the delimiter is emptied from 0.4.6 (not before), and from 0.4.10 kept where gen_prefix ends in a non-space. A
+  // loglikelihood task's continuation is doc_to_target as written, never prefixed (0.4.0 to 0.4.13).
+  const dir = mkdtempSync(join(tmpdir(), 'lmaudit-delimiter-'));
+  const check = async (config: Record<string, unknown>, version: string | null, continuations: string[], chat = true) => {
+    const file = join(dir, `results_${Math.random()}.json`);
+    const bytes = JSON.stringify({ configs: { t: config } });
+    writeFileSync(file, bytes);
+    const r = runWith((run) => {
+      run.records.files = same(recorded([{ path: file, sha256: sha256Hex(bytes), role: 'lm-eval results' }]));
+      run.tasks.t!.chat_template.applied = same(recorded(chat));
+      if (version !== null) run.harness.version = same(recorded(version));
+    });
+    const docs = [doc('0', 'Q?', { requests: continuations.map((c) => ({ context: 'Q?', continuation: c })) })];
+    return byId(await checkConfiguredVsUsed(r, 't', docs), 'target_delimiter');
+  };
+  const mc = { output_type: 'multiple_choice', target_delimiter: ' ' };
+  const emptied = await check(mc, '0.4.13', ['yes', 'no']);
+  assert.deepEqual([emptied.status, emptied.configured, emptied.used], ['ok', '" "', '""']);
+  assert.equal(emptied.message, 'every scored continuation starts with "": lm-eval (0.4.6 and later) sends multiple-choice continuations without the target delimiter under a chat template (construct_requests)');
+  // Before 0.4.6 the chat template left the delimiter in place: an empty one is not that release's doing.
+  const old = await check(mc, '0.4.5', ['yes', 'no']);
+  assert.equal(old.status, 'mismatch');
+  assert.equal(old.message, 'the continuations do not start with " " (under a chat template: lm-eval before 0.4.6 keeps the configured delimiter under a chat template)');
+  assert.equal((await check(mc, '0.4.5', [' yes', ' no'])).status, 'ok');
+  // A version inferred as a range across 0.4.6 allows either, and so does none recorded.
+  assert.equal((await check(mc, '0.4.3–0.4.6', ['yes'])).status, 'ok');
+  assert.equal((await check(mc, '0.4.3–0.4.6', [' yes'])).status, 'ok');
+  assert.equal((await check(mc, null, [' yes'])).status, 'ok');
+  // From 0.4.10 a gen_prefix ending in a non-space keeps the delimiter; 0.4.9 emptied it regardless.
+  const prefixed = { ...mc, gen_prefix: 'Answer:' };
+  assert.equal((await check(prefixed, '0.4.13', [' yes'])).status, 'ok');
+  assert.equal((await check(prefixed, '0.4.13', ['yes'])).status, 'mismatch');
+  assert.equal((await check(prefixed, '0.4.9', ['yes'])).status, 'ok');
+  assert.equal((await check({ ...mc, gen_prefix: 'Answer: ' }, '0.4.13', ['yes'])).status, 'ok');
+  // Without a chat template the configured delimiter is the only one.
+  assert.equal((await check(mc, '0.4.13', ['yes'], false)).status, 'mismatch');
+  const ll = await check({ output_type: 'loglikelihood', target_delimiter: ' ' }, '0.4.13', ['9']);
+  assert.equal(ll.status, 'not applicable');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test("a system message that is the task's description under a chat template is lm-eval's rule, not a contradiction", async () => {
+  // lm-eval's fewshot_context (0.4.3 on): with no system instruction, a chat-templated prompt's system turn is the description.
+  const description = 'The following are multiple choice questions (with answers) about abstract algebra.';
+  const prompts = ['Q one?', 'Q two?'].map((q) => `<|im_start|>system\n${description}<|im_end|>\n<|im_start|>user\n${q}<|im_end|>\n<|im_start|>assistant\n`);
+  const runOf = (chat: boolean, taskDescription: string) => runWith((run) => {
+    run.tasks.t!.system.instruction = same(recorded(null));
+    run.tasks.t!.system.description = same(recorded(taskDescription));
+    run.tasks.t!.chat_template.applied = same(recorded(chat));
+  });
+  const system = byId(await checkConfiguredVsUsed(runOf(true, `${description}\n\n`), 't', prompts.map((p, i) => doc(String(i), p))), 'system_message');
+  assert.deepEqual([system.status, system.observed], ['ok', 'description']);
+  assert.equal(system.message, "the system message is the task's description, which lm-eval sends as the system message under a chat template (fewshot_context)");
+  // Another description, or no chat template recorded: the system message came from elsewhere.
+  assert.equal(byId(await checkConfiguredVsUsed(runOf(true, 'Another task.'), 't', prompts.map((p, i) => doc(String(i), p))), 'system_message').status, 'mismatch');
+  assert.equal(byId(await checkConfiguredVsUsed(runOf(false, description), 't', prompts.map((p, i) => doc(String(i), p))), 'system_message').status, 'mismatch');
+});

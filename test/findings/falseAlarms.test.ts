@@ -82,6 +82,22 @@ test('a harness that fills in what the configuration left out (a default max_gen
   assert.equal(compareField('generation', 'stop_sequences', dropped, dropped).verdict, 'contradicts');
 });
 
+test("lmaudit run's record of the target delimiter a chat template emptied is lm-eval's rule, \"resolved\", not a contradiction", async () => {
+  // lmaudit run records the YAML's delimiter as configured and the one sent as used: " " and "" for arc_easy under
+  // --apply_chat_template (test/run/run.test.ts), where diff said the record contradicted itself.
+  const { compareField } = await import('../../src/audit/settingsDiff.ts');
+  const { recorded } = await import('../../src/store/schema.ts');
+  const setting = (configured: unknown, used: unknown) => ({ configured: recorded(configured), used: recorded(used) });
+  const emptied = setting(' ', '');
+  const row = compareField('chat_template', 'target_delimiter', emptied, emptied);
+  assert.equal(row.verdict, 'resolved');
+  assert.equal(row.contradiction, undefined);
+  assert.equal(row.resolved!.detail, 'A: configured " ", sent "": under a chat template lm-eval (0.4.6 and later) sends multiple-choice continuations without the target delimiter; B: configured " ", sent "": under a chat template lm-eval (0.4.6 and later) sends multiple-choice continuations without the target delimiter');
+  // Any other delimiter sent than the configured one is still a contradiction.
+  const other = setting(' ', '\n');
+  assert.equal(compareField('chat_template', 'target_delimiter', other, other).verdict, 'contradicts');
+});
+
 test("one stop string is the list of it (lm-eval's handle_stop_sequences): `--gen_kwargs until=Answer` in lm-eval's record and lmaudit's is the same request", async () => {
   const { compareField } = await import('../../src/audit/settingsDiff.ts');
   const { recorded } = await import('../../src/store/schema.ts');

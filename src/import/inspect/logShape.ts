@@ -6,6 +6,7 @@
  */
 import { BadInputError } from '../../errors.ts';
 import { isPlainObject } from '../../util/json.ts';
+import { pydanticLaxInt } from '../../py/pydanticInt.ts';
 import type { Json } from './migrate.ts';
 
 const isList = Array.isArray;
@@ -63,13 +64,17 @@ export function checkSample(sample: Json, i: number, file: string): void {
   // An absent output is Inspect's empty ModelOutput; a null one its reader refuses. Read as empty, the sample was
   // scored against "" while rescore said "0 without a response".
   if (sample.output === null) refuse(file, at('output'), 'a ModelOutput object', null);
-  // ModelUsage's counts are integers: read leniently, a count written as text was stored as unknown, unsaid.
+  // ModelUsage's counts are integers, read as pydantic's lax mode reads them ("12" is 12, as Inspect shows it); a
+  // count it refuses is refused here. Read as only numbers, a count written as text was stored as unknown, unsaid.
   const usage = isPlainObject(sample.output) ? sample.output.usage : undefined;
   if (usage !== undefined && usage !== null) {
     if (!isPlainObject(usage)) refuse(file, at('output.usage'), 'a ModelUsage object', usage);
     for (const key of ['input_tokens', 'output_tokens', 'total_tokens', 'input_tokens_cache_write', 'input_tokens_cache_read', 'reasoning_tokens']) {
       const v = usage[key];
-      if (v !== undefined && v !== null && !(typeof v === 'number' && Number.isSafeInteger(v))) refuse(file, at(`output.usage.${key}`), 'a token count (an integer)', v);
+      if (v === undefined || v === null) continue;
+      const count = pydanticLaxInt(v);
+      if (count === undefined) refuse(file, at(`output.usage.${key}`), 'a token count (an integer, as Inspect reads one)', v);
+      usage[key] = count;
     }
   }
 }

@@ -27,8 +27,9 @@ const CASES: [string, (log: Log) => void, string][] = [
   // scored it against that (rescore said "0 without gold").
   ['target missing', (l) => void delete l.samples[1]!.target, "field 'samples[1].target': missing field (every EvalSample has a target)"],
   ['target null', (l) => void (l.samples[2]!.target = null), "field 'samples[2].target': expected a target (a string or a list of strings), found null"],
-  // Before: a token count written as text imported as unknown, so the tokens vanished from view and an export.
-  ['a token count that is text', (l) => void (((l.samples[0]!.output as { usage: Record<string, unknown> }).usage.input_tokens = '12')), "field 'samples[0].output.usage.input_tokens': expected a token count (an integer), found a string"],
+  // Before: a token count written as text imported as unknown, so the tokens vanished from view and an export. Inspect
+  // (pydantic's lax int) reads "12" as 12 (a test below); "12.5" it refuses.
+  ['a token count that is no integer', (l) => void (((l.samples[0]!.output as { usage: Record<string, unknown> }).usage.input_tokens = '12.5')), "field 'samples[0].output.usage.input_tokens': expected a token count (an integer, as Inspect reads one), found a string"],
   ['messages a string', (l) => void (l.samples[0]!.messages = 'hi'), "field 'samples[0].messages': expected a list of messages, found a string"],
   ['results a string', (l) => void (l.results = 'x' as never), "field 'results': expected an EvalResults object, found a string"],
   ['a metric value that is text', (l) => void (l.results.scores[0]!.metrics.accuracy!.value = '0.5'), "field 'results.scores[0].metrics.accuracy.value': expected a number, found a string"],
@@ -49,6 +50,32 @@ test('each mistyped Inspect field: exit 2, file and field named, no stack trace,
       assert.equal(r.stderr.trim(), `lmaudit: ${file}, ${message}`, what);
       assert.ok(!existsSync(out), `${what}: nothing stored`);
     }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a token count written as text is read as Inspect reads it (pydantic's lax int), and stored", async () => {
+  const { pydanticLaxInt } = await import('../../../src/py/pydanticInt.ts');
+  // Each value as pydantic 2.13.5 read it (`class U(BaseModel): input_tokens: int`; `U(input_tokens=v).input_tokens`).
+  const read: [unknown, number][] = [['12', 12], [' 12 ', 12], ['\t12\n', 12], ['+12', 12], ['-0', 0], ['00012', 12], ['1_000', 1000], ['12.0', 12], ['12.00', 12], [12.0, 12], [true, 1]];
+  for (const [v, n] of read) assert.equal(pydanticLaxInt(v), n, JSON.stringify(v));
+  for (const v of ['12.5', '12.', '1e3', '0x10', '_12', '12_', '1__0', '', ' ', '１２', 12.5, Number.NaN, 1e20, null, [12]]) assert.equal(pydanticLaxInt(v), undefined, String(v));
+
+  const { loadSource } = await import('../../../src/audit/source.ts');
+  const { queryRows } = await import('../../../src/util/duckdb.ts');
+  const dir = mkdtempSync(join(tmpdir(), 'lmaudit-inspect-usage-'));
+  try {
+    const log = JSON.parse(readFileSync(LOG, 'utf8')) as Log;
+    const usage = (log.samples[0]!.output as { usage: Record<string, unknown> }).usage;
+    const [input, output] = [usage.input_tokens, usage.output_tokens];
+    usage.input_tokens = ` ${String(input)} `;
+    usage.output_tokens = `${String(output)}.0`;
+    const file = join(dir, 'log.json');
+    writeFileSync(file, JSON.stringify(log));
+    const { store } = await loadSource([file], { skipBad: false, fields: {} });
+    const [row] = await queryRows<{ tokens_in: bigint; tokens_out: bigint }>(`SELECT tokens_in, tokens_out FROM ${store.table('responses')} WHERE doc_id = '${String(log.samples[0]!.id)}'`);
+    assert.deepEqual([Number(row!.tokens_in), Number(row!.tokens_out)], [input, output]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
