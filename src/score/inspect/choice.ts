@@ -37,10 +37,15 @@ export function answerIndex(char: string): number | null {
   return digit === null ? null : 25 + digit;
 }
 
+/** Group 1 of every ANSWER: the solver's parse sees: the strict pattern's, else the loose one's. */
+function answerMatches(completion: string): string[] {
+  const strict = findall(STRICT, completion) as string[];
+  return strict.length > 0 ? strict : (findall(LOOSE, completion) as string[]);
+}
+
 /** The letters multiple_choice would mark as chosen (empty: nothing parsed). */
 export function parseChoiceAnswers(completion: string, choiceCount: number, multipleCorrect: boolean): Set<string> {
-  let matches = findall(STRICT, completion) as string[];
-  if (matches.length === 0) matches = findall(LOOSE, completion) as string[];
+  const matches = answerMatches(completion);
   if (matches.length === 0) return new Set();
   const matched = pyUpper(pyStrip(matches[matches.length - 1]!).replace(/\.+$/, ''));
   const allowed = new Set(Array.from({ length: choiceCount }, (_, i) => answerCharacter(i)));
@@ -78,4 +83,20 @@ export function choiceScore(completion: string, targets: readonly string[], choi
 export function choiceScoreWithoutFlags(completion: string, targets: readonly string[]): InspectScore {
   const anyTarget = [...targets.join('')].some((ch) => ch !== ',' && ch !== ' ');
   return { value: anyTarget ? 'I' : 'C', answer: '', explanation: completion };
+}
+
+/**
+ * The multiple_choice parse-rule changes (reference §6.9) that can change this completion's parse, for a log written
+ * before 0.3.260: each rule differs only on an answer with the feature it names, so a completion without an ANSWER:
+ * line, or whose one answer is a single upper-case letter, is parsed alike by every release.
+ */
+export function choiceRuleChangesThatApply(completion: string): string[] {
+  const matches = answerMatches(completion);
+  if (matches.length === 0) return [];
+  const changes: string[] = [];
+  const distinct = new Set(matches.map((m) => pyStrip(m)));
+  if (distinct.size > 1) changes.push('before 0.3.221 the first ANSWER: was read, now the last');
+  if (matches.some((m) => pyUpper(m) !== m)) changes.push('before 0.3.221 the answer was not upper-cased (a lower-case letter was refused) and " and " was removed, not read as a comma');
+  if (matches.some((m) => m.includes(','))) changes.push('before 0.3.259 an empty token (a trailing comma) failed a multiple answer, and before 0.3.260 a single answer had to be exactly one letter (no stray comma)');
+  return changes;
 }
