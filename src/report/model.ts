@@ -9,9 +9,10 @@ import type { DeclaredFalsifierResult } from '../audit/declaredFalsifier.ts';
 import { summary, type DiffResult, type RunSummary } from '../audit/diff.ts';
 import { selectRuns } from '../audit/runPairs.ts';
 import { singleRunFalsifier, type Falsifier } from '../audit/falsifier.ts';
-import { loadDocs } from '../audit/itemJoin.ts';
+import { loadDocs, type DocRecord } from '../audit/itemJoin.ts';
 import { isScoreKey, stderrKeyOf } from '../audit/reportedStderr.ts';
 import { queryRows, sqlString } from '../util/duckdb.ts';
+import { pyFloatRepr } from '../py/float.ts';
 import type { PairedOptions } from '../audit/pairedStats.ts';
 import { disclosureCounts, effectiveFact, itemGroup } from '../audit/provenanceView.ts';
 import { diffSettings } from '../audit/settingsDiff.ts';
@@ -117,6 +118,16 @@ export interface ReportData {
 
 /** Tasks per run shown in full in the disclosure section (the rest are counted). */
 const DISCLOSURE_TASKS = 5;
+/**
+ * A response as its harness recorded it: the text, or a loglikelihood answer as the (logprob, is_greedy) pair lm-eval
+ * writes, in Python's float repr ('-9.536740890325746e-07', not JavaScript's '-9.536740890325746e-7').
+ */
+function responseText(r: DocRecord['responses'][number]): string {
+  if (r.text !== null) return r.text;
+  if (r.logprob === null) return '';
+  return r.isGreedy === null ? pyFloatRepr(r.logprob) : `(${pyFloatRepr(r.logprob)}, ${r.isGreedy ? 'True' : 'False'})`;
+}
+
 /** Items shown per task in the samples section. */
 const SAMPLE_ITEMS = 3;
 
@@ -210,7 +221,7 @@ export async function buildReport(
         items: docs.map((d) => ({
           doc_id: d.docId,
           prompt_tail: d.prompt === null ? null : d.prompt.slice(-300),
-          output: d.responses.map((r) => r.text ?? (r.logprob !== null ? String(r.logprob) : '')).join(' | '),
+          output: d.responses.map(responseText).join(' | '),
           target: d.target,
           scores: Object.fromEntries(d.scores),
           recorded_json: json.get(d.docId) ?? {},

@@ -23,3 +23,13 @@ test('report: an extra field recorded as a string is shown as recorded, not as a
   assert.doesNotMatch(md, /field:hallucination,none=—/);
   assert.match(renderReport(data, 'html'), /field:hallucination,none=&quot;truthful&quot;/);
 });
+
+// asdiv (fixtures/lmeval/pr2236-asdiv/asdiv) records each loglikelihood answer as lm-eval's resps pair, Python's
+// str of the float and of the bool: docs 0–2 hold ['-9.536740890325746e-07', 'True'], ['-0.008627207018435001', 'True'],
+// ['-7.390952760033542e-06', 'True']. The report printed JavaScript's rendering ('-9.536740890325746e-7',
+// '-0.000007390952760033542') and dropped is_greedy.
+test('report: a loglikelihood answer is shown as lm-eval recorded it, Python float repr and is_greedy', async () => {
+  const source = await loadSource([fixturePath('lmeval/pr2236-asdiv/asdiv')], { skipBad: false, fields: {} });
+  const data = await buildReport(source.store, null, null, { ...DEFAULT_PAIRED_OPTIONS, iterations: 100 });
+  assert.deepEqual(data.samples[0]!.items.map((i) => i.output), ['(-9.536740890325746e-07, True)', '(-0.008627207018435001, True)', '(-7.390952760033542e-06, True)']);
+});
