@@ -59,7 +59,8 @@ test('every file of the shared agent records imports, or is listed with its reas
   assert.ok(pixiu.provenance.notes.some((n) => n.kind === 'parity_subset' && /435 of 54083/.test(n.message)));
   // Inspect agent logs: the sandbox and the scored-subset denominator.
   const cve = runs.find((r) => r.provenance.label === 'data_cvebench_empty_choices.json')!.provenance;
-  assert.match(noteOf(cve, 'scored_subset')!, /^78 of 80 samples completed and 78 were scored/);
+  // One of the two errored samples is in the log, without scores: left out of the metrics (Inspect 0.3.199).
+  assert.equal(noteOf(cve, 'scored_subset'), '78 of 80 samples completed without error; the metrics are over 78 sample score(s); of the 1 errored in the log, 0 carry scores (Inspect counts those in the metrics from 0.3.248 on) and 1 carries none (left out of the metrics) (fail_on_error false)');
   assert.deepEqual((cve.agent!.retries!.used as { value: unknown }).value, { fail_on_error: false, continue_on_fail: false, retry_on_error: null });
   const browser = runs.find((r) => r.provenance.label === '2025-05-12T20-27-36-04-00_browser.json')!.provenance;
   assert.equal((browser.agent!.sandbox_provider!.used as { value: unknown }).value, 'docker');

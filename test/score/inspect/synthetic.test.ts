@@ -105,4 +105,11 @@ test('synthetic log: errors, limits, NaN, string ids with "/" and "_epoch_", tas
   assert.deepEqual((t.failures.fail_on_error!.used as { value: unknown }).value, 0.5);
   assert.deepEqual((t.repeats.reducer!.used as { value: unknown }).value, ['mean', 'max', 'pass_at_2']);
   assert.deepEqual((t.samples.document_count!.used as { value: unknown }).value, 5);
+  // total_samples 15 counts 5 samples × 3 epochs, scored_samples 5 the epoch-reduced scores; the errored result (3,
+  // epoch 3) carries scores (score_on_error), so it counts in the metrics. The note said '14 of 15 samples completed
+  // and 5 were scored: … the 1 errored sample(s) are not counted as failures'.
+  assert.equal(
+    store.manifest.runs[0]!.notes.find((n) => n.kind === 'scored_subset')!.message,
+    '14 of 15 sample × epoch results (3 epochs) completed without error; the metrics are over 5 epoch-reduced sample score(s); of the 1 errored in the log, 1 carries scores (Inspect counts those in the metrics from 0.3.248 on) and 0 carry none (left out of the metrics) (fail_on_error 0.5)',
+  );
 });
