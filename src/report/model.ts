@@ -13,6 +13,7 @@ import { loadDocs, type DocRecord } from '../audit/itemJoin.ts';
 import { isScoreKey, stderrKeyOf } from '../audit/reportedStderr.ts';
 import { queryRows, sqlString } from '../util/duckdb.ts';
 import { pyFloatRepr } from '../py/float.ts';
+import { isHelmBookkeepingStat } from '../formats/helmStats.ts';
 import type { PairedOptions } from '../audit/pairedStats.ts';
 import { disclosureCounts, effectiveFact, itemGroup } from '../audit/provenanceView.ts';
 import { diffSettings } from '../audit/settingsDiff.ts';
@@ -262,7 +263,7 @@ export async function buildReport(
         run_id: run.run_id,
         label: run.label,
         task,
-        reported: reportedScores(run.reported[task] ?? {}),
+        reported: reportedScores(run.reported[task] ?? {}, run.source_kind),
         spread:
           sp?.lowest && sp.highest && !ownCode.has(`${run.run_id}\u0000${task}`)
             ? { lowest: sp.lowest.score, lowestCell: `${sp.lowest.extractor}/${sp.lowest.normalizer}`, highest: sp.highest.score, highestCell: `${sp.highest.extractor}/${sp.highest.normalizer}`, ...('caution' in sp && sp.caution !== null ? { caution: sp.caution } : {}) }
@@ -322,10 +323,13 @@ function sweepSpread(sweep: AgentSweep | undefined): { lowest?: { score: number;
   return { lowest: as(pick((a, b) => a < b)), highest: as(pick((a, b) => a > b)) };
 }
 
-/** Every 'metric,filter' a task reported (not its stderrs, not lm-eval's bookkeeping), with the stderr beside it. */
-function reportedScores(reported: Record<string, unknown>): SummaryRow['reported'] {
+/**
+ * Every 'metric,filter' a task reported (not its stderrs, not lm-eval's bookkeeping, not HELM's token counts, runtimes
+ * and finish reasons, which came first and pushed its scores out of the summary's cell), with the stderr beside it.
+ */
+function reportedScores(reported: Record<string, unknown>, sourceKind: RunProvenance['source_kind']): SummaryRow['reported'] {
   return Object.keys(reported)
-    .filter((k) => isScoreKey(k, reported))
+    .filter((k) => isScoreKey(k, reported) && !(sourceKind === 'helm' && isHelmBookkeepingStat(k.split(',')[0]!)))
     .map((score) => {
       const key = stderrKeyOf(score, reported);
       return { score, value: reported[score], stderr: key === undefined ? undefined : reported[key] };

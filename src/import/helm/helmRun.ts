@@ -22,6 +22,7 @@ import { sha256Hex } from '../../util/hash.ts';
 import { isPlainObject, parsePythonJson, toPythonJson } from '../../util/json.ts';
 import { EXTRA_FIELD_PREFIX } from '../../store/schema.ts';
 import type { ImportedRun, Row } from '../types.ts';
+import { isHelmBookkeepingStat } from '../../formats/helmStats.ts';
 import { helmProvenance, helmTaskName, instanceStatFilter, type HelmRecords } from './helmProvenance.ts';
 
 type Json = Record<string, unknown>;
@@ -195,19 +196,13 @@ function helmTables(records: HelmRecords, runId: string, task: string, perInstan
       const stat = checkedStat(entry, statsFile, `[${i}].stats[${j}]`);
       const name = o(stat.name);
       if (name === undefined || Number(stat.count) === 0) continue;
-      const metric = isBookkeeping(String(name.name)) ? `${EXTRA_FIELD_PREFIX}${String(name.name)}` : String(name.name);
+      const metric = isHelmBookkeepingStat(String(name.name)) ? `${EXTRA_FIELD_PREFIX}${String(name.name)}` : String(name.name);
       scores.push({ ...base(docId), filter: instanceStatFilter(name), metric, value: typeof stat.mean === 'number' ? stat.mean : null, value_json: toPythonJson(stat) });
     }
   });
   return { instances, responses, scores };
 }
 
-/**
- * Per-instance stats every HELM run writes about the request rather than the answer's quality (token counts,
- * runtime, truncation, finish reasons): stored as record fields (`field:<name>`), not metrics.
- */
-const BOOKKEEPING = /^(num_prompt_tokens|num_completion_tokens|num_output_tokens|inference_runtime|batch_size|finish_reason_.*|num_train_instances|prompt_truncated|max_prob|logprob|num_perplexity_tokens|num_bytes|num_references|num_train_trials|training_co2_cost|training_energy_cost)$/;
-const isBookkeeping = (name: string) => BOOKKEEPING.test(name);
 
 function finishReason(v: unknown): string | null {
   if (typeof v === 'string') return v;
