@@ -13,7 +13,7 @@ import { subsetSentence } from './subsetNote.ts';
 import type { FieldRow, ItemRow, SettingsDiff } from '../audit/settingsDiff.ts';
 import { PER_RUN_ITEMS } from '../store/schema.ts';
 import { cell, clip, fmt, table } from './textTable.ts';
-import { shortLabel, sourceRows } from './view.ts';
+import { shortLabel, sourceConfigCaption, sourceRows } from './view.ts';
 import { differingFields } from '../audit/settingsDiff.ts';
 import { countOf } from '../util/plural.ts';
 
@@ -52,9 +52,7 @@ function taskLines(whole: TaskComparison, r: DiffResult): string[] {
   if (rows.length > 0) out.push(...table(['item / field', 'verdict', 'A', 'B', 'note'], rows));
   const sc = t.sourceConfig;
   if (sc.available) {
-    const alike = sc.rows.filter((x) => x.verdict === 'same').length;
-    const unlike = sc.rows.length - alike;
-    out.push('', `Source configuration, key by key (${sc.compared} keys of the results files; ${alike} equal only once noise is ignored, ${unlike} ${unlike === 1 ? 'differs or is' : 'differ or are'} on one side only):`);
+    out.push('', `${sourceConfigCaption(sc)}:`);
     if (sc.rows.length > 0) out.push(...table(['key', 'verdict', 'A', 'B', 'noise ignored'], sourceRows(sc.rows)));
   } else out.push('', `Source configuration: not compared (${sc.why}).`);
   out.push('', 'Configured vs used:');

@@ -73,6 +73,16 @@ export interface ReportView {
   statsNote: string;
 }
 
+/**
+ * The caption of the source-configuration table: its rows are the keys not plainly the same, so a 'same' there is a
+ * pair of values equal only once noise (a timestamp, a path) is ignored, which the caption has to say.
+ */
+export function sourceConfigCaption(sc: TaskComparison['sourceConfig']): string {
+  const alike = sc.rows.filter((x) => x.verdict === 'same').length;
+  const unlike = sc.rows.length - alike;
+  return `Source configuration, key by key (${sc.compared} keys of the results files; ${alike} equal only once noise is ignored, ${unlike} ${unlike === 1 ? 'differs or is' : 'differ or are'} on one side only)`;
+}
+
 /** The source-configuration rows worth showing (not plainly the same), at most `max`. */
 export function sourceRows(rows: TaskComparison['sourceConfig']['rows'], max = 40): string[][] {
   const shown = rows.slice(0, max).map((x) => [x.key, x.verdict, x.verdict === 'only in B' ? '—' : cell(x.a, 40), x.verdict === 'only in A' ? '—' : cell(x.b, 40), x.rules.join(', ')]);
@@ -180,7 +190,7 @@ export function buildView(data: ReportData): ReportView {
         settings: { title: 'Settings side by side', header: ['item / field', 'verdict', 'A', 'B', 'note'], rows: settingsRows },
         sourceConfig: t.sourceConfig.available
           ? {
-              title: `Source configuration, key by key (${t.sourceConfig.compared} keys; rows not plainly the same)`,
+              title: sourceConfigCaption(t.sourceConfig),
               header: ['key', 'verdict', 'A', 'B', 'noise ignored'],
               rows: sourceRows(t.sourceConfig.rows),
             }

@@ -83,6 +83,9 @@ test('real pair: the comparison, paired statistics and falsifier appear in every
   assert.match(md, /\|\s+batch\\_size \| differs \| "8" \| "1" \|/);
   assert.match(md, /\| acc,none \| 50 \| 0\.92 \| 0\.92 \| 0 \| \\\[0, 0\\\] \| 0\/0, p = 1 \| no \|/);
   assert.match(md, /responses that differ: 16/);
+  // date, end_time, start_time and total_evaluation_time_seconds differ and read 'same' once the timestamp is
+  // ignored; config.batch_size differs. The caption said only 'rows not plainly the same' above four 'same' rows.
+  assert.match(md, /\*\*Source configuration, key by key \(58 keys of the results files; 4 equal only once noise is ignored, 1 differs or is on one side only\)\*\*/);
   assert.match(md, /\*\*Falsifier \(holds\)\*\*/);
   const tex = renderReport(data, 'tex');
   assert.match(tex, /\\subsection\*\{Comparison\}/);
