@@ -196,7 +196,7 @@ export function sweepAgentRun(run: AgentRunTrials): SweepResult {
   const maxAttempts = attempts.size === 0 ? 0 : Math.max(...attempts.values());
   // With one trial per task the per-task rules are the per-trial ones.
   if (maxAttempts > 1) add('per_task_all', 'mean of per-task pass rates over every submitted trial (missing = 0)', perTask(submitted, zeroMissing));
-  if (maxAttempts > 1) add('per_task_errors_excluded', 'mean of per-task pass rates, errored trials dropped, timeouts kept as 0', perTask(submitted.filter((t) => !errored(t)), zeroMissing));
+  if (maxAttempts > 1) add('per_task_errors_excluded', 'mean of per-task pass rates, errored trials dropped (timeouts kept, counting their reward or 0)', perTask(submitted.filter((t) => !errored(t)), zeroMissing));
 
   if (minAttempts >= 2) {
     const harness = run.source_kind === 'harbor' ? 'harbor' : 'tb';

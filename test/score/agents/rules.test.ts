@@ -186,3 +186,23 @@ test('Harbor: a trial with neither an exception nor a reward counts 0 in the Mea
   assert.equal(byRule.errors_excluded!.n, 3);
   assert.equal(byRule.rewarded_only!.value, 1);
 });
+
+test('terminal-bench: a timed-out trial keeps its reward under the per-task rule without errors, as its description says', () => {
+  // fixtures/agents/terminal-bench: fibonacci-server's first trial hit agent_timeout and is_resolved true, its second
+  // a test_timeout (is_resolved null); chess-best-move's second a parse_error. Errors dropped, fibonacci-server's rate
+  // is (1 + 0) / 2, so the rule is (1 + 0 + 0.5) / 3 = 0.5; the description said timeouts were 'kept as 0' (that reads 1/3).
+  const sweep = sweepAgentRun({
+    run_id: 'r', source_kind: 'terminal-bench', task: 't', split_size: null,
+    trials: [
+      { doc_id: 'hello-world', attempt: 0, outcome: 'resolved', reward: 1, error: null },
+      { doc_id: 'hello-world', attempt: 1, outcome: 'resolved', reward: 1, error: null },
+      { doc_id: 'chess-best-move', attempt: 0, outcome: 'unresolved', reward: 0, error: null },
+      { doc_id: 'chess-best-move', attempt: 1, outcome: 'error', reward: null, error: 'parse_error' },
+      { doc_id: 'fibonacci-server', attempt: 0, outcome: 'resolved', reward: 1, error: null },
+      { doc_id: 'fibonacci-server', attempt: 1, outcome: 'timeout', reward: null, error: null },
+    ],
+  });
+  const rule = sweep.rules.find((r) => r.rule === 'per_task_errors_excluded')!;
+  assert.equal(rule.value, 0.5);
+  assert.equal(rule.description, 'mean of per-task pass rates, errored trials dropped (timeouts kept, counting their reward or 0)');
+});
