@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { loadSource } from '../../src/audit/source.ts';
 import { DEFAULT_PAIRED_OPTIONS } from '../../src/audit/pairedStats.ts';
 import { buildReport } from '../../src/report/model.ts';
+import { renderReport } from '../../src/report/render.ts';
 import { decodedFixture } from '../helpers/fixtures.ts';
 
 test('report summary: a HELM run reports its scores, not its token counts, runtimes and finish reasons', async () => {
@@ -20,4 +21,9 @@ test('report summary: a HELM run reports its scores, not its token counts, runti
   const names = new Set(reported.map((r) => r.score.split(',')[0]));
   for (const bookkeeping of ['num_references', 'num_prompt_tokens', 'inference_runtime', 'finish_reason_unknown', 'num_instances', 'training_co2_cost']) assert.ok(!names.has(bookkeeping), bookkeeping);
   assert.ok(reported.some((r) => r.score === 'exact_match,split=valid' && r.value === 0));
+  // Its matrix: 1 of 10 right, stderr 0.1, so 0.1 − 1.96 × 0.1 < 0: the interval shown is [0, 0.296], which the
+  // intervals note has to account for (it said only 'the closed-form 95% interval').
+  const md = renderReport(data, 'md');
+  assert.match(md, /\| exact \| strip \| micro \| 0\.1 \| 0\.1 \| \\\[0, 0\.296\\\] \| 10 \|/);
+  assert.match(md, /matrix cells use the closed-form 95% interval of each cell \(score ± 1\.96 × stderr, clipped to \\\[0, 1\\\] as the scores are fractions\)/);
 });
