@@ -10,12 +10,18 @@ import { promptChanged, responsesDiffer } from './itemDifferences.ts';
 
 export type FlipCause = 'prompt' | 'response' | 'extraction' | 'unknown';
 
-export const FLIP_CAUSE_TEXT: Record<FlipCause, string> = {
-  prompt: 'the prompt bytes differ',
-  response: 'same prompt, the raw response differs',
-  extraction: 'same raw response, scored differently (extraction or scoring)',
-  unknown: 'no prompt or response recorded to tell',
+/** Each cause as it follows a count of flips ('5 with different prompt bytes'). */
+const FLIP_CAUSE_TEXT: Record<FlipCause, string> = {
+  prompt: 'with different prompt bytes',
+  response: 'with the same prompt and a different raw response',
+  extraction: 'with the same raw response, scored differently (extraction or scoring)',
+  unknown: 'with no prompt or response recorded to tell why',
 };
+
+/** The causes a flip count splits into, in causal order, each with its count; empty ones left out. */
+export function flipCauses(f: Pick<FlipAttribution, 'byCause'>): { cause: FlipCause; text: string }[] {
+  return (Object.keys(f.byCause) as FlipCause[]).filter((k) => f.byCause[k] > 0).map((cause) => ({ cause, text: `${f.byCause[cause]} ${FLIP_CAUSE_TEXT[cause]}` }));
+}
 
 export interface FlipExample {
   docIdA: string;

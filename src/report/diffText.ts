@@ -5,7 +5,7 @@
  */
 import type { DeclaredFalsifierResult } from '../audit/declaredFalsifier.ts';
 import { joinCounts, type DiffResult, type TaskComparison } from '../audit/diff.ts';
-import { FLIP_CAUSE_TEXT, type FlipCause } from '../audit/flips.ts';
+import { flipCauses } from '../audit/flips.ts';
 import { formatP, onlyInPhrase, pClause } from '../audit/pairedStats.ts';
 import { pairedScoreLabel } from '../audit/pairedAggregation.ts';
 import { withoutSamePaired } from './samePaired.ts';
@@ -106,9 +106,9 @@ function taskLines(whole: TaskComparison, r: DiffResult): string[] {
     for (const line of same) out.push(`  ${line}`);
   }
   for (const f of t.flips.filter((x) => x.flips > 0)) {
-    const causes = (Object.keys(f.byCause) as FlipCause[]).filter((c) => f.byCause[c] > 0);
-    out.push(`Flips in ${f.score}: ${f.flips} (${onlyInPhrase(f.lost, f.gained, f.oneIsWorse)}): ${causes.map((c) => `${f.byCause[c]} ${FLIP_CAUSE_TEXT[c]}`).join('; ')}.`);
-    for (const c of causes) for (const e of f.examples[c]) out.push(`    doc ${e.docIdA}: ${e.a} → ${e.b}; ${e.detail}`);
+    const causes = flipCauses(f);
+    out.push(`Flips in ${f.score}: ${f.flips} (${onlyInPhrase(f.lost, f.gained, f.oneIsWorse)}): ${causes.map((c) => c.text).join('; ')}.`);
+    for (const { cause: c } of causes) for (const e of f.examples[c]) out.push(`    doc ${e.docIdA}: ${e.a} → ${e.b}; ${e.detail}`);
   }
   const reported = t.items === null ? t.reported : t.reported.filter((s) => t.notPaired?.includes(s.score));
   if (reported.length > 0) {

@@ -5,7 +5,7 @@
  * filters for Markdown and LaTeX).
  */
 import { cellText, multiplesNote, tableFindings } from './tableText.ts';
-import { FLIP_CAUSE_TEXT, type FlipCause } from '../audit/flips.ts';
+import { flipCauses } from '../audit/flips.ts';
 import { formatP, onlyInPhrase, pClause } from '../audit/pairedStats.ts';
 import { pairedScoreLabel } from '../audit/pairedAggregation.ts';
 import { joinCounts, type TaskComparison } from '../audit/diff.ts';
@@ -179,10 +179,10 @@ export function buildView(data: ReportData): ReportView {
       const flips = t.flips
         .filter((f) => f.flips > 0)
         .map((f) => {
-          const causes = (Object.keys(f.byCause) as FlipCause[]).filter((k) => f.byCause[k] > 0);
+          const causes = flipCauses(f);
           return {
-            text: `${f.score}: ${countOf(f.flips, 'flip')} (${onlyInPhrase(f.lost, f.gained, f.oneIsWorse)}): ${causes.map((k) => `${f.byCause[k]} ${FLIP_CAUSE_TEXT[k]}`).join('; ')}`,
-            details: causes.flatMap((k) => f.examples[k].map((e) => `doc ${e.docIdA}: ${e.a} → ${e.b}; ${clip(e.detail, 200)}`)),
+            text: `${f.score}: ${countOf(f.flips, 'flip')} (${onlyInPhrase(f.lost, f.gained, f.oneIsWorse)}): ${causes.map((c) => c.text).join('; ')}`,
+            details: causes.flatMap(({ cause: k }) => f.examples[k].map((e) => `doc ${e.docIdA}: ${e.a} → ${e.b}; ${clip(e.detail, 200)}`)),
           };
         });
       comparisons.push({
