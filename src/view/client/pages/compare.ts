@@ -5,6 +5,7 @@
  * table's discordant cells, each a link to its items), and the documents aligned as diff
  * aligned them, with a pair's prompts shown character by character, what differs marked.
  */
+import { pyFloatRepr } from '../../../py/float.ts';
 import type { DiffResult, TaskComparison } from '../../../audit/diff.ts';
 import type { PairRow } from '../../compare.ts';
 import { setKeys } from '../keys.ts';
@@ -109,7 +110,7 @@ function PairView(props: { base: Params; index: number }): VNode {
       h('div', { class: 'two' }, (['a', 'b'] as const).map((side) => h('div', null,
         h('h4', null, `${side.toUpperCase()} · doc `, h(Text, { text: pair[side].docId }), ' · gold: ', h(Text, { text: pair[side].target })),
         h('div', { class: 'small muted' }, 'response'),
-        pair[side].responses.map((r) => h('pre', { class: 't response', dir: 'auto' }, r.text !== null ? visible(r.text) : `log-prob ${r.logprob}`)),
+        pair[side].responses.map((r) => h('pre', { class: 't response', dir: 'auto' }, r.text !== null ? visible(r.text) : `log-prob ${r.logprob === null ? '—' : pyFloatRepr(r.logprob)}`)),
         h('p', { class: 'small' }, Object.entries(pair[side].scores).map(([k, v]) => `${k} = ${v}`).join(' · ')),
       ))),
     ],

@@ -6,6 +6,7 @@
  * source recorded, and for multiple choice a bar per choice's log-probability, gold marked.
  */
 import { useEffect, useState } from 'preact/hooks';
+import { pyFloatRepr } from '../../../py/float.ts';
 import type { ItemDetail } from '../../itemDetail.ts';
 import type { ItemRow } from '../../scopeItems.ts';
 import { api } from '../fetchApi.ts';
@@ -157,7 +158,7 @@ export function ItemPage(props: { params: Params }): VNode {
       h('section', null, h('h2', null, 'Prompt'), h(Prompt, { item })),
       h('section', null, h('h2', null, `Responses (${item.responses.length})`),
         item.responses.map((r) => h('div', { class: 'response-block' },
-          h('div', { class: 'small muted' }, `request ${r.request_idx}${r.repeat > 0 ? `, repeat ${r.repeat}` : ''}${r.finish_reason ? ` · stopped: ${r.finish_reason}` : ''}${r.tokens_out !== null ? ` · ${r.tokens_out} tokens` : ''}${r.logprob !== null ? ` · log-prob ${r.logprob}` : ''}${r.is_greedy !== null ? ` · greedy: ${r.is_greedy}` : ''}`),
+          h('div', { class: 'small muted' }, responseLine(r)),
           r.text !== null ? h('pre', { class: 't response', dir: 'auto' }, visible(r.text)) : null,
           r.error !== null ? h('p', { class: 'error' }, h(Text, { text: r.error })) : null,
         ))),
@@ -166,4 +167,14 @@ export function ItemPage(props: { params: Params }): VNode {
       item.doc_json !== null ? h('details', null, h('summary', null, 'The document as recorded'), h('pre', { class: 't' }, visible(item.doc_json))) : null,
     ],
   });
+}
+
+/** What a response records besides its text; a log-probability as its harness wrote it (Python's float repr, as the report). */
+export function responseLine(r: ItemDetail['responses'][number]): string {
+  const parts = [`request ${r.request_idx}${r.repeat > 0 ? `, repeat ${r.repeat}` : ''}`];
+  if (r.finish_reason) parts.push(`stopped: ${r.finish_reason}`);
+  if (r.tokens_out !== null) parts.push(`${r.tokens_out} tokens`);
+  if (r.logprob !== null) parts.push(`log-prob ${pyFloatRepr(r.logprob)}`);
+  if (r.is_greedy !== null) parts.push(`greedy: ${r.is_greedy}`);
+  return parts.join(' · ');
 }
