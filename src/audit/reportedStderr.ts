@@ -27,8 +27,11 @@ export function stderrKeyOf(score: string, reported: Record<string, unknown>): s
   if (lmeval in reported) return lmeval;
   const [metric, ...view] = score.split(',');
   if (INSPECT_MEANS.has(metric!) && view.length > 0) {
-    const inspect = ['stderr', ...view].join(',');
-    if (inspect in reported) return inspect;
+    // Inspect's stderr() or, for a mean reported with bootstrap_stderr(), that one.
+    for (const name of ['stderr', 'bootstrap_stderr']) {
+      const inspect = [name, ...view].join(',');
+      if (inspect in reported) return inspect;
+    }
   }
   return undefined;
 }

@@ -14,6 +14,10 @@ import { DEFAULT_PAIRED_OPTIONS } from '../../src/audit/pairedStats.ts';
 import { buildReport } from '../../src/report/model.ts';
 import { isStderrKey, stderrKeyOf } from '../../src/audit/reportedStderr.ts';
 import { fixturePath } from '../helpers/fixtures.ts';
+import { exportEee } from '../../src/export/eee/exportEee.ts';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const OPTIONS = { skipBad: false, fields: {} };
 const CANCELLED = fixturePath('external/inspect/2025-05-12T20-28-13-04-00_popularity.json');
@@ -51,4 +55,21 @@ test('two Inspect runs of one scorer use the same metrics, whatever their values
   const metrics = t.settings.items.find((i) => i.item === 'scoring')!.fields.find((f) => f.field === 'metrics')!;
   assert.equal(metrics.verdict, 'same');
   assert.equal(t.falsifier.clauses.find((c) => c.name === 'scoring')!.status, 'holds');
+});
+
+// fixtures/inspect/synthetic-modern.json (make_synthetic_log.py) reports the grader's style score with Inspect's
+// mean() and bootstrap_stderr(): mean 0.5666666666666667, bootstrap_stderr 0.11886850694967294 under the mean
+// reducer (python3 json of the log). The report's summary gave the mean no stderr and EEE's export wrote none.
+test("Inspect's bootstrap_stderr is the standard error of a mean metric, in the report and the EEE export", async () => {
+  assert.equal(stderrKeyOf('mean,style,mean', { 'mean,style,mean': 0.5, 'bootstrap_stderr,style,mean': 0.1 }), 'bootstrap_stderr,style,mean');
+  const { store } = await loadSource([fixturePath('inspect/synthetic-modern.json')], OPTIONS);
+  const data = await buildReport(store, null, null, { ...DEFAULT_PAIRED_OPTIONS, iterations: 100 });
+  assert.deepEqual(data.summary[0]!.reported.find((r) => r.score === 'mean,style,mean'), { score: 'mean,style,mean', value: 0.5666666666666667, stderr: 0.11886850694967294 });
+  const out = join(mkdtempSync(join(tmpdir(), 'eee-bootstrap-')), 'eee');
+  const [file] = await exportEee(store, { out, organization: 'unknown', relationship: null, replace: false, retrieved: '0' });
+  const aggregate = JSON.parse(readFileSync(file!.aggregate, 'utf8')) as { evaluation_results: { evaluation_result_id: string; score_details: unknown }[] };
+  assert.deepEqual(aggregate.evaluation_results.find((x) => x.evaluation_result_id === 'synthetic_mc/mean,style,mean')!.score_details, {
+    score: 0.5666666666666667,
+    uncertainty: { standard_error: { value: 0.11886850694967294, method: "bootstrap: Inspect's bootstrap_stderr metric, as the log reports it" }, num_samples: 5 },
+  });
 });

@@ -222,7 +222,7 @@ function resultRecord(c: AggregateContext, block: TaskProvenance | undefined, r:
   const scoreDetails: Json = { score: r.score };
   const uncertainty: Json = {};
   if (r.stderr !== null) {
-    const method = stderrMethod(c.run, spec?.aggregation);
+    const method = stderrMethod(c.run, spec?.aggregation, r.stderrKey);
     uncertainty.standard_error = method === null ? { value: r.stderr } : { value: r.stderr, method };
   }
   // A reported number was computed over the source's samples, which the store may hold only some of (a trimmed log).
@@ -230,7 +230,7 @@ function resultRecord(c: AggregateContext, block: TaskProvenance | undefined, r:
   if (counted !== null) uncertainty.num_samples = counted;
   else if (r.rows.length > 0) uncertainty.num_samples = r.rows.length;
   if (Object.keys(uncertainty).length > 0) scoreDetails.uncertainty = uncertainty;
-  if (r.stderr !== null && stderrMethod(c.run, spec?.aggregation) === null) scoreDetails.details = { standard_error_method: 'not recorded by the source' };
+  if (r.stderr !== null && stderrMethod(c.run, spec?.aggregation, r.stderrKey) === null) scoreDetails.details = { standard_error_method: 'not recorded by the source' };
   const dataset = used(block?.task.dataset_path);
   const sourceData: Json = isHubDatasetId(dataset)
     ? { dataset_name: dataset, source_type: 'hf_dataset', hf_repo: dataset, ...(typeof used(block?.task.dataset_split) === 'string' ? { hf_split: used(block?.task.dataset_split) } : {}) }
@@ -263,14 +263,16 @@ function sourceSampleCount(run: RunProvenance, task: string): number | null {
 const LMEVAL_BOOTSTRAPPED = new Set(['median', 'matthews_corrcoef', 'f1', 'perplexity', 'bleu', 'chrf', 'ter', 'nanmean']);
 
 /** How the source computed its standard error, where lmaudit knows the harness's rule. */
-function stderrMethod(run: RunProvenance, aggregation: unknown): string | null {
+function stderrMethod(run: RunProvenance, aggregation: unknown, stderrKey: string | null): string | null {
   if (run.source_kind === 'lm-eval' || run.source_kind === 'lmaudit') {
     // lm-eval's stderr_for_metric (lmeval-scoring-and-outputs.md §4.3).
     if (aggregation === 'mean') return "analytic: sample standard deviation (n - 1) / sqrt(n) (lm-eval's mean_stderr)";
     if (aggregation === 'acc_all') return "analytic: lm-eval's acc_all_stderr (mean_stderr over per-question all-correct indicators)";
     if (typeof aggregation === 'string' && LMEVAL_BOOTSTRAPPED.has(aggregation)) return `bootstrap (lm-eval's bootstrap_stderr over the '${aggregation}' aggregation)`;
   }
-  if (run.source_kind === 'inspect') return "Inspect's stderr metric, as the log reports it";
+  if (run.source_kind === 'inspect') {
+    return stderrKey?.startsWith('bootstrap_stderr,') ? "bootstrap: Inspect's bootstrap_stderr metric, as the log reports it" : "Inspect's stderr metric, as the log reports it";
+  }
   return null;
 }
 
