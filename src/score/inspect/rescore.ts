@@ -222,7 +222,7 @@ function rescoreView(run: RunProvenance, task: string, scorer: RecordedScorer, v
         recomputed: ours.value,
         stored_answer: original.answer ?? null,
         recomputed_answer: ours.answer ?? null,
-        why: explainDifference(scorer.name, typeof version === 'string' ? version : null, original, ours, completion),
+        why: explainDifference(scorer.name, typeof version === 'string' ? version : null, original, ours, completion, scorer.params),
       });
     }
   }

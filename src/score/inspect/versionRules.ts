@@ -20,7 +20,7 @@ function before(version: [number, number, number] | null, patch: number): boolea
   return version !== null && version[0] === 0 && version[1] === 3 && version[2] < patch;
 }
 
-export function explainDifference(scorer: string, version: string | null, stored: InspectScore, ours: InspectScore, completion: string): string {
+export function explainDifference(scorer: string, version: string | null, stored: InspectScore, ours: InspectScore, completion: string, params: Record<string, unknown> = {}): string {
   const v = parseVersion(version);
   const name = scorer.replace(/^inspect_ai\//, '');
   // The explanation is the completion the score was computed on: another text there means the output was changed after
@@ -32,9 +32,10 @@ export function explainDifference(scorer: string, version: string | null, stored
   if ((name === 'pattern' || name === 'answer') && (stored.value === 'I' || ours.value === 'I') && (stored.value === 'N' || ours.value === 'N')) {
     reasons.push("no-match value: 'I' before 0.3.206, 'N' from 0.3.206 (and 'I' again after 0.3.260)");
   }
-  if (name === 'answer' && before(v, 221)) reasons.push('before 0.3.221 answer(letter|word) bound to the first ANSWER:, now the last');
+  // Each change below alters a score only where its condition holds: two ANSWER:s to choose between, numeric=True.
+  if (name === 'answer' && before(v, 221) && (completion.match(/answer\s*:/gi) ?? []).length > 1) reasons.push('before 0.3.221 answer(letter|word) bound to the first ANSWER:, now the last');
   if (name === 'answer' && before(v, 160)) reasons.push('before 0.3.160 answer(line) was not anchored to the end of the text');
-  if (name === 'match' && before(v, 221)) reasons.push('before 0.3.221 match(numeric=True) accepted substring false positives');
+  if (name === 'match' && before(v, 221) && params.numeric === true) reasons.push('before 0.3.221 match(numeric=True) accepted substring false positives');
   if (name === 'choice' && before(v, 260)) reasons.push(...choiceRuleChangesThatApply(completion).map((r) => `multiple_choice parse: ${r}`));
   if (completion === '' && before(v, 123)) reasons.push('before 0.3.123 output.completion was not stored; the completion was re-derived from choices[0]');
   if (reasons.length === 0) {

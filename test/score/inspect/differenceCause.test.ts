@@ -25,6 +25,9 @@ test('an Inspect choice() difference names a parse-rule change only where one ca
   sample(3, 1).scores.choice.value = 'C';
   // 2/1: 'ANSWER: a' — before 0.3.221 the lower-case letter was refused (I); 0.3.260 upper-cases it (C).
   sample(2, 1).scores.choice.value = 'I';
+  // 4/1: match() 'ANSWER: C' against C, scored I: the 0.3.221 rewrite was of match(numeric=True), which this log's
+  // match (no params) is not.
+  sample(4, 1).scores.match.value = 'I';
   const file = join(await mkdtemp(join(tmpdir(), 'lmaudit-inspect-cause-')), 'log.json');
   await writeFile(file, JSON.stringify(log));
   const { store } = await loadSource([file], { skipBad: false, fields: {} });
@@ -33,6 +36,9 @@ test('an Inspect choice() difference names a parse-rule change only where one ca
   assert.deepEqual([...why.keys()].sort(), ['1/1', '2/1', '3/1']);
   assert.match(why.get('1/1')!, /^the sample's output is not the completion its stored score was computed on/);
   assert.match(why.get('3/1')!, NOT_EXPLAINED);
+  const match = (await rescoreInspectAsRecorded(store)).find((c) => c.scorer === 'match' && c.reducer === 'mean')!;
+  const matchWhy = new Map(match.samples.differences.map((d) => [`${d.doc_id}/${d.epoch}`, d.why]));
+  assert.match(matchWhy.get('4/1')!, NOT_EXPLAINED);
   assert.equal(
     why.get('2/1'),
     'log written by inspect_ai 0.3.200; multiple_choice parse: before 0.3.221 the answer was not upper-cased (a lower-case letter was refused) and " and " was removed, not read as a comma',
