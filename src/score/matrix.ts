@@ -153,6 +153,8 @@ export async function computeMatrix(store: OpenStore, options: Partial<MatrixSpe
     if (!scope.hasLogprobs && repeats !== null && repeats > 1) {
       notes.push(`the task draws ${repeats} responses per request (repeats): each cell reads the first of them only (repeat 0), as lm-eval's take_first filter does; filters over all of them (majority_vote, take_first_k) are not rescored`);
     }
+    const pooled = run?.source_kind === 'helm' ? await pooledHelmSplits(store, scope, run.tasks[scope.task]?.task.splits_of_items) : null;
+    if (pooled !== null) notes.push(pooled);
     const fits = (r: ReaderSpec) => (scope.hasLogprobs ? r.kind === 'logprob' : r.kind === 'text');
     for (const r of readers) {
       if (r.kind !== 'as-recorded' && !fits(r)) {
@@ -170,6 +172,23 @@ export async function computeMatrix(store: OpenStore, options: Partial<MatrixSpe
     results.push(buildScope(scope, detected, used, engine, cellKeys, tally, boot, spec, notes));
   }
   return results;
+}
+
+/**
+ * HELM samples a run's instances from several splits (test and valid unless eval_splits says otherwise) and reports
+ * each split on its own (stats.json's `split=test`, `split=valid`); a cell reads every item, so it pools them and is
+ * none of HELM's numbers. Said with each split's count, read from the stored instances.
+ */
+async function pooledHelmSplits(store: OpenStore, scope: Scope, splits: Setting | undefined): Promise<string | null> {
+  const listed = splits?.used.status === 'unknown' ? undefined : splits?.used.value;
+  if (!Array.isArray(listed) || listed.length < 2) return null;
+  const rows = await queryRows<{ split: string | null; n: bigint }>(
+    `SELECT json_extract_string(doc_json, '$.split') AS split, count(DISTINCT doc_id) AS n FROM ${store.table('instances')}
+     WHERE run_id = ${sqlString(scope.run_id)} AND task = ${sqlString(scope.task)} GROUP BY ALL ORDER BY split`,
+  );
+  if (rows.length < 2) return null;
+  const counts = rows.map((r) => `${r.split ?? 'no split'} ${Number(r.n)}`).join(', ');
+  return `the items are HELM instances of ${rows.length} splits (${counts}), pooled in every cell; HELM reports each split on its own (stats.json's split=…), so a cell here matches none of its numbers unless every split scores alike`;
 }
 
 function sweepFor(sweeps: Map<AnswerType, Sweep>, type: AnswerType): Sweep {

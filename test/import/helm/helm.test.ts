@@ -150,6 +150,9 @@ test('the rescoring matrix of a multiple_choice_joint run reads the letter answe
   const [scope] = await computeMatrix(store, { extractors: ['exact'], normalizers: ['strip'], aggregations: ['micro'] });
   assert.equal(scope!.answer_type, 'letters');
   assert.deepEqual(scope!.cells.map((c) => [c.n, c.correct, c.score]), [[10, 1, 0.1]]);
+  // HELM's exact_match,split=test is 1/9 = 0.1111 and split=valid 0/1: the pooled 0.1 is neither, and the matrix says so
+  // (it said nothing, beside a reported 0.1111).
+  assert.ok(scope!.notes.includes("the items are HELM instances of 2 splits (test 9, valid 1), pooled in every cell; HELM reports each split on its own (stats.json's split=…), so a cell here matches none of its numbers unless every split scores alike"), scope!.notes.join('\n'));
 });
 
 test('a HELM stat of count 0 has no mean: reported as null, not undefined (ls printed "training_co2_cost,split=test undefined")', async () => {
