@@ -59,7 +59,7 @@ const env = { ...process.env, TMPDIR: scratch, LMAUDIT_TEST_SHARED: join(scratch
 // A file with a hook at its top level (before/after/beforeEach/afterEach outside a describe) would hook its process's
 // root test, which in a group is every file's: such a file runs alone. `--cpu` and a file named run alone too, so
 // a file that passes only beside others of its group fails there.
-const GROUP_SIZE = 14;
+const GROUP_SIZE = 20;
 const TOP_LEVEL_HOOK = /^(?:before|after|beforeEach|afterEach)\s*\(/m;
 
 /**
