@@ -190,3 +190,33 @@ test('a sample known only from summaries keeps its scores (noted); a chunked sam
   const log = await readInspectLog(chunked);
   assert.deepEqual(log.samples.map((s) => `${s.id}/${s.epoch}`), ['1/1', '2/1', '1/2', '2/2']);
 });
+
+test("a refused field of a .eval log names the member that holds it and the field's line there", async () => {
+  const dir = await tmp();
+  const members = await membersOf(`${DIR}log_formats.eval`);
+  const lineOf = (text: string, mark: string) => text.split('\n').findIndex((l) => l.includes(mark)) + 1;
+  type Member = Record<string, unknown> & { results: { scores: { metrics: Record<string, { value: unknown }> }[] } };
+  const refusal = async (name: string, edit: (json: Member) => void): Promise<{ file: string; text: string; message: string }> => {
+    const json = JSON.parse(members.find((m) => m.name === name)!.data.toString('utf8')) as Member;
+    json.input = 'a "}]" and \\"target\\": [ {"results": [';
+    edit(json);
+    const text = JSON.stringify(json, null, 2);
+    const file = join(dir, `${name.replace(/\W/g, '_')}.eval`);
+    await buildEval(file, members.map((m) => (m.name === name ? { name, data: text } : m)));
+    const error = await readInspectLog(file).then(() => undefined, (e: Error) => e);
+    assert.ok(error instanceof BadInputError, 'refused');
+    return { file, text, message: error.message };
+  };
+  // Read as samples[0].target of the log, named before as the archive's field with no member and no line.
+  let r = await refusal('samples/1_epoch_1.json', (s) => void (s.target = 918273645));
+  assert.ok(lineOf(r.text, '918273645') > 2);
+  assert.equal(r.message, `${r.file}, member samples/1_epoch_1.json, line ${lineOf(r.text, '918273645')}, field 'target': expected a target (a string or a list of strings), found a number`);
+  r = await refusal('samples/1_epoch_1.json', (s) => void delete s.target);
+  assert.equal(r.message, `${r.file}, member samples/1_epoch_1.json, line 1, field 'target': missing field (every EvalSample has a target)`);
+  r = await refusal('header.json', (h) => {
+    const metrics = h.results.scores[0]!.metrics;
+    metrics[Object.keys(metrics)[0]!]!.value = 'mark-value';
+  });
+  const metric = Object.keys((JSON.parse(r.text) as Member).results.scores[0]!.metrics)[0]!;
+  assert.equal(r.message, `${r.file}, member header.json, line ${lineOf(r.text, 'mark-value')}, field 'results.scores[0].metrics.${metric}.value': expected a number, found a string`);
+});
