@@ -10,6 +10,7 @@
  * two) and that both spell to different places gets no line. A field that is not in the text (a
  * "missing field") gets the line of the object or array that should hold it, when that is there.
  */
+import { readFile } from 'node:fs/promises';
 import { BadInputError, type InputLocation } from '../errors.ts';
 
 /** Where a path led: the offset of its value, or of its parent's when the last step is missing. */
@@ -57,6 +58,18 @@ export function checkingFieldLines<T>(text: string, where: { file: string; membe
   } catch (error) {
     throw withFieldLine(error, text, where);
   }
+}
+
+/**
+ * `withFieldLine` for an error about one of `files` (whole-JSON files, no longer held when it is raised): the
+ * file is read again, only now that the input is already refused.
+ */
+export async function withFieldLineFromFile(error: unknown, files: Iterable<string>): Promise<unknown> {
+  if (!(error instanceof BadInputError)) return error;
+  const { file, member, line, field } = error.where;
+  if (file === undefined || member !== undefined || line !== undefined || field === undefined || ![...files].includes(file)) return error;
+  const text = await readFile(file, 'utf8').catch(() => undefined);
+  return text === undefined ? error : withFieldLine(error, text, { file });
 }
 
 function follow(text: string, at: number, rest: string): Found | undefined {
