@@ -98,18 +98,20 @@ const shapes: HostileCase[] = [
 ];
 
 const lmevalResults: HostileCase[] = [
-  { name: 'results is a list of numbers', files: { [RESULTS]: JSON.stringify({ results: [1, 2, 3] }) }, args: importFile(RESULTS), status: 2, message: /field 'results\[0\]'/ },
-  { name: 'results is a list of objects without task names', files: { [RESULTS]: JSON.stringify({ results: [{ acc: 0.5 }] }) }, args: importFile(RESULTS), status: 2, message: /field 'results\[0\]/ },
-  { name: 'results is a string', files: { [RESULTS]: JSON.stringify({ results: 'none', configs: {} }) }, args: importFile(RESULTS), status: 2, message: /field 'results'/ },
-  { name: "a task's results are a number", files: { [RESULTS]: resultsFile({ hostile: 5 }) }, args: importFile(RESULTS), status: 2, message: /field 'results\.hostile'/ },
-  { name: 'a metric value that is a string', files: { [RESULTS]: resultsFile({ hostile: { 'exact_match,none': '0.5' } }) }, args: importFile(RESULTS), status: 2, message: /field 'results\.hostile\.exact_match,none'.*string/ },
-  { name: 'a metric value that is a list', files: { [RESULTS]: resultsFile({ hostile: { 'exact_match,none': [0.5] } }) }, args: importFile(RESULTS), status: 2, message: /field 'results\.hostile\.exact_match,none'/ },
-  { name: 'configs is a list', files: { [RESULTS]: resultsFile({ hostile: { 'exact_match,none': 0.5 } }, { configs: [] }) }, args: importFile(RESULTS), status: 2, message: /field 'configs'/ },
-  { name: 'config is a string', files: { [RESULTS]: resultsFile({ hostile: { 'exact_match,none': 0.5 } }, { config: 'x' }) }, args: importFile(RESULTS), status: 2, message: /field 'config'/ },
-  { name: 'n-samples is a number', files: { [RESULTS]: resultsFile({ hostile: { 'exact_match,none': 0.5 } }, { 'n-samples': 3 }) }, args: importFile(RESULTS), status: 2, message: /field 'n-samples'/ },
+  { name: 'results is a list of numbers', files: { [RESULTS]: JSON.stringify({ results: [1, 2, 3] }) }, args: importFile(RESULTS), status: 2, message: /line 1, field 'results\[0\]'/ },
+  { name: 'results is a list of objects without task names', files: { [RESULTS]: JSON.stringify({ results: [{ acc: 0.5 }] }) }, args: importFile(RESULTS), status: 2, message: /line 1, field 'results\[0\]/ },
+  { name: 'results is a string', files: { [RESULTS]: JSON.stringify({ results: 'none', configs: {} }) }, args: importFile(RESULTS), status: 2, message: /line 1, field 'results'/ },
+  { name: "a task's results are a number", files: { [RESULTS]: resultsFile({ hostile: 5 }) }, args: importFile(RESULTS), status: 2, message: /line 1, field 'results\.hostile'/ },
+  // Pretty-printed (indent 2), the value is on line 4: {, "results": {, "hostile": {, "exact_match,none": "0.5".
+  { name: 'a metric value that is a string', files: { [RESULTS]: resultsFile({ hostile: { 'exact_match,none': '0.5' } }, {}, 2) }, args: importFile(RESULTS), status: 2, message: /, line 4, field 'results\.hostile\.exact_match,none'.*string/ },
+  { name: 'a metric value that is a list', files: { [RESULTS]: resultsFile({ hostile: { 'exact_match,none': [0.5] } }) }, args: importFile(RESULTS), status: 2, message: /line 1, field 'results\.hostile\.exact_match,none'/ },
+  { name: 'configs is a list', files: { [RESULTS]: resultsFile({ hostile: { 'exact_match,none': 0.5 } }, { configs: [] }) }, args: importFile(RESULTS), status: 2, message: /line 1, field 'configs'/ },
+  { name: 'config is a string', files: { [RESULTS]: resultsFile({ hostile: { 'exact_match,none': 0.5 } }, { config: 'x' }) }, args: importFile(RESULTS), status: 2, message: /line 1, field 'config'/ },
+  { name: 'n-samples is a number', files: { [RESULTS]: resultsFile({ hostile: { 'exact_match,none': 0.5 } }, { 'n-samples': 3 }) }, args: importFile(RESULTS), status: 2, message: /line 1, field 'n-samples'/ },
   // Before: shown as the few-shot count ("zero"), and an effective count "twenty" replaced by one inferred from the samples.
-  { name: 'a few-shot count that is text', files: { [RESULTS]: resultsFile({ hostile: { 'exact_match,none': 0.5 } }, { 'n-shot': { hostile: 'zero' } }) }, args: importFile(RESULTS), status: 2, message: /field 'n-shot\.hostile': expected a few-shot count \(an integer from 0\), got the string "zero"/ },
-  { name: 'an effective document count that is text', files: { [RESULTS]: resultsFile({ hostile: { 'exact_match,none': 0.5 } }, { 'n-samples': { hostile: { original: 20, effective: 'twenty' } } }) }, args: importFile(RESULTS), status: 2, message: /field 'n-samples\.hostile\.effective': expected a document count \(an integer from 0\), got the string "twenty"/ },
+  // Pretty-printed: results (lines 2-6), configs (7-12), versions (13-15), then "n-shot": { on 16 and its "hostile" on 17.
+  { name: 'a few-shot count that is text', files: { [RESULTS]: resultsFile({ hostile: { 'exact_match,none': 0.5 } }, { 'n-shot': { hostile: 'zero' } }, 2) }, args: importFile(RESULTS), status: 2, message: /, line 17, field 'n-shot\.hostile': expected a few-shot count \(an integer from 0\), got the string "zero"/ },
+  { name: 'an effective document count that is text', files: { [RESULTS]: resultsFile({ hostile: { 'exact_match,none': 0.5 } }, { 'n-samples': { hostile: { original: 20, effective: 'twenty' } } }) }, args: importFile(RESULTS), status: 2, message: /line 1, field 'n-samples\.hostile\.effective': expected a document count \(an integer from 0\), got the string "twenty"/ },
   { name: 'a truncated results file', files: { [RESULTS]: resultsFile({ hostile: { 'exact_match,none': 0.5 } }).slice(0, 40) }, args: importFile(RESULTS), status: 2, message: /malformed JSON/ },
   { name: 'results with bare NaN import (Python writes them)', files: { [RESULTS]: resultsFile({ hostile: { 'exact_match,none': 0.5 } }).replace('0.5', 'NaN') }, args: importFile(RESULTS), status: 0, check: imported(['hostile']) },
   { name: 'results with an alias string as its version', files: { [RESULTS]: resultsFile({ hostile: { 'exact_match,none': 0.5, alias: 'hostile' } }) }, args: importFile(RESULTS), status: 0, check: imported(['hostile']) },
@@ -136,7 +138,7 @@ const lmevalSamples: HostileCase[] = [
   {
     name: 'a samples file and its results: metric strings refused in the results',
     files: { [SAMPLES]: jsonl([sampleRecord(0)]), [RESULTS]: resultsFile({ hostile: { 'exact_match,none': 'high' } }) },
-    args: importArgs(), status: 2, message: /field 'results\.hostile\.exact_match,none'/, names: RESULTS,
+    args: importArgs(), status: 2, message: /line 1, field 'results\.hostile\.exact_match,none'/, names: RESULTS,
   },
 ];
 
