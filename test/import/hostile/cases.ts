@@ -161,7 +161,7 @@ const folders: HostileCase[] = [
   {
     name: 'a lighteval results file whose config_general is not an object is refused naming the field',
     files: { 'results_2024-05-01T10-00-00.000000.json': JSON.stringify({ config_general: 'm', results: { 'leaderboard|arc:challenge|25': { acc: 0.5 } }, versions: {}, config_tasks: {}, summary_tasks: {}, summary_general: {} }) },
-    args: importArgs(), status: 2, names: 'results_2024-05-01T10-00-00.000000.json', message: /field 'config_general': a lighteval results file whose config_general is missing or not an object/,
+    args: importArgs(), status: 2, names: 'results_2024-05-01T10-00-00.000000.json', message: /line 1, field 'config_general': a lighteval results file whose config_general is missing or not an object/,
   },
   {
     name: 'a corrupt lighteval details file is refused naming the file',
