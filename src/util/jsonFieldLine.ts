@@ -61,13 +61,13 @@ export function checkingFieldLines<T>(text: string, where: { file: string; membe
 }
 
 /**
- * `withFieldLine` for an error about one of `files` (whole-JSON files, no longer held when it is raised): the
- * file is read again, only now that the input is already refused.
+ * `withFieldLine` for an error about a whole-JSON file no longer held when it is raised (`isJsonFile` says which
+ * files are): the file is read again, only now that the input is already refused.
  */
-export async function withFieldLineFromFile(error: unknown, files: Iterable<string>): Promise<unknown> {
+export async function withFieldLineFromFile(error: unknown, isJsonFile: (file: string) => boolean): Promise<unknown> {
   if (!(error instanceof BadInputError)) return error;
   const { file, member, line, field } = error.where;
-  if (file === undefined || member !== undefined || line !== undefined || field === undefined || ![...files].includes(file)) return error;
+  if (file === undefined || member !== undefined || line !== undefined || field === undefined || !isJsonFile(file)) return error;
   const text = await readFile(file, 'utf8').catch(() => undefined);
   return text === undefined ? error : withFieldLine(error, text, { file });
 }

@@ -84,7 +84,7 @@ function sentSettings(request: Json): Json {
 export async function importHelmRun(folder: string, present: ReadonlySet<string>): Promise<ImportedRun> {
   // The files are not held while they are mapped: a refused field's line is found by reading its file again.
   return readHelmRun(folder, present).catch(async (error: unknown) => {
-    throw await withFieldLineFromFile(error, [...present].map((name) => join(folder, name)));
+    throw await withFieldLineFromFile(error, (file) => [...present].some((name) => join(folder, name) === file));
   });
 }
 

@@ -178,8 +178,9 @@ const folders: HostileCase[] = [
   {
     // tb's TrialResults requires trial_name (it names the trial's folder and its attempt).
     name: 'a Terminal-Bench results.json whose trial has no trial_name is refused naming the field',
-    files: { 'results.json': JSON.stringify({ id: 'run', results: [{ task_id: 'hello-world', is_resolved: true, failure_mode: 'unset' }], n_resolved: 1, n_unresolved: 0, accuracy: 1 }) },
-    args: importArgs(), status: 2, names: 'results.json', message: /field 'results\[0\]\.trial_name': a Terminal-Bench trial without a string 'trial_name'/,
+    // Pretty-printed: the trial lacking it opens on line 4 ({, "id", "results": [, {), the line a missing field is named at.
+    files: { 'results.json': JSON.stringify({ id: 'run', results: [{ task_id: 'hello-world', is_resolved: true, failure_mode: 'unset' }], n_resolved: 1, n_unresolved: 0, accuracy: 1 }, null, 2) },
+    args: importArgs(), status: 2, names: 'results.json', message: /results\.json, line 4, field 'results\[0\]\.trial_name': a Terminal-Bench trial without a string 'trial_name'/,
   },
   {
     name: 'a Terminal-Bench results.json imports as a run of its trials',
