@@ -11,8 +11,8 @@ import { checkHeader, checkSample, checkUnique } from './logShape.ts';
 import { isPlainObject } from '../../util/json.ts';
 import { parsePythonJson } from '../../util/json.ts';
 import { openEvalArchive, readMemberJson, type ArchiveOptions, type EvalArchive } from './evalArchive.ts';
-import { checkingFieldLines, fieldLine, relocated } from '../../util/jsonFieldLine.ts';
-import { rebuildFromJournal } from './journal.ts';
+import { checkingFieldLines, fieldLine, relocated, withFieldLine } from '../../util/jsonFieldLine.ts';
+import { rebuildFromJournal, type SummaryPlace } from './journal.ts';
 import { arr, migrateHeader, migrateSample, obj, resolveAttachments, type Json } from './migrate.ts';
 
 /** The newest log schema this reader knows (Inspect's LOG_SCHEMA_VERSION). */
@@ -27,6 +27,8 @@ export interface InspectLog {
   reductions: Json[] | null;
   /** Per-(id, epoch) summaries, used for samples whose body is missing. */
   summaries: Json[];
+  /** Where each of `summaries` was read. */
+  summaryPlaces: SummaryPlace[];
   /** Set when there was no header.json: the eval was running or crashed. */
   rebuiltFromJournal: boolean;
   migrations: string[];
@@ -74,7 +76,7 @@ async function readJson(file: string): Promise<InspectLog> {
   return checkingFieldLines(text, { file }, () => {
     const { samples, reductions, ...header } = root;
     if (samples !== undefined && samples !== null && !Array.isArray(samples)) throw new BadInputError('expected a list of EvalSample objects', { file, field: 'samples' });
-    return finish(file, 'json', header, arr(samples) ?? [], arr(reductions), [], false);
+    return finish(file, 'json', header, arr(samples) ?? [], arr(reductions), { summaries: [], summaryPlaces: [] }, false);
   });
 }
 
@@ -86,17 +88,21 @@ async function readEval(file: string, options: ArchiveOptions): Promise<InspectL
     let header: Json;
     let rebuilt = false;
     let summaries: Json[] = [];
+    let summaryPlaces: SummaryPlace[] = [];
     if (archive.has('header.json')) {
       const parsed = await readMemberJson(archive, 'header.json');
       if (!isPlainObject(parsed)) throw new BadInputError('expected a JSON object', { file, member: 'header.json' });
       header = parsed;
     } else if (archive.has('_journal/start.json')) {
-      ({ header, summaries } = await rebuildFromJournal(archive));
+      ({ header, summaries, summaryPlaces } = await rebuildFromJournal(archive));
       rebuilt = true;
     } else {
       throw new BadInputError('neither header.json nor _journal/start.json: not an Inspect .eval log', { file });
     }
-    if (archive.has('summaries.json')) summaries = asObjects(await readMemberJson(archive, 'summaries.json'), file, 'summaries.json');
+    if (archive.has('summaries.json')) {
+      summaries = asObjects(await readMemberJson(archive, 'summaries.json'), file, 'summaries.json');
+      summaryPlaces = summaries.map((_, index) => ({ member: 'summaries.json', index }));
+    }
     // The internal chunked layout keeps a sample as a folder; its shell holds output, scores, target and choices.
     const chunkedDirs = archive.names.map((n) => CHUNKED_SHELL.exec(n)?.[1]).filter((d): d is string => d !== undefined);
     const insideChunked = (name: string) => chunkedDirs.some((d) => name.startsWith(`samples/${d}/`));
@@ -113,7 +119,7 @@ async function readEval(file: string, options: ArchiveOptions): Promise<InspectL
     let reductions: unknown[] | undefined;
     if (archive.has('reductions.json')) reductions = asObjects(await readMemberJson(archive, 'reductions.json'), file, 'reductions.json');
     try {
-      return finish(file, 'eval', header, samples, reductions, summaries, rebuilt);
+      return finish(file, 'eval', header, samples, reductions, { summaries, summaryPlaces }, rebuilt);
     } catch (error) {
       throw await inMember(error, archive, rebuilt ? undefined : 'header.json', sampleMembers);
     }
@@ -139,6 +145,22 @@ async function inMember(error: unknown, archive: EvalArchive, headerMember: stri
   return line === undefined ? moved : relocated(error, { ...moved.where, line });
 }
 
+/** An error about a field of a .eval log's member, raised once the log is read, with the field's line in that member. */
+export async function withMemberFieldLine(error: unknown, file: string): Promise<unknown> {
+  if (!(error instanceof BadInputError) || error.where.file !== file || error.where.member === undefined || error.where.field === undefined || error.where.line !== undefined) return error;
+  const member = error.where.member;
+  const archive = await openEvalArchive(file).catch(() => undefined);
+  if (archive === undefined || !archive.has(member)) {
+    archive?.close();
+    return error;
+  }
+  try {
+    return withFieldLine(error, decodeUtf8(await archive.read(member), file, member), { file, member });
+  } finally {
+    archive.close();
+  }
+}
+
 function asObjects(value: unknown, file: string, member: string): Json[] {
   if (!Array.isArray(value) || !value.every(isPlainObject)) {
     throw new BadInputError('expected a JSON array of objects', { file, member });
@@ -152,7 +174,7 @@ function finish(
   header: Json,
   rawSamples: unknown[],
   reductions: unknown[] | undefined,
-  summaries: Json[],
+  { summaries, summaryPlaces }: Pick<InspectLog, 'summaries' | 'summaryPlaces'>,
   rebuilt: boolean,
 ): InspectLog {
   checkVersion(header, file);
@@ -177,6 +199,7 @@ function finish(
     samples,
     reductions: header.results === undefined ? null : allReductions,
     summaries,
+    summaryPlaces,
     rebuiltFromJournal: rebuilt,
     migrations: [...applied, ...sampleMigrations],
   };

@@ -156,14 +156,21 @@ test('a sample known only from a summary without a target is refused naming the 
   const dir = await tmp();
   const members = await membersOf(`${DIR}log_streaming.eval`);
   const summaries = JSON.parse(members.find((m) => m.name === 'summaries.json')!.data.toString('utf8')) as Record<string, unknown>[];
-  for (const summary of summaries) if (summary.id === 2 && summary.epoch === 2) delete summary.target;
+  // The summary is moved to the end of the list, so that its index and line are not the first ones.
+  const [{ target: _target, ...rest }] = summaries.splice(summaries.findIndex((summary) => summary.id === 2 && summary.epoch === 2), 1);
+  summaries.push({ mark_first: 'mark-first', ...rest });
+  const k = summaries.length - 1;
+  const text = JSON.stringify(summaries, null, 2);
   const file = join(dir, 'partial.eval');
   await buildEval(file, [
     ...members.filter((m) => m.name !== 'samples/2_epoch_2.json' && m.name !== 'summaries.json'),
-    { name: 'summaries.json', data: JSON.stringify(summaries) },
+    { name: 'summaries.json', data: text },
   ]);
+  // Named by its index in the member and the line of the summary that lacks it (the line before its first member).
+  const line = text.split('\n').findIndex((l) => l.includes('mark-first'));
+  assert.ok(k === 3 && line > 20);
   await assert.rejects(importLog(file), (e: Error) =>
-    e instanceof BadInputError && e.message === `${file}, member summaries.json, field 'target': missing in the summary of sample 2, epoch 2 (its sample body is not in the log); every EvalSampleSummary has a target`);
+    e instanceof BadInputError && e.message === `${file}, member summaries.json, line ${line}, field '[${k}].target': missing in the summary of sample 2, epoch 2 (its sample body is not in the log); every EvalSampleSummary has a target`);
 });
 
 test('a sample known only from summaries keeps its scores (noted); a chunked sample is read from its shell', async () => {
