@@ -11,7 +11,7 @@ import { checkHeader, checkSample, checkUnique } from './logShape.ts';
 import { isPlainObject } from '../../util/json.ts';
 import { parsePythonJson } from '../../util/json.ts';
 import { openEvalArchive, readMemberJson, type ArchiveOptions, type EvalArchive } from './evalArchive.ts';
-import { checkingFieldLines, fieldLine, relocated, withFieldLine } from '../../util/jsonFieldLine.ts';
+import { checkingFieldLines, relocated, withFieldLine } from '../../util/jsonFieldLine.ts';
 import { rebuildFromJournal, type SummaryPlace } from './journal.ts';
 import { arr, migrateHeader, migrateSample, obj, resolveAttachments, type Json } from './migrate.ts';
 
@@ -140,9 +140,7 @@ async function inMember(error: unknown, archive: EvalArchive, headerMember: stri
   if (member === undefined) return error;
   const field = inSample === null ? error.where.field : inSample[2]!;
   const moved = relocated(error, { file: archive.path, member, ...(field === '' ? {} : { field }) });
-  const text = decodeUtf8(await archive.read(member), archive.path, member);
-  const line = fieldLine(text, field);
-  return line === undefined ? moved : relocated(error, { ...moved.where, line });
+  return withFieldLine(moved, decodeUtf8(await archive.read(member), archive.path, member), { file: archive.path, member });
 }
 
 /** An error about a field of a .eval log's member, raised once the log is read, with the field's line in that member. */
