@@ -61,6 +61,21 @@ export function checkingFieldLines<T>(text: string, where: { file: string; membe
 }
 
 /**
+ * An error naming a field of one record of a whole-JSON list at the line the record starts on (`starts`: each
+ * record's first line, in order), moved to the line of the field itself: a pretty-printed record spans lines. A
+ * record that shares its first line with another, or a field not found in it, keeps the line it had.
+ */
+export function withRecordFieldLine(error: unknown, text: string, file: string, starts: readonly number[]): unknown {
+  if (!(error instanceof BadInputError)) return error;
+  const { line, field } = error.where;
+  if (error.where.file !== file || error.where.member !== undefined || line === undefined || field === undefined) return error;
+  const index = starts.indexOf(line);
+  if (index < 0 || starts.lastIndexOf(line) !== index) return error;
+  const found = fieldLine(text, `[${index}].${field}`);
+  return found === undefined || found === line ? error : relocated(error, { ...error.where, line: found });
+}
+
+/**
  * `withFieldLine` for an error about a whole-JSON file no longer held when it is raised (`isJsonFile` says which
  * files are): the file is read again, only now that the input is already refused.
  */

@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fieldLine, withFieldLine } from '../../src/util/jsonFieldLine.ts';
+import { fieldLine, withFieldLine, withRecordFieldLine } from '../../src/util/jsonFieldLine.ts';
 import { BadInputError } from '../../src/errors.ts';
 
 const PRETTY = `{
@@ -84,4 +84,18 @@ test('an error of this file naming a field gets its line; another file, a member
   }
   const plain = new Error('boom');
   assert.equal(withFieldLine(plain, text, { file: 'f.json' }), plain);
+});
+
+test("a record's field named at the record's first line moves to its own line; records sharing a line keep theirs", () => {
+  const text = '[\n  {"doc_id": 0,\n   "resps": 1},\n  {\n    "doc_id": 1,\n    "resps":\n      "x"\n  }, {"doc_id": 2}, {"doc_id": 3}\n]';
+  const starts = [2, 4, 8, 8];
+  const at = (line: number, field: string) => (withRecordFieldLine(new BadInputError('bad', { file: 'f.json', line, field }), text, 'f.json', starts) as BadInputError).where.line;
+  assert.equal(at(2, 'resps'), 3);
+  assert.equal(at(4, 'resps'), 7);
+  assert.equal(at(4, 'doc_id'), 5);
+  // Missing from the record: its own first line, as before.
+  assert.equal(at(4, 'target'), 4);
+  // Two records open on line 8: which one is meant is not known, so the line stays.
+  assert.equal(at(8, 'doc_id'), 8);
+  assert.equal(at(9, 'doc_id'), 9);
 });
