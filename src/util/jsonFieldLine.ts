@@ -37,11 +37,11 @@ export function fieldLine(text: string, field: string, firstLine = 1): number | 
  * The error with the line of its field in `text` added, when it is a bad-input error about this file (and
  * member) that names a field and no line; any other error is returned as it is.
  */
-export function withFieldLine(error: unknown, text: string, where: { file: string; member?: string }, firstLine = 1): unknown {
+export function withFieldLine(error: unknown, text: string, where: { file: string; member?: string }): unknown {
   if (!(error instanceof BadInputError)) return error;
   const { file, member, line, field } = error.where;
   if (line !== undefined || field === undefined || file !== where.file || member !== where.member) return error;
-  const found = fieldLine(text, field, firstLine);
+  const found = fieldLine(text, field);
   return found === undefined ? error : relocated(error, { ...error.where, line: found });
 }
 
