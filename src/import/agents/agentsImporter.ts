@@ -3,7 +3,8 @@
  * first format whose layout it matches; the files of one call are then joined into evaluations (a summary with
  * its log folders and predictions, a tb run folder, a Harbor job folder).
  */
-import type { FileProbe, Importer } from '../types.ts';
+import type { FileProbe, ImportedRun, Importer } from '../types.ts';
+import { withFieldLineFromFile } from '../../util/jsonFieldLine.ts';
 import { harborRole, importHarborJobs, type HarborRole } from './harbor.ts';
 import { importSettingsOnly, settingsRole, type SettingsRole } from './settingsOnly.ts';
 import { importSwebench, swebenchRole, type SwebenchRole } from './swebench.ts';
@@ -31,15 +32,22 @@ export const agentsImporter: Importer = {
   name: 'agents',
   claims: (probe) => agentClaim(probe) !== null,
   async importFiles(files: readonly FileProbe[]) {
-    const claimed = files.map((probe) => ({ probe, claim: agentClaim(probe)! }));
-    const of = <K extends Claim['kind']>(kind: K) =>
-      claimed.filter((c) => c.claim.kind === kind).map((c) => ({ probe: c.probe, role: c.claim.role })) as { probe: FileProbe; role: Extract<Claim, { kind: K }>['role'] }[];
-    // Every source is read and checked before any run is returned, so a bad file stores nothing.
-    return [
-      ...(await importSwebench(of('swebench'))),
-      ...(await importTerminalBench(of('tb'))),
-      ...(await importHarborJobs(of('harbor'))),
-      ...(await importSettingsOnly(of('settings'))),
-    ];
+    // The JSON files are not held while they are mapped: a refused field's line is found by reading its file again.
+    return readAgentRuns(files).catch(async (error: unknown) => {
+      throw await withFieldLineFromFile(error, (file) => /\.json$/i.test(file));
+    });
   },
 };
+
+async function readAgentRuns(files: readonly FileProbe[]): Promise<ImportedRun[]> {
+  const claimed = files.map((probe) => ({ probe, claim: agentClaim(probe)! }));
+  const of = <K extends Claim['kind']>(kind: K) =>
+    claimed.filter((c) => c.claim.kind === kind).map((c) => ({ probe: c.probe, role: c.claim.role })) as { probe: FileProbe; role: Extract<Claim, { kind: K }>['role'] }[];
+  // Every source is read and checked before any run is returned, so a bad file stores nothing.
+  return [
+    ...(await importSwebench(of('swebench'))),
+    ...(await importTerminalBench(of('tb'))),
+    ...(await importHarborJobs(of('harbor'))),
+    ...(await importSettingsOnly(of('settings'))),
+  ];
+}

@@ -5,6 +5,7 @@
  * after prose, placeholder patches with no hunk, extra keys.
  */
 import { BadInputError } from '../../errors.ts';
+import { checkingFieldLines } from '../../util/jsonFieldLine.ts';
 import type { RecordNote } from '../../store/schema.ts';
 import { isObject, note, parseJsonFile } from './agentRun.ts';
 
@@ -55,12 +56,13 @@ export function patchFlags(patch: string | null): string[] {
 
 export function readPredictions(path: string, text: string): PredictionsFile {
   const trimmed = text.trimStart();
-  let records: { id: string | null; value: unknown; line?: number }[];
+  // A record's place: its line in JSONL, its path in a whole-JSON list or dict (whose line is found if it is refused).
+  let records: { id: string | null; value: unknown; line?: number; path?: string }[];
   let shape: PredictionsFile['shape'];
   if (trimmed.startsWith('[')) {
     shape = 'json list';
     const data = parseJsonFile(text, path) as unknown[];
-    records = data.map((value, i) => ({ id: null, value, line: i + 1 }));
+    records = data.map((value, i) => ({ id: null, value, path: `[${i}]` }));
   } else if (/\.jsonl$/i.test(path) || !isWholeJson(text)) {
     shape = 'jsonl';
     records = [];
@@ -78,7 +80,7 @@ export function readPredictions(path: string, text: string): PredictionsFile {
     shape = 'dict by instance id';
     const data = parseJsonFile(text, path);
     if (!isObject(data)) throw new BadInputError('predictions must be a JSON list, JSONL, or a dict keyed by instance id', { file: path });
-    records = Object.entries(data).map(([id, value]) => ({ id, value }));
+    records = Object.entries(data).map(([id, value]) => ({ id, value, path: id }));
   }
   const notes: RecordNote[] = [];
   const extraKeys = new Set<string>();
@@ -86,15 +88,15 @@ export function readPredictions(path: string, text: string): PredictionsFile {
   const usedAlternatives = new Map<string, string>();
   let dictWithoutId = 0;
   let idMismatch = 0;
-  const predictions: Prediction[] = records.map((r, i) => {
-    if (!isObject(r.value)) throw new BadInputError('a prediction is not a JSON object', { file: path, ...(r.line ? { line: r.line } : { field: r.id ?? String(i) }) });
+  const predictions: Prediction[] = checkingFieldLines(text, { file: path }, () => records.map((r) => {
+    const at = (key?: string) => (r.line !== undefined ? { file: path, line: r.line, ...(key === undefined ? {} : { field: key }) } : { file: path, field: key === undefined ? r.path! : `${r.path!}.${key}` });
+    if (!isObject(r.value)) throw new BadInputError('a prediction is not a JSON object', at());
     const v = r.value;
-    const where = r.line ? { file: path, line: r.line } : { file: path, field: r.id ?? String(i) };
     const ownId = typeof v.instance_id === 'string' ? v.instance_id : null;
     if (r.id !== null && ownId === null) dictWithoutId++;
     if (r.id !== null && ownId !== null && ownId !== r.id) idMismatch++;
     const id = ownId ?? r.id;
-    if (id === null) throw new BadInputError(v.instance_id === undefined || v.instance_id === null ? 'a prediction has no instance_id' : `instance_id is not a string (${JSON.stringify(v.instance_id)})`, { ...where, field: 'instance_id' });
+    if (id === null) throw new BadInputError(v.instance_id === undefined || v.instance_id === null ? 'a prediction has no instance_id' : `instance_id is not a string (${JSON.stringify(v.instance_id)})`, at('instance_id'));
     for (const key of Object.keys(v)) if (!HARNESS_KEYS.includes(key)) extraKeys.add(key);
     let patchKey = 'model_patch';
     if (!('model_patch' in v)) {
@@ -102,7 +104,7 @@ export function readPredictions(path: string, text: string): PredictionsFile {
       if (patchKey !== 'model_patch') usedAlternatives.set(patchKey, 'model_patch');
     }
     const patch = v[patchKey];
-    if (patch !== undefined && patch !== null && typeof patch !== 'string') throw new BadInputError(`${patchKey} is not a string`, { ...where, field: patchKey });
+    if (patch !== undefined && patch !== null && typeof patch !== 'string') throw new BadInputError(`${patchKey} is not a string`, at(patchKey));
     let model: string | null = typeof v.model_name_or_path === 'string' ? v.model_name_or_path : null;
     if (model === null) {
       const alt = ALTERNATIVE_MODEL_KEYS.find((k) => typeof v[k] === 'string');
@@ -112,7 +114,7 @@ export function readPredictions(path: string, text: string): PredictionsFile {
       }
     }
     return { instance_id: id, model, patch: (patch as string | null | undefined) ?? null, flags: patchFlags((patch as string | null | undefined) ?? null) };
-  });
+  }));
   const seen = new Set<string>();
   const dup = predictions.filter((p) => (seen.has(p.instance_id) ? true : (seen.add(p.instance_id), false)));
   if (dup.length > 0) notes.push(note('duplicate_instance', `${dup.length} instance id(s) appear more than once; the harness keeps the last`, dup.slice(0, 5).map((p) => p.instance_id)));

@@ -6,6 +6,7 @@
  */
 import { BadInputError, type InputLocation } from '../../errors.ts';
 import { isPlainObject } from '../../util/json.ts';
+import { fieldLine } from '../../util/jsonFieldLine.ts';
 
 export type Json = Record<string, unknown>;
 
@@ -54,13 +55,10 @@ export interface EeeAggregate {
   samples: SamplesPointer | null;
 }
 
-/** The line a key first appears on in a record's text (for errors that name a field). */
-export function lineOfKey(text: string, key: string, firstLine = 1): number {
-  const at = text.indexOf(`"${key}"`);
-  if (at < 0) return firstLine;
-  let line = firstLine;
-  for (let i = 0; i < at; i++) if (text.charCodeAt(i) === 10) line++;
-  return line;
+/** Where a field of a record sits: a JSONL record's line, or the field's own line in a whole-JSON file. */
+export function fieldAt(text: string, file: string, line: number | undefined, field: string): InputLocation {
+  const found = line ?? fieldLine(text, field);
+  return { file, ...(found === undefined ? {} : { line: found }), field };
 }
 
 /** The declared version, checked: a version this reader does not know is refused, naming it. */
@@ -78,7 +76,7 @@ export function checkedVersion(value: unknown, where: InputLocation): EeeVersion
 }
 
 export function readAggregate(root: unknown, text: string, file: string, line: number | undefined): EeeAggregate {
-  const at = (key: string): InputLocation => ({ file, line: line ?? lineOfKey(text, key), field: key });
+  const at = (field: string): InputLocation => fieldAt(text, file, line, field);
   if (!isPlainObject(root)) throw new BadInputError('expected an EEE aggregate JSON object', { file, line: line ?? 1 });
   const version = checkedVersion(root.schema_version, at('schema_version'));
   if (typeof root.evaluation_id !== 'string') throw new BadInputError('evaluation_id must be a string', at('evaluation_id'));
@@ -89,22 +87,23 @@ export function readAggregate(root: unknown, text: string, file: string, line: n
   }
   const results = root.evaluation_results.map((r, index): EeeResult => {
     const field = `evaluation_results[${index}]`;
-    if (!isPlainObject(r) || typeof r.evaluation_name !== 'string') throw new BadInputError('each result needs an evaluation_name string', { ...at('evaluation_results'), field: `${field}.evaluation_name` });
+    if (!isPlainObject(r) || typeof r.evaluation_name !== 'string') throw new BadInputError('each result needs an evaluation_name string', at(`${field}.evaluation_name`));
     const details = isPlainObject(r.score_details) ? r.score_details : {};
     // Before 0.2.1 a score could be a boolean; it reads as 1 or 0 (how the Pydantic models of then coerced it).
     const score = typeof details.score === 'boolean' && EEE_VERSIONS.indexOf(version) < EEE_VERSIONS.indexOf('0.2.1') ? Number(details.score) : details.score;
-    if (typeof score !== 'number') throw new BadInputError(`score_details.score is ${JSON.stringify(details.score) ?? 'missing'}, not a number`, { ...at('score_details'), field: `${field}.score_details.score` });
+    if (typeof score !== 'number') throw new BadInputError(`score_details.score is ${JSON.stringify(details.score) ?? 'missing'}, not a number`, at(`${field}.score_details.score`));
     // A standard error of another type would be dropped without a word: refused as the score is.
     const se = isPlainObject(details.uncertainty) && isPlainObject(details.uncertainty.standard_error) ? details.uncertainty.standard_error.value : undefined;
-    if (se !== undefined && se !== null && typeof se !== 'number') throw new BadInputError(`standard_error.value is ${JSON.stringify(se)}, not a number`, { ...at('score_details'), field: `${field}.score_details.uncertainty.standard_error.value` });
+    if (se !== undefined && se !== null && typeof se !== 'number') throw new BadInputError(`standard_error.value is ${JSON.stringify(se)}, not a number`, at(`${field}.score_details.uncertainty.standard_error.value`));
     const id = r.evaluation_result_id;
     return { index, evaluation_name: r.evaluation_name, evaluation_result_id: typeof id === 'string' ? id : null, score, raw: r };
   });
-  const ids = results.map((r) => r.evaluation_result_id).filter((id): id is string => id !== null);
-  const twice = ids.find((id, i) => ids.indexOf(id) !== i);
-  if (twice !== undefined) throw new BadInputError(`evaluation_result_id ${JSON.stringify(twice)} is given to two results`, at('evaluation_result_id'));
+  const second = results.find((r, i) => r.evaluation_result_id !== null && results.findIndex((q) => q.evaluation_result_id === r.evaluation_result_id) !== i);
+  if (second !== undefined) {
+    throw new BadInputError(`evaluation_result_id ${JSON.stringify(second.evaluation_result_id)} is given to two results`, at(`evaluation_results[${second.index}].evaluation_result_id`));
+  }
   if (root.eval_library === undefined && EEE_VERSIONS.indexOf(version) >= EEE_VERSIONS.indexOf('0.2.1')) {
-    throw new BadInputError(`eval_library is required from schema 0.2.1 (this record says ${version})`, { file, line: line ?? 1, field: 'eval_library' });
+    throw new BadInputError(`eval_library is required from schema 0.2.1 (this record says ${version})`, at('eval_library'));
   }
   return { file, line, text, version, evaluation_id: root.evaluation_id, model_id: model.id, raw: root, results, samples: samplesPointer(root, version, at) };
 }
@@ -114,13 +113,13 @@ function samplesPointer(root: Json, version: EeeVersion, at: (key: string) => In
   if (d === undefined || d === null) return null;
   if (!isPlainObject(d)) throw new BadInputError('detailed_evaluation_results must be an object', at('detailed_evaluation_results'));
   if (typeof d.file_path !== 'string') {
-    if (EEE_VERSIONS.indexOf(version) >= EEE_VERSIONS.indexOf('0.2.3')) throw new BadInputError('file_path is required from schema 0.2.3', { ...at('detailed_evaluation_results'), field: 'detailed_evaluation_results.file_path' });
+    if (EEE_VERSIONS.indexOf(version) >= EEE_VERSIONS.indexOf('0.2.3')) throw new BadInputError('file_path is required from schema 0.2.3', at('detailed_evaluation_results.file_path'));
     return null;
   }
   const algorithm = d.hash_algorithm ?? 'sha256';
-  if (algorithm !== 'sha256' && algorithm !== 'md5') throw new BadInputError(`hash_algorithm ${JSON.stringify(algorithm)} is neither sha256 nor md5`, { ...at('hash_algorithm'), field: 'detailed_evaluation_results.hash_algorithm' });
+  if (algorithm !== 'sha256' && algorithm !== 'md5') throw new BadInputError(`hash_algorithm ${JSON.stringify(algorithm)} is neither sha256 nor md5`, at('detailed_evaluation_results.hash_algorithm'));
   if (d.total_rows !== undefined && d.total_rows !== null && !(Number.isSafeInteger(d.total_rows) && (d.total_rows as number) >= 0)) {
-    throw new BadInputError(`total_rows is ${JSON.stringify(d.total_rows)}, not a count`, { ...at('total_rows'), field: 'detailed_evaluation_results.total_rows' });
+    throw new BadInputError(`total_rows is ${JSON.stringify(d.total_rows)}, not a count`, at('detailed_evaluation_results.total_rows'));
   }
   return {
     file_path: d.file_path,

@@ -65,8 +65,8 @@ export function settingEntries(groups: Partial<Record<DisclosureItem, Record<str
   return out;
 }
 
-/** The Settings an lmaudit export kept in `details`, by item (items with none absent); a malformed value is refused. */
-export function settingsFrom(details: Record<string, unknown> | undefined, items: readonly DisclosureItem[], where: InputLocation): Partial<Record<DisclosureItem, Record<string, Setting>>> {
+/** The Settings an lmaudit export kept in `details`, by item (items with none absent); a malformed value is refused where `at` places its key. */
+export function settingsFrom(details: Record<string, unknown> | undefined, items: readonly DisclosureItem[], at: (key: string) => InputLocation): Partial<Record<DisclosureItem, Record<string, Setting>>> {
   const out: Partial<Record<DisclosureItem, Record<string, Setting>>> = {};
   for (const [key, value] of Object.entries(details ?? {})) {
     if (!key.startsWith(LMAUDIT_PREFIX)) continue;
@@ -75,7 +75,7 @@ export function settingsFrom(details: Record<string, unknown> | undefined, items
     const item = rest.slice(0, dot) as DisclosureItem;
     if (dot < 0 || !items.includes(item)) continue;
     const parsed = Setting.safeParse(typeof value === 'string' ? safeJson(value) : undefined);
-    if (!parsed.success) throw new BadInputError(`${key} is not a setting lmaudit wrote ({configured, used} as JSON)`, { ...where, field: key });
+    if (!parsed.success) throw new BadInputError(`${key} is not a setting lmaudit wrote ({configured, used} as JSON)`, at(key));
     (out[item] ??= {})[rest.slice(dot + 1)] = parsed.data;
   }
   return out;

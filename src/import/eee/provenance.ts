@@ -20,7 +20,9 @@ import {
 import { isLmevalConversion, lmevalRunMeaning, lmevalTarget, lmevalTaskMeaning } from './lmevalConverter.ts';
 import { isPlainObject, parsePythonJson } from '../../util/json.ts';
 import type { EeeResultJoin } from '../../formats/eeeJoin.ts';
-import { versionRules, type EeeAggregate, type EeeResult, type Json } from './aggregate.ts';
+import { fieldAt, versionRules, type EeeAggregate, type EeeResult, type Json } from './aggregate.ts';
+import { BadInputError, type InputLocation } from '../../errors.ts';
+import { relocated } from '../../util/jsonFieldLine.ts';
 import { PER_RUN_ITEMS, PER_TASK_ITEMS, REPORTED_KEY, REPORTED_STDERR_KEY, RESULT_KEYS, RUN_KEYS, SCORE_KEY, settingsFrom } from './lmauditKeys.ts';
 
 export type { EeeResultJoin };
@@ -70,8 +72,7 @@ export function runProvenance(aggregate: EeeAggregate, runId: string, files: { p
   const model = obj(raw.model_info)!;
   const modelDetails = obj(model.additional_details) ?? {};
   const sourceDetails = obj(obj(raw.source_metadata)?.additional_details) ?? {};
-  const where = { file: aggregate.file, ...(aggregate.line === undefined ? {} : { line: aggregate.line }) };
-  const exported = settingsFrom(modelDetails, PER_RUN_ITEMS, where);
+  const exported = settingsFrom(modelDetails, PER_RUN_ITEMS, (key) => fieldOf(aggregate, `model_info.additional_details.${key}`));
   const label = typeof sourceDetails[RUN_KEYS.label] === 'string' ? `${sourceDetails[RUN_KEYS.label] as string} (via EEE)` : aggregate.evaluation_id;
   const p = emptyRunProvenance({ run_id: runId, label, source_kind: 'eee', source_format: `eee ${aggregate.version}${aggregate.line === undefined ? '' : ' (JSONL of aggregates)'}` });
 
@@ -106,13 +107,13 @@ export function runProvenance(aggregate: EeeAggregate, runId: string, files: { p
 
   const rules = versionRules(aggregate.version);
   if (rules.length > 0) p.notes.push({ task: null, kind: 'eee_version', message: `read by the rules of EEE schema ${aggregate.version}: ${rules.join('; ')}`, evidence: [aggregate.file] });
-  const exportedNotes = typeof sourceDetails[RUN_KEYS.notes] === 'string' ? (parsePythonJson(sourceDetails[RUN_KEYS.notes] as string, { ...where, field: `source_metadata.additional_details.${RUN_KEYS.notes}` }) as RecordNote[]) : [];
+  const exportedNotes = typeof sourceDetails[RUN_KEYS.notes] === 'string' ? (keptJson(aggregate, sourceDetails[RUN_KEYS.notes] as string, `source_metadata.additional_details.${RUN_KEYS.notes}`) as RecordNote[]) : [];
   p.notes.push(...exportedNotes);
 
   const targets = resultTargets(aggregate);
   for (const r of aggregate.results) {
     const t = targets.get(r)!;
-    const block = (p.tasks[t.task] ??= taskProvenance(aggregate, r, where));
+    const block = (p.tasks[t.task] ??= taskProvenance(aggregate, r));
     const details = obj(obj(r.raw.metric_config)?.additional_details) ?? {};
     // A result lmaudit computed (the source reported no aggregate) is no reported value.
     const key = details[SCORE_KEY] !== undefined ? null : typeof details[REPORTED_KEY] === 'string' ? (details[REPORTED_KEY] as string) : `${t.metric},${t.filter}`;
@@ -130,16 +131,33 @@ export function runProvenance(aggregate: EeeAggregate, runId: string, files: { p
   }
   // An lmaudit export also kept the source's reported values that are not results (aliases, strings): restored.
   if (typeof sourceDetails[RUN_KEYS.reported] === 'string') {
-    const kept = parsePythonJson(sourceDetails[RUN_KEYS.reported] as string, { ...where, field: `source_metadata.additional_details.${RUN_KEYS.reported}` }) as Record<string, Record<string, unknown>>;
+    const kept = keptJson(aggregate, sourceDetails[RUN_KEYS.reported] as string, `source_metadata.additional_details.${RUN_KEYS.reported}`) as Record<string, Record<string, unknown>>;
     for (const [task, values] of Object.entries(kept)) p.reported[task] = { ...values, ...(p.reported[task] ?? {}) };
   }
   return p;
 }
 
-function taskProvenance(aggregate: EeeAggregate, r: EeeResult, where: { file: string; line?: number }): TaskProvenance {
+/** Where a field of the aggregate sits, found in its text only when a value is refused. */
+function fieldOf(aggregate: EeeAggregate, field: string): InputLocation {
+  return fieldAt(aggregate.text, aggregate.file, aggregate.line, field);
+}
+
+/**
+ * A JSON text an lmaudit export kept in a field, parsed; a malformed one is named at the field's line in the file
+ * (the kept text is one JSON string there, so a line counted inside it would not be one of the file).
+ */
+function keptJson(aggregate: EeeAggregate, text: string, field: string): unknown {
+  try {
+    return parsePythonJson(text, { file: aggregate.file, field });
+  } catch (error) {
+    throw error instanceof BadInputError ? relocated(error, fieldOf(aggregate, field)) : error;
+  }
+}
+
+function taskProvenance(aggregate: EeeAggregate, r: EeeResult): TaskProvenance {
   const t = emptyTaskProvenance();
   const generationDetails = obj(obj(r.raw.generation_config)?.additional_details) ?? {};
-  const exported = settingsFrom(generationDetails, PER_TASK_ITEMS, where);
+  const exported = settingsFrom(generationDetails, PER_TASK_ITEMS, (key) => fieldOf(aggregate, `evaluation_results[${r.index}].generation_config.additional_details.${key}`));
   if (Object.keys(exported).length > 0) {
     for (const item of PER_TASK_ITEMS) Object.assign(t[item], exported[item] ?? {});
     t.scored_by_process_results = generationDetails[RUN_KEYS.scored_by_process_results] === 'true';

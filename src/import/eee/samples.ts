@@ -12,7 +12,7 @@ import { BadInputError } from '../../errors.ts';
 import { isPlainObject, parsePythonJson } from '../../util/json.ts';
 import { decodeUtf8 } from '../../util/utf8.ts';
 import { member, parseOrdered, pyDumps } from '../../py/orderedJson.ts';
-import { checkedVersion, lineOfKey, type EeeAggregate, type EeeResult, type EeeVersion, type Json } from './aggregate.ts';
+import { checkedVersion, fieldAt, type EeeAggregate, type EeeResult, type EeeVersion, type Json } from './aggregate.ts';
 
 export interface EeeRecord {
   line: number;
@@ -55,7 +55,7 @@ export async function readSamplesFile(file: string, aggregate: EeeAggregate | nu
     if (digest !== pointer.checksum) {
       throw new BadInputError(
         `checksum mismatch: the aggregate records ${pointer.hash_algorithm} ${pointer.checksum} for ${pointer.file_path}, but ${file} hashes to ${digest}`,
-        { file: aggregate.file, line: aggregate.line ?? lineOfKey(aggregate.text, 'checksum'), field: 'detailed_evaluation_results.checksum' },
+        fieldAt(aggregate.text, aggregate.file, aggregate.line, 'detailed_evaluation_results.checksum'),
       );
     }
   }
@@ -65,7 +65,7 @@ export async function readSamplesFile(file: string, aggregate: EeeAggregate | nu
   if (aggregate !== null && pointer !== null && pointer.total_rows !== null && pointer.total_rows !== nonBlank) {
     throw new BadInputError(
       `total_rows is ${pointer.total_rows}, but ${file} has ${nonBlank} non-blank line(s)`,
-      { file: aggregate.file, line: aggregate.line ?? lineOfKey(aggregate.text, 'total_rows'), field: 'detailed_evaluation_results.total_rows' },
+      fieldAt(aggregate.text, aggregate.file, aggregate.line, 'detailed_evaluation_results.total_rows'),
     );
   }
   if (nonBlank === 0) throw new BadInputError('a samples file needs at least one record', { file, line: 1 });

@@ -9,6 +9,7 @@ import { parsePyJson } from '../../py/json.ts';
 import { PyFloat } from '../../py/values.ts';
 import { pyFloatRepr } from '../../py/float.ts';
 import { readUtf8File } from '../../util/utf8.ts';
+import { fieldLine } from '../../util/jsonFieldLine.ts';
 import { readLines } from '../../util/lines.ts';
 import type { ImportOptions, SkippedRecord } from '../types.ts';
 import type { ResolvedFields } from './genericFields.ts';
@@ -61,29 +62,30 @@ export async function readGenericRecordsJs(
     if (!options.skipBad) throw new BadInputError(reason, { file, line, field });
     skipped.push({ file, line, field, reason });
   };
-  /** `line`: the record's number (its id when the file has no id field); `at`: the line a message names. */
-  const take = (line: number, record: unknown, at: () => number = () => line) => {
+  /** `line`: the record's number (its id when the file has no id field); `at`: the line a message about a field (or the record) names. */
+  const take = (line: number, record: unknown, at: (field?: string) => number = () => line) => {
     if (!isPlainObject(record)) return fail(at(), undefined, `expected a JSON object, got ${describe(record)}`);
     const output = asText(record[fields.output]);
-    if (output === null) return fail(at(), fields.output, `output is ${describe(record[fields.output])}; expected text`);
+    if (output === null) return fail(at(fields.output), fields.output, `output is ${describe(record[fields.output])}; expected text`);
     const gold = asText(record[fields.gold]);
-    if (gold === null) return fail(at(), fields.gold, `gold answer is ${describe(record[fields.gold])}; expected text or a number`);
+    if (gold === null) return fail(at(fields.gold), fields.gold, `gold answer is ${describe(record[fields.gold])}; expected text or a number`);
     const id = fields.id === null ? String(line) : asText(record[fields.id]);
-    if (id === null) return fail(at(), fields.id ?? 'id', `id is ${describe(record[fields.id ?? 'id'])}`);
-    if (seen.has(id)) return fail(at(), fields.id ?? 'id', `duplicate id '${id}'`);
+    if (id === null) return fail(at(fields.id ?? 'id'), fields.id ?? 'id', `id is ${describe(record[fields.id ?? 'id'])}`);
+    if (seen.has(id)) return fail(at(fields.id ?? 'id'), fields.id ?? 'id', `duplicate id '${id}'`);
     seen.add(id);
     const group = fields.group === null ? null : asText(record[fields.group]);
     rows.push({ line, id, output, gold, group });
   };
 
   if (array) {
-    // Element i is record i+1, named by the line its element starts on (a pretty-printed array spreads one over
-    // several lines), found only once one is bad.
+    // Element i is record i+1, named by the line its field (else its element) starts on: a pretty-printed array
+    // spreads one over several lines. Found only once one is bad.
     const text = withoutBom(await readUtf8File(file));
     const parsed = parsePyJson(text, { file });
     if (!Array.isArray(parsed)) throw new BadInputError('expected a JSON array of records', { file, line: 1 });
     let starts: number[] | null = null;
-    parsed.forEach((record, i) => take(i + 1, record, () => (starts ??= elementLines(text))[i] ?? i + 1));
+    const elementLine = (i: number) => (starts ??= elementLines(text))[i] ?? i + 1;
+    parsed.forEach((record, i) => take(i + 1, record, (field) => (field === undefined ? undefined : fieldLine(text, `[${i}].${field}`)) ?? elementLine(i)));
     return { rows, skipped };
   }
   for await (const { line, text } of readLines(file, options.skipBad ? (line, reason) => skipped.push({ file, line, reason }) : undefined)) {

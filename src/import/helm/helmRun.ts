@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { BadInputError } from '../../errors.ts';
 import { sha256Hex } from '../../util/hash.ts';
 import { isPlainObject, parsePythonJson, toPythonJson } from '../../util/json.ts';
+import { withFieldLineFromFile } from '../../util/jsonFieldLine.ts';
 import { EXTRA_FIELD_PREFIX } from '../../store/schema.ts';
 import type { ImportedRun, Row } from '../types.ts';
 import { isHelmBookkeepingStat } from '../../formats/helmStats.ts';
@@ -82,6 +83,13 @@ function sentSettings(request: Json): Json {
 }
 
 export async function importHelmRun(folder: string, present: ReadonlySet<string>): Promise<ImportedRun> {
+  // The files are not held while they are mapped: a refused field's line is found by reading its file again.
+  return readHelmRun(folder, present).catch(async (error: unknown) => {
+    throw await withFieldLineFromFile(error, (file) => [...present].some((name) => join(folder, name) === file));
+  });
+}
+
+async function readHelmRun(folder: string, present: ReadonlySet<string>): Promise<ImportedRun> {
   const files: { path: string; sha256: string; role: string }[] = [];
   const load = async (name: string): Promise<unknown> => {
     if (!present.has(name)) return undefined;

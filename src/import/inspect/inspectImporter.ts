@@ -6,6 +6,7 @@ import { extname } from 'node:path';
 import { inferred, same, type RecordNote } from '../../store/schema.ts';
 import type { FileProbe, ImportedRun, Importer } from '../types.ts';
 import { mapTables } from './mapping.ts';
+import type { InspectLog } from './readLog.ts';
 import { obj } from './migrate.ts';
 import { runProvenance, taskProvenance } from './provenance.ts';
 import { sha256File } from '../../util/hash.ts';
@@ -47,8 +48,16 @@ export const inspectImporter: Importer = {
 
 export async function importLog(path: string): Promise<ImportedRun> {
   // Loaded when a log is read: its zip and zstd readers (packages outside the bundle) cost every import's start-up 10 ms.
-  const { readInspectLog } = await import('./readLog.ts');
+  const { readInspectLog, withMemberFieldLine } = await import('./readLog.ts');
   const log = await readInspectLog(path);
+  try {
+    return await mapLog(log, path);
+  } catch (error) {
+    throw await withMemberFieldLine(error, path);
+  }
+}
+
+async function mapLog(log: InspectLog, path: string): Promise<ImportedRun> {
   const sha = await sha256File(path);
   const runId = `inspect-${sha.slice(0, 16)}`;
   const provenance = runProvenance(log, runId, sha);

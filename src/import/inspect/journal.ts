@@ -9,6 +9,12 @@ import { isPlainObject } from '../../util/json.ts';
 import { readMemberJson, type EvalArchive } from './evalArchive.ts';
 import type { Json } from './migrate.ts';
 
+/** Where a summary was read: its member and its index in that member's list (for an error that names it). */
+export interface SummaryPlace {
+  member: string;
+  index: number;
+}
+
 function numbered(names: readonly string[], prefix: string): string[] {
   const pattern = new RegExp(`^${prefix.replace(/\//g, '\\/')}(\\d+)\\.json$`);
   return names
@@ -18,7 +24,7 @@ function numbered(names: readonly string[], prefix: string): string[] {
     .map((e) => e.name);
 }
 
-export async function rebuildFromJournal(archive: EvalArchive): Promise<{ header: Json; summaries: Json[] }> {
+export async function rebuildFromJournal(archive: EvalArchive): Promise<{ header: Json; summaries: Json[]; summaryPlaces: SummaryPlace[] }> {
   const start = await readMemberJson(archive, '_journal/start.json');
   if (!isPlainObject(start) || !isPlainObject(start.eval)) {
     throw new BadInputError("expected a LogStart object with an 'eval' field", { file: archive.path, member: '_journal/start.json' });
@@ -28,16 +34,17 @@ export async function rebuildFromJournal(archive: EvalArchive): Promise<{ header
   const header: Json = { version: start.version ?? 2, status: 'started', eval: start.eval, plan: start.plan ?? {} };
   if (configUpdates.length > 0) header.config_updates = configUpdates;
 
-  const byKey = new Map<string, Json>();
+  const byKey = new Map<string, { row: Json; place: SummaryPlace }>();
   for (const name of numbered(archive.names, '_journal/summaries/')) {
     const rows = await readMemberJson(archive, name);
     if (!Array.isArray(rows)) throw new BadInputError('expected a JSON array of sample summaries', { file: archive.path, member: name });
-    for (const row of rows) {
-      if (!isPlainObject(row)) continue;
+    rows.forEach((row: unknown, index) => {
+      if (!isPlainObject(row)) return;
       const key = `${typeof row.id}:${String(row.id)}\u001f${String(row.epoch)}`;
       byKey.delete(key);
-      byKey.set(key, row);
-    }
+      byKey.set(key, { row, place: { member: name, index } });
+    });
   }
-  return { header, summaries: [...byKey.values()] };
+  const kept = [...byKey.values()];
+  return { header, summaries: kept.map((k) => k.row), summaryPlaces: kept.map((k) => k.place) };
 }

@@ -133,7 +133,7 @@ export function mapTables(log: InspectLog, runId: string, task: string): Inspect
 
   // A summary without a sample body (e.g. log_samples=false, or a crash mid-flush) still carries score values.
   const bodies = new Set(log.samples.map((s) => `${idText(s.id)}\u001f${String(s.epoch)}`));
-  for (const summary of log.summaries) {
+  for (const [k, summary] of log.summaries.entries()) {
     if (bodies.has(`${idText(summary.id)}\u001f${String(summary.epoch)}`)) continue;
     // A summary stands in for its sample here, so it needs the target its sample would have had (Inspect's
     // EvalSampleSummary requires one): without, the gold was stored as the text "null".
@@ -141,8 +141,8 @@ export function mapTables(log: InspectLog, runId: string, task: string): Inspect
       const which = `the summary of sample ${JSON.stringify(summary.id)}, epoch ${String(summary.epoch)} (its sample body is not in the log)`;
       throw new BadInputError(summary.target === undefined ? `missing in ${which}; every EvalSampleSummary has a target` : `expected a target (a string or a list of strings) in ${which}`, {
         file: log.file,
-        member: log.rebuiltFromJournal ? '_journal/summaries' : 'summaries.json',
-        field: 'target',
+        member: log.summaryPlaces[k]!.member,
+        field: `[${log.summaryPlaces[k]!.index}].target`,
       });
     }
     out.summaryOnly.push(`${idText(summary.id)} epoch ${String(summary.epoch)}`);

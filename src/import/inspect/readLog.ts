@@ -5,13 +5,14 @@
  * rebuilt from the journal). Sample id and epoch always come from the JSON body.
  */
 import { open, readFile, stat } from 'node:fs/promises';
-import { readUtf8File } from '../../util/utf8.ts';
+import { decodeUtf8, readUtf8File } from '../../util/utf8.ts';
 import { BadInputError } from '../../errors.ts';
 import { checkHeader, checkSample, checkUnique } from './logShape.ts';
 import { isPlainObject } from '../../util/json.ts';
 import { parsePythonJson } from '../../util/json.ts';
-import { openEvalArchive, readMemberJson, type ArchiveOptions } from './evalArchive.ts';
-import { rebuildFromJournal } from './journal.ts';
+import { openEvalArchive, readMemberJson, type ArchiveOptions, type EvalArchive } from './evalArchive.ts';
+import { checkingFieldLines, relocated, withFieldLine } from '../../util/jsonFieldLine.ts';
+import { rebuildFromJournal, type SummaryPlace } from './journal.ts';
 import { arr, migrateHeader, migrateSample, obj, resolveAttachments, type Json } from './migrate.ts';
 
 /** The newest log schema this reader knows (Inspect's LOG_SCHEMA_VERSION). */
@@ -26,6 +27,8 @@ export interface InspectLog {
   reductions: Json[] | null;
   /** Per-(id, epoch) summaries, used for samples whose body is missing. */
   summaries: Json[];
+  /** Where each of `summaries` was read. */
+  summaryPlaces: SummaryPlace[];
   /** Set when there was no header.json: the eval was running or crashed. */
   rebuiltFromJournal: boolean;
   migrations: string[];
@@ -33,13 +36,16 @@ export interface InspectLog {
 
 export async function readInspectLog(file: string, options: ArchiveOptions = {}): Promise<InspectLog> {
   const format = (await isZip(file)) ? 'eval' : 'json';
-  const log = format === 'eval' ? await readEval(file, options) : await readJson(file);
-  const version = log.header.version;
+  return format === 'eval' ? await readEval(file, options) : await readJson(file);
+}
+
+/** Checked before anything else is read from the header: what follows assumes an EvalLog of a known version. */
+function checkVersion(header: Json, file: string): void {
+  const version = header.version;
   if (typeof version === 'number' && version > LOG_SCHEMA_VERSION) {
     throw new BadInputError(`log schema version ${version} is newer than this reader knows (${LOG_SCHEMA_VERSION})`, { file, field: 'version' });
   }
-  if (!isPlainObject(log.header.eval)) throw new BadInputError("not an Inspect log: no 'eval' object", { file, field: 'eval' });
-  return log;
+  if (!isPlainObject(header.eval)) throw new BadInputError("not an Inspect log: no 'eval' object", { file, field: 'eval' });
 }
 
 async function isZip(file: string): Promise<boolean> {
@@ -66,9 +72,12 @@ async function readJson(file: string): Promise<InspectLog> {
   const text = await readUtf8File(file);
   const root = parsePythonJson(text, { file });
   if (!isPlainObject(root)) throw new BadInputError('expected one EvalLog JSON object', { file, line: 1 });
-  const { samples, reductions, ...header } = root;
-  if (samples !== undefined && samples !== null && !Array.isArray(samples)) throw new BadInputError('expected a list of EvalSample objects', { file, field: 'samples' });
-  return finish(file, 'json', header, arr(samples) ?? [], arr(reductions), [], false);
+  // A field's line is found in the text only when a check refuses it (JSON.parse keeps no positions).
+  return checkingFieldLines(text, { file }, () => {
+    const { samples, reductions, ...header } = root;
+    if (samples !== undefined && samples !== null && !Array.isArray(samples)) throw new BadInputError('expected a list of EvalSample objects', { file, field: 'samples' });
+    return finish(file, 'json', header, arr(samples) ?? [], arr(reductions), { summaries: [], summaryPlaces: [] }, false);
+  });
 }
 
 const CHUNKED_SHELL = /^samples\/(.+_epoch_\d+)\/sample\.json$/;
@@ -79,31 +88,72 @@ async function readEval(file: string, options: ArchiveOptions): Promise<InspectL
     let header: Json;
     let rebuilt = false;
     let summaries: Json[] = [];
+    let summaryPlaces: SummaryPlace[] = [];
     if (archive.has('header.json')) {
       const parsed = await readMemberJson(archive, 'header.json');
       if (!isPlainObject(parsed)) throw new BadInputError('expected a JSON object', { file, member: 'header.json' });
       header = parsed;
     } else if (archive.has('_journal/start.json')) {
-      ({ header, summaries } = await rebuildFromJournal(archive));
+      ({ header, summaries, summaryPlaces } = await rebuildFromJournal(archive));
       rebuilt = true;
     } else {
       throw new BadInputError('neither header.json nor _journal/start.json: not an Inspect .eval log', { file });
     }
-    if (archive.has('summaries.json')) summaries = asObjects(await readMemberJson(archive, 'summaries.json'), file, 'summaries.json');
+    if (archive.has('summaries.json')) {
+      summaries = asObjects(await readMemberJson(archive, 'summaries.json'), file, 'summaries.json');
+      summaryPlaces = summaries.map((_, index) => ({ member: 'summaries.json', index }));
+    }
     // The internal chunked layout keeps a sample as a folder; its shell holds output, scores, target and choices.
     const chunkedDirs = archive.names.map((n) => CHUNKED_SHELL.exec(n)?.[1]).filter((d): d is string => d !== undefined);
     const insideChunked = (name: string) => chunkedDirs.some((d) => name.startsWith(`samples/${d}/`));
     const samples: Json[] = [];
+    const sampleMembers: string[] = [];
     for (const name of archive.names) {
       if (!name.startsWith('samples/') || !name.endsWith('.json')) continue;
       if (insideChunked(name) && !CHUNKED_SHELL.test(name)) continue;
       const sample = await readMemberJson(archive, name);
       if (!isPlainObject(sample)) throw new BadInputError('expected an EvalSample JSON object', { file, member: name });
       samples.push(dropTranscript(sample));
+      sampleMembers.push(name);
     }
     let reductions: unknown[] | undefined;
     if (archive.has('reductions.json')) reductions = asObjects(await readMemberJson(archive, 'reductions.json'), file, 'reductions.json');
-    return finish(file, 'eval', header, samples, reductions, summaries, rebuilt);
+    try {
+      return finish(file, 'eval', header, samples, reductions, { summaries, summaryPlaces }, rebuilt);
+    } catch (error) {
+      throw await inMember(error, archive, rebuilt ? undefined : 'header.json', sampleMembers);
+    }
+  } finally {
+    archive.close();
+  }
+}
+
+/**
+ * A refusal of a .eval log's field, placed in the member that holds it: `samples[i].…` is a field of sample i's
+ * member, any other field one of header.json (when the header was read from it), each with its line there.
+ * The member is read again only here, when an import is already refused.
+ */
+async function inMember(error: unknown, archive: EvalArchive, headerMember: string | undefined, sampleMembers: readonly string[]): Promise<unknown> {
+  if (!(error instanceof BadInputError) || error.where.file !== archive.path || error.where.member !== undefined || error.where.field === undefined) return error;
+  const inSample = /^samples\[(\d+)\](?:\.|(?=\[)|$)(.*)$/s.exec(error.where.field);
+  const member = inSample === null ? headerMember : sampleMembers[Number(inSample[1])];
+  if (member === undefined) return error;
+  const field = inSample === null ? error.where.field : inSample[2]!;
+  const moved = relocated(error, { file: archive.path, member, ...(field === '' ? {} : { field }) });
+  return withFieldLine(moved, decodeUtf8(await archive.read(member), archive.path, member), { file: archive.path, member });
+}
+
+/** An error about a field of a .eval log's member, raised once the log is read, with the field's line in that member. */
+export async function withMemberFieldLine(error: unknown, file: string): Promise<unknown> {
+  if (!(error instanceof BadInputError) || error.where.file !== file || error.where.member === undefined || error.where.field === undefined || error.where.line !== undefined) return error;
+  const member = error.where.member;
+  const archive = await openEvalArchive(file).catch(() => undefined);
+  if (archive === undefined || !archive.has(member)) {
+    archive?.close();
+    return error;
+  }
+  try {
+    return withFieldLine(error, decodeUtf8(await archive.read(member), file, member), { file, member });
   } finally {
     archive.close();
   }
@@ -122,9 +172,10 @@ function finish(
   header: Json,
   rawSamples: unknown[],
   reductions: unknown[] | undefined,
-  summaries: Json[],
+  { summaries, summaryPlaces }: Pick<InspectLog, 'summaries' | 'summaryPlaces'>,
   rebuilt: boolean,
 ): InspectLog {
+  checkVersion(header, file);
   const { applied, legacyReductions } = migrateHeader(header);
   const firstScorer = obj(arr(obj(header.results)?.scores)?.[0])?.name;
   const sampleMigrations = new Set<string>();
@@ -146,6 +197,7 @@ function finish(
     samples,
     reductions: header.results === undefined ? null : allReductions,
     summaries,
+    summaryPlaces,
     rebuiltFromJournal: rebuilt,
     migrations: [...applied, ...sampleMigrations],
   };

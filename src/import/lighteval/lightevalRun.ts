@@ -9,6 +9,7 @@
  * of the leaderboard's wrapper, not of lighteval. An `api_key` in the model config is redacted, never stored.
  */
 import { readFile } from 'node:fs/promises';
+import { checkingFieldLines } from '../../util/jsonFieldLine.ts';
 import { BadInputError } from '../../errors.ts';
 import { emptyRunProvenance, emptyTaskProvenance, inferred, recorded, same, type Fact, type RunProvenance, type Setting } from '../../store/schema.ts';
 import { sha256Hex } from '../../util/hash.ts';
@@ -38,9 +39,13 @@ export async function importLightevalRun(resultsPath: string | null, detailsFile
   let results: Json = {};
   if (resultsPath !== null) {
     const bytes = await readFile(resultsPath);
-    results = o(parsePythonJson(bytes.toString('utf8'), { file: resultsPath })) ?? {};
-    if (o(results.config_general) === undefined) throw new BadInputError('a lighteval results file whose config_general is missing or not an object', { file: resultsPath, field: 'config_general' });
-    checkResultsShape(results, resultsPath);
+    const text = bytes.toString('utf8');
+    const read = o(parsePythonJson(text, { file: resultsPath })) ?? {};
+    checkingFieldLines(text, { file: resultsPath }, () => {
+      if (o(read.config_general) === undefined) throw new BadInputError('a lighteval results file whose config_general is missing or not an object', { file: resultsPath, field: 'config_general' });
+      checkResultsShape(read, resultsPath);
+    });
+    results = read;
     files.push({ path: resultsPath, sha256: sha256Hex(bytes), role: 'lighteval-results' });
   }
   for (const d of detailsFiles) files.push({ path: d.path, sha256: sha256Hex(await readFile(d.path)), role: 'lighteval-details' });

@@ -11,6 +11,7 @@ import type { ImportOptions, SkippedRecord } from '../types.ts';
 import { member, parseOrdered, parseOrderedArray, type PyNode } from '../../py/orderedJson.ts';
 import { kindName, respsJsonOf, type SampleLine } from './sampleLine.ts';
 import { OneTaskRecords } from './checks.ts';
+import { withRecordFieldLine } from '../../util/jsonFieldLine.ts';
 
 export async function readWriteOutFile(file: string, options: ImportOptions, skipped: SkippedRecord[]): Promise<SampleLine[]> {
   const text = await readUtf8File(file);
@@ -18,19 +19,25 @@ export async function readWriteOutFile(file: string, options: ImportOptions, ski
   // One record per document, as for a 0.4 samples file: a second record of a doc_id was counted into every
   // aggregate twice over (1,267 records with one doc_id repeated gave acc over n = 1,269).
   const oneTask = new OneTaskRecords(file);
-  for (const { node, line } of parseOrderedArray(text, { file })) {
-    try {
-      const record = writeOutLine(node, file, line);
-      // Every logit_i of a file is a log-probability, or every one generated text: the file's kind is its first's.
-      const kind = record.resps[0]![0]!.k;
-      const first = out[0]?.resps[0]![0]!.k ?? kind;
-      if (kind !== first) throw new BadInputError(`${logitKind(kind)}, where the file's first record holds ${logitKind(first)}`, { file, line, field: 'logit_0' });
-      oneTask.add(line, record.docId, null, null);
-      out.push(record);
-    } catch (error) {
-      if (!options.skipBad || !(error instanceof BadInputError)) throw error;
-      skipped.push({ file, line, field: error.where.field, reason: error.detail });
+  const records = parseOrderedArray(text, { file });
+  // A record spans lines when the list is pretty-printed: a refused field is named at its own line.
+  try {
+    for (const { node, line } of records) {
+      try {
+        const record = writeOutLine(node, file, line);
+        // Every logit_i of a file is a log-probability, or every one generated text: the file's kind is its first's.
+        const kind = record.resps[0]![0]!.k;
+        const first = out[0]?.resps[0]![0]!.k ?? kind;
+        if (kind !== first) throw new BadInputError(`${logitKind(kind)}, where the file's first record holds ${logitKind(first)}`, { file, line, field: 'logit_0' });
+        oneTask.add(line, record.docId, null, null);
+        out.push(record);
+      } catch (error) {
+        if (!options.skipBad || !(error instanceof BadInputError)) throw error;
+        skipped.push({ file, line, field: error.where.field, reason: error.detail });
+      }
     }
+  } catch (error) {
+    throw withRecordFieldLine(error, text, file, records.map((r) => r.line));
   }
   return out;
 }

@@ -80,8 +80,7 @@ export async function importBigscienceRun(group: Extract<RunGroup, { kind: 'bigs
   const runId = runIdOf(files);
   const notes: RecordNote[] = [];
   const full = group.results.find((r) => !r.name.startsWith('slim-')) ?? group.results[0];
-  const results: Json = full ? await readResultsJson(full) : {};
-  if (full) checkBigscienceResults(results, full.path);
+  const results: Json = full ? await readResultsJson(full, checkBigscienceResults) : {};
   const entries = Array.isArray(results.results) ? results.results.filter(isPlainObject) : [];
   const prov = emptyRunProvenance({ run_id: runId, label: (full ?? group.examples[0]!).path, source_kind: 'lm-eval', source_format: 'lm-eval BigScience fork (2022)' });
   fillRunProvenance(prov, { config: results.config }, null);
@@ -96,8 +95,7 @@ export async function importBigscienceRun(group: Extract<RunGroup, { kind: 'bigs
     for (const [k, v] of Object.entries(e)) if (!TEMPLATE.has(k)) reported[k] = verbatim(v);
   }
   for (const slim of group.results.filter((r) => r !== full)) {
-    const other = await readResultsJson(slim);
-    checkBigscienceResults(other, slim.path);
+    const other = await readResultsJson(slim, checkBigscienceResults);
     const differ: string[] = [];
     for (const e of Array.isArray(other.results) ? other.results.filter(isPlainObject) : []) {
       const task = `${String(e.dataset_name ?? e.task_name)}+${String(e.prompt_name)}`;

@@ -25,8 +25,7 @@ export const lmevalImporter: Importer = {
     const summaries = new Map<FileProbe, ResultsSummary>();
     for (const { probe, kind } of kinds) {
       if (kind !== 'results') continue;
-      const json = await readResultsJson(probe);
-      checkResultsShape(json, probe.path);
+      const json = await readResultsJson(probe, checkResultsShape);
       results.set(probe, json);
       const config = isPlainObject(json.config) ? json.config : {};
       summaries.set(probe, {

@@ -10,6 +10,7 @@ import { isPlainObject } from '../../util/json.ts';
 import type { FileProbe, ImportedRun } from '../types.ts';
 import type { TaskRows } from './sampleRows.ts';
 import { parseOrdered, toValue } from '../../py/orderedJson.ts';
+import { checkingFieldLines } from '../../util/jsonFieldLine.ts';
 
 export async function sourceFile(probe: FileProbe, role: string): Promise<SourceFile> {
   // Streamed: a samples file may be larger than a Buffer can hold (2 GiB).
@@ -24,10 +25,12 @@ export function runIdOf(files: readonly SourceFile[]): string {
   return `lmeval-${sha256Hex(files.map((f) => `${f.role}:${f.sha256}`).sort().join('\n')).slice(0, 16)}`;
 }
 
-export async function readResultsJson(probe: FileProbe): Promise<Record<string, unknown>> {
+/** A results file's object, with `check` (its shape) run while the text is at hand to name a refused field's line. */
+export async function readResultsJson(probe: FileProbe, check?: (json: Record<string, unknown>, file: string) => void): Promise<Record<string, unknown>> {
   const text = await readUtf8File(probe.path);
   const value = toValue(parseOrdered(text, { file: probe.path }));
   if (!isPlainObject(value)) throw new BadInputError('expected a JSON object', { file: probe.path, line: 1 });
+  if (check !== undefined) checkingFieldLines(text, { file: probe.path }, () => check(value, probe.path));
   return value;
 }
 

@@ -9,6 +9,7 @@ import { open } from 'node:fs/promises';
 import { BadInputError } from '../../errors.ts';
 import { sha256File } from '../../util/hash.ts';
 import { parseOrderedArray } from '../../py/orderedJson.ts';
+import { withRecordFieldLine } from '../../util/jsonFieldLine.ts';
 import { fileChunks } from '../../util/lines.ts';
 import { foreignEncoding, readUtf8File, UTF16_ADVICE } from '../../util/utf8.ts';
 import type { FileProbe } from '../types.ts';
@@ -50,7 +51,12 @@ export async function readSamplesFile(
 ): Promise<string> {
   if (probe.head.trimStart().startsWith('[')) {
     const text = await readUtf8File(probe.path);
-    join(processor.processNodes(job, parseOrderedArray(text, { file: probe.path })));
+    const records = parseOrderedArray(text, { file: probe.path });
+    try {
+      join(processor.processNodes(job, records));
+    } catch (error) {
+      throw withRecordFieldLine(error, text, probe.path, records.map((r) => r.line));
+    }
     return sha256File(probe.path);
   }
   const hash = createHash('sha256');

@@ -19,6 +19,7 @@ import { BadInputError } from '../../errors.ts';
 import { readConfigDump } from '../../py/configDump.ts';
 import { sha256Hex } from '../../util/hash.ts';
 import { isPlainObject, parsePythonJson, toPythonJson } from '../../util/json.ts';
+import { withFieldLine } from '../../util/jsonFieldLine.ts';
 import type { ImportedRun, ItemTables, Row } from '../types.ts';
 import { opencompassProvenance, type OpenCompassDataset, type SourceText } from './provenance.ts';
 
@@ -96,7 +97,13 @@ export async function importWorkFolder(work: string, files: PlacedFile[]): Promi
       const resultJson = result === undefined ? undefined : o(parsePythonJson(result.text, { file: result.path }));
       if (result !== undefined && resultJson === undefined) throw new BadInputError('a results file that is not a JSON object', { file: result.path });
       datasets.push({ abbr, shards: shards.map((s) => s.path), result: resultJson, resultPath: result?.path, summary: summaryRows.filter((r) => r.dataset === abbr && model in r.values) });
-      datasetTables(tables, abbr, shards, resultJson, result?.path);
+      try {
+        datasetTables(tables, abbr, shards, resultJson, result?.path);
+      } catch (error) {
+        // The texts are still held here: a refused field is named with its line in the file that holds it.
+        const held = [...shards, ...(result ? [result] : [])].find((s) => error instanceof BadInputError && s.path === error.where.file);
+        throw held === undefined ? error : withFieldLine(error, held.text, { file: held.path });
+      }
     }
     const runId = `opencompass-${sha256Hex(`${model}\n${sources.map((s) => `${s.role}:${s.sha256}`).sort().join('\n')}`).slice(0, 16)}`;
     for (const t of Object.values(tables)) for (const r of t) r.run_id = runId;
@@ -130,7 +137,7 @@ function datasetTables(tables: ItemTables, task: string, shards: SourceText[], r
   const entries: [string, unknown][] = Array.isArray(details) ? details.map((d, i) => [String(i), d]) : Object.entries(o(details) ?? {});
   entries.forEach(([key, entry], i) => {
     const d = o(entry);
-    if (d === undefined) throw new BadInputError('a details entry that is not an object', { file: resultPath, field: `details.${key}` });
+    if (d === undefined) throw new BadInputError('a details entry that is not an object', { file: resultPath, field: Array.isArray(details) ? `details[${key}]` : `details.${key}` });
     tables.filtered.push({ task, doc_id: key, filter: 'details', line: i + 1, filtered_json: toPythonJson(d), metrics_json: null });
     // Up to 0.3.x `correct` is one value; since 0.4 every per-item field is a list over the n repeats.
     const values = Array.isArray(d.correct) ? d.correct : [d.correct];

@@ -237,3 +237,33 @@ test('a predictions file names swebench as the harness that would evaluate it, i
   const { runs } = await importSources([externalFixture('agents/swebench-SWE-bench-prs/pr604-mea/submissions/verified/20260620_MEA_v5_8_1_AGIR_Bruno_Loureiro/all_preds.jsonl')], options);
   assert.deepEqual(runs[0]!.provenance.harness.name!.used, { status: 'inferred', value: 'swebench', how: "predictions in the format SWE-bench's harness evaluates; the harness has not run on them here" });
 });
+
+test('a refused prediction of a whole-JSON list or dict is named by its path and the line it is on (a list item was named "line <index + 1>")', async () => {
+  const { readPredictions } = await import('../../../src/import/agents/swebenchPredictions.ts');
+  const refusal = (name: string, text: string): string => {
+    try {
+      readPredictions(name, text);
+    } catch (error) {
+      return (error as Error).message;
+    }
+    return 'accepted';
+  };
+  const patch = 'diff --git a/x b/x\n--- "a]" {\\"instance_id\\": [\n+ }';
+  // Lines counted in the texts as written: item [2] opens on line 9, its instance_id on line 10.
+  const list = `[
+  {"instance_id": "a__a-1", "model_name_or_path": "m", "model_patch": ${JSON.stringify(patch)}},
+  {
+    "instance_id": "a__a-2",
+    "model_name_or_path": "m",
+    "model_patch": ""
+  },
+
+  {
+    "instance_id": 5, "model_patch": ""}
+]`;
+  assert.equal(refusal('preds.json', list), "preds.json, line 10, field '[2].instance_id': instance_id is not a string (5)");
+  assert.equal(refusal('preds.json', list.replace('"instance_id": 5, ', '')), "preds.json, line 9, field '[2].instance_id': a prediction has no instance_id");
+  const dict = `{"a__a-1": {"model_patch": ${JSON.stringify(patch)}},\n "a.b__c-2":\n  {"instance_id": "a.b__c-2", "model_patch": 7}}`;
+  assert.equal(refusal('preds.json', dict), "preds.json, line 3, field 'a.b__c-2.model_patch': model_patch is not a string");
+  assert.equal(refusal('preds.json', `[1,\n 2]`), "preds.json, line 1, field '[0]': a prediction is not a JSON object");
+});

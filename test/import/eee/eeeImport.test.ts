@@ -320,3 +320,43 @@ test('a token count written as text is refused naming the record and field (it w
   writeFileSync(c.aggregate, readFileSync(c.aggregate, 'utf8').replace('6bbefcb149f63071c5d7abeb4c57f23f9a0e517dbc11f7ca4728c8b1c63e6cd8', createHash('sha256').update(edited).digest('hex')));
   assert.equal(importFails(c.aggregate), `lmaudit: ${c.samples}, line 1, field 'token_usage.input_tokens': token_usage.input_tokens is "12", not a count (an integer from 0)`);
 });
+
+test("a refused field of a whole-JSON aggregate is named at its own line, not at the first line its key's name appears on", async () => {
+  const { readAggregate } = await import('../../../src/import/eee/aggregate.ts');
+  // Each expected line is counted in the text below (line 1 is its first line).
+  const text = `{
+  "schema_version": "0.3.0",
+  "evaluation_id": "e/\\"score_details\\": {\\"standard_error\\": [",
+  "model_info": {"id": "m"},
+  "eval_library": {"name": "x"},
+  "evaluation_results": [
+    {"evaluation_name": "a", "evaluation_result_id": "r1",
+     "score_details": {"score": 0.5, "uncertainty": {"standard_error": {"value": 0.1}}}},
+    {
+      "evaluation_name": "b",
+      "evaluation_result_id": "r2",
+      "score_details": {
+        "score": 0.25,
+        "uncertainty": {"standard_error": {"value": "0.1"}}
+      }
+    }
+  ]
+}`;
+  const refusal = (edit: (t: string) => string): string => {
+    const edited = edit(text);
+    try {
+      readAggregate(JSON.parse(edited), edited, 'agg.json', undefined);
+    } catch (error) {
+      return (error as Error).message;
+    }
+    return 'accepted';
+  };
+  assert.equal(refusal((t) => t), "agg.json, line 14, field 'evaluation_results[1].score_details.uncertainty.standard_error.value': standard_error.value is \"0.1\", not a number");
+  // The second result that repeats an id is the one named.
+  assert.equal(refusal((t) => t.replace('"0.1"', '0.1').replace('"r2"', '"r1"')), "agg.json, line 11, field 'evaluation_results[1].evaluation_result_id': evaluation_result_id \"r1\" is given to two results");
+  // A missing score: the line of the score_details that lacks it.
+  assert.equal(refusal((t) => t.replace('"0.1"', '0.1').replace('"score": 0.25,', '')), "agg.json, line 12, field 'evaluation_results[1].score_details.score': score_details.score is missing, not a number");
+  // A JSONL aggregate's record keeps its own line.
+  const oneLine = JSON.stringify(JSON.parse(text));
+  assert.throws(() => readAggregate(JSON.parse(oneLine), oneLine, 'aggs.jsonl', 7), (e: Error) => e.message.startsWith("aggs.jsonl, line 7, field 'evaluation_results[1]"));
+});

@@ -61,3 +61,18 @@ test('a bad record of a pretty-printed JSON array is named by the line its eleme
   assert.equal(skipped.status, 0, skipped.stderr);
   assert.ok(skipped.stdout.includes(`\n  skipped ${pretty}:12 field 'gold': gold answer is missing; expected text or a number\n`), skipped.stdout);
 });
+
+test("a bad field of a pretty-printed JSON array's record is named at its own line; a missing one at its record's", async () => {
+  const { readGenericRecordsJs } = await import('../../../src/import/generic/genericJs.ts');
+  const fields = { id: 'id', output: 'output', gold: 'gold', group: null };
+  const refusal = async (text: string) => {
+    const path = file('fields.json', text);
+    const error = await readGenericRecordsJs(path, true, fields, { skipBad: false, fields: {} }).then(() => undefined, (e: Error) => e);
+    return error?.message.replace(`${path}, `, '') ?? 'accepted';
+  };
+  // Indent 2: record 2 opens on line 7, its output on 9, its gold (a list) opens on 10; a decoy string comes first.
+  const records = [{ id: 1, output: 'A "}]," [', gold: 'A' }, { id: 2, output: 'B', gold: ['A'] }];
+  assert.equal(await refusal(JSON.stringify(records, null, 2)), "line 10, field 'gold': gold answer is a list; expected text or a number");
+  assert.equal(await refusal(JSON.stringify([records[0], { id: 1, output: 'B', gold: 'A' }], null, 2)), "line 8, field 'id': duplicate id '1'");
+  assert.equal(await refusal(JSON.stringify([records[0], { id: 2, gold: 'A' }], null, 2)), "line 7, field 'output': output is missing; expected text");
+});

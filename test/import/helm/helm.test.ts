@@ -166,27 +166,65 @@ test('a HELM stat of count 0 has no mean: reported as null, not undefined (ls pr
   assert.ok(!runCli(['ls', mmlu]).stdout.includes('undefined'));
 });
 
-test('mistyped HELM fields are refused naming the file and field (read as empty, they imported 0 items or lost scores)', async () => {
+test('mistyped HELM fields are refused naming the file, line and field (read as empty, they imported 0 items or lost scores)', async () => {
   const edits: [string, string, (json: { request_states: Record<string, any>[] } & Record<string, any>) => unknown, RegExp][] = [
-    ['request_states an object', 'scenario_state.json', (s) => ({ ...s, request_states: { a: 1 } }), /scenario_state\.json, field 'request_states': not a list/],
-    ['an instance without its id', 'scenario_state.json', (s) => (delete s.request_states[0]!.instance.id, s), /scenario_state\.json, field 'request_states\[0\]\.instance\.id': missing/],
-    ['a completion text that is a number', 'scenario_state.json', (s) => ((s.request_states[0]!.result.completions[0].text = 5), s), /field 'request_states\[0\]\.result\.completions\[0\]\.text'/],
-    ['per-instance stats a string', 'per_instance_stats.json', (p) => ((p as unknown as Record<string, unknown>[])[0]!.stats = 'x', p), /per_instance_stats\.json, field '\[0\]\.stats': not a list/],
+    ['request_states an object', 'scenario_state.json', (s) => ({ ...s, request_states: { a: 1 } }), /scenario_state\.json, line 1, field 'request_states': not a list/],
+    ['an instance without its id', 'scenario_state.json', (s) => (delete s.request_states[0]!.instance.id, s), /scenario_state\.json, line 1, field 'request_states\[0\]\.instance\.id': missing/],
+    ['a completion text that is a number', 'scenario_state.json', (s) => ((s.request_states[0]!.result.completions[0].text = 5), s), /line 1, field 'request_states\[0\]\.result\.completions\[0\]\.text'/],
+    ['per-instance stats a string', 'per_instance_stats.json', (p) => ((p as unknown as Record<string, unknown>[])[0]!.stats = 'x', p), /per_instance_stats\.json, line 1, field '\[0\]\.stats': not a list/],
     ['stats.json an object', 'stats.json', () => ({ a: 1 }), /stats\.json: the file holds no list/],
     // Before: a stats.json mean written as text vanished from `ls` (bbq_accuracy was not listed), and a per-instance
     // sum written as text was re-aggregated as NaN and printed as a mismatch ("3  NaN  NO").
-    ['a stats.json mean that is text', 'stats.json', (st) => (((st as unknown as Record<string, unknown>[])[0]!.mean = 'high'), st), /stats\.json, field '\[0\]\.mean': expected a number, got a string$/],
-    ['a per-instance sum that is text', 'per_instance_stats.json', (p) => (((p as unknown as { stats: Record<string, unknown>[] }[])[0]!.stats[0]!.sum = 'x'), p), /per_instance_stats\.json, field '\[0\]\.stats\[0\]\.sum': expected a number, got a string$/],
-    ['a per-instance stat that is a number', 'per_instance_stats.json', (p) => (((p as unknown as { stats: unknown[] }[])[0]!.stats[1] = 7), p), /per_instance_stats\.json, field '\[0\]\.stats\[1\]': a Stat that is not an object$/],
+    ['a stats.json mean that is text', 'stats.json', (st) => (((st as unknown as Record<string, unknown>[])[0]!.mean = 'high'), st), /stats\.json, line 1, field '\[0\]\.mean': expected a number, got a string$/],
+    ['a per-instance sum that is text', 'per_instance_stats.json', (p) => (((p as unknown as { stats: Record<string, unknown>[] }[])[0]!.stats[0]!.sum = 'x'), p), /per_instance_stats\.json, line 1, field '\[0\]\.stats\[0\]\.sum': expected a number, got a string$/],
+    ['a per-instance stat that is a number', 'per_instance_stats.json', (p) => (((p as unknown as { stats: unknown[] }[])[0]!.stats[1] = 7), p), /per_instance_stats\.json, line 1, field '\[0\]\.stats\[1\]': a Stat that is not an object$/],
   ];
   for (const [what, name, edit, message] of edits) {
     const folder = join(mkdtempSync(join(tmpdir(), 'lmaudit-helm-')), 'run');
     try {
       cpSync(mmlu, folder, { recursive: true });
+      // Written on one line, every field is on line 1.
       writeFileSync(join(folder, name), JSON.stringify(edit(JSON.parse(readFileSync(join(folder, name), 'utf8')))));
       await assert.rejects(importSources([folder], options), (e: Error & { exitCode?: number }) => e.exitCode === 2 && message.test(e.message), what);
     } finally {
       rmSync(join(folder, '..'), { recursive: true, force: true });
     }
   }
+});
+
+test('a refused field of a pretty-printed HELM file is named with the line its value starts on', async () => {
+  type Edit = (json: { request_states: Record<string, any>[] } & Record<string, any>) => unknown;
+  const decoy = 'a "}]" and \\"mean\\": [ {"stats": [ and \\\\';
+  const refusal = async (name: string, edit: Edit): Promise<{ text: string; message: string }> => {
+    const folder = join(mkdtempSync(join(tmpdir(), 'lmaudit-helm-')), 'run');
+    try {
+      cpSync(mmlu, folder, { recursive: true });
+      const text = JSON.stringify(edit(JSON.parse(readFileSync(join(folder, name), 'utf8'))), null, 2);
+      writeFileSync(join(folder, name), text);
+      const error = await importSources([folder], options).then(() => undefined, (e: Error) => e);
+      assert.ok(error !== undefined, `${name} refused`);
+      return { text, message: error.message.replace(`${join(folder, name)}, `, '') };
+    } finally {
+      rmSync(join(folder, '..'), { recursive: true, force: true });
+    }
+  };
+  const lineOf = (text: string, mark: string) => text.split('\n').findIndex((l) => l.includes(mark)) + 1;
+  let r = await refusal('stats.json', (st) => {
+    const entries = st as unknown as Record<string, any>[];
+    entries[0]!.name.name = decoy;
+    entries[3]!.mean = 'mark-mean';
+    return entries;
+  });
+  assert.ok(lineOf(r.text, 'mark-mean') > 20);
+  assert.equal(r.message, `line ${lineOf(r.text, 'mark-mean')}, field '[3].mean': expected a number, got a string`);
+  r = await refusal('per_instance_stats.json', (p) => ((p as unknown as { stats: Record<string, unknown>[] }[])[1]!.stats[2]!.sum = 'mark-sum', p));
+  assert.equal(r.message, `line ${lineOf(r.text, 'mark-sum')}, field '[1].stats[2].sum': expected a number, got a string`);
+  // A missing id: the line of the instance that lacks it (its first member, put there, is on the next line).
+  r = await refusal('scenario_state.json', (s) => {
+    s.request_states[0]!.instance.input.text = decoy;
+    const { id: _id, ...rest } = s.request_states[1]!.instance as Record<string, unknown>;
+    s.request_states[1]!.instance = { mark_first: 'mark-first', ...rest };
+    return s;
+  });
+  assert.equal(r.message, `line ${lineOf(r.text, 'mark-first') - 1}, field 'request_states[1].instance.id': missing`);
 });

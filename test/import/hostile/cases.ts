@@ -98,18 +98,20 @@ const shapes: HostileCase[] = [
 ];
 
 const lmevalResults: HostileCase[] = [
-  { name: 'results is a list of numbers', files: { [RESULTS]: JSON.stringify({ results: [1, 2, 3] }) }, args: importFile(RESULTS), status: 2, message: /field 'results\[0\]'/ },
-  { name: 'results is a list of objects without task names', files: { [RESULTS]: JSON.stringify({ results: [{ acc: 0.5 }] }) }, args: importFile(RESULTS), status: 2, message: /field 'results\[0\]/ },
-  { name: 'results is a string', files: { [RESULTS]: JSON.stringify({ results: 'none', configs: {} }) }, args: importFile(RESULTS), status: 2, message: /field 'results'/ },
-  { name: "a task's results are a number", files: { [RESULTS]: resultsFile({ hostile: 5 }) }, args: importFile(RESULTS), status: 2, message: /field 'results\.hostile'/ },
-  { name: 'a metric value that is a string', files: { [RESULTS]: resultsFile({ hostile: { 'exact_match,none': '0.5' } }) }, args: importFile(RESULTS), status: 2, message: /field 'results\.hostile\.exact_match,none'.*string/ },
-  { name: 'a metric value that is a list', files: { [RESULTS]: resultsFile({ hostile: { 'exact_match,none': [0.5] } }) }, args: importFile(RESULTS), status: 2, message: /field 'results\.hostile\.exact_match,none'/ },
-  { name: 'configs is a list', files: { [RESULTS]: resultsFile({ hostile: { 'exact_match,none': 0.5 } }, { configs: [] }) }, args: importFile(RESULTS), status: 2, message: /field 'configs'/ },
-  { name: 'config is a string', files: { [RESULTS]: resultsFile({ hostile: { 'exact_match,none': 0.5 } }, { config: 'x' }) }, args: importFile(RESULTS), status: 2, message: /field 'config'/ },
-  { name: 'n-samples is a number', files: { [RESULTS]: resultsFile({ hostile: { 'exact_match,none': 0.5 } }, { 'n-samples': 3 }) }, args: importFile(RESULTS), status: 2, message: /field 'n-samples'/ },
+  { name: 'results is a list of numbers', files: { [RESULTS]: JSON.stringify({ results: [1, 2, 3] }) }, args: importFile(RESULTS), status: 2, message: /line 1, field 'results\[0\]'/ },
+  { name: 'results is a list of objects without task names', files: { [RESULTS]: JSON.stringify({ results: [{ acc: 0.5 }] }) }, args: importFile(RESULTS), status: 2, message: /line 1, field 'results\[0\]/ },
+  { name: 'results is a string', files: { [RESULTS]: JSON.stringify({ results: 'none', configs: {} }) }, args: importFile(RESULTS), status: 2, message: /line 1, field 'results'/ },
+  { name: "a task's results are a number", files: { [RESULTS]: resultsFile({ hostile: 5 }) }, args: importFile(RESULTS), status: 2, message: /line 1, field 'results\.hostile'/ },
+  // Pretty-printed (indent 2), the value is on line 4: {, "results": {, "hostile": {, "exact_match,none": "0.5".
+  { name: 'a metric value that is a string', files: { [RESULTS]: resultsFile({ hostile: { 'exact_match,none': '0.5' } }, {}, 2) }, args: importFile(RESULTS), status: 2, message: /, line 4, field 'results\.hostile\.exact_match,none'.*string/ },
+  { name: 'a metric value that is a list', files: { [RESULTS]: resultsFile({ hostile: { 'exact_match,none': [0.5] } }) }, args: importFile(RESULTS), status: 2, message: /line 1, field 'results\.hostile\.exact_match,none'/ },
+  { name: 'configs is a list', files: { [RESULTS]: resultsFile({ hostile: { 'exact_match,none': 0.5 } }, { configs: [] }) }, args: importFile(RESULTS), status: 2, message: /line 1, field 'configs'/ },
+  { name: 'config is a string', files: { [RESULTS]: resultsFile({ hostile: { 'exact_match,none': 0.5 } }, { config: 'x' }) }, args: importFile(RESULTS), status: 2, message: /line 1, field 'config'/ },
+  { name: 'n-samples is a number', files: { [RESULTS]: resultsFile({ hostile: { 'exact_match,none': 0.5 } }, { 'n-samples': 3 }) }, args: importFile(RESULTS), status: 2, message: /line 1, field 'n-samples'/ },
   // Before: shown as the few-shot count ("zero"), and an effective count "twenty" replaced by one inferred from the samples.
-  { name: 'a few-shot count that is text', files: { [RESULTS]: resultsFile({ hostile: { 'exact_match,none': 0.5 } }, { 'n-shot': { hostile: 'zero' } }) }, args: importFile(RESULTS), status: 2, message: /field 'n-shot\.hostile': expected a few-shot count \(an integer from 0\), got the string "zero"/ },
-  { name: 'an effective document count that is text', files: { [RESULTS]: resultsFile({ hostile: { 'exact_match,none': 0.5 } }, { 'n-samples': { hostile: { original: 20, effective: 'twenty' } } }) }, args: importFile(RESULTS), status: 2, message: /field 'n-samples\.hostile\.effective': expected a document count \(an integer from 0\), got the string "twenty"/ },
+  // Pretty-printed: results (lines 2-6), configs (7-12), versions (13-15), then "n-shot": { on 16 and its "hostile" on 17.
+  { name: 'a few-shot count that is text', files: { [RESULTS]: resultsFile({ hostile: { 'exact_match,none': 0.5 } }, { 'n-shot': { hostile: 'zero' } }, 2) }, args: importFile(RESULTS), status: 2, message: /, line 17, field 'n-shot\.hostile': expected a few-shot count \(an integer from 0\), got the string "zero"/ },
+  { name: 'an effective document count that is text', files: { [RESULTS]: resultsFile({ hostile: { 'exact_match,none': 0.5 } }, { 'n-samples': { hostile: { original: 20, effective: 'twenty' } } }) }, args: importFile(RESULTS), status: 2, message: /line 1, field 'n-samples\.hostile\.effective': expected a document count \(an integer from 0\), got the string "twenty"/ },
   { name: 'a truncated results file', files: { [RESULTS]: resultsFile({ hostile: { 'exact_match,none': 0.5 } }).slice(0, 40) }, args: importFile(RESULTS), status: 2, message: /malformed JSON/ },
   { name: 'results with bare NaN import (Python writes them)', files: { [RESULTS]: resultsFile({ hostile: { 'exact_match,none': 0.5 } }).replace('0.5', 'NaN') }, args: importFile(RESULTS), status: 0, check: imported(['hostile']) },
   { name: 'results with an alias string as its version', files: { [RESULTS]: resultsFile({ hostile: { 'exact_match,none': 0.5, alias: 'hostile' } }) }, args: importFile(RESULTS), status: 0, check: imported(['hostile']) },
@@ -136,7 +138,7 @@ const lmevalSamples: HostileCase[] = [
   {
     name: 'a samples file and its results: metric strings refused in the results',
     files: { [SAMPLES]: jsonl([sampleRecord(0)]), [RESULTS]: resultsFile({ hostile: { 'exact_match,none': 'high' } }) },
-    args: importArgs(), status: 2, message: /field 'results\.hostile\.exact_match,none'/, names: RESULTS,
+    args: importArgs(), status: 2, message: /line 1, field 'results\.hostile\.exact_match,none'/, names: RESULTS,
   },
 ];
 
@@ -159,7 +161,7 @@ const folders: HostileCase[] = [
   {
     name: 'a lighteval results file whose config_general is not an object is refused naming the field',
     files: { 'results_2024-05-01T10-00-00.000000.json': JSON.stringify({ config_general: 'm', results: { 'leaderboard|arc:challenge|25': { acc: 0.5 } }, versions: {}, config_tasks: {}, summary_tasks: {}, summary_general: {} }) },
-    args: importArgs(), status: 2, names: 'results_2024-05-01T10-00-00.000000.json', message: /field 'config_general': a lighteval results file whose config_general is missing or not an object/,
+    args: importArgs(), status: 2, names: 'results_2024-05-01T10-00-00.000000.json', message: /line 1, field 'config_general': a lighteval results file whose config_general is missing or not an object/,
   },
   {
     name: 'a corrupt lighteval details file is refused naming the file',
@@ -176,8 +178,9 @@ const folders: HostileCase[] = [
   {
     // tb's TrialResults requires trial_name (it names the trial's folder and its attempt).
     name: 'a Terminal-Bench results.json whose trial has no trial_name is refused naming the field',
-    files: { 'results.json': JSON.stringify({ id: 'run', results: [{ task_id: 'hello-world', is_resolved: true, failure_mode: 'unset' }], n_resolved: 1, n_unresolved: 0, accuracy: 1 }) },
-    args: importArgs(), status: 2, names: 'results.json', message: /field 'results\[0\]\.trial_name': a Terminal-Bench trial without a string 'trial_name'/,
+    // Pretty-printed: the trial lacking it opens on line 4 ({, "id", "results": [, {), the line a missing field is named at.
+    files: { 'results.json': JSON.stringify({ id: 'run', results: [{ task_id: 'hello-world', is_resolved: true, failure_mode: 'unset' }], n_resolved: 1, n_unresolved: 0, accuracy: 1 }, null, 2) },
+    args: importArgs(), status: 2, names: 'results.json', message: /results\.json, line 4, field 'results\[0\]\.trial_name': a Terminal-Bench trial without a string 'trial_name'/,
   },
   {
     name: 'a Terminal-Bench results.json imports as a run of its trials',

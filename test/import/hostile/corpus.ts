@@ -45,8 +45,8 @@ export function sampleRecord(docId: unknown, output: unknown = '8', extra: Recor
 
 export const jsonl = (records: readonly unknown[]): string => `${records.map((r) => JSON.stringify(r)).join('\n')}\n`;
 
-export function resultsFile(results: unknown, extra: Record<string, unknown> = {}): string {
-  return JSON.stringify({ results, configs: { hostile: { task: 'hostile', output_type: 'generate_until' } }, versions: { hostile: 1 }, ...extra });
+export function resultsFile(results: unknown, extra: Record<string, unknown> = {}, indent?: number): string {
+  return JSON.stringify({ results, configs: { hostile: { task: 'hostile', output_type: 'generate_until' } }, versions: { hostile: 1 }, ...extra }, null, indent);
 }
 
 export function writeFiles(dir: string, files: Record<string, string | Buffer>): void {

@@ -156,14 +156,21 @@ test('a sample known only from a summary without a target is refused naming the 
   const dir = await tmp();
   const members = await membersOf(`${DIR}log_streaming.eval`);
   const summaries = JSON.parse(members.find((m) => m.name === 'summaries.json')!.data.toString('utf8')) as Record<string, unknown>[];
-  for (const summary of summaries) if (summary.id === 2 && summary.epoch === 2) delete summary.target;
+  // The summary is moved to the end of the list, so that its index and line are not the first ones.
+  const [{ target: _target, ...rest }] = summaries.splice(summaries.findIndex((summary) => summary.id === 2 && summary.epoch === 2), 1);
+  summaries.push({ mark_first: 'mark-first', ...rest });
+  const k = summaries.length - 1;
+  const text = JSON.stringify(summaries, null, 2);
   const file = join(dir, 'partial.eval');
   await buildEval(file, [
     ...members.filter((m) => m.name !== 'samples/2_epoch_2.json' && m.name !== 'summaries.json'),
-    { name: 'summaries.json', data: JSON.stringify(summaries) },
+    { name: 'summaries.json', data: text },
   ]);
+  // Named by its index in the member and the line of the summary that lacks it (the line before its first member).
+  const line = text.split('\n').findIndex((l) => l.includes('mark-first'));
+  assert.ok(k === 3 && line > 20);
   await assert.rejects(importLog(file), (e: Error) =>
-    e instanceof BadInputError && e.message === `${file}, member summaries.json, field 'target': missing in the summary of sample 2, epoch 2 (its sample body is not in the log); every EvalSampleSummary has a target`);
+    e instanceof BadInputError && e.message === `${file}, member summaries.json, line ${line}, field '[${k}].target': missing in the summary of sample 2, epoch 2 (its sample body is not in the log); every EvalSampleSummary has a target`);
 });
 
 test('a sample known only from summaries keeps its scores (noted); a chunked sample is read from its shell', async () => {
@@ -189,4 +196,34 @@ test('a sample known only from summaries keeps its scores (noted); a chunked sam
   ]);
   const log = await readInspectLog(chunked);
   assert.deepEqual(log.samples.map((s) => `${s.id}/${s.epoch}`), ['1/1', '2/1', '1/2', '2/2']);
+});
+
+test("a refused field of a .eval log names the member that holds it and the field's line there", async () => {
+  const dir = await tmp();
+  const members = await membersOf(`${DIR}log_formats.eval`);
+  const lineOf = (text: string, mark: string) => text.split('\n').findIndex((l) => l.includes(mark)) + 1;
+  type Member = Record<string, unknown> & { results: { scores: { metrics: Record<string, { value: unknown }> }[] } };
+  const refusal = async (name: string, edit: (json: Member) => void): Promise<{ file: string; text: string; message: string }> => {
+    const json = JSON.parse(members.find((m) => m.name === name)!.data.toString('utf8')) as Member;
+    json.input = 'a "}]" and \\"target\\": [ {"results": [';
+    edit(json);
+    const text = JSON.stringify(json, null, 2);
+    const file = join(dir, `${name.replace(/\W/g, '_')}.eval`);
+    await buildEval(file, members.map((m) => (m.name === name ? { name, data: text } : m)));
+    const error = await readInspectLog(file).then(() => undefined, (e: Error) => e);
+    assert.ok(error instanceof BadInputError, 'refused');
+    return { file, text, message: error.message };
+  };
+  // Read as samples[0].target of the log, named before as the archive's field with no member and no line.
+  let r = await refusal('samples/1_epoch_1.json', (s) => void (s.target = 918273645));
+  assert.ok(lineOf(r.text, '918273645') > 2);
+  assert.equal(r.message, `${r.file}, member samples/1_epoch_1.json, line ${lineOf(r.text, '918273645')}, field 'target': expected a target (a string or a list of strings), found a number`);
+  r = await refusal('samples/1_epoch_1.json', (s) => void delete s.target);
+  assert.equal(r.message, `${r.file}, member samples/1_epoch_1.json, line 1, field 'target': missing field (every EvalSample has a target)`);
+  r = await refusal('header.json', (h) => {
+    const metrics = h.results.scores[0]!.metrics;
+    metrics[Object.keys(metrics)[0]!]!.value = 'mark-value';
+  });
+  const metric = Object.keys((JSON.parse(r.text) as Member).results.scores[0]!.metrics)[0]!;
+  assert.equal(r.message, `${r.file}, member header.json, line ${lineOf(r.text, 'mark-value')}, field 'results.scores[0].metrics.${metric}.value': expected a number, found a string`);
 });

@@ -36,7 +36,7 @@ const CASES: [string, (log: Log) => void, string][] = [
   ['the model a number', (l) => void (l.eval.model = 5), "field 'eval.model': expected a model name (a string), found a number"],
 ];
 
-test('each mistyped Inspect field: exit 2, file and field named, no stack trace, no store', () => {
+test('each mistyped Inspect field: exit 2, file, line and field named, no stack trace, no store', () => {
   const dir = mkdtempSync(join(tmpdir(), 'lmaudit-inspect-shape-'));
   try {
     for (const [what, edit, message] of CASES) {
@@ -47,7 +47,8 @@ test('each mistyped Inspect field: exit 2, file and field named, no stack trace,
       const out = join(dir, 'store');
       const r = runCli(['import', file, '--out', out]);
       assert.equal(r.status, 2, `${what}: ${r.stderr}`);
-      assert.equal(r.stderr.trim(), `lmaudit: ${file}, ${message}`, what);
+      // The log is written on one line: every field is on line 1 (a missing one's sample is too).
+      assert.equal(r.stderr.trim(), `lmaudit: ${file}, line 1, ${message}`, what);
       assert.ok(!existsSync(out), `${what}: nothing stored`);
     }
   } finally {
@@ -80,3 +81,54 @@ test("a token count written as text is read as Inspect reads it (pydantic's lax 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/** The 1-based line of the only line of `text` holding `mark` (an oracle independent of the locator). */
+function lineHolding(text: string, mark: string): number {
+  const lines = text.split('\n');
+  const at = lines.findIndex((l) => l.includes(mark));
+  assert.ok(at >= 0 && lines.findIndex((l, i) => i > at && l.includes(mark)) < 0, `${mark} on exactly one line`);
+  return at + 1;
+}
+
+// Text before the fields that a scan must not take for structure: escaped quotes, brackets, braces, a key's spelling.
+const DECOY = 'a "}]" and \\"target\\": [ {"samples": [ and \\\\';
+
+test('a refused field of a pretty-printed .json log is named with the line its value starts on', async () => {
+  const { readInspectLog } = await import('../../../src/import/inspect/readLog.ts');
+  const dir = mkdtempSync(join(tmpdir(), 'lmaudit-inspect-lines-'));
+  const refusal = async (edit: (log: Log) => void, indent: number | undefined): Promise<{ text: string; message: string }> => {
+    const log = JSON.parse(readFileSync(LOG, 'utf8')) as Log;
+    for (const s of log.samples) s.input = DECOY;
+    edit(log);
+    const text = JSON.stringify(log, null, indent);
+    const file = join(dir, 'log.json');
+    writeFileSync(file, text);
+    const error = await readInspectLog(file).then(() => undefined, (e: Error) => e);
+    assert.ok(error !== undefined, 'refused');
+    return { text, message: error.message.replace(`${file}, `, '') };
+  };
+  try {
+    let r = await refusal((l) => void (l.samples[2]!.target = 918273645), 2);
+    assert.equal(r.message, `line ${lineHolding(r.text, '918273645')}, field 'samples[2].target': expected a target (a string or a list of strings), found a number`);
+    assert.ok(lineHolding(r.text, '918273645') > 100, 'a line well into the file');
+    r = await refusal((l) => void (l.results.scores[0]!.metrics.accuracy!.value = 'mark-value'), 2);
+    assert.equal(r.message, `line ${lineHolding(r.text, 'mark-value')}, field 'results.scores[0].metrics.accuracy.value': expected a number, found a string`);
+    // The second of two samples with one id: the line of its id, not the first's.
+    r = await refusal((l) => void (l.samples[0]!.id = l.samples[1]!.id = 'mark-twice'), 2);
+    const [first, second] = r.text.split('\n').flatMap((l, n) => (l.includes('mark-twice') ? [n + 1] : []));
+    assert.ok(first! < second!);
+    assert.equal(r.message, `line ${second!}, field 'samples[1].id': sample id "mark-twice" at epoch 1 appears twice (samples[0] and samples[1])`);
+    // A missing target: the line of the sample that lacks it (the line before its first member, written first here).
+    r = await refusal((l) => {
+      const { target: _t, ...rest } = l.samples[1]!;
+      l.samples[1] = { mark_first: 'mark-first', ...rest };
+    }, 2);
+    assert.equal(r.message, `line ${lineHolding(r.text, 'mark-first') - 1}, field 'samples[1].target': missing field (every EvalSample has a target)`);
+    // One line: line 1 whatever the field.
+    r = await refusal((l) => void (l.samples[2]!.target = 918273645), undefined);
+    assert.equal(r.message, "line 1, field 'samples[2].target': expected a target (a string or a list of strings), found a number");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+

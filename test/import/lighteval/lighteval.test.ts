@@ -213,25 +213,33 @@ test('a group average (suite|prefix:_average|k) is the unweighted mean over its 
   }
 });
 
-test('mistyped blocks of a results file are refused naming the field (read as absent, they dropped reported numbers silently)', async () => {
-  const cases: [string, (r: Record<string, any>) => void, RegExp][] = [
-    ['results a list', (r) => void (r.results = [1]), /field 'results': not an object$/],
-    ['a task entry a number', (r) => void (r.results['anli:r1|0'] = 5), /field 'results\.anli:r1\|0': not an object$/],
-    ['a metric value that is text', (r) => void (r.results['anli:r1|0'].acc = '0.5'), /field 'results\.anli:r1\|0\.acc': a metric value that is text, not a number$/],
-    ['config_tasks a list', (r) => void (r.config_tasks = [1]), /field 'config_tasks': not an object$/],
-    ['num_fewshots text', (r) => void (r.config_tasks['anli:r1|0'].num_fewshots = 'zero'), /field 'config_tasks\.anli:r1\|0\.num_fewshots': not a few-shot count \(an integer from 0\)$/],
-    ['hashes text', (r) => void (r.summary_tasks['anli:r1|0'].hashes = 'x'), /field 'summary_tasks\.anli:r1\|0\.hashes': not an object$/],
-    ['model_name a number', (r) => void (r.config_general.model_name = 5), /field 'config_general\.model_name': not a model name \(a string\)$/],
+test('mistyped blocks of a results file are refused naming the line and field (read as absent, they dropped reported numbers silently)', async () => {
+  // The file is written pretty-printed; each expected line is the only line holding what the edit wrote there.
+  const holding = (mark: string) => (text: string) => {
+    const lines = text.split('\n').flatMap((l, n) => (l.includes(mark) ? [n + 1] : []));
+    assert.equal(lines.length, 1, `${mark} on one line`);
+    return lines[0]!;
+  };
+  const cases: [string, (r: Record<string, any>) => void, (text: string) => number, RegExp][] = [
+    ['results a list', (r) => void (r.results = [1]), holding('"results": ['), /field 'results': not an object$/],
+    ['a task entry a number', (r) => void (r.results['anli:r1|0'] = 5), holding('"anli:r1|0": 5'), /field 'results\.anli:r1\|0': not an object$/],
+    ['a metric value that is text', (r) => void (r.results['anli:r1|0'].acc = 'mark-acc'), holding('mark-acc'), /field 'results\.anli:r1\|0\.acc': a metric value that is text, not a number$/],
+    ['config_tasks a list', (r) => void (r.config_tasks = [1]), holding('"config_tasks": ['), /field 'config_tasks': not an object$/],
+    ['num_fewshots text', (r) => void (r.config_tasks['anli:r1|0'].num_fewshots = 'mark-zero'), holding('mark-zero'), /field 'config_tasks\.anli:r1\|0\.num_fewshots': not a few-shot count \(an integer from 0\)$/],
+    ['hashes text', (r) => void (r.summary_tasks['anli:r1|0'].hashes = 'mark-hashes'), holding('mark-hashes'), /field 'summary_tasks\.anli:r1\|0\.hashes': not an object$/],
+    ['model_name a number', (r) => void (r.config_general.model_name = 5), holding('"model_name": 5'), /field 'config_general\.model_name': not a model name \(a string\)$/],
   ];
-  for (const [what, edit, message] of cases) {
+  for (const [what, edit, lineOf, message] of cases) {
     const copy = mkdtempSync(join(tmpdir(), 'lmaudit-lighteval-'));
     try {
       cpSync(smoke, copy, { recursive: true });
       const path = join(copy, 'results/eee-smoke/dummy-model/results_2026-08-10T17-22-11.385681.json');
       const results = JSON.parse(readFileSync(path, 'utf8'));
       edit(results);
-      writeFileSync(path, JSON.stringify(results, null, 2));
-      await assert.rejects(importSources([copy], options), (e: Error & { exitCode?: number }) => e.exitCode === 2 && e.message.startsWith(path) && message.test(e.message), what);
+      const text = JSON.stringify(results, null, 2);
+      writeFileSync(path, text);
+      const line = lineOf(text);
+      await assert.rejects(importSources([copy], options), (e: Error & { exitCode?: number }) => e.exitCode === 2 && e.message.startsWith(`${path}, line ${line}, field '`) && message.test(e.message), `${what} (line ${line})`);
     } finally {
       rmSync(copy, { recursive: true, force: true });
     }

@@ -268,3 +268,18 @@ test('records are staged as they are read: a bad record after good ones leaves n
   assert.equal((await tableRows(skipped.runs[0]!, 'instances')).length, good);
   assert.deepEqual(skipped.runs[0]!.skipped.map((s) => s.line), [good + 1]);
 });
+
+test('a refused field of a record in a pretty-printed JSON list of samples is named at its own line, not at the line the record opens on', async () => {
+  const { sampleRecord, TS } = await import('../hostile/corpus.ts');
+  const dir = await mkdtemp(join(tmpdir(), 'lmaudit-json-list-'));
+  const file = join(dir, `samples_hostile_${TS}.json`);
+  const text = JSON.stringify([sampleRecord(0), sampleRecord(1, '8', { resps: 'mark-resps' })], null, 2);
+  await writeFile(file, text);
+  const lines = text.split('\n');
+  // The second record opens on the line after the first closes; its resps sit further down.
+  const opens = lines.indexOf('  {', 2) + 1;
+  const at = lines.findIndex((l) => l.includes('mark-resps')) + 1;
+  assert.ok(opens > 1 && at > opens + 1);
+  const error = await importSources([file], { skipBad: false, fields: {} }).then(() => undefined, (e: Error) => e);
+  assert.match(error?.message ?? 'accepted', new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, line ${at}, field 'resps': `));
+});

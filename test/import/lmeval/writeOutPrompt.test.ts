@@ -25,6 +25,8 @@ test('a v0.3 write_out run says what its prompt_i holds', async () => {
 });
 
 test('a write_out file with a doc_id twice is refused naming the line, as a samples file is', async () => {
+  // Written with indent 4, a record opens on line 2 or 11 and its doc_id is on the next line; logit_0 and logit_1 are
+  // its 4th and 6th members (lines 6 and 8, or 15 and 17): the location is the field's line, the detail the records'.
   // Mistral's winogrande write_out, the second record's doc_id set to the first's. Imported, the records were counted
   // twice over: the as-recorded acc was over n = 1,269 of a 1,267-record file.
   const records = JSON.parse(readFileSync(`${dir}/winogrande_write_out_info.json`, 'utf8'));
@@ -33,7 +35,7 @@ test('a write_out file with a doc_id twice is refused naming the line, as a samp
   try {
     const file = join(out, 'winogrande_write_out_info.json');
     writeFileSync(file, JSON.stringify(records.slice(0, 3), null, 4));
-    await assert.rejects(importSources([file], { skipBad: false, fields: {} }), (e: Error & { exitCode?: number }) => e.exitCode === 2 && e.message.startsWith(`${file}, line 11, field 'doc_id': doc_id 0 appears twice under filter 'none' (line 2 and line 11)`));
+    await assert.rejects(importSources([file], { skipBad: false, fields: {} }), (e: Error & { exitCode?: number }) => e.exitCode === 2 && e.message.startsWith(`${file}, line 12, field 'doc_id': doc_id 0 appears twice under filter 'none' (line 2 and line 11)`));
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
@@ -47,9 +49,9 @@ test("a write_out record mixing generated text and log-probabilities is refused 
   try {
     const file = join(out, 'winogrande_write_out_info.json');
     writeFileSync(file, JSON.stringify([{ ...records[0], logit_0: 'x' }, records[1]], null, 4));
-    await assert.rejects(importSources([file], { skipBad: false, fields: {} }), (e: Error) => e.message === `${file}, line 2, field 'logit_1': a log-probability, where logit_0 holds generated text`);
+    await assert.rejects(importSources([file], { skipBad: false, fields: {} }), (e: Error) => e.message === `${file}, line 8, field 'logit_1': a log-probability, where logit_0 holds generated text`);
     writeFileSync(file, JSON.stringify([records[0], { ...records[1], logit_0: 'x', logit_1: 'y' }], null, 4));
-    await assert.rejects(importSources([file], { skipBad: false, fields: {} }), (e: Error) => e.message === `${file}, line 11, field 'logit_0': generated text, where the file's first record holds a log-probability`);
+    await assert.rejects(importSources([file], { skipBad: false, fields: {} }), (e: Error) => e.message === `${file}, line 15, field 'logit_0': generated text, where the file's first record holds a log-probability`);
   } finally {
     rmSync(out, { recursive: true, force: true });
   }

@@ -143,20 +143,33 @@ test('a prediction that is not an object is named as such, not as keys out of or
     const file = join(work, 'predictions/llama-3-8b-ragga-disturb/fever.json');
     const records = JSON.parse(readFileSync(file, 'utf8'));
     records['1'] = 7;
-    writeFileSync(file, JSON.stringify(records, null, 4));
-    await assert.rejects(importSources([work], options), (e: Error) => e.message === `${file}, field '1': a prediction that is not a JSON object`);
+    const text = JSON.stringify(records, null, 4);
+    writeFileSync(file, text);
+    // Pretty-printed: record "1" is the line after record "0"'s last one (its closing brace).
+    const line = text.split('\n').indexOf('    "1": 7,') + 1;
+    assert.ok(line > 5);
+    await assert.rejects(importSources([work], options), (e: Error) => e.message === `${file}, line ${line}, field '1': a prediction that is not a JSON object`);
   } finally {
     rmSync(join(work, '..'), { recursive: true, force: true });
   }
 });
 
-test('a results file whose details are a string is refused naming the field (it was read as no details)', async () => {
+test('a results file whose details are a string, or hold an entry that is no object, is refused naming the line and field (it was read as no details)', async () => {
   const work = join(mkdtempSync(join(tmpdir(), 'lmaudit-oc-')), '20240613_185419');
   try {
     cpSync(fever, work, { recursive: true });
     const file = join(work, 'results/llama-3-8b-ragga-disturb/fever.json');
-    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), details: 'x' }, null, 4));
-    await assert.rejects(importSources([work], options), (e: Error) => e.message === `${file}, field 'details': details is neither a list nor an object of per-item entries`);
+    const text = JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), details: 'x' }, null, 4);
+    writeFileSync(file, text);
+    const line = text.split('\n').findIndex((l) => l.startsWith('    "details": "x"')) + 1;
+    assert.ok(line > 1);
+    await assert.rejects(importSources([work], options), (e: Error) => e.message === `${file}, line ${line}, field 'details': details is neither a list nor an object of per-item entries`);
+    // A list of details (0.4 on) whose second entry is no object, after text with escaped quotes and brackets; one line.
+    const entries = [{ predictions: 'a "}]" and \\"details\\": [ {', correct: true }, 5];
+    writeFileSync(file, JSON.stringify({ score: 50, details: entries }));
+    await assert.rejects(importSources([work], options), (e: Error) => e.message === `${file}, line 1, field 'details[1]': a details entry that is not an object`);
+    writeFileSync(file, `{"score": 50,\n "details": [\n  ${JSON.stringify(entries[0])},\n\n  5]}`);
+    await assert.rejects(importSources([work], options), (e: Error) => e.message === `${file}, line 5, field 'details[1]': a details entry that is not an object`);
   } finally {
     rmSync(join(work, '..'), { recursive: true, force: true });
   }
