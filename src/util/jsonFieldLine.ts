@@ -87,6 +87,30 @@ export async function withFieldLineFromFile(error: unknown, isJsonFile: (file: s
   return text === undefined ? error : withFieldLine(error, text, { file });
 }
 
+/**
+ * Each element of the top-level JSON array `text` holds: the offset it starts at and its 1-based line, in one pass.
+ * A reader that names many records (a `--skip-bad` import of a long array) looks each field up within its element's
+ * text, from the element's line, instead of scanning the file from its start once a record.
+ */
+export function arrayElements(text: string): { at: number; line: number }[] {
+  const elements: { at: number; line: number }[] = [];
+  let i = skipSpace(text, text.charCodeAt(0) === 0xfeff ? 1 : 0);
+  if (text[i] !== '[') return elements;
+  i = skipSpace(text, i + 1);
+  if (text[i] === ']') return elements;
+  let line = 1;
+  let counted = 0;
+  while (i < text.length) {
+    for (let nl = text.indexOf('\n', counted); nl !== -1 && nl < i; nl = text.indexOf('\n', nl + 1)) line++;
+    counted = i;
+    elements.push({ at: i, line });
+    i = skipSpace(text, skipValue(text, i));
+    if (text[i] !== ',') break;
+    i = skipSpace(text, i + 1);
+  }
+  return elements;
+}
+
 function follow(text: string, at: number, rest: string): Found | undefined {
   if (rest === '') return { at, exact: true };
   const c = text[at];

@@ -99,3 +99,18 @@ test("a record's field named at the record's first line moves to its own line; r
   assert.equal(at(8, 'doc_id'), 8);
   assert.equal(at(9, 'doc_id'), 9);
 });
+
+test("arrayElements: each top-level element's offset and line, strings with brackets and escaped quotes stepped over", async () => {
+  const { arrayElements, fieldLine } = await import('../../src/util/jsonFieldLine.ts');
+  const text = '\ufeff[\n  {"a": "x\\"]}[", "b": 1},\n  2,\n\n  {\n    "c": [1,\n 2]\n  }\n]\n';
+  const elements = arrayElements(text);
+  // By hand: the first object opens on line 2, the 2 on line 3, the last object on line 5.
+  assert.deepEqual(elements.map((e) => e.line), [2, 3, 5]);
+  assert.deepEqual(elements.map((e) => text[e.at]), ['{', '2', '{']);
+  // A field looked up within its element's text, from the element's line, is where a lookup in the whole text finds it.
+  const own = text.slice(elements[2]!.at);
+  assert.equal(fieldLine(own, 'c', elements[2]!.line), fieldLine(text, '[2].c'));
+  assert.equal(fieldLine(own, 'c', elements[2]!.line), 6);
+  assert.deepEqual(arrayElements('{"a": 1}'), []);
+  assert.deepEqual(arrayElements('[ ]'), []);
+});

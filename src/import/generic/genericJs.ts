@@ -9,7 +9,7 @@ import { parsePyJson } from '../../py/json.ts';
 import { PyFloat } from '../../py/values.ts';
 import { pyFloatRepr } from '../../py/float.ts';
 import { readUtf8File } from '../../util/utf8.ts';
-import { fieldLine } from '../../util/jsonFieldLine.ts';
+import { arrayElements, fieldLine } from '../../util/jsonFieldLine.ts';
 import { readLines } from '../../util/lines.ts';
 import type { ImportOptions, SkippedRecord } from '../types.ts';
 import type { ResolvedFields } from './genericFields.ts';
@@ -83,9 +83,15 @@ export async function readGenericRecordsJs(
     const text = withoutBom(await readUtf8File(file));
     const parsed = parsePyJson(text, { file });
     if (!Array.isArray(parsed)) throw new BadInputError('expected a JSON array of records', { file, line: 1 });
-    let starts: number[] | null = null;
-    const elementLine = (i: number) => (starts ??= elementLines(text))[i] ?? i + 1;
-    parsed.forEach((record, i) => take(i + 1, record, (field) => (field === undefined ? undefined : fieldLine(text, `[${i}].${field}`)) ?? elementLine(i)));
+    let elements: { at: number; line: number }[] | null = null;
+    const lineOf = (i: number, field: string | undefined): number => {
+      elements ??= arrayElements(text);
+      const element = elements[i];
+      if (element === undefined) return i + 1;
+      const own = text.slice(element.at, elements[i + 1]?.at ?? text.length);
+      return (field === undefined ? undefined : fieldLine(own, field, element.line)) ?? element.line;
+    };
+    parsed.forEach((record, i) => take(i + 1, record, (field) => lineOf(i, field)));
     return { rows, skipped };
   }
   for await (const { line, text } of readLines(file, options.skipBad ? (line, reason) => skipped.push({ file, line, reason }) : undefined)) {
@@ -105,32 +111,3 @@ export async function readGenericRecordsJs(
 
 const withoutBom = (text: string): string => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
 
-/** The 1-based line on which each element of a top-level JSON array starts, in order. */
-function elementLines(text: string): number[] {
-  const starts: number[] = [];
-  let line = 1;
-  let depth = 0;
-  let inString = false;
-  let expecting = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (c === '\n') line++;
-    if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-      continue;
-    }
-    if (c === ' ' || c === '\t' || c === '\r' || c === '\n') continue;
-    if (depth === 1 && expecting && c !== ']') {
-      starts.push(line);
-      expecting = false;
-    }
-    if (c === '"') inString = true;
-    else if (c === '[' || c === '{') {
-      depth++;
-      if (depth === 1) expecting = true;
-    } else if (c === ']' || c === '}') depth--;
-    else if (c === ',' && depth === 1) expecting = true;
-  }
-  return starts;
-}
