@@ -61,16 +61,19 @@ export function fieldAt(text: string, file: string, line: number | undefined, fi
   return { file, ...(found === undefined ? {} : { line: found }), field };
 }
 
-/** The declared version, checked: a version this reader does not know is refused, naming it. */
-export function checkedVersion(value: unknown, where: InputLocation): EeeVersion {
-  if (typeof value !== 'string') throw new BadInputError(`schema_version is ${JSON.stringify(value) ?? 'missing'}, not a version string`, { ...where, field: 'schema_version' });
+/**
+ * The declared version, checked: a version this reader does not know is refused, naming it. `where` is asked for only
+ * then: an aggregate's field line is a scan of its text, which an import that goes through should not pay.
+ */
+export function checkedVersion(value: unknown, where: () => InputLocation): EeeVersion {
+  if (typeof value !== 'string') throw new BadInputError(`schema_version is ${JSON.stringify(value) ?? 'missing'}, not a version string`, { ...where(), field: 'schema_version' });
   if (value === '0.0.1') {
-    throw new BadInputError('EEE schema 0.0.1 (per-sample results inline, source_data at the top) is not read; lmaudit reads 0.1.0 to 0.3.0', { ...where, field: 'schema_version' });
+    throw new BadInputError('EEE schema 0.0.1 (per-sample results inline, source_data at the top) is not read; lmaudit reads 0.1.0 to 0.3.0', { ...where(), field: 'schema_version' });
   }
   // The instance schema of 0.2.3 named itself instance_level_eval_0.2.3; records copy the aggregate's version.
   const plain = value.replace(/^instance_level_eval_/, '');
   if (!(EEE_VERSIONS as readonly string[]).includes(plain)) {
-    throw new BadInputError(`unknown EEE schema_version ${JSON.stringify(value)}; lmaudit reads ${EEE_VERSIONS.join(', ')}`, { ...where, field: 'schema_version' });
+    throw new BadInputError(`unknown EEE schema_version ${JSON.stringify(value)}; lmaudit reads ${EEE_VERSIONS.join(', ')}`, { ...where(), field: 'schema_version' });
   }
   return plain as EeeVersion;
 }
@@ -78,7 +81,7 @@ export function checkedVersion(value: unknown, where: InputLocation): EeeVersion
 export function readAggregate(root: unknown, text: string, file: string, line: number | undefined): EeeAggregate {
   const at = (field: string): InputLocation => fieldAt(text, file, line, field);
   if (!isPlainObject(root)) throw new BadInputError('expected an EEE aggregate JSON object', { file, line: line ?? 1 });
-  const version = checkedVersion(root.schema_version, at('schema_version'));
+  const version = checkedVersion(root.schema_version, () => at('schema_version'));
   if (typeof root.evaluation_id !== 'string') throw new BadInputError('evaluation_id must be a string', at('evaluation_id'));
   const model = root.model_info;
   if (!isPlainObject(model) || typeof model.id !== 'string') throw new BadInputError('model_info.id must be a string', at('model_info'));

@@ -84,7 +84,7 @@ export async function readSamplesFile(file: string, aggregate: EeeAggregate | nu
 function readRecord(value: unknown, file: string, line: number, aggregate: EeeAggregate | null): EeeRecord {
   const at = (field: string) => ({ file, line, field });
   if (!isPlainObject(value)) throw new BadInputError('expected an EEE instance record (a JSON object)', { file, line });
-  const version = checkedVersion(value.schema_version, at('schema_version'));
+  const version = checkedVersion(value.schema_version, () => at('schema_version'));
   const old = version === '0.1.0' || version === '0.2.0';
   for (const key of ['evaluation_id', 'model_id', 'evaluation_name'] as const) {
     if (typeof value[key] !== 'string') throw new BadInputError(`${key} must be a string`, at(key));
