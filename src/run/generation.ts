@@ -8,7 +8,7 @@
 import { BadInputError } from '../errors.ts';
 import type { GenerationSettings } from '../models/lm.ts';
 import { PyFloat } from '../py/values.ts';
-import { LMEVAL_MAX_TOKEN_KEYS } from '../formats/lmevalGenKwargs.ts';
+import { LMEVAL_MAX_TOKEN_KEYS, lmevalMaxTokenKey } from '../formats/lmevalGenKwargs.ts';
 
 const MAX_KEYS = LMEVAL_MAX_TOKEN_KEYS;
 const KNOWN = new Set(['until', 'do_sample', 'temperature', 'top_p', 'top_k', 'seed', ...MAX_KEYS]);
@@ -25,7 +25,7 @@ export function generationSettings(kwargs: Record<string, unknown> | null, task:
     if (!kw.until.every((u) => typeof u === 'string')) throw bad('until', 'a string or a list of strings');
     until = kw.until as string[];
   } else if (kw.until !== undefined && kw.until !== null) throw bad('until', 'a string or a list of strings');
-  const maxKey = MAX_KEYS.find((k) => kw[k] !== undefined && kw[k] !== null);
+  const maxKey = lmevalMaxTokenKey(kw);
   const maxGenToks = maxKey === undefined ? DEFAULT_MAX_GEN_TOKS : num(kw[maxKey]);
   if (maxGenToks === null || !Number.isInteger(maxGenToks) || maxGenToks < 0) throw bad(maxKey!, 'a non-negative integer');
   let temperature = kw.temperature === undefined || kw.temperature === null ? null : num(kw.temperature);

@@ -25,7 +25,7 @@ import {
   type TaskProvenance,
 } from '../store/schema.ts';
 import { sha256Hex } from '../util/hash.ts';
-import { LMEVAL_MAX_TOKEN_KEYS } from '../formats/lmevalGenKwargs.ts';
+import { lmevalMaxTokenKey } from '../formats/lmevalGenKwargs.ts';
 import { BOOTSTRAP_ITERS, BYPASS, filterPipelines, runMetricSpecs, type TaskScores } from './scoring.ts';
 import type { GenerationSettings } from '../models/lm.ts';
 import { propagateShots, type GroupResult } from './groups.ts';
@@ -231,7 +231,9 @@ function taskBlock(f: RunFacts, t: BuiltTask, o: TaskObservations | null): TaskP
     const stops = o === null ? null : uniqueJson(o.stopUsed);
     p.generation.stop_sequences = { configured: used(sent?.until ?? null, 'until after --gen_kwargs'), used: stops === null ? UNKNOWN : used(stops.length === 1 ? stops[0] : stops, 'stop sequences the backend applied') };
     const merged = { ...(c.generation_kwargs ?? {}), ...(f.genKwargs ?? {}) };
-    p.generation.max_tokens = { configured: maxKey(merged) === null ? UNKNOWN : recorded(plain(maxKey(merged)), 'generation_kwargs + --gen_kwargs'), used: sent === null ? UNKNOWN : used(sent.maxGenToks, 'max tokens applied (lm-eval default 256)') };
+    // The alias lm-eval's normalize_gen_kwargs takes: the first by priority that is given and not null.
+    const maxKey = lmevalMaxTokenKey(merged);
+    p.generation.max_tokens = { configured: maxKey === undefined ? UNKNOWN : recorded(plain(merged[maxKey]), 'generation_kwargs + --gen_kwargs'), used: sent === null ? UNKNOWN : used(sent.maxGenToks, 'max tokens applied (lm-eval default 256)') };
     const added = stops === null || sent === null ? null : [...new Set(stops.flat().filter((s) => !sent.until.includes(s)))];
     p.generation.backend_additions = { configured: UNKNOWN, used: added === null ? UNKNOWN : used({ stop_sequences: added, bos_added: f.description.addsBos }, 'backend') };
   } else {
@@ -269,12 +271,6 @@ function lmevalKwargs(g: GenerationSettings): Record<string, unknown> {
     ...(g.seed !== null && { seed: g.seed }),
     max_gen_toks: g.maxGenToks,
   };
-}
-
-function maxKey(kw: Record<string, unknown> | null): unknown {
-  if (kw === null) return null;
-  for (const k of LMEVAL_MAX_TOKEN_KEYS) if (kw[k] !== undefined) return kw[k];
-  return null;
 }
 
 function uniqueJson<T>(xs: readonly T[]): T[] {
