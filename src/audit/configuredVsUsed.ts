@@ -84,17 +84,16 @@ function outputType(c: Context): string | null {
  */
 function chatDelimiters(c: Context, configured: string): Map<string, string> {
   const version = lmevalRulesText(c.run);
+  const [from046, from0410] = [versionAtLeast(version, [0, 4, 6]), versionAtLeast(version, [0, 4, 10])];
   const genPrefix = typeof c.cfg?.gen_prefix === 'string' ? c.cfg.gen_prefix : null;
   const keptForPrefix = genPrefix !== null && genPrefix !== '' && !endsWithWhitespace(genPrefix);
   const allowed = new Map<string, string>();
-  if (versionAtLeast(version, [0, 4, 6]) !== 'yes') allowed.set(configured, 'lm-eval before 0.4.6 keeps the configured delimiter under a chat template');
-  if (versionAtLeast(version, [0, 4, 10]) !== 'yes' && versionAtLeast(version, [0, 4, 6]) !== 'no') {
-    allowed.set('', 'lm-eval (0.4.6 to 0.4.9) sends multiple-choice continuations without the target delimiter under a chat template');
-  }
-  if (versionAtLeast(version, [0, 4, 10]) !== 'no') {
-    const used = keptForPrefix ? configured : '';
-    if (!allowed.has(used)) {
-      allowed.set(used, keptForPrefix
+  if (from046 !== 'yes') allowed.set(configured, 'lm-eval before 0.4.6 keeps the configured delimiter under a chat template');
+  if (from046 !== 'no' && from0410 !== 'yes') allowed.set('', 'lm-eval (0.4.6 to 0.4.9) sends multiple-choice continuations without the target delimiter under a chat template');
+  if (from0410 !== 'no') {
+    const sent = keptForPrefix ? configured : '';
+    if (!allowed.has(sent)) {
+      allowed.set(sent, keptForPrefix
         ? `lm-eval (0.4.10 and later) keeps the target delimiter under a chat template when the task's gen_prefix ${JSON.stringify(genPrefix)} does not end in whitespace`
         : 'lm-eval (0.4.6 and later) sends multiple-choice continuations without the target delimiter under a chat template');
     }
