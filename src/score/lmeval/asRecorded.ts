@@ -81,13 +81,13 @@ export async function rescoreAsRecorded(store: OpenStore, runIds?: readonly stri
     const printsNumbers = (t: string) => Object.keys(run.reported[t] ?? {}).some((k) => !LMEVAL_BOOKKEEPING_KEYS.has(k));
     const printedOnly = Object.keys(run.reported).filter((t) => printsNumbers(t) && !withSamples.has(t) && !bypassed.includes(t) && !report.cells.some((c) => c.run_id === run.run_id && c.task === t)).sort();
     if (printedOnly.length > 0) {
-      report.notes.push({ run_id: run.run_id, task: null, message: `${printedOnly.length} task(s)/group(s) have printed numbers but no per-sample records in the store, so nothing to reproduce; by name: ${printedOnly.slice(0, 12).join(', ')}${printedOnly.length > 12 ? ', …' : ''}` });
+      report.notes.push({ run_id: run.run_id, task: null, message: `${printedOnly.length} task(s)/group(s) have printed numbers but no per-sample records in the store, so nothing to reproduce; by name: ${firstNames(printedOnly)}` });
     }
     // Records that hold the prediction and target but no per-sample metric value (the BigScience fork's examples
     // file): "no per-sample records" was false of them.
     const recordsWithoutValues = tasks.filter((t) => printsNumbers(t) && !report.cells.some((c) => c.run_id === run.run_id && c.task === t)).sort();
     if (recordsWithoutValues.length > 0) {
-      report.notes.push({ run_id: run.run_id, task: null, message: `${recordsWithoutValues.length} task(s) have printed numbers and per-sample records, but the records hold no per-sample metric value to aggregate, so nothing to reproduce; by name: ${recordsWithoutValues.slice(0, 12).join(', ')}${recordsWithoutValues.length > 12 ? ', …' : ''}` });
+      report.notes.push({ run_id: run.run_id, task: null, message: `${recordsWithoutValues.length} task(s) have printed numbers and per-sample records, but the records hold no per-sample metric value to aggregate, so nothing to reproduce; by name: ${firstNames(recordsWithoutValues)}` });
     }
   }
   return report;
@@ -292,6 +292,11 @@ function reportedOf(run: RunProvenance, task: string, filter: string, metric: st
   // v0.3 results have no filter suffix.
   if (filter === 'none' && metric in r) return { value: r[metric], stderr: r[`${metric}_stderr`] ?? null };
   return null;
+}
+
+/** The first twelve names of a note's list, an ellipsis for the rest. */
+function firstNames(names: readonly string[]): string {
+  return `${names.slice(0, 12).join(', ')}${names.length > 12 ? ', …' : ''}`;
 }
 
 /** A recorded (loglikelihood, weight) pair: `[-12.5, 7]`. */
