@@ -24,6 +24,8 @@ import { AGENT_FIELDS, DISCLOSURE_FIELDS, type AgentField, type DisclosureItem, 
 import { computeMatrix, type ScopeResult } from '../score/matrix.ts';
 import { buildTables, type AuditTable } from '../audit/table.ts';
 import { agentSweeps, type AgentSweep } from '../score/agents/sweep.ts';
+import type { AsRecordedSection } from '../score/asRecorded.ts';
+import { asRecordedDetails, reproducedCell, reproducedResults } from './asRecordedView.ts';
 
 export const REPORT_VERSION = 1;
 
@@ -76,6 +78,8 @@ export interface SummaryRow {
   falsifierAgainst: boolean;
   disclosure: { recorded: number; of: number };
   cannotBeRight: string[];
+  /** Whether the numbers the source reported for the task come back from its stored samples (asRecordedView.ts). */
+  reproduced: string;
 }
 
 export interface ReportData {
@@ -91,6 +95,10 @@ export interface ReportData {
   /** Tasks left out of the detailed disclosure tables (they are in the matrix and JSON). */
   disclosureOmittedTasks: number;
   matrix: ScopeResult[];
+  /** The source's own scoring rules re-applied to its stored outputs (`rescore --extractors as-recorded`). */
+  asRecorded: (AsRecordedSection & { details: string[] })[];
+  /** Why there is no as-recorded section when reproducing failed (null otherwise). */
+  asRecordedNote: string | null;
   /** With several runs: the table across them (runs × reading rules; src/audit/table.ts). */
   tables: AuditTable[];
   /** Agent runs: the denominator sweep, their analogue of the matrix (src/score/agents). */
@@ -238,6 +246,16 @@ export async function buildReport(
   } catch (error) {
     matrixNote = `rescoring failed: ${(error as Error).message.split('\n')[0]}`;
   }
+  // Like the matrix, a store whose numbers cannot be reproduced still gets the other sections.
+  let asRecorded: ReportData['asRecorded'] = [];
+  let asRecordedNote: string | null = null;
+  try {
+    asRecorded = (await (await import('../score/asRecorded.ts')).rescoreAsRecorded(store))
+      .filter((s) => chosen.has(s.run_id))
+      .map((s) => ({ ...s, details: asRecordedDetails(s, runs.find((r) => r.run_id === s.run_id)) }));
+  } catch (error) {
+    asRecordedNote = `reproducing the reported numbers failed: ${(error as Error).message.split('\n')[0]}`;
+  }
   const agentSweepsOf = (await agentSweeps(store)).filter((sweep) => chosen.has(sweep.run_id));
   const cannotBeRight = await findImpossible(store, runs);
   const ownCode = new Map<string, string>();
@@ -285,6 +303,7 @@ export async function buildReport(
         falsifierAgainst: comparison?.comparisons.some((c) => c.a.run_id === run.run_id && c.tasks.some((t) => t.taskA === task)) ?? false,
         disclosure: { recorded: counts.filter((c) => c.recorded).length, of: counts.length },
         cannotBeRight: cannotBeRight.filter((f) => f.run_id === run.run_id && (f.task === null || f.task === task)).map((f) => f.message),
+        reproduced: reproducedOf(asRecorded.find((s) => s.run_id === run.run_id), task, asRecordedNote),
       });
     }
   }
@@ -299,6 +318,8 @@ export async function buildReport(
     disclosure,
     disclosureOmittedTasks: omitted,
     matrix,
+    asRecorded,
+    asRecordedNote,
     tables: runs.length > 1 && matrixNote === null ? await buildTables(store, { aggregation: 'micro', tolerance: 0 }) : [],
     agentSweeps: agentSweepsOf,
     matrixNote,
@@ -308,6 +329,12 @@ export async function buildReport(
     declared,
     options: { iterations: options.iterations, seed: options.seed, alpha: options.alpha },
   };
+}
+
+/** The summary's reproduced cell of one task: not checked when there is no section for its run. */
+function reproducedOf(section: AsRecordedSection | undefined, task: string, failed: string | null): string {
+  if (section === undefined) return failed === null ? 'not checked' : `not checked (${failed})`;
+  return reproducedCell(reproducedResults(section).filter((r) => r.task === task), section.note);
 }
 
 /**

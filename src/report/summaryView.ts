@@ -36,7 +36,7 @@ export function summaryTable(data: ReportData): ViewTable | null {
   const oneRun = new Set(data.summary.map((s) => s.run_id)).size === 1;
   return {
     title: 'Summary',
-    header: [...(oneRun ? [] : ['run']), 'task', 'reported (± stderr)', 'readings (lowest – highest cell)', 'falsifier', 'disclosure', 'cannot be right'],
+    header: [...(oneRun ? [] : ['run']), 'task', 'reported (± stderr)', 'readings (lowest – highest cell)', 'falsifier', 'disclosure', 'cannot be right', 'reproduced from the samples'],
     rows: data.summary.map((s) => [
       ...(oneRun ? [] : [s.run_id]),
       s.task,
@@ -47,6 +47,7 @@ export function summaryTable(data: ReportData): ViewTable | null {
       s.falsifierAgainst ? `${s.falsifier} (against B)` : `${s.falsifier} (this run alone)`,
       `${s.disclosure.recorded} of ${s.disclosure.of}`,
       s.cannotBeRight.length === 0 ? 'nothing found' : `${s.cannotBeRight.length} finding${s.cannotBeRight.length === 1 ? '' : 's'} (listed below)`,
+      clip(s.reproduced, 400),
     ]),
   };
 }

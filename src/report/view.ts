@@ -15,6 +15,7 @@ import { disclosureTables, summaryTable, type ViewTable } from './summaryView.ts
 import { falsifierSection, type FalsifierEntry } from './falsifierView.ts';
 import { withoutSamePaired } from './samePaired.ts';
 import { subsetSentence } from './subsetNote.ts';
+import { sectionTable } from './asRecordedView.ts';
 import { countOf } from '../util/plural.ts';
 
 export type { ViewTable };
@@ -60,6 +61,9 @@ export interface ReportView {
   cannotBeRight: string[];
   disclosure: ViewTable[];
   disclosureNote: string | null;
+  /** Per run, the source's reported numbers against what its stored samples give (asRecordedView.ts). */
+  asRecorded: (ViewTable & { details: string[] })[];
+  asRecordedNote: string | null;
   matrixNote: string | null;
   /** The table across runs (several runs only), with the sentences under it. */
   auditTables: (ViewTable & { findings: string[]; index: number })[];
@@ -260,6 +264,17 @@ export function buildView(data: ReportData): ReportView {
       multiplesNote: multiplesNote(t),
       index,
     })),
+    asRecorded: data.asRecorded.map((sec) => {
+      const run = data.subject.runs.find((r) => r.run_id === sec.run_id);
+      const { header, rows } = sectionTable(sec);
+      return {
+        title: `${run?.label ?? sec.run_id} (${sec.source_kind})${sec.note ? `: ${sec.note}` : ''}`,
+        header: [...header],
+        rows: rows.map((r) => r.map((c) => clip(String(c), 300))),
+        details: sec.details.map((l) => clip(l, 400)),
+      };
+    }),
+    asRecordedNote: data.asRecordedNote,
     matrixNote: data.matrixNote,
     samples: data.samples.map((s) => ({
       title: `Sample items: ${s.task} (run ${s.run_id})`,

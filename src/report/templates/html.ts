@@ -52,6 +52,14 @@ svg.chart { display: block; margin: 0.5rem 0; }
 {% for t in v.disclosure %}{{ tbl(t) }}{% endfor %}
 {% if v.disclosureNote %}<p class="note">{{ v.disclosureNote }}</p>{% endif %}
 
+<h2 id="as-recorded">Reported numbers from the samples</h2>
+<p class="note">The source&#39;s own scoring rules re-applied to its stored outputs: does each number it reported come back from its samples?</p>
+{% if v.asRecordedNote %}<p>{{ v.asRecordedNote }}</p>{% endif %}
+{% for t in v.asRecorded %}
+{% if t.rows.length > 0 %}{{ tbl(t) }}{% else %}<p><strong>{{ t.title }}</strong></p>{% endif %}
+{% if t.details.length > 0 %}<ul>{% for d in t.details %}<li>{{ d }}</li>{% endfor %}</ul>{% endif %}
+{% endfor %}
+
 <h2 id="matrix">Rescoring matrix</h2>
 <p class="note">{{ v.statsNote }}</p>
 {% if v.matrixNote %}<p>{{ v.matrixNote }}</p>{% endif %}

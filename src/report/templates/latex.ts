@@ -61,6 +61,23 @@ Source: \texttt{ {{- v.subject | tex -}} }.
 {% if v.disclosureNote %}{{ v.disclosureNote | tex }}
 
 {% endif %}
+\subsection*{Reported numbers from the samples}
+The source's own scoring rules re-applied to its stored outputs: does each number it reported come back from its samples?
+{% if v.asRecordedNote %}
+
+{{ v.asRecordedNote | tex }}
+{% endif %}
+
+{% for t in v.asRecorded %}
+{% if t.rows.length > 0 %}
+{{ tbl(t) }}
+{% else %}
+\paragraph{ {{- t.title | tex -}} }
+{% endif %}
+{% if t.details.length > 0 %}
+{{ bullets(t.details) }}
+{% endif %}
+{% endfor %}
 \subsection*{Rescoring matrix}
 {{ v.statsNote | tex }}
 {% if v.matrixNote %}

@@ -1,0 +1,70 @@
+/**
+ * The appendix says, per task, whether the numbers the source reported come back from its stored samples, and shows
+ * the as-recorded tables (`rescore --extractors as-recorded`). Before, an Every Eval Ever record reporting accuracy
+ * 0.75 over one sample scored 1.0 read "cannot be right: nothing found" with the 0.75 beside it and nothing else: the
+ * number cannot be the mean of its one sample, which only `rescore --extractors as-recorded` said.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadSource } from '../../src/audit/source.ts';
+import { DEFAULT_PAIRED_OPTIONS } from '../../src/audit/pairedStats.ts';
+import { buildReport } from '../../src/report/model.ts';
+import { renderReport } from '../../src/report/render.ts';
+import { reproducedCell, SECTION, type ReproducedResult } from '../../src/report/asRecordedView.ts';
+import { fixturePath } from '../helpers/fixtures.ts';
+import { runCli } from '../helpers/cli.ts';
+
+const OPTIONS = { skipBad: false, fields: {} };
+const PAIRED = { ...DEFAULT_PAIRED_OPTIONS, iterations: 10 };
+
+test('report: an EEE aggregate its one sample cannot give is NO in the summary and in the section', async () => {
+  const source = await loadSource([fixturePath('eee/reference-0.3.0')], OPTIONS);
+  const data = await buildReport(source.store, null, null, PAIRED);
+  // The record reports score 0.75; its one sample's evaluation.score is 1.0, so the mean over it is 1.
+  assert.equal(data.summary.length, 1);
+  assert.equal(data.summary[0]!.reproduced, `NO: 1 of 1 reported number differs (accuracy,none recorded 0.75, reproduced 1); see "${SECTION}"`);
+  assert.deepEqual(data.asRecorded.map((s) => s.source_kind), ['eee']);
+  const md = renderReport(data, 'md');
+  assert.match(md, /\| task \| reported \(± stderr\) \| readings \(lowest – highest cell\) \| falsifier \| disclosure \| cannot be right \| reproduced from the samples \| /);
+  assert.match(md, new RegExp(`## ${SECTION}\\n`));
+  assert.match(md, /\| demo-source\.demo\\_bench \| accuracy,none \| 1 \| 0\.75 \| 1 \| NO \| mean of the per-item evaluation\.score/);
+  for (const format of ['html', 'latex'] as const) assert.ok(renderReport(data, format).includes(SECTION), format);
+});
+
+test('report: lm-eval numbers reproduced say yes, with the count; the JSON report holds the sections', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'lmaudit-reproduced-'));
+  const out = join(dir, 'r.json');
+  const r = runCli(['report', fixturePath('lmeval/pr2236-asdiv/asdiv'), '--format', 'json', '--out', out]);
+  assert.equal(r.status, 0, r.stderr);
+  const json = JSON.parse(readFileSync(out, 'utf8'));
+  rmSync(dir, { recursive: true, force: true });
+  // acc,none 0.92 over 50 samples (46 right), the one number asdiv's results file reports.
+  assert.equal(json.summary[0].reproduced, 'yes: 1 of 1 reported number');
+  assert.equal(json.asRecorded[0].cells[0].value, 46 / 50);
+  assert.equal(json.asRecorded[0].cells[0].matches_reported, true);
+  assert.deepEqual(json.asRecorded[0].details, []);
+});
+
+test('report: an Inspect log that stored no metric values has nothing reported to compare, not "no"', async () => {
+  const source = await loadSource([fixturePath('inspect/logs')], OPTIONS);
+  const data = await buildReport(source.store, null, null, PAIRED);
+  const cells = Object.fromEntries(data.summary.map((s) => [s.run_id, s.reproduced]));
+  // inspect-6631813cb3cc2590 logged its match scorer's accuracy and stderr as absent; the other logged 0.8 and 0.1333.
+  assert.equal(cells['inspect-6631813cb3cc2590'], `nothing reported to compare (2 results computed from the samples; see "${SECTION}")`);
+  assert.equal(cells['inspect-f0ed828528c6c093'], 'yes: 2 of 2 reported numbers');
+});
+
+test('reproducedCell: what differs first, then what was reproduced and what was not compared', () => {
+  const r = (result: string, verdict: ReproducedResult['verdict'], recorded: unknown, reproduced: unknown): ReproducedResult => ({ task: 't', result, verdict, recorded, reproduced });
+  assert.equal(reproducedCell([], null), 'nothing to reproduce');
+  assert.equal(reproducedCell([], 'the log recorded no scores'), 'nothing reproduced (the log recorded no scores)');
+  assert.equal(reproducedCell([r('acc,none', 'yes', 0.5, 0.5), r('f1,none', 'n/a', 0.25, null)], null), 'yes: 1 of 2 reported numbers; 1 not compared');
+  assert.equal(reproducedCell([r('acc,none', 'n/a', 'N/A', null)], null), `none compared (1 reported number; see "${SECTION}")`);
+  assert.equal(
+    reproducedCell([r('a', 'NO', 0.5, 0.25), r('b', 'NO', 1, 0), r('c', 'NO', 2, 3), r('d', 'NO', 4, 5), r('e', 'yes', 1, 1), r('f', 'n/a', 1, null), r('g', 'n/a', null, 0.5)], null),
+    `NO: 4 of 6 reported numbers differ (a recorded 0.5, reproduced 0.25; b recorded 1, reproduced 0; c recorded 2, reproduced 3; …); 1 reproduced; 1 not compared; see "${SECTION}"`,
+  );
+});
