@@ -87,5 +87,7 @@ export function multiplesNote(t: AuditTable, limit = SMALL_MULTIPLES_LIMIT): str
 export function tableLines(t: AuditTable): string[] {
   const header = ['configuration', ...t.columns.map((c) => c.key), 'row spread'];
   const rows = t.rows.map((r) => [clip(r.label, 60), ...r.cells.map(cellText), r.spread === null ? '—' : `${(r.spread.difference * 100).toFixed(1)} pts`]);
-  return [`${t.task}  (${t.rows.length} run(s) × ${t.columns.length} reading(s), ${t.aggregation}; cells: score ±stderr (n))`, ...table(header, rows).map((l) => `  ${l}`), ...tableFindings(t).map((l) => `  ${l}`)];
+  // A cell without a stderr (a reported score the source gave none for, one item) prints ±?: the caption says what it means.
+  const unknown = t.rows.some((r) => r.cells.some((c) => c !== null && c.score !== null && c.stderr === null)) ? '; ±? where no stderr is known' : '';
+  return [`${t.task}  (${t.rows.length} run(s) × ${t.columns.length} reading(s), ${t.aggregation}; cells: score ±stderr (n)${unknown})`, ...table(header, rows).map((l) => `  ${l}`), ...tableFindings(t).map((l) => `  ${l}`)];
 }

@@ -108,7 +108,7 @@ test('report: the summary leads, with the reported score ± stderr, the readings
   assert.equal(r.status, 0, r.stderr);
   const summaryAt = r.stdout.indexOf('**Summary**');
   assert.ok(summaryAt > 0 && summaryAt < r.stdout.indexOf('## Disclosure'));
-  assert.match(r.stdout, /^\| boolq-seq2seq \| exact\\_match,none 0 ± 0 \| 0 \(exact\/lm-eval-exact-match\) – 0\.8125 \(exact\/strip\) \| unknown \(this run alone\) \| \d+ of 13 \| 1 finding \(listed below\) \| $/m);
+  assert.match(r.stdout, /^\| boolq-seq2seq \| exact\\_match,none 0 ± 0 \| 0 \(exact\/lm-eval-exact-match\) – 0\.8125 \(exact\/strip\) \| unknown \(this run alone\) \| \d+ of 13 \| 1 finding \(listed below\) \| yes: 1 of 1 reported number \| $/m);
   assert.match(r.stdout, /^\*\*Cannot be right\*\*\n\n- lmeval-a6a1045467dd805e · boolq-seq2seq: every one of the 16 per-sample exact\\_match,none values is 0/m);
   const json = JSON.parse(runCli(['report', 'fixtures/lmeval/bigrefactor-2023-06', '--format', 'json']).stdout);
   assert.deepEqual(json.summary[0].reported, [{ score: 'exact_match,none', value: 0, stderr: 0 }]);
@@ -126,7 +126,7 @@ test('HTML report: headers break between words only', () => {
 test('report --against: the summary gives the comparison’s falsifier', () => {
   const r = runCli(['report', 'fixtures/lmeval/pr2236-asdiv/asdiv', '--against', 'fixtures/lmeval/pr2236-asdiv/asdiv_cot', '--format', 'md', '--iterations', '100']);
   assert.equal(r.status, 0, r.stderr);
-  assert.match(r.stdout, /^\| asdiv \| acc,none 0\.92 ± 0\.03876 \| 0\.92 \(every scored cell\) \| holds \(against B\) \| 12 of 13 \| nothing found \| $/m);
+  assert.match(r.stdout, /^\| asdiv \| acc,none 0\.92 ± 0\.03876 \| 0\.92 \(every scored cell\) \| holds \(against B\) \| 12 of 13 \| nothing found \| yes: 1 of 1 reported number \| $/m);
 });
 
 test('a tokenizer finding names only the special tokens foreign to the family (a Qwen3 run with an added pad token)', () => {

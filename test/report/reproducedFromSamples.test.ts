@@ -68,3 +68,11 @@ test('reproducedCell: what differs first, then what was reproduced and what was 
     `NO: 4 of 6 reported numbers differ (a recorded 0.5, reproduced 0.25; b recorded 1, reproduced 0; c recorded 2, reproduced 3; …); 1 reproduced; 1 not compared; see "${SECTION}"`,
   );
 });
+
+test("view: the runs page's summary answer carries the verdict the report prints", async () => {
+  const { ViewApi } = await import('../../src/view/api.ts');
+  const { ViewSession } = await import('../../src/view/sources.ts');
+  const api = new ViewApi(await ViewSession.open([fixturePath('eee/reference-0.3.0')], OPTIONS));
+  const answer = (await api.answer('summary', new URLSearchParams({ s: '0' }))) as { summary: { reproduced: string }[] };
+  assert.deepEqual(answer.summary.map((s) => s.reproduced), [`NO: 1 of 1 reported number differs (accuracy,none recorded 0.75, reproduced 1); see "${SECTION}"`]);
+});

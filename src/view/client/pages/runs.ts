@@ -2,7 +2,8 @@
 /**
  * Runs: every run of every source with its model, harness and tasks; per task the items, the
  * numbers the source reported, the lowest and highest reading of the rescoring matrix, the
- * disclosure items recorded and the "cannot be right" findings (the report's summary rows,
+ * disclosure items recorded, the "cannot be right" findings and whether the reported numbers come back from
+ * the samples (the report's summary rows,
  * loaded after the list so that the list draws first).
  */
 import { h, href, plural, score, Show, Text, useApi, type VNode } from '../ui.ts';
@@ -27,13 +28,14 @@ interface SummaryAnswer {
 
 function Summary(props: { source: number; run: string; task: string; summary: SummaryAnswer | null }): VNode[] {
   const row = props.summary?.summary.find((r) => r.run_id === props.run && r.task === props.task);
-  if (props.summary === null) return [h('td', { colSpan: 4, class: 'muted' }, 'reading…')];
-  if (row === undefined) return [h('td', { colSpan: 4, class: 'muted' }, 'no summary row')];
+  if (props.summary === null) return [h('td', { colSpan: 5, class: 'muted' }, 'reading…')];
+  if (row === undefined) return [h('td', { colSpan: 5, class: 'muted' }, 'no summary row')];
   return [
     h('td', null, row.reported.length === 0 ? h('span', { class: 'muted' }, 'none') : row.reported.map((r) => h('div', null, h(Text, { text: r.score }), ' ', typeof r.value === 'number' ? score(r.value) : h(Text, { text: JSON.stringify(r.value) })))),
     h('td', null, row.spread === null ? h('span', { class: 'muted' }, row.spreadNote ?? '—') : row.spread.lowest === row.spread.highest ? `${score(row.spread.lowest)} (every scored cell)` : `${score(row.spread.lowest)} (${row.spread.lowestCell}) – ${score(row.spread.highest)} (${row.spread.highestCell})`),
     h('td', null, `${row.disclosure.recorded} of ${row.disclosure.of}`),
     h('td', null, row.cannotBeRight.length === 0 ? h('span', { class: 'muted' }, 'none') : row.cannotBeRight.map((c) => h('div', { class: 'finding' }, h(Text, { text: c })))),
+    h('td', row.reproduced.startsWith('NO') ? { class: 'finding' } : null, h(Text, { text: row.reproduced })),
   ];
 }
 
@@ -50,7 +52,7 @@ function SourceRuns(props: { source: RunsAnswer['sources'][number] }): VNode {
     h(
       'table',
       { class: 'runs' },
-      h('thead', null, h('tr', null, ['Run', 'Model', 'Harness', 'Task', 'Items', 'Reported', 'Readings (lowest – highest)', 'Disclosure', 'Cannot be right'].map((c) => h('th', null, c)))),
+      h('thead', null, h('tr', null, ['Run', 'Model', 'Harness', 'Task', 'Items', 'Reported', 'Readings (lowest – highest)', 'Disclosure', 'Cannot be right', 'Reproduced from the samples'].map((c) => h('th', null, c)))),
       h(
         'tbody',
         null,
@@ -64,7 +66,7 @@ function SourceRuns(props: { source: RunsAnswer['sources'][number] }): VNode {
               i === 0 ? h('td', { rowSpan: Math.max(1, run.tasks.length) }, h(Text, { text: run.harness, empty: 'unknown' })) : null,
               h('td', null, t.task === '' ? h('span', { class: 'muted' }, 'no task') : h('a', { href: href('task', { s: s.id, run: run.run_id, task: t.task }), class: 'task-link' }, h(Text, { text: t.task }))),
               h('td', { class: 'num' }, t.items.toLocaleString('en-US')),
-              ...(t.task === '' ? [h('td', { colSpan: 4 })] : Summary({ source: s.id, run: run.run_id, task: t.task, summary: loaded })),
+              ...(t.task === '' ? [h('td', { colSpan: 5 })] : Summary({ source: s.id, run: run.run_id, task: t.task, summary: loaded })),
             ),
           ),
         ),
