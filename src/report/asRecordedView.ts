@@ -193,6 +193,8 @@ export interface ReproducedResult {
   verdict: 'yes' | 'NO' | 'n/a';
   recorded: unknown;
   reproduced: unknown;
+  /** The items the reproduction read, where the source kind counts them. */
+  items?: number;
 }
 
 /** Every result of a section with its verdict, whatever the source kind's cell shape. */
@@ -206,6 +208,7 @@ export function reproducedResults(s: AsRecordedSection): ReproducedResult[] {
         verdict: c.matches_reported === null || notNumeric(c.reported?.value) !== null ? 'n/a' : c.matches_reported ? 'yes' : 'NO',
         recorded: c.reported?.value,
         reproduced: c.value,
+        items: c.n,
       }));
     case 'inspect':
       return s.cells.flatMap((c) =>
@@ -220,7 +223,7 @@ export function reproducedResults(s: AsRecordedSection): ReproducedResult[] {
     case 'generic':
       return [];
     case 'eee':
-      return s.cells.map((c) => ({ task: c.task, result: c.result, verdict: verdictOf(c.matches), recorded: c.recorded, reproduced: c.reproduced }));
+      return s.cells.map((c) => ({ task: c.task, result: c.result, verdict: verdictOf(c.matches), recorded: c.recorded, reproduced: c.reproduced, items: c.n }));
     default:
       return s.cells.map((c) => ({ task: c.task, result: c.quantity, verdict: verdictOf(c.matches), recorded: c.recorded, reproduced: c.reproduced }));
   }
@@ -234,7 +237,8 @@ const verdictOf = (m: 'exact' | 'float' | 'NO' | 'n/a'): ReproducedResult['verdi
  * The summary's cell for one task: the numbers not reproduced first (they are the finding), else how many were; a
  * task with nothing compared says so rather than "yes".
  */
-export function reproducedCell(results: readonly ReproducedResult[], note: string | null): string {
+export function reproducedCell(results: readonly ReproducedResult[], note: string | null, taskNote?: string): string {
+  if (results.length === 0 && taskNote !== undefined) return `nothing reproduced: ${taskNote}`;
   if (results.length === 0) return note === null ? 'nothing to reproduce' : `nothing reproduced (${note})`;
   // A result the source did not report (ours only) is no reported number to compare.
   const reported = results.filter((r) => r.recorded !== null && r.recorded !== undefined);
@@ -247,6 +251,7 @@ export function reproducedCell(results: readonly ReproducedResult[], note: strin
     const shown = no.slice(0, 3).map((r) => `${r.result} recorded ${num(r.recorded)}, reproduced ${num(r.reproduced)}`).join('; ');
     return `NO: ${no.length} of ${numbers(reported.length)} differ${no.length === 1 ? 's' : ''} (${shown}${no.length > 3 ? '; …' : ''})${yes > 0 ? `; ${yes} reproduced` : ''}${unchecked}; see "${SECTION}"`;
   }
+  if (yes === 0 && reported.every((r) => r.items === 0)) return `nothing reproduced: no per-sample records for ${reported.length === 1 ? 'it' : `its ${reported.length}`} (see "${SECTION}")`;
   if (yes === 0) return `none compared (${numbers(reported.length)}; see "${SECTION}")`;
   return `yes: ${yes} of ${numbers(reported.length)}${unchecked}`;
 }

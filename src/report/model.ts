@@ -334,7 +334,7 @@ export async function buildReport(
 /** The summary's reproduced cell of one task: not checked when there is no section for its run. */
 function reproducedOf(section: AsRecordedSection | undefined, task: string, failed: string | null): string {
   if (section === undefined) return failed === null ? 'not checked' : `not checked (${failed})`;
-  return reproducedCell(reproducedResults(section).filter((r) => r.task === task), section.note);
+  return reproducedCell(reproducedResults(section).filter((r) => r.task === task), section.note, 'task_notes' in section ? section.task_notes?.[task] : undefined);
 }
 
 /**

@@ -19,6 +19,8 @@ interface SectionOf<Kind extends RunProvenance['source_kind'], Cell> {
   /** Reproduced cells, per metric and filter (lm-eval), scorer (Inspect) or summary quantity (agents). */
   cells: Cell[];
   note: string | null;
+  /** Per task with numbers and no reproduced cell, why (lm-eval's sections; the note says it of all of them at once). */
+  task_notes?: Record<string, string>;
 }
 
 export type AsRecordedSection =

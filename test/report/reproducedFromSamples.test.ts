@@ -14,7 +14,7 @@ import { DEFAULT_PAIRED_OPTIONS } from '../../src/audit/pairedStats.ts';
 import { buildReport } from '../../src/report/model.ts';
 import { renderReport } from '../../src/report/render.ts';
 import { reproducedCell, SECTION, type ReproducedResult } from '../../src/report/asRecordedView.ts';
-import { fixturePath } from '../helpers/fixtures.ts';
+import { externalFixture, fixturePath } from '../helpers/fixtures.ts';
 import { runCli } from '../helpers/cli.ts';
 
 const OPTIONS = { skipBad: false, fields: {} };
@@ -31,7 +31,7 @@ test('report: an EEE aggregate its one sample cannot give is NO in the summary a
   assert.match(md, /\| task \| reported \(± stderr\) \| readings \(lowest – highest cell\) \| falsifier \| disclosure \| cannot be right \| reproduced from the samples \| /);
   assert.match(md, new RegExp(`## ${SECTION}\\n`));
   assert.match(md, /\| demo-source\.demo\\_bench \| accuracy,none \| 1 \| 0\.75 \| 1 \| NO \| mean of the per-item evaluation\.score/);
-  for (const format of ['html', 'latex'] as const) assert.ok(renderReport(data, format).includes(SECTION), format);
+  for (const format of ['html', 'tex'] as const) assert.ok(renderReport(data, format).includes(SECTION), format);
 });
 
 test('report: lm-eval numbers reproduced say yes, with the count; the JSON report holds the sections', () => {
@@ -75,4 +75,18 @@ test("view: the runs page's summary answer carries the verdict the report prints
   const api = new ViewApi(await ViewSession.open([fixturePath('eee/reference-0.3.0')], OPTIONS));
   const answer = (await api.answer('summary', new URLSearchParams({ s: '0' }))) as { summary: { reproduced: string }[] };
   assert.deepEqual(answer.summary.map((s) => s.reproduced), [`NO: 1 of 1 reported number differs (accuracy,none recorded 0.75, reproduced 1); see "${SECTION}"`]);
+});
+
+test('report: a task with numbers and nothing to reproduce them from says why, per task', async () => {
+  // The Qwen runs of lm-eval PR 2809: results files whose samples cover a few tasks; xwinograd_en has none, and the
+  // group xwinograd aggregates six leaves none of which has any.
+  const qwen = await loadSource([externalFixture('lm-evaluation-harness/pr2809-qwen-versions')], OPTIONS);
+  const rows = (await buildReport(qwen.store, null, null, PAIRED)).summary.filter((s) => s.run_id === 'lmeval-04e6d427c2ea2a40');
+  const cell = (task: string) => rows.find((s) => s.task === task)!.reproduced;
+  assert.equal(cell('xwinograd_en'), 'nothing reproduced: no per-sample records in the store');
+  assert.equal(cell('xwinograd'), `nothing reproduced: no per-sample records for it (see "${SECTION}")`);
+  // The BigScience fork's examples: records with the prediction and target, but no per-sample metric value.
+  const xquad = await loadSource([externalFixture('lm-evaluation-harness/pr566-bigscience-xquad')], OPTIONS);
+  const cells = new Set((await buildReport(xquad.store, null, null, PAIRED)).summary.map((s) => s.reproduced));
+  assert.deepEqual([...cells], ['nothing reproduced: the per-sample records hold no metric value to aggregate']);
 });

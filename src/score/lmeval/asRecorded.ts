@@ -30,6 +30,8 @@ export type { AsRecordedCell, CellWarning, DifferingItem };
 export interface AsRecordedReport {
   cells: AsRecordedCell[];
   notes: { run_id: string; task: string | null; message: string }[];
+  /** Per task with numbers and no reproduced cell: why, in a few words (the notes say it of all such tasks at once). */
+  taskNotes: { run_id: string; task: string; why: string }[];
 }
 
 const TOLERANCE = 1e-12;
@@ -40,11 +42,12 @@ const SUPPORTED_AGG = new Set<AggregationName>(['mean', 'median', 'perplexity', 
 export async function rescoreAsRecorded(store: OpenStore, runIds?: readonly string[]): Promise<AsRecordedReport> {
   // lmaudit run records lm-eval's scoring rules and per-sample values in the same shapes.
   const runs = store.manifest.runs.filter((r) => (r.source_kind === 'lm-eval' || r.source_kind === 'lmaudit') && (runIds === undefined || runIds.includes(r.run_id)));
-  const report: AsRecordedReport = { cells: [], notes: [] };
+  const report: AsRecordedReport = { cells: [], notes: [], taskNotes: [] };
   const heap = new HeapBound(SETTLE_SLACK);
   for (const run of runs) {
     const bypassed = Object.keys(run.tasks).filter((t) => metricsBypassed(run, t));
     if (bypassed.length > 0) {
+      for (const task of bypassed) report.taskNotes.push({ run_id: run.run_id, task, why: "metrics bypassed (lm-eval's --predict_only): nothing was recorded to reproduce" });
       report.notes.push({ run_id: run.run_id, task: null, message: `${bypassed.length} task(s) ran with metrics bypassed (lm-eval's --predict_only: the bypass metric computes nothing; a generate_until task reports 999 in its place, a task of another kind no value at all), so nothing was recorded to reproduce: ${bypassed.slice(0, 12).join(', ')}${bypassed.length > 12 ? ', …' : ''}` });
     }
     const tasks = (await scoredTasks(store, run.run_id)).filter((t) => !bypassed.includes(t));
@@ -81,12 +84,14 @@ export async function rescoreAsRecorded(store: OpenStore, runIds?: readonly stri
     const printsNumbers = (t: string) => Object.keys(run.reported[t] ?? {}).some((k) => !LMEVAL_BOOKKEEPING_KEYS.has(k));
     const printedOnly = Object.keys(run.reported).filter((t) => printsNumbers(t) && !withSamples.has(t) && !bypassed.includes(t) && !report.cells.some((c) => c.run_id === run.run_id && c.task === t)).sort();
     if (printedOnly.length > 0) {
+      for (const task of printedOnly) report.taskNotes.push({ run_id: run.run_id, task, why: 'no per-sample records in the store' });
       report.notes.push({ run_id: run.run_id, task: null, message: `${printedOnly.length} task(s)/group(s) have printed numbers but no per-sample records in the store, so nothing to reproduce; by name: ${firstNames(printedOnly)}` });
     }
     // Records that hold the prediction and target but no per-sample metric value (the BigScience fork's examples
     // file): "no per-sample records" was false of them.
     const recordsWithoutValues = tasks.filter((t) => printsNumbers(t) && !report.cells.some((c) => c.run_id === run.run_id && c.task === t)).sort();
     if (recordsWithoutValues.length > 0) {
+      for (const task of recordsWithoutValues) report.taskNotes.push({ run_id: run.run_id, task, why: 'the per-sample records hold no metric value to aggregate' });
       report.notes.push({ run_id: run.run_id, task: null, message: `${recordsWithoutValues.length} task(s) have printed numbers and per-sample records, but the records hold no per-sample metric value to aggregate, so nothing to reproduce; by name: ${firstNames(recordsWithoutValues)}` });
     }
   }
@@ -322,11 +327,12 @@ export async function lmevalAsRecordedSections(
   store: OpenStore,
   runIds: readonly string[],
   sourceKind: 'lm-eval' | 'lmaudit' = 'lm-eval',
-): Promise<{ run_id: string; source_kind: 'lm-eval' | 'lmaudit'; cells: AsRecordedCell[]; note: string | null }[]> {
+): Promise<{ run_id: string; source_kind: 'lm-eval' | 'lmaudit'; cells: AsRecordedCell[]; note: string | null; task_notes: Record<string, string> }[]> {
   const report = await rescoreAsRecorded(store, runIds);
   return runIds.map((run_id) => {
     const cells = report.cells.filter((c) => c.run_id === run_id);
     const notes = report.notes.filter((n) => n.run_id === run_id).map((n) => n.message);
-    return { run_id, source_kind: sourceKind, cells, note: notes.length > 0 ? notes.join(' ') : cells.length === 0 ? 'no per-sample records to reproduce' : null };
+    const taskNotes = Object.fromEntries(report.taskNotes.filter((n) => n.run_id === run_id).map((n) => [n.task, n.why]));
+    return { run_id, source_kind: sourceKind, cells, note: notes.length > 0 ? notes.join(' ') : cells.length === 0 ? 'no per-sample records to reproduce' : null, task_notes: taskNotes };
   });
 }
