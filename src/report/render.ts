@@ -94,10 +94,10 @@ function environment(): nunjucks.Environment {
   env.addFilter('tex', (v: unknown) => new nunjucks.runtime.SafeString(escapeLatex(String(v ?? ''))));
   env.addFilter('mdfence', (v: unknown) => new nunjucks.runtime.SafeString(markdownFence(String(v ?? ''))));
   // A status column (a verdict, yes/no, "9 of 13") wraps between words only: a verdict cut inside a word misreads.
-  const status = new Set(['falsifier', 'verdict', 'status', 'recorded', 'distinguishable', 'disclosure']);
+  const status = new Set(['falsifier', 'verdict', 'status', 'recorded', 'distinguishable', 'disclosure', 'matches']);
   env.addGlobal('isStatusColumn', (header: string | undefined) => header !== undefined && status.has(header));
   // Free-text columns wrap; the others stay one line.
-  const wide = new Set(['values', 'finding', 'note', 'output', 'prompt (last 300 characters)', 'A', 'B', 'reported (± stderr)', 'readings (lowest – highest cell)', 'cannot be right']);
+  const wide = new Set(['values', 'finding', 'note', 'output', 'prompt (last 300 characters)', 'A', 'B', 'reported (± stderr)', 'readings (lowest – highest cell)', 'cannot be right', 'reproduced from the samples', 'why', 'how', 'metrics reproduced', 'differences']);
   env.addGlobal('colspec', (header: string[]) =>
     new nunjucks.runtime.SafeString(header.map((h) => (wide.has(h) ? `p{${(0.8 / header.filter((x) => wide.has(x)).length).toFixed(2)}\\linewidth}` : 'l')).join('')));
   return env;
