@@ -47,7 +47,8 @@ export interface Cell {
   stderr: number | null;
   ci95: [number, number] | null;
   n: number;
-  correct: number;
+  /** Items the rule read as correct (the sum of their values); null when the cell is not computable. */
+  correct: number | null;
   stderr_method: string;
   groups?: { group: string; n: number; correct: number; score: number }[];
   /** With --bootstrap: the seeded stratified bootstrap's stderr and percentile interval. */
@@ -223,7 +224,8 @@ function buildScope(
       for (const aggregation of aggregations) {
         cells.push({
           run_id: scope.run_id, task: scope.task, answer_type: detected.type, extractor: key.extractor, normalizer: key.normalizer,
-          aggregation, score: null, stderr: null, ci95: null, n, correct: 0,
+          // Not 0: the rule read none of the items, so how many are correct is unknown.
+          aggregation, score: null, stderr: null, ci95: null, n, correct: null,
           stderr_method: `not computable: ${unreadable} item(s) lack the recorded inputs this rule needs`,
         });
       }

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadSource } from '../../src/audit/source.ts';
 import { computeMatrix } from '../../src/score/matrix.ts';
-import { repoRoot } from '../helpers/cli.ts';
+import { repoRoot, runCli } from '../helpers/cli.ts';
 import { externalFixture } from '../helpers/fixtures.ts';
 
 const close = (a: number | null, b: number) => a !== null && Math.abs(a - b) < 1e-12;
@@ -31,10 +31,23 @@ test('multiple choice from log-probs: acc reproduces the v0.3 winogrande write_o
   for (const reader of ['acc_norm', 'acc_bytes', 'greedy']) {
     const cell = scope!.cells.find((c) => c.extractor === reader && c.aggregation === 'micro')!;
     assert.equal(cell.score, null, reader);
+    // How many are correct is unknown, not 0 (the cell printed 'correct 0' beside n 1267 before).
+    assert.equal(cell.correct, null, reader);
     assert.match(cell.stderr_method, /^not computable: 1267 item/);
   }
   assert.equal(scope!.flips.count, 0);
   assert.deepEqual(scope!.disagreement, []);
+});
+
+test("a reading the records cannot give prints n/a as its correct count, not 0 (the v0.3 winogrande write_out's acc_norm)", () => {
+  const file = externalFixture('lm-evaluation-harness/pr1567-slurmevals/mistral/winogrande_write_out_info.json');
+  const r = runCli(['rescore', file, '--extractors', 'acc,acc_norm', '--aggregations', 'micro']);
+  assert.equal(r.status, 0, r.stderr);
+  // By hand from the file: 990 of 1267 records have acc "True"; none records a choice text, so acc_norm reads nothing.
+  assert.match(r.stdout, /\n  acc +none +micro +0\.7814 +0\.0116 +\[0\.7586, 0\.8041\] +1267 +990\n/);
+  assert.match(r.stdout, /\n  acc_norm +none +micro +n\/a +n\/a +n\/a +1267 +n\/a\n/);
+  const json = JSON.parse(runCli(['rescore', file, '--extractors', 'acc_norm', '--aggregations', 'micro', '--json']).stdout);
+  assert.equal(json.cells[0].correct, null);
 });
 
 test('a results-only source (pythia v0.3) says it has no per-item records instead of printing nothing', async () => {
