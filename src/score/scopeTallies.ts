@@ -61,9 +61,15 @@ export async function tallyLogprobScope(
     notes.push("choice strings taken from the continuations with the leading ' ' delimiter removed (inferred)");
   }
   tally.unreadable.forEach((count, k) => {
-    if (count > 0) {
-      notes.push(`${names[k]}: not computable — ${count} item(s) lack what it needs (${names[k] === 'greedy' ? 'greedy flags' : 'choice texts'} not recorded)`);
-    }
+    if (count === 0) return;
+    // An item whose gold cannot be read leaves every reader without a value, whatever the records hold: only the
+    // rest lack the reader's own inputs (acc needs neither choice texts nor greedy flags, so it never does).
+    const noGold = tally.unreadableGold[k]!;
+    const why = [
+      ...(noGold > 0 ? [`${noGold} item(s) have no readable gold (below)`] : []),
+      ...(count > noGold ? [`${count - noGold} item(s) lack what it needs (${names[k] === 'greedy' ? 'greedy flags' : 'choice texts'} not recorded)`] : []),
+    ];
+    notes.push(`${names[k]}: not computable — ${why.join('; ')}`);
   });
   if (tally.goldNotAChoice > 0) {
     notes.push(`${tally.goldNotAChoice} item(s) whose recorded target is neither a choice index nor a choice text (scored 0, as lm-eval scores a gold of -100)`);

@@ -50,6 +50,20 @@ test("a reading the records cannot give prints n/a as its correct count, not 0 (
   assert.equal(json.cells[0].correct, null);
 });
 
+test("a reader left without a value by golds it cannot read says so, not that the records lack its inputs (dev-branch pythia winogrande)", async () => {
+  // The 2023 dev branch's pythia-2.8b winogrande samples, without their results file: each of the 4 records keeps its
+  // greedy flags (resps [[-15.5546875, false]], …, [[-4.9296875, true]]) but only the first request's arguments, and
+  // its target is the continuation ("always got the easier cases."), so no gold index can be read without the choice
+  // list. Before the fix every reader's note blamed its inputs: "acc: not computable — 4 item(s) lack what it needs
+  // (choice texts not recorded)" (acc reads no choice text) and "greedy: … (greedy flags not recorded)".
+  const { store } = await loadSource([externalFixture('lm-evaluation-harness/bigrefactor-2023-06/pretrained=EleutherAI__pythia-2.8b_winogrande.jsonl')], { skipBad: false, fields: {} });
+  const [scope] = await computeMatrix(store, {});
+  assert.equal(scope!.answer_type, 'logprobs');
+  const notComputable = scope!.notes.filter((n) => n.includes(': not computable'));
+  assert.deepEqual(notComputable, ['acc', 'acc_norm', 'acc_bytes', 'greedy'].map((r) => `${r}: not computable — 4 item(s) have no readable gold (below)`));
+  assert.equal(scope!.notes.filter((n) => n.includes('have no readable gold, so no cell scores them')).length, 4);
+});
+
 test('a results-only source (pythia v0.3) says it has no per-item records instead of printing nothing', async () => {
   const { runCli } = await import('../helpers/cli.ts');
   const file = externalFixture('pythia/zero-shot/160m_step143000.json');
