@@ -17,8 +17,8 @@ export interface LogprobTallyExtras {
   unreadable: number[];
   /** Per reader: how many of its `unreadable` items are so because their gold could not be read (not for want of inputs). */
   unreadableGold: number[];
-  /** Why items had no readable gold (multiple-input tasks without a port…), with counts. */
-  goldUnreadable: Map<string, number>;
+  /** Why items had no readable gold (multiple-input tasks without a port…), with counts and the first item's example. */
+  goldUnreadable: Map<string, { count: number; example?: string }>;
   /** The task's own process_results that gave the `acc` cell (truthfulqa_mc2), when one did. */
   accFromTaskCode: string | null;
 }
@@ -74,7 +74,9 @@ export async function tallyLogprobs(
           logprobs.length,
         );
         if (read.kind === 'unreadable') {
-          tally.goldUnreadable.set(read.why, (tally.goldUnreadable.get(read.why) ?? 0) + 1);
+          const seen = tally.goldUnreadable.get(read.why);
+          if (seen === undefined) tally.goldUnreadable.set(read.why, { count: 1, ...(read.example === undefined ? {} : { example: read.example }) });
+          else seen.count++;
           goldUnreadable = true;
           readings = readers.map(() => ({ predicted: -1, value: null }));
         } else {
