@@ -75,7 +75,7 @@ export async function tallyLogprobScope(
     notes.push(`${tally.goldNotAChoice} item(s) whose recorded target is neither a choice index nor a choice text (scored 0, as lm-eval scores a gold of -100)`);
   }
   for (const [why, { count, example }] of tally.goldUnreadable) {
-    notes.push(`${count} item(s) have no readable gold, so no cell scores them: ${why}${example === undefined ? '' : ` (e.g. ${example})`}`);
+    notes.push(`${count} item(s) have no readable gold, so every cell that reads the gold is not computable (they stay in the denominator): ${why}${example === undefined ? '' : ` (e.g. ${example})`}`);
   }
   if (tally.accFromTaskCode !== null) {
     notes.push(`acc: the task's own metric acc, computed by its process_results (${tally.accFromTaskCode}: the normalised probability mass of the true answers), not an argmax; the other cells read the choices as an ordinary multiple-choice task with the recorded target as gold, which this task reports no metric for`);

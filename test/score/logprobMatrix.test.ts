@@ -63,8 +63,8 @@ test("a reader left without a value by golds it cannot read says so, not that th
   assert.deepEqual(notComputable, ['acc', 'acc_norm', 'acc_bytes', 'greedy'].map((r) => `${r}: not computable — 4 item(s) have no readable gold (below)`));
   // One note for the one cause, with the first record's target as its example (it was a note per distinct target:
   // four here, one per document of a whole run).
-  assert.deepEqual(scope!.notes.filter((n) => n.includes('have no readable gold, so no cell scores them')), [
-    '4 item(s) have no readable gold, so no cell scores them: the gold index cannot be read from the target without the choice list (e.g. target "always got the easier cases.")',
+  assert.deepEqual(scope!.notes.filter((n) => n.includes('have no readable gold, so every cell that reads the gold is not computable')), [
+    '4 item(s) have no readable gold, so every cell that reads the gold is not computable (they stay in the denominator): the gold index cannot be read from the target without the choice list (e.g. target "always got the easier cases.")',
   ]);
   const recorded = JSON.parse(runCli(['rescore', externalFixture('lm-evaluation-harness/bigrefactor-2023-06/pretrained=EleutherAI__pythia-2.8b_winogrande.jsonl'), '--extractors', 'as-recorded', '--json']).stdout);
   assert.deepEqual(recorded.as_recorded[0].cells[0].items.taken_as_recorded, { count: 4, why: ['4 item(s): the gold index cannot be read from the target without the choice list'] });
