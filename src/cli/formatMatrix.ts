@@ -140,7 +140,7 @@ function lmevalWhy(c: AsRecordedCell): string {
   const taken = c.items.taken_as_recorded;
   if (taken !== null && c.matches_reported === true) {
     const all = taken.count === c.n;
-    return `${all ? 'the aggregate was recomputed from the recorded per-sample values, which were not themselves recomputed' : `${taken.count} of ${c.n} per-sample values were taken as recorded, not recomputed`} (${taken.why.join('; ')})`;
+    return `${all ? 'the aggregate was recomputed from the recorded per-sample values, which were not themselves recomputed' : `${taken.count} of ${c.n} per-sample values were taken as recorded, not recomputed`} (${taken.why.join('; ')})${c.why === null ? '' : `; ${c.why}`}`;
   }
   return c.why ?? '';
 }
