@@ -9,6 +9,7 @@ import type { InspectRescoreCell } from '../score/inspect/rescore.ts';
 import type { AgentAsRecordedCell } from '../score/agents/asRecorded.ts';
 import type { EeeAsRecordedCell } from '../score/eee/asRecorded.ts';
 import type { RunProvenance } from '../store/schema.ts';
+import { otherCount } from '../score/lmeval/asRecordedCell.ts';
 import { table as formatTable } from './textTable.ts';
 
 type Row = (string | number)[];
@@ -100,7 +101,7 @@ function lmevalWhy(c: AsRecordedCell): string {
   const taken = c.items.taken_as_recorded;
   if (taken !== null && c.matches_reported === true) {
     const all = taken.count === c.n;
-    return `${all ? 'the aggregate was recomputed from the recorded per-sample values, which were not themselves recomputed' : `${taken.count} of ${c.n} per-sample values were taken as recorded, not recomputed`} (${taken.why.join('; ')})`;
+    return `${all ? 'the aggregate was recomputed from the recorded per-sample values, which were not themselves recomputed' : `${taken.count} of ${c.n} per-sample values were taken as recorded, not recomputed`} (${taken.why.join('; ')})${c.why === null ? '' : `; ${c.why}`}`;
   }
   return c.why ?? '';
 }
@@ -189,8 +190,11 @@ export function formatAsRecorded(sections: readonly AsRecordedSection[], runs: r
 export interface ReproducedResult {
   task: string;
   result: string;
-  /** 'yes': equal (exactly, or to the reproducer's stated tolerance); 'NO': another value; 'n/a': nothing compared. */
-  verdict: 'yes' | 'NO' | 'n/a';
+  /**
+   * 'yes': equal (exactly, or to the reproducer's stated tolerance); 'NO': another value; 'n/a': nothing compared;
+   * 'other samples': equal, but over another number of items than the source counted (so not a reproduction).
+   */
+  verdict: 'yes' | 'NO' | 'n/a' | 'other samples';
   recorded: unknown;
   reproduced: unknown;
   /** The items the reproduction read, where the source kind counts them. */
@@ -198,14 +202,18 @@ export interface ReproducedResult {
 }
 
 /** Every result of a section with its verdict, whatever the source kind's cell shape. */
-export function reproducedResults(s: AsRecordedSection): ReproducedResult[] {
+export function reproducedResults(s: AsRecordedSection, run?: RunProvenance): ReproducedResult[] {
   switch (s.source_kind) {
     case 'lm-eval':
     case 'lmaudit':
       return s.cells.map((c) => ({
         task: c.task,
         result: `${c.metric},${c.filter}`,
-        verdict: c.matches_reported === null || notNumeric(c.reported?.value) !== null ? 'n/a' : c.matches_reported ? 'yes' : 'NO',
+        verdict:
+          c.matches_reported === null || notNumeric(c.reported?.value) !== null ? 'n/a'
+          : !c.matches_reported ? 'NO'
+          : run !== undefined && otherCount(run, c.task, c.n) !== null ? 'other samples'
+          : 'yes',
         recorded: c.reported?.value,
         reproduced: c.value,
         items: c.n,
@@ -245,12 +253,14 @@ export function reproducedCell(results: readonly ReproducedResult[], note: strin
   if (reported.length === 0) return `nothing reported to compare (${results.length} result${results.length === 1 ? '' : 's'} computed from the samples; see "${SECTION}")`;
   const no = reported.filter((r) => r.verdict === 'NO');
   const yes = reported.filter((r) => r.verdict === 'yes').length;
-  const open = reported.length - no.length - yes;
-  const unchecked = open > 0 ? `; ${open} not compared` : '';
+  const other = reported.filter((r) => r.verdict === 'other samples').length;
+  const open = reported.length - no.length - yes - other;
+  const unchecked = `${other > 0 ? `; ${other} equal only over other samples than the source counted (not reproduced)` : ''}${open > 0 ? `; ${open} not compared` : ''}`;
   if (no.length > 0) {
     const shown = no.slice(0, 3).map((r) => `${r.result} recorded ${num(r.recorded)}, reproduced ${num(r.reproduced)}`).join('; ');
     return `NO: ${no.length} of ${numbers(reported.length)} differ${no.length === 1 ? 's' : ''} (${shown}${no.length > 3 ? '; …' : ''})${yes > 0 ? `; ${yes} reproduced` : ''}${unchecked}; see "${SECTION}"`;
   }
+  if (yes === 0 && other > 0) return `not reproduced: ${other} of ${numbers(reported.length)} equal over samples other than those the source counted${open > 0 ? `; ${open} not compared` : ''} (see "${SECTION}")`;
   if (yes === 0 && reported.every((r) => r.items === 0)) return `nothing reproduced: no per-sample records for ${reported.length === 1 ? 'it' : `its ${reported.length}`} (see "${SECTION}")`;
   if (yes === 0) return `none compared (${numbers(reported.length)}; see "${SECTION}")`;
   return `yes: ${yes} of ${numbers(reported.length)}${unchecked}`;

@@ -303,7 +303,7 @@ export async function buildReport(
         falsifierAgainst: comparison?.comparisons.some((c) => c.a.run_id === run.run_id && c.tasks.some((t) => t.taskA === task)) ?? false,
         disclosure: { recorded: counts.filter((c) => c.recorded).length, of: counts.length },
         cannotBeRight: cannotBeRight.filter((f) => f.run_id === run.run_id && (f.task === null || f.task === task)).map((f) => f.message),
-        reproduced: reproducedOf(asRecorded.find((s) => s.run_id === run.run_id), task, asRecordedNote),
+        reproduced: reproducedOf(asRecorded.find((s) => s.run_id === run.run_id), run, task, asRecordedNote),
       });
     }
   }
@@ -332,9 +332,9 @@ export async function buildReport(
 }
 
 /** The summary's reproduced cell of one task: not checked when there is no section for its run. */
-function reproducedOf(section: AsRecordedSection | undefined, task: string, failed: string | null): string {
+function reproducedOf(section: AsRecordedSection | undefined, run: RunProvenance, task: string, failed: string | null): string {
   if (section === undefined) return failed === null ? 'not checked' : `not checked (${failed})`;
-  return reproducedCell(reproducedResults(section).filter((r) => r.task === task), section.note, 'task_notes' in section ? section.task_notes?.[task] : undefined);
+  return reproducedCell(reproducedResults(section, run).filter((r) => r.task === task), section.note, 'task_notes' in section ? section.task_notes?.[task] : undefined);
 }
 
 /**

@@ -78,9 +78,18 @@ export function shortGoldInsideSql(golds: readonly ShortGold[]): string {
 
 const comparedGoldOf = (golds: readonly ShortGold[]): string => (golds.some((x) => x.final) ? `(${comparedGoldSql('gold')})` : 'gold');
 
-/** The example an `inside` row gives, over the same columns: its gold as compared and its output's first 60 characters. */
+/** How much of an output the example quotes, and how much of it comes before the gold's first occurrence. */
+const EXAMPLE_CHARS = 60;
+const EXAMPLE_LEAD = 20;
+
+/**
+ * The example an `inside` row gives, over the same columns: its gold as compared and 60 characters of its output
+ * from 20 before the gold's first occurrence (from the start when it is nearer), so that the quoted text holds the
+ * gold inside its token: the output's first 60 characters need not ('ANSWER: D … Breathing mask' against gold 'B').
+ */
 export function shortGoldExampleSql(golds: readonly ShortGold[]): string {
-  return `{'g': trim(${comparedGoldOf(golds)}), 't': left(text, 60)}`;
+  const g = `trim(${comparedGoldOf(golds)})`;
+  return `{'g': ${g}, 't': substr(text, greatest(1, strpos(text, ${g}) - ${EXAMPLE_LEAD}), ${EXAMPLE_CHARS})}`;
 }
 
 /** What the caution counts: the items with a short gold (from the scope's listing), and those of the scoring pass. */

@@ -15,8 +15,10 @@ export interface LogprobTallyExtras {
   choicesInferred: boolean;
   goldNotAChoice: number;
   unreadable: number[];
-  /** Why items had no readable gold (multiple-input tasks without a port…), with counts. */
-  goldUnreadable: Map<string, number>;
+  /** Per reader: how many of its `unreadable` items are so because their gold could not be read (not for want of inputs). */
+  unreadableGold: number[];
+  /** Why items had no readable gold (multiple-input tasks without a port…), with counts and the first item's example. */
+  goldUnreadable: Map<string, { count: number; example?: string }>;
   /** The task's own process_results that gave the `acc` cell (truthfulqa_mc2), when one did. */
   accFromTaskCode: string | null;
 }
@@ -44,7 +46,7 @@ export async function tallyLogprobs(
       USING (doc_id, request_idx)
     GROUP BY i.doc_id ORDER BY ord`);
   const tally: ScopeTally & LogprobTallyExtras = {
-    ...emptyTally(readers.length), inOrder: [], choicesInferred: false, goldNotAChoice: 0, unreadable: readers.map(() => 0), goldUnreadable: new Map(), accFromTaskCode: null,
+    ...emptyTally(readers.length), inOrder: [], choicesInferred: false, goldNotAChoice: 0, unreadable: readers.map(() => 0), unreadableGold: readers.map(() => 0), goldUnreadable: new Map(), accFromTaskCode: null,
   };
   let settings: TaskSettings | null = null;
   for await (const rows of result.yieldRowsJs()) {
@@ -61,6 +63,7 @@ export async function tallyLogprobs(
       if (logprobs.some((lp) => lp === null)) tally.noResponse++;
       const lls = logprobs.map((lp) => lp ?? Number.NEGATIVE_INFINITY);
       let readings: ChoiceReading[];
+      let goldUnreadable = false;
       if (logprobs.length === 1) {
         // A single loglikelihood request scores its own continuation: the gold is that request.
         readings = readers.map((reader) => readChoiceItem(reader, { docId, choices: null, logprobs: lls, isGreedy: greedy, gold: [0] }));
@@ -71,7 +74,10 @@ export async function tallyLogprobs(
           logprobs.length,
         );
         if (read.kind === 'unreadable') {
-          tally.goldUnreadable.set(read.why, (tally.goldUnreadable.get(read.why) ?? 0) + 1);
+          const seen = tally.goldUnreadable.get(read.why);
+          if (seen === undefined) tally.goldUnreadable.set(read.why, { count: 1, ...(read.example === undefined ? {} : { example: read.example }) });
+          else seen.count++;
+          goldUnreadable = true;
           readings = readers.map(() => ({ predicted: -1, value: null }));
         } else {
           if (read.choicesInferred) tally.choicesInferred = true;
@@ -89,7 +95,10 @@ export async function tallyLogprobs(
         }
       }
       readings.forEach((r, k) => {
-        if (r.value === null) tally.unreadable[k]!++;
+        if (r.value === null) {
+          tally.unreadable[k]!++;
+          if (goldUnreadable) tally.unreadableGold[k]!++;
+        }
       });
       const values = readings.map((r) => r.value);
       addItem(tally, grp, docId, values, flipsLimit);

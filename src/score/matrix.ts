@@ -9,7 +9,7 @@ import { BadInputError } from '../errors.ts';
 import { queryRows, sqlString } from '../util/duckdb.ts';
 import { documentGoldPath, documentGoldSql } from '../store/scopeItems.ts';
 import type { OpenStore } from '../store/readStore.ts';
-import { AGENT_REQUEST_TYPE, type Setting } from '../store/schema.ts';
+import { AGENT_REQUEST_TYPE, type RunProvenance, type Setting } from '../store/schema.ts';
 import { resolveNormalizer, resolveReader, type ReaderSpec } from './registry.ts';
 import { binaryStderr, ci95, macro, meanStderr } from './stats.ts';
 import { mean } from './lmeval/aggregate.ts';
@@ -47,7 +47,8 @@ export interface Cell {
   stderr: number | null;
   ci95: [number, number] | null;
   n: number;
-  correct: number;
+  /** Items the rule read as correct (the sum of their values); null when the cell is not computable. */
+  correct: number | null;
   stderr_method: string;
   groups?: { group: string; n: number; correct: number; score: number }[];
   /** With --bootstrap: the seeded stratified bootstrap's stderr and percentile interval. */
@@ -118,6 +119,21 @@ export async function listScopes(store: OpenStore, goldField?: string): Promise<
 }
 
 
+/**
+ * What a cell makes of a task's repeats. lm-eval's are repeats of a request that its filters read (take_first by
+ * default); an Inspect log's are epochs, every one scored and reduced per sample by the task's reducer before its
+ * metrics, so its reported numbers are over all of them.
+ */
+function repeatsNote(repeats: number, run: RunProvenance | undefined, task: string): string {
+  if (run?.source_kind === 'inspect') {
+    const setting = run.tasks[task]?.repeats.reducer;
+    const reducer = setting?.used.status === 'unknown' ? undefined : setting?.used.value;
+    const named = Array.isArray(reducer) ? reducer.map(String).join(', ') : reducer === undefined || reducer === null ? null : String(reducer);
+    return `the log holds ${repeats} epochs of each sample: each cell reads epoch 1 only (repeat 0); Inspect scores every epoch and reduces each sample's scores${named === null ? '' : ` (reducer ${named})`} before its metrics, so the log's numbers are over all ${repeats} epochs`;
+  }
+  return `the task draws ${repeats} responses per request (repeats): each cell reads the first of them only (repeat 0), as lm-eval's take_first filter does; filters over all of them (majority_vote, take_first_k) are not rescored`;
+}
+
 /** A task's recorded repeats (the used value, else the configured one), or null when not recorded. */
 function recordedRepeats(setting: Setting | undefined): number | null {
   const fact = setting === undefined ? undefined : setting.used.status === 'recorded' ? setting.used : setting.configured;
@@ -150,9 +166,7 @@ export async function computeMatrix(store: OpenStore, options: Partial<MatrixSpe
       notes.push(`golds read from the stored document's field ${spec.goldField} (--gold-field), not the recorded target; an integer that indexes the choices stands for that choice's letter (2 → C)`);
     }
     const repeats = recordedRepeats(run?.tasks[scope.task]?.repeats.repeats);
-    if (!scope.hasLogprobs && repeats !== null && repeats > 1) {
-      notes.push(`the task draws ${repeats} responses per request (repeats): each cell reads the first of them only (repeat 0), as lm-eval's take_first filter does; filters over all of them (majority_vote, take_first_k) are not rescored`);
-    }
+    if (!scope.hasLogprobs && repeats !== null && repeats > 1) notes.push(repeatsNote(repeats, run, scope.task));
     const pooled = run?.source_kind === 'helm' ? await pooledHelmSplits(store, scope, run.tasks[scope.task]?.task.splits_of_items) : null;
     if (pooled !== null) notes.push(pooled);
     const fits = (r: ReaderSpec) => (scope.hasLogprobs ? r.kind === 'logprob' : r.kind === 'text');
@@ -223,7 +237,8 @@ function buildScope(
       for (const aggregation of aggregations) {
         cells.push({
           run_id: scope.run_id, task: scope.task, answer_type: detected.type, extractor: key.extractor, normalizer: key.normalizer,
-          aggregation, score: null, stderr: null, ci95: null, n, correct: 0,
+          // Not 0: the rule read none of the items, so how many are correct is unknown.
+          aggregation, score: null, stderr: null, ci95: null, n, correct: null,
           stderr_method: `not computable: ${unreadable} item(s) lack the recorded inputs this rule needs`,
         });
       }

@@ -61,14 +61,22 @@ export async function tallyLogprobScope(
     notes.push("choice strings taken from the continuations with the leading ' ' delimiter removed (inferred)");
   }
   tally.unreadable.forEach((count, k) => {
-    if (count > 0) {
-      notes.push(`${names[k]}: not computable — ${count} item(s) lack what it needs (${names[k] === 'greedy' ? 'greedy flags' : 'choice texts'} not recorded)`);
-    }
+    if (count === 0) return;
+    // An item whose gold cannot be read leaves every reader without a value, whatever the records hold: only the
+    // rest lack the reader's own inputs (acc needs neither choice texts nor greedy flags, so it never does).
+    const noGold = tally.unreadableGold[k]!;
+    const why = [
+      ...(noGold > 0 ? [`${noGold} item(s) have no readable gold (below)`] : []),
+      ...(count > noGold ? [`${count - noGold} item(s) lack what it needs (${names[k] === 'greedy' ? 'greedy flags' : 'choice texts'} not recorded)`] : []),
+    ];
+    notes.push(`${names[k]}: not computable — ${why.join('; ')}`);
   });
   if (tally.goldNotAChoice > 0) {
     notes.push(`${tally.goldNotAChoice} item(s) whose recorded target is neither a choice index nor a choice text (scored 0, as lm-eval scores a gold of -100)`);
   }
-  for (const [why, count] of tally.goldUnreadable) notes.push(`${count} item(s) have no readable gold, so no cell scores them: ${why}`);
+  for (const [why, { count, example }] of tally.goldUnreadable) {
+    notes.push(`${count} item(s) have no readable gold, so every cell that reads the gold is not computable (they stay in the denominator): ${why}${example === undefined ? '' : ` (e.g. ${example})`}`);
+  }
   if (tally.accFromTaskCode !== null) {
     notes.push(`acc: the task's own metric acc, computed by its process_results (${tally.accFromTaskCode}: the normalised probability mass of the true answers), not an argmax; the other cells read the choices as an ordinary multiple-choice task with the recorded target as gold, which this task reports no metric for`);
   }

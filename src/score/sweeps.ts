@@ -130,5 +130,7 @@ export function detectAnswerType(
   if (requests.hasLogprobs) return { type: 'logprobs', why: 'several loglikelihood requests per document (multiple choice)' };
   if (golds.count > 0 && golds.allLetters) return { type: 'letters', why: 'every gold is a single letter' };
   if (golds.count > 0 && golds.allNumbers) return { type: 'numbers', why: "every gold is a number (or ends in '#### N')" };
-  return { type: 'free-text', why: 'golds are neither single letters nor numbers' };
+  // Said of the golds as a whole: a run whose golds are half numbers (math: '3', '-3', '\\dfrac{13}{9}') is free text too.
+  if (golds.count === 0) return { type: 'free-text', why: 'no gold is recorded to read a type from' };
+  return { type: 'free-text', why: 'the golds are neither all single letters nor all numbers' };
 }

@@ -90,3 +90,13 @@ test('report: a task with numbers and nothing to reproduce them from says why, p
   const cells = new Set((await buildReport(xquad.store, null, null, PAIRED)).summary.map((s) => s.reproduced));
   assert.deepEqual([...cells], ['nothing reproduced: the per-sample records hold no metric value to aggregate']);
 });
+
+test('report: a number equal over other samples than the source counted is not called reproduced', async () => {
+  // EEE's lm-eval converter inputs: exact_match 0 ± 0 printed over 5000 documents (n-samples.effective), 10 samples
+  // stored, every one 0. The as-recorded row matches; the summary must not say "yes".
+  const source = await loadSource([fixturePath('eee/converter-inputs/lm_eval')], OPTIONS);
+  const cells = Object.fromEntries((await buildReport(source.store, null, null, PAIRED)).summary.map((s) => [s.task, s.reproduced]));
+  assert.equal(cells.math_perturbed_full, `not reproduced: 1 of 1 reported number equal over samples other than those the source counted (see "${SECTION}")`);
+  const r = (verdict: ReproducedResult['verdict']): ReproducedResult => ({ task: 't', result: 'acc,none', verdict, recorded: 0.5, reproduced: 0.5 });
+  assert.equal(reproducedCell([r('yes'), r('other samples')], null), 'yes: 1 of 2 reported numbers; 1 equal only over other samples than the source counted (not reproduced)');
+});

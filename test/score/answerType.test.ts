@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { goldClassSql, detectAnswerType } from '../../src/score/sweeps.ts';
 import { queryRows, sqlString } from '../../src/util/duckdb.ts';
 import { runCli } from '../helpers/cli.ts';
+import { fixturePath } from '../helpers/fixtures.ts';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,4 +59,17 @@ test('the answer type reads every gold: one free-text gold after 1,500 numbers m
   assert.equal(type('numbers.jsonl'), 'numbers');
   assert.equal(type('mixed.jsonl'), 'free-text');
   assert.deepEqual(detectAnswerType({ hasLogprobs: false, maxRequests: 1 }, { count: 0, allLetters: true, allNumbers: true }).type, 'free-text');
+});
+
+test("a free-text task's reason is true of mixed golds: EEE's math_perturbed_full has numbers among them", () => {
+  // The lm-eval samples EEE's converter reads: targets '3', '9', '\\dfrac{13}{9}', '-3', '5', '503', 'x \\in [-3,8]', '10',
+  // '5, 7, 15, 16', '-\\frac{1}{12}' (read with Python's json): six are numbers, none a letter, so the task is free text
+  // because not all of them are numbers. Before the fix the reason read 'golds are neither single letters nor numbers'.
+  const cli = runCli(['rescore', fixturePath('eee/converter-inputs/lm_eval'), '--tasks', 'math_perturbed_full', '--json']);
+  assert.equal(cli.status, 0, cli.stderr);
+  const [scope] = JSON.parse(cli.stdout).scopes;
+  assert.equal(scope.answer_type, 'free-text');
+  assert.equal(scope.answer_type_why, 'the golds are neither all single letters nor all numbers');
+  // No gold at all is said as such, not as golds of some other kind.
+  assert.equal(detectAnswerType({ hasLogprobs: false, maxRequests: 1 }, { count: 0, allLetters: true, allNumbers: true }).why, 'no gold is recorded to read a type from');
 });

@@ -8,7 +8,7 @@ import { loadSource } from '../../src/audit/source.ts';
 import { computeMatrix } from '../../src/score/matrix.ts';
 import { formatP, pairedComparison } from '../../src/audit/pairedStats.ts';
 import { runCli } from '../helpers/cli.ts';
-import { externalFixture } from '../helpers/fixtures.ts';
+import { externalFixture, fixturePath } from '../helpers/fixtures.ts';
 
 test('a spread over one item (Inspect mmlu-summary-choices.eval: 0 to 100 points) is flagged, in the result and the printed line', async () => {
   const file = externalFixture('inspect/mmlu-summary-choices.eval');
@@ -138,6 +138,22 @@ test("a worked solution ending in '#### N' is a short gold when N is (contains c
   await assertContainsNote(
     rows,
     `contains: 300 ${LEAD}; in 150 of them the output holds the gold only inside a longer token (e.g. gold "0" inside "about 00 of them"), so contains counts them correct on a coincidence`,
+  );
+});
+
+test("the short-gold caution's example quotes the output where its gold sits, not the output's first 60 characters", async () => {
+  // EEE's Inspect converter input data_arc_qwen.json (arc_easy, Qwen): gold 'B' is only in 'Breathing', at character
+  // 516 of sample 2's output, and gold 'D' only in 'During' (sample 3). Python, on the log's outputs:
+  //   i = text.find(gold); text[max(0, i - 20):max(0, i - 20) + 60]
+  // gives " not be equipped.\n- Breathing mask is specifically designed " for 'B', the least example. Before the fix the
+  // note quoted the first 60 characters, "ANSWER:D\n\nAnswer: D\n\nExplanation:\n\nSafety gear, including br", which
+  // hold no 'B': the sentence said the gold was inside a text that does not hold it.
+  const { store } = await loadSource([fixturePath('eee/converter-inputs/inspect/data_arc_qwen.json')], { skipBad: false, fields: {} });
+  const [scope] = await computeMatrix(store, { extractors: ['contains'], normalizers: ['strip'], aggregations: ['micro'] });
+  assert.equal(scope!.cells[0]!.correct, 3);
+  assert.equal(
+    scope!.notes.find((n) => n.startsWith('contains:')),
+    `contains: 3 ${LEAD}; in 2 of them the output holds the gold only inside a longer token (e.g. gold "B" inside " not be equipped.\\n- Breathing mask is specifically designed "), so contains counts them correct on a coincidence`,
   );
 });
 

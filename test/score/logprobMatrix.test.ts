@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadSource } from '../../src/audit/source.ts';
 import { computeMatrix } from '../../src/score/matrix.ts';
-import { repoRoot } from '../helpers/cli.ts';
+import { repoRoot, runCli } from '../helpers/cli.ts';
 import { externalFixture } from '../helpers/fixtures.ts';
 
 const close = (a: number | null, b: number) => a !== null && Math.abs(a - b) < 1e-12;
@@ -31,10 +31,43 @@ test('multiple choice from log-probs: acc reproduces the v0.3 winogrande write_o
   for (const reader of ['acc_norm', 'acc_bytes', 'greedy']) {
     const cell = scope!.cells.find((c) => c.extractor === reader && c.aggregation === 'micro')!;
     assert.equal(cell.score, null, reader);
+    // How many are correct is unknown, not 0 (the cell printed 'correct 0' beside n 1267 before).
+    assert.equal(cell.correct, null, reader);
     assert.match(cell.stderr_method, /^not computable: 1267 item/);
   }
   assert.equal(scope!.flips.count, 0);
   assert.deepEqual(scope!.disagreement, []);
+});
+
+test("a reading the records cannot give prints n/a as its correct count, not 0 (the v0.3 winogrande write_out's acc_norm)", () => {
+  const file = externalFixture('lm-evaluation-harness/pr1567-slurmevals/mistral/winogrande_write_out_info.json');
+  const r = runCli(['rescore', file, '--extractors', 'acc,acc_norm', '--aggregations', 'micro']);
+  assert.equal(r.status, 0, r.stderr);
+  // By hand from the file: 990 of 1267 records have acc "True"; none records a choice text, so acc_norm reads nothing.
+  assert.match(r.stdout, /\n  acc +none +micro +0\.7814 +0\.0116 +\[0\.7586, 0\.8041\] +1267 +990\n/);
+  assert.match(r.stdout, /\n  acc_norm +none +micro +n\/a +n\/a +n\/a +1267 +n\/a\n/);
+  const json = JSON.parse(runCli(['rescore', file, '--extractors', 'acc_norm', '--aggregations', 'micro', '--json']).stdout);
+  assert.equal(json.cells[0].correct, null);
+});
+
+test("a reader left without a value by golds it cannot read says so, not that the records lack its inputs (dev-branch pythia winogrande)", async () => {
+  // The 2023 dev branch's pythia-2.8b winogrande samples, without their results file: each of the 4 records keeps its
+  // greedy flags (resps [[-15.5546875, false]], …, [[-4.9296875, true]]) but only the first request's arguments, and
+  // its target is the continuation ("always got the easier cases."), so no gold index can be read without the choice
+  // list. Before the fix every reader's note blamed its inputs: "acc: not computable — 4 item(s) lack what it needs
+  // (choice texts not recorded)" (acc reads no choice text) and "greedy: … (greedy flags not recorded)".
+  const { store } = await loadSource([externalFixture('lm-evaluation-harness/bigrefactor-2023-06/pretrained=EleutherAI__pythia-2.8b_winogrande.jsonl')], { skipBad: false, fields: {} });
+  const [scope] = await computeMatrix(store, {});
+  assert.equal(scope!.answer_type, 'logprobs');
+  const notComputable = scope!.notes.filter((n) => n.includes(': not computable'));
+  assert.deepEqual(notComputable, ['acc', 'acc_norm', 'acc_bytes', 'greedy'].map((r) => `${r}: not computable — 4 item(s) have no readable gold (below)`));
+  // One note for the one cause, with the first record's target as its example (it was a note per distinct target:
+  // four here, one per document of a whole run).
+  assert.deepEqual(scope!.notes.filter((n) => n.includes('have no readable gold, so every cell that reads the gold is not computable')), [
+    '4 item(s) have no readable gold, so every cell that reads the gold is not computable (they stay in the denominator): the gold index cannot be read from the target without the choice list (e.g. target "always got the easier cases.")',
+  ]);
+  const recorded = JSON.parse(runCli(['rescore', externalFixture('lm-evaluation-harness/bigrefactor-2023-06/pretrained=EleutherAI__pythia-2.8b_winogrande.jsonl'), '--extractors', 'as-recorded', '--json']).stdout);
+  assert.deepEqual(recorded.as_recorded[0].cells[0].items.taken_as_recorded, { count: 4, why: ['4 item(s): the gold index cannot be read from the target without the choice list'] });
 });
 
 test('a results-only source (pythia v0.3) says it has no per-item records instead of printing nothing', async () => {

@@ -20,7 +20,7 @@ import { scoredByLmevalAtLeast } from './harnessRules.ts';
 import { HeapBound } from '../../util/heapBound.ts';
 import { LMEVAL_BOOKKEEPING_KEYS } from '../../formats/lmevalResultKeys.ts';
 import { reportedNumber } from '../../formats/reportedNumber.ts';
-import type { AsRecordedCell, CellWarning, DifferingItem } from './asRecordedCell.ts';
+import { otherCount, type AsRecordedCell, type CellWarning, type DifferingItem } from './asRecordedCell.ts';
 
 export type { AsRecordedCell, CellWarning, DifferingItem };
 
@@ -208,7 +208,7 @@ function cell(run: RunProvenance, task: string, filter: string, metric: string, 
     const value = agg.name === 'bits_per_byte' ? bitsPerByte(ok, agg.sumMode) : weightedPerplexity(ok, agg.sumMode);
     // lm-eval has no stderr for these aggregations: it prints "N/A".
     const matches = reported === null ? null : sameNumber(num(reported.value), value, TOLERANCE) && sameStderr(reported.stderr, 'N/A');
-    return { ...base, value, stderr: 'N/A', matches_reported: matches, why: matches === false ? mismatchWhy(run, task, c.n, differing.length) : null };
+    return { ...base, value, stderr: 'N/A', matches_reported: matches, why: verdictWhy(run, task, c.n, differing.length, matches) };
   }
   if (isLabelAggregation(agg.name)) {
     if (c.labels.some((l) => l === null)) {
@@ -218,7 +218,7 @@ function cell(run: RunProvenance, task: string, filter: string, metric: string, 
     if ('refused' in result) return { ...base, value: null, stderr: null, matches_reported: null, why: result.refused };
     const { value, stderr } = result;
     const matches = reported === null ? null : sameNumber(num(reported.value), value, TOLERANCE) && sameStderr(reported.stderr, stderr);
-    return { ...base, value, stderr, matches_reported: matches, why: matches === false ? mismatchWhy(run, task, c.n, differing.length) : null };
+    return { ...base, value, stderr, matches_reported: matches, why: verdictWhy(run, task, c.n, differing.length, matches) };
   }
   if (agg.name === null || !SUPPORTED_AGG.has(agg.name as AggregationName)) {
     return { ...base, value: null, stderr: null, matches_reported: null, why: `aggregation ${JSON.stringify(agg.name)} is not one lmaudit reproduces (corpus-level or task code)` };
@@ -230,14 +230,26 @@ function cell(run: RunProvenance, task: string, filter: string, metric: string, 
     mode: agg.sumMode, bootstrapIters: agg.bootstrapIters, medianSorts: agg.medianSorts, metric,
   });
   const matches = reported === null ? null : sameNumber(num(reported.value), value, TOLERANCE) && sameStderr(reported.stderr, stderr);
-  return { ...base, value, stderr, matches_reported: matches, why: matches === false ? mismatchWhy(run, task, c.n, differing.length) : null };
+  return { ...base, value, stderr, matches_reported: matches, why: verdictWhy(run, task, c.n, differing.length, matches) };
+}
+
+/**
+ * What a cell's row says beside its verdict: why it does not match, or, when it matches over fewer (or more) items
+ * than the number was computed from, that the match is not a reproduction (math_perturbed_full: 10 samples of
+ * 5000 documents, every value 0, equal to the printed 0 ± 0 by coincidence).
+ */
+function verdictWhy(run: RunProvenance, task: string, n: number, differing: number, matches: boolean | null): string | null {
+  if (matches === false) return mismatchWhy(run, task, n, differing);
+  const effective = matches === true ? otherCount(run, task, n) : null;
+  return effective === null
+    ? null
+    : `the samples hold ${n} item(s) for this cell, the results file counted ${effective} (n-samples.${task}.effective): the number was computed from other samples, so equal here is not reproduced`;
 }
 
 /** Why an aggregate of the stored items is not the reported number, as far as the records can tell. */
 function mismatchWhy(run: RunProvenance, task: string, n: number, differing: number): string {
-  const counted = run.tasks[task]?.samples.document_count.configured;
-  const effective = counted?.status === 'recorded' ? (counted.value as { effective?: unknown }).effective : undefined;
-  if (typeof effective === 'number' && effective !== n) {
+  const effective = otherCount(run, task, n);
+  if (effective !== null) {
     return `the samples hold ${n} item(s) for this cell, the results file counted ${effective} (n-samples.${task}.effective): they are not the samples the number was computed from`;
   }
   if (differing > 0) return `${differing} item(s) recompute to other values than recorded (listed under differing)`;

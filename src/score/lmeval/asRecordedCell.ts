@@ -1,5 +1,6 @@
 /** One cell of lm-eval's as-recorded reproduction: a (run, task, filter, metric) aggregate recomputed from the stored items. */
 import type { Stderr } from './aggregate.ts';
+import type { RunProvenance } from '../../store/schema.ts';
 
 export interface DifferingItem {
   doc_id: string;
@@ -38,4 +39,11 @@ export interface AsRecordedCell {
   };
   why: string | null;
   warnings: CellWarning[];
+}
+
+/** The results file's document count for the task when the samples hold another number of items, else null. */
+export function otherCount(run: RunProvenance, task: string, n: number): number | null {
+  const counted = run.tasks[task]?.samples.document_count.configured;
+  const effective = counted?.status === 'recorded' ? (counted.value as { effective?: unknown }).effective : undefined;
+  return typeof effective === 'number' && effective !== n ? effective : null;
 }

@@ -31,7 +31,8 @@ export interface ChoiceTaskFacts {
 
 export type ChoiceRead =
   | { kind: 'read'; gold: number | number[]; choices: readonly string[] | null; choicesInferred: boolean }
-  | { kind: 'unreadable'; why: string };
+  /** `why` is the same for every document the same cause leaves unreadable (so that counts group); `example` is this one's. */
+  | { kind: 'unreadable'; why: string; example?: string };
 
 const MULTIPLE_INPUT_WHY =
   "multiple-input task (the choices are contexts sharing one continuation): lm-eval's gold is doc_to_text(doc), task code lmaudit has no port for, and the recorded target is the shared continuation";
@@ -76,10 +77,7 @@ export function readChoiceDoc(facts: ChoiceTaskFacts, rec: RecordedChoiceDoc, co
   if (rec.target === null) return { kind: 'unreadable', why: 'no target recorded' };
   const gold = mcGold(rec.target, choices, count);
   if (gold === null) {
-    return {
-      kind: 'unreadable',
-      why: `the gold index cannot be read from the target ${JSON.stringify(rec.target.slice(0, 60))} without the choice list`,
-    };
+    return { kind: 'unreadable', why: 'the gold index cannot be read from the target without the choice list', example: `target ${JSON.stringify(rec.target.slice(0, 60))}` };
   }
   return { kind: 'read', gold, choices, choicesInferred };
 }

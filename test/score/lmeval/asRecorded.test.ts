@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadSource } from '../../../src/audit/source.ts';
 import { rescoreAsRecorded, type AsRecordedCell } from '../../../src/score/lmeval/asRecorded.ts';
-import { externalFixture } from '../../helpers/fixtures.ts';
+import { externalFixture, fixturePath } from '../../helpers/fixtures.ts';
 
 const LMEVAL = externalFixture('lm-evaluation-harness/');
 const { store } = await loadSource([LMEVAL], { skipBad: false, fields: {} });
@@ -142,4 +142,19 @@ test('a reported number the samples do not give says why: fewer samples than n-s
   const bleu = (await rescoreAsRecorded(s)).cells.find((c) => c.metric === 'bleu_max')!;
   assert.equal(bleu.matches_reported, true);
   assert.deepEqual(bleu.items.differing.map((d) => [d.doc_id, d.recorded, d.recomputed]), [['0', 99.5, 41.11336169005198]]);
+});
+
+test("a match over fewer samples than the results file counted is said not to be a reproduction (EEE's math_perturbed_full: 10 of 5000)", async () => {
+  // The lm-eval files EEE's converter reads: the results print exact_match 0.0 ± 0.0 with n-samples
+  // math_perturbed_full.effective 5000; the samples file holds 10 records, every exact_match 0.0 (Python's json). The
+  // mean of the 10 equals the printed 0 by coincidence; before the fix the row said 'yes' with nothing beside it.
+  const { store: s } = await loadSource([fixturePath('eee/converter-inputs/lm_eval')], { skipBad: false, fields: {} });
+  const cell = (await rescoreAsRecorded(s)).cells.find((c) => c.task === 'math_perturbed_full')!;
+  assert.equal(cell.n, 10);
+  assert.equal(cell.value, 0);
+  assert.equal(cell.matches_reported, true);
+  assert.equal(
+    cell.why,
+    'the samples hold 10 item(s) for this cell, the results file counted 5000 (n-samples.math_perturbed_full.effective): the number was computed from other samples, so equal here is not reproduced',
+  );
 });

@@ -68,7 +68,7 @@ function Matrix(props: { data: TaskAnswer; params: Params }): VNode {
               return h(
                 'td',
                 { class: `cell${selected.includes(k) ? ' selected' : ''}`, style: { background: heat(cell?.score ?? null, low, high) } },
-                h('a', { href: toggle(k), 'data-cell': k, title: cell ? `${cell.correct} of ${cell.n}; ${cell.stderr_method}` : '' }, score(cell?.score ?? null), h('div', { class: 'small' }, cell?.stderr === null || cell?.stderr === undefined ? '' : `± ${score(cell.stderr)}`)),
+                h('a', { href: toggle(k), 'data-cell': k, title: cell ? (cell.correct === null ? cell.stderr_method : `${cell.correct} of ${cell.n}; ${cell.stderr_method}`) : '' }, score(cell?.score ?? null), h('div', { class: 'small' }, cell?.stderr === null || cell?.stderr === undefined ? '' : `± ${score(cell.stderr)}`)),
               );
             }),
           ),
