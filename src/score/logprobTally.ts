@@ -12,7 +12,8 @@ import { settingsFromDocs, type TaskSettings } from './lmeval/perItem.ts';
 
 /** What the tally reports besides the cells: how choices and golds were read, and what could not be. */
 export interface LogprobTallyExtras {
-  choicesInferred: boolean;
+  /** Items whose choice strings were taken from the continuations, by the delimiter cut from them ('' when none was). */
+  choicesInferred: Map<string, number>;
   goldNotAChoice: number;
   unreadable: number[];
   /** Per reader: how many of its `unreadable` items are so because their gold could not be read (not for want of inputs). */
@@ -46,7 +47,7 @@ export async function tallyLogprobs(
       USING (doc_id, request_idx)
     GROUP BY i.doc_id ORDER BY ord`);
   const tally: ScopeTally & LogprobTallyExtras = {
-    ...emptyTally(readers.length), inOrder: [], choicesInferred: false, goldNotAChoice: 0, unreadable: readers.map(() => 0), unreadableGold: readers.map(() => 0), goldUnreadable: new Map(), accFromTaskCode: null,
+    ...emptyTally(readers.length), inOrder: [], choicesInferred: new Map(), goldNotAChoice: 0, unreadable: readers.map(() => 0), unreadableGold: readers.map(() => 0), goldUnreadable: new Map(), accFromTaskCode: null,
   };
   let settings: TaskSettings | null = null;
   for await (const rows of result.yieldRowsJs()) {
@@ -80,7 +81,10 @@ export async function tallyLogprobs(
           goldUnreadable = true;
           readings = readers.map(() => ({ predicted: -1, value: null }));
         } else {
-          if (read.choicesInferred) tally.choicesInferred = true;
+          if (read.choicesInferred !== false) {
+            const removed = read.choicesInferred.removed ?? '';
+            tally.choicesInferred.set(removed, (tally.choicesInferred.get(removed) ?? 0) + 1);
+          }
           const gold = typeof read.gold === 'number' ? [read.gold] : read.gold;
           if (gold.every((g) => g === -100)) tally.goldNotAChoice++;
           const item = { docId, choices: read.choices, logprobs: lls, isGreedy: greedy, gold };

@@ -40,6 +40,17 @@ export interface Tallied {
   notes: string[];
 }
 
+/**
+ * What was done to the continuations to make choice strings: the delimiter cut, said as it is (a space, a newline), and
+ * how many items had none to cut. The note said "the leading ' ' delimiter removed" whatever was removed, or nothing.
+ */
+export function inferredChoicesNote(byRemoved: ReadonlyMap<string, number>): string {
+  const total = [...byRemoved.values()].reduce((a, b) => a + b, 0);
+  const parts = [...byRemoved].map(([removed, n]) =>
+    `${byRemoved.size > 1 ? `${n} of ${total} item(s) ` : ''}${removed === '' ? 'as recorded (the continuations do not all start with the target delimiter)' : `with the leading ${JSON.stringify(removed)} target delimiter removed`}`);
+  return `choice strings taken from the continuations ${parts.join('; ')} (inferred)`;
+}
+
 /** Multiple choice or single loglikelihood requests: the log-prob readers. */
 export async function tallyLogprobScope(
   store: OpenStore,
@@ -57,9 +68,7 @@ export async function tallyLogprobScope(
   if (kept !== undefined) tally.items = kept;
   const notes: string[] = [];
   if (scope.goldPath !== undefined) notes.push(`--gold-field ${spec.goldField}: not applied to these log-prob cells, which read lm-eval's gold (the recorded target, or the document for multiple-input tasks) as lm-eval's own metrics do`);
-  if (tally.choicesInferred && type === 'logprobs') {
-    notes.push("choice strings taken from the continuations with the leading ' ' delimiter removed (inferred)");
-  }
+  if (tally.choicesInferred.size > 0 && type === 'logprobs') notes.push(inferredChoicesNote(tally.choicesInferred));
   tally.unreadable.forEach((count, k) => {
     if (count === 0) return;
     // An item whose gold cannot be read leaves every reader without a value, whatever the records hold: only the

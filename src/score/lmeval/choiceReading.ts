@@ -30,7 +30,8 @@ export interface ChoiceTaskFacts {
 }
 
 export type ChoiceRead =
-  | { kind: 'read'; gold: number | number[]; choices: readonly string[] | null; choicesInferred: boolean }
+  /** choicesInferred: the choice strings were taken from the continuations, with `removed` cut from each (null: none was). */
+  | { kind: 'read'; gold: number | number[]; choices: readonly string[] | null; choicesInferred: false | { removed: string | null } }
   /** `why` is the same for every document the same cause leaves unreadable (so that counts group); `example` is this one's. */
   | { kind: 'unreadable'; why: string; example?: string };
 
@@ -53,26 +54,26 @@ export function readChoiceDoc(facts: ChoiceTaskFacts, rec: RecordedChoiceDoc, co
   if (multipleInput || (facts.winogrande && looksLikeWinogrande(rec.doc))) {
     if (rec.doc === null || !looksLikeWinogrande(rec.doc)) return { kind: 'unreadable', why: MULTIPLE_INPUT_WHY };
     try {
-      return { kind: 'read', gold: winograndeGold(rec.doc), choices: winograndeChoices(rec.doc), choicesInferred: false };
+      return { kind: 'read', gold: winograndeGold(rec.doc), choices: winograndeChoices(rec.doc), choicesInferred: false as const };
     } catch (error) {
       return { kind: 'unreadable', why: `winogrande gold: ${(error as Error).message}` };
     }
   }
   let choices = rec.choices;
-  let choicesInferred = false;
+  let choicesInferred: false | { removed: string | null } = false;
   const conts = rec.continuations;
   const d = facts.targetDelimiter;
   if (choices !== null && d !== null && d !== '' && choices.length === conts.length && choices.every((c, i) => c === conts[i] && c.startsWith(d))) {
     // Each choice equals its continuation although lm-eval sends delimiter + choice: the store (lmaudit run
     // before it recorded doc_to_choice) kept the continuations; acc_norm measures the choice without the delimiter.
     choices = choices.map((c) => c.slice(d.length));
-    choicesInferred = true;
+    choicesInferred = { removed: d };
   } else if (choices === null && conts.length > 0 && conts.every((c) => c !== null)) {
     // lm-eval measures the choice without its target delimiter (default " ").
     const delimiter = d ?? ' ';
     const spaced = conts.every((c) => c!.startsWith(delimiter));
     choices = spaced ? conts.map((c) => c!.slice(delimiter.length)) : (conts as string[]);
-    choicesInferred = true;
+    choicesInferred = { removed: spaced ? delimiter : null };
   }
   if (rec.target === null) return { kind: 'unreadable', why: 'no target recorded' };
   const gold = mcGold(rec.target, choices, count);
