@@ -16,13 +16,15 @@ export function formatMatrix(scopes: readonly ScopeResult[], skippedOnImport: nu
       lines.push(nothing, denominator, ...s.notes.map((note) => `  note: ${note}`), '');
       continue;
     }
+    // A cell the records cannot compute has no bootstrap: its columns say n/a rather than stand empty.
+    const bootstrapped = s.cells.some((c) => c.bootstrap);
     lines.push(
       ...formatTable(
-        ['extractor', 'normalizer', 'aggregation', 'score', 'stderr', '95% CI', 'n', 'correct', ...(s.cells[0]?.bootstrap ? ['bootstrap se', 'bootstrap 95%'] : [])],
+        ['extractor', 'normalizer', 'aggregation', 'score', 'stderr', '95% CI', 'n', 'correct', ...(bootstrapped ? ['bootstrap se', 'bootstrap 95%'] : [])],
         s.cells.map((c) => [
           c.extractor, c.normalizer, c.aggregation, pct(c.score), pct(c.stderr),
           c.ci95 === null ? 'n/a' : `[${c.ci95[0].toFixed(4)}, ${c.ci95[1].toFixed(4)}]`, c.n, c.correct === null ? 'n/a' : Number(c.correct.toFixed(6)),
-          ...(c.bootstrap ? [pct(c.bootstrap.stderr), c.bootstrap.ci95 ? `[${c.bootstrap.ci95[0].toFixed(4)}, ${c.bootstrap.ci95[1].toFixed(4)}]` : 'n/a'] : []),
+          ...(c.bootstrap ? [pct(c.bootstrap.stderr), c.bootstrap.ci95 ? `[${c.bootstrap.ci95[0].toFixed(4)}, ${c.bootstrap.ci95[1].toFixed(4)}]` : 'n/a'] : bootstrapped ? ['n/a', 'n/a'] : []),
         ]),
       ).map((l) => `  ${l}`),
     );

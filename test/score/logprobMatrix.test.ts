@@ -48,6 +48,9 @@ test("a reading the records cannot give prints n/a as its correct count, not 0 (
   assert.match(r.stdout, /\n  acc_norm +none +micro +n\/a +n\/a +n\/a +1267 +n\/a\n/);
   const json = JSON.parse(runCli(['rescore', file, '--extractors', 'acc_norm', '--aggregations', 'micro', '--json']).stdout);
   assert.equal(json.cells[0].correct, null);
+  // With --bootstrap the cell that has none says n/a in both bootstrap columns (they stood empty).
+  const boot = runCli(['rescore', file, '--extractors', 'acc,acc_norm', '--aggregations', 'micro', '--bootstrap', '20']);
+  assert.match(boot.stdout, /\n  acc_norm +none +micro +n\/a +n\/a +n\/a +1267 +n\/a +n\/a +n\/a\n/);
 });
 
 test("a reader left without a value by golds it cannot read says so, not that the records lack its inputs (dev-branch pythia winogrande)", async () => {
