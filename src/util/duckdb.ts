@@ -3,13 +3,12 @@
  * Parquet, CSV or JSON at volume goes through here: the run store, and `data/` reading
  * datasets, which is why it is infrastructure in util/ and not part of the store.
  */
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBInstance, DuckDBConnection } from '@duckdb/node-api';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sqlIdent, sqlString } from './sqlText.ts';
-import * as dataAccessors from '@duckdb/node-api/lib/vectors/dataAccessors.js';
 
 export { sqlIdent, sqlString };
 
@@ -20,19 +19,32 @@ export { sqlIdent, sqlString };
  * The decoder is the module's export, read at each call, so a BOM-keeping one replaces it.
  * `default` is the CommonJS module object itself, in Node's ESM loader and in the bundle.
  */
-function keepByteOrderMarks(): void {
+function keepByteOrderMarks(dataAccessors: unknown): void {
   type Accessors = { textDecoder: { decode(bytes: Uint8Array): string } };
-  const module = (dataAccessors as unknown as { default?: Accessors }).default ?? (dataAccessors as unknown as Accessors);
+  const module = (dataAccessors as { default?: Accessors }).default ?? (dataAccessors as Accessors);
   module.textDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
 }
-keepByteOrderMarks();
 
 let instance: Promise<DuckDBInstance> | undefined;
 let connection: Promise<DuckDBConnection> | undefined;
 
+/**
+ * DuckDB is loaded when first asked for, not with the module: loading its native library took 45-60 ms of every
+ * command's start, commands that never query included, and an import can load it while its reader threads start
+ * (preloadDuck) rather than before.
+ */
 function duckInstance(): Promise<DuckDBInstance> {
-  instance ??= DuckDBInstance.create(':memory:');
+  instance ??= (async () => {
+    const api = await import('@duckdb/node-api');
+    keepByteOrderMarks(await import('@duckdb/node-api/lib/vectors/dataAccessors.js'));
+    return api.DuckDBInstance.create(':memory:');
+  })();
   return instance;
+}
+
+/** Starts loading DuckDB and opening its connection now, for a caller that will need it and has a moment to spare. */
+export function preloadDuck(): void {
+  void duck().catch(() => undefined);
 }
 
 const SPILL_PREFIX = 'lmaudit-spill-';
@@ -91,14 +103,23 @@ export function processAlive(pid: number): boolean {
  * (a 248 MiB samples file peaked at 1.18 GiB with 1 GB for DuckDB, 0.85 GiB with 400 MB).
  */
 export async function limitDuckMemory(limit: string): Promise<void> {
+  // Before DuckDB is loaded, the limit is the one its connection opens with (loading it here would put the load back
+  // at the start of an import).
+  if (connection === undefined) {
+    openingLimit = limit;
+    return;
+  }
   await (await duck()).run(`SET memory_limit = ${sqlString(limit)}`);
 }
+
+/** The memory limit the connection opens with (limitDuckMemory before it is opened changes it). */
+let openingLimit = '1GB';
 
 export function duck(): Promise<DuckDBConnection> {
   connection ??= (async () => {
     const conn = await (await duckInstance()).connect();
     // Spill to a temporary folder instead of growing without bound (10M-record stores must stay under 2 GiB).
-    await conn.run(`SET memory_limit = '1GB'; SET preserve_insertion_order = true; SET temp_directory = ${sqlString(spillFolder())};`);
+    await conn.run(`SET memory_limit = ${sqlString(openingLimit)}; SET preserve_insertion_order = true; SET temp_directory = ${sqlString(spillFolder())};`);
     return process.env.LMAUDIT_TIMING ? timed(conn) : conn;
   })();
   return connection;

@@ -14,6 +14,7 @@ import { requestTypeOf } from './sampleRows.ts';
 import { ChunkProcessor } from './samplesChunk.ts';
 import { readSamplesFile } from './samplesFile.ts';
 import { PiecePool } from './piecePool.ts';
+import { preloadDuck } from '../../util/duckdb.ts';
 import { stat } from 'node:fs/promises';
 import { SamplesLedger, type RunTables } from './samplesLedger.ts';
 import { RowLinesTable } from '../../store/rowLinesTable.ts';
@@ -63,7 +64,11 @@ export async function importLmevalRun(
       // Without a config, the first record says what kind of request the task made.
       const job = { file: s.probe.path, task: s.task, requestType: configured, targetDelimiter: delimiter, skipBad: options.skipBad };
       const threads = PiecePool.threadsFor((await stat(s.probe.path)).size);
-      if (threads > 0) pool ??= new PiecePool(threads);
+      if (threads > 0 && pool === null) {
+        pool = new PiecePool(threads);
+        // DuckDB is needed once the file is read: it loads while the reader threads start, not after the reading.
+        preloadDuck();
+      }
       const sha256 = await readSamplesFile(s.probe, job, processor, threads > 0 ? pool : null, (result) => ledger.join(result, skipped));
       files.push({ path: s.probe.path, sha256, role: `samples:${s.task}` });
       if (ledger.records === 0 && !skipped.some((k) => k.file === s.probe.path)) {
