@@ -81,7 +81,17 @@ export function parseBool(text: string | boolean | undefined, flag: string): boo
   throw new BadInputError(`${flag} takes true or false, got '${text}'`);
 }
 
-/** A non-negative number flag (--limit, --num_fewshot); null when absent. */
+/**
+ * A whole-number flag (--num_fewshot, an int in lm-eval's argparse); null when absent. A fraction would reach the
+ * few-shot sampler, which can draw no half example.
+ */
+export function parseCount(text: string | undefined, flag: string): number | null {
+  if (text === undefined) return null;
+  if (!/^\d+$/.test(text.trim())) throw new BadInputError(`${flag} takes a whole number ≥ 0, got '${text}'`);
+  return Number(text.trim());
+}
+
+/** A non-negative number flag (--limit: a fraction below 1 takes that share); null when absent. */
 export function parseNumber(text: string | undefined, flag: string): number | null {
   if (text === undefined) return null;
   const n = Number(text);

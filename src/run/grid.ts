@@ -33,6 +33,12 @@ function num(axis: string, value: string): number {
   return n;
 }
 
+/** A few-shot count: a whole number, as lm-eval's --num_fewshot (argparse int) takes it. */
+function count(axis: string, value: string): number {
+  if (!/^\d+$/.test(value.trim())) throw new BadInputError(`--grid ${axis}: '${value}' is not a whole number ≥ 0`, { field: '--grid' });
+  return Number(value.trim());
+}
+
 function onOff(axis: string, value: string): boolean {
   if (/^(on|true|yes|1)$/i.test(value)) return true;
   if (/^(off|false|no|0)$/i.test(value)) return false;
@@ -41,7 +47,7 @@ function onOff(axis: string, value: string): boolean {
 
 /** Every run setting a grid can vary: what each value does to the run's options. */
 export const GRID_AXES = {
-  num_fewshot: (o, v) => ({ ...o, numFewshot: num('num_fewshot', v) }),
+  num_fewshot: (o, v) => ({ ...o, numFewshot: count('num_fewshot', v) }),
   reasoning: (o, v) => {
     if (!onOff('reasoning', v)) return o;
     const variant = PROMPT_VARIANTS.reasoning;

@@ -3,7 +3,7 @@ import { BadInputError } from '../../errors.ts';
 import { buildPrompts, writePromptFile } from '../../prompt/prompts.ts';
 import { checkWritableParent } from '../../store/outputPath.ts';
 import { printJson, printLines, formatTable } from '../output.ts';
-import { parseBool, parseKeyValueArgs, parseNumber } from '../keyValueArgs.ts';
+import { parseBool, parseCount, parseKeyValueArgs, parseNumber } from '../keyValueArgs.ts';
 
 interface PromptFlags {
   tasks: string;
@@ -42,7 +42,7 @@ export function registerPrompts(program: Command): void {
       const { built, groups, chatTemplate, seeds } = await buildPrompts({
         tasks: flags.tasks.split(',').map((s) => s.trim()).filter(Boolean),
         includePaths: flags.include_path,
-        numFewshot: parseNumber(flags.num_fewshot, '--num_fewshot'),
+        numFewshot: parseCount(flags.num_fewshot, '--num_fewshot'),
         limit: parseNumber(flags.limit, '--limit'),
         applyChatTemplate: typeof chat === 'string' ? chat : null,
         fewshotAsMultiturn: parseBool(flags.fewshot_as_multiturn, '--fewshot_as_multiturn'),

@@ -12,7 +12,7 @@ import { ProgressState, RunEvents, formatDuration, progressLine } from '../../ru
 import { resultsTable } from '../../run/resultsTable.ts';
 import { executeRun, type RunOptions, type RunSummary } from '../../run/runner.ts';
 import { executeGrid, GRID_AXES, loadGridFile, parseGridFlags, type GridAxis } from '../../run/grid.ts';
-import { parseBool, parseKeyValueArgs, parseNumber } from '../keyValueArgs.ts';
+import { parseBool, parseCount, parseKeyValueArgs, parseNumber } from '../keyValueArgs.ts';
 import { parseShard } from '../../run/shard.ts';
 import { backendNames } from '../../models/registry.ts';
 import { printJson, printLines } from '../output.ts';
@@ -109,7 +109,7 @@ export function registerRun(program: Command): void {
         ...(location.replayFrom === null ? { model, modelArgs: args } : { model: 'replay', modelArgs: { store: location.replayFrom } }),
         tasks,
         includePaths: flags.include_path,
-        numFewshot: parseNumber(flags.num_fewshot, '--num_fewshot'),
+        numFewshot: parseCount(flags.num_fewshot, '--num_fewshot'),
         batchSize: batchSize(flags.batch_size),
         batchSizeText: flags.batch_size,
         limit: parseNumber(flags.limit, '--limit'),
