@@ -21,6 +21,7 @@ import { GridPlan, type GridRecord } from '../store/schema.ts';
 import { RunEvents } from './events.ts';
 import { configFingerprint, redactedArgs } from './provenance.ts';
 import { executeRunOn, type RunOptions, type RunSummary } from './runner.ts';
+import { parseSeed } from '../prompt/prompts.ts';
 import { shareAnswers } from './sharedAnswers.ts';
 
 type Axis = (o: RunOptions, value: string) => RunOptions;
@@ -129,6 +130,19 @@ export interface GridSummary {
 
 const PLAN = 'grid.json';
 
+/**
+ * What each cell's values can be refused for, checked before the backend opens and the plan is written: a refusal
+ * met only when its cell's turn came would leave an unfinished grid that neither a new run (an unfinished grid is
+ * there) nor --resume (a flag changed) continues.
+ */
+async function checkCells(base: RunOptions, cells: readonly Record<string, string>[]): Promise<void> {
+  for (const cell of cells) {
+    const o = cellOptions(base, cell, base.store);
+    parseSeed(o.seed);
+    if (typeof o.applyChatTemplate === 'string') (await import('../prompt/chatTemplate.ts')).loadChatTemplate(o.applyChatTemplate);
+  }
+}
+
 /** The settings a resume must repeat: the axes and every flag the cells share (how requests travel aside). */
 function gridSettings(base: RunOptions, axes: readonly GridAxis[]): Record<string, string> {
   return configFingerprint({
@@ -211,6 +225,7 @@ export async function executeGrid(base: RunOptions, axes: readonly GridAxis[], e
     resume = { reused: [...plan.finished], continued: continued < 0 ? null : continued, held };
   } else {
     if (existsSync(work)) throw new BadInputError(`an unfinished grid is in ${work}; \`lmaudit run … --grid … --resume ${base.store}\` continues it (or remove the folder to start again)`, { field: '--out' });
+    await checkCells(base, cells);
     plan = { settings: settingsNow, axes: axes.map((a) => ({ name: a.name, values: a.values })), cells, finished: [], resumes: [] };
   }
   const lm = await backendFactory(base.model).open(base.modelArgs, { batchSize: base.batchSize });
@@ -244,6 +259,9 @@ export async function executeGrid(base: RunOptions, axes: readonly GridAxis[], e
     }
   } catch (error) {
     await lm.close();
+    // Refused before anything was recorded (a setting the cell's run checks, such as a chat template the model lacks):
+    // the folder holds the plan alone, which would only block the corrected command.
+    if (resume === null && plan.finished.length === 0 && !existsSync(cellStore(done.length))) await rm(work, { recursive: true, force: true });
     if (error instanceof BackendError) {
       const at = done.length;
       throw new BackendError(

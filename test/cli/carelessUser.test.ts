@@ -4,10 +4,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../helpers/cli.ts';
+import { ONE_THREAD, runCli } from '../helpers/cli.ts';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'lmaudit-careless-'));
 
@@ -24,4 +24,26 @@ test('--num_fewshot 1.5 is refused as lm-eval refuses it (argparse int), not a R
     assert.equal(grid.status, 2, grid.stderr);
     assert.match(grid.stderr, new RegExp(`--grid num_fewshot: '${value.replace('.', '\\.')}' is not a whole number ≥ 0\\n$`));
   }
+});
+
+test('a grid value refused leaves no unfinished grid behind: the corrected command runs (it was told an unfinished grid blocks --out, and --resume that --grid changed)', () => {
+  const dir = tmp();
+  const out = join(dir, 'grid');
+  const args = ['run', '--model', 'dummy', '--tasks', 'arc_easy', '--limit', '1', '--out', out, '--grid'];
+  // The second cell's seed is refused by lm-eval's --seed parsing; before, the first cell ran and the grid stopped there.
+  const bad = runCli([...args, 'seed=1,x']);
+  assert.equal(bad.status, 2, bad.stderr);
+  assert.equal(bad.stderr, "lmaudit: field 'seed': --seed values must be integers or None, got 'x'\n");
+  assert.deepEqual(readdirSync(dir), []);
+  const good = runCli([...args, 'seed=1,2']);
+  assert.equal(good.status, 0, good.stderr);
+  assert.deepEqual(readdirSync(dir), ['grid']);
+});
+
+test('a grid cell its run refuses before recording anything (no chat template in the model) leaves no folder', () => {
+  const dir = tmp();
+  const r = runCli(['run', '--model', 'onnx', '--model_args', `pretrained=fixtures/models/gpt2-tiny,${ONE_THREAD}`, '--tasks', 'arc_easy', '--limit', '1', '--grid', 'apply_chat_template=on,off', '--out', join(dir, 'grid')]);
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /^lmaudit: --apply_chat_template: the model \(.*gpt2-tiny\) has no chat template; name one/);
+  assert.deepEqual(readdirSync(dir), []);
 });
