@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ONE_THREAD, runCli } from '../helpers/cli.ts';
@@ -46,4 +46,22 @@ test('a grid cell its run refuses before recording anything (no chat template in
   assert.equal(r.status, 2, r.stderr);
   assert.match(r.stderr, /^lmaudit: --apply_chat_template: the model \(.*gpt2-tiny\) has no chat template; name one/);
   assert.deepEqual(readdirSync(dir), []);
+});
+
+test('prompts --out: a folder that does not exist yet is made (as every --out is); a folder given as the file is refused', () => {
+  const dir = tmp();
+  const nested = join(dir, 'new', 'sub', 'p.jsonl');
+  const r = runCli(['prompts', '--tasks', 'arc_easy', '--limit', '2', '--out', nested]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout.split('\n')[0], `Wrote 2 document(s) to ${nested}`);
+  assert.equal(readFileSync(nested, 'utf8').split('\n').length, 3);
+  // Written under a temporary name and renamed: nothing else is left beside it.
+  assert.deepEqual(readdirSync(join(dir, 'new', 'sub')), ['p.jsonl']);
+  const folder = runCli(['prompts', '--tasks', 'arc_easy', '--limit', '2', '--out', dir]);
+  assert.equal(folder.status, 2, folder.stderr);
+  assert.equal(folder.stderr, `lmaudit: ${dir}: is a folder: --out names the JSONL file to write (e.g. prompts.jsonl)\n`);
+  writeFileSync(join(dir, 'a-file'), 'x');
+  const onFile = runCli(['prompts', '--tasks', 'arc_easy', '--limit', '2', '--out', join(dir, 'a-file', 'p.jsonl')]);
+  assert.equal(onFile.status, 2, onFile.stderr);
+  assert.equal(onFile.stderr, `lmaudit: ${join(dir, 'a-file', 'p.jsonl')}: cannot create the prompts file: ${join(dir, 'a-file')} is a file, not a folder\n`);
 });
