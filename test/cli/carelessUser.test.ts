@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ONE_THREAD, runCli } from '../helpers/cli.ts';
@@ -64,4 +64,22 @@ test('prompts --out: a folder that does not exist yet is made (as every --out is
   const onFile = runCli(['prompts', '--tasks', 'arc_easy', '--limit', '2', '--out', join(dir, 'a-file', 'p.jsonl')]);
   assert.equal(onFile.status, 2, onFile.stderr);
   assert.equal(onFile.stderr, `lmaudit: ${join(dir, 'a-file', 'p.jsonl')}: cannot create the prompts file: ${join(dir, 'a-file')} is a file, not a folder\n`);
+});
+
+test("a file of a store named instead of the store is refused naming the store (it was read as records: provenance.json 'not complete, well-formed JSON', instances.parquet 'no output field')", () => {
+  const dir = tmp();
+  const store = join(dir, 'store');
+  const made = runCli(['import', 'fixtures/lmeval/bigrefactor-2023-06', '--out', store]);
+  assert.equal(made.status, 0, made.stderr);
+  const why = `a file of the lmaudit run store ${store}, not outputs to import: name the store folder itself (rescore, diff, report, ls, view and export read it as it is)`;
+  for (const [command, file] of [['rescore', 'provenance.json'], ['ls', 'instances.parquet'], ['import', 'scores.parquet']] as const) {
+    const r = runCli([command, join(store, file), ...(command === 'import' ? ['--out', join(dir, 'again')] : [])]);
+    assert.equal(r.status, 2, r.stdout);
+    assert.equal(r.stderr, `lmaudit: ${join(store, file)}: ${why}\n`);
+  }
+  // Named from inside the store, the store is named by its full path, not '.'.
+  const inside = runCli(['ls', 'provenance.json'], { cwd: store });
+  assert.equal(inside.status, 2);
+  assert.equal(inside.stderr, `lmaudit: provenance.json: ${why.replace(store, realpathSync(store))}\n`);
+  assert.deepEqual(readdirSync(dir), ['store']);
 });
