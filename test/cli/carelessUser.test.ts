@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ONE_THREAD, runCli } from '../helpers/cli.ts';
+import { ONE_THREAD, repoRoot, runCli } from '../helpers/cli.ts';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'lmaudit-careless-'));
 
@@ -82,4 +82,20 @@ test("a file of a store named instead of the store is refused naming the store (
   assert.equal(inside.status, 2);
   assert.equal(inside.stderr, `lmaudit: provenance.json: ${why.replace(store, realpathSync(store))}\n`);
   assert.deepEqual(readdirSync(dir), ['store']);
+});
+
+test('--tasks with the path of a task YAML that is not there says so (it listed every known task name); a .yml path is read as a .yaml one is', () => {
+  const dir = tmp();
+  const missing = join(dir, 'mytask.yaml');
+  for (const command of [['prompts', '--out', join(dir, 'p.jsonl')], ['run', '--model', 'dummy', '--out', join(dir, 'store')]]) {
+    const r = runCli([...command, '--tasks', `arc_easy,${missing}`, '--limit', '1']);
+    assert.equal(r.status, 2, r.stderr);
+    assert.equal(r.stderr, `lmaudit: ${missing}, field '--tasks': no such task YAML file (--tasks takes task, group or tag names, or the path of a task YAML)\n`);
+  }
+  assert.deepEqual(readdirSync(dir), []);
+  const yml = join(dir, 'my_arc.yml');
+  writeFileSync(yml, readFileSync(join(repoRoot, 'tasks/arc/arc_easy.yaml'), 'utf8').replace(/^task: arc_easy$/m, 'task: my_arc'));
+  const r = runCli(['prompts', '--tasks', yml, '--limit', '1', '--out', join(dir, 'p.jsonl')]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /^my_arc +0 +1 +2376 +4$/m);
 });
