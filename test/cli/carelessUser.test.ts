@@ -99,3 +99,19 @@ test('--tasks with the path of a task YAML that is not there says so (it listed 
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /^my_arc +0 +1 +2376 +4$/m);
 });
+
+test('a near miss of a fixed flag value is answered with "did you mean", as names (extractors, formats, tasks) are', () => {
+  const cases: [string[], string][] = [
+    [['rescore', 'fixtures/lmeval/bigrefactor-2023-06', '--engine', 'sq'], "lmaudit: field '--engine': --engine must be auto, sql or js, got 'sq'. Did you mean: sql, js?"],
+    [['rescore', 'fixtures/lmeval/bigrefactor-2023-06', '--engine', 'duckdb'], "lmaudit: field '--engine': --engine must be auto, sql or js, got 'duckdb'."],
+    [['rescore', 'fixtures/lmeval/bigrefactor-2023-06', '--extractors', 'inspect-answer:lettr'], "lmaudit: field 'extractors': inspect-answer needs one of letter, word, line (got 'lettr'). Did you mean: letter?"],
+    [['serve', '--model', 'dummy', '--faults', 'kinds=rset'], "lmaudit: --faults: unknown fault kind 'rset' (kinds: 429, 500, 503, reset, slow, malformed, truncated, wrong_echo). Did you mean: reset?"],
+    [['serve', '--model', 'dummy', '--faults', 'ratee=0.5'], "lmaudit: --faults: unknown key 'ratee' (keys: rate, seed, kinds, every, retry_after, slow_ms). Did you mean: rate?"],
+    [['run', '--model', 'dummy', '--tasks', 'arc_easy', '--out', join(tmp(), 's'), '--cache_requests', 'refrsh'], "lmaudit: --cache_requests takes true, refresh or delete, got 'refrsh'. Did you mean: refresh?"],
+  ];
+  for (const [args, message] of cases) {
+    const r = runCli(args);
+    assert.equal(r.status, 2, r.stdout);
+    assert.equal(r.stderr, `${message}\n`);
+  }
+});

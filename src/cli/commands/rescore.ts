@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { findImpossible, impossibleLines } from '../../audit/cannotBeRight.ts';
 import { taskCode } from '../../audit/taskCode.ts';
 import { loadSource } from '../../audit/source.ts';
-import { BadInputError, nameHint } from '../../errors.ts';
+import { BadInputError, didYouMean, nameHint } from '../../errors.ts';
 import { computeMatrix, type MatrixSpec, type ScopeResult } from '../../score/matrix.ts';
 import { AGGREGATIONS, type Aggregation } from '../../score/sweeps.ts';
 import { AS_RECORDED, splitSpecs } from '../../score/registry.ts';
@@ -53,7 +53,7 @@ export function registerRescore(program: Command): void {
     for (const a of aggregations ?? []) {
       if (!AGGREGATIONS.includes(a as Aggregation)) throw new BadInputError(`unknown aggregation '${a}'.${nameHint(a, AGGREGATIONS)}`, { field: '--aggregations' });
     }
-    if (!['auto', 'sql', 'js'].includes(flags.engine)) throw new BadInputError(`--engine must be auto, sql or js`, { field: '--engine' });
+    if (!['auto', 'sql', 'js'].includes(flags.engine)) throw new BadInputError(`--engine must be auto, sql or js, got '${flags.engine}'.${didYouMean(flags.engine, ['auto', 'sql', 'js'])}`, { field: '--engine' });
     const bootstrap = Number(flags.bootstrap);
     const bootstrapSeed = Number(flags.seed);
     if (!Number.isInteger(bootstrap) || bootstrap < 0) throw new BadInputError('--bootstrap must be a whole number of iterations', { field: '--bootstrap' });
