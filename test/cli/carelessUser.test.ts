@@ -115,3 +115,28 @@ test('a near miss of a fixed flag value is answered with "did you mean", as name
     assert.equal(r.stderr, `${message}\n`);
   }
 });
+
+test('run and merge check --output_path before any work: a file on the way is exit 2 and no store is written (it ran the whole run, wrote the store, then died with ENOTDIR and a stack)', () => {
+  const dir = tmp();
+  writeFileSync(join(dir, 'a-file'), 'x');
+  for (const outputPath of [join(dir, 'a-file'), join(dir, 'a-file', 'results.json')]) {
+    const r = runCli(['run', '--model', 'dummy', '--tasks', 'arc_easy', '--limit', '1', '--output_path', outputPath, '--out', join(dir, 'store')]);
+    assert.equal(r.status, 2, r.stderr);
+    assert.equal(r.stderr, `lmaudit: ${outputPath}, field '--output_path': cannot create lm-eval's files: ${join(dir, 'a-file')} is a file, not a folder\n`);
+  }
+  assert.deepEqual(readdirSync(dir), ['a-file']);
+  const shards = [0, 1].map((i) => {
+    const store = join(dir, `shard${i}`);
+    const r = runCli(['run', '--model', 'dummy', '--tasks', 'arc_easy', '--limit', '2', '--shard', `${i}/2`, '--out', store]);
+    assert.equal(r.status, 0, r.stderr);
+    return store;
+  });
+  const merged = join(dir, 'merged');
+  const r = runCli(['merge', merged, ...shards, '--output_path', join(dir, 'a-file')]);
+  assert.equal(r.status, 2, r.stderr);
+  assert.equal(r.stderr, `lmaudit: ${join(dir, 'a-file')}, field '--output_path': cannot create lm-eval's files: ${join(dir, 'a-file')} is a file, not a folder\n`);
+  const onFile = runCli(['merge', join(dir, 'a-file'), ...shards]);
+  assert.equal(onFile.status, 2, onFile.stderr);
+  assert.equal(onFile.stderr, `lmaudit: ${join(dir, 'a-file')}: is a file; merge writes a new store folder\n`);
+  assert.deepEqual(readdirSync(dir).sort(), ['a-file', 'shard0', 'shard1']);
+});
