@@ -1,8 +1,8 @@
 /** Printing for the CLI (the only layer that writes to stdout). */
-import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { BadInputError } from '../errors.ts';
 import { writeFileAtomic } from '../util/atomicFile.ts';
+import { checkWritableParent, makeFolders } from '../store/outputPath.ts';
 
 // A reader that stops early (`lmaudit … | head`) closes the pipe: that is not an error of ours.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -42,9 +42,9 @@ export function companionLines(companions: readonly { path: string; with: string
 
 /** Written under a temporary name and renamed (util/atomicFile): a reader never sees half a file. */
 export async function writeOutFile(path: string, text: string, what: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true }).catch((error: Error) => {
-    throw new BadInputError(`cannot create the folder for --out (${error.message})`, { file: path });
-  });
+  // Node's mkdir({ recursive: true }) never returns under /proc (store/outputPath.ts): checked, then made a level at a time.
+  await checkWritableParent(path, `the ${what}`);
+  await makeFolders(dirname(path), 'the folder for --out');
   try {
     await writeFileAtomic(path, text);
   } catch (error) {

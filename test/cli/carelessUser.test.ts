@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ONE_THREAD, repoRoot, runCli } from '../helpers/cli.ts';
+import { spawnSync } from 'node:child_process';
+import { cliArgs, ONE_THREAD, repoRoot, runCli } from '../helpers/cli.ts';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'lmaudit-careless-'));
 
@@ -139,4 +140,19 @@ test('run and merge check --output_path before any work: a file on the way is ex
   assert.equal(onFile.status, 2, onFile.stderr);
   assert.equal(onFile.stderr, `lmaudit: ${join(dir, 'a-file')}: is a file; merge writes a new store folder\n`);
   assert.deepEqual(readdirSync(dir).sort(), ['a-file', 'shard0', 'shard1']);
+});
+
+test('--out or --bundle under /proc is exit 2 naming the file system (Node\'s mkdir -p never returns there: the command hung)', () => {
+  const source = 'fixtures/lmeval/bigrefactor-2023-06';
+  const cases: [string[], string][] = [
+    [['ls', source, '--out', '/proc/lmaudit-qa/x.txt'], 'lmaudit: /proc/lmaudit-qa/x.txt: cannot create the listing: /proc is on the kernel\'s proc file system, which holds no files'],
+    [['rescore', source, '--out', '/proc/lmaudit-qa/x.parquet'], 'lmaudit: /proc/lmaudit-qa/x.parquet: cannot create the per-item results: /proc is on the kernel\'s proc file system, which holds no files'],
+    [['view', source, '--bundle', '/proc/lmaudit-qa/site'], 'lmaudit: /proc/lmaudit-qa/site: cannot create the bundle folder: /proc is on the kernel\'s proc file system, which holds no files'],
+  ];
+  for (const [args, message] of cases) {
+    // A guard, not a measurement: before the fix the command never ended.
+    const r = spawnSync(process.execPath, [...cliArgs, ...args], { cwd: repoRoot, encoding: 'utf8', timeout: 120_000 });
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.equal(r.stderr, `${message}\n`);
+  }
 });
