@@ -7,7 +7,7 @@
  * merged into the store in one atomic write; `--resume <store>` continues a grid that stopped.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PROMPT_VARIANTS, type PromptVariantName } from '../audit/promptVariants.ts';
 import { BackendError, BadInputError, nameHint } from '../errors.ts';
@@ -16,6 +16,7 @@ import { backendFactory } from '../models/registry.ts';
 import { openReplay } from '../models/replay.ts';
 import { queryRows } from '../util/duckdb.ts';
 import { mergeStores } from '../store/mergeStores.ts';
+import { checkWritableParent, makeFolders } from '../store/outputPath.ts';
 import { openStore } from '../store/readStore.ts';
 import { GridPlan, type GridRecord } from '../store/schema.ts';
 import { RunEvents } from './events.ts';
@@ -226,12 +227,14 @@ export async function executeGrid(base: RunOptions, axes: readonly GridAxis[], e
   } else {
     if (existsSync(work)) throw new BadInputError(`an unfinished grid is in ${work}; \`lmaudit run … --grid … --resume ${base.store}\` continues it (or remove the folder to start again)`, { field: '--out' });
     await checkCells(base, cells);
+    // The store and its working folder beside it: a file on the way, or /proc (where mkdir -p never returns), refused now.
+    await checkWritableParent(base.store, 'the store');
     plan = { settings: settingsNow, axes: axes.map((a) => ({ name: a.name, values: a.values })), cells, finished: [], resumes: [] };
   }
   const lm = await backendFactory(base.model).open(base.modelArgs, { batchSize: base.batchSize });
   // Recorded once the backend is open: this session is one that continued the grid.
   if (resume !== null) plan.resumes.push(resume);
-  await mkdir(work, { recursive: true });
+  await makeFolders(work, "the grid's working folder");
   await writePlan(work, plan);
   const earlier = resume === null ? [] : [...resume.reused, ...(resume.continued === null ? [] : [resume.continued])].map(cellStore);
   const prior = earlier.length > 0 ? await openReplay(earlier).catch(async (error: unknown) => { await lm.close(); throw error; }) : undefined;

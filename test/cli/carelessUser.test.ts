@@ -156,3 +156,18 @@ test('--out or --bundle under /proc is exit 2 naming the file system (Node\'s mk
     assert.equal(r.stderr, `${message}\n`);
   }
 });
+
+test('run --grid --out under a file or /proc is exit 2 before anything runs (it died on ENOTDIR with a stack, or hung)', () => {
+  const dir = tmp();
+  writeFileSync(join(dir, 'a-file'), 'x');
+  const cases: [string, string][] = [
+    [join(dir, 'a-file', 'grid'), `cannot create the store: ${join(dir, 'a-file')} is a file, not a folder`],
+    ['/proc/lmaudit-qa/grid', "cannot create the store: /proc is on the kernel's proc file system, which holds no files"],
+  ];
+  for (const [out, why] of cases) {
+    const r = spawnSync(process.execPath, [...cliArgs, 'run', '--model', 'dummy', '--tasks', 'arc_easy', '--limit', '1', '--grid', 'num_fewshot=0,1', '--out', out], { cwd: repoRoot, encoding: 'utf8', timeout: 120_000 });
+    assert.equal(r.status, 2, r.stderr);
+    assert.equal(r.stderr, `lmaudit: ${out}: ${why}\n`);
+  }
+  assert.deepEqual(readdirSync(dir), ['a-file']);
+});
