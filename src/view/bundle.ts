@@ -33,6 +33,9 @@ export async function writeBundle(api: ViewApi, dir: string, limit = BUNDLE_ITEM
     if (error instanceof BadInputError) throw new BadInputError(error.detail, { file: dir });
     throw error;
   }
+  // The mark goes first: a bundle stopped half-way (Ctrl-C, a kill) is still an earlier bundle, which the same command
+  // writes over; marked last, the folder it left was refused as 'not an earlier bundle of lmaudit view'.
+  await writeFile(join(out, 'data', 'bundle.js'), 'window.__lmauditBundle = true;\n');
   const written = new Set<string>();
   const notes: string[] = [];
   /** Writes the API's answer (with `extra` added: what the bundle left out of a list). */
@@ -89,7 +92,6 @@ export async function writeBundle(api: ViewApi, dir: string, limit = BUNDLE_ITEM
     }
   }
   if (runs.sources.length > 1) await bundleCompare(save, pages, limit);
-  await writeFile(join(out, 'data', 'bundle.js'), 'window.__lmauditBundle = true;\n');
   await writeFile(join(out, 'app.js'), assets.script);
   await writeFile(join(out, 'app.css'), assets.style);
   await writeFile(join(out, 'index.html'), pageHtml('bundle'));
