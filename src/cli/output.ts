@@ -35,6 +35,14 @@ export function warnIfUnfinished(location: string, store: { unfinished?: { respo
   process.stderr.write(`lmaudit: ${location}: unfinished: ${responses.toLocaleString('en-US')} of ${expected.toLocaleString('en-US')} responses (read as it stands; \`lmaudit run … --resume ${location}\` continues it)\n`);
 }
 
+/**
+ * What a folder held that was not read (a console log, a copy of records already read, …), each with why: the import
+ * lists them, and so does every command that imports on the fly, rather than leave them out silently.
+ */
+export function unreadLines(unrecognised: readonly { path: string; reason: string }[], side = ''): string[] {
+  return unrecognised.map((u) => `${side}not read: ${u.path} (${u.reason})`);
+}
+
 /** What was read without being named: a named results file's samples files, each with why. */
 export function companionLines(companions: readonly { path: string; with: string; why: string }[], side = ''): string[] {
   return companions.map((c) => `${side}also read ${c.path} (${c.why})`);

@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -170,4 +170,36 @@ test('run --grid --out under a file or /proc is exit 2 before anything runs (it 
     assert.equal(r.stderr, `lmaudit: ${out}: ${why}\n`);
   }
   assert.deepEqual(readdirSync(dir), ['a-file']);
+});
+
+test("what a folder held that was not read is named by every command that imports it, not by import and ls alone (README: 'never skipped silently')", () => {
+  const dir = tmp();
+  const folder = join(dir, 'outputs');
+  mkdirSync(folder);
+  const records = '{"id": "q1", "output": "A", "gold": "A"}\n{"id": "q2", "output": "B", "gold": "A"}\n';
+  writeFileSync(join(folder, 'a.jsonl'), records);
+  writeFileSync(join(folder, 'b.jsonl'), records);
+  writeFileSync(join(folder, 'run.log'), 'loading model\n');
+  const unread = [
+    `not read: ${join(folder, 'b.jsonl')} (the same records as ${join(folder, 'a.jsonl')} (run generic-`,
+    `not read: ${join(folder, 'run.log')} (plain text, not JSON (e.g. a console log))`,
+  ];
+  const named = (text: string, side = '') => unread.every((line) => text.split('\n').some((l) => l.startsWith(`${side}${line}`)));
+  for (const command of ['ls', 'rescore', 'table']) {
+    const r = runCli([command, folder]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.ok(named(r.stdout), `${command}:\n${r.stdout}`);
+  }
+  const diff = runCli(['diff', folder, join(folder, 'a.jsonl')]);
+  assert.equal(diff.status, 0, diff.stderr);
+  assert.ok(named(diff.stdout, 'A: '), diff.stdout);
+  // The report and the viewer's bundle are documents: what was not read is said on stderr.
+  const report = runCli(['report', folder]);
+  assert.equal(report.status, 0, report.stderr);
+  assert.ok(named(report.stderr) && !report.stdout.includes('not read:'), report.stderr);
+  const bundle = runCli(['view', folder, '--bundle', join(dir, 'site')]);
+  assert.equal(bundle.status, 0, bundle.stderr);
+  assert.ok(named(bundle.stderr), bundle.stderr);
+  const json = runCli(['table', folder, '--json']);
+  assert.deepEqual((JSON.parse(json.stdout) as { files_not_recognised: { path: string }[] }).files_not_recognised.map((f) => f.path).sort(), [join(folder, 'b.jsonl'), join(folder, 'run.log')]);
 });

@@ -7,7 +7,7 @@ import { buildReport } from '../../report/model.ts';
 import { REPORT_FORMATS, renderReport, type ReportFormat } from '../../report/render.ts';
 import { DEFAULT_PAIRED_OPTIONS } from '../../audit/pairedStats.ts';
 import { addImportFlags, importOptionsFrom } from '../importFlags.ts';
-import { companionLines, printJson, warnIfUnfinished, writeOutFile } from '../output.ts';
+import { companionLines, printJson, unreadLines, warnIfUnfinished, writeOutFile } from '../output.ts';
 import { addAuditFlags, diffOptionsFrom, narrowed, type AuditFlags } from './diff.ts';
 
 interface ReportFlags extends AuditFlags {
@@ -61,7 +61,9 @@ export function registerReport(program: Command): void {
     const text = renderReport(data, format);
     // The report itself goes to stdout (or --out): what was read besides the named files is said on stderr.
     const companions = [...sourceA.companions, ...(sourceB === null || sourceB === sourceA ? [] : sourceB.companions)];
-    if (companions.length > 0) process.stderr.write(`${companionLines(companions).join('\n')}\n`);
+    const unread = [...sourceA.unrecognised, ...(sourceB === null || sourceB === sourceA ? [] : sourceB.unrecognised)];
+    const besides = [...companionLines(companions), ...unreadLines(unread)];
+    if (besides.length > 0) process.stderr.write(`${besides.join('\n')}\n`);
     if (flags.out !== undefined) {
       await writeOutFile(flags.out, text, 'report');
       const summary = { out: flags.out, format, bytes: Buffer.byteLength(text), declared_falsifier: declared?.status ?? null };

@@ -12,7 +12,7 @@ import type { AsRecordedSection } from '../../score/asRecorded.ts';
 import { openRescoreWriter, openRescoreWriterAt, type RescoreWriter } from '../../store/writeStore.ts';
 import { narrowToTasks } from '../../audit/narrow.ts';
 import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
-import { companionLines, emit, warnIfUnfinished } from '../output.ts';
+import { companionLines, emit, unreadLines, warnIfUnfinished } from '../output.ts';
 import { formatMatrix, formatAsRecorded, reportedWithoutRows } from '../formatMatrix.ts';
 import { formatAgentSweeps } from '../formatAgentSweep.ts';
 import { agentSweeps } from '../../score/agents/sweep.ts';
@@ -120,8 +120,11 @@ export function registerRescore(program: Command): void {
       .map((r) => ({ run_id: r.run_id, label: r.label, reported_tasks: Object.keys(r.reported).length }));
     const textOut = parquetOut === undefined ? outPath : undefined;
     if (flags.json || textOut?.endsWith('.json')) return emit({ json: { ...report, runs_without_items: resultsOnly, rescores_written: written, companions: source.companions, cannot_be_right: impossible, as_recorded_without_rows: asRecorded.flatMap((sec) => reportedWithoutRows(sec, source.store.manifest.runs.find((r) => r.run_id === sec.run_id)).map((m) => ({ run_id: sec.run_id, ...m }))) } }, textOut, 'rescoring report');
+    // A results-only run names the files beside it that were not read; the others are named here.
+    const besideRuns = new Set(resultsOnly.flatMap((r) => unreadBeside(r.label, source.unrecognised)));
     await emit({ lines: [
       ...companionLines(source.companions),
+      ...unreadLines(source.unrecognised.filter((u) => !besideRuns.has(u))),
       ...formatMatrix(scopes, source.skipped.length),
       ...formatAgentSweeps(agents),
       ...resultsOnly.flatMap((r) => [

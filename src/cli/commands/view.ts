@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { relative } from 'node:path';
 import { BadInputError } from '../../errors.ts';
 import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
-import { companionLines, printLines, warnIfUnfinished } from '../output.ts';
+import { companionLines, printLines, unreadLines, warnIfUnfinished } from '../output.ts';
 import { positiveInt } from './diff.ts';
 
 interface ViewFlags extends ImportFlags {
@@ -48,7 +48,7 @@ export function registerView(program: Command): void {
     const session = await ViewSession.open(sources, importOptionsFrom(flags));
     for (const s of session.sources) {
       warnIfUnfinished(s.label, s.loaded.store);
-      const lines = companionLines(s.loaded.companions);
+      const lines = [...companionLines(s.loaded.companions), ...unreadLines(s.loaded.unrecognised)];
       if (lines.length > 0) process.stderr.write(`${lines.join('\n')}\n`);
     }
     const api = new ViewApi(session);
