@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeF
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { cliArgs, ONE_THREAD, repoRoot, runCli } from '../helpers/cli.ts';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'lmaudit-careless-'));
@@ -202,4 +203,21 @@ test("what a folder held that was not read is named by every command that import
   assert.ok(named(bundle.stderr), bundle.stderr);
   const json = runCli(['table', folder, '--json']);
   assert.deepEqual((JSON.parse(json.stdout) as { files_not_recognised: { path: string }[] }).files_not_recognised.map((f) => f.path).sort(), [join(folder, 'b.jsonl'), join(folder, 'run.log')]);
+});
+
+test('view --port on a port in use, and serve --host naming no address, are exit 2 saying so (they were internal errors with a stack)', async () => {
+  const taken = createServer();
+  await new Promise<void>((listening) => taken.listen(0, '127.0.0.1', listening));
+  const port = (taken.address() as AddressInfo).port;
+  try {
+    const r = runCli(['view', 'fixtures/lmeval/bigrefactor-2023-06', '--port', String(port)]);
+    assert.equal(r.status, 2, r.stderr);
+    assert.equal(r.stderr, `lmaudit: field '--port': cannot listen on 127.0.0.1:${port} (EADDRINUSE): give another --port, or leave it out for a free one\n`);
+  } finally {
+    taken.close();
+  }
+  // Not an address, so the resolver is asked, and answers that nothing is called so (ENOTFOUND; EAI_AGAIN with no resolver).
+  const host = spawnSync(process.execPath, [...cliArgs, 'serve', '--model', 'dummy', '--host', '999.1.1.1'], { cwd: repoRoot, encoding: 'utf8', timeout: 120_000 });
+  assert.equal(host.status, 2, host.stderr);
+  assert.match(host.stderr, /^lmaudit: field '--host': cannot listen on 999\.1\.1\.1:0: no address of this machine is called '999\.1\.1\.1' \((ENOTFOUND|EAI_AGAIN)\)\n$/);
 });

@@ -69,6 +69,8 @@ export function registerServe(program: Command): void {
         await model.close();
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new BadInputError(`cannot listen on ${flags.host}:${port} (${code})`);
+        // A --host that names no address (a typo, an unresolvable name) fails in the lookup before any listen.
+        if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') throw new BadInputError(`cannot listen on ${flags.host}:${port}: no address of this machine is called '${flags.host}' (${code})`, { field: '--host' });
         throw error;
       }
       process.stdout.write(`${server.url}\n`);
