@@ -221,3 +221,25 @@ test('view --port on a port in use, and serve --host naming no address, are exit
   assert.equal(host.status, 2, host.stderr);
   assert.match(host.stderr, /^lmaudit: field '--host': cannot listen on 999\.1\.1\.1:0: no address of this machine is called '999\.1\.1\.1' \((ENOTFOUND|EAI_AGAIN)\)\n$/);
 });
+
+test('an empty list flag (an unset shell variable, a stray comma) is refused, not read as "no filter" or "no reading"', () => {
+  const dir = tmp();
+  const source = 'fixtures/lmeval/pr2236-asdiv/asdiv';
+  const cases: [string[], string][] = [
+    // It rescored every task, as if --tasks were not given.
+    [['rescore', source, '--tasks', ','], "lmaudit: field '--tasks': --tasks ',' names nothing; leave the flag out for the default"],
+    // It printed 'no cell to compute (the notes say why)' and no note.
+    [['rescore', source, '--extractors', ''], "lmaudit: field '--extractors': --extractors '' names nothing; leave the flag out for the default"],
+    [['rescore', source, '--aggregations', ' '], "lmaudit: field '--aggregations': --aggregations ' ' names nothing; leave the flag out for the default"],
+    [['table', source, '--normalizers', ''], "lmaudit: field '--normalizers': --normalizers '' names nothing; leave the flag out for the default"],
+    [['diff', source, source, '--tasks', ''], "lmaudit: field '--tasks': --tasks '' names nothing; leave the flag out for the default"],
+    // It wrote an empty prompts file, exit 0.
+    [['prompts', '--tasks', '', '--out', join(dir, 'p.jsonl')], "lmaudit: field '--tasks': lmaudit prompts needs --tasks <names> (`lmaudit tasks` lists them)"],
+  ];
+  for (const [args, message] of cases) {
+    const r = runCli(args);
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stdout}`);
+    assert.equal(r.stderr, `${message}\n`);
+  }
+  assert.deepEqual(readdirSync(dir), []);
+});

@@ -6,6 +6,7 @@ import { BadInputError, FalsifierViolatedError } from '../../errors.ts';
 import { diffLines } from '../../report/diffText.ts';
 import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
 import { companionLines, emit, unreadLines, warnIfUnfinished } from '../output.ts';
+import { listFlag } from '../keyValueArgs.ts';
 import { narrowToTasks, tasksOf } from '../../audit/narrow.ts';
 import type { LoadedSource } from '../../audit/source.ts';
 
@@ -32,8 +33,8 @@ export function runSelectorHint(flags: AuditFlags, sources: readonly LoadedSourc
 
 /** A loaded source narrowed to --tasks (src/audit/narrow.ts); as loaded when --tasks is absent. */
 export function narrowed(source: LoadedSource, tasks: string | undefined): LoadedSource {
-  const names = tasks?.split(',').map((s) => s.trim()).filter((s) => s !== '');
-  return names === undefined || names.length === 0 ? source : { ...source, store: narrowToTasks(source.store, names) };
+  const names = listFlag(tasks, '--tasks');
+  return names === undefined ? source : { ...source, store: narrowToTasks(source.store, names) };
 }
 
 export function positiveInt(value: string, flag: string, min = 1): number {

@@ -40,10 +40,13 @@ export function registerPrompts(program: Command): void {
     .action(async (flags: PromptFlags) => {
       await checkWritableParent(flags.out, 'the prompts file');
       if (statSync(flags.out, { throwIfNoEntry: false })?.isDirectory()) throw new BadInputError('is a folder: --out names the JSONL file to write (e.g. prompts.jsonl)', { file: flags.out });
+      // Required, so an empty list has no default to fall back on (it wrote an empty file): said as run says it.
+      const tasks = flags.tasks.split(',').map((s) => s.trim()).filter(Boolean);
+      if (tasks.length === 0) throw new BadInputError('lmaudit prompts needs --tasks <names> (`lmaudit tasks` lists them)', { field: '--tasks' });
       const chat = flags.apply_chat_template;
       if (chat === true) throw new BadInputError('--apply_chat_template needs a template here (no model is loaded): a tokenizer_config.json, a template file, llama3 or qwen3');
       const { built, groups, chatTemplate, seeds } = await buildPrompts({
-        tasks: flags.tasks.split(',').map((s) => s.trim()).filter(Boolean),
+        tasks,
         includePaths: flags.include_path,
         numFewshot: parseCount(flags.num_fewshot, '--num_fewshot'),
         limit: parseNumber(flags.limit, '--limit'),

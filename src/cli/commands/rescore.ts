@@ -13,6 +13,7 @@ import { openRescoreWriter, openRescoreWriterAt, type RescoreWriter } from '../.
 import { narrowToTasks } from '../../audit/narrow.ts';
 import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
 import { companionLines, emit, unreadLines, warnIfUnfinished } from '../output.ts';
+import { listFlag, someOf } from '../keyValueArgs.ts';
 import { formatMatrix, formatAsRecorded, reportedWithoutRows } from '../formatMatrix.ts';
 import { formatAgentSweeps } from '../formatAgentSweep.ts';
 import { agentSweeps } from '../../score/agents/sweep.ts';
@@ -30,7 +31,6 @@ interface RescoreFlags extends ImportFlags {
   seed: string;
 }
 
-const list = (value: string | undefined) => value?.split(',').map((s) => s.trim()).filter((s) => s !== '');
 
 export function registerRescore(program: Command): void {
   addImportFlags(
@@ -49,7 +49,7 @@ export function registerRescore(program: Command): void {
       .option('--out [path]', "x.parquet: per-item results into that file; x.json: the JSON report; any other path: the printed text; bare --out: per-item results appended to the store's rescores/ folder")
       .option('--json', 'print one JSON object', false),
   ).action(async (sources: string[], flags: RescoreFlags) => {
-    const aggregations = list(flags.aggregations);
+    const aggregations = listFlag(flags.aggregations, '--aggregations');
     for (const a of aggregations ?? []) {
       if (!AGGREGATIONS.includes(a as Aggregation)) throw new BadInputError(`unknown aggregation '${a}'.${nameHint(a, AGGREGATIONS)}`, { field: '--aggregations' });
     }
@@ -62,7 +62,7 @@ export function registerRescore(program: Command): void {
     if (!Number.isInteger(flipsLimit) || flipsLimit < 0) throw new BadInputError('--flips must be a whole number', { field: '--flips' });
 
     const loaded = await loadSource(sources, importOptionsFrom(flags), { goldFromDocuments: true });
-    const source = { ...loaded, store: narrowToTasks(loaded.store, list(flags.tasks)) };
+    const source = { ...loaded, store: narrowToTasks(loaded.store, listFlag(flags.tasks, '--tasks')) };
     warnIfUnfinished(sources.join(', '), source.store);
     const intoStore = flags.out === true;
     const outPath = typeof flags.out === 'string' ? flags.out : undefined;
@@ -70,7 +70,7 @@ export function registerRescore(program: Command): void {
     if (intoStore && !source.store.local) {
       throw new BadInputError('bare --out appends to a run store: import the source first (lmaudit import … --out <store>), or give --out <file>.parquet', { file: sources.join(', ') });
     }
-    const extractors = flags.extractors === undefined ? undefined : splitSpecs(flags.extractors);
+    const extractors = flags.extractors === undefined ? undefined : someOf(splitSpecs(flags.extractors), flags.extractors, '--extractors');
     const wantsAsRecorded = extractors?.includes(AS_RECORDED) ?? false;
     const matrixExtractors = extractors?.filter((e) => e !== AS_RECORDED);
     if (wantsAsRecorded && flags.goldField !== undefined) {
@@ -85,7 +85,7 @@ export function registerRescore(program: Command): void {
           ? []
           : await computeMatrix(source.store, {
               extractors: matrixExtractors,
-              normalizers: list(flags.normalizers),
+              normalizers: listFlag(flags.normalizers, '--normalizers'),
               aggregations: aggregations as Aggregation[] | undefined,
               flipsLimit,
               engine: flags.engine as 'auto' | 'sql' | 'js',

@@ -13,6 +13,7 @@ import { splitSpecs } from '../../score/registry.ts';
 import { AGGREGATIONS, type Aggregation } from '../../score/sweeps.ts';
 import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
 import { companionLines, emit, unreadLines, warnIfUnfinished } from '../output.ts';
+import { listFlag, someOf } from '../keyValueArgs.ts';
 import { narrowed } from './diff.ts';
 
 interface TableFlags extends ImportFlags {
@@ -37,12 +38,11 @@ function number(text: string | undefined, flag: string, min = -Infinity): number
 
 export function tableOptionsFrom(flags: Omit<TableFlags, keyof ImportFlags | 'json'>): TableOptions {
   if (!AGGREGATIONS.includes(flags.aggregation as Aggregation)) throw new BadInputError(`unknown aggregation '${flags.aggregation}'.${nameHint(flags.aggregation, AGGREGATIONS)}`, { field: '--aggregation' });
-  const list = (v: string | undefined) => v?.split(',').map((s) => s.trim()).filter((s) => s !== '');
   const gap = number(flags.gap, '--gap', 0);
   if (gap === 0) throw new BadInputError('--gap must be above 0', { field: '--gap' });
   return {
-    extractors: flags.extractors === undefined ? undefined : splitSpecs(flags.extractors),
-    normalizers: list(flags.normalizers),
+    extractors: flags.extractors === undefined ? undefined : someOf(splitSpecs(flags.extractors), flags.extractors, '--extractors'),
+    normalizers: listFlag(flags.normalizers, '--normalizers'),
     aggregation: flags.aggregation as Aggregation,
     task: flags.task,
     gap,
