@@ -243,3 +243,14 @@ test('an empty list flag (an unset shell variable, a stray comma) is refused, no
   }
   assert.deepEqual(readdirSync(dir), []);
 });
+
+test("report --out takes its format from the extension in any case and spelling (audit.HTML and audit.htm were written as Markdown)", () => {
+  const dir = tmp();
+  const cases: [string, string][] = [['a.htm', 'html'], ['b.HTML', 'html'], ['c.markdown', 'md'], ['d.latex', 'tex'], ['e.JSON', 'json'], ['f.txt', 'md'], ['g.constructor', 'md']];
+  for (const [name, format] of cases) {
+    const r = runCli(['report', 'fixtures/lmeval/bigrefactor-2023-06', '--out', join(dir, name)]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, `Wrote ${format} report to ${join(dir, name)}\n`);
+  }
+  assert.match(readFileSync(join(dir, 'a.htm'), 'utf8'), /^<!doctype html>/i);
+});

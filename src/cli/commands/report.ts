@@ -17,12 +17,16 @@ interface ReportFlags extends AuditFlags {
   title?: string;
 }
 
+/** --out's extensions, in any case, and their other spellings: audit.HTML or audit.htm was written as Markdown. */
+const OUT_EXTENSIONS: Record<string, ReportFormat> = { md: 'md', markdown: 'md', tex: 'tex', latex: 'tex', html: 'html', htm: 'html', json: 'json' };
+
 /**
  * --format, else --out's extension, else md. --json picks the JSON report only without --out: with --out it asks for
  * a JSON summary on stdout (its help says so), and `--out r.md --json` wrote JSON into r.md.
  */
 function formatOf(flags: ReportFlags): ReportFormat {
-  const fromOut = flags.out === undefined ? undefined : (flags.out.match(/\.(md|tex|html|json)$/)?.[1] ?? 'md');
+  const extension = flags.out === undefined ? undefined : /\.([a-z]+)$/i.exec(flags.out)?.[1]?.toLowerCase();
+  const fromOut = flags.out === undefined ? undefined : extension !== undefined && Object.hasOwn(OUT_EXTENSIONS, extension) ? OUT_EXTENSIONS[extension]! : 'md';
   const wanted = flags.format ?? fromOut ?? (flags.json ? 'json' : 'md');
   if (!(REPORT_FORMATS as readonly string[]).includes(wanted)) throw new UnknownNameError('report format', wanted, REPORT_FORMATS);
   return wanted as ReportFormat;
