@@ -35,6 +35,11 @@ export function warnIfUnfinished(location: string, store: { unfinished?: { respo
   process.stderr.write(`lmaudit: ${location}: unfinished: ${responses.toLocaleString('en-US')} of ${expected.toLocaleString('en-US')} responses (read as it stands; \`lmaudit run … --resume ${location}\` continues it)\n`);
 }
 
+/** `--out`'s kind by its extension, in any case (x.JSON is JSON, x.Parquet Parquet, as report reads audit.HTML). */
+export function outIs(out: string | undefined, extension: 'json' | 'parquet'): boolean {
+  return out !== undefined && out.toLowerCase().endsWith(`.${extension}`);
+}
+
 /**
  * What a folder held that was not read (a console log, a copy of records already read, …), each with why: the import
  * lists them, and so does every command that imports on the fly, rather than leave them out silently.

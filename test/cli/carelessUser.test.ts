@@ -254,3 +254,18 @@ test("report --out takes its format from the extension in any case and spelling 
   }
   assert.match(readFileSync(join(dir, 'a.htm'), 'utf8'), /^<!doctype html>/i);
 });
+
+test('--out x.JSON and x.Parquet are JSON and Parquet, as x.json and x.parquet are (they held the printed text)', () => {
+  const dir = tmp();
+  const source = 'fixtures/lmeval/bigrefactor-2023-06';
+  for (const command of ['ls', 'table', 'rescore']) {
+    const r = runCli([command, source, '--out', join(dir, `${command}.JSON`)]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.doesNotThrow(() => JSON.parse(readFileSync(join(dir, `${command}.JSON`), 'utf8')), command);
+  }
+  const r = runCli(['rescore', source, '--out', join(dir, 'items.Parquet')]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, new RegExp(`Per-item results written to ${join(dir, 'items.Parquet').replaceAll('.', '\\.')}\\n$`));
+  // PAR1 opens and closes a Parquet file.
+  assert.equal(readFileSync(join(dir, 'items.Parquet')).subarray(0, 4).toString('latin1'), 'PAR1');
+});

@@ -5,7 +5,7 @@ import { loadSource } from '../../audit/source.ts';
 import { BadInputError, FalsifierViolatedError } from '../../errors.ts';
 import { diffLines } from '../../report/diffText.ts';
 import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
-import { companionLines, emit, unreadLines, warnIfUnfinished } from '../output.ts';
+import { companionLines, emit, outIs, unreadLines, warnIfUnfinished } from '../output.ts';
 import { listFlag } from '../keyValueArgs.ts';
 import { narrowToTasks, tasksOf } from '../../audit/narrow.ts';
 import type { LoadedSource } from '../../audit/source.ts';
@@ -89,7 +89,7 @@ export function registerDiff(program: Command): void {
     const declared: DeclaredFalsifierResult | null = spec !== null ? evaluateDeclared(flags.falsifier!, spec, diff) : null;
     const companions = { a: sourceA.companions, b: sourceB === sourceA ? [] : sourceB.companions };
     const unread = { a: sourceA.unrecognised, b: sourceB === sourceA ? [] : sourceB.unrecognised };
-    if (flags.json || flags.out?.endsWith('.json')) await emit({ json: { ...diff, declared_falsifier: declared, skipped: { a: sourceA.skipped.length, b: sourceB.skipped.length }, companions, files_not_recognised: unread } }, flags.out, 'diff');
+    if (flags.json || outIs(flags.out, 'json')) await emit({ json: { ...diff, declared_falsifier: declared, skipped: { a: sourceA.skipped.length, b: sourceB.skipped.length }, companions, files_not_recognised: unread } }, flags.out, 'diff');
     else await emit({ lines: [...companionLines(companions.a, 'A: '), ...companionLines(companions.b, 'B: '), ...unreadLines(unread.a, 'A: '), ...unreadLines(unread.b, 'B: '), ...diffLines(diff, declared)] }, flags.out, 'diff');
     if (declared?.status === 'violated') throw new FalsifierViolatedError(declared.sentence);
   });

@@ -12,7 +12,7 @@ import type { AsRecordedSection } from '../../score/asRecorded.ts';
 import { openRescoreWriter, openRescoreWriterAt, type RescoreWriter } from '../../store/writeStore.ts';
 import { narrowToTasks } from '../../audit/narrow.ts';
 import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
-import { companionLines, emit, unreadLines, warnIfUnfinished } from '../output.ts';
+import { companionLines, emit, outIs, unreadLines, warnIfUnfinished } from '../output.ts';
 import { listFlag, someOf } from '../keyValueArgs.ts';
 import { formatMatrix, formatAsRecorded, reportedWithoutRows } from '../formatMatrix.ts';
 import { formatAgentSweeps } from '../formatAgentSweep.ts';
@@ -66,7 +66,7 @@ export function registerRescore(program: Command): void {
     warnIfUnfinished(sources.join(', '), source.store);
     const intoStore = flags.out === true;
     const outPath = typeof flags.out === 'string' ? flags.out : undefined;
-    const parquetOut = outPath !== undefined && outPath.endsWith('.parquet') ? outPath : undefined;
+    const parquetOut = outIs(outPath, 'parquet') ? outPath : undefined;
     if (intoStore && !source.store.local) {
       throw new BadInputError('bare --out appends to a run store: import the source first (lmaudit import … --out <store>), or give --out <file>.parquet', { file: sources.join(', ') });
     }
@@ -119,7 +119,7 @@ export function registerRescore(program: Command): void {
       .filter((r) => !withItems.has(r.run_id) && !(wantsAsRecorded && matrixExtractors?.length === 0))
       .map((r) => ({ run_id: r.run_id, label: r.label, reported_tasks: Object.keys(r.reported).length }));
     const textOut = parquetOut === undefined ? outPath : undefined;
-    if (flags.json || textOut?.endsWith('.json')) return emit({ json: { ...report, runs_without_items: resultsOnly, rescores_written: written, companions: source.companions, cannot_be_right: impossible, as_recorded_without_rows: asRecorded.flatMap((sec) => reportedWithoutRows(sec, source.store.manifest.runs.find((r) => r.run_id === sec.run_id)).map((m) => ({ run_id: sec.run_id, ...m }))) } }, textOut, 'rescoring report');
+    if (flags.json || outIs(textOut, 'json')) return emit({ json: { ...report, runs_without_items: resultsOnly, rescores_written: written, companions: source.companions, cannot_be_right: impossible, as_recorded_without_rows: asRecorded.flatMap((sec) => reportedWithoutRows(sec, source.store.manifest.runs.find((r) => r.run_id === sec.run_id)).map((m) => ({ run_id: sec.run_id, ...m }))) } }, textOut, 'rescoring report');
     // A results-only run names the files beside it that were not read; the others are named here.
     const besideRuns = new Set(resultsOnly.flatMap((r) => unreadBeside(r.label, source.unrecognised)));
     await emit({ lines: [

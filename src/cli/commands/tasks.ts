@@ -6,7 +6,7 @@
 import { relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import { shippedTasksRoot, TaskIndex, type CatalogueEntry } from '../../tasks/index.ts';
-import { emit, formatTable } from '../output.ts';
+import { emit, formatTable, outIs } from '../output.ts';
 
 /** A file as the user can find it: under the shipped library as tasks/…, under an --include_path as that path typed, else relative to here. */
 function displayPath(file: string, includePaths: readonly string[]): string {
@@ -53,6 +53,6 @@ export function registerTasks(program: Command): void {
     .option('--json', 'print the list as JSON', false)
     .action(async (flags: { include_path?: string[]; json: boolean; out?: string }) => {
       const { lines, json } = taskCatalogue(flags.include_path ?? []);
-      await emit(flags.json || flags.out?.endsWith('.json') ? { json } : { lines }, flags.out, 'task list');
+      await emit(flags.json || outIs(flags.out, 'json') ? { json } : { lines }, flags.out, 'task list');
     });
 }
