@@ -269,3 +269,14 @@ test('--out x.JSON and x.Parquet are JSON and Parquet, as x.json and x.parquet a
   // PAR1 opens and closes a Parquet file.
   assert.equal(readFileSync(join(dir, 'items.Parquet')).subarray(0, 4).toString('latin1'), 'PAR1');
 });
+
+test('import refuses a field flag nothing would honour, as rescore does (it imported the lm-eval folder and ignored it, exit 0)', () => {
+  const dir = tmp();
+  const source = 'fixtures/lmeval/bigrefactor-2023-06';
+  const r = runCli(['import', source, '--out', join(dir, 'store'), '--id-field', 'foo']);
+  assert.equal(r.status, 2, r.stdout);
+  assert.equal(r.stderr, `lmaudit: ${source}, field '--id-field': --id-field foo names a field of generic records (JSONL/CSV), but run lmeval-a6a1045467dd805e is a source of kind lm-eval, which records its own id; the flag would be ignored, so it is refused\n`);
+  const rescore = runCli(['rescore', source, '--id-field', 'foo']);
+  assert.equal(rescore.stderr, r.stderr);
+  assert.deepEqual(readdirSync(dir), []);
+});
