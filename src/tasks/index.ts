@@ -100,12 +100,18 @@ export class TaskIndex {
     for (const root of roots) this.indexRoot(resolve(root));
   }
 
+  /** The YAML files that could not be read (each error names its file and line): a listing says so rather than leave them out. */
+  unreadable(): readonly BadInputError[] {
+    return this.broken;
+  }
+
   static withShipped(includePaths: readonly string[] = []): TaskIndex {
     return new TaskIndex([shippedTasksRoot(), ...includePaths.map((p) => resolve(p))]);
   }
 
   private indexRoot(root: string): void {
     if (!existsSync(root)) throw new BadInputError('task folder not found', { file: root });
+    if (!statSync(root).isDirectory()) throw new BadInputError('not a folder: --include_path takes folders of task YAML files (a YAML file itself goes to --tasks)', { file: root });
     const seenHere = new Set<string>();
     for (const file of yamlFiles(root)) this.addFile(file, seenHere);
   }

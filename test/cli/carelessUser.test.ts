@@ -280,3 +280,23 @@ test('import refuses a field flag nothing would honour, as rescore does (it impo
   assert.equal(rescore.stderr, r.stderr);
   assert.deepEqual(readdirSync(dir), []);
 });
+
+test('tasks --include_path: a file is refused (ENOTDIR with a stack), and a YAML file that does not parse is named (it was left out silently)', () => {
+  const dir = tmp();
+  writeFileSync(join(dir, 'a-file'), 'x');
+  const file = runCli(['tasks', '--include_path', join(dir, 'a-file')]);
+  assert.equal(file.status, 2, file.stdout);
+  assert.equal(file.stderr, `lmaudit: ${join(dir, 'a-file')}: not a folder: --include_path takes folders of task YAML files (a YAML file itself goes to --tasks)\n`);
+  const folder = join(dir, 'mine');
+  mkdirSync(folder);
+  writeFileSync(join(folder, 'broken.yaml'), 'task: [oops\n');
+  writeFileSync(join(folder, 'fine.yaml'), 'task: fine\ndataset_path: json\noutput_type: loglikelihood\ndoc_to_text: "{{q}}"\ndoc_to_target: "{{a}}"\n');
+  const r = runCli(['tasks', '--include_path', folder]);
+  assert.equal(r.status, 0, r.stderr);
+  const lines = r.stdout.trimEnd().split('\n');
+  assert.ok(lines.some((l) => l.startsWith('fine ')), r.stdout);
+  assert.equal(lines.at(-1), `not read: ${join(folder, 'broken.yaml')}, line 2: malformed YAML: deficient indentation`);
+  const json = runCli(['tasks', '--include_path', folder, '--json']);
+  assert.doesNotThrow(() => JSON.parse(json.stdout));
+  assert.equal(json.stderr, `lmaudit: not read: ${join(folder, 'broken.yaml')}, line 2: malformed YAML: deficient indentation\n`);
+});
