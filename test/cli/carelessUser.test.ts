@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { cliArgs, ONE_THREAD, repoRoot, runCli } from '../helpers/cli.ts';
 
@@ -299,4 +299,31 @@ test('tasks --include_path: a file is refused (ENOTDIR with a stack), and a YAML
   const json = runCli(['tasks', '--include_path', folder, '--json']);
   assert.doesNotThrow(() => JSON.parse(json.stdout));
   assert.equal(json.stderr, `lmaudit: not read: ${join(folder, 'broken.yaml')}, line 2: malformed YAML: deficient indentation\n`);
+});
+
+test('view and serve take --json, as the README says every command does (both refused it: unknown option)', async () => {
+  const dir = tmp();
+  const r = runCli(['view', 'fixtures/lmeval/bigrefactor-2023-06', '--bundle', join(dir, 'site'), '--json']);
+  assert.equal(r.status, 0, r.stderr);
+  const bundle = JSON.parse(r.stdout) as { bundle: string; index: string; answers: number };
+  assert.deepEqual([bundle.bundle, bundle.index], [join(dir, 'site'), join(dir, 'site', 'index.html')]);
+  // Every answer is a file of data/, beside the bundle's mark.
+  assert.equal(bundle.answers, readdirSync(join(dir, 'site', 'data')).length - 1);
+  for (const args of [['serve', '--model', 'dummy', '--json'], ['view', 'fixtures/lmeval/bigrefactor-2023-06', '--json']]) {
+    const child = spawn(process.execPath, [...cliArgs, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'ignore'] });
+    const first = await new Promise<string>((done) => {
+      let text = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+        if (text.includes('\n')) done(text.split('\n')[0]!);
+      });
+      // A command that ends without a line (refused) ends the wait too.
+      child.once('exit', () => done(text));
+    });
+    child.kill('SIGTERM');
+    await new Promise((exited) => child.once('exit', exited));
+    const line = JSON.parse(first) as { url: string; model?: string };
+    assert.match(line.url, /^http:\/\/127\.0\.0\.1:\d+\/?$/);
+    if (args[0] === 'serve') assert.deepEqual(line, { url: line.url, model: 'dummy', backend: 'dummy' });
+  }
 });
