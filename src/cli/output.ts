@@ -1,4 +1,5 @@
 /** Printing for the CLI (the only layer that writes to stdout). */
+import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { BadInputError } from '../errors.ts';
 import { writeFileAtomic } from '../util/atomicFile.ts';
@@ -57,6 +58,8 @@ export function companionLines(companions: readonly { path: string; with: string
 export async function writeOutFile(path: string, text: string, what: string): Promise<void> {
   // Node's mkdir({ recursive: true }) never returns under /proc (store/outputPath.ts): checked, then made a level at a time.
   await checkWritableParent(path, `the ${what}`);
+  // Said before the rename fails on it, whose message named the temporary file ('.x.tmp-… -> x').
+  if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) throw new BadInputError(`is a folder: --out names the file to write the ${what} to`, { file: path });
   await makeFolders(dirname(path), 'the folder for --out');
   try {
     await writeFileAtomic(path, text);

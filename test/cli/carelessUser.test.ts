@@ -327,3 +327,13 @@ test('view and serve take --json, as the README says every command does (both re
     if (args[0] === 'serve') assert.deepEqual(line, { url: line.url, model: 'dummy', backend: 'dummy' });
   }
 });
+
+test('--out naming a folder is refused as such (the message named the temporary file the rename left: ".x.tmp-… -> x")', () => {
+  const dir = tmp();
+  for (const [command, what] of [['ls', 'listing'], ['report', 'report'], ['table', 'tables']] as const) {
+    const r = runCli([command, 'fixtures/lmeval/bigrefactor-2023-06', '--out', dir]);
+    assert.equal(r.status, 2, r.stdout);
+    assert.equal(r.stderr, `lmaudit: ${dir}: is a folder: --out names the file to write the ${what} to\n`);
+  }
+  assert.deepEqual(readdirSync(dir), []);
+});
