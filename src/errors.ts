@@ -82,6 +82,12 @@ export function nameHint(name: string, known: readonly string[]): string {
   return close.length > 0 ? ` Did you mean: ${close.join(', ')}?` : ` Known: ${known.join(', ')}.`;
 }
 
+/** " Did you mean: x?" for a value close to one of a flag's fixed values, else nothing (the message lists them). */
+export function didYouMean(name: string, known: readonly string[]): string {
+  const close = closestNames(name, known);
+  return close.length > 0 ? ` Did you mean: ${close.join(', ')}?` : '';
+}
+
 /** Names within edit distance 2 (or sharing a prefix of 3), best first, at most 3. */
 export function closestNames(name: string, known: readonly string[]): string[] {
   return known

@@ -7,7 +7,7 @@ import { BadInputError } from '../errors.ts';
 import type { ImportResult } from '../import/index.ts';
 import type { ImportOptions, SkippedRecord } from '../import/types.ts';
 import { isStoreFolder, openStore, type OpenStore } from '../store/readStore.ts';
-import { SCHEMA_VERSION, STORE_TABLES, TABLES, type StoreManifest, type TableName } from '../store/schema.ts';
+import { SCHEMA_VERSION, STORE_TABLES, TABLES, type RunProvenance, type StoreManifest, type TableName } from '../store/schema.ts';
 import { stageTable, type Staged, type TableSource } from '../store/tableStaging.ts';
 import { duck } from '../util/duckdb.ts';
 
@@ -21,7 +21,7 @@ export interface LoadedSource {
 
 export async function loadSource(paths: readonly string[], options: ImportOptions, honours: { goldFromDocuments?: boolean } = {}): Promise<LoadedSource> {
   const loaded = await loadAny(paths, options);
-  refuseUnusedFieldFlags(loaded.store, options, paths, honours.goldFromDocuments ?? false);
+  refuseUnusedFieldFlags(loaded.store.manifest.runs, loaded.store.local, options, paths, honours.goldFromDocuments ?? false);
   return loaded;
 }
 
@@ -32,17 +32,18 @@ const FIELD_FLAGS = { id: '--id-field', output: '--output-field', gold: '--gold-
  * another kind records its own ids, outputs, golds and groups (an lm-eval sample's target is
  * str(doc_to_target(doc))), and a store's records were imported already: a flag that nothing would
  * honour is refused, with the reason, never ignored. `goldFromDocuments`: the caller (rescore) reads
- * --gold-field from the stored documents of every run that is not generic records.
+ * --gold-field from the stored documents of every run that is not generic records. `lmaudit import` asks too: it
+ * ignored `--id-field foo` on an lm-eval folder, exit 0, where rescore of the same folder refused it.
  */
-function refuseUnusedFieldFlags(store: OpenStore, options: ImportOptions, paths: readonly string[], goldFromDocuments: boolean): void {
+export function refuseUnusedFieldFlags(runs: readonly RunProvenance[], fromStore: boolean, options: ImportOptions, paths: readonly string[], goldFromDocuments: boolean): void {
   for (const key of Object.keys(FIELD_FLAGS) as (keyof typeof FIELD_FLAGS)[]) {
     const value = options.fields[key];
     if (value === undefined) continue;
     const flag = FIELD_FLAGS[key];
     const where = { file: paths.join(', '), field: flag };
-    const generic = store.manifest.runs.find((r) => r.source_kind === 'generic');
-    const other = store.manifest.runs.find((r) => r.source_kind !== 'generic');
-    if (store.local && generic !== undefined) {
+    const generic = runs.find((r) => r.source_kind === 'generic');
+    const other = runs.find((r) => r.source_kind !== 'generic');
+    if (fromStore && generic !== undefined) {
       throw new BadInputError(`${flag} ${value} names a field of the records being imported; ${paths.join(', ')} is a run store whose records were imported already, so the flag would be ignored — import the records again with it`, where);
     }
     if (other !== undefined && !(key === 'gold' && goldFromDocuments)) {

@@ -70,6 +70,21 @@ function splitTopLevel(args: string): string[] {
   return parts.filter((p) => p !== '');
 }
 
+/**
+ * A comma-separated flag (--tasks, --extractors, --normalizers, --aggregations); undefined when absent. An empty list
+ * (`--tasks "$UNSET"`, a stray comma) is refused: read as no filter it ran everything, and as no reading it printed
+ * 'no cell to compute (the notes say why)' with no note.
+ */
+export function listFlag(value: string | undefined, flag: string): string[] | undefined {
+  return value === undefined ? undefined : someOf(value.split(',').map((s) => s.trim()).filter((s) => s !== ''), value, flag);
+}
+
+/** The items a list flag's own splitter found (an extractor spec keeps its spaces), refused when there are none. */
+export function someOf(items: string[], value: string, flag: string): string[] {
+  if (items.every((s) => s.trim() === '')) throw new BadInputError(`${flag} '${value}' names nothing; leave the flag out for the default`, { field: flag });
+  return items;
+}
+
 /** A true/false flag as lm-eval's CLI spells it (true/1/yes, false/0/no); null when absent. */
 export function parseBool(text: string | boolean | undefined, flag: string): boolean | null {
   if (text === undefined) return null;
@@ -81,7 +96,17 @@ export function parseBool(text: string | boolean | undefined, flag: string): boo
   throw new BadInputError(`${flag} takes true or false, got '${text}'`);
 }
 
-/** A non-negative number flag (--limit, --num_fewshot); null when absent. */
+/**
+ * A whole-number flag (--num_fewshot, an int in lm-eval's argparse); null when absent. A fraction would reach the
+ * few-shot sampler, which can draw no half example.
+ */
+export function parseCount(text: string | undefined, flag: string): number | null {
+  if (text === undefined) return null;
+  if (!/^\d+$/.test(text.trim())) throw new BadInputError(`${flag} takes a whole number ≥ 0, got '${text}'`);
+  return Number(text.trim());
+}
+
+/** A non-negative number flag (--limit: a fraction below 1 takes that share); null when absent. */
 export function parseNumber(text: string | undefined, flag: string): number | null {
   if (text === undefined) return null;
   const n = Number(text);

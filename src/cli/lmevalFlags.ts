@@ -5,7 +5,7 @@
  * why not. Flag names and arities are lm-eval 0.4.13's (lm_eval/_cli/run.py).
  */
 import type { Command } from 'commander';
-import { BadInputError, UnsupportedError } from '../errors.ts';
+import { BadInputError, didYouMean, UnsupportedError } from '../errors.ts';
 import type { ModelArgs } from '../models/lm.ts';
 import type { RecordNote } from '../store/schema.ts';
 
@@ -138,7 +138,7 @@ export function lmevalFlagEffects(flags: LmevalFlags, backend: string): LmevalFl
     throw new UnsupportedError('--hf_hub_log_args: lmaudit pushes nothing to the Hugging Face Hub. Write lm-eval\'s files with --output_path <dir> and upload them with `huggingface-cli upload <org>/<repo> <dir>`');
   }
   if (typeof flags.cache_requests === 'string' && !['true', 'refresh', 'delete'].includes(flags.cache_requests.toLowerCase())) {
-    throw new BadInputError(`--cache_requests takes true, refresh or delete, got '${flags.cache_requests}'`);
+    throw new BadInputError(`--cache_requests takes true, refresh or delete, got '${flags.cache_requests}'.${didYouMean(String(flags.cache_requests), ['true', 'refresh', 'delete'])}`);
   }
   const notes: RecordNote[] = [];
   const warnings: string[] = [];

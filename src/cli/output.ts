@@ -1,8 +1,9 @@
 /** Printing for the CLI (the only layer that writes to stdout). */
-import { mkdir } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { BadInputError } from '../errors.ts';
 import { writeFileAtomic } from '../util/atomicFile.ts';
+import { checkWritableParent, makeFolders } from '../store/outputPath.ts';
 
 // A reader that stops early (`lmaudit … | head`) closes the pipe: that is not an error of ours.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -35,6 +36,19 @@ export function warnIfUnfinished(location: string, store: { unfinished?: { respo
   process.stderr.write(`lmaudit: ${location}: unfinished: ${responses.toLocaleString('en-US')} of ${expected.toLocaleString('en-US')} responses (read as it stands; \`lmaudit run … --resume ${location}\` continues it)\n`);
 }
 
+/** `--out`'s kind by its extension, in any case (x.JSON is JSON, x.Parquet Parquet, as report reads audit.HTML). */
+export function outIs(out: string | undefined, extension: 'json' | 'parquet'): boolean {
+  return out !== undefined && out.toLowerCase().endsWith(`.${extension}`);
+}
+
+/**
+ * What a folder held that was not read (a console log, a copy of records already read, …), each with why: the import
+ * lists them, and so does every command that imports on the fly, rather than leave them out silently.
+ */
+export function unreadLines(unrecognised: readonly { path: string; reason: string }[], side = ''): string[] {
+  return unrecognised.map((u) => `${side}not read: ${u.path} (${u.reason})`);
+}
+
 /** What was read without being named: a named results file's samples files, each with why. */
 export function companionLines(companions: readonly { path: string; with: string; why: string }[], side = ''): string[] {
   return companions.map((c) => `${side}also read ${c.path} (${c.why})`);
@@ -42,9 +56,11 @@ export function companionLines(companions: readonly { path: string; with: string
 
 /** Written under a temporary name and renamed (util/atomicFile): a reader never sees half a file. */
 export async function writeOutFile(path: string, text: string, what: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true }).catch((error: Error) => {
-    throw new BadInputError(`cannot create the folder for --out (${error.message})`, { file: path });
-  });
+  // Node's mkdir({ recursive: true }) never returns under /proc (store/outputPath.ts): checked, then made a level at a time.
+  await checkWritableParent(path, `the ${what}`);
+  // Said before the rename fails on it, whose message named the temporary file ('.x.tmp-… -> x').
+  if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) throw new BadInputError(`is a folder: --out names the file to write the ${what} to`, { file: path });
+  await makeFolders(dirname(path), 'the folder for --out');
   try {
     await writeFileAtomic(path, text);
   } catch (error) {

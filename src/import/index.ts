@@ -4,7 +4,7 @@
  * never skip silently. Importers are tried in this order; the first claim wins.
  */
 import { open, readdir, stat } from 'node:fs/promises';
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { constants as zlibConstants, gunzipSync } from 'node:zlib';
 import { BadInputError } from '../errors.ts';
 import type { Companion, FileProbe, ImportOptions, ImportedRun, Importer } from './types.ts';
@@ -39,6 +39,17 @@ export interface ImportResult {
 
 const HEAD_BYTES = 64 * 1024;
 
+/**
+ * The store a named file belongs to (its manifest, a table, a rescores/ part), or null. Read as records, a store's
+ * provenance.json was "not complete, well-formed JSON" and its instances.parquet "no output field", both untrue.
+ */
+async function storeHolding(path: string): Promise<string | null> {
+  const folder = dirname(path);
+  const store = (await isStoreFolder(folder)) ? folder : basename(folder) === 'rescores' && (await isStoreFolder(dirname(folder))) ? dirname(folder) : null;
+  // Named from inside the store, its folder is '.', which says nothing.
+  return store === '.' ? resolve(store) : store;
+}
+
 export async function importSources(paths: readonly string[], options: ImportOptions): Promise<ImportResult> {
   const probes: FileProbe[] = [];
   const storesFound: Unrecognised[] = [];
@@ -62,6 +73,10 @@ export async function importSources(paths: readonly string[], options: ImportOpt
       for (const file of found.files) probes.push(await probe(file, false));
       for (const store of found.stores) storesFound.push({ path: store, reason: 'an lmaudit run store, not an output file (rescore, diff and report read it as it is)' });
     } else {
+      const store = await storeHolding(path);
+      if (store !== null) {
+        throw new BadInputError(`a file of the lmaudit run store ${store}, not outputs to import: name the store folder itself (rescore, diff, report, ls, view and export read it as it is)`, { file: path });
+      }
       probes.push(await probe(path, true));
     }
   }

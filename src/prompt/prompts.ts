@@ -3,10 +3,11 @@
  * request, and give one record per document (the same records feed `lmaudit run` and
  * the store's instances table).
  */
-import { closeSync, openSync, writeSync, writevSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync, writevSync } from 'node:fs';
 import { BadInputError } from '../errors.ts';
 import { dumpsPy, dumpsPyParts } from '../py/json.ts';
 import { TaskIndex, type GroupNode } from '../tasks/index.ts';
+import { temporaryNameFor } from '../util/atomicFile.ts';
 import { buildTask, type BuiltTask, type DocRequests } from './build.ts';
 import { loadChatTemplate, type ChatTemplate } from './chatTemplate.ts';
 
@@ -97,10 +98,13 @@ const LONG = 1024;
 /**
  * Writes every record as one line. Multiple-choice lines repeat one long context per
  * choice, so each long escaped string is UTF-8 encoded once and its buffer reused;
- * output goes out in large synchronous vectored writes.
+ * output goes out in large synchronous vectored writes, to a temporary name renamed into place once complete (a
+ * reader, or a run stopped half-way, never sees half a file; an earlier file stays until the new one is whole).
  */
 export function writePromptFile(built: readonly BuiltTask[], file: string): number {
-  const fd = openSync(file, 'w');
+  const temporary = temporaryNameFor(file);
+  const fd = openSync(temporary, 'w');
+  let complete = false;
   let lines = 0;
   let buffers: Buffer[] = [];
   let size = 0;
@@ -142,9 +146,13 @@ export function writePromptFile(built: readonly BuiltTask[], file: string): numb
     }
     flushPending();
     writeAll(fd, buffers);
+    fsyncSync(fd);
+    complete = true;
   } finally {
     closeSync(fd);
+    if (!complete) rmSync(temporary, { force: true });
   }
+  renameSync(temporary, file);
   return lines;
 }
 

@@ -7,7 +7,7 @@
  * merged into the store in one atomic write; `--resume <store>` continues a grid that stopped.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PROMPT_VARIANTS, type PromptVariantName } from '../audit/promptVariants.ts';
 import { BackendError, BadInputError, nameHint } from '../errors.ts';
@@ -16,11 +16,13 @@ import { backendFactory } from '../models/registry.ts';
 import { openReplay } from '../models/replay.ts';
 import { queryRows } from '../util/duckdb.ts';
 import { mergeStores } from '../store/mergeStores.ts';
+import { checkWritableParent, makeFolders } from '../store/outputPath.ts';
 import { openStore } from '../store/readStore.ts';
 import { GridPlan, type GridRecord } from '../store/schema.ts';
 import { RunEvents } from './events.ts';
 import { configFingerprint, redactedArgs } from './provenance.ts';
 import { executeRunOn, type RunOptions, type RunSummary } from './runner.ts';
+import { parseSeed } from '../prompt/prompts.ts';
 import { shareAnswers } from './sharedAnswers.ts';
 
 type Axis = (o: RunOptions, value: string) => RunOptions;
@@ -33,6 +35,12 @@ function num(axis: string, value: string): number {
   return n;
 }
 
+/** A few-shot count: a whole number, as lm-eval's --num_fewshot (argparse int) takes it. */
+function count(axis: string, value: string): number {
+  if (!/^\d+$/.test(value.trim())) throw new BadInputError(`--grid ${axis}: '${value}' is not a whole number ≥ 0`, { field: '--grid' });
+  return Number(value.trim());
+}
+
 function onOff(axis: string, value: string): boolean {
   if (/^(on|true|yes|1)$/i.test(value)) return true;
   if (/^(off|false|no|0)$/i.test(value)) return false;
@@ -41,7 +49,7 @@ function onOff(axis: string, value: string): boolean {
 
 /** Every run setting a grid can vary: what each value does to the run's options. */
 export const GRID_AXES = {
-  num_fewshot: (o, v) => ({ ...o, numFewshot: num('num_fewshot', v) }),
+  num_fewshot: (o, v) => ({ ...o, numFewshot: count('num_fewshot', v) }),
   reasoning: (o, v) => {
     if (!onOff('reasoning', v)) return o;
     const variant = PROMPT_VARIANTS.reasoning;
@@ -122,6 +130,19 @@ export interface GridSummary {
 }
 
 const PLAN = 'grid.json';
+
+/**
+ * What each cell's values can be refused for, checked before the backend opens and the plan is written: a refusal
+ * met only when its cell's turn came would leave an unfinished grid that neither a new run (an unfinished grid is
+ * there) nor --resume (a flag changed) continues.
+ */
+async function checkCells(base: RunOptions, cells: readonly Record<string, string>[]): Promise<void> {
+  for (const cell of cells) {
+    const o = cellOptions(base, cell, base.store);
+    parseSeed(o.seed);
+    if (typeof o.applyChatTemplate === 'string') (await import('../prompt/chatTemplate.ts')).loadChatTemplate(o.applyChatTemplate);
+  }
+}
 
 /** The settings a resume must repeat: the axes and every flag the cells share (how requests travel aside). */
 function gridSettings(base: RunOptions, axes: readonly GridAxis[]): Record<string, string> {
@@ -205,12 +226,15 @@ export async function executeGrid(base: RunOptions, axes: readonly GridAxis[], e
     resume = { reused: [...plan.finished], continued: continued < 0 ? null : continued, held };
   } else {
     if (existsSync(work)) throw new BadInputError(`an unfinished grid is in ${work}; \`lmaudit run … --grid … --resume ${base.store}\` continues it (or remove the folder to start again)`, { field: '--out' });
+    await checkCells(base, cells);
+    // The store and its working folder beside it: a file on the way, or /proc (where mkdir -p never returns), refused now.
+    await checkWritableParent(base.store, 'the store');
     plan = { settings: settingsNow, axes: axes.map((a) => ({ name: a.name, values: a.values })), cells, finished: [], resumes: [] };
   }
   const lm = await backendFactory(base.model).open(base.modelArgs, { batchSize: base.batchSize });
   // Recorded once the backend is open: this session is one that continued the grid.
   if (resume !== null) plan.resumes.push(resume);
-  await mkdir(work, { recursive: true });
+  await makeFolders(work, "the grid's working folder");
   await writePlan(work, plan);
   const earlier = resume === null ? [] : [...resume.reused, ...(resume.continued === null ? [] : [resume.continued])].map(cellStore);
   const prior = earlier.length > 0 ? await openReplay(earlier).catch(async (error: unknown) => { await lm.close(); throw error; }) : undefined;
@@ -238,6 +262,9 @@ export async function executeGrid(base: RunOptions, axes: readonly GridAxis[], e
     }
   } catch (error) {
     await lm.close();
+    // Refused before anything was recorded (a setting the cell's run checks, such as a chat template the model lacks):
+    // the folder holds the plan alone, which would only block the corrected command.
+    if (resume === null && plan.finished.length === 0 && !existsSync(cellStore(done.length))) await rm(work, { recursive: true, force: true });
     if (error instanceof BackendError) {
       const at = done.length;
       throw new BackendError(

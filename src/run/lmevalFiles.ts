@@ -5,14 +5,15 @@
  * document × filter), so lm-eval's tooling and lmaudit's own importer read the run.
  * The results file says it was written by lmaudit (`lmaudit_version`), not lm-eval.
  */
-import { mkdir } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
+import { BadInputError } from '../errors.ts';
 import { dumpsPy } from '../py/json.ts';
 import { PyFloat } from '../py/values.ts';
 import type { BuiltTask } from '../prompt/build.ts';
 import { FEWSHOT_KEYS, type TaskConfig } from '../tasks/config.ts';
 import { FunctionRef } from '../tasks/yaml.ts';
 import { writeFileAtomic } from '../util/atomicFile.ts';
+import { checkWritableParent, makeFolders } from '../store/outputPath.ts';
 import { sha256Hex } from '../util/hash.ts';
 import type { ModelArgs, ModelDescription } from '../models/lm.ts';
 import { sanitizeModelName } from '../formats/lmevalModelName.ts';
@@ -68,12 +69,28 @@ export function lmevalFilesDir(outputPath: string, model: string): string {
   return extname(outputPath) === '.json' ? dirname(outputPath) : join(outputPath, sanitizeModelName(model));
 }
 
+/**
+ * Checked before a run or merge does any work: that lm-eval's files can be written under --output_path (no file on
+ * the way, not a kernel file system, writable). Found only once the run was over, a store was written and the
+ * command failed all the same (or, under /proc, hung in mkdir).
+ */
+export async function checkLmevalFilesPath(outputPath: string): Promise<void> {
+  // The folder of a results file, else a model's folder below it: the path checked is one inside what will be made.
+  const inside = extname(outputPath) === '.json' ? outputPath : join(outputPath, 'model', 'results.json');
+  try {
+    await checkWritableParent(inside, "lm-eval's files");
+  } catch (error) {
+    if (error instanceof BadInputError) throw new BadInputError(error.detail, { file: outputPath, field: '--output_path' });
+    throw error;
+  }
+}
+
 /** Writes the files and returns their paths (results first). */
 export async function writeLmevalFiles(input: LmevalFilesInput): Promise<string[]> {
   const name = modelName(input.model, input.modelArgs);
   const toFile = extname(input.outputPath) === '.json';
   const dir = lmevalFilesDir(input.outputPath, name);
-  await mkdir(dir, { recursive: true });
+  await makeFolders(dir, "the folder of lm-eval's files");
   const stamp = dateId(input.date);
   const taskHashes: Record<string, string> = {};
   const samplesFiles: string[] = [];

@@ -9,7 +9,7 @@
  * `every=3,kinds=429,500` (every third request faulted, the kinds in turn), plus `retry_after=S`
  * (429's Retry-After, in seconds; about half the 429s send it as an HTTP date instead) and `slow_ms=N`.
  */
-import { BadInputError } from '../errors.ts';
+import { BadInputError, didYouMean } from '../errors.ts';
 
 export const FAULT_KINDS = ['429', '500', '503', 'reset', 'slow', 'malformed', 'truncated', 'wrong_echo'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -48,7 +48,7 @@ export function parseFaultSpec(text: string): FaultSpec {
       continue;
     }
     const key = item.slice(0, cut);
-    if (!KEYS.includes(key)) throw new BadInputError(`--faults: unknown key '${key}' (keys: ${KEYS.join(', ')})`);
+    if (!KEYS.includes(key)) throw new BadInputError(`--faults: unknown key '${key}' (keys: ${KEYS.join(', ')}).${didYouMean(key, KEYS)}`);
     last = key;
     values.set(key, [item.slice(cut + 1)]);
   }
@@ -65,7 +65,7 @@ export function parseFaultSpec(text: string): FaultSpec {
     return n;
   };
   const kinds = (values.get('kinds') ?? [...FAULT_KINDS]).map((k) => {
-    if (!(FAULT_KINDS as readonly string[]).includes(k)) throw new BadInputError(`--faults: unknown fault kind '${k}' (kinds: ${FAULT_KINDS.join(', ')})`);
+    if (!(FAULT_KINDS as readonly string[]).includes(k)) throw new BadInputError(`--faults: unknown fault kind '${k}' (kinds: ${FAULT_KINDS.join(', ')}).${didYouMean(k, FAULT_KINDS)}`);
     return k as FaultKind;
   });
   if (kinds.length === 0) throw new BadInputError('--faults: kinds is empty');

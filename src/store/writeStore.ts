@@ -81,7 +81,9 @@ export async function openRescoreWriter(storeDir: string, id: string): Promise<R
 /** The same rows and metadata into a Parquet file of the caller's choosing (`rescore --out x.parquet`); an existing file is not overwritten. */
 export async function openRescoreWriterAt(target: string): Promise<RescoreWriter> {
   if ((await pathKind(target)) !== 'missing') throw new StoreError(`${target}: already exists; rescores are never overwritten (name a new file)`);
-  await mkdir(dirname(target), { recursive: true });
+  // Made a level at a time: Node's mkdir({ recursive: true }) never returns under /proc (outputPath.ts).
+  await checkWritableParent(target, 'the per-item results');
+  await makeFolders(dirname(target), 'the folder of the per-item results');
   // Rows go to a scratch file as lines of text, each checked as it comes (tableStaging.ts openTableStager); DuckDB
   // reads them once, at the end (a scoring query may hold the main connection while they come).
   const rows = openTableStager('rescores');

@@ -100,12 +100,18 @@ export class TaskIndex {
     for (const root of roots) this.indexRoot(resolve(root));
   }
 
+  /** The YAML files that could not be read (each error names its file and line): a listing says so rather than leave them out. */
+  unreadable(): readonly BadInputError[] {
+    return this.broken;
+  }
+
   static withShipped(includePaths: readonly string[] = []): TaskIndex {
     return new TaskIndex([shippedTasksRoot(), ...includePaths.map((p) => resolve(p))]);
   }
 
   private indexRoot(root: string): void {
     if (!existsSync(root)) throw new BadInputError('task folder not found', { file: root });
+    if (!statSync(root).isDirectory()) throw new BadInputError('not a folder: --include_path takes folders of task YAML files (a YAML file itself goes to --tasks)', { file: root });
     const seenHere = new Set<string>();
     for (const file of yamlFiles(root)) this.addFile(file, seenHere);
   }
@@ -225,7 +231,7 @@ export class TaskIndex {
     parent: GroupNode | null = null,
   ): GroupNode | string | null {
     if (typeof name !== 'string') return this.resolveInline(name, overrides, addTask, groups, parent);
-    if (name.endsWith('.yaml') && existsSync(name)) {
+    if (/\.ya?ml$/i.test(name) && existsSync(name)) {
       const raw = loadYamlWithIncludes(name);
       return this.resolveRaw(raw, resolve(name), overrides, addTask, groups);
     }
@@ -244,6 +250,8 @@ export class TaskIndex {
       const listed = this.broken.map((e) => `\n  ${e.message}`).join('');
       throw new BadInputError(`unknown task '${name}'; ${this.broken.length} task file(s) could not be read, and one of them may define it:${listed}`);
     }
+    // A YAML path is a file, not a name: the list of known names would not say that the file is missing.
+    if (/\.ya?ml$/i.test(name)) throw new BadInputError('no such task YAML file (--tasks takes task, group or tag names, or the path of a task YAML)', { file: name, field: '--tasks' });
     throw new UnknownNameError('task', name, this.names());
   }
 

@@ -6,9 +6,10 @@
  * pairs), each in data/<hash>.js, up to a stated number of items per list (a longer list's
  * pages say how many it holds). Free text search and other filters need the server.
  */
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { BadInputError } from '../errors.ts';
+import { checkWritableParent, makeFolders } from '../store/outputPath.ts';
 import type { ViewApi } from './api.ts';
 import { readAssets, pageHtml } from './assets.ts';
 import { bundleFile, bundleKey } from './bundleKey.ts';
@@ -23,11 +24,18 @@ export async function writeBundle(api: ViewApi, dir: string, limit = BUNDLE_ITEM
   const out = resolve(dir);
   const assets = readAssets();
   await refuseForeignFolder(out, dir);
+  // Made a level at a time: Node's mkdir({ recursive: true }) never returns under /proc (store/outputPath.ts).
   try {
-    await mkdir(join(out, 'data'), { recursive: true });
+    await checkWritableParent(join(out, 'data'), 'the bundle folder');
+    await makeFolders(join(out, 'data'), 'the bundle folder');
   } catch (error) {
-    throw new BadInputError(`cannot create the bundle folder (${(error as Error).message})`, { file: dir });
+    // Named as typed, not as the data/ folder inside it.
+    if (error instanceof BadInputError) throw new BadInputError(error.detail, { file: dir });
+    throw error;
   }
+  // The mark goes first: a bundle stopped half-way (Ctrl-C, a kill) is still an earlier bundle, which the same command
+  // writes over; marked last, the folder it left was refused as 'not an earlier bundle of lmaudit view'.
+  await writeFile(join(out, 'data', 'bundle.js'), 'window.__lmauditBundle = true;\n');
   const written = new Set<string>();
   const notes: string[] = [];
   /** Writes the API's answer (with `extra` added: what the bundle left out of a list). */
@@ -84,7 +92,6 @@ export async function writeBundle(api: ViewApi, dir: string, limit = BUNDLE_ITEM
     }
   }
   if (runs.sources.length > 1) await bundleCompare(save, pages, limit);
-  await writeFile(join(out, 'data', 'bundle.js'), 'window.__lmauditBundle = true;\n');
   await writeFile(join(out, 'app.js'), assets.script);
   await writeFile(join(out, 'app.css'), assets.style);
   await writeFile(join(out, 'index.html'), pageHtml('bundle'));
@@ -103,7 +110,7 @@ async function refuseForeignFolder(out: string, dir: string): Promise<void> {
   try {
     entries = await readdir(out);
   } catch {
-    return; // Not there (or not a folder: mkdir below says so).
+    return; // Not there (or not a folder: makeFolders below says so).
   }
   if (entries.length === 0) return;
   const earlierBundle = await readdir(join(out, 'data')).then((d) => d.includes('bundle.js'), () => false);

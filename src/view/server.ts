@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { API_ROUTES, ViewApi } from './api.ts';
 import { pageHtml, readAssets, SERVED_POLICY } from './assets.ts';
 import { ViewRequestError } from './viewErrors.ts';
+import { BadInputError } from '../errors.ts';
 
 export interface RunningViewer {
   url: string;
@@ -67,7 +68,11 @@ export async function startViewer(api: ViewApi, port = 0): Promise<RunningViewer
     });
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      // A port taken or not ours to take is the user's to change, as serve says it.
+      if (error.code === 'EADDRINUSE' || error.code === 'EACCES') reject(new BadInputError(`cannot listen on 127.0.0.1:${port} (${error.code}): give another --port, or leave it out for a free one`, { field: '--port' }));
+      else reject(error);
+    });
     server.listen(port, '127.0.0.1', resolve);
   });
   const bound = (server.address() as AddressInfo).port;

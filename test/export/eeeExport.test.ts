@@ -75,7 +75,11 @@ test('an unknown export format or relationship is bad input (exit 2)', () => {
   assert.equal(typo.stderr.trim(), "lmaudit: field '--format': unknown export format 'ee'. Did you mean: eee?");
   const relationship = runCli(['export', fixturePath('lmeval/pr3032-truthfulqa-gen'), '--format', 'eee', '--relationship', 'friends', '--out', out]);
   assert.equal(relationship.status, 2);
-  assert.equal(relationship.stderr.trim(), "lmaudit: field '--relationship': --relationship must be one of first_party, third_party, collaborative, other");
+  assert.equal(relationship.stderr.trim(), "lmaudit: field '--relationship': --relationship must be one of first_party, third_party, collaborative, other, got 'friends'.");
+  // EEE spells the values with underscores; a hyphen is the likely slip.
+  const hyphen = runCli(['export', fixturePath('lmeval/pr3032-truthfulqa-gen'), '--format', 'eee', '--relationship', 'third-party', '--out', out]);
+  assert.equal(hyphen.status, 2);
+  assert.equal(hyphen.stderr.trim(), "lmaudit: field '--relationship': --relationship must be one of first_party, third_party, collaborative, other, got 'third-party'. Did you mean: third_party?");
 });
 
 test("an Inspect log as EEE: the reported accuracy joined to the scorer's reduced scores, the epoch's scores a labelled computed result, the scorer's answer as the extraction", () => {

@@ -33,6 +33,24 @@ test('an empty file is exit 2 saying so, not a complaint about its first record'
   }
 });
 
+test('a CSV with a header and no rows, or a Parquet file of no rows, is as empty as an empty JSONL file: exit 2, no store (it was an empty run, exit 0)', async () => {
+  const csv = file('header-only.csv', 'id,output,gold\n');
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const conn = await (await DuckDBInstance.create(':memory:')).connect();
+  const parquet = join(dir(), 'none.parquet');
+  await conn.run(`COPY (SELECT 'q1' AS id, 'A' AS output, 'A' AS gold LIMIT 0) TO '${parquet}' (FORMAT parquet)`);
+  conn.closeSync();
+  for (const [path, why] of [[csv, 'the file has a header line and no records'], [parquet, 'the file holds no rows: no records to read']] as const) {
+    for (const skipBad of [[], ['--skip-bad']]) {
+      const out = join(dir(), 'store');
+      const r = runCli(['import', path, '--out', out, ...skipBad]);
+      assert.equal(r.status, 2, r.stdout);
+      assert.equal(r.stderr, `lmaudit: ${path}: ${why}\n`);
+      assert.equal(existsSync(out), false);
+    }
+  }
+});
+
 test('a missing field is exit 2 naming file, line and field', () => {
   const path = file('missing.jsonl', `${good}{"id": "q2", "output": "A"}\n`);
   const r = runCli(['rescore', path]);

@@ -5,7 +5,8 @@ import { loadSource } from '../../audit/source.ts';
 import { BadInputError, FalsifierViolatedError } from '../../errors.ts';
 import { diffLines } from '../../report/diffText.ts';
 import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
-import { companionLines, emit, warnIfUnfinished } from '../output.ts';
+import { companionLines, emit, outIs, unreadLines, warnIfUnfinished } from '../output.ts';
+import { listFlag } from '../keyValueArgs.ts';
 import { narrowToTasks, tasksOf } from '../../audit/narrow.ts';
 import type { LoadedSource } from '../../audit/source.ts';
 
@@ -32,8 +33,8 @@ export function runSelectorHint(flags: AuditFlags, sources: readonly LoadedSourc
 
 /** A loaded source narrowed to --tasks (src/audit/narrow.ts); as loaded when --tasks is absent. */
 export function narrowed(source: LoadedSource, tasks: string | undefined): LoadedSource {
-  const names = tasks?.split(',').map((s) => s.trim()).filter((s) => s !== '');
-  return names === undefined || names.length === 0 ? source : { ...source, store: narrowToTasks(source.store, names) };
+  const names = listFlag(tasks, '--tasks');
+  return names === undefined ? source : { ...source, store: narrowToTasks(source.store, names) };
 }
 
 export function positiveInt(value: string, flag: string, min = 1): number {
@@ -87,8 +88,9 @@ export function registerDiff(program: Command): void {
     const diff = await diffStores(sourceA.store, sourceB.store, options);
     const declared: DeclaredFalsifierResult | null = spec !== null ? evaluateDeclared(flags.falsifier!, spec, diff) : null;
     const companions = { a: sourceA.companions, b: sourceB === sourceA ? [] : sourceB.companions };
-    if (flags.json || flags.out?.endsWith('.json')) await emit({ json: { ...diff, declared_falsifier: declared, skipped: { a: sourceA.skipped.length, b: sourceB.skipped.length }, companions } }, flags.out, 'diff');
-    else await emit({ lines: [...companionLines(companions.a, 'A: '), ...companionLines(companions.b, 'B: '), ...diffLines(diff, declared)] }, flags.out, 'diff');
+    const unread = { a: sourceA.unrecognised, b: sourceB === sourceA ? [] : sourceB.unrecognised };
+    if (flags.json || outIs(flags.out, 'json')) await emit({ json: { ...diff, declared_falsifier: declared, skipped: { a: sourceA.skipped.length, b: sourceB.skipped.length }, companions, files_not_recognised: unread } }, flags.out, 'diff');
+    else await emit({ lines: [...companionLines(companions.a, 'A: '), ...companionLines(companions.b, 'B: '), ...unreadLines(unread.a, 'A: '), ...unreadLines(unread.b, 'B: '), ...diffLines(diff, declared)] }, flags.out, 'diff');
     if (declared?.status === 'violated') throw new FalsifierViolatedError(declared.sentence);
   });
 }

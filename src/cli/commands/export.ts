@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { loadSource } from '../../audit/source.ts';
-import { BadInputError, nameHint } from '../../errors.ts';
+import { BadInputError, didYouMean, nameHint } from '../../errors.ts';
 import { exportEee, type ExportOptions } from '../../export/eee/exportEee.ts';
 import { checkWritableParent } from '../../store/outputPath.ts';
 import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
@@ -23,7 +23,7 @@ export function registerExport(program: Command): void {
       .option('--json', 'print a JSON summary', false),
   ).action(async (sources: string[], flags: ImportFlags & { format: string; out: string; organization: string; relationship?: string; replace: boolean; json: boolean }) => {
     if (!(FORMATS as readonly string[]).includes(flags.format)) throw new BadInputError(`unknown export format '${flags.format}'.${nameHint(flags.format, FORMATS)}`, { field: '--format' });
-    if (flags.relationship !== undefined && !(RELATIONSHIPS as readonly string[]).includes(flags.relationship)) throw new BadInputError(`--relationship must be one of ${RELATIONSHIPS.join(', ')}`, { field: '--relationship' });
+    if (flags.relationship !== undefined && !(RELATIONSHIPS as readonly string[]).includes(flags.relationship)) throw new BadInputError(`--relationship must be one of ${RELATIONSHIPS.join(', ')}, got '${flags.relationship}'.${didYouMean(flags.relationship, RELATIONSHIPS)}`, { field: '--relationship' });
     await checkWritableParent(flags.out, 'the export folder');
     const { store } = await loadSource(sources, importOptionsFrom(flags));
     const written = await exportEee(store, { out: flags.out, organization: flags.organization, relationship: (flags.relationship ?? null) as ExportOptions['relationship'], replace: flags.replace });

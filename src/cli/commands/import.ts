@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { importSources } from '../../import/index.ts';
-import { stageUnion } from '../../audit/source.ts';
+import { refuseUnusedFieldFlags, stageUnion } from '../../audit/source.ts';
 import { writeStore } from '../../store/writeStore.ts';
 import { checkWritableParent } from '../../store/outputPath.ts';
 import { limitDuckMemory } from '../../util/duckdb.ts';
@@ -22,6 +22,7 @@ export function registerImport(program: Command): void {
     await checkWritableParent(flags.out, 'the store');
     await limitDuckMemory('512MB');
     const imported = await importSources(sources, importOptionsFrom(flags));
+    refuseUnusedFieldFlags(imported.runs.map((r) => r.provenance), false, importOptionsFrom(flags), sources, false);
     const staged = await stageUnion(imported.runs.map((r) => r.tables));
     await writeStore(
       flags.out,

@@ -10,7 +10,7 @@ import type { RunProvenance } from '../../store/schema.ts';
 import { fmt } from '../../report/textTable.ts';
 import { brief } from '../../audit/settingRecord.ts';
 import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
-import { companionLines, emit, formatTable } from '../output.ts';
+import { companionLines, emit, formatTable, outIs } from '../output.ts';
 import { isScoreKey, stderrKeyOf } from '../../audit/reportedStderr.ts';
 import { reportedNumber } from '../../formats/reportedNumber.ts';
 
@@ -85,7 +85,7 @@ export function registerLs(program: Command): void {
         })),
       };
     });
-    if (flags.json || flags.out?.endsWith('.json')) return emit({ json: { source: sources.join(', '), runs, companions: source.companions, files_not_recognised: source.unrecognised } }, flags.out, 'listing');
+    if (flags.json || outIs(flags.out, 'json')) return emit({ json: { source: sources.join(', '), runs, companions: source.companions, files_not_recognised: source.unrecognised } }, flags.out, 'listing');
     const lines = [`${sources.join(', ')}: ${runs.length} run(s)`, ...companionLines(source.companions)];
     for (const run of runs) {
       lines.push('', `run ${run.run_id} (${run.label}): ${run.state}, ${run.tasks.length} task(s)`);

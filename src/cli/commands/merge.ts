@@ -2,7 +2,8 @@
  * `lmaudit merge <out> <shard stores…>`: the stores of `lmaudit run … --shard i/N` joined into the
  * store the unsharded run would have written (src/run/merge.ts), which rescore, diff and report read.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { checkLmevalFilesPath } from '../../run/lmevalFiles.ts';
 import type { Command } from 'commander';
 import { BadInputError } from '../../errors.ts';
 import { RunEvents } from '../../run/events.ts';
@@ -19,7 +20,9 @@ export function registerMerge(program: Command): void {
     .option('--output_path <dir>', "also write lm-eval's results and samples files for the merged run under <dir>/<model>/")
     .option('--json', 'print a JSON summary', false)
     .action(async (out: string, shards: string[], flags: { output_path?: string; json: boolean }) => {
+      if (existsSync(out) && !statSync(out).isDirectory()) throw new BadInputError('is a file; merge writes a new store folder', { file: out });
       if (existsSync(out) && readdirSync(out).length > 0) throw new BadInputError(`${out} already exists; merge writes a new store`);
+      if (flags.output_path !== undefined) await checkLmevalFilesPath(flags.output_path);
       if (shards.includes(out)) throw new BadInputError(`${out} is both the merged store and a shard`);
       const { summary, shards: joined } = await mergeShards(out, shards, new RunEvents(), { outputPath: flags.output_path ?? null });
       const count = joined[0]!.spec.count;

@@ -1,9 +1,11 @@
 import type { Command } from 'commander';
 import { BadInputError } from '../../errors.ts';
 import { buildPrompts, writePromptFile } from '../../prompt/prompts.ts';
-import { checkWritableParent } from '../../store/outputPath.ts';
+import { statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { checkWritableParent, makeFolders } from '../../store/outputPath.ts';
 import { printJson, printLines, formatTable } from '../output.ts';
-import { parseBool, parseKeyValueArgs, parseNumber } from '../keyValueArgs.ts';
+import { parseBool, parseCount, parseKeyValueArgs, parseNumber } from '../keyValueArgs.ts';
 
 interface PromptFlags {
   tasks: string;
@@ -37,12 +39,16 @@ export function registerPrompts(program: Command): void {
     .option('--json', 'print a JSON summary', false)
     .action(async (flags: PromptFlags) => {
       await checkWritableParent(flags.out, 'the prompts file');
+      if (statSync(flags.out, { throwIfNoEntry: false })?.isDirectory()) throw new BadInputError('is a folder: --out names the JSONL file to write (e.g. prompts.jsonl)', { file: flags.out });
+      // Required, so an empty list has no default to fall back on (it wrote an empty file): said as run says it.
+      const tasks = flags.tasks.split(',').map((s) => s.trim()).filter(Boolean);
+      if (tasks.length === 0) throw new BadInputError('lmaudit prompts needs --tasks <names> (`lmaudit tasks` lists them)', { field: '--tasks' });
       const chat = flags.apply_chat_template;
       if (chat === true) throw new BadInputError('--apply_chat_template needs a template here (no model is loaded): a tokenizer_config.json, a template file, llama3 or qwen3');
       const { built, groups, chatTemplate, seeds } = await buildPrompts({
-        tasks: flags.tasks.split(',').map((s) => s.trim()).filter(Boolean),
+        tasks,
         includePaths: flags.include_path,
-        numFewshot: parseNumber(flags.num_fewshot, '--num_fewshot'),
+        numFewshot: parseCount(flags.num_fewshot, '--num_fewshot'),
         limit: parseNumber(flags.limit, '--limit'),
         applyChatTemplate: typeof chat === 'string' ? chat : null,
         fewshotAsMultiturn: parseBool(flags.fewshot_as_multiturn, '--fewshot_as_multiturn'),
@@ -50,7 +56,13 @@ export function registerPrompts(program: Command): void {
         seed: flags.seed,
         genKwargs: flags.gen_kwargs === undefined ? null : parseKeyValueArgs(flags.gen_kwargs, '--gen_kwargs'),
       });
-      writePromptFile(built, flags.out);
+      // Its folder is made as every other command's --out is, once the prompts are built (a refused build makes none).
+      await makeFolders(dirname(flags.out), 'the folder of the prompts file');
+      try {
+        writePromptFile(built, flags.out);
+      } catch (error) {
+        throw new BadInputError(`cannot write the prompts file (${(error as Error).message})`, { file: flags.out });
+      }
       const summary = {
         out: flags.out,
         chat_template: chatTemplate ? { origin: chatTemplate.origin, name: chatTemplate.name, sha256: chatTemplate.sha256 } : null,

@@ -7,7 +7,7 @@ import { buildReport } from '../../report/model.ts';
 import { REPORT_FORMATS, renderReport, type ReportFormat } from '../../report/render.ts';
 import { DEFAULT_PAIRED_OPTIONS } from '../../audit/pairedStats.ts';
 import { addImportFlags, importOptionsFrom } from '../importFlags.ts';
-import { companionLines, printJson, warnIfUnfinished, writeOutFile } from '../output.ts';
+import { companionLines, printJson, unreadLines, warnIfUnfinished, writeOutFile } from '../output.ts';
 import { addAuditFlags, diffOptionsFrom, narrowed, type AuditFlags } from './diff.ts';
 
 interface ReportFlags extends AuditFlags {
@@ -17,12 +17,16 @@ interface ReportFlags extends AuditFlags {
   title?: string;
 }
 
+/** --out's extensions, in any case, and their other spellings: audit.HTML or audit.htm was written as Markdown. */
+const OUT_EXTENSIONS: Record<string, ReportFormat> = { md: 'md', markdown: 'md', tex: 'tex', latex: 'tex', html: 'html', htm: 'html', json: 'json' };
+
 /**
  * --format, else --out's extension, else md. --json picks the JSON report only without --out: with --out it asks for
  * a JSON summary on stdout (its help says so), and `--out r.md --json` wrote JSON into r.md.
  */
 function formatOf(flags: ReportFlags): ReportFormat {
-  const fromOut = flags.out === undefined ? undefined : (flags.out.match(/\.(md|tex|html|json)$/)?.[1] ?? 'md');
+  const extension = flags.out === undefined ? undefined : /\.([a-z]+)$/i.exec(flags.out)?.[1]?.toLowerCase();
+  const fromOut = flags.out === undefined ? undefined : extension !== undefined && Object.hasOwn(OUT_EXTENSIONS, extension) ? OUT_EXTENSIONS[extension]! : 'md';
   const wanted = flags.format ?? fromOut ?? (flags.json ? 'json' : 'md');
   if (!(REPORT_FORMATS as readonly string[]).includes(wanted)) throw new UnknownNameError('report format', wanted, REPORT_FORMATS);
   return wanted as ReportFormat;
@@ -61,7 +65,9 @@ export function registerReport(program: Command): void {
     const text = renderReport(data, format);
     // The report itself goes to stdout (or --out): what was read besides the named files is said on stderr.
     const companions = [...sourceA.companions, ...(sourceB === null || sourceB === sourceA ? [] : sourceB.companions)];
-    if (companions.length > 0) process.stderr.write(`${companionLines(companions).join('\n')}\n`);
+    const unread = [...sourceA.unrecognised, ...(sourceB === null || sourceB === sourceA ? [] : sourceB.unrecognised)];
+    const besides = [...companionLines(companions), ...unreadLines(unread)];
+    if (besides.length > 0) process.stderr.write(`${besides.join('\n')}\n`);
     if (flags.out !== undefined) {
       await writeOutFile(flags.out, text, 'report');
       const summary = { out: flags.out, format, bytes: Buffer.byteLength(text), declared_falsifier: declared?.status ?? null };

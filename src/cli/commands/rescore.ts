@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { findImpossible, impossibleLines } from '../../audit/cannotBeRight.ts';
 import { taskCode } from '../../audit/taskCode.ts';
 import { loadSource } from '../../audit/source.ts';
-import { BadInputError, nameHint } from '../../errors.ts';
+import { BadInputError, didYouMean, nameHint } from '../../errors.ts';
 import { computeMatrix, type MatrixSpec, type ScopeResult } from '../../score/matrix.ts';
 import { AGGREGATIONS, type Aggregation } from '../../score/sweeps.ts';
 import { AS_RECORDED, splitSpecs } from '../../score/registry.ts';
@@ -12,7 +12,8 @@ import type { AsRecordedSection } from '../../score/asRecorded.ts';
 import { openRescoreWriter, openRescoreWriterAt, type RescoreWriter } from '../../store/writeStore.ts';
 import { narrowToTasks } from '../../audit/narrow.ts';
 import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
-import { companionLines, emit, warnIfUnfinished } from '../output.ts';
+import { companionLines, emit, outIs, unreadLines, warnIfUnfinished } from '../output.ts';
+import { listFlag, someOf } from '../keyValueArgs.ts';
 import { formatMatrix, formatAsRecorded, reportedWithoutRows } from '../formatMatrix.ts';
 import { formatAgentSweeps } from '../formatAgentSweep.ts';
 import { agentSweeps } from '../../score/agents/sweep.ts';
@@ -30,7 +31,6 @@ interface RescoreFlags extends ImportFlags {
   seed: string;
 }
 
-const list = (value: string | undefined) => value?.split(',').map((s) => s.trim()).filter((s) => s !== '');
 
 export function registerRescore(program: Command): void {
   addImportFlags(
@@ -49,11 +49,11 @@ export function registerRescore(program: Command): void {
       .option('--out [path]', "x.parquet: per-item results into that file; x.json: the JSON report; any other path: the printed text; bare --out: per-item results appended to the store's rescores/ folder")
       .option('--json', 'print one JSON object', false),
   ).action(async (sources: string[], flags: RescoreFlags) => {
-    const aggregations = list(flags.aggregations);
+    const aggregations = listFlag(flags.aggregations, '--aggregations');
     for (const a of aggregations ?? []) {
       if (!AGGREGATIONS.includes(a as Aggregation)) throw new BadInputError(`unknown aggregation '${a}'.${nameHint(a, AGGREGATIONS)}`, { field: '--aggregations' });
     }
-    if (!['auto', 'sql', 'js'].includes(flags.engine)) throw new BadInputError(`--engine must be auto, sql or js`, { field: '--engine' });
+    if (!['auto', 'sql', 'js'].includes(flags.engine)) throw new BadInputError(`--engine must be auto, sql or js, got '${flags.engine}'.${didYouMean(flags.engine, ['auto', 'sql', 'js'])}`, { field: '--engine' });
     const bootstrap = Number(flags.bootstrap);
     const bootstrapSeed = Number(flags.seed);
     if (!Number.isInteger(bootstrap) || bootstrap < 0) throw new BadInputError('--bootstrap must be a whole number of iterations', { field: '--bootstrap' });
@@ -62,15 +62,15 @@ export function registerRescore(program: Command): void {
     if (!Number.isInteger(flipsLimit) || flipsLimit < 0) throw new BadInputError('--flips must be a whole number', { field: '--flips' });
 
     const loaded = await loadSource(sources, importOptionsFrom(flags), { goldFromDocuments: true });
-    const source = { ...loaded, store: narrowToTasks(loaded.store, list(flags.tasks)) };
+    const source = { ...loaded, store: narrowToTasks(loaded.store, listFlag(flags.tasks, '--tasks')) };
     warnIfUnfinished(sources.join(', '), source.store);
     const intoStore = flags.out === true;
     const outPath = typeof flags.out === 'string' ? flags.out : undefined;
-    const parquetOut = outPath !== undefined && outPath.endsWith('.parquet') ? outPath : undefined;
+    const parquetOut = outIs(outPath, 'parquet') ? outPath : undefined;
     if (intoStore && !source.store.local) {
       throw new BadInputError('bare --out appends to a run store: import the source first (lmaudit import … --out <store>), or give --out <file>.parquet', { file: sources.join(', ') });
     }
-    const extractors = flags.extractors === undefined ? undefined : splitSpecs(flags.extractors);
+    const extractors = flags.extractors === undefined ? undefined : someOf(splitSpecs(flags.extractors), flags.extractors, '--extractors');
     const wantsAsRecorded = extractors?.includes(AS_RECORDED) ?? false;
     const matrixExtractors = extractors?.filter((e) => e !== AS_RECORDED);
     if (wantsAsRecorded && flags.goldField !== undefined) {
@@ -85,7 +85,7 @@ export function registerRescore(program: Command): void {
           ? []
           : await computeMatrix(source.store, {
               extractors: matrixExtractors,
-              normalizers: list(flags.normalizers),
+              normalizers: listFlag(flags.normalizers, '--normalizers'),
               aggregations: aggregations as Aggregation[] | undefined,
               flipsLimit,
               engine: flags.engine as 'auto' | 'sql' | 'js',
@@ -119,9 +119,12 @@ export function registerRescore(program: Command): void {
       .filter((r) => !withItems.has(r.run_id) && !(wantsAsRecorded && matrixExtractors?.length === 0))
       .map((r) => ({ run_id: r.run_id, label: r.label, reported_tasks: Object.keys(r.reported).length }));
     const textOut = parquetOut === undefined ? outPath : undefined;
-    if (flags.json || textOut?.endsWith('.json')) return emit({ json: { ...report, runs_without_items: resultsOnly, rescores_written: written, companions: source.companions, cannot_be_right: impossible, as_recorded_without_rows: asRecorded.flatMap((sec) => reportedWithoutRows(sec, source.store.manifest.runs.find((r) => r.run_id === sec.run_id)).map((m) => ({ run_id: sec.run_id, ...m }))) } }, textOut, 'rescoring report');
+    if (flags.json || outIs(textOut, 'json')) return emit({ json: { ...report, runs_without_items: resultsOnly, rescores_written: written, companions: source.companions, cannot_be_right: impossible, as_recorded_without_rows: asRecorded.flatMap((sec) => reportedWithoutRows(sec, source.store.manifest.runs.find((r) => r.run_id === sec.run_id)).map((m) => ({ run_id: sec.run_id, ...m }))) } }, textOut, 'rescoring report');
+    // A results-only run names the files beside it that were not read; the others are named here.
+    const besideRuns = new Set(resultsOnly.flatMap((r) => unreadBeside(r.label, source.unrecognised)));
     await emit({ lines: [
       ...companionLines(source.companions),
+      ...unreadLines(source.unrecognised.filter((u) => !besideRuns.has(u))),
       ...formatMatrix(scopes, source.skipped.length),
       ...formatAgentSweeps(agents),
       ...resultsOnly.flatMap((r) => [

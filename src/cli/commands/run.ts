@@ -10,9 +10,10 @@ import { BadInputError, UnknownNameError } from '../../errors.ts';
 import type { ModelArgs } from '../../models/lm.ts';
 import { ProgressState, RunEvents, formatDuration, progressLine } from '../../run/events.ts';
 import { resultsTable } from '../../run/resultsTable.ts';
+import { checkLmevalFilesPath } from '../../run/lmevalFiles.ts';
 import { executeRun, type RunOptions, type RunSummary } from '../../run/runner.ts';
 import { executeGrid, GRID_AXES, loadGridFile, parseGridFlags, type GridAxis } from '../../run/grid.ts';
-import { parseBool, parseKeyValueArgs, parseNumber } from '../keyValueArgs.ts';
+import { parseBool, parseCount, parseKeyValueArgs, parseNumber } from '../keyValueArgs.ts';
 import { parseShard } from '../../run/shard.ts';
 import { backendNames } from '../../models/registry.ts';
 import { printJson, printLines } from '../output.ts';
@@ -103,13 +104,14 @@ export function registerRun(program: Command): void {
       const args = modelArgs(flags.model_args);
       const model = lmauditBackend(flags.model, args);
       const lmeval = lmevalFlagEffects(flags, model);
+      if (flags.output_path !== undefined) await checkLmevalFilesPath(flags.output_path);
       const location = storeLocation(flags, model, args, date);
       if (location.replayFrom !== null) process.stderr.write(`lmaudit run: --use_cache ${location.replayFrom} holds a finished run: its answers are replayed (--model replay), none is sent to a model\n`);
       const options: RunOptions = {
         ...(location.replayFrom === null ? { model, modelArgs: args } : { model: 'replay', modelArgs: { store: location.replayFrom } }),
         tasks,
         includePaths: flags.include_path,
-        numFewshot: parseNumber(flags.num_fewshot, '--num_fewshot'),
+        numFewshot: parseCount(flags.num_fewshot, '--num_fewshot'),
         batchSize: batchSize(flags.batch_size),
         batchSizeText: flags.batch_size,
         limit: parseNumber(flags.limit, '--limit'),

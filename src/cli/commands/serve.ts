@@ -21,6 +21,7 @@ interface ServeFlags {
   faults?: string;
   delay_ms: string;
   batch_size: string;
+  json: boolean;
 }
 
 function modelArgs(text: string | undefined): ModelArgs {
@@ -54,6 +55,7 @@ export function registerServe(program: Command): void {
     )
     .option('--delay_ms <ms>', 'fixed delay added to every reply of the generation endpoints: each request is answered (or faulted) MS after its body has been read, plus the time its answer takes; concurrent requests wait their delays at the same time, not one after another', '0')
     .option('--batch_size <n>', 'prompts one backend call may carry when concurrent requests are batched', '64')
+    .option('--json', 'print the first line as JSON: the URL, the served model id and the backend', false)
     .action(async (flags: ServeFlags) => {
       const args = modelArgs(flags.model_args);
       const port = wholeNumber(flags.port, '--port', 0, 65535);
@@ -69,9 +71,11 @@ export function registerServe(program: Command): void {
         await model.close();
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new BadInputError(`cannot listen on ${flags.host}:${port} (${code})`);
+        // A --host that names no address (a typo, an unresolvable name) fails in the lookup before any listen.
+        if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') throw new BadInputError(`cannot listen on ${flags.host}:${port}: no address of this machine is called '${flags.host}' (${code})`, { field: '--host' });
         throw error;
       }
-      process.stdout.write(`${server.url}\n`);
+      process.stdout.write(flags.json ? `${JSON.stringify({ url: server.url, model: modelName, backend: flags.model })}\n` : `${server.url}\n`);
       process.stderr.write(`lmaudit serve: ${flags.model} model '${modelName}' at ${server.url}/v1${faults === null ? '' : `; injecting faults (${flags.faults})`}; Ctrl-C stops\n`);
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);

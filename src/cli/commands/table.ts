@@ -12,7 +12,8 @@ import { tableLines } from '../../report/tableText.ts';
 import { splitSpecs } from '../../score/registry.ts';
 import { AGGREGATIONS, type Aggregation } from '../../score/sweeps.ts';
 import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
-import { companionLines, emit, warnIfUnfinished } from '../output.ts';
+import { companionLines, emit, outIs, unreadLines, warnIfUnfinished } from '../output.ts';
+import { listFlag, someOf } from '../keyValueArgs.ts';
 import { narrowed } from './diff.ts';
 
 interface TableFlags extends ImportFlags {
@@ -37,12 +38,11 @@ function number(text: string | undefined, flag: string, min = -Infinity): number
 
 export function tableOptionsFrom(flags: Omit<TableFlags, keyof ImportFlags | 'json'>): TableOptions {
   if (!AGGREGATIONS.includes(flags.aggregation as Aggregation)) throw new BadInputError(`unknown aggregation '${flags.aggregation}'.${nameHint(flags.aggregation, AGGREGATIONS)}`, { field: '--aggregation' });
-  const list = (v: string | undefined) => v?.split(',').map((s) => s.trim()).filter((s) => s !== '');
   const gap = number(flags.gap, '--gap', 0);
   if (gap === 0) throw new BadInputError('--gap must be above 0', { field: '--gap' });
   return {
-    extractors: flags.extractors === undefined ? undefined : splitSpecs(flags.extractors),
-    normalizers: list(flags.normalizers),
+    extractors: flags.extractors === undefined ? undefined : someOf(splitSpecs(flags.extractors), flags.extractors, '--extractors'),
+    normalizers: listFlag(flags.normalizers, '--normalizers'),
     aggregation: flags.aggregation as Aggregation,
     task: flags.task,
     gap,
@@ -76,7 +76,7 @@ export function registerTable(program: Command): void {
     if (options.task !== undefined && !present.includes(options.task)) throw new UnknownNameError('task in this source', options.task, present);
     const tables = await buildTables(source.store, options);
     if (tables.length === 0) throw new BadInputError(`no run in ${sources.join(', ')} has per-item records or reported numbers${options.task === undefined ? '' : ` for task '${options.task}'`}`);
-    if (flags.json || flags.out?.endsWith('.json')) await emit({ json: { tables, grid: source.store.manifest.grid ?? null } }, flags.out, 'tables');
-    else await emit({ lines: [...companionLines(source.companions), ...tables.flatMap((t, i) => (i === 0 ? tableLines(t) : ['', ...tableLines(t)]))] }, flags.out, 'tables');
+    if (flags.json || outIs(flags.out, 'json')) await emit({ json: { tables, grid: source.store.manifest.grid ?? null, files_not_recognised: source.unrecognised } }, flags.out, 'tables');
+    else await emit({ lines: [...companionLines(source.companions), ...unreadLines(source.unrecognised), ...tables.flatMap((t, i) => (i === 0 ? tableLines(t) : ['', ...tableLines(t)]))] }, flags.out, 'tables');
   });
 }

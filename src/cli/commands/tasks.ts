@@ -6,7 +6,7 @@
 import { relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import { shippedTasksRoot, TaskIndex, type CatalogueEntry } from '../../tasks/index.ts';
-import { emit, formatTable } from '../output.ts';
+import { emit, formatTable, outIs } from '../output.ts';
 
 /** A file as the user can find it: under the shipped library as tasks/…, under an --include_path as that path typed, else relative to here. */
 function displayPath(file: string, includePaths: readonly string[]): string {
@@ -23,8 +23,11 @@ function displayPath(file: string, includePaths: readonly string[]): string {
   return relative(process.cwd(), file);
 }
 
-export function taskCatalogue(includePaths: readonly string[]): { entries: CatalogueEntry[]; lines: string[]; json: unknown } {
-  const entries = TaskIndex.withShipped(includePaths).catalogue();
+export function taskCatalogue(includePaths: readonly string[]): { entries: CatalogueEntry[]; lines: string[]; json: unknown; unread: string[] } {
+  const index = TaskIndex.withShipped(includePaths);
+  const entries = index.catalogue();
+  // A file that does not parse defines nothing the list can show: it is named with why, as import names a file it did not read.
+  const unread = index.unreadable().map((e) => `not read: ${e.message}`);
   const count = (kind: string) => entries.filter((e) => e.kind === kind).length;
   const rows = entries.map((e) => [
     e.name,
@@ -39,7 +42,9 @@ export function taskCatalogue(includePaths: readonly string[]): { entries: Catal
       ...formatTable(['name', 'kind', 'output type', 'few-shot', 'source'], rows),
       '',
       `${count('task')} tasks, ${count('group')} groups, ${count('tag')} tags (a few-shot default is the YAML's num_fewshot; lm-eval reads an unset one as 0; --num_fewshot overrides it unless the YAML says 0)`,
+      ...unread,
     ],
+    unread,
     json: entries.map((e) => ({ name: e.name, kind: e.kind, output_type: e.outputType, num_fewshot: e.numFewshot, source: e.file === null ? null : displayPath(e.file, includePaths), members: e.members })),
   };
 }
@@ -52,7 +57,10 @@ export function registerTasks(program: Command): void {
     .option('--out <file>', 'write the list to this file instead of stdout')
     .option('--json', 'print the list as JSON', false)
     .action(async (flags: { include_path?: string[]; json: boolean; out?: string }) => {
-      const { lines, json } = taskCatalogue(flags.include_path ?? []);
-      await emit(flags.json || flags.out?.endsWith('.json') ? { json } : { lines }, flags.out, 'task list');
+      const { lines, json, unread } = taskCatalogue(flags.include_path ?? []);
+      const asJson = flags.json || outIs(flags.out, 'json');
+      // The JSON is the list itself: what was not read goes to stderr beside it.
+      if (asJson && unread.length > 0) process.stderr.write(`${unread.map((u) => `lmaudit: ${u}`).join('\n')}\n`);
+      await emit(asJson ? { json } : { lines }, flags.out, 'task list');
     });
 }

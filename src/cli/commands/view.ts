@@ -7,13 +7,14 @@ import { spawn } from 'node:child_process';
 import { relative } from 'node:path';
 import { BadInputError } from '../../errors.ts';
 import { addImportFlags, importOptionsFrom, type ImportFlags } from '../importFlags.ts';
-import { companionLines, printLines, warnIfUnfinished } from '../output.ts';
+import { companionLines, printJson, printLines, unreadLines, warnIfUnfinished } from '../output.ts';
 import { positiveInt } from './diff.ts';
 
 interface ViewFlags extends ImportFlags {
   port?: string;
   open: boolean;
   bundle?: string;
+  json: boolean;
 }
 
 /**
@@ -39,7 +40,8 @@ export function registerView(program: Command): void {
       .argument('<sources...>', 'run stores, or anything `import` reads (each argument one source)')
       .option('--port <n>', 'port on 127.0.0.1 (default: a free one)')
       .option('--open', 'open the page in the default browser', false)
-      .option('--bundle <dir>', 'write a static site of the pages to this folder instead of serving (opens from file://)'),
+      .option('--bundle <dir>', 'write a static site of the pages to this folder instead of serving (opens from file://)')
+      .option('--json', "print what was done as JSON (with --bundle: the folder, its index page and the API's answers written; else the URL, on one line)", false),
   ).action(async (sources: string[], flags: ViewFlags) => {
     const port = flags.port === undefined ? 0 : positiveInt(flags.port, '--port');
     if (port > 65535) throw new BadInputError('--port must be at most 65535', { field: '--port' });
@@ -48,19 +50,21 @@ export function registerView(program: Command): void {
     const session = await ViewSession.open(sources, importOptionsFrom(flags));
     for (const s of session.sources) {
       warnIfUnfinished(s.label, s.loaded.store);
-      const lines = companionLines(s.loaded.companions);
+      const lines = [...companionLines(s.loaded.companions), ...unreadLines(s.loaded.unrecognised)];
       if (lines.length > 0) process.stderr.write(`${lines.join('\n')}\n`);
     }
     const api = new ViewApi(session);
     if (flags.bundle !== undefined) {
       const { writeBundle } = await import('../../view/bundle.ts');
       const written = await writeBundle(api, flags.bundle);
+      if (flags.json) return printJson({ bundle: flags.bundle, index: written.index, answers: written.pages, notes: written.notes });
       printLines([`Wrote a static bundle of the viewer's pages and ${written.pages} of its API's answers to ${flags.bundle} (open ${relativeToCwd(written.index)})`, ...written.notes]);
       return;
     }
     const { startViewer } = await import('../../view/server.ts');
     const viewer = await startViewer(api, port);
-    process.stdout.write(`lmaudit view: ${viewer.url} (127.0.0.1 only; Ctrl-C to stop)\n`);
+    // One line either way: a script reads the first line to find the server.
+    process.stdout.write(flags.json ? `${JSON.stringify({ url: viewer.url })}\n` : `lmaudit view: ${viewer.url} (127.0.0.1 only; Ctrl-C to stop)\n`);
     if (flags.open) openInBrowser(viewer.url);
     await new Promise<void>((resolve) => {
       const stop = () => void viewer.close().then(resolve);

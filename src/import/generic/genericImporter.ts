@@ -113,6 +113,15 @@ async function importOne(probe: FileProbe, options: ImportOptions): Promise<Impo
       throw new BadInputError(`cannot read as ${format} (${reason})`, { file: probe.path, ...(line === null ? {} : { line }) });
     }
   } else if (bulk !== null) {
+    // A header with no rows (or a Parquet file of none) is as empty as an empty JSONL file, which is refused: an
+    // import of no records would pass for a run whose numbers exist.
+    if (format === 'csv' || format === 'parquet') {
+      const [rows] = await queryRows<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM ${bulk}`);
+      if (rows!.n === 0) {
+        await (await duck()).run(`DROP TABLE IF EXISTS ${bulk}`);
+        throw new BadInputError(format === 'csv' ? 'the file has a header line and no records' : 'the file holds no rows: no records to read', { file: probe.path });
+      }
+    }
     // CSV and Parquet have no JS reader: --skip-bad drops their bad rows here, each named as the JS reader names one.
     if (options.skipBad && (format === 'csv' || format === 'parquet')) {
       const { table, skipped } = await withoutBadRows(bulk, fields, probe.path, format);

@@ -8,7 +8,7 @@
  * target before Inspect's own normalisation; an item scores 1 when Inspect's
  * value_to_float of the Score is 1 (f1 gives its fraction).
  */
-import { BadInputError, nameHint } from '../../errors.ts';
+import { BadInputError, didYouMean, nameHint } from '../../errors.ts';
 import type { Extractor, ExtractorFactory, ItemView, Normalizer } from '../types.ts';
 import { choiceScore } from './choice.ts';
 import { valueToFloat } from '../../formats/inspectScore.ts';
@@ -88,7 +88,7 @@ const pattern: ExtractorFactory = (argument) => {
 
 const answer: ExtractorFactory = (argument) => {
   if (!(argument in ANSWER_PATTERNS)) {
-    throw new BadInputError(`inspect-answer needs one of letter, word, line (got '${argument}')`, { field: 'extractors' });
+    throw new BadInputError(`inspect-answer needs one of letter, word, line (got '${argument}').${didYouMean(String(argument), ['letter', 'word', 'line'])}`, { field: 'extractors' });
   }
   return inspectExtractor(`inspect-answer:${argument}`, `Inspect answer("${argument}")`, (text, targets) => answerScore(text, targets, argument as AnswerKind));
 };

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadSource } from '../../../src/audit/source.ts';
@@ -69,6 +69,23 @@ test('a samples file named alone is read with the aggregate beside it; JSON lack
   const r = runCli(['import', join(dir, 'partial.json'), '--out', join(dir, 's')]);
   assert.equal(r.status, 2);
   assert.equal(r.stderr.trim(), `lmaudit: ${join(dir, 'partial.json')}: not a file lmaudit can import: an Every Eval Ever aggregate without the key(s) every schema version requires: evaluation_results`);
+});
+
+test('an aggregate cut short (a copy stopped half-way) is exit 2 naming the line where it breaks off, in a folder too: it was listed as lacking evaluation_results and its samples imported without it', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'eee-cut-'));
+  const text = readFileSync(fixturePath(`${REFERENCE}/${UUID}.json`), 'utf8');
+  // Cut inside a string, before evaluation_results, as a copy stopped half-way leaves it.
+  const cut = text.slice(0, text.indexOf('"evaluation_results"') - 40);
+  writeFileSync(join(dir, `${UUID}.json`), cut);
+  copyFileSync(fixturePath(`${REFERENCE}/${UUID}_samples.jsonl`), join(dir, `${UUID}_samples.jsonl`));
+  const line = cut.split('\n').length;
+  for (const named of [join(dir, `${UUID}.json`), dir]) {
+    const r = runCli(['import', named, '--out', join(dir, 's')]);
+    assert.equal(r.status, 2, r.stdout);
+    // The reader names where the string the cut leaves open began.
+    assert.equal(r.stderr, `lmaudit: ${join(dir, `${UUID}.json`)}, line ${line}: malformed JSON at character ${cut.lastIndexOf('"')}: unterminated string\n`);
+    assert.equal(existsSync(join(dir, 's')), false);
+  }
 });
 
 test('0.2.0 and 0.2.2 aggregates without samples import as results only, by their version rules; the flat index is listed with why', async () => {
