@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { cliArgs, ONE_THREAD, repoRoot, runCli } from '../helpers/cli.ts';
+import { slowOnly } from '../helpers/slow.ts';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'lmaudit-careless-'));
 
@@ -173,7 +174,7 @@ test('run --grid --out under a file or /proc is exit 2 before anything runs (it 
   assert.deepEqual(readdirSync(dir), ['a-file']);
 });
 
-test("what a folder held that was not read is named by every command that imports it, not by import and ls alone (README: 'never skipped silently')", () => {
+test("what a folder held that was not read is named by every command that imports it, not by import and ls alone (README: 'never skipped silently')", { skip: slowOnly }, () => {
   const dir = tmp();
   const folder = join(dir, 'outputs');
   mkdirSync(folder);
@@ -244,7 +245,8 @@ test('an empty list flag (an unset shell variable, a stray comma) is refused, no
   assert.deepEqual(readdirSync(dir), []);
 });
 
-test("report --out takes its format from the extension in any case and spelling (audit.HTML and audit.htm were written as Markdown)", () => {
+// The two heaviest of this file (five reports; five commands importing a folder) are slow cross-checks: .ci/run runs them.
+test("report --out takes its format from the extension in any case and spelling (audit.HTML and audit.htm were written as Markdown)", { skip: slowOnly }, () => {
   const dir = tmp();
   const cases: [string, string][] = [['a.htm', 'html'], ['b.HTML', 'html'], ['c.markdown', 'md'], ['d.latex', 'tex'], ['e.JSON', 'json'], ['f.txt', 'md'], ['g.constructor', 'md']];
   for (const [name, format] of cases) {

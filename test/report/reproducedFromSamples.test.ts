@@ -6,16 +6,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { loadSource } from '../../src/audit/source.ts';
 import { DEFAULT_PAIRED_OPTIONS } from '../../src/audit/pairedStats.ts';
 import { buildReport } from '../../src/report/model.ts';
 import { renderReport } from '../../src/report/render.ts';
 import { reproducedCell, SECTION, type ReproducedResult } from '../../src/report/asRecordedView.ts';
 import { externalFixture, fixturePath } from '../helpers/fixtures.ts';
-import { runCli } from '../helpers/cli.ts';
 
 const OPTIONS = { skipBad: false, fields: {} };
 const PAIRED = { ...DEFAULT_PAIRED_OPTIONS, iterations: 10 };
@@ -34,13 +30,9 @@ test('report: an EEE aggregate its one sample cannot give is NO in the summary a
   for (const format of ['html', 'tex'] as const) assert.ok(renderReport(data, format).includes(SECTION), format);
 });
 
-test('report: lm-eval numbers reproduced say yes, with the count; the JSON report holds the sections', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'lmaudit-reproduced-'));
-  const out = join(dir, 'r.json');
-  const r = runCli(['report', fixturePath('lmeval/pr2236-asdiv/asdiv'), '--format', 'json', '--out', out]);
-  assert.equal(r.status, 0, r.stderr);
-  const json = JSON.parse(readFileSync(out, 'utf8'));
-  rmSync(dir, { recursive: true, force: true });
+test('report: lm-eval numbers reproduced say yes, with the count; the JSON report holds the sections', async () => {
+  const source = await loadSource([fixturePath('lmeval/pr2236-asdiv/asdiv')], OPTIONS);
+  const json = JSON.parse(renderReport(await buildReport(source.store, null, null, PAIRED), 'json'));
   // acc,none 0.92 over 50 samples (46 right), the one number asdiv's results file reports.
   assert.equal(json.summary[0].reproduced, 'yes: 1 of 1 reported number');
   assert.equal(json.asRecorded[0].cells[0].value, 46 / 50);
@@ -78,13 +70,13 @@ test("view: the runs page's summary answer carries the verdict the report prints
 });
 
 test('report: a task with numbers and nothing to reproduce them from says why, per task', async () => {
-  // The Qwen runs of lm-eval PR 2809: results files whose samples cover a few tasks; xwinograd_en has none, and the
-  // group xwinograd aggregates six leaves none of which has any.
-  const qwen = await loadSource([externalFixture('lm-evaluation-harness/pr2809-qwen-versions')], OPTIONS);
-  const rows = (await buildReport(qwen.store, null, null, PAIRED)).summary.filter((s) => s.run_id === 'lmeval-04e6d427c2ea2a40');
-  const cell = (task: string) => rows.find((s) => s.task === task)!.reproduced;
-  assert.equal(cell('xwinograd_en'), 'nothing reproduced: no per-sample records in the store');
-  assert.equal(cell('xwinograd'), `nothing reproduced: no per-sample records for it (see "${SECTION}")`);
+  // lm-eval PR 2251's results files, without their samples: each task says so on its own row.
+  const results = await loadSource([externalFixture('lm-evaluation-harness/pr2251-gsm8k-resps')], OPTIONS);
+  const rows = (await buildReport(results.store, null, null, PAIRED)).summary;
+  assert.deepEqual(rows.map((s) => s.reproduced), ['nothing reproduced: no per-sample records in the store', 'nothing reproduced: no per-sample records in the store']);
+  // A group whose leaves have no samples (lm-eval PR 2809's xwinograd over six languages): its cell reads 0 items.
+  const group = { task: 'xwinograd', result: 'acc,none', verdict: 'n/a' as const, recorded: 0.81411553158, reproduced: null, items: 0 };
+  assert.equal(reproducedCell([group], null), `nothing reproduced: no per-sample records for it (see "${SECTION}")`);
   // The BigScience fork's examples: records with the prediction and target, but no per-sample metric value.
   const xquad = await loadSource([externalFixture('lm-evaluation-harness/pr566-bigscience-xquad')], OPTIONS);
   const cells = new Set((await buildReport(xquad.store, null, null, PAIRED)).summary.map((s) => s.reproduced));

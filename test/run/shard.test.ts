@@ -68,7 +68,9 @@ async function rows(store: string, table: string, columns: string): Promise<unkn
 
 const provenance = (store: string) => JSON.parse(readFileSync(join(store, 'provenance.json'), 'utf8')) as { runs: Array<Record<string, any>> };
 
-test('--shard 0/3, 1/3, 2/3 then merge equals the unsharded run: results, per-sample scores and responses, exactly; rescore, diff and report read it', async () => {
+// A slow cross-check since the plain suite passed 5 minutes on a slower 2-core machine (6 s): .ci/run runs it, and the
+// plain suite keeps this file's cut and merge's refusals.
+test('--shard 0/3, 1/3, 2/3 then merge equals the unsharded run: results, per-sample scores and responses, exactly; rescore, diff and report read it', { skip: slowOnly }, async () => {
   const whole = await run(join(dir, 'whole'));
   const docs = new Set<string>();
   for (const i of [0, 1, 2]) {

@@ -71,7 +71,7 @@ test('a recording killed with SIGKILL at random points always leaves a store tha
   const dir = join(await mkdtemp(join(tmpdir(), 'lmaudit-rec-')), 'store');
   const rnd = new PyRandom(20261201);
   const seen: number[] = [];
-  // Three kills in the plain suite (test/run/killResume.test.ts kills lmaudit run six times through the CLI), ten as a
+  // Three kills in the plain suite (test/run/killResume.test.ts kills lmaudit run three times through the CLI), ten as a
   // slow cross-check (.ci/run); the seeded points are the same first three in both.
   for (let i = 0; i < (slowTests ? 10 : 3); i++) {
     // One kill in four lands at a random moment of start-up or the start; the others after 1–20 more parts of 86

@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { queryRows } from '../../src/util/duckdb.ts';
 import { openStore, type OpenStore } from '../../src/store/readStore.ts';
 import { cliArgs } from '../helpers/cli.ts';
+import { slowOnly } from '../helpers/slow.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -44,7 +45,9 @@ async function cellContents(store: OpenStore): Promise<unknown[]> {
   return out;
 }
 
-test('--grid --resume: an interrupted grid continued equals the uninterrupted one; reused cells are named and cost no model call', async () => {
+// A slow cross-check (10 s, a fiftieth of the plain suite on a slower 2-core machine): .ci/run runs it; the plain suite keeps
+// test/table/gridRun.test.ts's grid and test/run/killResume.test.ts's resume.
+test('--grid --resume: an interrupted grid continued equals the uninterrupted one; reused cells are named and cost no model call', { skip: slowOnly }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'lmaudit-grid-resume-'));
   const whole = join(dir, 'whole');
   const full = lmaudit('run', '--model', 'dummy', ...GRID, '--out', whole, '--json');
