@@ -144,9 +144,10 @@ for (const [model, variant] of variants) {
   // test/prompt (golden and external records), its per-sample values and printed numbers by
   // test/score/lmeval/cellsMatchRecorded and cellsMcAsRecorded, and lmaudit run's two task codes it adds to plain's
   // (truthfulqa_mc2's process_results, winogrande's multiple inputs) by test/models/runAudit.test.ts.
+  // extra (4 s), since the plain suite passed 5 minutes on a slower 2-core machine: plain, gen-kwargs and limit-1.5 stay.
   // sys-fewshot (3 s): test/audit/configuredVsUsed.test.ts holds the few-shot count it checks on its prompts' shapes, and
   // test/run/fewshotYamlZero.test.ts the YAML num_fewshot 0 it runs, on every run.
-  const slow = model === 'qwen3-tiny' || variant.startsWith('diff-') || variant === 'mmlu-group' || variant === 'f1-mcc' || variant === 'cells-mc' || variant === 'sys-fewshot';
+  const slow = model === 'qwen3-tiny' || variant.startsWith('diff-') || variant === 'mmlu-group' || variant === 'f1-mcc' || variant === 'cells-mc' || variant === 'sys-fewshot' || variant === 'extra';
   test(`lmaudit run reproduces lm-eval's own run: ${model}, ${variant}`, { skip: slow ? slowOnly : false }, async () => {
     const ref = filesIn(join(REFERENCE, model, variant));
     const dir = mkdtempSync(join(tmpdir(), 'lmaudit-lmeval-ref-'));

@@ -9,6 +9,7 @@ import { fixturePath } from '../helpers/fixtures.ts';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { slowOnly } from '../helpers/slow.ts';
 
 const LETTER = /^\(?[A-Za-z]\)?$/;
 const NUMBER = /^[-+]?[$]?[0-9][0-9,]*(\.[0-9]+)?$|####\s*-?[0-9.,]+\s*$/;
@@ -27,7 +28,8 @@ function golds(count: number): string[] {
   return out;
 }
 
-test('every gold is classed in SQL as the JavaScript rule classes it (letters, numbers), white space of every kind included', async () => {
+// A slow cross-check since the plain suite passed 5 minutes on a slower 2-core machine: .ci/run runs it.
+test('every gold is classed in SQL as the JavaScript rule classes it (letters, numbers), white space of every kind included', { skip: slowOnly }, async () => {
   const values = golds(4000);
   const sql = goldClassSql('g');
   const rows = await queryRows<{ i: number; letter: boolean; number: boolean }>(`
