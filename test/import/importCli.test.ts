@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliArgs, repoRoot, runCli } from '../helpers/cli.ts';
 import { slowTests } from '../helpers/slow.ts';
+import { slowOnly } from '../helpers/slow.ts';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'lmaudit-import-'));
 const good = '{"id": "q1", "output": "B", "gold": "B"}\n';
@@ -89,7 +90,8 @@ test('--skip-bad counts and reports skipped records in the denominator', () => {
   assert.match(text.stdout, /denominator: 2 scored of 2 read; .*; 2 records skipped on import/);
 });
 
-test('a kill during import leaves no store, and never damages an existing one', async () => {
+// A slow cross-check since the plain suite passed 5 minutes on a slower 2-core machine: .ci/run runs it.
+test('a kill during import leaves no store, and never damages an existing one', { skip: slowOnly }, async () => {
   const work = dir();
   const big = join(work, 'big.jsonl');
   const lines: string[] = [];

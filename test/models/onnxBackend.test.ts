@@ -234,7 +234,8 @@ test('inference runs off the main thread: timers keep firing while a forward pas
   });
 });
 
-test('passes whose logits exceed the budget are split (rows apart, long rows and prompts in pieces through the KV cache) with the same results', async () => {
+// A slow cross-check since the plain suite passed 5 minutes on a slower 2-core machine: .ci/run runs it.
+test('passes whose logits exceed the budget are split (rows apart, long rows and prompts in pieces through the KV cache) with the same results', { skip: slowOnly }, async () => {
   const long = `${'The quick brown fox jumps over the lazy dog. '.repeat(6)}Then`;
   const requests = [{ context: long, continuation: ' it slept.' }, { context: 'Short context:', continuation: ' a longer continuation than the other one' }];
   const run = () => withModel(QWEN3, { prefix_sharing: false }, 8, async (lm) => ({
