@@ -10,6 +10,7 @@ import { LiteralEvalError, literalEval } from '../../src/py/literalEval.ts';
 import { compileTemplate } from '../../src/prompt/jinja/index.ts';
 import { NORMALIZERS } from '../../src/score/normalizers.ts';
 import { answerIndex } from '../../src/score/inspect/choice.ts';
+import { slowOnly } from '../helpers/slow.ts';
 
 // The Unicode properties the ports used to read from JavaScript's \p{…} (Node's ICU), held to what
 // CPython 3.11.7 (Unicode 14.0.0) and the regex package give: test/golden/unicode_gen.py writes the
@@ -31,7 +32,8 @@ test('unicodedata.category of every code point matches CPython 3.11', () => {
   assert.ok(categorySet('P').has(0x2e5d) && !categorySet('P').has(0x2e5e) && categorySet('Lu', 'Nd').has(0x41));
 });
 
-test('isidentifier (start, continue), islower, isupper and title() after every code point match CPython 3.11', () => {
+// A slow cross-check since the plain suite passed 5 minutes on a slower 2-core machine: .ci/run runs it.
+test('isidentifier (start, continue), islower, isupper and title() after every code point match CPython 3.11', { skip: slowOnly }, () => {
   assert.equal(digest(bit(IDENTIFIER_START)), unicode.identifier_start_sha256, 'start');
   assert.equal(digest(bit(IDENTIFIER_CONTINUE)), unicode.identifier_continue_sha256, 'continue');
   // title() of c + 'A' keeps the 'A' upper exactly when c is uncased: the cased table, per code point.

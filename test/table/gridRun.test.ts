@@ -19,6 +19,7 @@ import { queryRows, sqlString } from '../../src/util/duckdb.ts';
 import { openStore } from '../../src/store/readStore.ts';
 import { Z95 } from '../../src/score/stats.ts';
 import { cliArgs, ONE_THREAD } from '../helpers/cli.ts';
+import { slowOnly } from '../helpers/slow.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -53,7 +54,8 @@ const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const se = (xs: number[]) => Math.sqrt(xs.reduce((a, x) => a + (x - mean(xs)) ** 2, 0) / (xs.length - 1)) / Math.sqrt(xs.length);
 const near = (a: number | null | undefined, b: number, what: string) => assert.ok(a !== null && a !== undefined && Math.abs(a - b) < 1e-12, `${what}: ${a} vs ${b}`);
 
-test('--grid num_fewshot=0,5 --grid reasoning=off,on on gpt2-tiny (mmlu_abstract_algebra + arc_easy): four runs in one store, labelled by what differs, the table as arithmetic says', async () => {
+// A slow cross-check since the plain suite passed 5 minutes on a slower 2-core machine: .ci/run runs it.
+test('--grid num_fewshot=0,5 --grid reasoning=off,on on gpt2-tiny (mmlu_abstract_algebra + arc_easy): four runs in one store, labelled by what differs, the table as arithmetic says', { skip: slowOnly }, async () => {
   const out = join(mkdtempSync(join(tmpdir(), 'lmaudit-grid-')), 'store');
   const r = lmaudit('run', '--model', 'onnx', '--model_args', `pretrained=fixtures/models/gpt2-tiny,${ONE_THREAD}`, '--tasks', 'mmlu_abstract_algebra,arc_easy', '--limit', '6',
     '--grid', 'num_fewshot=0,5', '--grid', 'reasoning=off,on', '--out', out, '--json');

@@ -20,6 +20,7 @@ import { buildTables } from '../../src/audit/table.ts';
 import { buildReport } from '../../src/report/model.ts';
 import { renderReport } from '../../src/report/render.ts';
 import { decodedFixture, externalFixture } from '../helpers/fixtures.ts';
+import { slowOnly } from '../helpers/slow.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SLURM = externalFixture('lm-evaluation-harness/pr1567-slurmevals');
@@ -45,7 +46,8 @@ test('the four Mistral runs: one table per benchmark, labels in words, no span a
   assert.match(wino.extremes!.sentence, /^the 30\.1-point span is winogrande read by acc\/none vs question_shuffle_winogrande read by acc\/none$/);
 });
 
-test('the heat maps\' column headers do not overlap in Chromium (bounding boxes)', { skip: existsSync(CHROMIUM) ? false : 'chromium not installed (apt-get install chromium)' }, async () => {
+// A slow cross-check since the plain suite passed 5 minutes on a slower 2-core machine: .ci/run runs it.
+test('the heat maps\' column headers do not overlap in Chromium (bounding boxes)', { skip: existsSync(CHROMIUM) ? slowOnly : 'chromium not installed (apt-get install chromium)' }, async () => {
   const data = await buildReport(await slurmStore(), null, null, { ...DEFAULT_PAIRED_OPTIONS, iterations: 200 });
   assert.equal(data.tables.length, 2);
   const dir = await mkdtemp(join(tmpdir(), 'lmaudit-heat-headers-'));
