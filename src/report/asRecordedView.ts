@@ -31,13 +31,23 @@ const EEE_ROWS: RowShape<EeeAsRecordedCell> = {
   row: (c) => [c.task, c.result, c.n, num(c.recorded), num(c.reproduced), c.matches, c.why],
 };
 
+/**
+ * An lm-eval cell's verdict, as its table row and the summary both say it: a mismatch with a reported value that is not
+ * a number (a string, null) is not compared; NaN reproduced as NaN matches.
+ */
+function lmevalMatches(c: AsRecordedCell): 'yes' | 'NO' | 'n/a' {
+  if (c.matches_reported === null) return 'n/a';
+  if (c.matches_reported) return 'yes';
+  return notNumeric(c.reported?.value) !== null ? 'n/a' : 'NO';
+}
+
 /** One table row per reproduced cell; the row's shape depends on the source harness. */
 const LMEVAL_ROWS: RowShape<AsRecordedCell> = {
   header: ['task', 'filter', 'metric', 'n', 'value', 'stderr', 'reported', 'matches', 'items reproduced', 'differing', 'why'],
   row: (c) => [
     c.task, c.filter, c.metric, c.n, num(c.value), num(c.stderr),
     c.reported === null ? 'not reported' : `${named(c.reported.value)} ± ${named(c.reported.stderr)}`,
-    c.matches_reported === null ? 'n/a' : c.matches_reported ? 'yes' : notNumeric(c.reported?.value) !== null ? 'n/a' : 'NO',
+    lmevalMatches(c),
     `${c.items.reproduced} of ${c.n}${c.items.within_tolerance ? ` (+${c.items.within_tolerance.count} within ${num(c.items.within_tolerance.tolerance)})` : ''}` +
       (c.items.taken_as_recorded ? ` (${c.items.taken_as_recorded.count} as recorded)` : ''),
     c.items.differing.length, lmevalWhy(c),
@@ -209,11 +219,7 @@ export function reproducedResults(s: AsRecordedSection, run?: RunProvenance): Re
       return s.cells.map((c) => ({
         task: c.task,
         result: `${c.metric},${c.filter}`,
-        verdict:
-          c.matches_reported === null || notNumeric(c.reported?.value) !== null ? 'n/a'
-          : !c.matches_reported ? 'NO'
-          : run !== undefined && otherCount(run, c.task, c.n) !== null ? 'other samples'
-          : 'yes',
+        verdict: lmevalMatches(c) === 'yes' && run !== undefined && otherCount(run, c.task, c.n) !== null ? 'other samples' : lmevalMatches(c),
         recorded: c.reported?.value,
         reproduced: c.value,
         items: c.n,
