@@ -92,3 +92,16 @@ test('report: a number equal over other samples than the source counted is not c
   const r = (verdict: ReproducedResult['verdict']): ReproducedResult => ({ task: 't', result: 'acc,none', verdict, recorded: 0.5, reproduced: 0.5 });
   assert.equal(reproducedCell([r('yes'), r('other samples')], null), 'yes: 1 of 2 reported numbers; 1 equal only over other samples than the source counted (not reproduced)');
 });
+
+test('the summary and the as-recorded row give an lm-eval cell one verdict: NaN reproduced as NaN is yes in both', async () => {
+  const { reproducedResults, sectionTable } = await import('../../src/report/asRecordedView.ts');
+  const cell = {
+    run_id: 'r', task: 't', filter: 'none', metric: 'mae', n: 1, aggregation: 'mean', value: Number.NaN, stderr: null,
+    reported: { value: 'NaN', stderr: 'N/A' }, matches_reported: true,
+    items: { reproduced: 1, within_tolerance: null, taken_as_recorded: null, differing: [] }, why: null, warnings: [],
+  };
+  const section = { run_id: 'r', source_kind: 'lm-eval' as const, cells: [cell], note: null };
+  const { header, rows } = sectionTable(section);
+  assert.equal(rows[0]![header.indexOf('matches')], 'yes');
+  assert.equal(reproducedResults(section)[0]!.verdict, 'yes');
+});
